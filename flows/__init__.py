@@ -1,0 +1,1 @@
+"""Dataflows and the command line that drives them."""

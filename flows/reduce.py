@@ -1,0 +1,104 @@
+"""The reduction graph: one declarative bytewax dataflow over ``ContextPacket`` records.
+
+    source → LOAD → CLASSIFY → MEASURE_RAW → OPTIMIZE → STORE → MEASURE_OPT → SIGNAL → RECOVERY
+           → RESTORE → sink
+
+Every stage is a plain function from ``operators.stages`` wrapped in an ``op.map`` that emits its
+trace event; plug-in stages named in config are inserted the same way. Only the source changes
+between uses: fixture/file batches, bytes from stdin, or a live tail.
+
+    python -m bytewax.run flows.reduce                                    # the bundled fixtures
+    python -m bytewax.run "flows.reduce:get_flow(paths=['app.log'])"      # other files
+    python -m bytewax.run flows.reduce -w 2                               # two workers
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, Iterable
+
+import bytewax.operators as op
+from bytewax.dataflow import Dataflow
+from bytewax.inputs import Source
+
+from operators.config import Config, ConfigError, home_path, load_config
+from operators.packet import ContextPacket
+from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, output_name
+from operators.stages import StageFn, build_stages, run_stage
+from operators.store import Store, StoreError
+from operators.trace import configure_trace, emit
+
+
+def traced(name: str, fn: StageFn) -> Callable[[ContextPacket], ContextPacket]:
+    def step(packet: ContextPacket) -> ContextPacket:
+        packet = run_stage(name, fn, packet)
+        if not packet.error or name == "LOAD":
+            emit(name, packet.source, packet.trace[-1].figures)
+        return packet
+
+    return step
+
+
+def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_reduce") -> Dataflow:
+    """Wire ``source`` through every stage into ``sink``: the one graph every entry point uses."""
+    store = Store(home_path(config))
+    flow = Dataflow(name)
+    stream = op.input("source", flow, source)
+    for stage, fn in build_stages(config, store):
+        stream = op.map(stage.lower(), stream, traced(stage, fn))
+    op.output("sink", stream, sink)
+    return flow
+
+
+def write_and_report(config: Config) -> Callable[[ContextPacket], None]:
+    """The main job's sink: write each reduced text under ``<home>/out/`` and print one row."""
+    out_dir = home_path(config) / "out"
+
+    def handle(packet: ContextPacket) -> None:
+        if packet.error:
+            print(f"{packet.source}: error: {packet.error}", flush=True)
+            return
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target = out_dir / output_name(packet)
+        target.write_bytes(packet.visible)
+        m = packet.measure
+        verdict = " ".join(
+            f"{label} {'PASS' if ok else 'FAIL'}"
+            for label, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass), ("RESTORE", packet.restore_pass))
+        )
+        print(
+            f"{packet.source} [{packet.type}/{packet.granularity}] ~{m.raw_tokens:,} -> ~{m.visible_tokens:,} "
+            f"estimated tokens ({m.saved_pct:.1f}% saved), refs={len(packet.references)}, {verdict} -> {target}",
+            flush=True,
+        )
+
+    return handle
+
+
+def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
+             config_path: str | None = None, packets: list[ContextPacket] | None = None,
+             sink=None, source: Source | None = None) -> Dataflow:
+    """Build the graph. With no arguments: the inputs listed in config, else every bundled fixture."""
+    config = load_config(config_path)
+    if source is None:
+        if packets is None:
+            chosen = list(paths) if paths else (config.inputs or fixture_paths())
+            grans = [granularity or config.reduce.granularity]
+            packets = file_packets(chosen, grans, both_for_logs=paths is None and not config.inputs and granularity is None)
+        source = PacketSource(packets)
+    return build_flow(source, sink or CallbackSink(write_and_report(config)), config)
+
+
+def __getattr__(name: str) -> Dataflow:
+    """``python -m bytewax.run flows.reduce`` looks up ``flow``: build it on demand, with a console trace."""
+    if name != "flow":
+        raise AttributeError(name)
+    configure_trace(json="--json" in sys.argv or None)
+    try:
+        return get_flow()
+    except (ConfigError, StoreError) as exc:
+        print(f"nolife-tokens: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+__all__ = ["build_flow", "get_flow"]

@@ -1,0 +1,1 @@
+"""Pure functions and bytewax operator builders of nolife-tokens."""

@@ -1,0 +1,102 @@
+"""Content classifier: deterministic heuristics on the first few KB and line statistics, no model.
+
+Order of tests: json (whole document parses, or NDJSON: most lines parse as objects/arrays), unified
+diff, build/test output, file listing, log, else text. Where a test is unsure it says no, and the
+input falls through to a safer reducer (text is the safest: it only touches whitespace).
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+SAMPLE = 64 * 1024
+
+DIFF_HEAD_RE = re.compile(rb"^(?:diff --git a/|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.M)
+LOG_LINE_RE = re.compile(
+    rb"^(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
+    rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
+    rb"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
+)
+LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
+PATH_RE = re.compile(rb"^(?:\./|/|[A-Za-z]:\\)?(?:[\w.@+~-][\w .@+~-]*[/\\])*[\w.@+~-][\w .@+~-]*[/\\]?$")
+BUILD_RE = re.compile(
+    rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
+    rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
+    rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
+    rb"|npm (?:ERR!|WARN)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching))",
+    re.M,
+)
+
+
+def classify(raw: bytes, forced: str | None = None) -> tuple[str, str]:
+    """Return (type, reason)."""
+    if forced:
+        return forced, "forced by config"
+    if not raw.strip():
+        return "text", "empty or blank"
+    if b"\x00" in raw[:SAMPLE]:
+        return "text", "binary (NUL bytes)"
+    head = raw[:SAMPLE]
+    stripped = head.lstrip()
+    if stripped[:1] in (b"{", b"[") and _parses_json(raw):
+        return "json", "parses as JSON"
+    lines = [line for line in head.split(b"\n") if line.strip()]
+    if len(raw) > SAMPLE and lines:
+        lines.pop()  # may be cut in the middle
+    if not lines:
+        return "text", "no lines"
+    if _is_ndjson(lines):
+        return "json", "NDJSON: every sampled line parses"
+    if _is_diff(head):
+        return "diff", "unified diff headers"
+    if len(BUILD_RE.findall(head)) >= 2:
+        return "build", "test/build runner output"
+    n = len(lines)
+    path_like = sum(1 for line in lines if len(line) < 512 and PATH_RE.match(line.rstrip(b"\r")) and (b"/" in line or b"\\" in line or b"." in line))
+    if n >= 3 and path_like >= 0.9 * n:
+        return "filelist", f"{path_like}/{n} lines look like paths"
+    log_like = sum(1 for line in lines if LOG_LINE_RE.match(line) or LEVEL_RE.search(line[:200]))
+    if n >= 3 and log_like >= 0.5 * n:
+        return "log", f"{log_like}/{n} lines have timestamps or levels"
+    return "text", "no stronger type matched"
+
+
+def _parses_json(raw: bytes) -> bool:
+    try:
+        msgspec.json.decode(raw)
+        return True
+    except (msgspec.DecodeError, RecursionError):
+        return _deep_json_shape(raw)
+
+
+def _deep_json_shape(raw: bytes) -> bool:
+    """msgspec refuses very deep nesting; accept it if the bytes are well-formed JSON anyway."""
+    from operators.reducers.jsonscan import is_valid_json
+
+    return is_valid_json(raw)
+
+
+def _is_ndjson(lines: list[bytes]) -> bool:
+    if len(lines) < 2:
+        return False
+    for line in lines:
+        s = line.strip()
+        if s[:1] not in (b"{", b"["):
+            return False
+        try:
+            msgspec.json.decode(s)
+        except msgspec.DecodeError:
+            return False
+    return True
+
+
+def _is_diff(head: bytes) -> bool:
+    marks = DIFF_HEAD_RE.findall(head)
+    has_file = any(m.startswith((b"diff --git", b"--- ", b"+++ ")) for m in marks)
+    has_hunk = any(m.startswith(b"@@") for m in marks)
+    # a diff embedded in a log is not a diff: the input has to start like one
+    first = head.lstrip()[:200]
+    starts_like_diff = first.startswith((b"diff --git", b"--- ", b"From ", b"commit ", b"Index: ", b"index "))
+    return has_file and (has_hunk or b"Binary files" in head or b"rename from" in head) and starts_like_diff

@@ -1,0 +1,5 @@
+"""Position-aware JSON scanning (placeholder)."""
+
+
+def is_valid_json(raw: bytes) -> bool:
+    return False

@@ -1,0 +1,57 @@
+"""What must stay visible: the expected signals of a packet.
+
+Two sources, checked together by the SIGNAL stage:
+* planted signals listed for a fixture in ``fixtures/signals.toml``;
+* automatic signals derived from the raw input, independently of any reducer: every error/warning
+  line of a log, text or build output, and every changed line of a diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from operators.reducers.log import signal_lines
+
+MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
+
+
+class FixtureSignals(msgspec.Struct, forbid_unknown_fields=True):
+    signals: list[str]
+
+
+def load_sidecar(path: Path) -> dict[str, list[str]]:
+    if not path.exists():
+        return {}
+    table = msgspec.toml.decode(path.read_bytes(), type=dict[str, FixtureSignals])
+    return {name: entry.signals for name, entry in table.items()}
+
+
+def changed_lines(raw: bytes) -> list[bytes]:
+    out: dict[bytes, None] = {}
+    for line in raw.split(b"\n"):
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")):
+            body = line.rstrip(b"\r")
+            if len(body) > 1:
+                out.setdefault(body, None)
+    return list(out)
+
+
+def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
+    if content_type in ("log", "text", "build"):
+        found = [line.rstrip() for line in signal_lines(raw)]
+    elif content_type == "diff":
+        found = changed_lines(raw)
+    else:
+        found = []
+    return [s for s in found if s][:MAX_AUTO]
+
+
+def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
+    missing = [s for s in expected if s.encode() not in visible]
+    if auto:
+        visible_lines = {line.rstrip() for line in visible.split(b"\n")}
+        # a whole-line lookup first; a substring search only for the few lines shown with a suffix
+        missing += [s.decode("utf-8", "replace") for s in auto if s not in visible_lines and s not in visible]
+    return missing

@@ -1,0 +1,98 @@
+"""Batch sources and the output sink of the graph.
+
+``PacketSource`` hands each worker a disjoint share of a fixed list of packets (files to read, or
+bytes already in hand such as stdin); each worker reads its own files, so a document stays on one
+worker. ``CallbackSink`` hands every finished packet to a function (the CLI collects them; the main
+job writes the reduced text and prints a row).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Iterable
+
+from bytewax.inputs import DynamicSource, StatelessSourcePartition
+from bytewax.outputs import DynamicSink, StatelessSinkPartition
+
+from operators.config import PROJECT_ROOT
+from operators.packet import ContextPacket
+from operators.signals import load_sidecar
+
+FIXTURES = PROJECT_ROOT / "fixtures"
+SIDECAR = FIXTURES / "signals.toml"
+SIDECAR_NAMES = {"signals.toml", "README.md", ".gitkeep"}
+
+
+class _ListPartition(StatelessSourcePartition[ContextPacket]):
+    def __init__(self, items: list[ContextPacket]):
+        self._items = items
+
+    def next_batch(self) -> list[ContextPacket]:
+        if not self._items:
+            raise StopIteration
+        batch, self._items = self._items[:16], self._items[16:]
+        return batch
+
+
+class PacketSource(DynamicSource[ContextPacket]):
+    def __init__(self, packets: Iterable[ContextPacket]):
+        self.packets = list(packets)
+
+    def build(self, step_id: str, worker_index: int, worker_count: int) -> _ListPartition:
+        return _ListPartition(self.packets[worker_index::worker_count])
+
+
+class _CallbackPartition(StatelessSinkPartition[ContextPacket]):
+    def __init__(self, callback: Callable[[ContextPacket], None]):
+        self._callback = callback
+
+    def write_batch(self, items: list[ContextPacket]) -> None:
+        for packet in items:
+            self._callback(packet)
+
+
+class CallbackSink(DynamicSink[ContextPacket]):
+    def __init__(self, callback: Callable[[ContextPacket], None]):
+        self.callback = callback
+
+    def build(self, step_id: str, worker_index: int, worker_count: int) -> _CallbackPartition:
+        return _CallbackPartition(self.callback)
+
+
+def display_name(path: Path) -> str:
+    """How a file is named in traces and refs: relative to the working directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def fixture_paths() -> list[Path]:
+    return sorted(p for p in FIXTURES.iterdir() if p.is_file() and p.name not in SIDECAR_NAMES)
+
+
+def file_packets(paths: Iterable[str | Path], granularities: Iterable[str] = ("coarse",),
+                 forced_type: str | None = None, both_for_logs: bool = False) -> list[ContextPacket]:
+    """One packet per file (two for logs when ``both_for_logs``), with planted signals when known."""
+    sidecar = load_sidecar(SIDECAR)
+    packets = []
+    for raw_path in paths:
+        path = Path(raw_path)
+        signals = sidecar.get(path.name, []) if path.resolve().parent == FIXTURES.resolve() else []
+        grans = list(granularities)
+        if both_for_logs and path.suffix == ".log":
+            grans = ["coarse", "fine"]
+        for granularity in grans:
+            packets.append(ContextPacket(source=display_name(path), path=str(path), granularity=granularity,
+                                         expected_signals=signals, forced_type=forced_type))
+    return packets
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def output_name(packet: ContextPacket) -> str:
+    """A file name for a packet's reduced text: the source, flattened and sanitised (never a path)."""
+    name = _UNSAFE.sub("_", packet.source.replace("/", "__")).strip("._") or "input"
+    return f"{name[:150]}.{packet.granularity}.reduced"

@@ -1,0 +1,246 @@
+"""The built-in stages, each a plain function ``ContextPacket -> ContextPacket``.
+
+``build_stages(config, store)`` returns them in graph order, with the plug-in stages named in config
+inserted where they asked to go. Every stage records its figures with ``packet.add_trace``; the flow
+turns that entry into the structlog event. A packet whose LOAD failed carries ``error`` and passes
+through the other stages untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import time
+from typing import Callable
+
+from operators.classify import classify
+from operators.config import Config, ConfigError
+from operators.packet import ContextPacket, Reference
+from operators.reduction import FROM_VISIBLE, MARK, SHOW, Plan, omissions, passthrough, render
+from operators.reducers import build, diff, filelist, json, log, text
+from operators.signals import auto_signals, missing_signals
+from operators.store import Manifest, Store, pure_ref_id
+from operators.tokens import estimate_tokens
+
+StageFn = Callable[[ContextPacket], ContextPacket]
+
+REDUCERS = {
+    "log": log.reduce,
+    "json": json.reduce,
+    "diff": diff.reduce,
+    "filelist": filelist.reduce,
+    "text": text.reduce,
+    "build": build.reduce,
+}
+STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE")
+
+
+def load(packet: ContextPacket) -> ContextPacket:
+    if packet.path is not None:
+        try:
+            with open(packet.path, "rb") as fh:
+                packet.raw = fh.read()
+        except OSError as exc:
+            packet.error = f"cannot read {packet.path}: {exc.strerror or exc}"
+            packet.add_trace("LOAD", error=packet.error)
+            return packet
+    packet.add_trace("LOAD", bytes=len(packet.raw))
+    return packet
+
+
+def make_classify(config: Config) -> StageFn:
+    def classify_stage(packet: ContextPacket) -> ContextPacket:
+        packet.type, packet.classify_reason = classify(packet.raw, packet.forced_type or config.reduce.force_type)
+        packet.add_trace("CLASSIFY", type=packet.type, why=packet.classify_reason)
+        return packet
+
+    return classify_stage
+
+
+def measure_raw(packet: ContextPacket) -> ContextPacket:
+    m = packet.measure
+    m.raw_bytes = len(packet.raw)
+    m.raw_tokens = estimate_tokens(m.raw_bytes)
+    packet.add_trace("MEASURE_RAW", bytes=m.raw_bytes, est_tokens=m.raw_tokens)
+    return packet
+
+
+def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
+    """The reducer's plan, or a pass-through plan and the guard that fired."""
+    raw = packet.raw
+    if len(raw) < config.reduce.min_bytes:
+        return passthrough(raw), "short input passes through"
+    reducer = REDUCERS.get(packet.type, text.reduce)
+    try:
+        plan = reducer(raw, packet.granularity, config)
+    except RecursionError:
+        return passthrough(raw), "reducer gave up (nesting too deep); passed through"
+    except Exception as exc:  # a reducer bug must never lose or garble input: show it raw instead
+        return passthrough(raw), f"reducer failed ({type(exc).__name__}: {exc}); passed through"
+    return plan, ""
+
+
+def make_optimize(config: Config) -> StageFn:
+    def optimize(packet: ContextPacket) -> ContextPacket:
+        plan, guard = plan_for(packet, config)
+        contents = omissions(plan)
+        ids = {group: pure_ref_id(packet.source, plan.reasons[group], content) for group, content in contents.items()}
+        visible, _, _ = render(plan, ids)
+        if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
+            plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
+        if packet.exit_code:  # never let a failure read like success: say so first
+            plan.pieces.insert(0, [SHOW, f"[command failed: exit code {packet.exit_code}]\n".encode()])
+        visible, _, _ = render(plan, ids)
+        packet.plan, packet.guard, packet.visible = plan, guard, visible
+        packet.references = [
+            Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c)
+            for g, c in contents.items()
+        ]
+        figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(visible)}
+        if packet.type == "log":
+            figures["granularity"] = packet.granularity
+        if guard:
+            figures["guard"] = guard
+        packet.add_trace("OPTIMIZE", **figures)
+        return packet
+
+    return optimize
+
+
+def make_store(store: Store) -> StageFn:
+    def store_stage(packet: ContextPacket) -> ContextPacket:
+        plan: Plan = packet.plan
+        written = 0
+        stored = []
+        for ref in packet.references:
+            saved, created = store.put(ref.source, ref.type, ref.reason, ref.content)
+            stored.append(saved)
+            written += created
+        packet.references = stored
+        ids = dict(zip(plan.reasons, (ref.id for ref in stored)))
+        visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
+        packet.visible = visible
+        packet.measure.kept_bytes = sum(entry[2] for entry in layout if entry[0] == FROM_VISIBLE)
+        manifest = Manifest(
+            id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
+            raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
+            visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
+            layout=layout, markers=markers, created=time.time(),
+        )
+        packet.manifest_id = store.put_manifest(manifest)
+        files, size = store.size()
+        packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
+                         store_files=files, store_bytes=size)
+        return packet
+
+    return store_stage
+
+
+def measure_opt(packet: ContextPacket) -> ContextPacket:
+    m = packet.measure
+    m.visible_bytes = len(packet.visible)
+    m.visible_tokens = estimate_tokens(m.visible_bytes)
+    m.referenced_bytes = sum(len(ref.content) for ref in packet.references)
+    m.referenced_tokens = estimate_tokens(m.referenced_bytes)
+    markers = [piece for piece in packet.plan.pieces if piece[0] == MARK] if packet.plan else []
+    marker_len = {group: len("#ref:") + len(ref.id) for group, ref in zip(packet.plan.reasons, packet.references)} if packet.plan else {}
+    m.marker_tokens = estimate_tokens(sum(marker_len[piece[1]] for piece in markers))
+    packet.add_trace(
+        "MEASURE_OPT", visible_bytes=m.visible_bytes, est_tokens=m.visible_tokens, markers_est=m.marker_tokens,
+        referenced_est=m.referenced_tokens, saved_pct=round(m.saved_pct, 1),
+    )
+    return packet
+
+
+def signal(packet: ContextPacket) -> ContextPacket:
+    auto = auto_signals(packet.type, packet.raw)
+    packet.missing_signals = missing_signals(packet.visible, packet.expected_signals, auto)
+    packet.signal_pass = not packet.missing_signals
+    figures = {"result": packet.signal_pass, "planted": len(packet.expected_signals), "auto": len(auto)}
+    if packet.missing_signals:
+        figures["missing"] = [s[:120] for s in packet.missing_signals[:5]]
+    packet.add_trace("SIGNAL", **figures)
+    return packet
+
+
+def make_recovery(store: Store) -> StageFn:
+    def recovery(packet: ContextPacket) -> ContextPacket:
+        bad = []
+        for ref in packet.references:
+            try:
+                if store.get(ref.id).content != ref.content:
+                    bad.append(ref.id)
+            except Exception:
+                bad.append(ref.id)
+        packet.recovery_pass = not bad
+        figures = {"result": packet.recovery_pass, "refs": len(packet.references)}
+        if bad:
+            figures["bad"] = bad
+        packet.add_trace("RECOVERY", **figures)
+        return packet
+
+    return recovery
+
+
+def make_restore(store: Store) -> StageFn:
+    def restore(packet: ContextPacket) -> ContextPacket:
+        """Rebuild the original from the visible bytes and what the store holds, nothing else."""
+        try:
+            manifest = store.get_manifest(packet.manifest_id)
+            packet.restore_pass = store.restore(manifest, packet.visible) == packet.raw
+            figures = {"result": packet.restore_pass, "packet": packet.manifest_id}
+        except Exception as exc:
+            packet.restore_pass = False
+            figures = {"result": False, "error": str(exc)}
+        packet.add_trace("RESTORE", **figures)
+        return packet
+
+    return restore
+
+
+def import_stage(path: str) -> StageFn:
+    module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"stage {path!r} must look like 'module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import stage module {module_name!r}: {exc}") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ConfigError(f"stage {path!r}: {module_name} has no function {attr!r}")
+    return fn
+
+
+def build_stages(config: Config, store: Store) -> list[tuple[str, StageFn]]:
+    stages: list[tuple[str, StageFn]] = [
+        ("LOAD", load),
+        ("CLASSIFY", make_classify(config)),
+        ("MEASURE_RAW", measure_raw),
+        ("OPTIMIZE", make_optimize(config)),
+        ("STORE", make_store(store)),
+        ("MEASURE_OPT", measure_opt),
+        ("SIGNAL", signal),
+        ("RECOVERY", make_recovery(store)),
+        ("RESTORE", make_restore(store)),
+    ]
+    for spec in config.stages:
+        fn = import_stage(spec.path)
+        name = spec.path.rpartition(":")[2].upper()
+        at = next(i for i, (stage, _) in enumerate(stages) if stage == spec.after)
+        # after the named stage and any plug-ins already placed after it
+        while at + 1 < len(stages) and stages[at + 1][0] not in STAGE_ORDER:
+            at += 1
+        stages.insert(at + 1, (name, fn))
+    return stages
+
+
+def run_stage(name: str, fn: StageFn, packet: ContextPacket) -> ContextPacket:
+    """Run one stage and return the packet; a packet that failed to load is passed on untouched."""
+    if packet.error and name != "LOAD":
+        return packet
+    before = len(packet.trace)
+    packet = fn(packet)
+    if len(packet.trace) == before:
+        packet.add_trace(name)
+    return packet

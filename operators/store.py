@@ -1,0 +1,308 @@
+"""The content-addressed reference store under ``<home>/context/``.
+
+Two kinds of record, each one JSON file written atomically and never overwritten:
+
+* refs ``ctx_<hex>.json`` — one omission: source, type, reason and the exact bytes (UTF-8 text, or
+  base64 when the bytes are not valid UTF-8), with a sha256 to detect corruption;
+* manifests ``pkt_<hex>.json`` — one reduced packet: its refs in order and the layout that splices
+  visible bytes and ref contents back into the original (see ``operators.reduction``).
+
+Ids are a prefix of sha256 over an unambiguous, length-prefixed encoding of the record's key. A
+prefix already taken by different content is lengthened, never overwritten. A new file is created by
+``os.link`` from a complete temp file, which fails instead of replacing: concurrent writers (workers,
+processes) can never produce a partial or mixed file.
+
+Ids given by users are validated against ``ID_RE`` before any path is built from them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+
+from operators.packet import Reference
+
+REF_ID_RE = re.compile(r"ctx_[0-9a-f]{6,64}")
+PKT_ID_RE = re.compile(r"pkt_[0-9a-f]{12,64}")
+MARKER_RE = re.compile(rb"#ref:ctx_[0-9a-f]{6,64}")
+REF_ID_LEN = 6
+PKT_ID_LEN = 12
+
+
+class StoreError(Exception):
+    """A clear, user-facing problem with the store or an id."""
+
+
+class RefFile(msgspec.Struct, kw_only=True):
+    id: str
+    source: str
+    type: str
+    reason: str
+    encoding: str  # "utf-8" or "base64"
+    content: str
+    bytes: int
+    sha256: str
+    created: float
+
+
+class Manifest(msgspec.Struct, kw_only=True):
+    id: str
+    source: str
+    type: str
+    raw_bytes: int
+    raw_sha256: str
+    visible_bytes: int
+    visible_sha256: str
+    refs: list[str]
+    layout: list[list[int]]
+    markers: list[list[int]]
+    created: float
+
+
+class RefInfo(msgspec.Struct, kw_only=True):
+    id: str
+    source: str
+    reason: str
+    bytes: int
+    age_seconds: float
+    path: str
+
+
+def normalize_ref_id(text: str) -> str:
+    """Accept ``#ref:ctx_…`` or ``ctx_…``; anything else is a clear error."""
+    candidate = text.strip()
+    if candidate.startswith("#ref:"):
+        candidate = candidate[5:]
+    if not REF_ID_RE.fullmatch(candidate):
+        raise StoreError(f"not a ref id: {text!r} (expected #ref:ctx_ followed by 6-64 lowercase hex digits)")
+    return candidate
+
+
+def _key(*fields: bytes) -> bytes:
+    return b"".join(b"%d:%s;" % (len(f), f) for f in fields)
+
+
+def ref_digest(source: str, reason: str, content: bytes) -> str:
+    return hashlib.sha256(_key(source.encode("utf-8", "surrogateescape"), reason.encode(), content)).hexdigest()
+
+
+def pure_ref_id(source: str, reason: str, content: bytes) -> str:
+    """The id a ref gets when its 6-hex prefix is free (the usual case)."""
+    return "ctx_" + ref_digest(source, reason, content)[:REF_ID_LEN]
+
+
+def _encode_content(content: bytes) -> tuple[str, str]:
+    try:
+        return "utf-8", content.decode("utf-8")
+    except UnicodeDecodeError:
+        return "base64", base64.b64encode(content).decode("ascii")
+
+
+def _decode_content(record: RefFile) -> bytes:
+    if record.encoding == "utf-8":
+        return record.content.encode("utf-8")
+    if record.encoding == "base64":
+        return base64.b64decode(record.content, validate=True)
+    raise ValueError(f"unknown encoding {record.encoding!r}")
+
+
+_ref_decoder = msgspec.json.Decoder(RefFile)
+_manifest_decoder = msgspec.json.Decoder(Manifest)
+_encoder = msgspec.json.Encoder()
+
+
+class Store:
+    def __init__(self, home: Path | str):
+        self.home = Path(home)
+        self.dir = self.home / "context"
+
+    # -- refs ---------------------------------------------------------------------------------
+    def put(self, source: str, type: str, reason: str, content: bytes) -> tuple[Reference, bool]:
+        """Store one omission; returns the reference and whether a new file was written."""
+        digest = ref_digest(source, reason, content)
+        encoding, text = _encode_content(content)
+
+        def record(ref_id: str) -> bytes:
+            return _encoder.encode(
+                RefFile(
+                    id=ref_id, source=source, type=type, reason=reason, encoding=encoding,
+                    content=text, bytes=len(content), sha256=hashlib.sha256(content).hexdigest(),
+                    created=time.time(),
+                )
+            )
+
+        def same(data: bytes) -> bool:
+            try:
+                existing = _ref_decoder.decode(data)
+                return (existing.source, existing.reason) == (source, reason) and _decode_content(existing) == content
+            except (msgspec.DecodeError, ValueError):
+                return False
+
+        ref_id, created = self._put_record("ctx_", digest, REF_ID_LEN, record, same)
+        return Reference(id=ref_id, source=source, type=type, reason=reason, content=content), created
+
+    def get(self, text: str) -> Reference:
+        ref_id = normalize_ref_id(text)
+        path = self.dir / f"{ref_id}.json"
+        record = self._read(path, _ref_decoder, f"unknown ref {ref_id} (not in {self.dir})")
+        try:
+            content = _decode_content(record)
+        except ValueError as exc:
+            raise StoreError(f"corrupt ref file {path}: {exc}") from None
+        if record.id != ref_id or hashlib.sha256(content).hexdigest() != record.sha256 or len(content) != record.bytes:
+            raise StoreError(f"corrupt ref file {path}: content does not match its recorded id, size or sha256")
+        return Reference(id=record.id, source=record.source, type=record.type, reason=record.reason, content=content)
+
+    # -- manifests ----------------------------------------------------------------------------
+    def put_manifest(self, manifest: Manifest) -> str:
+        digest = manifest.visible_sha256
+
+        def record(pkt_id: str) -> bytes:
+            return _encoder.encode(msgspec.structs.replace(manifest, id=pkt_id))
+
+        def same(data: bytes) -> bool:
+            try:
+                existing = _manifest_decoder.decode(data)
+            except msgspec.DecodeError:
+                return False
+            return (existing.raw_sha256, existing.refs, existing.layout) == (
+                manifest.raw_sha256, manifest.refs, manifest.layout)
+
+        pkt_id, _ = self._put_record("pkt_", digest, PKT_ID_LEN, record, same)
+        manifest.id = pkt_id
+        return pkt_id
+
+    def get_manifest(self, pkt_id: str) -> Manifest:
+        if not PKT_ID_RE.fullmatch(pkt_id):
+            raise StoreError(f"not a packet id: {pkt_id!r} (expected pkt_ followed by 12-64 lowercase hex digits)")
+        path = self.dir / f"{pkt_id}.json"
+        return self._read(path, _manifest_decoder, f"unknown packet {pkt_id} (not in {self.dir})")
+
+    def find_manifest_for_visible(self, visible: bytes) -> Manifest:
+        digest = hashlib.sha256(visible).hexdigest()
+        for n in range(PKT_ID_LEN, 65):
+            try:
+                manifest = self.get_manifest("pkt_" + digest[:n])
+            except StoreError:
+                break
+            if manifest.visible_sha256 == digest:
+                return manifest
+        raise StoreError("no packet in the store was reduced to exactly this text")
+
+    def restore(self, manifest: Manifest, visible: bytes) -> bytes:
+        from operators.reduction import restore
+
+        if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
+            raise StoreError(f"visible text does not match packet {manifest.id}")
+        contents = [self.get(ref_id).content for ref_id in manifest.refs]
+        return restore(visible, manifest.layout, contents)
+
+    # -- hygiene ------------------------------------------------------------------------------
+    def list_refs(self) -> list[RefInfo]:
+        now = time.time()
+        infos = []
+        for path in sorted(self.dir.glob("ctx_*.json")):
+            try:
+                record = _ref_decoder.decode(path.read_bytes())
+                source, reason, size = record.source, record.reason, record.bytes
+            except (OSError, msgspec.DecodeError):
+                source, reason, size = "?", "corrupt ref file", -1
+            try:
+                age = now - path.stat().st_mtime
+            except OSError:
+                continue
+            infos.append(RefInfo(id=path.stem, source=source, reason=reason, bytes=size, age_seconds=age, path=str(path)))
+        return infos
+
+    def size(self) -> tuple[int, int]:
+        """(files, bytes) held by the store."""
+        files = total = 0
+        if self.dir.is_dir():
+            with os.scandir(self.dir) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".json"):
+                        files += 1
+                        total += entry.stat().st_size
+        return files, total
+
+    def gc(self, older_than: float | None = None, max_bytes: int | None = None) -> tuple[int, int]:
+        """Delete records older than ``older_than`` seconds, then oldest first until under ``max_bytes``.
+
+        Returns (files removed, bytes freed).
+        """
+        if not self.dir.is_dir():
+            return 0, 0
+        now = time.time()
+        entries = []
+        for path in self.dir.glob("*.json"):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            entries.append((st.st_mtime, st.st_size, path))
+        entries.sort()
+        removed = freed = 0
+        total = sum(size for _, size, _ in entries)
+        for mtime, size, path in entries:
+            too_old = older_than is not None and now - mtime > older_than
+            too_big = max_bytes is not None and total > max_bytes
+            if not (too_old or too_big):
+                continue
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            removed += 1
+            freed += size
+            total -= size
+        return removed, freed
+
+    # -- internals ----------------------------------------------------------------------------
+    def _put_record(self, prefix, digest, min_len, record, same) -> tuple[str, bool]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for n in range(min_len, len(digest) + 1):
+            record_id = prefix + digest[:n]
+            path = self.dir / f"{record_id}.json"
+            if not path.exists() and self._create_exclusive(path, record(record_id)):
+                return record_id, True
+            try:
+                existing = path.read_bytes()
+            except FileNotFoundError:  # removed by gc in between: try the same id again
+                if self._create_exclusive(path, record(record_id)):
+                    return record_id, True
+                existing = path.read_bytes()
+            if same(existing):
+                return record_id, False
+        raise StoreError(f"could not place record {prefix}{digest}: every prefix is taken by other content")
+
+    def _create_exclusive(self, path: Path, data: bytes) -> bool:
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                return False
+            return True
+        finally:
+            os.unlink(tmp)
+
+    def _read(self, path: Path, decoder, missing: str):
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise StoreError(missing) from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            return decoder.decode(data)
+        except msgspec.DecodeError as exc:
+            raise StoreError(f"corrupt store file {path}: {exc}") from None
