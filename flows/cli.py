@@ -15,9 +15,12 @@ from pathlib import Path
 import msgspec
 from bytewax.testing import run_main
 
+from flows import agent as agent_cmd
+from flows import tail as tail_cmd
 from flows.reduce import get_flow
 from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
+from operators.overview import overview
 from operators.report import benchmark_rows, format_table
 from operators.sources import CallbackSink, file_packets, fixture_paths
 from operators.store import PKT_ID_RE, Store, StoreError
@@ -64,9 +67,10 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     [packet] = run_packets([packet], args.config)
     if packet.error:
         raise UsageError(packet.error)
+    text = {0: overview, 1: lambda p: p.visible, 2: lambda p: p.raw}[args.level](packet)
     out = sys.stdout.buffer
-    out.write(packet.visible)
-    if packet.visible and not packet.visible.endswith(b"\n"):
+    out.write(text)
+    if text and not text.endswith(b"\n"):
         out.write(b"\n")
     out.flush()
     return 0
@@ -181,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--granularity", choices=["coarse", "fine"])
     p.add_argument("--type", choices=["log", "json", "diff", "filelist", "text", "build"], help="force a content type")
     p.add_argument("--json", action="store_true", help="trace as JSON lines")
+    p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
+                   help="0: overview, 1: reduced text with refs (default), 2: raw input")
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser("benchmark", help="table over fixtures/: RAW, VISIBLE, MARKERS, REFERENCED, SAVED, invariants")
@@ -205,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     gc.add_argument("--older-than", help="e.g. 7d, 12h")
     gc.add_argument("--max-bytes", help="e.g. 100M")
     p.set_defaults(func=cmd_refs)
+
+    tail_cmd.add_parser(sub)
+    agent_cmd.add_parser(sub)
     return parser
 
 

@@ -61,11 +61,14 @@ class CallbackSink(DynamicSink[ContextPacket]):
 
 
 def display_name(path: Path) -> str:
-    """How a file is named in traces and refs: relative to the working directory when inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    """How a file is named in traces and refs: relative to the working directory (or the project) when inside it."""
+    resolved = path.resolve()
+    for base in (Path.cwd().resolve(), PROJECT_ROOT):
+        try:
+            return str(resolved.relative_to(base))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def fixture_paths() -> list[Path]:
