@@ -77,9 +77,16 @@ def write_and_report(config: Config) -> Callable[[ContextPacket], None]:
 
 def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
              config_path: str | None = None, packets: list[ContextPacket] | None = None,
-             sink=None, source: Source | None = None) -> Dataflow:
-    """Build the graph. With no arguments: the inputs listed in config, else every bundled fixture."""
+             sink=None, source: Source | None = None, tail: Iterable[str] | None = None) -> Dataflow:
+    """Build the graph. With no arguments: the inputs listed in config, else every bundled fixture.
+
+    ``tail=[paths]`` follows those files live instead (see ``operators.tail``): same stages, other source.
+    """
     config = load_config(config_path)
+    if source is None and tail:
+        from operators.tail import TailSource
+
+        source = TailSource(list(tail), config, granularity=granularity or config.reduce.granularity)
     if source is None:
         if packets is None:
             chosen = list(paths) if paths else (config.inputs or fixture_paths())

@@ -64,6 +64,14 @@ class FilelistConfig(Section):
     max_depth: int = 3
 
 
+class TailConfig(Section):
+    window_lines: Annotated[int, msgspec.Meta(ge=1)] = 500  # a window closes after this many lines
+    idle_ms: Annotated[int, msgspec.Meta(ge=1)] = 500  # ... or when the file was quiet this long
+    max_ms: Annotated[int, msgspec.Meta(ge=1)] = 2000  # ... or when it has been open this long
+    partial_flush_ms: Annotated[int, msgspec.Meta(ge=1)] = 2000  # a last line without newline is held this long
+    poll_ms: Annotated[int, msgspec.Meta(ge=1)] = 100
+
+
 class StageSpec(Section):
     path: str  # "module:function"
     after: Stage = "OPTIMIZE"
@@ -76,6 +84,7 @@ class Config(Section):
     json: JsonConfig = msgspec.field(default_factory=JsonConfig)
     diff: DiffConfig = msgspec.field(default_factory=DiffConfig)
     filelist: FilelistConfig = msgspec.field(default_factory=FilelistConfig)
+    tail: TailConfig = msgspec.field(default_factory=TailConfig)
     stages: list[StageSpec] = []
     inputs: list[str] = []  # default: every fixture in fixtures/
 

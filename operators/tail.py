@@ -1,0 +1,1 @@
+"""Live tail source (placeholder until it lands)."""
