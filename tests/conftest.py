@@ -1,0 +1,41 @@
+"""Shared test helpers: every test gets its own store home; packets run through the real graph."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from operators.packet import ContextPacket
+
+PROJECT = Path(__file__).resolve().parent.parent
+FIXTURES = PROJECT / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch) -> Path:
+    """A private store home per test; no user config leaks in."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(home))
+    monkeypatch.delenv("NOLIFE_TOKENS_CONFIG", raising=False)
+    return home
+
+
+def reduce_bytes(raw: bytes, source: str = "test-input", **fields) -> ContextPacket:
+    """Run one packet through the whole graph (all stages, real store) and return it finished."""
+    from flows.cli import run_packets
+
+    [packet] = run_packets([ContextPacket(source=source, raw=raw, **fields)])
+    return packet
+
+
+def tokens_cli(*args: str, stdin: bytes | None = None, env: dict | None = None, cwd: Path | None = None):
+    """Run the installed `tokens` command in a subprocess (so exit codes and stderr are real)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "flows.cli", *args], input=stdin, capture_output=True,
+        env=full_env, cwd=cwd or PROJECT, timeout=120,
+    )

@@ -1,0 +1,85 @@
+import pytest
+
+from conftest import FIXTURES, tokens_cli
+from operators.store import MARKER_RE, Store
+
+LOG = FIXTURES / "sample.log"
+
+
+def _one_error_line(result):
+    err = result.stderr.decode()
+    assert result.returncode != 0
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tokens: error:"), err
+    return lines[0]
+
+
+def test_analyze_prints_visible_text_and_show_ref_returns_exact_bytes(home):
+    result = tokens_cli("analyze", str(LOG))
+    assert result.returncode == 0, result.stderr.decode()
+    visible = result.stdout
+    assert b"ERROR PaymentService line 421" in visible
+    markers = MARKER_RE.findall(visible)
+    assert markers
+    store = Store(home)
+    for marker in markers:
+        shown = tokens_cli("show-ref", marker.decode())
+        assert shown.returncode == 0
+        header, sep, content = shown.stdout.partition(b"--- RAW CONTENT ---\n")
+        assert sep and b"Source: fixtures/sample.log" in header and b"Reason: " in header
+        assert content == store.get(marker.decode()).content
+        assert content and all(line in LOG.read_bytes() for line in content.splitlines())
+        bare = tokens_cli("show-ref", marker.decode().removeprefix("#ref:"))
+        assert bare.stdout == shown.stdout
+
+
+def test_analyze_reads_stdin_with_source_name_stdin(home):
+    data = LOG.read_bytes()
+    result = tokens_cli("analyze", "-", "--json", stdin=data)
+    assert result.returncode == 0
+    assert b'"source":"stdin"' in result.stderr
+    assert b"ERROR PaymentService line 421" in result.stdout
+
+
+def test_expand_full_restores_the_original_from_the_reduced_file(home, tmp_path):
+    result = tokens_cli("analyze", str(LOG))
+    reduced = tmp_path / "reduced.txt"
+    reduced.write_bytes(result.stdout)
+    restored = tokens_cli("expand", "--full", str(reduced))
+    assert restored.returncode == 0, restored.stderr.decode()
+    assert restored.stdout == LOG.read_bytes()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("analyze", "/no/such/file.log"), "no such file"),
+    (("analyze", "."), "is a directory"),
+    (("show-ref", "ctx_abcdef"), "unknown ref"),
+    (("show-ref", "../../etc/passwd"), "not a ref id"),
+    (("show-ref", "#ref:ctx_12"), "not a ref id"),
+    (("expand", "ctx_zzzzzz"), "not a ref id"),
+    (("expand", "--full", "pkt_0123456789ab"), "unknown packet"),
+    (("refs", "gc"), "needs --older-than"),
+    (("refs", "gc", "--older-than", "soon"), "not a duration"),
+    (("--config", "/no/such.toml", "refs", "list"), "cannot read config"),
+])
+def test_bad_input_gives_one_clear_error_line(args, fragment, home):
+    line = _one_error_line(tokens_cli(*args))
+    assert fragment in line
+
+
+def test_expand_full_of_text_the_tool_never_produced_is_refused(tmp_path, home):
+    fake = tmp_path / "fake.txt"
+    fake.write_bytes(b"looks reduced #ref:ctx_abcdef but is not\n")
+    assert "no packet" in _one_error_line(tokens_cli("expand", "--full", str(fake)))
+
+
+def test_refs_list_and_gc(home):
+    tokens_cli("analyze", str(LOG))
+    listed = tokens_cli("refs", "list")
+    assert listed.returncode == 0
+    out = listed.stdout.decode()
+    assert "fixtures/sample.log" in out and "folded repeated log lines" in out
+    gc = tokens_cli("refs", "gc", "--max-bytes", "0")
+    assert gc.returncode == 0 and "removed" in gc.stdout.decode()
+    assert not list((home / "context").glob("*.json"))

@@ -1,0 +1,118 @@
+import json
+import subprocess
+import sys
+
+import pytest
+from structlog.testing import capture_logs
+
+from conftest import FIXTURES, PROJECT, reduce_bytes
+from flows.cli import run_packets
+from operators.config import ConfigError, load_config
+from operators.packet import ContextPacket
+from operators.sources import file_packets
+from operators.store import Store
+
+STAGES = ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
+LOG = (FIXTURES / "sample.log").read_bytes()
+
+
+def test_one_trace_event_per_stage_per_packet_with_figures():
+    packets = [ContextPacket(source="a.log", raw=LOG), ContextPacket(source="b.log", raw=LOG[:5000])]
+    with capture_logs() as events:
+        run_packets(packets)
+    for source in ("a.log", "b.log"):
+        stages = [e["event"] for e in events if e.get("source") == source]
+        assert stages == STAGES
+    by_stage = {e["event"]: e for e in events if e["source"] == "a.log"}
+    assert by_stage["LOAD"]["bytes"] == len(LOG)
+    assert by_stage["MEASURE_RAW"]["est_tokens"] == -(-len(LOG) // 4)
+    assert by_stage["CLASSIFY"]["type"] == "log"
+    assert by_stage["SIGNAL"]["result"] is True
+    assert by_stage["RECOVERY"]["result"] is True
+    assert by_stage["RESTORE"]["result"] is True
+    assert by_stage["MEASURE_OPT"]["saved_pct"] > 75
+
+
+def _config(tmp_path, body: str):
+    path = tmp_path / "conf.toml"
+    path.write_text(body)
+    return str(path)
+
+
+def test_plugin_stage_from_config_is_inserted_and_traced(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(PROJECT / "tests"))
+    conf = _config(tmp_path, '[[stages]]\npath = "plugin_stages:tag_source"\nafter = "OPTIMIZE"\n'
+                             '[[stages]]\npath = "plugin_stages:untraced"\nafter = "LOAD"\n')
+    with capture_logs() as events:
+        [packet] = run_packets([ContextPacket(source="p.log", raw=LOG)], config_path=conf)
+    stages = [e["event"] for e in events]
+    assert stages[:2] == ["LOAD", "UNTRACED"]
+    assert stages.index("TAG_SOURCE") == stages.index("OPTIMIZE") + 1
+    tag = next(e for e in events if e["event"] == "TAG_SOURCE")
+    assert tag["tagged"] is True and tag["visible_bytes"] == len(packet.visible)
+    assert packet.restore_pass
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[[stages]]\npath = "no_such_module_xyz:fn"\n', "cannot import stage module"),
+    ('[[stages]]\npath = "plugin_stages:not_callable"\n', "has no function"),
+    ('[[stages]]\npath = "plugin_stages"\n', "module:function"),
+    ('[[stages]]\npath = "plugin_stages:untraced"\nafter = "NOWHERE"\n', "invalid config"),
+    ('[log]\nfold_min = "three"\n', "fold_min"),
+    ('[log]\nfold_min = 1\n', "fold_min"),
+    ('unknown_key = 1\n', "unknown_key"),
+    ('[reduce\n', "not valid TOML"),
+])
+def test_bad_config_is_a_readable_error(tmp_path, monkeypatch, body, message):
+    monkeypatch.syspath_prepend(str(PROJECT / "tests"))
+    conf = _config(tmp_path, body)
+    with pytest.raises(ConfigError, match=message):
+        run_packets([ContextPacket(source="x", raw=b"x")], config_path=conf)
+
+
+def test_default_config_file_matches_built_in_defaults(monkeypatch):
+    import msgspec
+
+    monkeypatch.delenv("NOLIFE_TOKENS_HOME")
+
+    from operators.config import DEFAULT_CONFIG, Config
+
+    assert msgspec.structs.asdict(load_config(DEFAULT_CONFIG)) == msgspec.structs.asdict(Config())
+
+
+def test_unreadable_input_is_reported_not_raised(tmp_path):
+    [packet] = run_packets(file_packets([tmp_path / "missing.log"]))
+    assert "cannot read" in packet.error and packet.visible == b""
+
+
+def _run_main_job(home, workers: int) -> tuple[str, set[str]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "bytewax.run", "flows.reduce", "-w", str(workers)],
+        cwd=PROJECT, capture_output=True, timeout=180, env={**__import__("os").environ, "NOLIFE_TOKENS_HOME": str(home)},
+    )
+    assert out.returncode == 0, out.stderr.decode()[-2000:]
+    return out.stdout.decode(), {p.name for p in (home / "context").glob("*.json")}
+
+
+def test_main_job_reduces_every_fixture_and_two_workers_write_the_same_refs(tmp_path):
+    stdout_1, files_1 = _run_main_job(tmp_path / "one", 1)
+    stdout_2, files_2 = _run_main_job(tmp_path / "two", 2)
+    fixtures = [p for p in FIXTURES.iterdir() if p.is_file() and p.name not in ("signals.toml", "README.md")]
+    assert files_1 and files_1 == files_2
+    for stdout in (stdout_1, stdout_2):
+        for fixture in fixtures:
+            assert f"fixtures/{fixture.name}" in stdout
+        assert "FAIL" not in stdout
+        assert stdout.count("RESTORE PASS") >= len(fixtures)
+    outs = sorted(p.name for p in (tmp_path / "one" / "out").iterdir())
+    assert outs == sorted(p.name for p in (tmp_path / "two" / "out").iterdir())
+
+
+def test_trace_is_json_lines_when_not_a_terminal(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "analyze", str(FIXTURES / "sample.log")],
+        cwd=PROJECT, capture_output=True, timeout=120, env={**__import__("os").environ, "NOLIFE_TOKENS_HOME": str(tmp_path)},
+    )
+    events = [json.loads(line) for line in out.stderr.decode().splitlines()]
+    assert [e["stage"] for e in events] == STAGES
+    assert all(e["source"] == "fixtures/sample.log" for e in events)

@@ -1,0 +1,93 @@
+import re
+
+import pytest
+
+from conftest import FIXTURES, reduce_bytes
+from operators.config import Config
+from operators.reduction import omissions
+from operators.reducers.log import reduce_log
+from operators.signals import load_sidecar
+from operators.store import Store
+
+SAMPLE = (FIXTURES / "sample.log").read_bytes()
+PLANTED = load_sidecar(FIXTURES / "signals.toml")["sample.log"]
+
+
+@pytest.mark.parametrize("granularity", ["coarse", "fine"])
+def test_fixture_keeps_signals_saves_75_percent_and_restores(granularity, home):
+    packet = reduce_bytes(SAMPLE, source="fixtures/sample.log", granularity=granularity, expected_signals=PLANTED)
+    assert packet.type == "log"
+    for signal in PLANTED:
+        assert signal.encode() in packet.visible
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert packet.measure.saved_pct >= 75.0
+    if granularity == "coarse":
+        assert len(packet.references) == 1
+    else:
+        assert len(packet.references) > 1
+    # every ref in the store holds exactly the omitted bytes: all raw lines not shown verbatim
+    shown = set()
+    for line in packet.visible.splitlines():
+        shown.add(line)
+        shown.add(re.sub(rb" \xc3\x97\d+( similar)?( #ref:ctx_[0-9a-f]+)?$", b"", line))  # "line ×N"
+    hidden = [line for line in SAMPLE.splitlines() if line not in shown]
+    stored = b"".join(Store(home).get(ref.id).content for ref in packet.references)
+    assert sorted(stored.splitlines()) == sorted(hidden)
+
+
+def test_error_lines_and_stack_trace_stay_in_place():
+    raw = b"".join(b"12:00:%02d INFO tick %d\n" % (i, i) for i in range(40))
+    raw += b"12:01:00 ERROR PaymentService line 421 failed\n    at Gateway.charge(Gateway.java:421)\n    at Main.run(Main.java:9)\n"
+    raw += b"".join(b"12:02:%02d INFO tick %d\n" % (i, i) for i in range(40))
+    plan = reduce_log(raw, "coarse", Config().log)
+    visible = b"".join(p[1] if p[0] == 1 else raw[p[1]:p[2]] if p[0] == 0 else b"" for p in plan.pieces)
+    lines = visible.split(b"\n")
+    i = lines.index(b"12:01:00 ERROR PaymentService line 421 failed")
+    assert lines[i + 1] == b"    at Gateway.charge(Gateway.java:421)"
+    assert lines[i + 2] == b"    at Main.run(Main.java:9)"
+    assert lines[0].startswith(b"12:00:00 INFO tick 0") and b"\xc3\x9780 similar" in lines[0]
+    assert i == 1  # the folded ticks are no longer in front of it
+
+
+def test_rare_lines_stay_and_exact_repeats_say_so():
+    raw = b"[INFO] request started\n" * 50 + b"[INFO] config reloaded\n" + b"[INFO] request started\n" * 50
+    packet = reduce_bytes(raw)
+    assert b"[INFO] request started \xc3\x97100\n" in packet.visible  # exact copies: no "similar"
+    assert b"[INFO] config reloaded\n" in packet.visible
+    assert packet.restore_pass
+
+
+def test_identical_consecutive_error_lines_show_once_with_count():
+    raw = b"INFO boot\n" + b"ERROR disk full on /dev/sda1\n" * 30 + b"INFO done\n" + b"x" * 600 + b"\n"
+    packet = reduce_bytes(raw, forced_type="log")
+    assert packet.visible.count(b"ERROR disk full on /dev/sda1") == 1
+    assert b"ERROR disk full on /dev/sda1 \xc3\x9730" in packet.visible
+    assert packet.signal_pass and packet.restore_pass
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("final", [True, False])
+def test_line_endings_and_missing_final_newline_restore_exactly(ending, final):
+    lines = [b"2026-01-01 10:00:%02d INFO poll id=%d" % (i % 60, i) for i in range(200)]
+    lines.insert(100, b"2026-01-01 10:01:40 WARN slow poll")
+    raw = ending.join(lines) + (ending if final else b"")
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and packet.recovery_pass
+    assert b"2026-01-01 10:01:40 WARN slow poll" + ending in packet.visible
+    assert packet.measure.saved_pct > 50
+
+
+def test_fine_granularity_puts_one_marker_per_template():
+    raw = b"".join(b"GET /a/%d 200\nPOST /b/%d 201\n" % (i, i) for i in range(30)) + b"ERROR boom\n"
+    plan = reduce_log(raw, "fine", Config().log)
+    groups = omissions(plan)
+    assert len(groups) == 2
+    marks = [p for p in plan.pieces if p[0] == 3]
+    assert sorted(m[1] for m in marks) == sorted(groups)
+
+
+def test_invalid_utf8_and_nul_bytes_survive():
+    raw = b"\xff\xfe INFO start\n" + b"INFO \x00 tick\n" * 100 + b"ERROR \xc3\x28 bad bytes\n"
+    packet = reduce_bytes(raw, forced_type="log")
+    assert b"ERROR \xc3\x28 bad bytes" in packet.visible
+    assert packet.restore_pass

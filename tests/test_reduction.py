@@ -1,0 +1,66 @@
+import pytest
+
+from operators.reduction import Plan, PlanError, omissions, passthrough, render, restore
+
+
+def _roundtrip(plan: Plan) -> tuple[bytes, bytes]:
+    contents = omissions(plan)
+    ids = {g: f"ctx_{i:06x}" for i, g in enumerate(contents)}
+    visible, layout, _ = render(plan, ids)
+    return visible, restore(visible, layout, list(contents.values()))
+
+
+def test_plan_must_cover_every_byte_in_order():
+    plan = Plan(b"abcdef")
+    plan.keep(0, 2)
+    with pytest.raises(PlanError):
+        plan.keep(3, 4)  # skips a byte
+    plan = Plan(b"abcdef")
+    plan.keep(0, 3)
+    with pytest.raises(PlanError):
+        plan.finish()  # stops short
+
+
+def test_marker_of_a_group_that_omits_nothing_is_refused():
+    plan = Plan(b"abc").keep_rest()
+    plan.mark("nothing")
+    with pytest.raises(PlanError):
+        plan.finish()
+
+
+def test_render_and_restore_interleaved_groups():
+    raw = b"keep1 DROP_A keep2 DROP_B keep3 DROP_A2"
+    plan = Plan(raw)
+    plan.keep(0, 6)
+    plan.omit(6, 13, "a", "first")
+    plan.show(b"[a]")
+    plan.keep(13, 19)
+    plan.omit(19, 26, "b", "second")
+    plan.mark("b")
+    plan.keep(26, 32)
+    plan.omit(32, len(raw), "a", "first")
+    plan.mark("a")
+    plan.finish()
+    contents = omissions(plan)
+    assert contents == {"a": b"DROP_A DROP_A2", "b": b"DROP_B "}
+    visible, restored = _roundtrip(plan)
+    assert b"DROP" not in visible and b"#ref:ctx_000001" in visible
+    assert restored == raw
+
+
+def test_marker_looking_text_in_input_does_not_confuse_restore():
+    raw = b"real text #ref:ctx_000000 planted marker\n" * 3
+    plan = Plan(raw)
+    line = len(raw) // 3
+    plan.keep(0, line)
+    plan.omit(line, len(raw), "g", "rest")
+    plan.mark("g")
+    visible, restored = _roundtrip(plan.finish())
+    assert visible.count(b"#ref:ctx_000000") == 2  # the planted one and the real one
+    assert restored == raw
+
+
+def test_passthrough_is_identity():
+    raw = b"\x00\xff\r\nno newline"
+    visible, restored = _roundtrip(passthrough(raw))
+    assert visible == raw and restored == raw

@@ -1,0 +1,147 @@
+import hashlib
+import multiprocessing
+import os
+
+import msgspec
+import pytest
+
+from operators.store import Store, StoreError, normalize_ref_id, pure_ref_id, ref_digest
+
+
+def test_put_get_roundtrip_exact_bytes(home):
+    store = Store(home)
+    content = b"line one\r\nline two\x00\xff\xfe no final newline"
+    ref, created = store.put("src.log", "log", "folded", content)
+    assert created
+    assert ref.id == pure_ref_id("src.log", "folded", content)
+    assert store.get(ref.id).content == content
+    assert store.get("#ref:" + ref.id).content == content
+
+
+def test_idempotent_for_equal_content(home):
+    store = Store(home)
+    a, created_a = store.put("s", "log", "r", b"same bytes")
+    b, created_b = store.put("s", "log", "r", b"same bytes")
+    assert a.id == b.id and created_a and not created_b
+    assert len(list(store.dir.glob("ctx_*.json"))) == 1
+
+
+def test_id_depends_on_source_reason_and_content_unambiguously(home):
+    # "ab"+"c" and "a"+"bc" must not hash alike
+    assert ref_digest("ab", "c", b"x") != ref_digest("a", "bc", b"x")
+    assert ref_digest("s", "r", b"1") != ref_digest("s", "r", b"2")
+
+
+def test_prefix_collision_lengthens_id_and_never_overwrites(home):
+    store = Store(home)
+    content = b"the real content"
+    digest = ref_digest("s", "r", content)
+    squatter = store.dir / f"ctx_{digest[:6]}.json"
+    store.dir.mkdir(parents=True)
+    other, _ = Store(home / "other").put("elsewhere", "log", "r", b"different content")
+    squatter_bytes = (home / "other" / "context" / f"{other.id}.json").read_bytes()
+    squatter.write_bytes(squatter_bytes)
+
+    ref, created = store.put("s", "log", "r", content)
+    assert created
+    assert ref.id == f"ctx_{digest[:7]}"
+    assert squatter.read_bytes() == squatter_bytes  # untouched
+    assert store.get(ref.id).content == content
+
+
+def test_no_temp_files_left_behind(home):
+    store = Store(home)
+    for i in range(20):
+        store.put("s", "log", "r", b"x" * i)
+    assert sorted(p.name for p in store.dir.iterdir() if not p.name.startswith("ctx_")) == []
+
+
+@pytest.mark.parametrize("bad", [
+    "../../etc/passwd", "ctx_../../x", "ctx_12345", "ctx_ABCDEF", "#ref:ctx_abc", "ref:ctx_abcdef",
+    "ctx_" + "a" * 65, "", "ctx_abcdef/../../x", "ctx_abc def", "pkt_abcdef123456",
+])
+def test_malformed_ids_are_rejected_before_any_path_is_built(home, bad):
+    with pytest.raises(StoreError, match="not a ref id"):
+        Store(home).get(bad)
+    with pytest.raises(StoreError):
+        normalize_ref_id(bad)
+
+
+def test_surrounding_whitespace_of_a_pasted_id_is_tolerated():
+    assert normalize_ref_id(" #ref:ctx_abcdef\n") == "ctx_abcdef"
+
+
+def test_unknown_id_is_a_clear_error(home):
+    with pytest.raises(StoreError, match="unknown ref ctx_abcdef"):
+        Store(home).get("ctx_abcdef")
+
+
+def test_corrupt_and_truncated_files_name_the_file(home):
+    store = Store(home)
+    ref, _ = store.put("s", "log", "r", b"some content here")
+    path = store.dir / f"{ref.id}.json"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StoreError, match=str(path)):
+        store.get(ref.id)
+    record = msgspec.json.decode(data)
+    record["content"] = "tampered"
+    path.write_bytes(msgspec.json.encode(record))
+    with pytest.raises(StoreError, match="corrupt"):
+        store.get(ref.id)
+
+
+def test_non_utf8_content_is_stored_losslessly(home):
+    store = Store(home)
+    content = bytes(range(256)) * 3
+    ref, _ = store.put("bin", "text", "r", content)
+    record = msgspec.json.decode((store.dir / f"{ref.id}.json").read_bytes())
+    assert record["encoding"] == "base64"
+    assert store.get(ref.id).content == content
+
+
+def _writer(home, worker, n, queue):
+    store = Store(home)
+    ids = []
+    for i in range(n):
+        shared, _ = store.put("shared", "log", "r", b"same for everyone %d" % i)
+        own, _ = store.put("own", "log", "r", b"worker %d item %d" % (worker, i) * 50)
+        ids.append((shared.id, own.id))
+    queue.put(ids)
+
+
+def test_concurrent_processes_never_produce_partial_or_mixed_files(home):
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_writer, args=(home, w, 150, queue)) for w in range(3)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    shared_ids = {tuple(s for s, _ in r) for r in results}
+    assert len(shared_ids) == 1  # every process got the same ids for the same content
+    store = Store(home)
+    files = list(store.dir.glob("ctx_*.json"))
+    assert len(files) == 150 + 3 * 150
+    for path in files:
+        ref = store.get(path.stem)  # validates sha256, size and id of every file
+        assert hashlib.sha256(ref.content).hexdigest()
+    assert not [p for p in os.listdir(store.dir) if p.startswith(".tmp-")]
+
+
+def test_gc_by_age_and_size(home):
+    store = Store(home)
+    old, _ = store.put("s", "log", "r", b"old" * 100)
+    new, _ = store.put("s", "log", "r", b"new" * 100)
+    old_path = store.dir / f"{old.id}.json"
+    os.utime(old_path, (1, 1))
+    removed, _ = store.gc(older_than=3600)
+    assert removed == 1 and not old_path.exists()
+    assert store.get(new.id).content == b"new" * 100
+    for i in range(5):
+        store.put("s", "log", "r", b"%d" % i * 1000)
+    removed, _ = store.gc(max_bytes=3000)
+    _, size = store.size()
+    assert removed >= 1 and size <= 3000
