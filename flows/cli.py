@@ -22,7 +22,7 @@ from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
 from operators.overview import overview
 from operators.report import benchmark_rows, format_table
-from operators.sources import CallbackSink, file_packets, fixture_paths
+from operators.sources import CallbackSink, file_packets, fixture_paths, write_output
 from operators.store import PKT_ID_RE, Store, StoreError
 from operators.trace import configure_trace
 
@@ -67,11 +67,10 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     [packet] = run_packets([packet], args.config)
     if packet.error:
         raise UsageError(packet.error)
+    write_output(packet, config)
     text = {0: overview, 1: lambda p: p.visible, 2: lambda p: p.raw}[args.level](packet)
     out = sys.stdout.buffer
-    out.write(text)
-    if text and not text.endswith(b"\n"):
-        out.write(b"\n")
+    out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
     out.flush()
     return 0
 

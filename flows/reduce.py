@@ -23,7 +23,7 @@ from bytewax.inputs import Source
 
 from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
-from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, output_name
+from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, write_output
 from operators.stages import StageFn, build_stages, run_stage
 from operators.store import Store, StoreError
 from operators.trace import configure_trace, emit
@@ -52,15 +52,12 @@ def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_
 
 def write_and_report(config: Config) -> Callable[[ContextPacket], None]:
     """The main job's sink: write each reduced text under ``<home>/out/`` and print one row."""
-    out_dir = home_path(config) / "out"
 
     def handle(packet: ContextPacket) -> None:
         if packet.error:
             print(f"{packet.source}: error: {packet.error}", flush=True)
             return
-        out_dir.mkdir(parents=True, exist_ok=True)
-        target = out_dir / output_name(packet)
-        target.write_bytes(packet.visible)
+        target = write_output(packet, config)
         m = packet.measure
         verdict = " ".join(
             f"{label} {'PASS' if ok else 'FAIL'}"

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 from bytewax.inputs import DynamicSource, StatelessSourcePartition
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
 
-from operators.config import PROJECT_ROOT
+from operators.config import PROJECT_ROOT, Config, home_path
 from operators.packet import ContextPacket
 from operators.signals import load_sidecar
 
@@ -99,3 +99,12 @@ def output_name(packet: ContextPacket) -> str:
     """A file name for a packet's reduced text: the source, flattened and sanitised (never a path)."""
     name = _UNSAFE.sub("_", packet.source.replace("/", "__")).strip("._") or "input"
     return f"{name[:150]}.{packet.granularity}.reduced"
+
+
+def write_output(packet: ContextPacket, config: Config) -> Path:
+    """Write a packet's visible text to ``<home>/out/`` (where ``tokens expand --full pkt_…`` finds it)."""
+    out_dir = home_path(config) / "out"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / output_name(packet)
+    target.write_bytes(packet.visible)
+    return target

@@ -1,1 +1,426 @@
-"""Live tail source (placeholder until it lands)."""
+"""Live tail source: follow growing files and cut them into windows, one ``ContextPacket`` each.
+
+``TailSource(paths, config)`` is a bytewax ``FixedPartitionedSource`` with one partition per file, so
+several files are followed at once (and spread over workers). Each partition reads its file in
+bounded chunks and cuts the byte stream into *windows* of whole lines; every window becomes one
+packet (``TailPacket``, a ``ContextPacket`` with the window's file identity and byte range) that goes
+through the very same stages as a batch input (``flows.reduce.build_flow``).
+
+A window closes when
+
+* it holds ``config.tail.window_lines`` lines, or
+* the file has been quiet for ``idle_ms``, or the window has been open for ``max_ms``, or
+* a *signal* line arrived (the log reducer's ``SIGNAL_RE``: ERROR, WARN, Exception, …): the window
+  closes as soon as the bytes available now are read (its stack trace and a burst of errors stay in
+  one window, so they still fold), without waiting for lines, idle or max, or
+* it reached ``max_window_bytes`` (a longer line is cut there; the rest follows in the next window).
+
+A last line without its newline is held until the newline arrives or, after ``partial_flush_ms`` of
+quiet, emitted as it is. Concatenating the ``raw`` bytes of the windows of one file gives exactly the
+bytes of the file from the start position on: nothing is dropped, decoded or re-encoded.
+
+The file behind the path may change:
+
+* **rotation by rename** (``app.log`` → ``app.log.1``, a new ``app.log``): the old file is read to its
+  end (and for ``idle_ms`` more, since writers often add a few lines before they reopen), its last
+  window flushed, then the new file is followed from offset 0;
+* **deletion and recreation**: the open old file is still read (a writer may hold it), the new file
+  is followed from 0 as soon as it appears;
+* **copytruncate** (same inode, size below our offset, or the bytes just before our offset changed):
+  what was already read is flushed, then reading restarts at 0.
+
+The partition snapshot (``TailPosition``) is the file identity ``(dev, ino)`` and the offset of the end
+of the last *emitted* window, never of what is only buffered: resuming from it re-reads the buffered
+bytes instead of losing them. It serves bytewax recovery (``resume_state``) as well as the offset
+checkpoint that ``tokens tail`` writes after each window's output (``positions=``); when the file at
+the path is no longer the checkpointed inode, the rotated file is looked up by inode among its
+siblings and finished first.
+
+``TailSource.stop()`` (also bound to SIGINT/SIGTERM when built in the main thread) makes every
+partition read what is there, flush its pending window, partial line included, and finish, so the
+dataflow ends normally.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+from bytewax.inputs import FixedPartitionedSource, StatefulSourcePartition
+
+from operators.config import Config
+from operators.packet import ContextPacket
+from operators.reducers.log import SIGNAL_RE
+from operators.sources import display_name
+from operators.trace import emit
+
+CHUNK = 64 * 1024  # one read
+READ_BUDGET = 1024 * 1024  # bytes read per partition per activation; the rest on the next one, at once
+MAX_WINDOW_BYTES = 4 * 1024 * 1024  # a window never holds more; a longer line is cut (not dropped)
+RECENT = 32  # bytes before our offset remembered to notice a file rewritten under us
+
+Start = Literal["end", "start"]
+
+
+class TailPosition(msgspec.Struct, frozen=True):
+    """Where a partition stands: file identity and the end offset of the last emitted window."""
+
+    dev: int
+    ino: int
+    offset: int
+
+
+class TailPacket(ContextPacket, kw_only=True):
+    """A tail window: a ``ContextPacket`` that also says which bytes of which file it holds."""
+
+    tail_path: str = ""  # the followed path (absolute)
+    tail_dev: int = 0
+    tail_ino: int = 0
+    start: int = 0  # byte range [start, end) of the file identified by (tail_dev, tail_ino)
+    end: int = 0
+    window: int = 0  # 1, 2, … per partition and run
+    closed_by: str = ""  # lines | idle | max | signal | bytes | partial | rotate | truncate | stop
+
+    @property
+    def position(self) -> TailPosition:
+        """The position to resume from once this window's output is safely written."""
+        return TailPosition(self.tail_dev, self.tail_ino, self.end)
+
+
+def _utc_in(seconds: float) -> datetime:
+    return datetime.now(timezone.utc) + timedelta(seconds=max(0.0, seconds))
+
+
+class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
+    def __init__(self, source: "TailSource", path: str, resume: TailPosition | None):
+        self.src = source
+        self.cfg = source.config.tail
+        self.path = path
+        self.name = display_name(Path(path))
+        self.forced_type = source.config.reduce.force_type or "log"
+        self.fd: int | None = None
+        self.ident = (0, 0)
+        self.pos = 0  # offset of the next byte to read; invariant: emitted + len(buf) == pos
+        self.emitted = 0
+        self.recent = b""  # the last bytes read, up to RECENT, ending at pos
+        self.buf = bytearray()  # the open window: whole lines, then maybe a partial line
+        self.scan = 0  # buf[:scan] are complete, examined lines
+        self.lines = 0
+        self.signal_open = False  # a signal line is in the window: close after its stack trace
+        self.opened = 0.0  # when the open window got its first byte
+        self.last_data = time.monotonic()
+        self.windows = 0
+        self.out: list[ContextPacket] = []
+        self.more = False  # the read budget ran out: come back at once
+        self.rotated_at: float | None = None  # a new file is at the path; finishing the old one
+        self.gone_noted = False
+        self.stop_target: int | None = None
+        self.finished = False
+        self._start(resume)
+
+    # -- opening ---------------------------------------------------------------------------------
+    def _note(self, **figures) -> None:
+        emit("TAIL", self.name, figures)
+
+    def _open(self, path: str, offset: int | Literal["end"]) -> bool:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            if not isinstance(exc, FileNotFoundError):
+                self._note(event="cannot open", error=exc.strerror or str(exc))
+            return False
+        st = os.fstat(fd)
+        if self.fd is not None:
+            os.close(self.fd)
+        self.fd, self.ident = fd, (st.st_dev, st.st_ino)
+        pos = st.st_size if offset == "end" else offset
+        if pos > st.st_size:  # shrank while we were away: copytruncate
+            self._note(event="file shorter than the saved offset; reading it from 0", offset=pos, size=st.st_size)
+            pos = 0
+        self.pos = self.emitted = pos
+        self.recent = os.pread(fd, min(RECENT, pos), pos - min(RECENT, pos)) if pos else b""
+        self.buf.clear()
+        self.scan = self.lines = 0
+        self.signal_open = False
+        self.rotated_at = None
+        self.gone_noted = False
+        return True
+
+    def _find_sibling(self, dev: int, ino: int) -> str | None:
+        """A file next to ours with this identity: the checkpointed file after a rotation by rename."""
+        try:
+            with os.scandir(os.path.dirname(self.path) or ".") as entries:
+                for entry in entries:
+                    try:
+                        if entry.inode() == ino and entry.is_file(follow_symlinks=False) \
+                                and entry.stat(follow_symlinks=False).st_dev == dev:
+                            return entry.path
+                    except OSError:
+                        continue
+        except OSError:
+            pass
+        return None
+
+    def _start(self, resume: TailPosition | None) -> None:
+        if resume is None:
+            resume = self.src.positions.get(self.path)
+        if resume is None:
+            where: int | Literal["end"] = 0 if self.src.start == "start" else "end"
+            if self._open(self.path, where):
+                self._note(event="following", offset=self.pos, start=self.src.start)
+            else:
+                self._note(event="waiting for the file to appear")
+            return
+        try:
+            st = os.stat(self.path)
+            here = (st.st_dev, st.st_ino)
+        except OSError:
+            here = None
+        if here == (resume.dev, resume.ino):
+            if self._open(self.path, resume.offset):
+                self._note(event="resumed", offset=self.pos)
+                return
+        sibling = self._find_sibling(resume.dev, resume.ino) if resume.ino else None
+        if sibling and self._open(sibling, resume.offset):
+            self._note(event="resumed in the rotated file; the new file follows from 0", file=sibling, offset=self.pos)
+            return
+        if self._open(self.path, 0):
+            self._note(event="saved file is gone; following the file at the path from 0")
+        else:
+            self._note(event="waiting for the file to appear")
+
+    # -- windows ---------------------------------------------------------------------------------
+    def _cut(self, n: int, why: str) -> None:
+        raw = bytes(self.buf[:n])
+        del self.buf[:n]
+        start, self.emitted = self.emitted, self.emitted + n
+        self.windows += 1
+        self.out.append(TailPacket(
+            source=f"{self.name}#{start}-{self.emitted}", raw=raw, granularity=self.src.granularity,
+            forced_type=self.forced_type, tail_path=self.path, tail_dev=self.ident[0], tail_ino=self.ident[1],
+            start=start, end=self.emitted, window=self.windows, closed_by=why,
+        ))
+        self.scan = max(0, self.scan - n)
+        self.lines = 0
+        self.signal_open = False
+        self.opened = time.monotonic()
+
+    def _scan(self) -> None:
+        buf, limit = self.buf, self.src.max_window_bytes
+        while True:
+            nl = buf.find(b"\n", self.scan)
+            if nl < 0:
+                if len(buf) >= limit:  # a huge line: close what is complete, or cut the line itself
+                    self._cut(self.scan or limit, "bytes")
+                    continue
+                return
+            start = self.scan
+            self.scan = nl + 1
+            self.lines += 1
+            if SIGNAL_RE.search(buf, start, nl):
+                self.signal_open = True
+            if self.lines >= self.cfg.window_lines or self.scan >= limit:
+                self._cut(self.scan, "lines" if self.lines >= self.cfg.window_lines else "bytes")
+
+    def _read(self, until: int | None = None) -> bool:
+        """Read from the open file within the budget; True when its current end was reached."""
+        budget = READ_BUDGET
+        while budget > 0:
+            want = CHUNK if until is None else min(CHUNK, until - self.pos)
+            if want <= 0:
+                return True
+            chunk = os.pread(self.fd, want, self.pos)
+            if not chunk:
+                return True
+            now = time.monotonic()
+            if not self.buf:
+                self.opened = now
+            self.last_data = now
+            self.buf += chunk
+            self.pos += len(chunk)
+            self.recent = (self.recent + chunk)[-RECENT:]
+            budget -= len(chunk)
+            self._scan()
+            if len(chunk) < want:
+                return True
+        return False
+
+    def _flush_all(self, why: str) -> None:
+        if self.buf:
+            self._cut(len(self.buf), why)
+
+    def _check_identity(self) -> None:
+        """At the end of the open file: has the path been rotated, deleted, truncated or rewritten?"""
+        try:
+            st = os.stat(self.path)
+            here = (st.st_dev, st.st_ino)
+        except OSError:
+            st = here = None
+        if self.fd is None:
+            if here is not None and self._open(self.path, 0):
+                self._note(event="file appeared; following it from 0")
+            return
+        if here is None:
+            if not self.gone_noted:
+                self.gone_noted = True
+                self._note(event="file deleted; reading the open file until it is recreated", offset=self.pos)
+            return
+        if here != self.ident:
+            now = time.monotonic()
+            if self.rotated_at is None:
+                self.rotated_at = now
+                self._note(event="new file at the path; finishing the old one", offset=self.pos)
+            if now - max(self.rotated_at, self.last_data) < self.cfg.idle_ms / 1000:
+                return  # the writer may still be adding to the old file before it reopens
+            self._flush_all("rotate")
+            old = self.pos
+            if self._open(self.path, 0):
+                self._note(event="rotated: old file finished; following the new file from 0", old_end=old)
+            return
+        size = os.fstat(self.fd).st_size
+        rewritten = size >= self.pos and self.recent and \
+            os.pread(self.fd, len(self.recent), self.pos - len(self.recent)) != self.recent
+        if size < self.pos or rewritten:
+            self._flush_all("truncate")
+            self._note(event="file truncated (copytruncate?); reading it again from 0", offset=self.pos, size=size)
+            self.pos = self.emitted = 0
+            self.recent = b""
+
+    def _timers(self, now: float) -> None:
+        if not self.buf:
+            return
+        if self.scan:
+            if self.signal_open:
+                self._cut(self.scan, "signal")
+            elif now - self.last_data >= self.cfg.idle_ms / 1000:
+                self._cut(self.scan, "idle")
+            elif now - self.opened >= self.cfg.max_ms / 1000:
+                self._cut(self.scan, "max")
+        if self.buf and not self.scan and now - self.last_data >= self.cfg.partial_flush_ms / 1000:
+            self._cut(len(self.buf), "partial")  # a last line that never got its newline, as it is
+
+    # -- bytewax ---------------------------------------------------------------------------------
+    def next_batch(self) -> list[ContextPacket]:
+        if self.finished:
+            raise StopIteration
+        if self.src.stopping.is_set():
+            return self._stop()
+        self.more = False
+        if self.fd is None:
+            self._check_identity()
+        if self.fd is not None:
+            at_end = self._read()
+            self.more = not at_end
+            if at_end:
+                self._check_identity()
+                if self.fd is not None and self.rotated_at is None:
+                    self.more = not self._read()  # after a truncation or a switch: read the new bytes now
+        self._timers(time.monotonic())
+        out, self.out = self.out, []
+        return out
+
+    def _stop(self) -> list[ContextPacket]:
+        """Read up to the size the file had when asked to stop, flush everything, then finish."""
+        if self.fd is not None:
+            if self.stop_target is None:
+                self.stop_target = max(self.pos, os.fstat(self.fd).st_size)
+            if not self._read(until=self.stop_target):
+                out, self.out = self.out, []
+                return out  # more to read first
+            self._flush_all("stop")
+        self.finished = True
+        out, self.out = self.out, []
+        return out
+
+    def next_awake(self) -> datetime | None:
+        if self.more or self.finished or self.src.stopping.is_set():
+            return None
+        now = time.monotonic()
+        wait = self.cfg.poll_ms / 1000
+        if self.buf:
+            if self.scan:
+                wait = min(wait, self.last_data + self.cfg.idle_ms / 1000 - now,
+                           self.opened + self.cfg.max_ms / 1000 - now)
+            else:
+                wait = min(wait, self.last_data + self.cfg.partial_flush_ms / 1000 - now)
+        return _utc_in(wait)
+
+    def snapshot(self) -> TailPosition:
+        if self.fd is None:
+            return TailPosition(0, 0, 0)  # nothing yet: read the file from 0 when it appears
+        return TailPosition(self.ident[0], self.ident[1], self.emitted)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        self.src._partition_closed()
+
+
+class TailSource(FixedPartitionedSource[ContextPacket, TailPosition]):
+    """Follow ``paths`` (one partition each) and emit one ``TailPacket`` per window.
+
+    ``start``: where a file without a saved position starts, ``"end"`` (like ``tail -f``) or
+    ``"start"``. ``positions``: saved ``TailPosition`` per absolute path (an offset checkpoint);
+    bytewax recovery state, when there is some, wins over it. ``handle_signals``: when built in the
+    main thread, the first SIGINT/SIGTERM calls ``stop()`` (a second one acts as usual).
+    """
+
+    def __init__(self, paths: list[str], config: Config, granularity: str = "coarse", start: Start = "end",
+                 positions: dict[str, TailPosition] | None = None, handle_signals: bool = True,
+                 max_window_bytes: int = MAX_WINDOW_BYTES):
+        if start not in ("end", "start"):
+            raise ValueError(f"start must be 'end' or 'start', not {start!r}")
+        self.paths = list(dict.fromkeys(os.path.abspath(p) for p in paths))
+        self.config = config
+        self.granularity = granularity
+        self.start = start
+        self.positions = {os.path.abspath(k): v for k, v in (positions or {}).items()}
+        self.max_window_bytes = max(1, max_window_bytes)
+        self.stopping = threading.Event()
+        self._open_parts = 0
+        self._previous_handlers: dict[int, object] = {}
+        if handle_signals and threading.current_thread() is threading.main_thread():
+            self._install_handlers()
+
+    def list_parts(self) -> list[str]:
+        return list(self.paths)
+
+    def build_part(self, step_id: str, for_part: str, resume_state: TailPosition | None) -> _TailPartition:
+        self._open_parts += 1
+        return _TailPartition(self, for_part, resume_state)
+
+    def stop(self) -> None:
+        """Flush every pending window and finish (safe from a signal handler or another thread)."""
+        self.stopping.set()
+
+    # -- signals ---------------------------------------------------------------------------------
+    def _install_handlers(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous_handlers[sig] = signal.signal(sig, self._on_signal)
+
+    def _restore_handlers(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig, previous in self._previous_handlers.items():
+            if signal.getsignal(sig) == self._on_signal:
+                signal.signal(sig, previous)
+        self._previous_handlers.clear()
+
+    def _on_signal(self, signum, frame) -> None:
+        self.stop()
+        self._restore_handlers()  # a second Ctrl-C interrupts for real
+
+    def _partition_closed(self) -> None:
+        self._open_parts -= 1
+        if self._open_parts <= 0:
+            self._restore_handlers()
+
+
+__all__ = ["TailPacket", "TailPosition", "TailSource"]
