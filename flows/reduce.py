@@ -10,6 +10,7 @@ between uses: fixture/file batches, bytes from stdin, or a live tail.
     python -m bytewax.run flows.reduce                                    # the bundled fixtures
     python -m bytewax.run "flows.reduce:get_flow(paths=['app.log'])"      # other files
     python -m bytewax.run flows.reduce -w 2                               # two workers
+    python -m bytewax.run "flows.reduce:get_flow(benchmark=True)"         # the benchmark table
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ import sys
 from typing import Callable, Iterable
 
 import bytewax.operators as op
+import structlog
 from bytewax.dataflow import Dataflow
 from bytewax.inputs import Source
 
 from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
+from operators.report import benchmark_rows, format_table
 from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, write_output
 from operators.stages import StageFn, build_stages, run_stage
 from operators.store import Store, StoreError
@@ -72,13 +75,31 @@ def write_and_report(config: Config) -> Callable[[ContextPacket], None]:
     return handle
 
 
+def benchmark_table() -> CallbackSink:
+    """A sink that prints the benchmark table once the input is done (run it with one worker)."""
+    packets: list[ContextPacket] = []
+
+    def close() -> None:
+        order = {(p.source, p.granularity): i for i, p in enumerate(file_packets(fixture_paths(), both_for_logs=True))}
+        packets.sort(key=lambda p: order.get((p.source, p.granularity), len(order)))
+        print(format_table(benchmark_rows(packets)), flush=True)
+
+    return CallbackSink(packets.append, on_close=close)
+
+
 def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
              config_path: str | None = None, packets: list[ContextPacket] | None = None,
-             sink=None, source: Source | None = None, tail: Iterable[str] | None = None) -> Dataflow:
+             sink=None, source: Source | None = None, tail: Iterable[str] | None = None,
+             benchmark: bool = False) -> Dataflow:
     """Build the graph. With no arguments: the inputs listed in config, else every bundled fixture.
 
     ``tail=[paths]`` follows those files live instead (see ``operators.tail``): same stages, other source.
+    ``benchmark=True`` prints the ``tokens benchmark`` table at the end instead of writing outputs.
     """
+    if not structlog.is_configured():  # e.g. `python -m bytewax.run "flows.reduce:get_flow(...)"`
+        configure_trace()
+    if benchmark:
+        sink = benchmark_table()
     config = load_config(config_path)
     if source is None and tail:
         from operators.tail import TailSource

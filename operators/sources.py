@@ -44,20 +44,28 @@ class PacketSource(DynamicSource[ContextPacket]):
 
 
 class _CallbackPartition(StatelessSinkPartition[ContextPacket]):
-    def __init__(self, callback: Callable[[ContextPacket], None]):
+    def __init__(self, callback: Callable[[ContextPacket], None], on_close: Callable[[], None] | None):
         self._callback = callback
+        self._on_close = on_close
 
     def write_batch(self, items: list[ContextPacket]) -> None:
         for packet in items:
             self._callback(packet)
 
+    def close(self) -> None:
+        if self._on_close is not None:
+            self._on_close()
+
 
 class CallbackSink(DynamicSink[ContextPacket]):
-    def __init__(self, callback: Callable[[ContextPacket], None]):
+    """Calls ``callback`` for every finished packet and ``on_close`` when a worker's input is done."""
+
+    def __init__(self, callback: Callable[[ContextPacket], None], on_close: Callable[[], None] | None = None):
         self.callback = callback
+        self.on_close = on_close
 
     def build(self, step_id: str, worker_index: int, worker_count: int) -> _CallbackPartition:
-        return _CallbackPartition(self.callback)
+        return _CallbackPartition(self.callback, self.on_close)
 
 
 def display_name(path: Path) -> str:

@@ -133,7 +133,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
             if not isinstance(exc, FileNotFoundError):
-                self._note(event="cannot open", error=exc.strerror or str(exc))
+                self._note(what="cannot open", error=exc.strerror or str(exc))
             return False
         st = os.fstat(fd)
         if self.fd is not None:
@@ -141,7 +141,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.fd, self.ident = fd, (st.st_dev, st.st_ino)
         pos = st.st_size if offset == "end" else offset
         if pos > st.st_size:  # shrank while we were away: copytruncate
-            self._note(event="file shorter than the saved offset; reading it from 0", offset=pos, size=st.st_size)
+            self._note(what="file shorter than the saved offset; reading it from 0", offset=pos, size=st.st_size)
             pos = 0
         self.pos = self.emitted = pos
         self.recent = os.pread(fd, min(RECENT, pos), pos - min(RECENT, pos)) if pos else b""
@@ -173,9 +173,9 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         if resume is None:
             where: int | Literal["end"] = 0 if self.src.start == "start" else "end"
             if self._open(self.path, where):
-                self._note(event="following", offset=self.pos, start=self.src.start)
+                self._note(what="following", offset=self.pos, start=self.src.start)
             else:
-                self._note(event="waiting for the file to appear")
+                self._note(what="waiting for the file to appear")
             return
         try:
             st = os.stat(self.path)
@@ -184,16 +184,16 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             here = None
         if here == (resume.dev, resume.ino):
             if self._open(self.path, resume.offset):
-                self._note(event="resumed", offset=self.pos)
+                self._note(what="resumed", offset=self.pos)
                 return
         sibling = self._find_sibling(resume.dev, resume.ino) if resume.ino else None
         if sibling and self._open(sibling, resume.offset):
-            self._note(event="resumed in the rotated file; the new file follows from 0", file=sibling, offset=self.pos)
+            self._note(what="resumed in the rotated file; the new file follows from 0", file=sibling, offset=self.pos)
             return
         if self._open(self.path, 0):
-            self._note(event="saved file is gone; following the file at the path from 0")
+            self._note(what="saved file is gone; following the file at the path from 0")
         else:
-            self._note(event="waiting for the file to appear")
+            self._note(what="waiting for the file to appear")
 
     # -- windows ---------------------------------------------------------------------------------
     def _cut(self, n: int, why: str) -> None:
@@ -264,31 +264,31 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             st = here = None
         if self.fd is None:
             if here is not None and self._open(self.path, 0):
-                self._note(event="file appeared; following it from 0")
+                self._note(what="file appeared; following it from 0")
             return
         if here is None:
             if not self.gone_noted:
                 self.gone_noted = True
-                self._note(event="file deleted; reading the open file until it is recreated", offset=self.pos)
+                self._note(what="file deleted; reading the open file until it is recreated", offset=self.pos)
             return
         if here != self.ident:
             now = time.monotonic()
             if self.rotated_at is None:
                 self.rotated_at = now
-                self._note(event="new file at the path; finishing the old one", offset=self.pos)
+                self._note(what="new file at the path; finishing the old one", offset=self.pos)
             if now - max(self.rotated_at, self.last_data) < self.cfg.idle_ms / 1000:
                 return  # the writer may still be adding to the old file before it reopens
             self._flush_all("rotate")
             old = self.pos
             if self._open(self.path, 0):
-                self._note(event="rotated: old file finished; following the new file from 0", old_end=old)
+                self._note(what="rotated: old file finished; following the new file from 0", old_end=old)
             return
         size = os.fstat(self.fd).st_size
         rewritten = size >= self.pos and self.recent and \
             os.pread(self.fd, len(self.recent), self.pos - len(self.recent)) != self.recent
         if size < self.pos or rewritten:
             self._flush_all("truncate")
-            self._note(event="file truncated (copytruncate?); reading it again from 0", offset=self.pos, size=size)
+            self._note(what="file truncated (copytruncate?); reading it again from 0", offset=self.pos, size=size)
             self.pos = self.emitted = 0
             self.recent = b""
 
