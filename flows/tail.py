@@ -65,9 +65,7 @@ def load_checkpoint(path: Path, output: str) -> Checkpoint:
     except FileNotFoundError:
         return Checkpoint(output=output)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        from flows.cli import UsageError
-
-        raise UsageError(f"unreadable tail checkpoint {path}: {exc} (delete it, or pass --from-start/--from-end)") from None
+        raise TailError(f"unreadable tail checkpoint {path}: {exc} (delete it, or pass --from-start/--from-end)") from None
 
 
 def save_checkpoint(path: Path, cp: Checkpoint) -> None:
@@ -78,25 +76,42 @@ def save_checkpoint(path: Path, cp: Checkpoint) -> None:
     os.replace(tmp, path)
 
 
-def _check_paths(paths: list[str], output: str | None) -> None:
-    from flows.cli import UsageError, _check_readable
+class TailError(Exception):
+    """A user-facing problem: one line ``tokens: error: …`` and exit status 2 (never a traceback)."""
 
+
+def _check_paths(paths: list[str], output: str | None) -> None:
     for path in paths:
-        _check_readable(path)
+        p = Path(path)
+        if not p.exists():
+            raise TailError(f"no such file: {path}")
+        if p.is_dir():
+            raise TailError(f"is a directory, not a file: {path}")
+        if not os.access(p, os.R_OK):
+            raise TailError(f"cannot read (permission denied): {path}")
     if output:
         out = Path(output)
         if out.is_dir():
-            raise UsageError(f"output is a directory, not a file: {output}")
+            raise TailError(f"output is a directory, not a file: {output}")
         if not out.parent.is_dir():
-            raise UsageError(f"no such directory for the output: {out.parent}")
+            raise TailError(f"no such directory for the output: {out.parent}")
         if any(os.path.abspath(p) == os.path.abspath(output) for p in paths):
-            raise UsageError(f"the output cannot be one of the followed files: {output}")
+            raise TailError(f"the output cannot be one of the followed files: {output}")
 
 
 def cmd_tail(args: argparse.Namespace, config: Config) -> int:
+    # errors are reported here rather than through flows.cli's UsageError: under ``python -m flows.cli``
+    # that class lives in ``__main__``, and importing flows.cli again would create a second one.
+    try:
+        return _tail(args, config)
+    except TailError as exc:
+        print(f"tokens: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _tail(args: argparse.Namespace, config: Config) -> int:
     from bytewax.testing import run_main
 
-    from flows.cli import UsageError
     from flows.reduce import get_flow
     from operators.sources import CallbackSink
     from operators.tail import TailPacket, TailPosition, TailSource
@@ -113,7 +128,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
         try:
             out_fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+            raise TailError(f"cannot write {args.output}: {exc.strerror or exc}") from None
         size = os.fstat(out_fd).st_size
         if cp.out_size is not None and size > cp.out_size and not (args.from_start or args.from_end):
             os.truncate(args.output, cp.out_size)  # a window written but never checkpointed: it comes again
@@ -121,11 +136,18 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
             size = cp.out_size
         cp.out_size = size
 
+    # Every file's start is fixed and checkpointed *before* the first window can be written, so a
+    # kill right after that window still finds where this run began.
     positions = {}
-    if not (args.from_start or args.from_end):
-        positions = {p: TailPosition(pos.dev, pos.ino, pos.offset) for p, pos in cp.files.items()}
-    source = TailSource(paths, config, granularity=granularity, start="start" if args.from_start else "end",
-                        positions=positions)
+    for path in dict.fromkeys(os.path.abspath(p) for p in paths):
+        saved = cp.files.get(path)
+        if saved is None or args.from_start or args.from_end:
+            st = os.stat(path)
+            saved = Position(dev=st.st_dev, ino=st.st_ino, offset=0 if args.from_start else st.st_size)
+            cp.files[path] = saved
+        positions[path] = TailPosition(saved.dev, saved.ino, saved.offset)
+    save_checkpoint(cp_path, cp)
+    source = TailSource(paths, config, granularity=granularity, positions=positions)
     several = len(source.paths) > 1
     state = {"last": None, "error": None, "closed": False}
 
@@ -162,7 +184,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
         if args.output:
             os.close(out_fd)
     if state["error"]:
-        raise UsageError(state["error"])
+        raise TailError(state["error"])
     return 0
 
 

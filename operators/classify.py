@@ -13,14 +13,23 @@ import msgspec
 
 SAMPLE = 64 * 1024
 
-DIFF_HEAD_RE = re.compile(rb"^(?:diff --git a/|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.M)
+GIT_FILE_RE = re.compile(rb"^diff --(?:git|cc|combined) ", re.M)
+GIT_EVIDENCE_RE = re.compile(
+    rb"^(?:@@@* -\d+(?:,\d+)? .*@@|Binary files .* differ|GIT binary patch|rename from |copy from "
+    rb"|new file mode |deleted file mode |old mode )",
+    re.M,
+)
+UNIFIED_RE = re.compile(rb"^--- [^\r\n]*\r?\n\+\+\+ [^\r\n]*\r?\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
+DIFF_START = (b"diff ", b"--- ", b"From ", b"commit ", b"Index: ", b"index ", b"Only in ")
 LOG_LINE_RE = re.compile(
     rb"^(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
     rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
     rb"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
 )
 LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
-PATH_RE = re.compile(rb"^(?:\./|/|[A-Za-z]:\\)?(?:[\w.@+~-][\w .@+~-]*[/\\])*[\w.@+~-][\w .@+~-]*[/\\]?$")
+NOT_IN_PATH_RE = re.compile(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
+FILE_NAME_RE = re.compile(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
+ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 BUILD_RE = re.compile(
     rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
@@ -51,11 +60,12 @@ def classify(raw: bytes, forced: str | None = None) -> tuple[str, str]:
         return "json", "NDJSON: every sampled line parses"
     if _is_diff(head):
         return "diff", "unified diff headers"
-    if len(BUILD_RE.findall(head)) >= 2:
+    if len(BUILD_RE.findall(ANSI_RE.sub(b"", head) if b"\x1b[" in head else head)) >= 2:
         return "build", "test/build runner output"
     n = len(lines)
-    path_like = sum(1 for line in lines if len(line) < 512 and PATH_RE.match(line.rstrip(b"\r")) and (b"/" in line or b"\\" in line or b"." in line))
-    if n >= 3 and path_like >= 0.9 * n:
+    path_like = sum(1 for line in lines if looks_like_path(line.rstrip(b"\r")))
+    spaced = sum(1 for line in lines if b" " in line)  # prose has spaces on most lines, listings rarely
+    if n >= 3 and path_like >= 0.9 * n and spaced <= 0.5 * n:
         return "filelist", f"{path_like}/{n} lines look like paths"
     log_like = sum(1 for line in lines if LOG_LINE_RE.match(line) or LEVEL_RE.search(line[:200]))
     if n >= 3 and log_like >= 0.5 * n:
@@ -92,11 +102,29 @@ def _is_ndjson(lines: list[bytes]) -> bool:
     return True
 
 
+def looks_like_path(line: bytes) -> bool:
+    """One line of a file listing: a path with separators, or a file name with an extension.
+
+    Any byte that is not a control character or a shell/log punctuation mark may be in a name
+    (unicode, spaces, brackets, parentheses); prose is kept out by the number of spaces.
+    """
+    if not line or len(line) > 1024:
+        return False
+    if line[1:3] in (b":\\", b":/") and line[:1].isalpha():
+        line = line[3:] or b"."  # a Windows drive
+    if NOT_IN_PATH_RE.search(line) or line.count(b" ") > 4:
+        return False
+    sep = b"/" if b"/" in line else b"\\"
+    parts = line.split(sep)
+    if len(parts) == 1:
+        return FILE_NAME_RE.match(line) is not None and line.count(b" ") <= 2
+    return all(len(part) <= 255 for part in parts)
+
+
 def _is_diff(head: bytes) -> bool:
-    marks = DIFF_HEAD_RE.findall(head)
-    has_file = any(m.startswith((b"diff --git", b"--- ", b"+++ ")) for m in marks)
-    has_hunk = any(m.startswith(b"@@") for m in marks)
     # a diff embedded in a log is not a diff: the input has to start like one
-    first = head.lstrip()[:200]
-    starts_like_diff = first.startswith((b"diff --git", b"--- ", b"From ", b"commit ", b"Index: ", b"index "))
-    return has_file and (has_hunk or b"Binary files" in head or b"rename from" in head) and starts_like_diff
+    if not head.lstrip()[:200].startswith(DIFF_START):
+        return False
+    if GIT_FILE_RE.search(head) and GIT_EVIDENCE_RE.search(head):
+        return True
+    return UNIFIED_RE.search(head) is not None

@@ -22,8 +22,8 @@ bytes of the file from the start position on: nothing is dropped, decoded or re-
 The file behind the path may change:
 
 * **rotation by rename** (``app.log`` → ``app.log.1``, a new ``app.log``): the old file is read to its
-  end (and for ``idle_ms`` more, since writers often add a few lines before they reopen), its last
-  window flushed, then the new file is followed from offset 0;
+  end and until it has been quiet for ``min(idle_ms, 1 s)`` (writers often add a few lines before
+  they reopen), its last window flushed, then the new file is followed from offset 0;
 * **deletion and recreation**: the open old file is still read (a writer may hold it), the new file
   is followed from 0 as soon as it appears;
 * **copytruncate** (same inode, size below our offset, or the bytes just before our offset changed):
@@ -63,6 +63,7 @@ from operators.trace import emit
 CHUNK = 64 * 1024  # one read
 READ_BUDGET = 1024 * 1024  # bytes read per partition per activation; the rest on the next one, at once
 MAX_WINDOW_BYTES = 4 * 1024 * 1024  # a window never holds more; a longer line is cut (not dropped)
+ROTATE_GRACE_MS = 1000  # after a rotation the old file is read until quiet this long (or idle_ms if shorter)
 RECENT = 32  # bytes before our offset remembered to notice a file rewritten under us
 
 Start = Literal["end", "start"]
@@ -212,21 +213,38 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.opened = time.monotonic()
 
     def _scan(self) -> None:
-        buf, limit = self.buf, self.src.max_window_bytes
+        """Take the complete lines of ``buf`` into the window, cutting it where it is full.
+
+        Lines are counted with ``bytes.count`` and signal lines found with one regex search over
+        the new lines (a match never spans a newline), not line by line in Python.
+        """
+        buf, limit, want = self.buf, self.src.max_window_bytes, self.cfg.window_lines
         while True:
-            nl = buf.find(b"\n", self.scan)
-            if nl < 0:
-                if len(buf) >= limit:  # a huge line: close what is complete, or cut the line itself
+            last = buf.rfind(b"\n", self.scan, limit)  # the last line that still fits in the window
+            if last < 0:
+                if len(buf) >= limit:  # no room for the next line: close before it, or cut it
                     self._cut(self.scan or limit, "bytes")
                     continue
                 return
-            start = self.scan
-            self.scan = nl + 1
-            self.lines += 1
-            if SIGNAL_RE.search(buf, start, nl):
-                self.signal_open = True
-            if self.lines >= self.cfg.window_lines or self.scan >= limit:
-                self._cut(self.scan, "lines" if self.lines >= self.cfg.window_lines else "bytes")
+            n = buf.count(b"\n", self.scan, last + 1)
+            if self.lines + n >= want:
+                end = self.scan
+                for _ in range(want - self.lines):
+                    end = buf.find(b"\n", end) + 1
+                self._take(end, want - self.lines)
+                self._cut(end, "lines")
+                continue
+            self._take(last + 1, n)
+            if len(buf) >= limit:
+                self._cut(self.scan, "bytes")
+                continue
+            return
+
+    def _take(self, end: int, n: int) -> None:
+        if not self.signal_open and SIGNAL_RE.search(self.buf, self.scan, end) is not None:
+            self.signal_open = True
+        self.scan = end
+        self.lines += n
 
     def _read(self, until: int | None = None) -> bool:
         """Read from the open file within the budget; True when its current end was reached."""
@@ -276,7 +294,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             if self.rotated_at is None:
                 self.rotated_at = now
                 self._note(what="new file at the path; finishing the old one", offset=self.pos)
-            if now - max(self.rotated_at, self.last_data) < self.cfg.idle_ms / 1000:
+            if now - max(self.rotated_at, self.last_data) < min(self.cfg.idle_ms, ROTATE_GRACE_MS) / 1000:
                 return  # the writer may still be adding to the old file before it reopens
             self._flush_all("rotate")
             old = self.pos

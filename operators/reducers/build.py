@@ -1,9 +1,468 @@
-"""build reducer (placeholder: passes the input through until the real reducer lands)."""
+"""Build and test output reducer: keep every failure and its context, fold the passing noise.
+
+What stays visible, verbatim and in place (minus terminal escapes, see below):
+
+* every signal line: FAILED/ERROR/error:/warning:/Traceback/…, anything ``log.SIGNAL_RE`` matches,
+  pytest's ``E   …`` assertion lines, linker errors, jest's ``✕``;
+* the block of each failure: pytest's ``FAILURES``/``ERRORS`` sections (every ``____ test_x ____``
+  traceback; long captured output keeps its head and tail), the lines that follow an error (stack
+  frames, gcc's ``  12 |`` source and ``^~~~`` caret lines, pip's ``│ ╰─>`` subprocess block), gcc's
+  ``In function``/``In file included from`` context, the compile command and the ``make: Entering
+  directory`` line that a diagnostic belongs to;
+* summaries: pytest's ``=== 3 failed, 120 passed in 4.2s ===``, ``Successfully installed …``,
+  npm's ``added N packages``/``found N vulnerabilities``, ``test result:``, jest's ``Tests:`` …;
+* every line that is not recognised as noise and is not one of many similar lines (rare lines).
+
+What is folded (one ref for all of it; ``fine``: one ref per kind): ``PASSED``/``SKIPPED`` lines,
+``tests/x.py ....... [ 40%]`` progress lines, the pytest header, ``Collecting``/``Downloading``/
+``Requirement already satisfied`` lines, download progress bars, npm ``http``/``timing`` lines, compile
+commands and ``make: Entering/Leaving directory`` lines of files that compiled cleanly, cmake/cargo
+progress, and unknown lines that repeat by template (numbers masked) at least ``FOLD_MIN`` times.
+Each run of folded lines is replaced in place by one line: ``[folded 40 lines: PASSED ×38, blank ×2]``.
+
+Terminals: ANSI escape sequences, backspace spinners and carriage-return redraws (``\\r``: only the
+last frame of a line is what a terminal shows) are removed from the visible text only; their bytes
+go to the ref, so RESTORE stays exact. ``display_text`` is that same transformation for any bytes;
+``display_signals`` lets the SIGNAL check compare signal lines the way they are displayed.
+"""
 
 from __future__ import annotations
 
-from operators.reduction import Plan, passthrough
+import re
+
+from operators.reduction import Plan
+from operators.reducers.log import MASK_RE, SIGNAL_RE, signal_line_indexes
+
+FOLD_MIN = 5  # unknown lines repeating by template this often are folded
+CONTINUATION_MAX = 400  # lines kept after one error line as its context
+CAPTURED_HEAD, CAPTURED_TAIL = 12, 6  # long captured output inside a pytest failure
+SECTION_HEAD, SECTION_TAIL = 40, 5  # long warnings / durations / coverage sections
+
+# -- terminal escapes ---------------------------------------------------------------------------
+ESC_RE = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erase line
+    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    rb"|\x1b[()*+][0-9A-Za-z]"  # charset selection
+    rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
+    rb"|(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08"  # a character erased by backspace
+    rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
+)
+
+
+def _frame(raw: bytes, start: int, end: int) -> tuple[int, int]:
+    """The span of ``raw[start:end]`` (one line, no line ending) that a terminal ends up showing.
+
+    ``\\r`` returns the cursor to the start of the line: the last frame with visible text wins."""
+    if b"\r" not in raw[start:end]:
+        return start, end
+    bounds = []
+    pos = start
+    while True:
+        cut = raw.find(b"\r", pos, end)
+        if cut < 0:
+            bounds.append((pos, end))
+            break
+        bounds.append((pos, cut))
+        pos = cut + 1
+    for fs, fe in reversed(bounds):
+        if ESC_RE.sub(b"", raw[fs:fe]).strip():
+            return fs, fe
+    return bounds[-1]
+
+
+def _line_end(raw: bytes, start: int, end: int) -> int:
+    """Where the body of a line ends: before a CRLF's ``\\r``."""
+    return end - 1 if end > start and raw[end - 1 : end] == b"\r" else end
+
+
+def display_line(line: bytes) -> bytes:
+    """One line (no ``\\n``) as a terminal shows it: last ``\\r`` frame, escapes removed."""
+    end = _line_end(line, 0, len(line))
+    fs, fe = _frame(line, 0, end)
+    return ESC_RE.sub(b"", line[fs:fe])
+
+
+def display_text(data: bytes) -> bytes:
+    """``data`` as a terminal shows it, line by line (line endings kept as ``\\n``)."""
+    if b"\x1b" not in data and b"\r" not in data and b"\x08" not in data:
+        return data
+    return b"\n".join(display_line(line) for line in data.split(b"\n"))
+
+
+def display_signals(visible: bytes, auto: list[bytes]) -> tuple[bytes, list[bytes]]:
+    """The SIGNAL check's inputs as displayed: ``visible`` and each auto signal line without
+    terminal escapes or overwritten ``\\r`` frames (what the build reducer shows)."""
+    shown = [display_line(s).rstrip() for s in auto]
+    return display_text(visible), [s for s in shown if s]
+
+
+def visible_signal_lines(raw: bytes) -> list[bytes]:
+    """Every distinct signal line of ``raw`` as displayed (escapes removed, last frame)."""
+    seen: dict[bytes, None] = {}
+    for line in raw.split(b"\n"):
+        if SIGNAL_RE.search(line):
+            shown = display_line(line).rstrip()
+            if shown:
+                seen.setdefault(shown, None)
+    return list(seen)
+
+
+# -- line kinds (matched on the displayed text) -------------------------------------------------
+EXTRA_SIGNAL_RE = re.compile(
+    rb"^E(?: |$)"  # pytest assertion detail
+    rb"|undefined reference to|multiple definition of|[Nn]o rule to make target|\bnot ok\b"
+    rb"|^\s*(?:\xe2\x9c\x95|\xe2\x9c\x97|\xc3\x97|\xe2\x9d\x8c)\s"  # ✕ ✗ × ❌
+    rb"|^\s*npm (?:ERR!|error)|\bERR!"
+)
+SECTION_RE = re.compile(rb"^={3,} ?(.*?) ?={3,}\s*$")
+SUMMARY_RE = re.compile(
+    rb"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)(?:, )?)+"
+    rb"(?: in [\d.]+s)?(?: \([\d:.]+\))?\s*=*\s*$"
+    rb"|^=*\s*no tests ran\b"
+    rb"|^Successfully installed |^Installing collected packages:|^Installed \d+ packages?"
+    rb"|^(?:added|removed|changed|updated|audited) \d+ packages?|^up to date\b|^found \d+ vulnerabilit"
+    rb"|^\d+ (?:\w+ )?vulnerabilit|^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated"
+    rb"|^(?:Tests|Test Suites|Snapshots|Time|Ran all test suites):?\s"
+    rb"|^test result: |^\s*Finished |^Ran \d+ tests? in |^OK(?: \(.*\))?$|^BUILD (?:SUCCESS|FAILED)"
+    rb"|^\[INFO\] BUILD |^(?:collecting \.\.\. )?collected \d+ items?"
+)
+SUBSECTION_RE = re.compile(rb"^_{3,} .* _{3,}\s*$")
+CAPTURED_RE = re.compile(rb"^-{3,} (?:Captured|generated|coverage|Docs)")
+VERBOSE_RESULT_RE = re.compile(rb"^\S+::\S.*? (PASSED|SKIPPED|XFAIL|XPASS|FAILED|ERROR)\b")
+SHORT_RESULT_RE = re.compile(rb"^(PASSED|SKIPPED|XFAIL|XPASS) ")
+CONTEXT_RE = re.compile(  # compiler context: shown like the diagnostics they belong to
+    rb"^In file included from |^\s+from \S+:\d+[,:]$|: In (?:static |member )?function |: At top level:"
+    rb"|: In instantiation of |: required from |^In function |^\s+inlined from |^\s*\d*\s*\|"
+    rb"|^\s*\^[~^ ]*$|: note: "
+)
+DIAGNOSTIC_RE = re.compile(rb"^\S+?:\d+(?::\d+)?: |^\S+?: In |^In file included from |^\S+?: At top level:")
+CONTINUATION_RE = re.compile(rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception")
+
+_BAR = rb"(?:\xe2\x94\x81|\xe2\x95\xb8|\xe2\x95\xba|\xe2\x96[\x88-\x8f]|\xe2\x96[\x91-\x93]|\xe2\x94\x80|#|=|-)"
+NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
+    (label, re.compile(pattern)) for label, pattern in [
+        ("PASSED", rb"^\S+::\S.*? PASSED\b|^PASSED \S"),
+        ("SKIPPED", rb"^\S+::\S.*? (?:SKIPPED|XFAIL)\b|^(?:SKIPPED|XFAIL) \S"),
+        ("pytest progress", rb"^(?:\S+\.py )?[.sxXFEP]+ *(?:\[ *\d+%\])?\s*$"),
+        ("pytest header", rb"^(?:platform \S+ -- Python|cachedir: |rootdir: |configfile: |testpaths: |plugins: "
+                          rb"|hypothesis profile |benchmark: |asyncio: |Using --randomly-seed|django: |metadata: "
+                          rb"|timeout: |timeout method: |timeout func_only: |sensitiveurl: |anyio)"),
+        ("pip download", rb"^\s*(?:Collecting|Downloading|Using cached|Requirement already satisfied:|Obtaining "
+                         rb"|Obtaining dependency information|Looking in (?:indexes|links):|Processing |Saved "
+                         rb"|Link requires a different Python|Created wheel for|Stored in directory:"
+                         rb"|Building wheels for collected packages:|Attempting uninstall:|Found existing installation:"
+                         rb"|Uninstalling \S+:|Successfully uninstalled|Successfully built )"),
+        ("pip step done", rb"^\s*(?:Preparing metadata|Installing build dependencies|Getting requirements to build"
+                          rb"|Building wheel for|Installing backend dependencies|Building editable for|Running setup\.py)"
+                          rb".*\.\.\. done\s*$"),
+        ("pip notice", rb"^\[notice\] "),
+        ("progress bar", rb"^\s*" + _BAR + rb"{6,}.*(?:\d+(?:\.\d+)?/\d+(?:\.\d+)?|\d+%|eta|/s\b)"
+                         rb"|^\s*\d+%\|.*\|\s*\d+/\d+|\beta \d+:\d\d:\d\d\b|\beta -:--:--"),
+        ("npm log", rb"^npm (?:http|timing|sill|silly|verb|verbose|info|notice)\b|^(?:gyp|node-gyp) info "),
+        ("npm funding", rb"^\d+ packages? (?:are|is) looking for funding|^\s+run `npm fund` for details"),
+        ("make directory", rb"^g?make(?:\[\d+\])?: (?:Entering|Leaving) directory|^g?make(?:\[\d+\])?: Nothing to be done"),
+        ("compile command", rb"^\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ar|ranlib|ld|libtool|nvcc|as|cl|link)"
+                            rb"(?:-\d+(?:\.\d+)?)?(?:\.exe)? \S|^libtool: (?:compile|link):|^\s+(?:CC|CXX|LD|AR|AS|GEN|CCLD"
+                            rb"|CXXLD|HOSTCC|HOSTLD|SOLINK_MODULE|SOLINK|LINK|COPY|TOUCH|ACTION|RULE|INSTALL|STRIP|OBJCOPY)"
+                            rb"(?:\([\w.]+\))? +\S"),
+        ("build progress", rb"^\[ *\d+%\] (?:Building|Linking|Built target|Scanning|Generating|Automatic MOC)"
+                           rb"|^\[\d+/\d+\] (?:Building|Linking|Generating|Compiling|Copying|Install)|^-- "),
+        ("cargo progress", rb"^\s*(?:Compiling|Downloaded|Downloading|Checking|Fresh|Updating|Locking|Adding|Blocking"
+                           rb"|Unpacking|Installing|Fetching|Documenting) \S+ v?\d"),
+        ("test ok", rb"^test \S+ \.\.\. ok$|^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) |^\s*--- (?:PASS|SKIP): "
+                   rb"|^ok\s+\S+\s+(?:[\d.]+s|\(cached\))|^\?\s+\S+\s+\[no test files\]|^PASS$"
+                   rb"|^\s*(?:\xe2\x9c\x93|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √
+        ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
+    ]
+]
+KEEP_SECTIONS = (b"FAILURES", b"ERRORS")
+CAPPED_SECTIONS = (b"warnings summary", b"slowest", b"coverage", b"tests coverage")
+
+KEEP, NOISE, BLANK, UNKNOWN = 0, 1, 2, 3
+
+
+def _noise_label(text: bytes) -> str | None:
+    for label, pattern in NOISE_PATTERNS:
+        if pattern.search(text):
+            return label
+    return None
+
+
+class _Lines:
+    """The raw split into lines: spans, displayed text and whether the line was redrawn."""
+
+    __slots__ = ("starts", "ends", "bodies", "shown", "redrawn", "raw_signal")
+
+    def __init__(self, raw: bytes):
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # after the \n (or the end of raw)
+        self.bodies: list[int] = []  # end of the body: before \n and a CRLF's \r
+        self.shown: list[bytes] = []
+        self.redrawn: list[bool] = []
+        pos, n = 0, len(raw)
+        while pos < n:
+            nl = raw.find(b"\n", pos)
+            end = n if nl < 0 else nl + 1
+            body = _line_end(raw, pos, n if nl < 0 else nl)
+            self.starts.append(pos)
+            self.ends.append(end)
+            self.bodies.append(body)
+            line = raw[pos:body]
+            redrawn = False
+            if b"\r" in line:
+                frames = [f for f in line.split(b"\r") if ESC_RE.sub(b"", f).strip()]
+                redrawn = len(frames) > 1
+            self.redrawn.append(redrawn)
+            if b"\r" in line or ESC_RE.search(line):
+                fs, fe = _frame(raw, pos, body)
+                self.shown.append(ESC_RE.sub(b"", raw[fs:fe]))
+            else:
+                self.shown.append(line)
+            pos = end
+        # a line whose raw bytes hold a signal anywhere (even in an overwritten frame) stays visible
+        self.raw_signal = [False] * len(self.starts)
+        for i in signal_line_indexes(raw):
+            if i < len(self.raw_signal):
+                self.raw_signal[i] = True
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+def is_signal_text(text: bytes) -> bool:
+    """A displayed line that must stay visible (and that a budget packer shows first)."""
+    return SIGNAL_RE.search(text) is not None or EXTRA_SIGNAL_RE.search(text) is not None
+
+
+def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
+    """Each line's kind (KEEP or NOISE) and, for noise, its label."""
+    lines = _Lines(raw)
+    n = len(lines)
+    kind = [UNKNOWN] * n
+    label = [""] * n
+    shown = lines.shown
+
+    section = b""  # current pytest section name
+    capped: list[int] = []  # the current capped block (captured output, warnings, …)
+    cap = (SECTION_HEAD, SECTION_TAIL, "long section")
+    in_captured = False
+    continuation = 0  # lines left in an error's context block
+    dirs: list[int] = []  # open `make: Entering directory` lines
+    rescued: set[int] = set()
+
+    def close_capped() -> None:
+        head, tail, name = cap
+        if len(capped) > head + tail:
+            for j in capped[head:-tail]:
+                if not lines.raw_signal[j] and not is_signal_text(shown[j]):
+                    kind[j], label[j] = NOISE, name
+        capped.clear()
+
+    for i in range(n):
+        text = shown[i]
+        signal = lines.raw_signal[i] or is_signal_text(text)
+        summary = SUMMARY_RE.match(text) is not None and SHORT_RESULT_RE.match(text) is None
+        m = None if summary else SECTION_RE.match(text)
+        if m:  # a pytest section header: ==== FAILURES ====
+            close_capped()
+            in_captured = False
+            continuation = 0
+            section = m.group(1).strip()
+            if section == b"test session starts":
+                kind[i], label[i] = NOISE, "pytest header"
+            else:
+                kind[i] = KEEP
+            cap = (SECTION_HEAD, SECTION_TAIL, "long section")
+            continue
+        if summary:
+            close_capped()
+            in_captured = False
+            if text.lstrip().startswith(b"=") or b" in " in text:
+                section = b""
+            kind[i] = KEEP
+            continue
+
+        if section in KEEP_SECTIONS:  # each failure's traceback, assertion and captured output
+            kind[i] = KEEP
+            if SUBSECTION_RE.match(text) or CAPTURED_RE.match(text):
+                close_capped()
+                in_captured = CAPTURED_RE.match(text) is not None
+                cap = (CAPTURED_HEAD, CAPTURED_TAIL, "captured output")
+            elif in_captured:
+                capped.append(i)
+            continue
+        if section == b"short test summary info":
+            short = SHORT_RESULT_RE.match(text)
+            if short and not signal:
+                kind[i], label[i] = NOISE, short.group(1).decode()
+            else:
+                kind[i] = KEEP
+            continue
+        if section == b"PASSES":
+            kind[i], label[i] = (KEEP, "") if signal else (NOISE, "PASSES section")
+            continue
+        if section.startswith(CAPPED_SECTIONS):  # warnings summary, slowest durations, coverage
+            kind[i] = KEEP
+            capped.append(i)
+            continue
+
+        redraw_only = lines.redrawn[i] and not signal
+        if signal:
+            kind[i] = KEEP
+            continuation = CONTINUATION_MAX
+        elif continuation and text.strip() and not redraw_only and CONTINUATION_RE.match(text):
+            kind[i] = KEEP
+            continuation -= 1
+        elif redraw_only:
+            kind[i], label[i] = NOISE, "progress redraw"
+            continuation = 0
+        else:
+            continuation = 0
+            noise = _noise_label(text)
+            if noise is not None:
+                kind[i], label[i] = NOISE, noise
+            elif CONTEXT_RE.search(text):
+                kind[i] = KEEP
+            elif not text.strip():
+                kind[i] = BLANK
+
+        # the directory a diagnostic belongs to stays visible with it
+        if label[i] == "make directory":
+            if b"Entering directory" in text:
+                dirs.append(i)
+            elif b"Leaving directory" in text and dirs:
+                dirs.pop()
+        elif signal and dirs:
+            rescued.add(dirs[-1])
+    close_capped()
+    for j in rescued:
+        kind[j], label[j] = KEEP, ""
+
+    # unknown lines: rare ones stay, a template seen FOLD_MIN times or more is folded
+    counts: dict[bytes, int] = {}
+    keys: dict[int, bytes] = {}
+    for i in range(n):
+        if kind[i] == UNKNOWN:
+            key = MASK_RE.sub(b"#", shown[i].strip()) if len(shown[i]) < 4096 else shown[i]
+            keys[i] = key
+            counts[key] = counts.get(key, 0) + 1
+    first_text: dict[bytes, bytes] = {}
+    for i, key in keys.items():
+        if counts[key] >= FOLD_MIN:
+            first = first_text.setdefault(key, shown[i].strip())
+            kind[i], label[i] = NOISE, "like “" + first[:40].decode("utf-8", "replace") + ("…”" if len(first) > 40 else "”")
+        else:
+            kind[i] = KEEP
+
+    # a compile command whose output is shown stays with it
+    for i in range(n - 1):
+        if kind[i] == NOISE and label[i] == "compile command" and kind[i + 1] == KEEP and DIAGNOSTIC_RE.search(shown[i + 1]):
+            kind[i] = KEEP
+
+    # blank lines fold with the noise around them, otherwise stay
+    prev_noise = False
+    i = 0
+    while i < n:
+        if kind[i] != BLANK:
+            prev_noise = kind[i] == NOISE
+            i += 1
+            continue
+        j = i
+        while j < n and kind[j] == BLANK:
+            j += 1
+        fold = prev_noise and j < n and kind[j] == NOISE
+        for k in range(i, j):
+            kind[k], label[k] = (NOISE, "blank") if fold else (KEEP, "")
+        i = j
+    for i in range(n):
+        if kind[i] != NOISE:
+            kind[i], label[i] = KEEP, ""
+    return lines, kind, label
+
+
+def reduce_build(raw: bytes, granularity: str) -> Plan:
+    lines, kind, label = classify_lines(raw)
+    n = len(lines)
+    fine = granularity == "fine"
+    term = ("terminal", "terminal escapes and progress redraws") if fine else ("build", COARSE_REASON)
+    plan = Plan(raw)
+    folded = 0
+    escapes = False
+    i = 0
+    while i < n:
+        if kind[i] == KEEP:
+            escapes |= _keep_line(plan, raw, lines, i, *term)
+            i += 1
+            continue
+        j = i
+        run: dict[str, int] = {}
+        while j < n and kind[j] == NOISE:
+            run[label[j]] = run.get(label[j], 0) + 1
+            j += 1
+        summary = _run_summary(j - i, run)
+        if j - i == 1 and len(lines.shown[i].rstrip()) <= len(summary):
+            escapes |= _keep_line(plan, raw, lines, i, *term)  # cheaper shown than summarised
+            i = j
+            continue
+        for k in range(i, j):
+            if fine:
+                plan.omit(lines.starts[k], lines.ends[k], "n:" + label[k], FINE_REASON + label[k])
+            else:
+                plan.omit(lines.starts[k], lines.ends[k], "build", COARSE_REASON)
+        if not plan.ends_line():
+            plan.show(b"\n")
+        plan.show(summary.encode() + b"\n")
+        folded += j - i
+        i = j
+    plan.keep_rest()
+    if plan.omits_anything:
+        parts = []
+        if folded:
+            parts.append(f"{folded} noise line{'s' if folded != 1 else ''} folded (see [folded …] above)")
+        if escapes:
+            parts.append("terminal escapes/redraws removed")
+        lead = b"" if plan.ends_line() else b"\n"
+        plan.show(lead + ("[build output: " + "; ".join(parts) + "; exact bytes: ").encode())
+        if fine:
+            for k, (group, reason) in enumerate(list(plan.reasons.items())):
+                name = "terminal" if group == "terminal" else reason.removeprefix(FINE_REASON)
+                plan.show(((", " if k else "") + name + " ").encode())
+                plan.mark(group)
+        else:
+            plan.mark("build")
+        plan.show(b"]\n")
+    return plan.finish()
+
+
+COARSE_REASON = "folded build/test noise"
+FINE_REASON = "folded build/test noise: "
+
+
+def _keep_line(plan: Plan, raw: bytes, lines: _Lines, i: int, group: str, reason: str) -> bool:
+    """Show line ``i`` as a terminal would; returns whether escape or redraw bytes were omitted."""
+    start, body, end = lines.starts[i], lines.bodies[i], lines.ends[i]
+    if ESC_RE.search(raw, start, body) is None and raw.find(b"\r", start, body) < 0:
+        plan.keep(start, end)
+        return False
+    fs, fe = _frame(raw, start, body)
+    plan.omit(start, fs, group, reason)
+    pos = fs
+    for m in ESC_RE.finditer(raw, fs, fe):
+        plan.keep(pos, m.start())
+        plan.omit(m.start(), m.end(), group, reason)
+        pos = m.end()
+    plan.keep(pos, fe)
+    plan.omit(fe, body, group, reason)
+    plan.keep(body, end)
+    return True
+
+
+def _run_summary(count: int, run: dict[str, int]) -> str:
+    parts = [f"{name} ×{c}" for name, c in sorted(run.items(), key=lambda kv: -kv[1])]
+    if len(parts) > 4:
+        parts = parts[:4] + [f"+{len(parts) - 4} more kinds"]
+    return f"[folded {count} line{'s' if count != 1 else ''}: {', '.join(parts)}]"
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return passthrough(raw)
+    return reduce_build(raw, granularity)

@@ -1,9 +1,323 @@
-"""json reducer (placeholder: passes the input through until the real reducer lands)."""
+"""JSON reducer: keep the structure and the decision fields, park the bulk behind refs.
+
+It works on raw byte spans (``jsonscan``) and never re-serialises: what stays visible keeps its
+original formatting, and whatever is replaced is replaced by a JSON string, so the visible text is
+valid JSON (or NDJSON) whenever the input was.
+
+* **decision keys** (``id``, ``status``, ``error``, ``message``, ``code`` …, also as the last word of a
+  key such as ``payment_id`` or ``errorMessage``): the value is never omitted nor shortened. Under
+  the error-explaining ones (``error``, ``errors``, ``message``, ``reason``, ``detail`` …) nothing is
+  summarised or shortened at any depth; noise keys inside are still parked.
+* **noise keys** (``telemetry``, ``debug``, ``trace`` …): the key stays, its value becomes
+  ``"#ref:ctx_…"``.
+* **padding keys** (``padding_*``, ``noise_*`` … globs): all of one object go to one ref, shown as one
+  member ``"padding_*|noise_*": "80 keys: #ref:ctx_…"``.
+* **long arrays** of same-shaped items (and objects whose many members all hold same-shaped
+  containers, e.g. ``{"1.0": {...}, "1.1": {...}, …}``): the first ``array_keep`` stay, plus up to
+  three later items that carry an error or a failing status; the rest go to one ref, shown as one
+  element ``"… 95 more items: #ref:ctx_…"``.
+* **long strings** (over ``string_max``, not under a decision key): the head stays, the tail goes to a ref.
+* **NDJSON** (one value per line) is a sequence treated like an array: each line is reduced, newlines
+  stay, and a long run of same-shaped lines is summarised.
+
+Refs are grouped by path (``$.events[].metadata`` is one ref however many items show it) and
+capped per document (``coarse``: 10, ``fine``: 64, where every occurrence gets its own ref until the
+cap); past the cap, omissions share one overflow ref. Broken input (truncated, invalid bytes,
+duplicate keys, 10,000-deep nesting) never raises: what parses is reduced, the rest stays verbatim.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import re
+
 from operators.reduction import Plan, passthrough
+from operators.reducers.jsonscan import BAD, BOM, container_ends, scan_level, top_level
+from operators.reducers.log import SIGNAL_RE
+
+NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
+BUCKET_MIN = 64  # bytes the padding keys of one object must hold to be worth a ref
+SUMMARY_MIN = 160  # bytes the omitted items of a summarised array must hold
+SCALAR_SUMMARY_MIN = 1024  # ... when the items are plain strings/numbers (a short tag list stays)
+NOTABLE_MAX = 3  # later items with an error/failing status kept visible per summarised array
+STRING_HEAD = 160  # bytes of a long string kept in front of its marker
+SAMPLE = 48  # items whose keys are compared to decide whether an array is same-shaped
+MAX_GROUPS = {"coarse": 10, "fine": 64}
+PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"details", b"exception", b"cause"}
+
+ELLIPSIS = "\u2026".encode()
+KEEP, RECURSE, NOISE, STRING, FIRST, SILENT = range(6)
+_OBJ, _ARR, _STR = 0x7B, 0x5B, 0x22
+
+NOTABLE_RE = re.compile(
+    rb'(?i)"(?:error|errors|exception|failure|fault|fatal)"[ \t\r\n]*:[ \t\r\n]*'
+    rb'(?!null\b|false\b|""|\[[ \t\r\n]*\]|\{[ \t\r\n]*\}|0\b)'
+    rb'|"(?:status|state|result|outcome|level|severity|conclusion|health)"[ \t\r\n]*:[ \t\r\n]*"[^"\\]{0,80}?'
+    rb"(?:fail|error|fatal|critical|crash|panic|timeout|timed.out|denied|refused|abort|exception|invalid"
+    rb"|unauthori[sz]ed|forbidden|unhealthy)"
+    rb'|"(?:status|status_?code|http_?status|code)"[ \t\r\n]*:[ \t\r\n]*"?[45][0-9][0-9]\b'
+)
+WORD_SPLIT = re.compile(rb"[_\-. ]+|(?<=[a-z0-9])(?=[A-Z])")
+STRING_UNIT = re.compile(rb"[^\\]++|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[0-9a-fA-F]{4}|\\u[0-9a-fA-F]{4}|\\.", re.S)
+
+
+def _render_path(path) -> str:
+    parts: list[str] = []
+    while path is not None and len(parts) < 12:
+        path, seg = path
+        parts.append(seg)
+    prefix = "$\u2026" if path is not None else "$"
+    return prefix + "".join(reversed(parts))
+
+
+def _seg(key: bytes) -> str:
+    text = key.decode("utf-8", "replace")
+    return "." + (text if len(text) <= 40 else text[:40] + "\u2026")
+
+
+def _json_str(text: str) -> bytes:
+    return b'"' + text.replace("\\", "\\\\").replace('"', '\\"').encode() + b'"'
+
+
+class _Reducer:
+    def __init__(self, raw: bytes, granularity: str, cfg):
+        self.raw = raw
+        self.cfg = cfg
+        self.plan = Plan(raw)
+        self.fine = granularity == "fine"
+        self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
+        self.groups: dict[str, str] = {}
+        self.ends: dict[int, int] = {}
+        self.decision = {k.lower().encode() for k in cfg.decision_keys}
+        self.noise = {k.lower().encode() for k in cfg.noise_keys}
+        self.globs = [g.lower() for g in cfg.padding_globs]
+        self.pad_re = re.compile("|".join(fnmatch.translate(g) for g in self.globs)) if self.globs else None
+
+    # ---- refs -------------------------------------------------------------------------------
+    def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
+        where = _render_path(path)
+        name = f"{kind} {where}" + (f" @{at}" if self.fine else "")
+        if name in self.groups:
+            return name, self.groups[name]
+        if len(self.groups) >= self.max_groups - 1:
+            name = "overflow"
+            reason = "json: further omitted values (ref budget reached)"
+            self.groups.setdefault(name, reason)
+            return name, reason
+        reason = f"json: {reason} at {where}"
+        self.groups[name] = reason
+        return name, reason
+
+    def edit(self, start: int, end: int, group: tuple[str, str], before: bytes, after: bytes) -> None:
+        plan = self.plan
+        if start < plan.position or end <= start:
+            return  # never out of order: leave it visible
+        plan.keep(plan.position, start)
+        plan.omit(start, end, group[0], group[1])
+        plan.show(before)
+        plan.mark(group[0])
+        plan.show(after)
+
+    def silent(self, start: int, end: int, group: tuple[str, str]) -> None:
+        plan = self.plan
+        if start < plan.position or end <= start or group[0] not in plan.reasons:
+            return
+        plan.keep(plan.position, start)
+        plan.omit(start, end, group[0], group[1])
+
+    # ---- decisions --------------------------------------------------------------------------
+    def is_decision_word(self, key: bytes) -> bool:
+        words = [w for w in WORD_SPLIT.split(key) if w]
+        return bool(words) and words[-1].lower() in self.decision
+
+    def same_shape(self, entries, idxs: list[int]) -> bool:
+        raw = self.raw
+        kinds: dict[int, int] = {}
+        for i in idxs:
+            c = raw[entries[i][2]]
+            c = c if c in (_OBJ, _ARR, _STR) else 0
+            kinds[c] = kinds.get(c, 0) + 1
+        kind, count = max(kinds.items(), key=lambda kv: kv[1])
+        if count < 0.9 * len(idxs):
+            return False
+        if kind != _OBJ:
+            return True
+        objs = [i for i in idxs if raw[entries[i][2]] == _OBJ]
+        sample = objs if len(objs) <= SAMPLE else [objs[k * len(objs) // SAMPLE] for k in range(SAMPLE)]
+        keysets = []
+        for i in sample:
+            members, _ = scan_level(raw, entries[i][2], self.ends)
+            keysets.append(frozenset(raw[ks:ke] for ks, ke, _, _ in members))
+        freq: dict[bytes, int] = {}
+        for keys in keysets:
+            for k in keys:
+                freq[k] = freq.get(k, 0) + 1
+        core = {k for k, c in freq.items() if 2 * c >= len(keysets)}
+        if not core:
+            return all(not keys for keys in keysets)
+        similar = sum(1 for keys in keysets if len(keys & core) >= 0.5 * len(keys | core))
+        return similar >= 0.8 * len(keysets)
+
+    def summarise(self, entries, idxs: list[int], actions: list, path, unit: str) -> None:
+        """Keep the first items of ``idxs`` (and a few notable ones); bucket the rest into one ref."""
+        raw = self.raw
+        rest = idxs[max(self.cfg.array_keep, 0):]
+        if not rest:
+            return
+        scalar = raw[entries[idxs[0]][2]] not in (_OBJ, _ARR)
+        notable, extra = [], 0
+        for i in rest:
+            vs, ve = entries[i][2], entries[i][3]
+            hit = SIGNAL_RE.search(raw, vs, ve) if raw[vs] == _STR else NOTABLE_RE.search(raw, vs, ve)
+            if hit is not None:
+                if len(notable) < NOTABLE_MAX:
+                    notable.append(i)
+                else:
+                    extra += 1
+        keep = set(notable)
+        omitted = [i for i in rest if i not in keep]
+        size = sum(entries[i][3] - entries[i][2] for i in omitted)
+        if not omitted or size < (SCALAR_SUMMARY_MIN if scalar else SUMMARY_MIN):
+            return
+        first = omitted[0]
+        group = self.group(unit, path, f"more {unit} of the same shape", entries[first][2])
+        label = f"\u2026 {len(omitted)} more {unit}"
+        if extra:
+            label += f" ({extra} with errors)"
+        if entries[first][0] >= 0:  # an object member: a member of its own
+            before = _json_str("\u2026") + b": " + _json_str(label[2:] + ": ")[:-1]
+        else:
+            before = _json_str(label + ": ")[:-1]
+        actions[first] = (FIRST, group, before)
+        for i in omitted[1:]:
+            actions[i] = (SILENT, group)
+
+    def plan_object(self, entries, path, protected: bool) -> list:
+        raw = self.raw
+        cfg = self.cfg
+        actions: list = [None] * len(entries)
+        pad: list[int] = []
+        normal: list[int] = []
+        for i, (ks, ke, vs, ve) in enumerate(entries):
+            key = raw[ks + 1 : ke - 1]
+            kl = key.lower()
+            container = raw[vs] == _OBJ or raw[vs] == _ARR
+            if kl in self.decision:
+                actions[i] = (RECURSE, (path, _seg(key)), protected or kl in PROTECT) if container else (KEEP,)
+            elif kl in self.noise or kl.lstrip(b"_") in self.noise:
+                if ve >= 0 and ve - vs >= NOISE_MIN:
+                    actions[i] = (NOISE, (path, _seg(key)))
+                else:
+                    actions[i] = (RECURSE, (path, _seg(key)), protected) if container else (KEEP,)
+            elif ve >= 0 and self.pad_re is not None and self.pad_re.match(kl.decode("utf-8", "surrogateescape")):
+                pad.append(i)
+            elif self.is_decision_word(key):
+                actions[i] = (RECURSE, (path, _seg(key)), protected) if container else (KEEP,)
+            else:
+                normal.append(i)
+        if pad:
+            if sum(entries[i][3] - entries[i][0] for i in pad) >= BUCKET_MIN:
+                keys = [raw[entries[i][0] + 1 : entries[i][1] - 1].lower().decode("utf-8", "surrogateescape") for i in pad]
+                globs = [g for g in self.globs if any(fnmatch.fnmatchcase(k, g) for k in keys)]
+                label = "|".join(globs) or "padding"
+                group = self.group("padding", path, f"{len(pad)} padding keys ({label})", entries[pad[0]][0])
+                before = _json_str(label) + b": " + _json_str(f"{len(pad)} keys: ")[:-1]
+                actions[pad[0]] = (FIRST, group, before)
+                for i in pad[1:]:
+                    actions[i] = (SILENT, group)
+            else:
+                normal = sorted(normal + pad)
+        if not protected and len(normal) >= cfg.array_min and 5 * len(normal) >= 4 * len(entries):
+            complete = [i for i in normal if entries[i][3] >= 0]
+            if len(complete) >= cfg.array_min and all(raw[entries[i][2]] in (_OBJ, _ARR) for i in complete) \
+                    and self.same_shape(entries, complete):
+                self.summarise(entries, complete, actions, path, "keys")
+        for i in normal:
+            if actions[i] is None:
+                ks, ke, vs, ve = entries[i]
+                actions[i] = self.plain_action(vs, ve, (path, _seg(raw[ks + 1 : ke - 1])), protected)
+        return actions
+
+    def plan_array(self, entries, path, protected: bool, unit: str = "items") -> list:
+        raw = self.raw
+        cfg = self.cfg
+        actions: list = [None] * len(entries)
+        complete = [i for i, e in enumerate(entries) if e[3] >= 0 and e[0] != BAD]
+        if not protected and len(complete) >= cfg.array_min:
+            scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
+            if (not scalar or len(complete) >= 4 * cfg.array_min) and self.same_shape(entries, complete):
+                self.summarise(entries, complete, actions, path, unit)
+        child = (path, "[]") if unit != "lines" else path
+        for i, (ks, ke, vs, ve) in enumerate(entries):
+            if actions[i] is None:
+                actions[i] = (KEEP,) if ks == BAD else self.plain_action(vs, ve, child, protected)
+        return actions
+
+    def plain_action(self, vs: int, ve: int, path, protected: bool):
+        c = self.raw[vs]
+        if c == _OBJ or c == _ARR:
+            return (RECURSE, path, protected)
+        if c == _STR and not protected and ve >= 0 and ve - vs > max(self.cfg.string_max, STRING_HEAD + 2):
+            return (STRING, path)
+        return (KEEP,)
+
+    def string_cut(self, vs: int, ve: int) -> int:
+        """Where to cut a long string: after about STRING_HEAD bytes, never inside an escape or a character."""
+        raw = self.raw
+        limit = vs + 1 + STRING_HEAD
+        cut = vs + 1
+        for m in STRING_UNIT.finditer(raw, vs + 1, ve - 1):
+            if m.end() > limit:
+                cut = limit if raw[m.start()] != 0x5C else m.start()
+                break
+            cut = m.end()
+        while cut > vs + 1 and 0x80 <= raw[cut] < 0xC0:
+            cut -= 1
+        return cut
+
+    # ---- the walk ---------------------------------------------------------------------------
+    def children(self, vs: int, path, protected: bool) -> tuple[list, list]:
+        entries, _ = scan_level(self.raw, vs, self.ends)
+        if self.raw[vs] == _OBJ:
+            return entries, self.plan_object(entries, path, protected)
+        return entries, self.plan_array(entries, path, protected)
+
+    def run(self) -> Plan:
+        raw = self.raw
+        start = len(BOM) if raw.startswith(BOM) else 0
+        items, _ndjson = top_level(raw, start, self.ends)
+        if not items:
+            return passthrough(raw)
+        stack = [[items, self.plan_array(items, None, False, unit="lines"), 0]]
+        while stack:
+            frame = stack[-1]
+            entries, actions, i = frame
+            if i >= len(entries):
+                stack.pop()
+                continue
+            frame[2] = i + 1
+            action = actions[i]
+            kind = action[0]
+            if kind == KEEP:
+                continue
+            ks, ke, vs, ve = entries[i]
+            if kind == RECURSE:
+                stack.append([*self.children(vs, action[1], action[2]), 0])
+            elif kind == NOISE:
+                self.edit(vs, ve, self.group("noise", action[1], "noise value", vs), b'"', b'"')
+            elif kind == STRING:
+                cut = self.string_cut(vs, ve)
+                label = ELLIPSIS + f" +{ve - 1 - cut} bytes ".encode()
+                self.edit(cut, ve - 1, self.group("string", action[1], "long string tail", vs), label, b"")
+            elif kind == FIRST:
+                self.edit(ks if ks >= 0 else vs, ve, action[1], action[2], b'"')
+            elif kind == SILENT:
+                self.silent(entries[i - 1][3], ve, action[1])
+        return self.plan.keep_rest().finish()
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return passthrough(raw)
+    try:
+        return _Reducer(raw, granularity, config.json).run()
+    except RecursionError:
+        return passthrough(raw)

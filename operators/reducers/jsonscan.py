@@ -1,5 +1,245 @@
-"""Position-aware JSON scanning (placeholder)."""
+"""Position-aware JSON scanning over bytes, without recursion.
+
+The JSON reducer never re-serialises anything: it works on byte spans of the raw input. This module
+finds those spans.
+
+* ``container_ends`` — a quick pass that pairs every ``{``/``[`` with its closing bracket (strings are
+  skipped inside the regex engine, so only brackets cost Python work). It fills a dict
+  ``open position -> end position (exclusive)``.
+* ``scan_level`` — the exact tokenizer for the *direct* children of one container: object members as
+  ``(key_start, key_end, value_start, value_end)`` and array elements as ``(-1, -1, value_start,
+  value_end)``. Nested containers are jumped over with the dict, so a document is tokenised about once
+  however deep it nests (10,000 levels are fine: nothing here recurses).
+* ``top_level`` — the top-level values of a document: one value, or a sequence of values (NDJSON: one
+  per line). A broken NDJSON line becomes a ``BAD`` segment and scanning resumes on the next line; a
+  broken single document yields its parsed prefix (value end ``-1``) and the rest is left alone.
+* ``iter_spans`` — every value, member and element with its byte span, in document order.
+* ``is_valid_json`` — a strict, iterative validator (the classifier uses it when msgspec refuses deep
+  nesting).
+
+Spans are half-open ``[start, end)``; key spans include the quotes, never the colon.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+BOM = b"\xef\xbb\xbf"
+BAD = -2  # key_start of a top-level segment that did not parse (kept verbatim by the reducer)
+
+_STRING = rb'"[^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+"'
+
+# One token, with the whitespace in front of it. lastindex tells the kind:
+T_STRING, T_KEY, T_NUMBER, T_LITERAL, T_OPEN, T_CLOSE, T_COMMA, T_ERROR = 1, 2, 3, 4, 5, 6, 7, 8
+TOKEN = re.compile(
+    rb"[ \t\r\n]*+(?:(" + _STRING + rb")([ \t\r\n]*+:)?"  # 1 string, 2 ... followed by a colon: a key
+    rb"|(-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?)"  # 3 number
+    rb"|(true|false|null)"  # 4
+    rb"|([\[{])"  # 5
+    rb"|([\]}])"  # 6
+    rb"|(,)"  # 7
+    rb"|(.))",  # 8 anything else is an error
+    re.S,
+)
+
+# Up to the next bracket outside a string; possessive, so an unterminated string fails fast.
+_STRUCT = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])', re.S)
+
+_OPEN_OBJ, _OPEN_ARR, _CLOSE_OBJ, _CLOSE_ARR = 0x7B, 0x5B, 0x7D, 0x5D
+
+
+def container_ends(raw: bytes, start: int, stop: int, ends: dict[int, int]) -> int:
+    """Pair the brackets of the container opening at ``start`` (searching before ``stop``).
+
+    Records ``ends[open] = close + 1`` for every container closed on the way and returns the end of
+    the one at ``start``, or -1 when it does not close (truncated, mismatched bracket, stray string).
+    """
+    match = _STRUCT.match
+    stack = [start]
+    pos = start + 1
+    while True:
+        m = match(raw, pos, stop)
+        if m is None:
+            return -1
+        p = m.start(1)
+        c = raw[p]
+        if c == _OPEN_OBJ or c == _OPEN_ARR:
+            stack.append(p)
+        else:
+            o = stack.pop()
+            if raw[o] + 2 != c:  # '{'+2 == '}', '['+2 == ']'
+                return -1
+            ends[o] = p + 1
+            if not stack:
+                return p + 1
+        pos = p + 1
+
+
+def scan_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], int | None]:
+    """The direct children of the container opening at ``start``, and the error position (or None).
+
+    A nested container whose end is unknown is the last entry, with value end -1 (incomplete).
+    """
+    is_obj = raw[start] == _OPEN_OBJ
+    close = _CLOSE_OBJ if is_obj else _CLOSE_ARR
+    match = TOKEN.match
+    entries: list[tuple[int, int, int, int]] = []
+    append = entries.append
+    pos = start + 1
+    ks = ke = -1
+    # states: 0 = first (key/value or close), 1 = key needed, 2 = value needed, 3 = after a value
+    state = 0
+    while True:
+        m = match(raw, pos)
+        if m is None:
+            return entries, len(raw)
+        t = m.lastindex
+        if state == 3:
+            if t == T_COMMA:
+                state = 1 if is_obj else 2
+                pos = m.end()
+                continue
+            if t == T_CLOSE and raw[m.start(t)] == close:
+                return entries, None
+            return entries, m.start(t)
+        if is_obj and state != 2:
+            if t == T_KEY:
+                ks, ke = m.start(1), m.end(1)
+                state = 2
+                pos = m.end()
+                continue
+            if state == 0 and t == T_CLOSE and raw[m.start(t)] == close:
+                return entries, None
+            return entries, m.start(t)
+        # a value is expected (object after a key, or array)
+        if t == T_STRING:
+            append((ks, ke, m.start(1), m.end(1)))
+        elif t == T_NUMBER or t == T_LITERAL:
+            append((ks, ke, m.start(t), m.end(t)))
+        elif t == T_OPEN:
+            vs = m.start(t)
+            ve = ends.get(vs)
+            if ve is None:
+                append((ks, ke, vs, -1))
+                return entries, vs
+            append((ks, ke, vs, ve))
+            pos = ve
+            state = 3
+            continue
+        elif state == 0 and t == T_CLOSE and raw[m.start(t)] == close:
+            return entries, None
+        else:
+            return entries, m.start(t)
+        pos = m.end()
+        state = 3
+
+
+def top_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], bool]:
+    """Top-level entries ``(-1, -1, vs, ve)`` (``(BAD, BAD, s, e)`` for a broken NDJSON line) and
+    whether the input is a sequence of one-line values (NDJSON)."""
+    n = len(raw)
+    match = TOKEN.match
+    items: list[tuple[int, int, int, int]] = []
+    ndjson = False
+    pos = start
+    while True:
+        m = match(raw, pos)
+        if m is None:
+            break
+        t = m.lastindex
+        s = m.start(t)
+        if t == T_STRING or t == T_NUMBER or t == T_LITERAL:
+            e = m.end(t)
+        elif t == T_OPEN:
+            stop = n
+            if ndjson:
+                le = raw.find(b"\n", s)
+                stop = n if le < 0 else le
+            e = container_ends(raw, s, stop, ends)
+            if e < 0:
+                if ndjson:
+                    items.append((BAD, BAD, s, stop))
+                    pos = stop
+                    continue
+                items.append((-1, -1, s, -1))  # a broken document: reduce what parsed
+                break
+        else:
+            if ndjson:
+                le = raw.find(b"\n", s)
+                le = n if le < 0 else le
+                items.append((BAD, BAD, s, le))
+                pos = le
+                continue
+            break  # garbage after (or instead of) a value: left as it is
+        items.append((-1, -1, s, e))
+        pos = e
+        if len(items) == 1 and raw.find(b"\n", s, e) < 0 and match(raw, e) is not None:
+            ndjson = True  # a one-line value followed by more: one value per line
+    return items, ndjson
+
+
+def iter_spans(raw: bytes) -> Iterator[tuple]:
+    """Every span in document order: ``("value", vs, ve)`` for a top-level value, ``("member", ks, ke,
+    vs, ve)`` for an object member, ``("element", vs, ve)`` for an array element. Iterative; stops
+    quietly where the input stops parsing (value end -1 for an incomplete container)."""
+    start = len(BOM) if raw.startswith(BOM) else 0
+    ends: dict[int, int] = {}
+    items, _ = top_level(raw, start, ends)
+    stack: list[Iterator] = []
+    for _, _, vs, ve in (item for item in items if item[0] != BAD):
+        yield ("value", vs, ve)
+        if raw[vs] in (_OPEN_OBJ, _OPEN_ARR):
+            stack.append(iter(scan_level(raw, vs, ends)[0]))
+        while stack:
+            entry = next(stack[-1], None)
+            if entry is None:
+                stack.pop()
+                continue
+            ks, ke, cvs, cve = entry
+            yield ("member", ks, ke, cvs, cve) if ks >= 0 else ("element", cvs, cve)
+            if raw[cvs] in (_OPEN_OBJ, _OPEN_ARR):
+                stack.append(iter(scan_level(raw, cvs, ends)[0]))
 
 
 def is_valid_json(raw: bytes) -> bool:
-    return False
+    """Strict RFC 8259 check (a leading UTF-8 BOM is tolerated), at any nesting depth."""
+    start = len(BOM) if raw.startswith(BOM) else 0
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    stack = bytearray()  # open brackets
+    # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
+    state = 0
+    for m in TOKEN.finditer(raw, start):
+        t = m.lastindex
+        if state == 4:
+            if not stack:
+                return False  # more than one top-level value
+            if t == T_COMMA:
+                state = 3 if stack[-1] == _OPEN_OBJ else 0
+            elif t == T_CLOSE and raw[m.start(t)] == stack[-1] + 2:
+                stack.pop()
+            else:
+                return False
+        elif state >= 2:
+            if t == T_KEY:
+                state = 0
+            elif state == 2 and t == T_CLOSE and raw[m.start(t)] == _CLOSE_OBJ:
+                stack.pop()
+                state = 4
+            else:
+                return False
+        elif t == T_STRING or t == T_NUMBER or t == T_LITERAL:
+            state = 4
+        elif t == T_OPEN:
+            c = raw[m.start(t)]
+            stack.append(c)
+            state = 2 if c == _OPEN_OBJ else 1
+        elif state == 1 and t == T_CLOSE and raw[m.start(t)] == _CLOSE_ARR:
+            stack.pop()
+            state = 4
+        else:
+            return False
+    return state == 4 and not stack

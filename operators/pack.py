@@ -1,0 +1,290 @@
+"""Budget packer: fit the most signal of several reduced packets into N estimated tokens.
+
+The packer works on the reduced (level 1) text of finished packets, line by line. Each line gets a
+tier:
+
+* tier 0 — signal: ``[command failed …]``; error/failure/warning lines of logs, build and text
+  output (as the build reducer and ``log.SIGNAL_RE`` define them); changed lines and file headers of
+  diffs; decision fields of JSON (``"status":``, ``"error":``, …);
+* tier 1 — context: lines that say what was omitted (markers, ``×N``/``[folded …]`` summaries), diff
+  hunk headers, test-runner summaries and section headers, and the lines right around a signal;
+* tier 2 — everything else.
+
+Lines are chosen tier by tier (round robin over the packets inside a tier, in order inside a
+packet). A line that does not fit is skipped; once any line of a tier was skipped, no line of a
+lower tier is shown, so a signal line is never dropped while a less important line is shown.
+
+The printed text is the only thing measured: ``ceil(bytes / 4)`` of all of it, headers, gap lines
+and footer included, never exceeds the budget. Every line left out stays reachable: each packet
+header names ``tokens expand --full pkt_…`` (the original input), and the footer lists the refs
+whose markers are not shown (``tokens show-ref ID``). When even the signal lines do not all fit,
+the header says how many were shown.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, insort
+
+import msgspec
+
+from operators.config import JsonConfig
+from operators.overview import signal_rank
+from operators.packet import ContextPacket
+from operators.reducers.build import SECTION_RE, SUBSECTION_RE, SUMMARY_RE, display_line, is_signal_text
+from operators.store import MARKER_RE
+from operators.tokens import estimate_tokens
+
+CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
+FOLD_RE = re.compile(rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines folded")
+DIFF_SIGNAL_RE = re.compile(rb"^(?:diff --git |\+\+\+ |--- |rename (?:from|to) |Binary files |new file mode |deleted file mode )")
+
+
+class PackError(ValueError):
+    """The budget cannot hold even the headers."""
+
+
+class PackedPacket(msgspec.Struct, kw_only=True):
+    source: str
+    type: str
+    packet: str
+    lines_total: int
+    lines_shown: int
+    signal_total: int
+    signal_shown: int
+    refs: list[str]
+    refs_not_shown: list[str]
+    expand: str
+
+
+class PackResult(msgspec.Struct, kw_only=True):
+    budget: int
+    used_tokens: int
+    complete: bool  # every signal line shown
+    signal_total: int
+    signal_shown: int
+    lines_total: int
+    lines_shown: int
+    packets: list[PackedPacket]
+    text: str  # what was printed (UTF-8, undecodable bytes replaced)
+
+
+class _Doc:
+    """One packet's reduced text as lines, with each line's tier and the lines chosen so far."""
+
+    def __init__(self, packet: ContextPacket, json_keys: re.Pattern):
+        self.packet = packet
+        raw_lines = packet.visible.split(b"\n")
+        if raw_lines and raw_lines[-1] == b"":
+            raw_lines.pop()
+        self.lines = [line + b"\n" for line in raw_lines]
+        self.tiers, self.ranks = _tiers(packet, raw_lines, json_keys)
+        self.shown: list[int] = []  # sorted indices
+
+    def gap_cost_change(self, i: int) -> int:
+        """Bytes the gap lines change by when line ``i`` is shown."""
+        k = bisect_left(self.shown, i)
+        prev = self.shown[k - 1] if k else -1
+        nxt = self.shown[k] if k < len(self.shown) else len(self.lines)
+        return _gap(i - prev - 1) + _gap(nxt - i - 1) - _gap(nxt - prev - 1)
+
+
+    def close_blank_gaps(self) -> int:
+        """Show the blank lines of gaps that hold nothing else when that is shorter; bytes saved."""
+        saved = 0
+        bounds = [-1, *self.shown, len(self.lines)]
+        for prev, nxt in zip(bounds, bounds[1:]):
+            gap = range(prev + 1, nxt)
+            if not gap or not self.shown:
+                continue
+            if all(not self.lines[j].strip() for j in gap):
+                cost = sum(len(self.lines[j]) for j in gap)
+                if cost < _gap(len(gap)):
+                    for j in gap:
+                        insort(self.shown, j)
+                    saved += _gap(len(gap)) - cost
+        return saved
+
+
+def _gap(count: int) -> int:
+    return len(_gap_line(count)) if count else 0
+
+
+def _gap_line(count: int) -> bytes:
+    return f"[… {count:,} line{'s' if count != 1 else ''} not shown]\n".encode()
+
+
+def _tiers(packet: ContextPacket, lines: list[bytes], json_keys: re.Pattern) -> tuple[list[int], list[int]]:
+    """Each line's tier, and inside a tier its rank (0 first)."""
+    kind = packet.type
+    tiers = [2] * len(lines)
+    ranks = [0] * len(lines)
+    for i, line in enumerate(lines):
+        text = line.rstrip(b"\r")
+        if i == 0 and text.startswith(b"[command failed: exit code "):
+            tiers[i], ranks[i] = 0, -1
+            continue
+        if kind == "diff":
+            if DIFF_SIGNAL_RE.match(text):
+                tiers[i] = 0
+            elif text[:1] in (b"+", b"-") and len(text) > 1:
+                tiers[i], ranks[i] = 0, 1
+            elif text.startswith(b"@@"):
+                tiers[i] = 1
+            continue
+        if kind == "json" and json_keys.search(text):
+            tiers[i] = 0
+            continue
+        shown = display_line(text) if (b"\x1b" in text or b"\r" in text) else text
+        if kind != "json" and is_signal_text(shown):
+            tiers[i], ranks[i] = 0, signal_rank(shown)
+        elif MARKER_RE.search(text) or FOLD_RE.search(text):
+            tiers[i] = 1
+        elif kind == "build" and (SUMMARY_RE.match(shown) or SECTION_RE.match(shown) or SUBSECTION_RE.match(shown)):
+            tiers[i] = 1
+    if kind not in ("json", "diff"):  # the lines right around a signal are its context
+        for i, tier in enumerate(list(tiers)):
+            if tier == 0:
+                for j in range(max(0, i - CONTEXT_BEFORE), min(len(lines), i + CONTEXT_AFTER + 1)):
+                    if tiers[j] == 2 and lines[j].strip():
+                        tiers[j] = 1
+    return tiers, ranks
+
+
+def _json_keys_re() -> re.Pattern:
+    keys = JsonConfig().decision_keys
+    return re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in keys) + rb')"\s*:')
+
+
+def pack(packets: list[ContextPacket], budget: int) -> tuple[bytes, PackResult]:
+    """The text to print for ``packets`` within ``budget`` estimated tokens, and what it holds."""
+    json_keys = _json_keys_re()
+    docs = [_Doc(p, json_keys) for p in packets if not p.error]
+    limit = budget * 4  # bytes: ceil(bytes / 4) <= budget  <=>  bytes <= 4 * budget
+    n_signal = sum(t == 0 for d in docs for t in d.tiers)
+    n_lines = sum(len(d.lines) for d in docs)
+
+    # the fixed parts, rendered with the largest numbers they can show: an upper bound
+    fixed = len(_top(len(docs), budget, budget, n_signal, n_signal, n_lines, n_lines, bound=True))
+    fixed += sum(len(_header(d, len(d.lines), bound=True)) for d in docs)
+    fixed += len(_footer(n_lines, [r.id for d in docs for r in d.packet.references]))
+    used = fixed + sum(_gap(len(d.lines)) for d in docs)
+    if used > limit:
+        raise PackError(
+            f"budget {budget:,} estimated tokens is too small: the headers alone need ~{estimate_tokens(used):,}"
+        )
+
+    for tier in (0, 1, 2):
+        # best rank first; inside a rank, round robin over the packets, each in its own order
+        order = []
+        for n, d in enumerate(docs):
+            seen: dict[int, int] = {}
+            for i, t in enumerate(d.tiers):
+                if t == tier:
+                    r = d.ranks[i]
+                    order.append((r, seen.get(r, 0), n, i))
+                    seen[r] = seen.get(r, 0) + 1
+        order.sort()
+        left = order
+        for _attempt in range(2):  # a second pass after blank gaps were closed: they free room
+            skipped = []
+            for item in left:
+                _, _, n, i = item
+                d = docs[n]
+                cost = len(d.lines[i]) + d.gap_cost_change(i)
+                if used + cost <= limit:
+                    insort(d.shown, i)
+                    used += cost
+                else:
+                    skipped.append(item)
+            used -= sum(d.close_blank_gaps() for d in docs)
+            left = skipped
+            if not skipped:
+                break
+        if left:
+            break
+
+    text = _render(docs, budget)
+    while len(text) > limit:  # cannot happen (every part above is an upper bound); never print more than asked
+        victim = max((d for d in docs if d.shown), key=lambda d: max(d.tiers[i] for i in d.shown))
+        victim.shown.remove(max(victim.shown, key=lambda i: (victim.tiers[i], i)))
+        text = _render(docs, budget)
+
+    packed = []
+    for d in docs:
+        refs = [r.id for r in d.packet.references]
+        shown_text = b"".join(d.lines[i] for i in d.shown)
+        packed.append(PackedPacket(
+            source=d.packet.source, type=d.packet.type, packet=d.packet.manifest_id,
+            lines_total=len(d.lines), lines_shown=len(d.shown),
+            signal_total=sum(t == 0 for t in d.tiers), signal_shown=sum(1 for i in d.shown if d.tiers[i] == 0),
+            refs=refs, refs_not_shown=[r for r in refs if f"#ref:{r}".encode() not in shown_text],
+            expand=f"tokens expand --full {d.packet.manifest_id}",
+        ))
+    signal_shown = sum(p.signal_shown for p in packed)
+    result = PackResult(
+        budget=budget, used_tokens=estimate_tokens(len(text)), complete=signal_shown == n_signal,
+        signal_total=n_signal, signal_shown=signal_shown, lines_total=n_lines,
+        lines_shown=sum(p.lines_shown for p in packed), packets=packed, text=text.decode("utf-8", "replace"),
+    )
+    return text, result
+
+
+def _render(docs: list[_Doc], budget: int) -> bytes:
+    body: list[bytes] = []
+    refs_not_shown: list[str] = []
+    for d in docs:
+        body.append(_header(d, len(d.shown)))
+        prev = -1
+        for i in d.shown:
+            if i - prev - 1:
+                body.append(_gap_line(i - prev - 1))
+            body.append(d.lines[i])
+            prev = i
+        if len(d.lines) - prev - 1:
+            body.append(_gap_line(len(d.lines) - prev - 1))
+        shown_text = b"".join(d.lines[i] for i in d.shown)
+        refs_not_shown += [r.id for r in d.packet.references if r.marker.encode() not in shown_text]
+    left_out = sum(len(d.lines) - len(d.shown) for d in docs)
+    body.append(_footer(left_out, refs_not_shown))
+    rest = b"".join(body)
+    sig_total = sum(t == 0 for d in docs for t in d.tiers)
+    sig_shown = sum(1 for d in docs for i in d.shown if d.tiers[i] == 0)
+    total = sum(len(d.lines) for d in docs)
+    shown = total - left_out
+    used = 0
+    for _ in range(4):  # the header states the total size, itself included: settle it
+        top = _top(len(docs), used, budget, sig_shown, sig_total, shown, total)
+        size = estimate_tokens(len(top) + len(rest))
+        if size == used:
+            break
+        used = size
+    return top + rest
+
+
+def _top(n_docs: int, used: int, budget: int, sig_shown: int, sig_total: int, shown: int, total: int,
+         bound: bool = False) -> bytes:
+    missing = sig_total if bound else sig_total - sig_shown
+    note = f"; budget too small: {missing:,} signal lines not shown" if missing else ""
+    return (
+        f"[pack: {n_docs} input{'s' if n_docs != 1 else ''}, ~{used:,}/{budget:,} est. tokens; "
+        f"signal lines {sig_shown:,}/{sig_total:,}; lines {shown:,}/{total:,}{note}]\n"
+    ).encode()
+
+
+def _header(d: _Doc, shown: int, bound: bool = False) -> bytes:
+    p = d.packet
+    total = len(d.lines)
+    where = f"; rest: tokens expand --full {p.manifest_id}" if bound or shown < total else ""
+    return f"=== {p.source} [{p.type}] {total if bound else shown:,}/{total:,} lines{where} ===\n".encode()
+
+
+def _footer(left_out: int, refs_not_shown: list[str]) -> bytes:
+    if not left_out and not refs_not_shown:
+        return b""
+    parts = []
+    if left_out:
+        parts.append(f"{left_out:,} line{'s' if left_out != 1 else ''} not shown: see 'rest:' in the headers")
+    if refs_not_shown:
+        parts.append("refs not shown: " + " ".join(refs_not_shown) + " (tokens show-ref ID)")
+    return ("[" + "; ".join(parts) + "]\n").encode()

@@ -1,0 +1,252 @@
+"""Diff reducer: changed lines never cut, one coarse ref, byte-exact restore on odd input."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from operators.classify import classify
+from operators.config import Config, DiffConfig
+from operators.reducers import diff
+from operators.reduction import omissions, render, restore
+from operators.signals import load_sidecar
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+HINT_RE = re.compile(rb"^\xe2\x8b\xaf (\d+) unchanged lines\r?$", re.M)  # "⋯ N unchanged lines"
+
+
+def run(raw: bytes, context_keep: int = 1):
+    plan = diff.reduce(raw, "coarse", Config(diff=DiffConfig(context_keep=context_keep)))
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
+    return plan, visible
+
+
+def changed(raw: bytes) -> list[bytes]:
+    """The +/- lines of a plain (non-combined) diff, found without the reducer's hunk walk."""
+    return [
+        line.rstrip(b"\r")
+        for line in raw.split(b"\n")
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- "))
+    ]
+
+
+def vis_lines(visible: bytes) -> set[bytes]:
+    return {line.rstrip(b"\r") for line in visible.split(b"\n")}
+
+
+def context_block(n: int, tag: str = "ctx") -> bytes:
+    return b"".join(f" {tag} line {i} = something_unchanged({i});\n".encode() for i in range(n))
+
+
+# --- the fixture ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample():
+    raw = (FIXTURES / "sample.diff").read_bytes()
+    plan, visible = run(raw)
+    return raw, plan, visible
+
+
+def test_fixture_is_classified_as_diff(sample):
+    raw, _, _ = sample
+    assert classify(raw)[0] == "diff"
+
+
+def test_fixture_keeps_every_changed_line_and_planted_signal(sample):
+    raw, _, visible = sample
+    lines = vis_lines(visible)
+    wanted = changed(raw)
+    assert len(wanted) > 50
+    assert [c for c in wanted if c not in lines] == []
+    signals = load_sidecar(FIXTURES / "signals.toml")["sample.diff"]
+    assert "authentication check removed" in signals
+    assert [s for s in signals if s.encode() not in visible] == []
+
+
+def test_fixture_keeps_file_and_hunk_headers_and_drops_index_lines(sample):
+    raw, _, visible = sample
+    lines = vis_lines(visible)
+    for line in raw.split(b"\n"):
+        if line.startswith((b"diff --git ", b"--- ", b"+++ ", b"@@ ", b"rename ", b"new file mode", b"Binary files", b"\\ ")):
+            assert line in lines, line
+        if line.startswith((b"index ", b"similarity index", b"old mode")):
+            assert line not in lines, line
+
+
+def test_fixture_has_exactly_one_context_ref_and_one_marker(sample):
+    _, plan, visible = sample
+    assert list(plan.reasons) == ["context"]
+    assert visible.count(b"#ref:") == 1
+    assert visible.rstrip().endswith(b"#ref:ctx_000000]")
+
+
+def test_fixture_hints_account_for_every_unchanged_line(sample):
+    raw, plan, visible = sample
+    context_raw = sum(1 for line in raw.split(b"\n") if line.startswith(b" "))
+    context_shown = sum(1 for line in visible.split(b"\n") if line.startswith(b" "))
+    hinted = sum(int(n) for n in HINT_RE.findall(visible))
+    assert hinted > 0
+    assert context_shown + hinted == context_raw
+    ref = omissions(plan)["context"]
+    assert ref.count(b"\n") == hinted + sum(1 for l in raw.split(b"\n") if l.startswith((b"index ", b"similarity", b"old mode")))
+
+
+def test_fixture_saves_at_least_a_fifth(sample):
+    raw, _, visible = sample
+    tokens = lambda b: -(-len(b) // 4)  # noqa: E731
+    assert tokens(visible) <= 0.8 * tokens(raw)
+
+
+def test_fixture_through_the_graph(monkeypatch, tmp_path):
+    from flows.cli import run_packets
+    from operators.packet import ContextPacket
+
+    monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(tmp_path))
+    raw = (FIXTURES / "sample.diff").read_bytes()
+    signals = load_sidecar(FIXTURES / "signals.toml")["sample.diff"]
+    [p] = run_packets([ContextPacket(source="fixtures/sample.diff", raw=raw, expected_signals=signals)])
+    assert p.type == "diff"
+    assert (p.signal_pass, p.recovery_pass, p.restore_pass) == (True, True, True), p.missing_signals
+    assert len(p.references) == 1
+    assert p.measure.saved_pct >= 20
+
+
+# --- shapes of real diffs ------------------------------------------------------------------------
+
+
+def test_context_keep_lines_next_to_each_change():
+    raw = (
+        b"diff --git a/x.php b/x.php\nindex 1111111..2222222 100644\n--- a/x.php\n+++ b/x.php\n"
+        b"@@ -1,21 +1,21 @@\n" + context_block(10, "top") + b"-old();\n+new();\n" + context_block(10, "bot")
+    )
+    _, visible = run(raw, context_keep=3)
+    lines = vis_lines(visible)
+    for i in (7, 8, 9):
+        assert f" top line {i} = something_unchanged({i});".encode() in lines
+    for i in (0, 1, 2):
+        assert f" bot line {i} = something_unchanged({i});".encode() in lines
+    assert b" top line 6 = something_unchanged(6);" not in lines
+    assert b" bot line 3 = something_unchanged(3);" not in lines
+    assert [int(n) for n in HINT_RE.findall(visible)] == [7, 7]
+
+
+def test_removed_lines_that_look_like_headers_stay_changed_lines():
+    # removed "-- a/x", "--- b/y", "-diff --git a/z b/z"; added "@@ -1 +1 @@", "++++ b/q"
+    raw = (
+        b"diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,14 +1,12 @@\n"
+        + context_block(5) + b"--- a/x\n---- b/y\n--diff --git a/z b/z\n+@@ -1 +1 @@\n+++++ b/q\n" + context_block(6, "after")
+    )
+    plan, visible = run(raw)
+    lines = vis_lines(visible)
+    for line in (b"--- a/x", b"---- b/y", b"--diff --git a/z b/z", b"+@@ -1 +1 @@", b"+++++ b/q"):
+        assert line in lines
+    # the hunk walk was not thrown off: the trailing context run is still cut
+    assert [int(n) for n in HINT_RE.findall(visible)] == [4, 5]
+
+
+def test_rename_mode_change_new_file_and_binary_patch():
+    raw = (
+        b"diff --git a/old.php b/new.php\nsimilarity index 98%\nrename from old.php\nrename to new.php\n"
+        b"index 1111111..2222222 100644\n--- a/old.php\n+++ b/new.php\n@@ -1,9 +1,9 @@\n"
+        + context_block(4) + b"-namespace A;\n+namespace B;\n" + context_block(4, "x")
+        + b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+        b"diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..3f2a9c1\nGIT binary patch\nliteral 300\n"
+        + b"".join(b"zcmV-Y0@v0XA9x" + bytes([65 + i % 26]) * 50 + b"\n" for i in range(12))
+        + b"\nliteral 0\nHcmV?d00001\n\n"
+        b"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\nindex 3333333..0000000\n"
+        b"Binary files a/gone.txt and /dev/null differ\n"
+    )
+    plan, visible = run(raw)
+    lines = vis_lines(visible)
+    for kept in (b"rename from old.php", b"rename to new.php", b"-namespace A;", b"+namespace B;", b"new mode 100755",
+                 b"new file mode 100644", b"GIT binary patch", b"literal 300", b"literal 0", b"deleted file mode 100644",
+                 b"Binary files a/gone.txt and /dev/null differ"):
+        assert kept in lines, kept
+    for dropped in (b"similarity index 98%", b"old mode 100644", b"index 1111111..2222222 100644", b"HcmV?d00001"):
+        assert dropped not in lines, dropped
+    assert b"zcmV-Y0@v0XA9x" not in visible
+    assert b"lines of binary patch data" in visible
+    assert list(plan.reasons) == ["context"] and visible.count(b"#ref:") == 1
+
+
+def test_no_newline_marker_keeps_the_line_it_is_about():
+    raw = (
+        b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,12 +1,12 @@\n-first\n+FIRST\n"
+        + context_block(10) + b" last line\n\\ No newline at end of file\n"
+    )
+    _, visible = run(raw, context_keep=0)
+    assert b" last line\n\\ No newline at end of file\n" in visible
+    assert b"-first\n+FIRST\n" in visible
+
+
+def test_combined_diff_cuts_only_all_space_prefixes():
+    raw = (
+        b"diff --cc f.c\nindex 1111111,2222222..3333333\n--- a/f.c\n+++ b/f.c\n@@@ -1,10 -1,10 +1,11 @@@\n"
+        + b"".join(b"  same %d\n" % i for i in range(5))
+        + b"- from ours\n +from theirs\n++both\n"
+        + b"".join(b"  tail %d\n" % i for i in range(4))
+    )
+    _, visible = run(raw)
+    lines = vis_lines(visible)
+    for kept in (b"- from ours", b" +from theirs", b"++both", b"  same 4", b"  tail 0", b"@@@ -1,10 -1,10 +1,11 @@@"):
+        assert kept in lines, kept
+    assert b"  same 0" not in lines and b"  tail 3" not in lines
+    assert b"index 1111111,2222222..3333333" not in lines
+
+
+def test_hunk_that_does_not_match_its_header_is_left_alone():
+    raw = b"diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,40 +1,40 @@\n" + context_block(12) + b"not a diff line\n" + context_block(12, "z")
+    _, visible = run(raw)
+    lines = vis_lines(visible)
+    assert b"not a diff line" in lines
+    assert all(f" z line {i} = something_unchanged({i});".encode() in lines for i in range(12))
+
+
+def test_crlf_diff_cuts_context_and_keeps_crlf():
+    raw = (
+        b"diff --git a/w.php b/w.php\r\nindex 1111111..2222222 100644\r\n--- a/w.php\r\n+++ b/w.php\r\n@@ -1,21 +1,21 @@\r\n"
+        + context_block(10).replace(b"\n", b"\r\n") + b"-old();\r\n+new();\r\n" + context_block(10, "z").replace(b"\n", b"\r\n")
+    )
+    plan, visible = run(raw)
+    assert HINT_RE.findall(visible) == [b"9", b"9"]
+    assert b"unchanged lines\r\n" in visible
+    assert b"\r\n-old();\r\n+new();\r\n" in visible
+    assert list(plan.reasons) == ["context"]
+
+
+def test_no_final_newline_and_invalid_utf8_and_nul():
+    raw = (
+        b"diff --git a/b.bin b/b.bin\n--- a/b.bin\n+++ b/b.bin\n@@ -1,14 +1,14 @@\n"
+        + b" caf\xe9 \xff\xfe\x00 ok\n" * 6 + b"-\xc3(\x00 old\n+\xa0\xa1 new\x00\n" + b" tail \xff\n" * 6 + b" end\xff"
+    )
+    plan, visible = run(raw)
+    lines = vis_lines(visible)
+    assert b"-\xc3(\x00 old" in lines and b"+\xa0\xa1 new\x00" in lines
+    assert plan.reasons
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_odd_input_never_raises_and_restores(seed):
+    rng = random.Random(seed)
+    pieces = [b"diff --git a/x b/x\n", b"@@ -1,3 +1,2 @@\n", b"@@@ -1 -1 +1 @@@\n", b" ctx\n", b"-gone\n", b"+new\n",
+              b"\\ No newline at end of file\n", b"GIT binary patch\n", b"literal 12\n", b"zcmV\n", b"\n", b"\r\n",
+              b"index 1234567..89abcde 100644\n", b"\xff\xfe", b"\x00", b" ", b"@@ -x +y @@\n", b"@@ -1,999999999 +1 @@\n"]
+    raw = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 80)))
+    run(raw, context_keep=rng.randint(0, 3))
+
+
+def test_plain_diff_u_output_is_reduced_too():
+    raw = (
+        b"--- old/app.py\t2024-05-01 10:00:00.000000000 +0200\n+++ new/app.py\t2024-05-01 10:05:00.000000000 +0200\n"
+        b"@@ -1,21 +1,21 @@\n" + context_block(10) + b"-x = 1\n+x = 2\n" + context_block(10, "z")
+    )
+    assert classify(raw)[0] == "diff"
+    _, visible = run(raw)
+    assert HINT_RE.findall(visible) == [b"9", b"9"]
