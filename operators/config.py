@@ -32,6 +32,7 @@ class ReduceConfig(Section):
     granularity: Literal["coarse", "fine"] = "coarse"
     force_type: ContentType | None = None
     min_bytes: Annotated[int, msgspec.Meta(ge=0)] = 512  # shorter inputs pass through untouched
+    tokenizer: Literal["bytes4", "o200k", "cl100k"] = "bytes4"  # bytes4 = ceil(bytes/4); others: real BPE counts, offline
 
 
 class LogConfig(Section):

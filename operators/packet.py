@@ -42,6 +42,10 @@ class Measure(msgspec.Struct, kw_only=True):
     marker_tokens: int = 0
     referenced_bytes: int = 0
     referenced_tokens: int = 0
+    # real BPE counts when a tokenizer other than bytes4 is configured (0 otherwise)
+    tokenizer: str = "bytes4"
+    raw_real_tokens: int = 0
+    visible_real_tokens: int = 0
 
     @property
     def saved_pct(self) -> float:

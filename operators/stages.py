@@ -20,7 +20,7 @@ from operators.reduction import FROM_VISIBLE, MARK, SHOW, Plan, omissions, passt
 from operators.reducers import build, diff, filelist, json, log, text
 from operators.signals import auto_signals, missing_signals
 from operators.store import Manifest, Store, pure_ref_id
-from operators.tokens import estimate_tokens
+from operators.tokens import count_real, estimate_tokens
 
 StageFn = Callable[[ContextPacket], ContextPacket]
 
@@ -57,12 +57,21 @@ def make_classify(config: Config) -> StageFn:
     return classify_stage
 
 
-def measure_raw(packet: ContextPacket) -> ContextPacket:
-    m = packet.measure
-    m.raw_bytes = len(packet.raw)
-    m.raw_tokens = estimate_tokens(m.raw_bytes)
-    packet.add_trace("MEASURE_RAW", bytes=m.raw_bytes, est_tokens=m.raw_tokens)
-    return packet
+def make_measure_raw(config: Config) -> StageFn:
+    tokenizer = config.reduce.tokenizer
+
+    def measure_raw(packet: ContextPacket) -> ContextPacket:
+        m = packet.measure
+        m.raw_bytes = len(packet.raw)
+        m.raw_tokens = estimate_tokens(m.raw_bytes)
+        figures = {"bytes": m.raw_bytes, "est_tokens": m.raw_tokens}
+        if tokenizer != "bytes4":
+            m.tokenizer = tokenizer
+            m.raw_real_tokens = figures[f"{tokenizer}_tokens"] = count_real(packet.raw, tokenizer)
+        packet.add_trace("MEASURE_RAW", **figures)
+        return packet
+
+    return measure_raw
 
 
 def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
@@ -138,6 +147,9 @@ def make_store(store: Store) -> StageFn:
 
 def measure_opt(packet: ContextPacket) -> ContextPacket:
     m = packet.measure
+    real = {}
+    if m.tokenizer != "bytes4":
+        m.visible_real_tokens = real[f"{m.tokenizer}_tokens"] = count_real(packet.visible, m.tokenizer)
     m.visible_bytes = len(packet.visible)
     m.visible_tokens = estimate_tokens(m.visible_bytes)
     m.referenced_bytes = sum(len(ref.content) for ref in packet.references)
@@ -147,7 +159,7 @@ def measure_opt(packet: ContextPacket) -> ContextPacket:
     m.marker_tokens = estimate_tokens(sum(marker_len[piece[1]] for piece in markers))
     packet.add_trace(
         "MEASURE_OPT", visible_bytes=m.visible_bytes, est_tokens=m.visible_tokens, markers_est=m.marker_tokens,
-        referenced_est=m.referenced_tokens, saved_pct=round(m.saved_pct, 1),
+        referenced_est=m.referenced_tokens, saved_pct=round(m.saved_pct, 1), **real,
     )
     return packet
 
@@ -216,7 +228,7 @@ def build_stages(config: Config, store: Store) -> list[tuple[str, StageFn]]:
     stages: list[tuple[str, StageFn]] = [
         ("LOAD", load),
         ("CLASSIFY", make_classify(config)),
-        ("MEASURE_RAW", measure_raw),
+        ("MEASURE_RAW", make_measure_raw(config)),
         ("OPTIMIZE", make_optimize(config)),
         ("STORE", make_store(store)),
         ("MEASURE_OPT", measure_opt),

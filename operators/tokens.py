@@ -7,3 +7,8 @@ ESTIMATE_LABEL = "estimated (bytes/4)"
 
 def estimate_tokens(n_bytes: int) -> int:
     return -(-n_bytes // 4)
+
+
+def count_real(data: bytes, tokenizer: str) -> int:
+    """A real BPE token count (placeholder until the offline tokenizer lands)."""
+    raise NotImplementedError(tokenizer)

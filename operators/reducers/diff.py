@@ -107,7 +107,7 @@ def classify_lines(bodies: list[bytes]) -> list[int]:
             if BINARY_HUNK_RE.match(body):
                 continue
             if not body or BINARY_DATA_RE.match(body):
-                pass
+                kinds[i] = BIN
                 continue
             in_binary = False
         if in_header:

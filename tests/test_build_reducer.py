@@ -1,0 +1,248 @@
+"""The build/test output reducer: failures, summaries and tracebacks stay; passing noise folds; exact restore."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES, reduce_bytes
+from operators.reducers.build import display_line, display_signals, display_text, reduce_build, visible_signal_lines
+from operators.reducers.log import SIGNAL_RE
+from operators.reduction import omissions, render, restore
+from operators.signals import auto_signals, missing_signals
+
+BUILD_FIXTURES = ["pytest_failure.txt", "gcc_errors.txt", "npm_install.txt", "pip_install.txt"]
+ESC = b"\x1b"
+
+
+def plan_visible(raw: bytes, granularity: str = "coarse") -> tuple[bytes, bool]:
+    """Reduce with the build reducer only; return the visible bytes and whether restore is exact."""
+    plan = reduce_build(raw, granularity)
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    return visible, restore(visible, layout, list(contents.values())) == raw
+
+
+def shown_lines(raw: bytes) -> list[bytes]:
+    return [display_line(line).rstrip() for line in raw.split(b"\n")]
+
+
+def check_signals(packet) -> list[str]:
+    """The SIGNAL check as it runs with the proposed signals.py change (compare displayed text)."""
+    visible, auto = display_signals(packet.visible, auto_signals(packet.type, packet.raw))
+    return missing_signals(visible, packet.expected_signals, auto)
+
+
+@pytest.fixture(scope="module")
+def pytest_raw() -> bytes:
+    return (FIXTURES / "pytest_failure.txt").read_bytes()
+
+
+@pytest.mark.parametrize("name", BUILD_FIXTURES)
+def test_fixture_through_the_graph_is_build_restores_and_keeps_every_signal(name):
+    from operators.signals import load_sidecar
+
+    raw = (FIXTURES / name).read_bytes()
+    planted = load_sidecar(FIXTURES / "signals.toml")[name]
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted)
+    assert packet.type == "build"
+    assert packet.recovery_pass and packet.restore_pass
+    assert len(packet.references) == 1  # coarse: one ref for all the noise
+    assert len(packet.visible) < 0.7 * len(raw)
+    assert check_signals(packet) == []
+    for line in visible_signal_lines(raw):
+        assert line in packet.visible, line
+    assert ESC not in packet.visible
+
+
+def test_pytest_keeps_every_failed_line_summary_and_traceback(pytest_raw):
+    visible, exact = plan_visible(pytest_raw)
+    assert exact
+    lines = pytest_raw.split(b"\n")
+    failed = [line for line in lines if re.search(rb"\b(?:FAILED|ERROR)\b", line)]
+    assert len(failed) >= 9
+    for line in failed:
+        assert line in visible
+    assert b"========= 3 failed, 118 passed, 1 skipped, 1 warning, 1 error in 2.37s =========" in visible
+    # each failure's whole section: from its ____ header to the next
+    text = pytest_raw.decode()
+    start = text.index("=================================== FAILURES")
+    end = text.index("=============================== warnings summary")
+    assert text[start:end].encode() in visible
+    errors = text[text.index("==================================== ERRORS"):start]
+    assert errors.encode() in visible
+    assert b"tests/test_cart.py::test_add_quantity[1] PASSED" not in visible
+    assert b"[folded 37 lines: PASSED \xc3\x9737]" in visible
+    assert b"rootdir: /home/ci/work/shop" not in visible
+
+
+def test_gcc_keeps_diagnostics_with_caret_context_and_their_directory():
+    raw = (FIXTURES / "gcc_errors.txt").read_bytes()
+    visible, exact = plan_visible(raw)
+    assert exact
+    for line in raw.split(b"\n"):
+        if re.search(rb": (?:error|warning|note): |^\s*\d* *\|", line):
+            assert line in visible, line
+    # the directory of the storage_k.c warnings and its compile command stay; clean compiles fold
+    assert b"make[1]: Entering directory '/home/ci/work/netq/storage'" in visible
+    assert b"-c storage_k.c -o storage_k.o" in visible
+    assert b"-c core_a.c -o core_a.o" not in visible
+    assert b"make[1]: Entering directory '/home/ci/work/netq/core'" not in visible
+    assert b"compile command \xc3\x97" in visible
+
+
+def test_pip_progress_bars_escapes_and_redraws_fold_but_restore_exactly():
+    raw = (FIXTURES / "pip_install.txt").read_bytes()
+    assert raw.count(ESC) > 100 and b"\r\x1b[2K" in raw
+    visible, exact = plan_visible(raw)
+    assert exact
+    assert ESC not in visible and b"\x08" not in visible
+    assert "━".encode() not in visible  # download progress bars
+    assert b"Collecting requests==2.31.0" not in visible
+    assert b"error: subprocess-exited-with-error" in visible
+    assert b"Exception: Can not find valid pkg-config name." in visible
+    assert b"  Getting requirements to build wheel ... error" in visible  # spinner backspaces removed
+    assert b"progress redraw \xc3\x97" in visible
+
+
+def test_npm_err_block_is_kept_and_http_noise_is_one_folded_line():
+    raw = (FIXTURES / "npm_install.txt").read_bytes()
+    visible, exact = plan_visible(raw)
+    assert exact
+    for line in raw.split(b"\n"):
+        if line.startswith(b"npm ERR!"):
+            assert line in visible
+    assert b"npm http fetch" not in visible
+    assert visible.count(b"[folded ") == 1
+
+
+def colour(raw: bytes) -> bytes:
+    """Colour a plain pytest run the way `pytest --color=yes` does (bold headers, red failures, green passes)."""
+    out = []
+    for line in raw.split(b"\n"):
+        if line.startswith(b"="):
+            line = b"\x1b[1m" + line + b"\x1b[0m"
+        line = line.replace(b"FAILED", b"\x1b[31mFAILED\x1b[0m").replace(b"PASSED", b"\x1b[32mPASSED\x1b[0m")
+        if line.startswith(b"E "):
+            line = b"\x1b[1m\x1b[31m" + line + b"\x1b[0m"
+        out.append(line)
+    return b"\n".join(out)
+
+
+def test_ansi_coloured_pytest_is_shown_without_escapes_and_restores(pytest_raw):
+    raw = colour(pytest_raw)
+    visible, exact = plan_visible(raw)
+    assert exact
+    assert ESC not in visible
+    plain, _ = plan_visible(pytest_raw)
+    assert visible == plain  # the same text a plain run gives
+    packet = reduce_bytes(raw, source="coloured", forced_type="build")
+    assert packet.restore_pass and packet.recovery_pass
+    assert check_signals(packet) == []
+    # the unpatched comparison misses coloured signal lines: why signals.py must compare displayed text
+    assert missing_signals(packet.visible, [], auto_signals("build", raw))
+
+
+def test_display_signals_also_match_when_the_input_passed_through_unchanged():
+    raw = b"\x1b[31mERROR: Could not find a version that satisfies the requirement nope==9\x1b[0m\n"
+    packet = reduce_bytes(raw, source="short", forced_type="build")
+    assert packet.visible == raw  # short input: passes through with its escapes
+    assert check_signals(packet) == []
+
+
+def test_carriage_return_frames_progress_is_noise_and_a_final_error_frame_stays():
+    lines = [f"Downloading layer {i}: {p}%".encode() for i in range(4) for p in (10, 50, 100)]
+    progress = b"\r".join(lines) + b"\n"
+    raw = b"step 1\n" + progress * 6 + b"Checking 10%\rChecking 90%\rerror: layer 3 checksum mismatch\n" + b"done\n" * 3
+    visible, exact = plan_visible(raw)
+    assert exact
+    assert b"Downloading layer" not in visible
+    assert b"error: layer 3 checksum mismatch\n" in visible
+    assert b"Checking 90%" not in visible
+    assert b"progress redraw \xc3\x976" in visible
+
+
+def test_rare_lines_stay_and_repeated_unknown_lines_fold():
+    raw = b"".join(f"  compiling module_{i}.ts\n".encode() for i in range(30))
+    raw += b"the one odd line that matters\n" + b"Done in 4.2s.\n"
+    visible, exact = plan_visible(raw)
+    assert exact
+    assert b"the one odd line that matters\n" in visible
+    assert b"compiling module_7.ts" not in visible
+    assert b"\xc3\x9730" in visible
+
+
+def test_npm_10_lowercase_and_cargo_and_go_output():
+    raw = (
+        b"npm warn deprecated inflight@1.0.6: This module is not supported, and leaks memory.\n"
+        + b"".join(f"npm http fetch GET 200 https://registry.npmjs.org/p{i} 12ms (cache miss)\n".encode() for i in range(20))
+        + b"npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
+        + b"".join(f"   Compiling crate{i} v0.{i}.0\n".encode() for i in range(12))
+        + b"error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n4 |     let x: u8 = \"a\";\n  |                 ^^^ expected `u8`\n"
+        + b"".join(f"=== RUN   TestThing{i}\n--- PASS: TestThing{i} (0.00s)\n".encode() for i in range(10))
+        + b"--- FAIL: TestCharge (0.01s)\n    charge_test.go:41: got 402, want 200\nFAIL\nFAIL\texample.com/pay\t0.02s\n"
+    )
+    visible, exact = plan_visible(raw)
+    assert exact
+    for needle in (b"npm warn deprecated inflight", b"npm error code ERESOLVE", b"error[E0308]: mismatched types",
+                   b" --> src/main.rs:4:18", b"  |                 ^^^ expected `u8`", b"--- FAIL: TestCharge",
+                   b"    charge_test.go:41: got 402, want 200", b"FAIL\texample.com/pay\t0.02s"):
+        assert needle in visible, needle
+    for gone in (b"npm http fetch", b"Compiling crate3", b"--- PASS: TestThing4"):
+        assert gone not in visible
+
+
+def test_fine_granularity_one_ref_per_kind_and_exact(pytest_raw):
+    raw = colour(pytest_raw)
+    plan = reduce_build(raw, "fine")
+    assert {"n:PASSED", "n:pytest header", "terminal"} <= set(plan.reasons)
+    visible, exact = plan_visible(raw, "fine")
+    assert exact
+    assert visible.count(b"#ref:ctx_") == len(plan.reasons)
+
+
+def test_display_text_of_lines():
+    assert display_line(b"\x1b[31mred\x1b[0m") == b"red"
+    assert display_line(b"a 10%\rb 50%\r\x1b[2K") == b"b 50%"
+    assert display_line(b"spin -\x08 \x08\\\x08 \x08done\r") == b"spin done"
+    assert display_text(b"x\x1b[1m!\x1b[0m\r\nplain\n") == b"x!\nplain\n"
+
+
+LINE_KINDS = st.sampled_from([
+    b"tests/test_a.py::test_ok PASSED                 [ 10%]",
+    b"tests/test_a.py::test_bad FAILED                [ 20%]",
+    b"tests/test_b.py ......F..s                      [ 60%]",
+    b"\x1b[32m.\x1b[0m\x1b[31mF\x1b[0m",
+    b"Collecting requests==2.31.0",
+    b"  Downloading requests-2.31.0-py3-none-any.whl (62 kB)",
+    b"     \xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81 62.6/62.6 kB 3.0 MB/s eta 0:00:00",
+    b"5%\r50%\r\x1b[2K100%",
+    b"src/x.c:3:4: error: expected ';'",
+    b"    3 |   int x",
+    b"      |        ^",
+    b"\x1b[1;31merror\x1b[0m: build failed",
+    b"warning: unused variable",
+    b"make[1]: Entering directory '/w'",
+    b"gcc -c x.c -o x.o",
+    b"", b"   ", b"\r", b"plain text line 7", b"E       assert 1 == 2",
+    b"=== 1 failed, 3 passed in 0.1s ===", b"==== FAILURES ====", b"____ test_bad ____",
+    b"\xff\xfe not utf-8",
+])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE_KINDS, max_size=60), st.sampled_from([b"\n", b"\r\n"]), st.booleans(),
+       st.sampled_from(["coarse", "fine"]))
+def test_any_mix_restores_exactly_and_keeps_displayed_signal_lines(lines, eol, final_eol, granularity):
+    raw = eol.join(lines) + (eol if final_eol and lines else b"")
+    visible, exact = plan_visible(raw, granularity)
+    assert exact
+    visible_lines = {line.rstrip() for line in display_text(visible).split(b"\n")}
+    for line in raw.split(b"\n"):
+        if SIGNAL_RE.search(line):
+            shown = display_line(line).rstrip()
+            assert not shown or shown in visible_lines or shown in visible, shown
