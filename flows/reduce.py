@@ -67,7 +67,7 @@ def write_and_report(config: Config) -> Callable[[ContextPacket], None]:
             for label, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass), ("RESTORE", packet.restore_pass))
         )
         print(
-            f"{packet.source} [{packet.type}/{packet.granularity}] ~{m.raw_tokens:,} -> ~{m.visible_tokens:,} "
+            f"{packet.source} [{packet.type}{'/' + packet.granularity if packet.type == 'log' else ''}] ~{m.raw_tokens:,} -> ~{m.visible_tokens:,} "
             f"estimated tokens ({m.saved_pct:.1f}% saved), refs={len(packet.references)}, {verdict} -> {target}",
             flush=True,
         )

@@ -28,6 +28,7 @@ from operators.tokens import estimate_tokens
 IMPORTANT_MAX = 5  # signal lines shown
 LINE_MAX = 150  # bytes of each
 REFS_MAX = 3  # refs listed by id
+SOURCE_MAX = 60  # characters of the source named
 
 ERROR_RE = re.compile(
     rb"(?i:\b(?:errors?|err!?|fatal|failed|failure|failures|exception|traceback|panic|panicked|critical|segfault"
@@ -65,7 +66,7 @@ def overview(packet: ContextPacket, home: str | Path | None = None) -> bytes:
         lines.append(f"[command failed: exit code {packet.exit_code}]")
     kind = packet.type + (f" ({runner})" if (runner := _runner(packet)) else "")
     counts, important, total_signals = _facts(packet)
-    head = f"{packet.source}: {kind}, {_size(m.raw_bytes)}"
+    head = f"{_short_source(packet.source)}: {kind}, {_size(m.raw_bytes)}"
     lines.append(head + (f"; {counts}" if counts else ""))
     if important:
         more = f" {len(important)}/{total_signals}" if total_signals > len(important) else ""
@@ -203,6 +204,10 @@ def _marker_count(packet: ContextPacket) -> int:
     if packet.plan is None:
         return 0
     return sum(1 for piece in packet.plan.pieces if piece[0] == MARK)
+
+
+def _short_source(source: str) -> str:
+    return source if len(source) <= SOURCE_MAX else source[: SOURCE_MAX - 21] + "…" + source[-20:]
 
 
 def _clip(line: bytes) -> str:

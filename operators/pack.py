@@ -36,6 +36,7 @@ from operators.store import MARKER_RE
 from operators.tokens import estimate_tokens
 
 CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
+BLANK_RANK = 99
 FOLD_RE = re.compile(rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines folded")
 DIFF_SIGNAL_RE = re.compile(rb"^(?:diff --git |\+\+\+ |--- |rename (?:from|to) |Binary files |new file mode |deleted file mode )")
 
@@ -55,6 +56,8 @@ class PackedPacket(msgspec.Struct, kw_only=True):
     refs: list[str]
     refs_not_shown: list[str]
     expand: str
+    shown_lines: list[int]  # 0-based line numbers of the reduced text that were printed
+    tiers: list[int]  # each reduced line's tier: 0 signal, 1 context, 2 other
 
 
 class PackResult(msgspec.Struct, kw_only=True):
@@ -89,15 +92,16 @@ class _Doc:
         return _gap(i - prev - 1) + _gap(nxt - i - 1) - _gap(nxt - prev - 1)
 
 
-    def close_blank_gaps(self) -> int:
-        """Show the blank lines of gaps that hold nothing else when that is shorter; bytes saved."""
+    def close_blank_gaps(self, tier: int) -> int:
+        """Show the blank lines (of ``tier`` or better) of gaps that hold nothing else when that is
+        shorter than the gap line; returns the bytes saved."""
         saved = 0
         bounds = [-1, *self.shown, len(self.lines)]
         for prev, nxt in zip(bounds, bounds[1:]):
             gap = range(prev + 1, nxt)
             if not gap or not self.shown:
                 continue
-            if all(not self.lines[j].strip() for j in gap):
+            if all(not self.lines[j].strip() and self.tiers[j] <= tier for j in gap):
                 cost = sum(len(self.lines[j]) for j in gap)
                 if cost < _gap(len(gap)):
                     for j in gap:
@@ -148,6 +152,20 @@ def _tiers(packet: ContextPacket, lines: list[bytes], json_keys: re.Pattern) -> 
                 for j in range(max(0, i - CONTEXT_BEFORE), min(len(lines), i + CONTEXT_AFTER + 1)):
                     if tiers[j] == 2 and lines[j].strip():
                         tiers[j] = 1
+    # a blank line belongs to the block around it: the better tier of its neighbours, last in it
+    blank = [not line.strip() for line in lines]
+    prev_tier = 2
+    for i in range(len(lines)):
+        if blank[i]:
+            tiers[i], ranks[i] = prev_tier, BLANK_RANK
+        else:
+            prev_tier = tiers[i]
+    next_tier = 2
+    for i in range(len(lines) - 1, -1, -1):
+        if blank[i]:
+            tiers[i] = min(tiers[i], next_tier)
+        else:
+            next_tier = tiers[i]
     return tiers, ranks
 
 
@@ -197,7 +215,7 @@ def pack(packets: list[ContextPacket], budget: int) -> tuple[bytes, PackResult]:
                     used += cost
                 else:
                     skipped.append(item)
-            used -= sum(d.close_blank_gaps() for d in docs)
+            used -= sum(d.close_blank_gaps(tier) for d in docs)
             left = skipped
             if not skipped:
                 break
@@ -219,7 +237,7 @@ def pack(packets: list[ContextPacket], budget: int) -> tuple[bytes, PackResult]:
             lines_total=len(d.lines), lines_shown=len(d.shown),
             signal_total=sum(t == 0 for t in d.tiers), signal_shown=sum(1 for i in d.shown if d.tiers[i] == 0),
             refs=refs, refs_not_shown=[r for r in refs if f"#ref:{r}".encode() not in shown_text],
-            expand=f"tokens expand --full {d.packet.manifest_id}",
+            expand=f"tokens expand --full {d.packet.manifest_id}", shown_lines=list(d.shown), tiers=list(d.tiers),
         ))
     signal_shown = sum(p.signal_shown for p in packed)
     result = PackResult(

@@ -250,3 +250,15 @@ def test_plain_diff_u_output_is_reduced_too():
     assert classify(raw)[0] == "diff"
     _, visible = run(raw)
     assert HINT_RE.findall(visible) == [b"9", b"9"]
+
+
+def test_text_after_a_complete_hunk_is_not_context():
+    # e.g. `git log -p --format='%h%n%b'`: the next commit's indented body follows the last hunk directly
+    body = b"".join(b"    body line %d of the next commit message\n" % i for i in range(8))
+    raw = (
+        b"diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,6 +1,5 @@\n"
+        + context_block(2) + b"-removed one\n-removed two\n+added\n" + context_block(1, "z")
+        + body + b"deadbee\n" + body
+    )
+    _, visible = run(raw)
+    assert visible.count(body) == 2

@@ -135,6 +135,7 @@ CONTEXT_RE = re.compile(  # compiler context: shown like the diagnostics they be
     rb"|: In instantiation of |: required from |^In function |^\s+inlined from |^\s*\d*\s*\|"
     rb"|^\s*\^[~^ ]*$|: note: "
 )
+SUBPROCESS_RE = re.compile(rb"\xe2\x95\xb0\xe2\x94\x80> \[(\d{1,6}) lines of output\]")  # ╰─> [N lines of output]
 DIAGNOSTIC_RE = re.compile(rb"^\S+?:\d+(?::\d+)?: |^\S+?: In |^In file included from |^\S+?: At top level:")
 CONTINUATION_RE = re.compile(rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception")
 
@@ -247,6 +248,7 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
     cap = (SECTION_HEAD, SECTION_TAIL, "long section")
     in_captured = False
     continuation = 0  # lines left in an error's context block
+    subprocess_left = 0  # lines left in pip's "╰─> [N lines of output]" block
     dirs: list[int] = []  # open `make: Entering directory` lines
     rescued: set[int] = set()
 
@@ -310,18 +312,25 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
         if signal:
             kind[i] = KEEP
             continuation = CONTINUATION_MAX
-        elif continuation and text.strip() and not redraw_only and CONTINUATION_RE.match(text):
+            if (m := SUBPROCESS_RE.search(text)) is not None:
+                subprocess_left = int(m.group(1)) + 1
+        elif subprocess_left and not redraw_only:  # pip's captured subprocess output: all of it is the error
             kind[i] = KEEP
-            continuation -= 1
+            subprocess_left -= 1
         elif redraw_only:
             kind[i], label[i] = NOISE, "progress redraw"
             continuation = 0
+        elif (noise := _noise_label(text)) is not None:
+            kind[i], label[i] = NOISE, noise
+            continuation = 0
+        elif continuation and text.strip() and CONTINUATION_RE.match(text):
+            kind[i] = KEEP
+            continuation -= 1
+            if (m := SUBPROCESS_RE.search(text)) is not None:
+                subprocess_left = int(m.group(1)) + 1
         else:
             continuation = 0
-            noise = _noise_label(text)
-            if noise is not None:
-                kind[i], label[i] = NOISE, noise
-            elif CONTEXT_RE.search(text):
+            if CONTEXT_RE.search(text):
                 kind[i] = KEEP
             elif not text.strip():
                 kind[i] = BLANK

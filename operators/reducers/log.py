@@ -34,7 +34,7 @@ _SIGNAL_PATTERN = (
 )
 SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
-MASK_RE = re.compile(rb"\b[0-9a-fA-F]*\d[0-9a-fA-F]*\b|\d+")
+MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]*\d[0-9a-fA-F]*\b|\d+")
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 ZERO_RUNS = re.compile(rb"0+")
 

@@ -34,7 +34,7 @@ def reduce_text(raw: bytes) -> Plan:
         while content_end > pos and raw[content_end - 1] in (0x20, 0x09):
             content_end -= 1
         is_blank = content_end == pos
-        if False:
+        if is_blank and prev_blank:
             cuts.append((pos, end))  # the whole line: its blanks and its ending
             blank += 1
         elif content_end < body_end:
