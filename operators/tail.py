@@ -113,7 +113,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.buf = bytearray()  # the open window: whole lines, then maybe a partial line
         self.scan = 0  # buf[:scan] are complete, examined lines
         self.lines = 0
-        self.signal_open = False  # a signal line is in the window: close after its stack trace
+        self.signal_open = False  # a signal line is in the window: close it once what is there is read
         self.opened = 0.0  # when the open window got its first byte
         self.last_data = time.monotonic()
         self.windows = 0
@@ -123,20 +123,32 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.gone_noted = False
         self.stop_target: int | None = None
         self.finished = False
+        self.last_problem = ""
         self._start(resume)
 
     # -- opening ---------------------------------------------------------------------------------
     def _note(self, **figures) -> None:
         emit("TAIL", self.name, figures)
 
-    def _open(self, path: str, offset: int | Literal["end"]) -> bool:
+    def _problem(self, what: str, exc: OSError) -> None:
+        """Report an I/O problem once (it is retried every poll), not at every poll."""
+        text = f"{what}: {exc.strerror or exc}"
+        if text != self.last_problem:
+            self.last_problem = text
+            self._note(what=what, error=exc.strerror or str(exc))
+
+    def _open(self, path: str, offset: int | Literal["end"], expect: tuple[int, int] | None = None) -> bool:
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
             if not isinstance(exc, FileNotFoundError):
-                self._note(what="cannot open", error=exc.strerror or str(exc))
+                self._problem(f"cannot open {path}", exc)
             return False
         st = os.fstat(fd)
+        if expect is not None and (st.st_dev, st.st_ino) != expect:  # replaced since we looked
+            os.close(fd)
+            return False
+        self.last_problem = ""
         if self.fd is not None:
             os.close(self.fd)
         self.fd, self.ident = fd, (st.st_dev, st.st_ino)
@@ -184,11 +196,11 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         except OSError:
             here = None
         if here == (resume.dev, resume.ino):
-            if self._open(self.path, resume.offset):
+            if self._open(self.path, resume.offset, expect=here):
                 self._note(what="resumed", offset=self.pos)
                 return
         sibling = self._find_sibling(resume.dev, resume.ino) if resume.ino else None
-        if sibling and self._open(sibling, resume.offset):
+        if sibling and self._open(sibling, resume.offset, expect=(resume.dev, resume.ino)):
             self._note(what="resumed in the rotated file; the new file follows from 0", file=sibling, offset=self.pos)
             return
         if self._open(self.path, 0):
@@ -330,15 +342,19 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         if self.src.stopping.is_set():
             return self._stop()
         self.more = False
-        if self.fd is None:
-            self._check_identity()
-        if self.fd is not None:
-            at_end = self._read()
-            self.more = not at_end
-            if at_end:
+        try:
+            if self.fd is None:
                 self._check_identity()
-                if self.fd is not None and self.rotated_at is None:
-                    self.more = not self._read()  # after a truncation or a switch: read the new bytes now
+            if self.fd is not None:
+                at_end = self._read()
+                self.more = not at_end
+                if at_end:
+                    self._check_identity()
+                    if self.fd is not None and self.rotated_at is None:
+                        self.more = not self._read()  # after a truncation or a switch: read the new bytes now
+        except OSError as exc:  # e.g. EIO, ESTALE: keep what we have and try again at the next poll
+            self.more = False
+            self._problem("cannot read", exc)
         self._timers(time.monotonic())
         out, self.out = self.out, []
         return out
@@ -346,11 +362,14 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
     def _stop(self) -> list[ContextPacket]:
         """Read up to the size the file had when asked to stop, flush everything, then finish."""
         if self.fd is not None:
-            if self.stop_target is None:
-                self.stop_target = max(self.pos, os.fstat(self.fd).st_size)
-            if not self._read(until=self.stop_target):
-                out, self.out = self.out, []
-                return out  # more to read first
+            try:
+                if self.stop_target is None:
+                    self.stop_target = max(self.pos, os.fstat(self.fd).st_size)
+                if not self._read(until=self.stop_target):
+                    out, self.out = self.out, []
+                    return out  # more to read first
+            except OSError as exc:
+                self._problem("cannot read", exc)
             self._flush_all("stop")
         self.finished = True
         out, self.out = self.out, []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -16,13 +17,17 @@ from operators.pack import PackError, pack
 from operators.sources import file_packets
 from operators.store import MARKER_RE, Store
 from operators.tokens import estimate_tokens
+from operators.trace import configure_trace
 
 PY = sys.executable
 PYTEST_FIXTURE = FIXTURES / "pytest_failure.txt"
 
 
 def run_cli(capsysbinary, *argv: str) -> tuple[int, bytes, bytes]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    finally:  # the CLI may point the trace at this test's captured stderr, which closes after it
+        configure_trace(json=True, stream=open(os.devnull, "w"))
     out, err = capsysbinary.readouterr()
     return code, out, err
 

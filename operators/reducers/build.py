@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import re
 
+import re2
+
 from operators.reduction import Plan
 from operators.reducers.log import MASK_RE, SIGNAL_RE, signal_line_indexes
 
@@ -39,35 +41,60 @@ CAPTURED_HEAD, CAPTURED_TAIL = 12, 6  # long captured output inside a pytest fai
 SECTION_HEAD, SECTION_TAIL = 40, 5  # long warnings / durations / coverage sections
 
 # -- terminal escapes ---------------------------------------------------------------------------
-ESC_RE = re.compile(
+_ESCAPES = (
     rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erase line
     rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
     rb"|\x1b[()*+][0-9A-Za-z]"  # charset selection
     rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
-    rb"|(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08"  # a character erased by backspace
     rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
 )
+ESC_RE = re.compile(_ESCAPES)
+# with backspaces: a character followed by \x08 is erased too (spinners: "-\x08 \x08\\\x08 \x08done")
+ESC_BS_RE = re.compile(rb"(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|" + _ESCAPES)
+
+
+def _escapes(segment: bytes) -> re.Pattern:
+    return ESC_BS_RE if b"\x08" in segment else ESC_RE
+
+
+def strip_escapes(segment: bytes) -> bytes:
+    return _escapes(segment).sub(b"", segment)
 
 
 def _frame(raw: bytes, start: int, end: int) -> tuple[int, int]:
     """The span of ``raw[start:end]`` (one line, no line ending) that a terminal ends up showing.
 
-    ``\\r`` returns the cursor to the start of the line: the last frame with visible text wins."""
-    if b"\r" not in raw[start:end]:
+    ``\r`` returns the cursor to the start of the line: the last frame with visible text wins."""
+    cut = raw.rfind(b"\r", start, end)
+    if cut < 0:
         return start, end
-    bounds = []
-    pos = start
+    fe = end
     while True:
-        cut = raw.find(b"\r", pos, end)
-        if cut < 0:
-            bounds.append((pos, end))
-            break
-        bounds.append((pos, cut))
-        pos = cut + 1
-    for fs, fe in reversed(bounds):
-        if ESC_RE.sub(b"", raw[fs:fe]).strip():
+        fs = cut + 1 if cut >= 0 else start
+        if _has_text(raw, fs, fe):
             return fs, fe
-    return bounds[-1]
+        if cut < 0:
+            last = raw.rfind(b"\r", start, end)
+            return last + 1, end  # nothing visible anywhere: the last frame
+        fe = cut
+        cut = raw.rfind(b"\r", start, cut)
+
+
+def _has_text(raw: bytes, start: int, end: int) -> bool:
+    return bool(strip_escapes(raw[start:end]).strip())
+
+
+def _redrawn(raw: bytes, start: int, end: int, fs: int) -> bool:
+    """Whether a frame before the shown one (starting at ``fs``) had visible text too."""
+    fe = fs - 1  # the \r before the shown frame
+    while fe > start:
+        cut = raw.rfind(b"\r", start, fe)
+        if _has_text(raw, cut + 1 if cut >= 0 else start, fe):
+            return True
+        if cut < 0:
+            return False
+        fe = cut
+    return False
 
 
 def _line_end(raw: bytes, start: int, end: int) -> int:
@@ -79,7 +106,7 @@ def display_line(line: bytes) -> bytes:
     """One line (no ``\\n``) as a terminal shows it: last ``\\r`` frame, escapes removed."""
     end = _line_end(line, 0, len(line))
     fs, fe = _frame(line, 0, end)
-    return ESC_RE.sub(b"", line[fs:fe])
+    return strip_escapes(line[fs:fe])
 
 
 def display_text(data: bytes) -> bytes:
@@ -108,12 +135,15 @@ def visible_signal_lines(raw: bytes) -> list[bytes]:
 
 
 # -- line kinds (matched on the displayed text) -------------------------------------------------
-EXTRA_SIGNAL_RE = re.compile(
+_EXTRA_SIGNAL = (
     rb"^E(?: |$)"  # pytest assertion detail
     rb"|undefined reference to|multiple definition of|[Nn]o rule to make target|\bnot ok\b"
-    rb"|^\s*(?:\xe2\x9c\x95|\xe2\x9c\x97|\xc3\x97|\xe2\x9d\x8c)\s"  # ✕ ✗ × ❌
-    rb"|^\s*npm (?:ERR!|error)|\bERR!"
+    rb"|^[ \t]*(?:\xe2\x9c\x95|\xe2\x9c\x97|\xc3\x97|\xe2\x9d\x8c)[ \t]"  # ✕ ✗ × ❌
+    rb"|^[ \t]*npm (?:ERR!|error)|\bERR!"
 )
+EXTRA_SIGNAL_RE = re.compile(_EXTRA_SIGNAL)
+_EXTRA_SIGNAL_SCAN = re2.compile(b"(?m)" + _EXTRA_SIGNAL)  # one linear pass over a whole buffer
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
 SECTION_RE = re.compile(rb"^={3,} ?(.*?) ?={3,}\s*$")
 SUMMARY_RE = re.compile(
     rb"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)(?:, )?)+"
@@ -182,49 +212,65 @@ CAPPED_SECTIONS = (b"warnings summary", b"slowest", b"coverage", b"tests coverag
 KEEP, NOISE, BLANK, UNKNOWN = 0, 1, 2, 3
 
 
+NOISE_RE = re.compile(b"|".join(b"(?P<g%d>%s)" % (k, pattern.pattern) for k, (_, pattern) in enumerate(NOISE_PATTERNS)))
+NOISE_LABELS = {f"g{k}": label for k, (label, _) in enumerate(NOISE_PATTERNS)}
+MATCH_MAX = 1024  # patterns are matched on the first bytes of a line: a huge line is never slow
+
+
 def _noise_label(text: bytes) -> str | None:
-    for label, pattern in NOISE_PATTERNS:
-        if pattern.search(text):
-            return label
-    return None
+    m = NOISE_RE.search(text[:MATCH_MAX])
+    return None if m is None else NOISE_LABELS[m.lastgroup]
 
 
 class _Lines:
-    """The raw split into lines: spans, displayed text and whether the line was redrawn."""
+    """The raw split into lines: spans, displayed text, whether a line was redrawn, which are signal."""
 
-    __slots__ = ("starts", "ends", "bodies", "shown", "redrawn", "raw_signal")
+    __slots__ = ("starts", "ends", "bodies", "shown", "redrawn", "signal")
 
     def __init__(self, raw: bytes):
-        self.starts: list[int] = []
-        self.ends: list[int] = []  # after the \n (or the end of raw)
-        self.bodies: list[int] = []  # end of the body: before \n and a CRLF's \r
-        self.shown: list[bytes] = []
-        self.redrawn: list[bool] = []
-        pos, n = 0, len(raw)
-        while pos < n:
-            nl = raw.find(b"\n", pos)
-            end = n if nl < 0 else nl + 1
-            body = _line_end(raw, pos, n if nl < 0 else nl)
-            self.starts.append(pos)
-            self.ends.append(end)
-            self.bodies.append(body)
-            line = raw[pos:body]
-            redrawn = False
-            if b"\r" in line:
-                frames = [f for f in line.split(b"\r") if ESC_RE.sub(b"", f).strip()]
-                redrawn = len(frames) > 1
-            self.redrawn.append(redrawn)
-            if b"\r" in line or ESC_RE.search(line):
-                fs, fe = _frame(raw, pos, body)
-                self.shown.append(ESC_RE.sub(b"", raw[fs:fe]))
-            else:
-                self.shown.append(line)
-            pos = end
-        # a line whose raw bytes hold a signal anywhere (even in an overwritten frame) stays visible
-        self.raw_signal = [False] * len(self.starts)
+        parts = raw.split(b"\n")
+        if parts and parts[-1] == b"":
+            parts.pop()  # raw ends with a newline
+        n = len(parts)
+        self.starts = starts = [0] * n
+        self.ends = ends = [0] * n
+        self.bodies = bodies = [0] * n
+        self.shown = shown = parts
+        self.redrawn = redrawn = [False] * n
+        pos = 0
+        terminal = _CONTROL.search(raw) is not None  # \r, ESC, backspace, …: lines need display_line
+        for i, line in enumerate(parts):
+            starts[i] = pos
+            end = pos + len(line)
+            body = end - 1 if line.endswith(b"\r") else end
+            bodies[i] = body
+            pos = end + 1
+            ends[i] = pos
+            if terminal and _CONTROL.search(line, 0, body - starts[i]) is not None:
+                fs, fe = _frame(raw, starts[i], body)
+                redrawn[i] = fs > starts[i] and _redrawn(raw, starts[i], body, fs)
+                shown[i] = strip_escapes(raw[fs:fe])
+            elif body < end:
+                shown[i] = line[:-1]  # CRLF: the \r is the line ending
+        if n:
+            ends[-1] = min(ends[-1], len(raw))  # the last line may have no newline
+        # signal: the raw bytes match anywhere (even in an overwritten frame), or the displayed text does
+        self.signal = signal = [False] * n
         for i in signal_line_indexes(raw):
-            if i < len(self.raw_signal):
-                self.raw_signal[i] = True
+            if i < n:
+                signal[i] = True
+        last = -1
+        for m in _EXTRA_SIGNAL_SCAN.finditer(raw):
+            if m.start() <= last:
+                continue
+            i = raw.count(b"\n", 0, m.start()) if last < 0 else i + raw.count(b"\n", last, m.start())
+            last = m.start()
+            if i < n:
+                signal[i] = True
+        if terminal:
+            for i in range(n):
+                if not signal[i] and bodies[i] - starts[i] != len(shown[i]) and is_signal_text(shown[i]):
+                    signal[i] = True
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -256,13 +302,13 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
         head, tail, name = cap
         if len(capped) > head + tail:
             for j in capped[head:-tail]:
-                if not lines.raw_signal[j] and not is_signal_text(shown[j]):
+                if not lines.signal[j]:
                     kind[j], label[j] = NOISE, name
         capped.clear()
 
     for i in range(n):
         text = shown[i]
-        signal = lines.raw_signal[i] or is_signal_text(text)
+        signal = lines.signal[i]
         summary = SUMMARY_RE.match(text) is not None and SHORT_RESULT_RE.match(text) is None
         m = None if summary else SECTION_RE.match(text)
         if m:  # a pytest section header: ==== FAILURES ====
@@ -456,7 +502,7 @@ def _keep_line(plan: Plan, raw: bytes, lines: _Lines, i: int, group: str, reason
     fs, fe = _frame(raw, start, body)
     plan.omit(start, fs, group, reason)
     pos = fs
-    for m in ESC_RE.finditer(raw, fs, fe):
+    for m in _escapes(raw[fs:fe]).finditer(raw, fs, fe):
         plan.keep(pos, m.start())
         plan.omit(m.start(), m.end(), group, reason)
         pos = m.end()

@@ -35,6 +35,7 @@ MAX_RATIO = 0.7  # the tree must be at most this share of the raw listing, else 
 TOP_EXTS = 3
 SUBDIR_FACTOR = 4  # a directory shows at most this many times max_entries_per_dir subdirectories
 MAX_LINES = 200  # a tree longer than this is rendered again one level shallower
+MAX_TREE_DEPTH = 64  # deeper path components are not split into directories (only counted)
 BULK = frozenset(
     name.encode()
     for name in (
@@ -76,72 +77,98 @@ def parse(raw: bytes) -> tuple[list[bytes], bytes]:
 
 
 def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, bytes, int]:
-    """The tree under the paths' common directory prefix, that prefix, and the number of entries."""
+    """The tree under the paths' common directory prefix, that prefix, and the number of entries.
+
+    Paths are grouped by their parent directory first (one dict entry per path); nodes are made
+    only for distinct directories, so a listing of a million files stays cheap.
+    """
     dot = b"." + sep
     dot_prefixed = all(p.startswith(dot) or p in (b".", dot) for p in paths)
-    real = []
-    marked_dirs = set()
+    files_in: dict[bytes, dict[bytes, None]] = {}  # parent key ("" or "a/b/") -> file names
+    dir_keys: dict[bytes, None] = {}  # directories named as such ("a/b/" listed with its slash)
+    entries = 0
     for path in paths:
-        comps = path.split(sep)
-        if len(comps) > 1 and comps[-1] == b"":
-            marked_dirs.add(len(real))  # "dir/" names a directory
-        while len(comps) > 1 and comps[-1] == b"":
-            comps.pop()
-        while len(comps) > 1 and comps[0] == b".":
-            del comps[0]  # "./x" is "x" below "./"
-        if comps != [b"."]:  # "." (find) is the root itself
-            real.append(comps)
-    prefix: list[bytes] = list(real[0][:-1]) if real else []
-    for comps in real[1:]:
-        if not prefix:
-            break
-        n = min(len(prefix), len(comps) - 1)
-        k = 0
-        while k < n and prefix[k] == comps[k]:
-            k += 1
-        del prefix[k:]
-    label = (dot if dot_prefixed else b"") + (sep.join(prefix) + sep if prefix else b"")
-    root = Node(label or b"." + sep)
-    cut = len(prefix)
-    for i, comps in enumerate(real):
-        rel = comps[cut:]
-        if not rel or rel == [b""]:
-            continue
-        node = root
-        for name in rel[:-1]:
+        while path.startswith(dot):
+            path = path[2:]  # "./x" is "x" below "./"
+        is_dir = path.endswith(sep)
+        if is_dir:
+            path = path.rstrip(sep)
+            if not path:
+                continue  # "/" alone
+        if not path or path == b".":
+            continue  # "." (find) is the root itself
+        entries += 1
+        if path.count(sep) > MAX_TREE_DEPTH:  # fold the rest of a pathologically deep path into one name
+            cut = 0
+            for _ in range(MAX_TREE_DEPTH):
+                cut = path.find(sep, cut) + 1
+            is_dir = False
+        else:
+            cut = path.rfind(sep) + 1
+        if is_dir:
+            dir_keys[path + sep] = None
+        else:
+            names = files_in.get(path[:cut])
+            if names is None:
+                names = files_in[path[:cut]] = {}
+            names[path[cut:]] = None
+    keys = set(files_in) | set(dir_keys)
+    prefix = b""
+    if keys:
+        # the common directory of all entries: each directory key, and the parent of each named directory
+        parents = set(files_in)
+        parents.update(k[: k.rfind(sep, 0, len(k) - 1) + 1] for k in dir_keys)
+        lo, hi = min(parents), max(parents)
+        n = 0
+        while n < len(lo) and n < len(hi) and lo[n] == hi[n]:
+            n += 1
+        prefix = lo[: lo.rfind(sep, 0, n) + 1] if n < len(lo) else lo
+    label = (dot if dot_prefixed else b"") + prefix
+    root = Node(label or dot)
+    nodes: dict[bytes, Node] = {prefix: root}
+
+    def node_for(key: bytes) -> Node:
+        missing = []
+        while key not in nodes:
+            missing.append(key)
+            parent_key = key[: key.rfind(sep, 0, len(key) - 1) + 1]
+            key = parent_key if len(parent_key) >= len(prefix) else prefix
+        node = nodes[key]
+        for child_key in reversed(missing):
+            name = child_key[len(key) : -len(sep)]
             child = node.dirs.get(name)
             if child is None:
                 child = node.dirs[name] = Node(name)
-            node = child
-        leaf = rel[-1]
-        if i in marked_dirs:
-            if leaf not in node.dirs:
-                node.dirs[leaf] = Node(leaf)
-        elif leaf not in node.dirs:
-            node.files[leaf] = None
-    # a name listed as a file that other paths go through is a directory ("find" lists both)
-    stack = [root]
-    order = []
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        for name in list(node.files):
-            if name in node.dirs:
-                del node.files[name]
-        stack.extend(node.dirs.values())
-    for node in reversed(order):
+            nodes[child_key] = node = child
+            key = child_key
+        return node
+
+    for key in keys:
+        names = files_in.get(key)
+        node = node_for(key)
+        if names:
+            node.files.update(names)
+    # bottom-up: a name listed as a file that other paths go through is a directory ("find" lists
+    # both); then the recursive counts
+    ext_of: dict[bytes, bytes] = {}
+    for key in sorted(nodes, key=lambda k: k.count(sep), reverse=True):
+        node = nodes[key]
+        for name in [f for f in node.files if f in node.dirs]:
+            del node.files[name]
         node.nfiles = len(node.files)
         node.ndirs = len(node.dirs)
         exts = node.exts
         for name in node.files:
-            ext = _ext(name)
+            ext = ext_of.get(name)
+            if ext is None:
+                ext = ext_of[name] = _ext(name)
             exts[ext] = exts.get(ext, 0) + 1
         for child in node.dirs.values():
             node.nfiles += child.nfiles
             node.ndirs += child.ndirs
             for ext, count in child.exts.items():
                 exts[ext] = exts.get(ext, 0) + count
-    return root, label, len(real)
+    return root, label, entries
 
 
 def _ext(name: bytes) -> bytes:

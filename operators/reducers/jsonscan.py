@@ -28,20 +28,29 @@ from typing import Iterator
 BOM = b"\xef\xbb\xbf"
 BAD = -2  # key_start of a top-level segment that did not parse (kept verbatim by the reducer)
 
-_STRING = rb'"[^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+"'
+_ESCAPE = rb'["\\/bfnrt]|u[0-9a-fA-F]{4}'
+# strict: a \u escape of a UTF-16 surrogate must be a well-formed pair (msgspec agrees)
+_ESCAPE_STRICT = rb'["\\/bfnrt]|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u(?![dD][89a-fA-F])[0-9a-fA-F]{4}'
+
+
+def _token_re(escape: bytes) -> re.Pattern:
+    string = rb'"[^"\\\x00-\x1f]*+(?:\\(?:' + escape + rb')[^"\\\x00-\x1f]*+)*+"'
+    return re.compile(
+        rb"[ \t\r\n]*+(?:(" + string + rb")([ \t\r\n]*+:)?"  # 1 string, 2 ... followed by a colon: a key
+        rb"|(-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?)"  # 3 number
+        rb"|(true|false|null)"  # 4
+        rb"|([\[{])"  # 5
+        rb"|([\]}])"  # 6
+        rb"|(,)"  # 7
+        rb"|(.))",  # 8 anything else is an error
+        re.S,
+    )
+
 
 # One token, with the whitespace in front of it. lastindex tells the kind:
 T_STRING, T_KEY, T_NUMBER, T_LITERAL, T_OPEN, T_CLOSE, T_COMMA, T_ERROR = 1, 2, 3, 4, 5, 6, 7, 8
-TOKEN = re.compile(
-    rb"[ \t\r\n]*+(?:(" + _STRING + rb")([ \t\r\n]*+:)?"  # 1 string, 2 ... followed by a colon: a key
-    rb"|(-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?)"  # 3 number
-    rb"|(true|false|null)"  # 4
-    rb"|([\[{])"  # 5
-    rb"|([\]}])"  # 6
-    rb"|(,)"  # 7
-    rb"|(.))",  # 8 anything else is an error
-    re.S,
-)
+TOKEN = _token_re(_ESCAPE)  # lenient about lone surrogates: the reducer copes with them
+STRICT_TOKEN = _token_re(_ESCAPE_STRICT)
 
 # Up to the next bracket outside a string; possessive, so an unterminated string fails fast.
 _STRUCT = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])', re.S)
@@ -212,7 +221,7 @@ def is_valid_json(raw: bytes) -> bool:
     stack = bytearray()  # open brackets
     # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
     state = 0
-    for m in TOKEN.finditer(raw, start):
+    for m in STRICT_TOKEN.finditer(raw, start):
         t = m.lastindex
         if state == 4:
             if not stack:
