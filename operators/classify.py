@@ -21,6 +21,11 @@ GIT_EVIDENCE_RE = re.compile(
 )
 UNIFIED_RE = re.compile(rb"^--- [^\r\n]*\r?\n\+\+\+ [^\r\n]*\r?\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
 DIFF_START = (b"diff ", b"--- ", b"From ", b"commit ", b"Index: ", b"index ", b"Only in ")
+FIRST_FILE_RE = re.compile(rb"^(?:diff -|Index: |--- [^\r\n]*\r?\n\+\+\+ )", re.M)
+DIFF_BODY_RE = re.compile(
+    rb"(?:[ +\-@\\]|$|\r$|diff |index |old mode |new mode |similarity |dissimilarity |rename |copy |new file |deleted file "
+    rb"|Binary files |GIT binary patch|literal \d|delta \d|Only in |Index: |={20}|[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{8,}\r?$)"
+)
 LOG_LINE_RE = re.compile(
     rb"^(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
     rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
@@ -29,7 +34,7 @@ LOG_LINE_RE = re.compile(
 LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
 NOT_IN_PATH_RE = re.compile(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
 FILE_NAME_RE = re.compile(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
-ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")  # colours and cursor moves hide line starts from BUILD_RE
 BUILD_RE = re.compile(
     rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
@@ -122,9 +127,16 @@ def looks_like_path(line: bytes) -> bool:
 
 
 def _is_diff(head: bytes) -> bool:
-    # a diff embedded in a log is not a diff: the input has to start like one
-    if not head.lstrip()[:200].startswith(DIFF_START):
+    if not ((GIT_FILE_RE.search(head) and GIT_EVIDENCE_RE.search(head)) or UNIFIED_RE.search(head)):
         return False
-    if GIT_FILE_RE.search(head) and GIT_EVIDENCE_RE.search(head):
+    if head.lstrip()[:200].startswith(DIFF_START):
         return True
-    return UNIFIED_RE.search(head) is not None
+    # a preamble (commit header, mail headers, hg export) is fine; a diff embedded in a log is not a diff
+    first = FIRST_FILE_RE.search(head)
+    if first is None:
+        return False
+    pre = [line for line in head[: first.start()].split(b"\n") if line.strip()]
+    if sum(1 for line in pre if LOG_LINE_RE.match(line) or LEVEL_RE.search(line[:200])) * 3 >= len(pre) > 0:
+        return False
+    body = head[first.start() :].split(b"\n")[:2000]
+    return sum(1 for line in body if DIFF_BODY_RE.match(line)) >= 0.8 * len(body)

@@ -63,6 +63,17 @@ def test_git_diff_and_plain_unified_diff():
     assert kind(b"commit 0123456789abcdef\nAuthor: A <a@b>\n\n    fix\n\n" + GIT_DIFF) == "diff"
 
 
+@pytest.mark.parametrize("preamble", [
+    b"Author: A Person <a@example.org>\nDate:   Sun Jun 22 01:15:05 2014 -0700\n\n    Fix the build\n\n",  # git log -p --format
+    b"\n# HG changeset patch\n# User B <b@example.org>\n# Date 1302190091 14400\n# Node ID bd0f73a9538e\n\nFix\n\n",
+    b"From: C <c@example.org>\nDate: Wed, 15 Dec 2021 23:12:36 -0800\nSubject: [PATCH] port it\n\nBody text.\n---\n",
+])
+def test_diff_with_a_commit_or_mail_preamble(preamble):
+    assert kind(preamble + GIT_DIFF) == "diff"
+    plain = b"--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+    assert kind(preamble + plain) == "diff"
+
+
 def test_mode_only_and_binary_only_git_diffs():
     assert kind(b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n") == "diff"
     assert kind(b"diff --git a/x.png b/x.png\nindex 1111111..2222222 100644\nBinary files a/x.png and b/x.png differ\n") == "diff"
@@ -112,6 +123,8 @@ def test_log_is_log():
 def test_build_output_is_build():
     pytest_out = b"============ test session starts ============\ncollected 3 items\n\nFAILED tests/t.py::test_a - x\n"
     assert kind(pytest_out) == "build"
+    pip_out = b"Collecting a==1 (from -r r.txt)\nCollecting b==2 (from -r r.txt)\nSuccessfully installed a b\n"
+    assert kind(pip_out) == "build"
     ansi_pip = b"\x1b[?25hCollecting a==1 (from -r r.txt)\n\x1b[?25hCollecting b==2 (from -r r.txt)\nSuccessfully installed a b\n"
     assert kind(ansi_pip) == "build"
 

@@ -189,15 +189,17 @@ def test_no_newline_marker_keeps_the_line_it_is_about():
 def test_combined_diff_cuts_only_all_space_prefixes():
     raw = (
         b"diff --cc f.c\nindex 1111111,2222222..3333333\n--- a/f.c\n+++ b/f.c\n@@@ -1,10 -1,10 +1,11 @@@\n"
-        + b"".join(b"  same %d\n" % i for i in range(5))
+        + b"".join(b"  same %d: a longer line of unchanged content\n" % i for i in range(5))
         + b"- from ours\n +from theirs\n++both\n"
-        + b"".join(b"  tail %d\n" % i for i in range(4))
+        + b"".join(b"  tail %d: a longer line of unchanged content\n" % i for i in range(4))
     )
     _, visible = run(raw)
     lines = vis_lines(visible)
-    for kept in (b"- from ours", b" +from theirs", b"++both", b"  same 4", b"  tail 0", b"@@@ -1,10 -1,10 +1,11 @@@"):
+    for kept in (b"- from ours", b" +from theirs", b"++both", b"@@@ -1,10 -1,10 +1,11 @@@",
+                 b"  same 4: a longer line of unchanged content", b"  tail 0: a longer line of unchanged content"):
         assert kept in lines, kept
-    assert b"  same 0" not in lines and b"  tail 3" not in lines
+    assert b"  same 0: a longer line of unchanged content" not in lines
+    assert b"  tail 3: a longer line of unchanged content" not in lines
     assert b"index 1111111,2222222..3333333" not in lines
 
 
@@ -223,13 +225,13 @@ def test_crlf_diff_cuts_context_and_keeps_crlf():
 
 def test_no_final_newline_and_invalid_utf8_and_nul():
     raw = (
-        b"diff --git a/b.bin b/b.bin\n--- a/b.bin\n+++ b/b.bin\n@@ -1,14 +1,14 @@\n"
-        + b" caf\xe9 \xff\xfe\x00 ok\n" * 6 + b"-\xc3(\x00 old\n+\xa0\xa1 new\x00\n" + b" tail \xff\n" * 6 + b" end\xff"
+        b"diff --git a/b.bin b/b.bin\n--- a/b.bin\n+++ b/b.bin\n@@ -1,32 +1,32 @@\n"
+        + b" caf\xe9 \xff\xfe\x00 ok\n" * 15 + b"-\xc3(\x00 old\n+\xa0\xa1 new\x00\n" + b" tail \xff\n" * 15 + b" end\xff"
     )
     plan, visible = run(raw)
     lines = vis_lines(visible)
     assert b"-\xc3(\x00 old" in lines and b"+\xa0\xa1 new\x00" in lines
-    assert plan.reasons
+    assert HINT_RE.findall(visible) == [b"14", b"15"]
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -240,6 +242,12 @@ def test_odd_input_never_raises_and_restores(seed):
               b"index 1234567..89abcde 100644\n", b"\xff\xfe", b"\x00", b" ", b"@@ -x +y @@\n", b"@@ -1,999999999 +1 @@\n"]
     raw = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 80)))
     run(raw, context_keep=rng.randint(0, 3))
+
+
+def test_small_gain_passes_through():
+    raw = b"diff --git a/a b/a\nindex 1111111..2222222 100644\n--- a/a\n+++ b/a\n@@ -1,5 +1,5 @@\n x\n y\n-b\n+c\n z\n w\n"
+    plan, visible = run(raw)
+    assert visible == raw and not plan.reasons
 
 
 def test_plain_diff_u_output_is_reduced_too():

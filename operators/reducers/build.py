@@ -444,8 +444,16 @@ def reduce_build(raw: bytes, granularity: str) -> Plan:
     folded = 0
     escapes = False
     i = 0
+    plain = [lines.bodies[k] - lines.starts[k] == len(lines.shown[k]) for k in range(n)]  # shown as is
     while i < n:
         if kind[i] == KEEP:
+            j = i
+            while j < n and kind[j] == KEEP and plain[j]:
+                j += 1
+            if j > i:  # a run of lines shown verbatim
+                plan.keep(lines.starts[i], lines.ends[j - 1])
+                i = j
+                continue
             escapes |= _keep_line(plan, raw, lines, i, *term)
             i += 1
             continue
@@ -459,11 +467,11 @@ def reduce_build(raw: bytes, granularity: str) -> Plan:
             escapes |= _keep_line(plan, raw, lines, i, *term)  # cheaper shown than summarised
             i = j
             continue
-        for k in range(i, j):
-            if fine:
+        if fine:
+            for k in range(i, j):
                 plan.omit(lines.starts[k], lines.ends[k], "n:" + label[k], FINE_REASON + label[k])
-            else:
-                plan.omit(lines.starts[k], lines.ends[k], "build", COARSE_REASON)
+        else:
+            plan.omit(lines.starts[i], lines.ends[j - 1], "build", COARSE_REASON)
         if not plan.ends_line():
             plan.show(b"\n")
         plan.show(summary.encode() + b"\n")

@@ -16,14 +16,15 @@ Omitted, all into ONE coarse ref (group ``context``):
 Hunks are walked by their line counts, so a removed line that reads ``--- a/x`` or ``diff --git`` is
 still a changed line. Combined diffs (``diff --cc``, ``@@@``) work the same way with one prefix column
 per parent. A hunk whose lines do not match its header is left as it is: nothing is cut from it.
-One marker line at the end names the ref.
+One marker line at the end names the ref. A diff where cutting would save less than ``MIN_GAIN``
+bytes net (hints and marker included) passes through untouched.
 """
 
 from __future__ import annotations
 
 import re
 
-from operators.reduction import Plan
+from operators.reduction import OMIT, SHOW, Plan, passthrough
 
 GROUP = "context"
 REASON = "unchanged diff context, git metadata and binary patch data"
@@ -31,6 +32,7 @@ REASON = "unchanged diff context, git metadata and binary patch data"
 OTHER, META, CTX, CHG, NONL, BIN = range(6)
 ANCHORS = (CHG, NONL)
 MIN_CUT = 2  # cut a context run only when at least this many lines can go
+MIN_GAIN = 64  # bytes; a smaller net saving is not worth a ref and a marker: pass through
 
 FILE_START_RE = re.compile(rb"diff (?:--git|--cc|--combined) ")
 HUNK_RE = re.compile(rb"(@{2,}) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? \1(?:[ \t]|$)")
@@ -155,7 +157,7 @@ def reduce_diff(raw: bytes, context_keep: int) -> Plan:
             cut_meta += j - i
         elif kind == BIN:
             plan.omit(starts[i], starts[j], GROUP, REASON)
-            plan.show(_after_newline(plan, f"⋯ {j - i} lines of binary patch data".encode() + ending(j - 1)))
+            plan.show(_after_newline(plan, f"⋯ {_count(j - i, 'line')} of binary patch data".encode() + ending(j - 1)))
             cut_binary += j - i
         else:
             plan.keep(starts[i], starts[j])
@@ -164,15 +166,23 @@ def reduce_diff(raw: bytes, context_keep: int) -> Plan:
     if plan.omits_anything:
         parts = []
         if cut_context:
-            parts.append(f"{cut_context} unchanged context lines")
+            parts.append(_count(cut_context, "unchanged context line"))
         if cut_meta:
-            parts.append(f"{cut_meta} git metadata lines (index/mode/similarity)")
+            parts.append(_count(cut_meta, "index/mode line"))
         if cut_binary:
-            parts.append(f"{cut_binary} lines of binary patch data")
+            parts.append(_count(cut_binary, "line") + " of binary patch data")
         plan.show(_after_newline(plan, f"[diff: omitted {', '.join(parts)}; exact bytes: ".encode()))
         plan.mark(GROUP)
         plan.show(b"]\n")
+        omitted = sum(piece[2] - piece[1] for piece in plan.pieces if piece[0] == OMIT)
+        shown = sum(len(piece[1]) for piece in plan.pieces if piece[0] == SHOW) + len("#ref:ctx_000000")
+        if omitted - shown < MIN_GAIN:
+            return passthrough(raw)
     return plan.finish()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _after_newline(plan: Plan, text: bytes) -> bytes:

@@ -2,20 +2,23 @@
 
 The whole listing goes into ONE ref (group ``filelist``) and a compact tree stands in its place:
 
-    [file list: 1,850 entries (1,790 files in 60 directories), folded into a tree; full list: #ref:ctx_…]
-    ./ (1,790 files in 60 dirs: 1,650 .php, 80 .json, 60 other)
-      .env, README.md, composer.json
-      src/ (62 files in 9 dirs: 62 .php)
+    [file list: 527 entries (409 files in 118 directories), folded into a tree; full list: #ref:ctx_…]
+    ./ (409 files in 118 dirs: 230 .php, 52 .js, 33 .md, 94 other)
+      .env, .gitignore, Dockerfile, README.md, composer.json, composer.lock, … +8 more
+      src/ (35 .php in 14 dirs)
         Kernel.php
-        Controller/ (8 .php)
-      vendor/ (1,700 files in 40 dirs: …) not expanded
+        Security/ (5 .php in 2 dirs)
+          AuthGuard.php, LoginFormAuthenticator.php
+          Token/ (2 .php)
+      vendor/ (202 files in 37 dirs: 161 .php, 19 .md, 22 other) not expanded
 
 * Directories are expanded down to ``max_depth`` levels below the root; a deeper directory is one
   summary line. Bulk directories (``vendor``, ``node_modules``, ``.git``, caches, build output) are
   never expanded.
-* An expanded directory names its files when it has at most ``max_entries_per_dir`` of them, else
-  it counts them by extension; it shows at most ``max_entries_per_dir`` subdirectories, the rest
-  folded into one line with their counts.
+* An expanded directory names up to ``max_entries_per_dir`` of its files (``… +N more`` for the
+  rest) and gives each subdirectory a line, up to ``SUBDIR_FACTOR`` times that many; the others are
+  folded into one line with their counts. A tree longer than ``MAX_LINES`` is drawn one level
+  shallower until it fits.
 * A chain of directories that hold nothing but one subdirectory shows as one line (``a/b/c/``).
 * Names with spaces, commas, quotes, control characters or bytes that are not UTF-8 are shown
   quoted with escapes, so a name can never break the layout; the exact bytes are in the ref.
@@ -76,8 +79,8 @@ def parse(raw: bytes) -> tuple[list[bytes], bytes]:
     return paths, (b"\\" if back > slash else b"/")
 
 
-def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, bytes, int]:
-    """The tree under the paths' common directory prefix, that prefix, and the number of entries.
+def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
+    """The tree under the paths' common directory prefix (the root's name), and the number of entries.
 
     Paths are grouped by their parent directory first (one dict entry per path); nodes are made
     only for distinct directories, so a listing of a million files stays cheap.
@@ -168,7 +171,7 @@ def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, bytes, int]:
             node.ndirs += child.ndirs
             for ext, count in child.exts.items():
                 exts[ext] = exts.get(ext, 0) + count
-    return root, label, entries
+    return root, entries
 
 
 def _ext(name: bytes) -> bytes:
@@ -203,26 +206,18 @@ def show_name(name: bytes) -> str:
     return f"'{body}'" if quote else body
 
 
-def _counts(node: Node, files_only: bool = False) -> str:
-    nfiles = len(node.files) if files_only else node.nfiles
-    exts = node.exts
-    if files_only:
-        exts = {}
-        for name in node.files:
-            ext = _ext(name)
-            exts[ext] = exts.get(ext, 0) + 1
-    ranked = sorted(exts.items(), key=lambda kv: (-kv[1], kv[0]))
+def _counts(node: Node) -> str:
+    """``412 files in 23 dirs: 380 .php, 20 .twig, 12 other`` (or ``35 .php`` when all share one)."""
+    ranked = sorted(node.exts.items(), key=lambda kv: (-kv[1], kv[0]))
     if len(ranked) == 1 and ranked[0][0]:
-        text = f"{nfiles:,} {show_name(ranked[0][0])}"
-        head = None
+        text = f"{node.nfiles:,} {show_name(ranked[0][0])}"
     else:
-        text = f"{nfiles:,} file{'s' if nfiles != 1 else ''}"
-        head = ranked
-    if not files_only and node.ndirs:
+        text = f"{node.nfiles:,} file{'s' if node.nfiles != 1 else ''}"
+    if node.ndirs:
         text += f" in {node.ndirs:,} dir{'s' if node.ndirs != 1 else ''}"
-    if head and nfiles:
-        shown = [(ext, count) for ext, count in head[:TOP_EXTS] if ext]
-        rest = nfiles - sum(count for _, count in shown)
+    if len(ranked) > 1:
+        shown = [(ext, count) for ext, count in ranked[:TOP_EXTS] if ext]
+        rest = node.nfiles - sum(count for _, count in shown)
         parts = [f"{count:,} {show_name(ext)}" for ext, count in shown]
         if rest and parts:
             parts.append(f"{rest:,} other")
@@ -269,13 +264,13 @@ def render_tree(root: Node, max_entries: int, max_depth: int) -> list[str]:
     return lines
 
 
-def fit_tree(root: Node, max_entries: int, max_depth: int) -> tuple[list[str], int]:
+def fit_tree(root: Node, max_entries: int, max_depth: int) -> list[str]:
     """The tree at the deepest level (at most ``max_depth``) that fits in ``MAX_LINES`` lines."""
     depth = max(0, max_depth)
     while True:
         lines = render_tree(root, max(1, max_entries), depth)
         if len(lines) <= MAX_LINES or depth == 0:
-            return lines, depth
+            return lines
         depth -= 1
 
 
@@ -283,8 +278,8 @@ def reduce_filelist(raw: bytes, max_entries: int, max_depth: int) -> Plan:
     paths, sep = parse(raw)
     if len(paths) < 2:
         return passthrough(raw)
-    root, _, entries = build_tree(paths, sep)
-    tree, _ = fit_tree(root, max_entries, max_depth)
+    root, entries = build_tree(paths, sep)
+    tree = fit_tree(root, max_entries, max_depth)
     head = (
         f"[file list: {entries:,} entries ({root.nfiles:,} files in {root.ndirs:,} directories), "
         f"folded into a tree; full list: "

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from bisect import bisect_right
 
 from operators.reduction import Plan, passthrough
 from operators.reducers.jsonscan import BAD, BOM, container_ends, scan_level, top_level
@@ -46,16 +47,17 @@ MAX_GROUPS = {"coarse": 10, "fine": 64}
 PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"details", b"exception", b"cause"}
 
 ELLIPSIS = "\u2026".encode()
-KEEP, RECURSE, NOISE, STRING, FIRST, SILENT = range(6)
+KEEP, RECURSE, NOISE, STRING, RUN = range(5)
+_INSIDE_RUN = [(KEEP,)]  # entries covered by the RUN action in front of them
 _OBJ, _ARR, _STR = 0x7B, 0x5B, 0x22
 
-NOTABLE_RE = re.compile(
-    rb'(?i)"(?:error|errors|exception|failure|fault|fatal)"[ \t\r\n]*:[ \t\r\n]*'
+NOTABLE_RE = re.compile(  # an item worth keeping in view: an error member, or a failing status/code
+    rb'"(?:[Ee]rrors?|ERRORS?|[Ee]xception|[Ff]ailure|[Ff]ault|[Ff]atal)"[ \t\r\n]*:[ \t\r\n]*+'
     rb'(?!null\b|false\b|""|\[[ \t\r\n]*\]|\{[ \t\r\n]*\}|0\b)'
-    rb'|"(?:status|state|result|outcome|level|severity|conclusion|health)"[ \t\r\n]*:[ \t\r\n]*"[^"\\]{0,80}?'
-    rb"(?:fail|error|fatal|critical|crash|panic|timeout|timed.out|denied|refused|abort|exception|invalid"
-    rb"|unauthori[sz]ed|forbidden|unhealthy)"
-    rb'|"(?:status|status_?code|http_?status|code)"[ \t\r\n]*:[ \t\r\n]*"?[45][0-9][0-9]\b'
+    rb'|"(?:[Ss]tatus|STATUS|[Ss]tate|[Rr]esult|[Oo]utcome|[Ll]evel|[Ss]everity|[Cc]onclusion|[Hh]ealth)"[ \t\r\n]*:[ \t\r\n]*'
+    rb'"[^"\\]{0,80}?(?i:fail|error|fatal|critical|crash|panic|timeout|timed.out|denied|refused|abort|exception'
+    rb"|invalid|unauthori[sz]ed|forbidden|unhealthy)"
+    rb'|"(?:[Ss]tatus|[Ss]tatus_?[Cc]ode|[Hh]ttp_?[Ss]tatus|[Cc]ode)"[ \t\r\n]*:[ \t\r\n]*"?[45][0-9][0-9]\b'
 )
 WORD_SPLIT = re.compile(rb"[_\-. ]+|(?<=[a-z0-9])(?=[A-Z])")
 STRING_UNIT = re.compile(rb"[^\\]++|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[0-9a-fA-F]{4}|\\u[0-9a-fA-F]{4}|\\.", re.S)
@@ -133,6 +135,8 @@ class _Reducer:
     def same_shape(self, entries, idxs: list[int]) -> bool:
         raw = self.raw
         kinds: dict[int, int] = {}
+        if len(idxs) > 16 * SAMPLE:
+            idxs = [idxs[k * len(idxs) // (16 * SAMPLE)] for k in range(16 * SAMPLE)]
         for i in idxs:
             c = raw[entries[i][2]]
             c = c if c in (_OBJ, _ARR, _STR) else 0
@@ -164,19 +168,25 @@ class _Reducer:
         rest = idxs[max(self.cfg.array_keep, 0):]
         if not rest:
             return
-        scalar = raw[entries[idxs[0]][2]] not in (_OBJ, _ARR)
-        notable, extra = [], 0
-        for i in rest:
-            vs, ve = entries[i][2], entries[i][3]
-            hit = SIGNAL_RE.search(raw, vs, ve) if raw[vs] == _STR else NOTABLE_RE.search(raw, vs, ve)
-            if hit is not None:
-                if len(notable) < NOTABLE_MAX:
-                    notable.append(i)
-                else:
-                    extra += 1
-        keep = set(notable)
-        omitted = [i for i in rest if i not in keep]
-        size = sum(entries[i][3] - entries[i][2] for i in omitted)
+        first_kind = raw[entries[rest[0]][2]]
+        pattern = NOTABLE_RE if first_kind in (_OBJ, _ARR) else SIGNAL_RE if first_kind == _STR else None
+        notable: list[int] = []
+        extra = 0
+        if pattern is not None:
+            starts = [entries[i][2] for i in rest]
+            last = -1
+            for m in pattern.finditer(raw, starts[0], entries[rest[-1]][3]):
+                j = bisect_right(starts, m.start()) - 1
+                if j > last and m.start() < entries[rest[j]][3]:
+                    last = j
+                    if len(notable) < NOTABLE_MAX:
+                        notable.append(j)
+                    else:
+                        extra += 1
+        keep = {rest[j] for j in notable}
+        omitted = [i for i in rest if i not in keep] if keep else rest
+        size = entries[rest[-1]][3] - entries[rest[0]][2] - sum(entries[i][3] - entries[i][2] for i in keep)
+        scalar = first_kind not in (_OBJ, _ARR)
         if not omitted or size < (SCALAR_SUMMARY_MIN if scalar else SUMMARY_MIN):
             return
         first = omitted[0]
@@ -188,9 +198,22 @@ class _Reducer:
             before = _json_str("\u2026") + b": " + _json_str(label[2:] + ": ")[:-1]
         else:
             before = _json_str(label + ": ")[:-1]
-        actions[first] = (FIRST, group, before)
-        for i in omitted[1:]:
-            actions[i] = (SILENT, group)
+        self.bucket(omitted, actions, group, before)
+
+    @staticmethod
+    def bucket(members: list[int], actions: list, group, before: bytes) -> None:
+        """Runs of consecutive members go to one group: the first run shows ``before`` + marker."""
+        n = len(members)
+        k = 0
+        while k < n:
+            first = last = members[k]
+            k += 1
+            while k < n and members[k] == last + 1:
+                last = members[k]
+                k += 1
+            actions[first] = (RUN, group, before, last)
+            actions[first + 1 : last + 1] = _INSIDE_RUN * (last - first)
+            before = None
 
     def plan_object(self, entries, path, protected: bool) -> list:
         raw = self.raw
@@ -222,9 +245,7 @@ class _Reducer:
                 label = "|".join(globs) or "padding"
                 group = self.group("padding", path, f"{len(pad)} padding keys ({label})", entries[pad[0]][0])
                 before = _json_str(label) + b": " + _json_str(f"{len(pad)} keys: ")[:-1]
-                actions[pad[0]] = (FIRST, group, before)
-                for i in pad[1:]:
-                    actions[i] = (SILENT, group)
+                self.bucket(pad, actions, group, before)
             else:
                 normal = sorted(normal + pad)
         if not protected and len(normal) >= cfg.array_min and 5 * len(normal) >= 4 * len(entries):
@@ -309,10 +330,14 @@ class _Reducer:
                 cut = self.string_cut(vs, ve)
                 label = ELLIPSIS + f" +{ve - 1 - cut} bytes ".encode()
                 self.edit(cut, ve - 1, self.group("string", action[1], "long string tail", vs), label, b"")
-            elif kind == FIRST:
-                self.edit(ks if ks >= 0 else vs, ve, action[1], action[2], b'"')
-            elif kind == SILENT:
-                self.silent(entries[i - 1][3], ve, action[1])
+            elif kind == RUN:  # entries i..last go to one group
+                _, group, before, last = action
+                end = entries[last][3]
+                if before is not None:
+                    self.edit(ks if ks >= 0 else vs, end, group, before, b'"')
+                else:
+                    self.silent(entries[i - 1][3], end, group)
+                frame[2] = last + 1
         return self.plan.keep_rest().finish()
 
 

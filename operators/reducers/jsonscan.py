@@ -57,6 +57,11 @@ _STRUCT = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])', re.S
 
 _OPEN_OBJ, _OPEN_ARR, _CLOSE_OBJ, _CLOSE_ARR = 0x7B, 0x5B, 0x7D, 0x5D
 
+# A flat array of numbers/literals (no strings, no containers) is split in C instead of tokenised.
+_SCALAR = rb"(?:-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?|true|false|null)"
+_FLAT = re.compile(rb"[ \t\r\n]*+(?:" + _SCALAR + rb"[ \t\r\n]*+(?:,[ \t\r\n]*+" + _SCALAR + rb"[ \t\r\n]*+)*+)?")
+FLAT_MIN = 4096  # bytes from which an array is worth trying the flat path
+
 
 def container_ends(raw: bytes, start: int, stop: int, ends: dict[int, int]) -> int:
     """Pair the brackets of the container opening at ``start`` (searching before ``stop``).
@@ -91,6 +96,12 @@ def scan_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple
     A nested container whose end is unknown is the last entry, with value end -1 (incomplete).
     """
     is_obj = raw[start] == _OPEN_OBJ
+    if not is_obj:
+        end = ends.get(start, -1)
+        if end - start > FLAT_MIN:
+            flat = _flat_elements(raw, start, end)
+            if flat is not None:
+                return flat, None
     close = _CLOSE_OBJ if is_obj else _CLOSE_ARR
     match = TOKEN.match
     entries: list[tuple[int, int, int, int]] = []
@@ -142,6 +153,28 @@ def scan_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple
             return entries, m.start(t)
         pos = m.end()
         state = 3
+
+
+def _flat_elements(raw: bytes, start: int, end: int) -> list[tuple[int, int, int, int]] | None:
+    lo, hi = start + 1, end - 1
+    if raw.find(b'"', lo, hi) >= 0 or raw.find(b"[", lo, hi) >= 0 or raw.find(b"{", lo, hi) >= 0:
+        return None
+    if _FLAT.fullmatch(raw, lo, hi) is None:
+        return None
+    pieces = raw[lo:hi].split(b",")
+    if len(pieces) == 1 and not pieces[0].strip():
+        return []
+    lengths = list(map(len, pieces))
+    lstripped = map(len, map(bytes.lstrip, pieces))
+    stripped = map(len, map(bytes.strip, pieces))
+    out = []
+    append = out.append
+    pos = lo
+    for length, rest, size in zip(lengths, lstripped, stripped):
+        vs = pos + length - rest
+        append((-1, -1, vs, vs + size))
+        pos += length + 1
+    return out
 
 
 def top_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], bool]:
