@@ -25,7 +25,6 @@ import os
 import random
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -62,8 +62,7 @@ def _exit_code(returncode: int) -> int:
 
 def cmd_run(args: argparse.Namespace, config) -> int:
     from flows.cli import UsageError, run_packets
-    from operators.config import home_path
-    from operators.overview import overview, save_visible
+    from operators.overview import overview
     from operators.packet import ContextPacket
 
     cmd = list(args.cmd)
@@ -106,10 +105,10 @@ def cmd_run(args: argparse.Namespace, config) -> int:
         out.write(output)
         out.flush()
         return code
-    home = home_path(config)
-    save_visible(packet, home)
     if args.level == 0:
-        text = overview(packet, home)
+        text = overview(packet)
+        if len(packet.visible) <= len(text):  # the whole reduced output is no longer than its overview
+            text = packet.visible
     else:
         text = packet.visible
         if packet.references:
@@ -132,8 +131,6 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
     import msgspec
 
     from flows.cli import UsageError, _check_readable, run_packets
-    from operators.config import home_path
-    from operators.overview import save_visible
     from operators.pack import PackError, pack
     from operators.packet import ContextPacket
     from operators.sources import file_packets
@@ -155,9 +152,6 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
     errors = [p for p in done if p.error]
     if errors:
         raise UsageError(errors[0].error)
-    home = home_path(config)
-    for packet in done:
-        save_visible(packet, home)
     try:
         text, result = pack(done, args.budget)
     except PackError as exc:

@@ -22,7 +22,7 @@ from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
 from operators.overview import overview
 from operators.report import benchmark_rows, format_table
-from operators.sources import CallbackSink, file_packets, fixture_paths, write_output
+from operators.sources import CallbackSink, file_packets, fixture_paths
 from operators.store import PKT_ID_RE, Store, StoreError
 from operators.trace import configure_trace
 
@@ -67,7 +67,6 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     [packet] = run_packets([packet], args.config)
     if packet.error:
         raise UsageError(packet.error)
-    write_output(packet, config)
     text = {0: overview, 1: lambda p: p.visible, 2: lambda p: p.raw}[args.level](packet)
     out = sys.stdout.buffer
     out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
@@ -102,8 +101,7 @@ def cmd_expand(args: argparse.Namespace, config: Config) -> int:
     else:
         if PKT_ID_RE.fullmatch(args.target):
             manifest = store.get_manifest(args.target)
-            out_file = _find_visible(store, manifest.id, config)
-            data = store.restore(manifest, out_file)
+            data = store.restore(manifest, store.get_visible(manifest))
         else:
             _check_readable(args.target)
             visible = Path(args.target).read_bytes()
@@ -115,19 +113,6 @@ def cmd_expand(args: argparse.Namespace, config: Config) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     return 0
-
-
-def _find_visible(store: Store, pkt_id: str, config: Config) -> bytes:
-    """The visible text of a packet, from the outputs the graph wrote under ``<home>/out``."""
-    import hashlib
-
-    manifest = store.get_manifest(pkt_id)
-    out_dir = home_path(config) / "out"
-    for path in sorted(out_dir.glob("*.reduced")) if out_dir.is_dir() else []:
-        data = path.read_bytes()
-        if len(data) == manifest.visible_bytes and hashlib.sha256(data).hexdigest() == manifest.visible_sha256:
-            return data
-    raise StoreError(f"the visible text of {pkt_id} is not under {out_dir}; pass the reduced file instead: tokens expand --full FILE")
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhdw])")

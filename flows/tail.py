@@ -15,8 +15,9 @@ bytes in FILE beyond ``out_size`` belong to a window written just before a crash
 checkpointed: they are cut off and that window is produced again from the checkpointed offset, so
 after a SIGKILL no line is lost and none is written twice. On stdout such a window may repeat once.
 
-SIGINT (Ctrl-C) and SIGTERM stop cleanly: every file is read to its current end, the pending window
-(partial line included) goes through the graph and out, the checkpoint is written, exit status 0.
+SIGINT (Ctrl-C) and SIGTERM stop cleanly: the pending window of every file (what was read, partial
+line included) goes through the graph and out, the checkpoint is written, exit status 0. Bytes not
+read yet stay for the next run. A second Ctrl-C interrupts at once.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ BUILD_RE = re.compile(
     rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
     rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
-    rb"|npm (?:ERR!|WARN)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching))",
+    rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching))",
     re.M,
 )
 

@@ -18,7 +18,6 @@ Levels: 0 this overview, 1 the reduced text with its markers, 2 the original byt
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from operators.packet import ContextPacket
 from operators.reduction import MARK
@@ -53,11 +52,8 @@ RUNNERS = [
 ]
 
 
-def overview(packet: ContextPacket, home: str | Path | None = None) -> bytes:
-    """A few lines for a finished packet; small (≈ 60 estimated tokens + the important lines).
-
-    ``home``: where to save the reduced text so ``tokens expand --full pkt_…`` can find it (the
-    configured home when not given)."""
+def overview(packet: ContextPacket) -> bytes:
+    """A few lines for a finished packet; small (≈ 60 estimated tokens + the important lines)."""
     if packet.error:
         return f"{packet.source}: error: {packet.error}\n".encode()
     m = packet.measure
@@ -82,7 +78,6 @@ def overview(packet: ContextPacket, home: str | Path | None = None) -> bytes:
         lines.append(f"refs: none ({packet.guard})")
     if packet.manifest_id:
         lines.append(f"original: tokens expand --full {packet.manifest_id}")
-        _save_visible(packet, home)
     body = "\n".join(lines) + "\n"
     level0 = 0
     for _ in range(4):  # the line holds its own size: settle it
@@ -141,7 +136,7 @@ def _facts(packet: ContextPacket) -> tuple[str, list[str], int]:
         counts = summary.decode("utf-8", "replace")[:120]
     else:
         counts = f"{errors:,} error/{warnings:,} warning lines"
-    return f"{n_lines:,} lines; {counts}", important, total
+    return f"{n_lines:,} line{'s' if n_lines != 1 else ''}; {counts}", important, total
 
 
 def signal_rank(shown: bytes, error: bool | None = None) -> int:
@@ -226,32 +221,3 @@ def _size(n: int) -> str:
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KB"
     return f"{n / 1024 / 1024:.1f} MB"
-
-
-def save_visible(packet: ContextPacket, home: str | Path) -> Path | None:
-    """Keep the reduced text under ``<home>/out/<pkt>.reduced`` so that ``tokens expand --full pkt_…``
-    can rebuild the original from it (content-addressed: written once, never overwritten)."""
-    if not packet.manifest_id:
-        return None
-    out_dir = Path(home) / "out"
-    target = out_dir / f"{packet.manifest_id}.reduced"
-    try:
-        if not target.exists():
-            out_dir.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(f".tmp{id(packet)}")
-            tmp.write_bytes(packet.visible)
-            tmp.replace(target)
-    except OSError:
-        return None
-    return target
-
-
-def _save_visible(packet: ContextPacket, home: str | Path | None) -> None:
-    if home is None:
-        try:
-            from operators.config import home_path, load_config
-
-            home = home_path(load_config())
-        except Exception:
-            return
-    save_visible(packet, home)

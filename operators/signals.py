@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgspec
 
+from operators.reducers.build import display_signals
 from operators.reducers.log import signal_lines
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
@@ -49,6 +50,7 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
 
 
 def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
+    visible, auto = display_signals(visible, auto)  # compare lines as a terminal displays them
     missing = [s for s in expected if s.encode() not in visible]
     if auto:
         visible_lines = {line.rstrip() for line in visible.split(b"\n")}

@@ -137,6 +137,7 @@ def make_store(store: Store) -> StageFn:
             layout=layout, markers=markers, created=time.time(),
         )
         packet.manifest_id = store.put_manifest(manifest)
+        store.put_visible(packet.manifest_id, visible)
         files, size = store.size()
         packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
                          store_files=files, store_bytes=size)

@@ -5,7 +5,8 @@ Two kinds of record, each one JSON file written atomically and never overwritten
 * refs ``ctx_<hex>.json`` — one omission: source, type, reason and the exact bytes (UTF-8 text, or
   base64 when the bytes are not valid UTF-8), with a sha256 to detect corruption;
 * manifests ``pkt_<hex>.json`` — one reduced packet: its refs in order and the layout that splices
-  visible bytes and ref contents back into the original (see ``operators.reduction``).
+  visible bytes and ref contents back into the original (see ``operators.reduction``), with a copy
+  of the visible bytes in ``pkt_<hex>.visible`` so ``tokens expand --full pkt_…`` needs nothing else.
 
 Ids are a prefix of sha256 over an unambiguous, length-prefixed encoding of the record's key. A
 prefix already taken by different content is lengthened, never overwritten. A new file is created by
@@ -179,6 +180,22 @@ class Store:
         manifest.id = pkt_id
         return pkt_id
 
+    def put_visible(self, pkt_id: str, visible: bytes) -> None:
+        """Keep the visible bytes of a packet (content-addressed by its id: written once)."""
+        path = self.dir / f"{pkt_id}.visible"
+        if not path.exists():
+            self._create_exclusive(path, visible)
+
+    def get_visible(self, manifest: Manifest) -> bytes:
+        path = self.dir / f"{manifest.id}.visible"
+        try:
+            visible = path.read_bytes()
+        except OSError:
+            raise StoreError(f"the visible text of {manifest.id} is not in {self.dir}; pass the reduced file: tokens expand --full FILE") from None
+        if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
+            raise StoreError(f"corrupt store file {path}: it does not match packet {manifest.id}")
+        return visible
+
     def get_manifest(self, pkt_id: str) -> Manifest:
         if not PKT_ID_RE.fullmatch(pkt_id):
             raise StoreError(f"not a packet id: {pkt_id!r} (expected pkt_ followed by 12-64 lowercase hex digits)")
@@ -227,7 +244,7 @@ class Store:
         if self.dir.is_dir():
             with os.scandir(self.dir) as entries:
                 for entry in entries:
-                    if entry.name.endswith(".json"):
+                    if entry.name.endswith((".json", ".visible")):
                         files += 1
                         total += entry.stat().st_size
         return files, total
@@ -241,7 +258,7 @@ class Store:
             return 0, 0
         now = time.time()
         entries = []
-        for path in self.dir.glob("*.json"):
+        for path in self.dir.glob("[cp][tk][xt]_*.*"):
             try:
                 st = path.stat()
             except OSError:

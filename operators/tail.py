@@ -37,8 +37,8 @@ the path is no longer the checkpointed inode, the rotated file is looked up by i
 siblings and finished first.
 
 ``TailSource.stop()`` (also bound to SIGINT/SIGTERM when built in the main thread) makes every
-partition read what is there, flush its pending window, partial line included, and finish, so the
-dataflow ends normally.
+partition flush its pending window (what it has read, partial line included) and finish, so the
+dataflow ends normally; bytes not read yet are left for the next run.
 """
 
 from __future__ import annotations
@@ -121,7 +121,6 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.more = False  # the read budget ran out: come back at once
         self.rotated_at: float | None = None  # a new file is at the path; finishing the old one
         self.gone_noted = False
-        self.stop_target: int | None = None
         self.finished = False
         self.last_problem = ""
         self._start(resume)
@@ -197,7 +196,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             here = None
         if here == (resume.dev, resume.ino):
             if self._open(self.path, resume.offset, expect=here):
-                self._note(what="resumed", offset=self.pos)
+                self._note(what="following from the saved position", offset=self.pos)
                 return
         sibling = self._find_sibling(resume.dev, resume.ino) if resume.ino else None
         if sibling and self._open(sibling, resume.offset, expect=(resume.dev, resume.ino)):
@@ -360,17 +359,11 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         return out
 
     def _stop(self) -> list[ContextPacket]:
-        """Read up to the size the file had when asked to stop, flush everything, then finish."""
-        if self.fd is not None:
-            try:
-                if self.stop_target is None:
-                    self.stop_target = max(self.pos, os.fstat(self.fd).st_size)
-                if not self._read(until=self.stop_target):
-                    out, self.out = self.out, []
-                    return out  # more to read first
-            except OSError as exc:
-                self._problem("cannot read", exc)
-            self._flush_all("stop")
+        """Flush what is buffered (the pending window, partial line included) and finish.
+
+        Nothing more is read: the rest of the file is for the next run, from the saved position.
+        """
+        self._flush_all("stop")
         self.finished = True
         out, self.out = self.out, []
         return out

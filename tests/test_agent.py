@@ -7,6 +7,8 @@ import os
 import sys
 
 import pytest
+
+from operators.store import Store
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,16 +96,27 @@ def test_run_level_0_is_small_says_failure_first_and_names_the_refs(capsysbinary
     assert estimate_tokens(len(out) - important) < 100
 
 
+def test_run_level_0_of_a_short_output_is_the_output_itself(capsysbinary):
+    code, out, _ = run_cli(capsysbinary, "run", "--level", "0", "--", PY, "-c", "import sys; print('tiny'); sys.exit(2)")
+    assert (code, out) == (2, b"[command failed: exit code 2]\ntiny\n")
+
+
 # -- level 0 -----------------------------------------------------------------------------------
+FIXTURE_HOME: dict = {}  # where the module's fixture packets were stored
+
+
 @pytest.fixture(scope="module")
 def fixture_packets(tmp_path_factory):
     import os
 
     old = os.environ.get("NOLIFE_TOKENS_HOME")
-    os.environ["NOLIFE_TOKENS_HOME"] = str(tmp_path_factory.mktemp("home"))
+    home = tmp_path_factory.mktemp("home")
+    os.environ["NOLIFE_TOKENS_HOME"] = str(home)
     try:
         paths = sorted(p for p in FIXTURES.iterdir() if p.is_file() and p.name != "signals.toml" and p.suffix != ".md")
-        yield run_packets(file_packets(paths))
+        packets = run_packets(file_packets(paths))
+        FIXTURE_HOME["home"] = home
+        yield packets
     finally:
         if old is None:
             os.environ.pop("NOLIFE_TOKENS_HOME", None)
@@ -111,20 +124,23 @@ def fixture_packets(tmp_path_factory):
             os.environ["NOLIFE_TOKENS_HOME"] = old
 
 
-def test_level_0_of_every_fixture_is_small_and_names_how_to_expand(fixture_packets, tmp_path):
+def test_level_0_of_every_fixture_is_small_and_names_how_to_expand(fixture_packets):
     for packet in fixture_packets:
-        text = overview(packet, tmp_path)
+        text = overview(packet)
         assert estimate_tokens(len(text)) < 260, packet.source
         assert packet.source.encode() in text and packet.type.encode() in text
         assert f"tokens expand --full {packet.manifest_id}".encode() in text
         for ref in packet.references[:3]:
             assert ref.id.encode() in text
         assert b"L0/L1/L2" in text
-        assert (tmp_path / "out" / f"{packet.manifest_id}.reduced").read_bytes() == packet.visible
+        # the command it names works: the store keeps the visible text beside the manifest
+        store = Store(FIXTURE_HOME["home"])
+        manifest = store.get_manifest(packet.manifest_id)
+        assert store.restore(manifest, store.get_visible(manifest)) == packet.raw
 
 
-def test_level_0_counts_per_type(fixture_packets, tmp_path):
-    by_name = {p.source.rsplit("/", 1)[-1]: overview(p, tmp_path).decode() for p in fixture_packets}
+def test_level_0_counts_per_type(fixture_packets):
+    by_name = {p.source.rsplit("/", 1)[-1]: overview(p).decode() for p in fixture_packets}
     assert "build (gcc/make)" in by_name["gcc_errors.txt"]
     assert "src/queue.c:25:5: error: expected" in by_name["gcc_errors.txt"]
     assert "3 failed, 118 passed" in by_name["pytest_failure.txt"]

@@ -59,15 +59,19 @@ def test_fixture_through_the_graph_is_build_restores_and_keeps_every_signal(name
 
 
 @pytest.mark.parametrize("name", [
-    "pytest_failure.txt", "gcc_errors.txt", "npm_install.txt",
-    pytest.param("pip_install.txt", marks=pytest.mark.xfail(
-        reason="classify matches BUILD_RE on raw bytes; a TTY capture starts lines with escapes "
-               "(needs BUILD_RE.findall(display_text(head)) in operators/classify.py)", strict=False)),
+    "pytest_failure.txt", "gcc_errors.txt", "npm_install.txt", "pip_install.txt",
 ])
 def test_build_fixtures_classify_as_build(name):
     from operators.classify import classify
 
     assert classify((FIXTURES / name).read_bytes())[0] == "build"
+
+
+def test_npm_10_lowercase_output_classifies_as_build():
+    from operators.classify import classify
+
+    raw = b"npm warn deprecated inflight@1.0.6: This module is not supported\nnpm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
+    assert classify(raw)[0] == "build"
 
 
 def test_pytest_keeps_every_failed_line_summary_and_traceback(pytest_raw):

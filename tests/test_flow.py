@@ -5,12 +5,11 @@ import sys
 import pytest
 from structlog.testing import capture_logs
 
-from conftest import FIXTURES, PROJECT, reduce_bytes
+from conftest import FIXTURES, PROJECT
 from flows.cli import run_packets
 from operators.config import ConfigError, load_config
 from operators.packet import ContextPacket
 from operators.sources import file_packets
-from operators.store import Store
 
 STAGES = ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
 LOG = (FIXTURES / "sample.log").read_bytes()

@@ -5,7 +5,7 @@ import json as jsonlib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import reduce_bytes
+
 from operators.config import Config, ReduceConfig
 from operators.packet import ContextPacket
 from operators.reduction import omissions, render, restore

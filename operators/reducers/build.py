@@ -178,8 +178,9 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
         ("pytest header", rb"^(?:platform \S+ -- Python|cachedir: |rootdir: |configfile: |testpaths: |plugins: "
                           rb"|hypothesis profile |benchmark: |asyncio: |Using --randomly-seed|django: |metadata: "
                           rb"|timeout: |timeout method: |timeout func_only: |sensitiveurl: |anyio)"),
-        ("pip download", rb"^\s*(?:Collecting|Downloading|Using cached|Requirement already satisfied:|Obtaining "
-                         rb"|Obtaining dependency information|Looking in (?:indexes|links):|Processing |Saved "
+        ("pip download", rb"^\s*(?:Collecting|Downloading|Using cached|Requirement already satisfied:|Obtaining file:"
+                         rb"|Obtaining dependency information|Looking in (?:indexes|links):|Processing \.{0,2}/"
+                         rb"|Processing \S+\.(?:whl|tar\.gz|zip)\b|Saved \S+\.(?:whl|tar\.gz|zip)\b"
                          rb"|Link requires a different Python|Created wheel for|Stored in directory:"
                          rb"|Building wheels for collected packages:|Attempting uninstall:|Found existing installation:"
                          rb"|Uninstalling \S+:|Successfully uninstalled|Successfully built )"),
@@ -192,12 +193,15 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
         ("npm log", rb"^npm (?:http|timing|sill|silly|verb|verbose|info|notice)\b|^(?:gyp|node-gyp) info "),
         ("npm funding", rb"^\d+ packages? (?:are|is) looking for funding|^\s+run `npm fund` for details"),
         ("make directory", rb"^g?make(?:\[\d+\])?: (?:Entering|Leaving) directory|^g?make(?:\[\d+\])?: Nothing to be done"),
-        ("compile command", rb"^\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ar|ranlib|ld|libtool|nvcc|as|cl|link)"
-                            rb"(?:-\d+(?:\.\d+)?)?(?:\.exe)? \S|^libtool: (?:compile|link):|^\s+(?:CC|CXX|LD|AR|AS|GEN|CCLD"
+        ("compile command", rb"^\s*(?:\S*/)?(?:[\w.-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|nvcc|ld|icc|icpx)"
+                            rb"(?:-\d+(?:\.\d+)?)? (?:.* )?-[A-Za-z]|^\s*(?:\S*/)?(?:ar|ranlib) (?:[a-zA-Z]+ )?\S+\.a\b"
+                            rb"|^libtool: (?:compile|link):|^\s+(?:CC|CXX|LD|AR|AS|GEN|CCLD"
                             rb"|CXXLD|HOSTCC|HOSTLD|SOLINK_MODULE|SOLINK|LINK|COPY|TOUCH|ACTION|RULE|INSTALL|STRIP|OBJCOPY)"
                             rb"(?:\([\w.]+\))? +\S"),
         ("build progress", rb"^\[ *\d+%\] (?:Building|Linking|Built target|Scanning|Generating|Automatic MOC)"
-                           rb"|^\[\d+/\d+\] (?:Building|Linking|Generating|Compiling|Copying|Install)|^-- "),
+                           rb"|^\[\d+/\d+\] (?:Building|Linking|Generating|Compiling|Copying|Install)"
+                           rb"|^-- (?:The \w+ compiler|Detecting|Check|Looking for|Found |Performing Test|Configuring done"
+                           rb"|Generating done|Build files have been written|Using )"),
         ("cargo progress", rb"^\s*(?:Compiling|Downloaded|Downloading|Checking|Fresh|Updating|Locking|Adding|Blocking"
                            rb"|Unpacking|Installing|Fetching|Documenting) \S+ v?\d"),
         ("test ok", rb"^test \S+ \.\.\. ok$|^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) |^\s*--- (?:PASS|SKIP): "

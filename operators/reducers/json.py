@@ -33,7 +33,7 @@ import re
 from bisect import bisect_right
 
 from operators.reduction import Plan, passthrough
-from operators.reducers.jsonscan import BAD, BOM, container_ends, scan_level, top_level
+from operators.reducers.jsonscan import BAD, BOM, Ends, scan_level, top_level
 from operators.reducers.log import SIGNAL_RE
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
@@ -89,7 +89,7 @@ class _Reducer:
         self.fine = granularity == "fine"
         self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
         self.groups: dict[str, str] = {}
-        self.ends: dict[int, int] = {}
+        self.ends = Ends()
         self.decision = {k.lower().encode() for k in cfg.decision_keys}
         self.noise = {k.lower().encode() for k in cfg.noise_keys}
         self.globs = [g.lower() for g in cfg.padding_globs]
@@ -191,7 +191,7 @@ class _Reducer:
             return
         first = omitted[0]
         group = self.group(unit, path, f"more {unit} of the same shape", entries[first][2])
-        label = f"\u2026 {len(omitted)} more {unit}"
+        label = f"\u2026 {len(omitted)} more {unit if len(omitted) > 1 else unit[:-1]}"
         if extra:
             label += f" ({extra} with errors)"
         if entries[first][0] >= 0:  # an object member: a member of its own
@@ -228,7 +228,7 @@ class _Reducer:
             if kl in self.decision:
                 actions[i] = (RECURSE, (path, _seg(key)), protected or kl in PROTECT) if container else (KEEP,)
             elif kl in self.noise or kl.lstrip(b"_") in self.noise:
-                if ve >= 0 and ve - vs >= NOISE_MIN:
+                if (ve if ve >= 0 else len(raw)) - vs >= NOISE_MIN:  # a truncated one: the rest of the input
                     actions[i] = (NOISE, (path, _seg(key)))
                 else:
                     actions[i] = (RECURSE, (path, _seg(key)), protected) if container else (KEEP,)
@@ -244,13 +244,13 @@ class _Reducer:
                 globs = [g for g in self.globs if any(fnmatch.fnmatchcase(k, g) for k in keys)]
                 label = "|".join(globs) or "padding"
                 group = self.group("padding", path, f"{len(pad)} padding keys ({label})", entries[pad[0]][0])
-                before = _json_str(label) + b": " + _json_str(f"{len(pad)} keys: ")[:-1]
+                before = _json_str(label) + b": " + _json_str(f"{len(pad)} key{'s' if len(pad) > 1 else ''}: ")[:-1]
                 self.bucket(pad, actions, group, before)
             else:
                 normal = sorted(normal + pad)
         if not protected and len(normal) >= cfg.array_min and 5 * len(normal) >= 4 * len(entries):
             complete = [i for i in normal if entries[i][3] >= 0]
-            if len(complete) >= cfg.array_min and all(raw[entries[i][2]] in (_OBJ, _ARR) for i in complete) \
+            if complete and len(complete) >= cfg.array_min and all(raw[entries[i][2]] in (_OBJ, _ARR) for i in complete) \
                     and self.same_shape(entries, complete):
                 self.summarise(entries, complete, actions, path, "keys")
         for i in normal:
@@ -264,7 +264,7 @@ class _Reducer:
         cfg = self.cfg
         actions: list = [None] * len(entries)
         complete = [i for i, e in enumerate(entries) if e[3] >= 0 and e[0] != BAD]
-        if not protected and len(complete) >= cfg.array_min:
+        if not protected and complete and len(complete) >= cfg.array_min:
             scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
             if (not scalar or len(complete) >= 4 * cfg.array_min) and self.same_shape(entries, complete):
                 self.summarise(entries, complete, actions, path, unit)
@@ -325,7 +325,8 @@ class _Reducer:
             if kind == RECURSE:
                 stack.append([*self.children(vs, action[1], action[2]), 0])
             elif kind == NOISE:
-                self.edit(vs, ve, self.group("noise", action[1], "noise value", vs), b'"', b'"')
+                end = ve if ve >= 0 else len(raw)
+                self.edit(vs, end, self.group("noise", action[1], "noise value", vs), b'"', b'"')
             elif kind == STRING:
                 cut = self.string_cut(vs, ve)
                 label = ELLIPSIS + f" +{ve - 1 - cut} bytes ".encode()

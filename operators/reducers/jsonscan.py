@@ -4,7 +4,7 @@ The JSON reducer never re-serialises anything: it works on byte spans of the raw
 finds those spans.
 
 * ``container_ends`` — a quick pass that pairs every ``{``/``[`` with its closing bracket (strings are
-  skipped inside the regex engine, so only brackets cost Python work). It fills a dict
+  skipped inside the regex engine, so only brackets cost Python work). It fills ``Ends``:
   ``open position -> end position (exclusive)``.
 * ``scan_level`` — the exact tokenizer for the *direct* children of one container: object members as
   ``(key_start, key_end, value_start, value_end)`` and array elements as ``(-1, -1, value_start,
@@ -23,6 +23,8 @@ Spans are half-open ``[start, end)``; key spans include the quotes, never the co
 from __future__ import annotations
 
 import re
+from array import array
+from bisect import bisect_left
 from typing import Iterator
 
 BOM = b"\xef\xbb\xbf"
@@ -63,14 +65,46 @@ _FLAT = re.compile(rb"[ \t\r\n]*+(?:" + _SCALAR + rb"[ \t\r\n]*+(?:,[ \t\r\n]*+"
 FLAT_MIN = 4096  # bytes from which an array is worth trying the flat path
 
 
-def container_ends(raw: bytes, start: int, stop: int, ends: dict[int, int]) -> int:
+class Ends:
+    """Where each container ends: ``open position -> end (exclusive)``, 16 bytes a container.
+
+    Two parallel arrays in order of the opening bracket (the scans only ever move forward), looked
+    up by bisection: a dict of a few hundred thousand ints would cost far more memory than the input.
+    """
+
+    __slots__ = ("opens", "closes")
+
+    def __init__(self) -> None:
+        self.opens = array("q")
+        self.closes = array("q")
+
+    def get(self, pos: int, default=None):
+        opens = self.opens
+        i = bisect_left(opens, pos)
+        if i < len(opens) and opens[i] == pos:
+            end = self.closes[i]
+            if end >= 0:
+                return end
+        return default
+
+    def __len__(self) -> int:
+        return len(self.opens)
+
+
+def container_ends(raw: bytes, start: int, stop: int, ends: Ends) -> int:
     """Pair the brackets of the container opening at ``start`` (searching before ``stop``).
 
-    Records ``ends[open] = close + 1`` for every container closed on the way and returns the end of
-    the one at ``start``, or -1 when it does not close (truncated, mismatched bracket, stray string).
+    Records the end of every container closed on the way in ``ends`` and returns the end of the one
+    at ``start``, or -1 when it does not close (truncated, mismatched bracket, stray string).
     """
     match = _STRUCT.match
-    stack = [start]
+    opens, closes = ends.opens, ends.closes
+    if opens and opens[-1] >= start:  # scanned already (never twice: the arrays stay sorted)
+        end = ends.get(start)
+        return -1 if end is None else end
+    stack = [len(opens)]
+    opens.append(start)
+    closes.append(-1)
     pos = start + 1
     while True:
         m = match(raw, pos, stop)
@@ -79,18 +113,20 @@ def container_ends(raw: bytes, start: int, stop: int, ends: dict[int, int]) -> i
         p = m.start(1)
         c = raw[p]
         if c == _OPEN_OBJ or c == _OPEN_ARR:
-            stack.append(p)
+            stack.append(len(opens))
+            opens.append(p)
+            closes.append(-1)
         else:
-            o = stack.pop()
-            if raw[o] + 2 != c:  # '{'+2 == '}', '['+2 == ']'
+            i = stack.pop()
+            if raw[opens[i]] + 2 != c:  # '{'+2 == '}', '['+2 == ']'
                 return -1
-            ends[o] = p + 1
+            closes[i] = p + 1
             if not stack:
                 return p + 1
         pos = p + 1
 
 
-def scan_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], int | None]:
+def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[list[tuple[int, int, int, int]], int | None]:
     """The direct children of the container opening at ``start``, and the error position (or None).
 
     A nested container whose end is unknown is the last entry, with value end -1 (incomplete).
@@ -177,7 +213,7 @@ def _flat_elements(raw: bytes, start: int, end: int) -> list[tuple[int, int, int
     return out
 
 
-def top_level(raw: bytes, start: int, ends: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], bool]:
+def top_level(raw: bytes, start: int, ends: Ends) -> tuple[list[tuple[int, int, int, int]], bool]:
     """Top-level entries ``(-1, -1, vs, ve)`` (``(BAD, BAD, s, e)`` for a broken NDJSON line) and
     whether the input is a sequence of one-line values (NDJSON)."""
     n = len(raw)
@@ -226,7 +262,7 @@ def iter_spans(raw: bytes) -> Iterator[tuple]:
     vs, ve)`` for an object member, ``("element", vs, ve)`` for an array element. Iterative; stops
     quietly where the input stops parsing (value end -1 for an incomplete container)."""
     start = len(BOM) if raw.startswith(BOM) else 0
-    ends: dict[int, int] = {}
+    ends = Ends()
     items, _ = top_level(raw, start, ends)
     stack: list[Iterator] = []
     for _, _, vs, ve in (item for item in items if item[0] != BAD):

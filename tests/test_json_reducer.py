@@ -1,0 +1,381 @@
+"""The JSON reducer and its scanner: signals stay, visible stays valid JSON, every byte comes back."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+
+import msgspec
+import pytest
+
+from conftest import FIXTURES, reduce_bytes
+from operators.classify import classify
+from operators.config import Config, JsonConfig
+from operators.reduction import omissions, render, restore
+from operators.reducers import json as json_reducer
+from operators.reducers.jsonscan import is_valid_json, iter_spans
+from operators.signals import load_sidecar
+from operators.store import Store
+
+SAMPLE = (FIXTURES / "sample.json").read_bytes()
+PLANTED = load_sidecar(FIXTURES / "signals.toml")["sample.json"]
+MARKER = re.compile(r"#ref:ctx_[0-9a-f]{6,64}")
+ONLY_MARKER = re.compile(r"#ref:ctx_[0-9a-f]{6,64}")
+
+
+def run(raw: bytes, granularity: str = "coarse", **json_cfg):
+    """Reduce with the reducer alone; check the exact restore; return (visible, {group: content}, plan)."""
+    config = Config(json=JsonConfig(**json_cfg)) if json_cfg else Config()
+    plan = json_reducer.reduce(raw, granularity, config)
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, markers = render(plan, ids)
+    assert restore(visible, layout, list(contents.values())) == raw
+    assert len(markers) == sum(1 for _ in MARKER.finditer(visible.decode("utf-8", "replace")))
+    return visible, contents, plan
+
+
+def decode(visible: bytes):
+    return msgspec.json.decode(visible)
+
+
+def content_of(visible_value: str, plan, contents) -> bytes:
+    """The ref content behind the (single) marker in a visible string value."""
+    [marker] = MARKER.findall(visible_value)
+    index = int(marker[len("#ref:ctx_"):], 16)
+    return contents[list(plan.reasons)[index]]
+
+
+# ---- the fixture through the whole graph -------------------------------------------------------
+
+def test_fixture_signals_savings_refs_and_exact_restore(home):
+    packet = reduce_bytes(SAMPLE, source="fixtures/sample.json", expected_signals=PLANTED)
+    assert packet.type == "json" and not packet.guard
+    for signal in PLANTED:
+        assert signal.encode() in packet.visible
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert packet.measure.saved_pct >= 97.0
+    assert 1 <= len(packet.references) <= 10
+    # visible + referenced add up: every raw byte is either kept verbatim or in exactly one ref
+    assert packet.measure.kept_bytes + packet.measure.referenced_bytes == len(SAMPLE)
+    doc = decode(packet.visible)  # still valid JSON
+    original = json.loads(SAMPLE)
+    assert doc["id"] == 42 and doc["status"] == "failed" and doc["payment_id"] == original["payment_id"]
+    assert doc["error"] == original["error"]
+    store = Store(home)
+    by_id = {ref.id: store.get(ref.id).content for ref in packet.references}
+    # noise keys: the key stays, the value is a marker whose ref holds exactly the original value
+    for key in ("telemetry", "debug", "trace"):
+        assert ONLY_MARKER.fullmatch(doc[key]), doc[key]
+        content = by_id[doc[key][len("#ref:"):]]
+        assert json.loads(content) == original[key]
+        assert SAMPLE.count(content) == 1
+    # padding: one member for all padding_*/noise_* keys, one ref holding all of them
+    assert not [k for k in doc if re.fullmatch(r"(padding|noise)_\d+", k)]
+    [bucket_key] = [k for k in doc if "*" in k]
+    assert "padding_*" in bucket_key and "noise_*" in bucket_key
+    pad_content = by_id[MARKER.search(doc[bucket_key]).group()[len("#ref:"):]]
+    padding = {k: v for k, v in original.items() if re.fullmatch(r"(padding|noise)_\d+", k)}
+    assert len(padding) == 100 and json.loads(b"{" + pad_content + b"}") == padding
+    # the long event list: first three, a summary, and the failing event kept in view
+    events = doc["events"]
+    assert events[:3] == original["events"][:3]
+    assert re.fullmatch(r"\u2026 56 more items: #ref:ctx_[0-9a-f]{6,64}", events[3])
+    assert events[4] == original["events"][-1] and events[4]["status"] == "failed"
+    omitted = by_id[MARKER.search(events[3]).group()[len("#ref:"):]]
+    assert json.loads(b"[" + omitted + b"]") == original["events"][3:-1]
+
+
+def test_fixture_fine_granularity_also_within_budget():
+    visible, contents, _ = run(SAMPLE, "fine")
+    decode(visible)
+    assert len(contents) <= 10
+    assert 1 - len(visible) / len(SAMPLE) >= 0.97
+
+
+# ---- the rules ---------------------------------------------------------------------------------
+
+def test_noise_values_become_markers_and_decision_siblings_stay():
+    raw = json.dumps({
+        "id": "req_77", "status": "error", "message": "card declined by issuer",
+        "debug": {"sql": ["SELECT 1"] * 20, "cache": {"hit": False}},
+        "headers": {f"x-h{i}": "v" * 20 for i in range(10)},
+        "meta": True,  # short: a marker would not be shorter, stays
+        "data": {"order": {"id": 5, "telemetry": [1.5] * 40, "total": 12}},
+    }, indent=2).encode()
+    visible, contents, plan = run(raw)
+    doc, original = decode(visible), json.loads(raw)
+    for key in ("id", "status", "message", "meta"):
+        assert doc[key] == original[key]
+    for value, expected in ((doc["debug"], original["debug"]), (doc["headers"], original["headers"]),
+                            (doc["data"]["order"]["telemetry"], original["data"]["order"]["telemetry"])):
+        assert ONLY_MARKER.fullmatch(value)
+        assert json.loads(content_of(value, plan, contents)) == expected
+    assert doc["data"]["order"]["id"] == 5 and doc["data"]["order"]["total"] == 12
+
+
+@pytest.mark.parametrize("indent", [None, 2, "\t"])
+@pytest.mark.parametrize("layout", ["first", "middle", "last", "interleaved", "only"])
+def test_padding_keys_share_one_ref_and_commas_stay_valid(indent, layout):
+    pads = {f"padding_{i:03d}": f"filler text number {i}" for i in range(30)}
+    pads.update({f"noise_{i}": "n" * 30 for i in range(5)})
+    keep = {"id": 9, "status": "ok", "name": "widget"}
+    if layout == "first":
+        obj = {**pads, **keep}
+    elif layout == "middle":
+        obj = {"id": 9, **pads, "status": "ok", "name": "widget"}
+    elif layout == "last":
+        obj = {**keep, **pads}
+    elif layout == "interleaved":
+        obj = {}
+        for i, (k, v) in enumerate(pads.items()):
+            obj[k] = v
+            if i % 10 == 3:
+                obj[f"k{i}"] = i
+        obj.update(keep)
+    else:
+        obj = dict(pads)
+    raw = json.dumps({"outer": obj, "items": [obj, obj]}, indent=indent).encode()
+    visible, contents, plan = run(raw)
+    doc = decode(visible)
+    for node in (doc["outer"], doc["items"][0], doc["items"][1]):
+        real = {k: v for k, v in obj.items() if k not in pads}
+        assert {k: v for k, v in node.items() if "*" not in k} == real
+        [bucket] = [k for k in node if "*" in k]
+        assert bucket == "padding_*|noise_*" and node[bucket].startswith("35 keys: #ref:ctx_")
+    padding_refs = [g for g, reason in plan.reasons.items() if "padding" in reason]
+    assert len(padding_refs) <= 2  # one per object path ($.outer, $.items[]), not one per key
+
+
+def test_long_same_shaped_array_keeps_first_items_and_notable_ones():
+    items = [{"sku": f"SKU-{i:04d}", "qty": i % 5 + 1, "state": "shipped"} for i in range(100)]
+    items[61]["state"] = "payment failed"
+    raw = json.dumps({"order": 3, "items": items}, indent=2).encode()
+    visible, contents, plan = run(raw)
+    got = decode(visible)["items"]
+    assert got[:3] == items[:3]
+    assert re.fullmatch(r"\u2026 96 more items: #ref:ctx_[0-9a-f]{6}", got[3])
+    assert got[4] == items[61] and len(got) == 5
+    rest = content_of(got[3], plan, contents)
+    assert json.loads(b"[" + rest + b"]") == items[3:61] + items[62:]
+
+
+def test_error_subtrees_are_never_summarised_or_cut():
+    errors = [{"field": f"f{i}", "problem": "must not be empty"} for i in range(30)]
+    raw = json.dumps({"errors": errors, "error": {"details": {"text": "why " * 1500}, "debug": "d" * 200},
+                      "result": {"rows": errors}}).encode()
+    visible, _, _ = run(raw)
+    doc = decode(visible)
+    assert doc["errors"] == errors and doc["error"]["details"]["text"] == "why " * 1500
+    assert ONLY_MARKER.fullmatch(doc["error"]["debug"])  # noise is parked even under an error
+    assert len(doc["result"]["rows"]) == 4  # other decision keys protect only their own scalar
+
+
+def test_short_or_mixed_arrays_stay_whole():
+    raw = json.dumps({"few": [{"a": i} for i in range(7)], "mixed": [1, "two", {"three": 3}, [4]] * 5,
+                      "tags": ["alpha", "beta", "gamma"] * 4}).encode()
+    visible, contents, _ = run(raw)
+    assert decode(visible) == json.loads(raw)
+    assert contents == {}
+
+
+def test_long_strings_keep_a_head_but_decision_strings_stay_whole():
+    body = "".join(f"line {i}: the quick brown fox \u00e9\u00e8 \\ \"quoted\"\n" for i in range(200))
+    raw = json.dumps({"body": body, "message": body, "emoji": "\U0001F600" * 1000}, ensure_ascii=False).encode()
+    for data in (raw, json.dumps(json.loads(raw)).encode()):  # raw UTF-8 and \u escapes (surrogate pairs)
+        visible, contents, plan = run(data)
+        doc = decode(visible)
+        assert doc["message"] == body
+        for key in ("body", "emoji"):
+            head = doc[key].split("\u2026")[0]
+            assert json.loads(data)[key].startswith(head) and 0 < len(head) < 200
+            assert MARKER.search(doc[key])
+
+
+def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
+    lines = [json.dumps({"ts": i, "level": "info", "msg": f"tick {i}", "trace": {"spans": list(range(30))}})
+             for i in range(40)]
+    lines[25] = json.dumps({"ts": 25, "level": "error", "msg": "PaymentService timeout", "trace": None})
+    raw = ("\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "json"
+    visible, contents, plan = run(raw)
+    out = visible.decode().splitlines()
+    docs = [json.loads(line) for line in out]  # every visible line is JSON
+    assert [d["ts"] for d in docs[:3]] == [0, 1, 2] and ONLY_MARKER.fullmatch(docs[0]["trace"])
+    assert re.fullmatch(r"\u2026 36 more lines: #ref:ctx_[0-9a-f]{6}", docs[3])
+    assert docs[4]["msg"] == "PaymentService timeout"
+    assert len(contents) == 2  # all trace values of one path share a ref, plus the folded lines
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+
+
+def test_ndjson_bad_line_stays_verbatim():
+    lines = [json.dumps({"n": i, "metadata": {"blob": "x" * 60}}) for i in range(5)]
+    lines[2] = '{"n": 2, "metadata": [1, 2}'  # broken brackets
+    raw = ("\n".join(lines) + "\n").encode()
+    visible, _, _ = run(raw)
+    assert b'{"n": 2, "metadata": [1, 2}\n' in visible
+    assert visible.count(b"#ref:") == 4
+
+
+# ---- odd input never raises and always restores ------------------------------------------------
+
+DEEP_ARRAY = b"[" * 10_000 + b"]" * 10_000
+DEEP_OBJECT = b'{"a":' * 10_000 + b'{"debug": "' + b"d" * 300 + b'", "id": 1}' + b"}" * 10_000
+
+
+def test_ten_thousand_deep_nesting():
+    assert is_valid_json(DEEP_ARRAY) and is_valid_json(DEEP_OBJECT)
+    assert not is_valid_json(DEEP_ARRAY[:-1])
+    visible, contents, _ = run(DEEP_ARRAY)
+    assert visible == DEEP_ARRAY and not contents
+    visible, contents, _ = run(DEEP_OBJECT)
+    assert list(contents.values()) == [b'"' + b"d" * 300 + b'"']  # the walk reaches the bottom
+    assert visible.endswith(b'{"debug": "#ref:ctx_000000", "id": 1}' + b"}" * 10_000)
+    for raw in (DEEP_ARRAY, DEEP_OBJECT):
+        packet = reduce_bytes(raw)
+        assert packet.type == "json" and packet.restore_pass and "failed" not in packet.guard
+
+
+@pytest.mark.parametrize("cut", [1, 100, 9_000, 15_000, len(SAMPLE) - 3])
+def test_truncated_json_reduces_what_parses(cut):
+    raw = SAMPLE[:cut]
+    visible, contents, _ = run(raw)
+    if cut >= 9_000:  # telemetry was complete: it is parked even though the document is cut
+        assert b'"telemetry": "#ref:ctx_000000"' in visible
+        assert b'"status": "failed"' in visible and b"pay_8f3a2c91" in visible
+    packet = reduce_bytes(raw, forced_type="json")
+    assert packet.restore_pass and "failed" not in packet.guard
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"id": 1, "id": 2, "debug": {"x": "' + b"y" * 100 + b'"}, "debug": {"z": "' + b"w" * 100 + b'"}}',
+    b'\xef\xbb\xbf{"status": "ok", "trace": "' + b"t" * 200 + b'"}',
+    b'{"name": "caf\xe9 \xff\xfe", "telemetry": ["' + b"\x80" * 200 + b'"], "status": "ok"}',
+    b'{"a": [1, 2, 3}, "telemetry": "' + b"q" * 200 + b'"}',
+    b'{"a": tru, "b": 01, "c": "\\x", "d": 1.}',
+    b'{"a": "unterminated ' + b"x" * 600,
+    b"[" + b'{"k": 1},' * 300 + b"]",  # trailing comma
+    b'"just a string"', b"12345", b"   ", b"", b"\x00\x01\x02", b"}}}]]]", b'{"a"}' * 200,
+])
+def test_odd_input_never_raises_and_restores_exactly(raw):
+    visible, contents, _ = run(raw)
+    packet = reduce_bytes(raw, forced_type="json")
+    assert packet.restore_pass and packet.recovery_pass and "failed" not in packet.guard
+
+
+def test_duplicate_keys_each_handled():
+    raw = (b'{"id": 1, "debug": "' + b"a" * 80 + b'", "id": 2, "debug": "' + b"b" * 80 + b'"}')
+    visible, contents, _ = run(raw)
+    assert visible.count(b'"debug": "#ref:ctx_000000"') == 2 and b'"id": 1' in visible and b'"id": 2' in visible
+    assert contents[next(iter(contents))] == b'"' + b"a" * 80 + b'""' + b"b" * 80 + b'"'
+
+
+def test_bom_is_kept_and_the_rest_reduced():
+    raw = b"\xef\xbb\xbf" + SAMPLE
+    visible, _, _ = run(raw)
+    assert visible.startswith(b"\xef\xbb\xbf{") and b'"telemetry": "#ref:ctx_' in visible
+    decode(visible[3:])
+
+
+def test_ref_budget_caps_many_distinct_noise_paths():
+    doc: dict = {"status": "ok"}
+    node = doc
+    for i in range(40):  # 40 noise values, each at its own path
+        node["metrics"] = {"v": [i] * 40}
+        node = node.setdefault(f"svc{i}", {})
+    raw = json.dumps(doc).encode()
+    visible, contents, _ = run(raw)
+    assert len(contents) <= 10
+    node = decode(visible)
+    for i in range(40):
+        assert ONLY_MARKER.fullmatch(node["metrics"])
+        node = node[f"svc{i}"]
+    visible, contents, _ = run(raw, "fine")
+    assert 10 < len(contents) <= 64
+
+
+# ---- generated documents: valid in, valid out ---------------------------------------------------
+
+def _generate(rng: random.Random, depth: int = 0):
+    roll = rng.random()
+    if depth > 4 or roll < 0.3:
+        return rng.choice([0, -1.5e-3, True, None, "s", "x" * rng.randint(0, 3000), "\u00e9\\\"\n" * rng.randint(0, 700),
+                           "\U0001F600" * rng.randint(0, 700)])
+    keys = ["id", "status", "telemetry", "debug", "padding_1", "padding_2", "noise_a", "items", "message", "x", "_pad"]
+    if roll < 0.65:
+        return {rng.choice(keys) + rng.choice(["", "", "_2"]): _generate(rng, depth + 1) for _ in range(rng.randint(0, 10))}
+    if rng.random() < 0.5:
+        return [_generate(rng, depth + 1) for _ in range(rng.randint(0, 10))]
+    item = _generate(rng, depth + 2)
+    return [item] * rng.randint(0, 25 if depth < 2 else 4)
+
+
+def test_generated_documents_stay_valid_and_restore():
+    rng = random.Random(1234)
+    for _ in range(120):
+        doc = _generate(rng)
+        raw = json.dumps(doc, indent=rng.choice([None, 2]), ensure_ascii=rng.random() < 0.5).encode()
+        visible, _, _ = run(raw)
+        decode(visible)
+        assert is_valid_json(raw)
+        damaged = bytearray(raw)
+        if damaged:
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        damaged = bytes(damaged)
+        run(damaged)
+        run(damaged[: rng.randrange(len(damaged) + 1)])
+        try:
+            msgspec.json.decode(damaged)
+            expected = True
+        except msgspec.DecodeError:
+            expected = False
+        assert is_valid_json(damaged) == expected
+
+
+# ---- the scanner on its own --------------------------------------------------------------------
+
+def test_iter_spans_gives_exact_member_and_element_spans():
+    doc = {"a": 1, "b": [True, None, {"c": "d\u00e9\""}], "e": {"f": -2.5e3, "": []}}
+    raw = json.dumps(doc, indent=1, ensure_ascii=False).encode()
+    seen = []
+    for span in iter_spans(raw):
+        if span[0] == "member":
+            _, ks, ke, vs, ve = span
+            seen.append((json.loads(raw[ks:ke]), json.loads(raw[vs:ve])))
+        elif span[0] == "element":
+            seen.append((None, json.loads(raw[span[1]:span[2]])))
+        else:
+            assert json.loads(raw[span[1]:span[2]]) == doc
+    assert seen == [("a", 1), ("b", doc["b"]), (None, True), (None, None), (None, doc["b"][2]),
+                    ("c", "d\u00e9\""), ("e", doc["e"]), ("f", -2500.0), ("", [])]
+
+
+@pytest.mark.parametrize("text", [
+    b"{}", b"[]", b'"x"', b"0", b"-0.5e+10", b" [1, {\"a\": [null, true, false]}] ", b'"\\ud83d\\ude00"',
+    b"[1,]", b"{,}", b'{"a" 1}', b'{"a":1,}', b"01", b"1.", b".5", b"[1 2]", b'"\\ud83d"', b'"a\nb"',
+    b"nul", b"[", b'{"a":1}}', b"1 2", b'"\xff"', b"\xef\xbb\xbf{}",
+])
+def test_is_valid_json_agrees_with_msgspec(text):
+    body = text[3:] if text.startswith(b"\xef\xbb\xbf") else text  # a BOM is tolerated
+    try:
+        msgspec.json.decode(body)
+        expected = True
+    except msgspec.DecodeError:
+        expected = False
+    assert is_valid_json(text) == expected
+
+
+def test_several_megabytes_reduce_quickly():
+    rng = random.Random(7)
+    records = [{"id": i, "status": rng.choice(["ok", "ok", "failed"]), "name": f"user {i}",
+                "address": {"city": "Springfield", "zip": f"{i:05d}"}, "metadata": {"score": rng.random()}}
+               for i in range(30_000)]
+    raw = json.dumps({"status": "ok", "data": records}, indent=2).encode()
+    assert len(raw) > 4_000_000
+    start = time.perf_counter()
+    visible, contents, _ = run(raw)
+    assert time.perf_counter() - start < 8.0
+    assert len(visible) < 5_000 and len(contents) <= 3
