@@ -35,6 +35,7 @@ PKT_ID_RE = re.compile(r"pkt_[0-9a-f]{12,64}")
 MARKER_RE = re.compile(rb"#ref:ctx_[0-9a-f]{6,64}")
 REF_ID_LEN = 6
 PKT_ID_LEN = 12
+SIZE_RESCAN = 10.0  # seconds
 
 
 class StoreError(Exception):
@@ -123,6 +124,8 @@ class Store:
     def __init__(self, home: Path | str):
         self.home = Path(home)
         self.dir = self.home / "context"
+        self._size: list[int] | None = None  # [files, bytes], see size()
+        self._size_at = 0.0
 
     # -- refs ---------------------------------------------------------------------------------
     def put(self, source: str, type: str, reason: str, content: bytes) -> tuple[Reference, bool]:
@@ -239,15 +242,19 @@ class Store:
         return infos
 
     def size(self) -> tuple[int, int]:
-        """(files, bytes) held by the store."""
-        files = total = 0
-        if self.dir.is_dir():
-            with os.scandir(self.dir) as entries:
-                for entry in entries:
-                    if entry.name.endswith((".json", ".visible")):
-                        files += 1
-                        total += entry.stat().st_size
-        return files, total
+        """(files, bytes) held by the store: a directory scan at most every ``SIZE_RESCAN`` seconds,
+        plus what this process wrote since (a long tail must not rescan a big store per window)."""
+        now = time.monotonic()
+        if self._size is None or now - self._size_at > SIZE_RESCAN:
+            files = total = 0
+            if self.dir.is_dir():
+                with os.scandir(self.dir) as entries:
+                    for entry in entries:
+                        if entry.name.endswith((".json", ".visible")):
+                            files += 1
+                            total += entry.stat().st_size
+            self._size, self._size_at = [files, total], now
+        return self._size[0], self._size[1]
 
     def gc(self, older_than: float | None = None, max_bytes: int | None = None) -> tuple[int, int]:
         """Delete records older than ``older_than`` seconds, then oldest first until under ``max_bytes``.
@@ -279,6 +286,7 @@ class Store:
             removed += 1
             freed += size
             total -= size
+        self._size = None
         return removed, freed
 
     # -- internals ----------------------------------------------------------------------------
@@ -308,6 +316,9 @@ class Store:
                 os.link(tmp, path)
             except FileExistsError:
                 return False
+            if self._size is not None:
+                self._size[0] += 1
+                self._size[1] += len(data)
             return True
         finally:
             os.unlink(tmp)
