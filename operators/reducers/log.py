@@ -36,7 +36,6 @@ SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]*\d[0-9a-fA-F]*\b|\d+")
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-ZERO_RUNS = re.compile(rb"0+")
 
 
 def is_signal_line(line: bytes) -> bool:
@@ -93,7 +92,7 @@ def _group_keys(shapes: list[bytes], verbatim: set[int], cfg: LogConfig) -> tupl
     for i in verbatim:
         counts[shapes[i]] -= 1
     if cfg.mask_templates:
-        template = {shape: ZERO_RUNS.sub(b"0", shape) for shape in counts}
+        template = {shape: _collapse_zeros(shape) for shape in counts}
     else:
         template = {shape: shape for shape in counts}
     per_template: Counter = Counter()
@@ -109,6 +108,13 @@ def _group_keys(shapes: list[bytes], verbatim: set[int], cfg: LogConfig) -> tupl
     for i in verbatim:
         keys[i] = None
     return keys, per_template
+
+
+def _collapse_zeros(shape: bytes) -> bytes:
+    """Runs of ``0`` (every digit is one in a shape) become a single ``0``; faster than a regex."""
+    while b"00" in shape:
+        shape = shape.replace(b"00", b"0")
+    return shape
 
 
 def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
