@@ -78,9 +78,19 @@ def classify(raw: bytes, forced: str | None = None) -> tuple[str, str]:
     return "text", "no stronger type matched"
 
 
+class _AnyObject(msgspec.Struct):
+    """Decoding into this checks an object's syntax without building it (every field is ignored)."""
+
+
+_SHALLOW = {b"{": msgspec.json.Decoder(_AnyObject), b"[": msgspec.json.Decoder(list[msgspec.Raw])}
+
+
 def _parses_json(raw: bytes) -> bool:
+    """Whether the whole input is one JSON document, checked without materialising it."""
     try:
-        msgspec.json.decode(raw)
+        _SHALLOW[raw.lstrip()[:1]].decode(raw)
+        return True
+    except msgspec.ValidationError:  # syntax was fine, only the shape differed
         return True
     except (msgspec.DecodeError, RecursionError):
         return _deep_json_shape(raw)

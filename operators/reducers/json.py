@@ -9,14 +9,16 @@ valid JSON (or NDJSON) whenever the input was.
   the error-explaining ones (``error``, ``errors``, ``message``, ``reason``, ``detail`` …) nothing is
   summarised or shortened at any depth; noise keys inside are still parked.
 * **noise keys** (``telemetry``, ``debug``, ``trace`` …): the key stays, its value becomes
-  ``"#ref:ctx_…"``.
+  ``"#ref:ctx_…"`` (a value under ``NOISE_MIN`` bytes, such as ``"debug": false``, stays).
 * **padding keys** (``padding_*``, ``noise_*`` … globs): all of one object go to one ref, shown as one
-  member ``"padding_*|noise_*": "80 keys: #ref:ctx_…"``.
+  member ``"padding_*|noise_*": "80 keys: #ref:ctx_…"`` where the first one was; each later one leaves
+  with the comma in front of it, so the commas stay right.
 * **long arrays** of same-shaped items (and objects whose many members all hold same-shaped
   containers, e.g. ``{"1.0": {...}, "1.1": {...}, …}``): the first ``array_keep`` stay, plus up to
   three later items that carry an error or a failing status; the rest go to one ref, shown as one
   element ``"… 95 more items: #ref:ctx_…"``.
-* **long strings** (over ``string_max``, not under a decision key): the head stays, the tail goes to a ref.
+* **long strings** (over ``string_max``, not under a decision key): the head stays (cut on a character,
+  never inside an escape), the tail goes to a ref: ``"head… +12345 bytes #ref:ctx_…"``.
 * **NDJSON** (one value per line) is a sequence treated like an array: each line is reduced, newlines
   stay, and a long run of same-shaped lines is summarised.
 
@@ -268,7 +270,7 @@ class _Reducer:
             scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
             if (not scalar or len(complete) >= 4 * cfg.array_min) and self.same_shape(entries, complete):
                 self.summarise(entries, complete, actions, path, unit)
-        child = (path, "[]") if unit != "lines" else path
+        child = (path, "[]") if unit == "items" else path  # top-level values sit at $
         for i, (ks, ke, vs, ve) in enumerate(entries):
             if actions[i] is None:
                 actions[i] = (KEEP,) if ks == BAD else self.plain_action(vs, ve, child, protected)
@@ -306,10 +308,11 @@ class _Reducer:
     def run(self) -> Plan:
         raw = self.raw
         start = len(BOM) if raw.startswith(BOM) else 0
-        items, _ndjson = top_level(raw, start, self.ends)
+        items, ndjson = top_level(raw, start, self.ends)
         if not items:
             return passthrough(raw)
-        stack = [[items, self.plan_array(items, None, False, unit="lines"), 0]]
+        # the top-level values are walked like the elements of an array (one, or NDJSON lines)
+        stack = [[items, self.plan_array(items, None, False, unit="lines" if ndjson else "values"), 0]]
         while stack:
             frame = stack[-1]
             entries, actions, i = frame

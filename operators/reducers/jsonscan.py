@@ -22,6 +22,7 @@ Spans are half-open ``[start, end)``; key spans include the quotes, never the co
 
 from __future__ import annotations
 
+import codecs
 import re
 from array import array
 from bisect import bisect_left
@@ -280,13 +281,29 @@ def iter_spans(raw: bytes) -> Iterator[tuple]:
                 stack.append(iter(scan_level(raw, cvs, ends)[0]))
 
 
+def _is_utf8(raw: bytes) -> bool:
+    if raw.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for i in range(0, len(raw), 1 << 20):  # in slices: never a str the size of the input
+            decoder.decode(raw[i : i + (1 << 20)])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def is_valid_json(raw: bytes) -> bool:
     """Strict RFC 8259 check (a leading UTF-8 BOM is tolerated), at any nesting depth."""
     start = len(BOM) if raw.startswith(BOM) else 0
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
+    if not _is_utf8(raw):
         return False
+    m = TOKEN.match(raw, start)
+    if m is not None and m.lastindex == T_OPEN:  # brackets first: a truncated document fails fast
+        end = container_ends(raw, m.start(T_OPEN), len(raw), Ends())
+        if end < 0 or TOKEN.match(raw, end) is not None:  # unclosed, or more after it
+            return False
     stack = bytearray()  # open brackets
     # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
     state = 0
