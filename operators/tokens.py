@@ -13,14 +13,15 @@ Details that matter for the figures:
 * The bytes are decoded as UTF-8 with ``errors="replace"``: every invalid byte sequence is counted
   as U+FFFD (usually one or two tokens), not as its raw bytes.
 * Special-token text (``<|endoftext|>`` …) is counted as ordinary text, never refused.
-* Input is counted in chunks of about ``CHUNK_BYTES``, cut after a newline that is followed by a
-  printable ASCII character other than ``/``: a place where both vocabularies' pre-tokenizers always
-  start a new piece, so the total equals a single call over the whole input. A line longer than
+* Input is counted in chunks of about ``CHUNK_BYTES``, cut after a newline whose next line starts
+  (after any spaces or tabs) with printable ASCII, and not with ``/`` right away: a place where both
+  vocabularies' pre-tokenizers always start a new piece, so the total equals one call over the
+  whole input (``tests/test_tokens.py`` checks it). A line longer than
   ``MAX_CHUNK_BYTES`` is cut between an ASCII letter and ASCII punctuation, a space or a digit (also
   a piece boundary); only a run of that length with no such place (48 KB of bare digits) is cut
   anywhere, which may move the count by a token at that cut.
-* Speed: the Rust backend counts about 2.5–5 MB/s on one core (logs faster than diffs), so a real
-  count of a 100 MB input takes tens of seconds; visible texts are small and cheap.
+* Speed: the Rust backend counts about 5–15 MB/s on one core (measured by ``bench/throughput.py``;
+  it holds the GIL), so a real count of a 100 MB input adds 7–20 s; visible texts are small and cheap.
 * Loading: the package's own ``import bpe_openai`` parses all three bundled vocabularies in Python
   (about 3 s). We load its compiled backend directly instead (about 0.1–0.3 s per vocabulary,
   once per process) and fall back to the public ``bpe_openai.get_encoding`` API if the backend's
