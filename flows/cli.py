@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import msgspec
-from bytewax.testing import run_main
+from bytewax._bytewax import run_main  # bytewax.testing re-exports it but imports asyncio
 
 from flows import agent as agent_cmd
 from flows import tail as tail_cmd

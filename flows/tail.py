@@ -111,7 +111,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
 
 
 def _tail(args: argparse.Namespace, config: Config) -> int:
-    from bytewax.testing import run_main
+    from bytewax._bytewax import run_main
 
     from flows.reduce import get_flow
     from operators.sources import CallbackSink

@@ -48,7 +48,7 @@ def classify(raw: bytes, forced: str | None = None) -> tuple[str, str]:
     """Return (type, reason)."""
     if forced:
         return forced, "forced by config"
-    if not raw.strip():
+    if not raw or raw.isspace():
         return "text", "empty or blank"
     if b"\x00" in raw[:SAMPLE]:
         return "text", "binary (NUL bytes)"

@@ -163,6 +163,24 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
     return b"".join(out), layout, markers
 
 
+def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bool:
+    """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy)."""
+    want = memoryview(original)
+    vis = memoryview(visible)
+    refs = [memoryview(content) for content in ref_contents]
+    pos = 0
+    for entry in layout:
+        if entry[0] == FROM_VISIBLE:
+            piece = vis[entry[1] : entry[1] + entry[2]]
+        else:
+            piece = refs[entry[1]][entry[2] : entry[2] + entry[3]]
+        end = pos + len(piece)
+        if end > len(want) or want[pos:end] != piece:
+            return False
+        pos = end
+    return pos == len(want)
+
+
 def restore(visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bytes:
     """Rebuild the original from visible bytes, the layout and the refs' contents."""
     out: list[bytes] = []

@@ -16,22 +16,20 @@ from typing import Callable
 from operators.classify import classify
 from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference
-from operators.reduction import FROM_VISIBLE, MARK, SHOW, Plan, omissions, passthrough, render
-from operators.reducers import build, diff, filelist, json, log, text
+from operators.reduction import FROM_VISIBLE, MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.signals import auto_signals, missing_signals
-from operators.store import Manifest, Store, pure_ref_id
-from operators.tokens import count_real, estimate_tokens
+from operators.store import Manifest, Store, StoreError, pure_ref_id
+from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
 
-REDUCERS = {
-    "log": log.reduce,
-    "json": json.reduce,
-    "diff": diff.reduce,
-    "filelist": filelist.reduce,
-    "text": text.reduce,
-    "build": build.reduce,
-}
+REDUCERS = ("log", "json", "diff", "filelist", "text", "build")  # modules of operators.reducers
+
+
+def reducer_for(content_type: str):
+    """The ``reduce`` function of a content type's module, imported on first use (startup time)."""
+    name = content_type if content_type in REDUCERS else "text"
+    return importlib.import_module(f"operators.reducers.{name}").reduce
 STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE")
 
 
@@ -59,6 +57,7 @@ def make_classify(config: Config) -> StageFn:
 
 def make_measure_raw(config: Config) -> StageFn:
     tokenizer = config.reduce.tokenizer
+    require_tokenizer(tokenizer)  # fail now, with one clear line, not inside a running step
 
     def measure_raw(packet: ContextPacket) -> ContextPacket:
         m = packet.measure
@@ -79,7 +78,7 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
     raw = packet.raw
     if len(raw) < config.reduce.min_bytes:
         return passthrough(raw), "short input passes through"
-    reducer = REDUCERS.get(packet.type, text.reduce)
+    reducer = reducer_for(packet.type)
     try:
         plan = reducer(raw, packet.granularity, config)
     except RecursionError:
@@ -200,7 +199,14 @@ def make_restore(store: Store) -> StageFn:
         """Rebuild the original from the visible bytes and what the store holds, nothing else."""
         try:
             manifest = store.get_manifest(packet.manifest_id)
-            packet.restore_pass = store.restore(manifest, packet.visible) == packet.raw
+            if hashlib.sha256(packet.visible).hexdigest() != manifest.visible_sha256:
+                raise StoreError(f"visible text does not match packet {manifest.id}")
+            if packet.recovery_pass and [r.id for r in packet.references] == manifest.refs:
+                # RECOVERY just proved these equal the store's bytes: no second read
+                contents = [ref.content for ref in packet.references]
+            else:
+                contents = [store.get(ref_id).content for ref_id in manifest.refs]
+            packet.restore_pass = restores_to(packet.raw, packet.visible, manifest.layout, contents)
             figures = {"result": packet.restore_pass, "packet": packet.manifest_id}
         except Exception as exc:
             packet.restore_pass = False

@@ -87,12 +87,14 @@ def normalize_ref_id(text: str) -> str:
     return candidate
 
 
-def _key(*fields: bytes) -> bytes:
-    return b"".join(b"%d:%s;" % (len(f), f) for f in fields)
-
-
 def ref_digest(source: str, reason: str, content: bytes) -> str:
-    return hashlib.sha256(_key(source.encode("utf-8", "surrogateescape"), reason.encode(), content)).hexdigest()
+    """sha256 over length-prefixed fields (``len:field;`` each), fed piece by piece: no copy of content."""
+    h = hashlib.sha256()
+    for field in (source.encode("utf-8", "surrogateescape"), reason.encode(), content):
+        h.update(b"%d:" % len(field))
+        h.update(field)
+        h.update(b";")
+    return h.hexdigest()
 
 
 def pure_ref_id(source: str, reason: str, content: bytes) -> str:

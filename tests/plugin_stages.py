@@ -12,3 +12,23 @@ def untraced(packet):
 
 
 not_callable = 42
+
+
+def tamper_visible(packet):
+    """Drops the last visible byte after STORE: RESTORE must notice."""
+    packet.visible = packet.visible[:-1]
+    return packet
+
+
+def corrupt_first_ref(packet):
+    """Overwrites the first ref's file after STORE: RECOVERY and RESTORE must notice."""
+    import os
+
+    from operators.config import home_path, load_config
+
+    ref = packet.references[0]
+    path = home_path(load_config()) / "context" / f"{ref.id}.json"
+    data = path.read_bytes().replace(b'"content":"', b'"content":"X', 1)
+    os.chmod(path, 0o644)
+    path.write_bytes(data)
+    return packet

@@ -115,3 +115,15 @@ def test_trace_is_json_lines_when_not_a_terminal(tmp_path):
     events = [json.loads(line) for line in out.stderr.decode().splitlines()]
     assert [e["stage"] for e in events] == STAGES
     assert all(e["source"] == "fixtures/sample.log" for e in events)
+
+
+@pytest.mark.parametrize("stage, broken", [
+    ("tamper_visible", {"RESTORE"}),
+    ("corrupt_first_ref", {"RECOVERY", "RESTORE"}),
+])
+def test_the_invariants_fail_when_the_store_or_the_visible_text_is_broken(tmp_path, monkeypatch, stage, broken):
+    monkeypatch.syspath_prepend(str(PROJECT / "tests"))
+    conf = _config(tmp_path, f'[[stages]]\npath = "plugin_stages:{stage}"\nafter = "STORE"\n')
+    [packet] = run_packets([ContextPacket(source="broken.log", raw=LOG)], config_path=conf)
+    results = {"RECOVERY": packet.recovery_pass, "RESTORE": packet.restore_pass}
+    assert {name for name, ok in results.items() if not ok} == broken

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 import re2
 
@@ -34,7 +35,7 @@ _SIGNAL_PATTERN = (
 )
 SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
-MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]*\d[0-9a-fA-F]*\b|\d+")
+MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
@@ -63,8 +64,18 @@ def signal_line_indexes(raw: bytes) -> list[int]:
 
 def signal_lines(raw: bytes) -> list[bytes]:
     """Every distinct signal line of ``raw`` (line ending stripped): what must stay visible."""
-    lines = raw.split(b"\n")
-    return list(dict.fromkeys(lines[i].rstrip(b"\r") for i in signal_line_indexes(raw)))
+    found: dict[bytes, None] = {}
+    end = 0
+    for match in SIGNAL_RE.finditer(raw):
+        pos = match.start()
+        if pos < end:
+            continue  # same line as the previous match
+        start = raw.rfind(b"\n", 0, pos) + 1
+        end = raw.find(b"\n", pos)
+        if end == -1:
+            end = len(raw)
+        found.setdefault(raw[start:end].rstrip(b"\r"), None)
+    return list(found)
 
 
 def _verbatim_lines(raw: bytes, starts: list[int], n: int) -> set[int]:
@@ -125,9 +136,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
     if shapes and shapes[-1] == b"":
         shapes.pop()  # raw ends with a newline: no partial last line
     n = len(shapes)
-    starts = list(accumulate(map(len, shapes), initial=0))
-    for i in range(1, n + 1):
-        starts[i] += i  # the newlines
+    starts = list(accumulate(map(add, map(len, shapes), repeat(1)), initial=0))  # +1: the newline
     starts[n] = min(starts[n], len(raw))  # the last line may have no newline
 
     verbatim = _verbatim_lines(raw, starts, n)
