@@ -82,7 +82,7 @@ def cmd_benchmark(args: argparse.Namespace, config: Config) -> int:
         sys.stdout.write(msgspec.json.encode(rows).decode() + "\n")
     else:
         sys.stdout.write(format_table(rows) + "\n")
-    return 0 if all(r.signal and r.recovery and r.restore for r in rows) else 1
+    return 0 if all(r.signal and r.recovery and r.restore and r.adds_up for r in rows) else 1
 
 
 def cmd_show_ref(args: argparse.Namespace, config: Config) -> int:

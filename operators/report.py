@@ -49,10 +49,10 @@ def benchmark_rows(packets: list[ContextPacket]) -> list[BenchRow]:
 
 
 def format_table(rows: list[BenchRow]) -> str:
-    head = ["SOURCE", "TYPE", "GRAN", "RAW", "VISIBLE", "MARKERS", "REFERENCED", "SAVED", "REFS", "SIGNAL", "RECOVERY", "RESTORE"]
+    head = ["SOURCE", "TYPE", "GRAN", "RAW", "VISIBLE", "MARKERS", "REFERENCED", "SAVED", "REFS", "ADDS UP", "SIGNAL", "RECOVERY", "RESTORE"]
     body = [
         [r.source, r.type, r.granularity, f"{r.raw:,}", f"{r.visible:,}", f"{r.markers:,}", f"{r.referenced:,}",
-         f"{r.saved_pct:.1f}%", str(r.refs), _pf(r.signal), _pf(r.recovery), _pf(r.restore)]
+         f"{r.saved_pct:.1f}%", str(r.refs), "yes" if r.adds_up else "NO", _pf(r.signal), _pf(r.recovery), _pf(r.restore)]
         for r in rows
     ]
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
@@ -63,8 +63,9 @@ def format_table(rows: list[BenchRow]) -> str:
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.append("")
-    lines.append(f"Tokens are {ESTIMATE_LABEL}. RAW bytes = bytes kept verbatim in VISIBLE + REFERENCED bytes, exactly;")
-    lines.append("VISIBLE also counts the summaries (×N, headers) and MARKERS. RESTORE rebuilds every input byte-for-byte.")
+    lines.append(f"Tokens are {ESTIMATE_LABEL}. ADDS UP: RAW bytes = bytes kept verbatim in VISIBLE + REFERENCED bytes,")
+    lines.append("exactly (nothing neither shown nor stored). VISIBLE also counts summaries (×N, headers) and MARKERS,")
+    lines.append("so VISIBLE + REFERENCED may exceed RAW by that overhead. RESTORE rebuilds every input byte-for-byte.")
     return "\n".join(lines)
 
 
