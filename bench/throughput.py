@@ -199,7 +199,7 @@ def _stages_child(path: str) -> None:
     from flows.cli import run_packets
     from operators.config import load_config
     from operators.sources import file_packets
-    from operators.stages import REDUCERS
+    from operators.stages import reducer_for
 
     timings: dict[str, float] = {}
     peaks: dict[str, int] = {}
@@ -222,7 +222,7 @@ def _stages_child(path: str) -> None:
     del packet
     config = load_config()
     start = time.perf_counter()
-    REDUCERS.get(ptype, REDUCERS["text"])(raw, "coarse", config)
+    reducer_for(ptype)(raw, "coarse", config)
     reducer = time.perf_counter() - start
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"type": ptype, "bytes": len(raw), "stages": timings, "peaks": peaks, "total": total,

@@ -24,7 +24,8 @@ from operators.overview import overview
 from operators.report import benchmark_rows, format_table
 from operators.sources import CallbackSink, file_packets, fixture_paths
 from operators.store import PKT_ID_RE, Store, StoreError
-from operators.trace import configure_trace
+from operators.tokens import estimate_tokens
+from operators.trace import configure_trace, emit
 
 
 class UsageError(Exception):
@@ -67,7 +68,10 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     [packet] = run_packets([packet], args.config)
     if packet.error:
         raise UsageError(packet.error)
-    text = {0: overview, 1: lambda p: p.visible, 2: lambda p: p.raw}[args.level](packet)
+    level0 = overview(packet)
+    emit("LEVELS", packet.source, {"level": args.level, "l0_est": estimate_tokens(len(level0)),
+                                   "l1_est": packet.measure.visible_tokens, "l2_est": packet.measure.raw_tokens})
+    text = {0: level0, 1: packet.visible, 2: packet.raw}[args.level]
     out = sys.stdout.buffer
     out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
     out.flush()

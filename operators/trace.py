@@ -34,14 +34,12 @@ def _fmt(value: Any) -> str:
 def render_console(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     stage = event.pop("event")
     source = event.pop("source", "")
-    event.pop("level", None)
     figures = " ".join(f"{key}={_fmt(value)}" for key, value in event.items())
     return f"{stage:<12} | {source} | {figures}".rstrip(" |")
 
 
 def render_json(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     event["stage"] = event.pop("event")
-    event.pop("level", None)
     return _json_encoder.encode(event).decode()
 
 
@@ -50,7 +48,7 @@ def configure_trace(json: bool | None = None, stream: TextIO | None = None) -> N
     stream = stream or sys.stderr
     as_json = (not stream.isatty()) if json is None else json
     structlog.configure(
-        processors=[structlog.processors.add_log_level, render_json if as_json else render_console],
+        processors=[render_json if as_json else render_console],
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )

@@ -83,3 +83,23 @@ def test_refs_list_and_gc(home):
     gc = tokens_cli("refs", "gc", "--max-bytes", "0")
     assert gc.returncode == 0 and "removed" in gc.stdout.decode()
     assert not list((home / "context").glob("*.json"))
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_analyze_levels_and_their_estimated_tokens_in_the_trace(level, home):
+    import json
+
+    result = tokens_cli("analyze", str(LOG), "--level", str(level), "--json")
+    assert result.returncode == 0
+    events = [json.loads(line) for line in result.stderr.decode().splitlines()]
+    levels = events[-1]
+    assert levels["stage"] == "LEVELS" and levels["level"] == level
+    raw = LOG.read_bytes()
+    assert levels["l2_est"] == -(-len(raw) // 4)
+    assert levels["l0_est"] < levels["l1_est"] < levels["l2_est"]
+    out = result.stdout
+    assert -(-len(out) // 4) == levels[f"l{level}_est"]
+    if level == 2:
+        assert out == raw
+    if level == 0:
+        assert b"ERROR PaymentService line 421" in out and b"pkt_" in out

@@ -113,7 +113,7 @@ def test_trace_is_json_lines_when_not_a_terminal(tmp_path):
         cwd=PROJECT, capture_output=True, timeout=120, env={**__import__("os").environ, "NOLIFE_TOKENS_HOME": str(tmp_path)},
     )
     events = [json.loads(line) for line in out.stderr.decode().splitlines()]
-    assert [e["stage"] for e in events] == STAGES
+    assert [e["stage"] for e in events] == STAGES + ["LEVELS"]
     assert all(e["source"] == "fixtures/sample.log" for e in events)
 
 
