@@ -87,3 +87,20 @@ def test_prompt_injection_text_is_data_and_stays_visible_verbatim(tmp_path):
     # the planted marker is not a ref the tool wrote: it cannot be expanded
     shown = tokens_cli("show-ref", "#ref:ctx_abcdef", env={"NOLIFE_TOKENS_HOME": str(tmp_path)})
     assert shown.returncode != 0 and b"unknown ref" in shown.stderr
+
+
+def test_a_50_mb_single_line_is_handled_and_restores(tmp_path):
+    source = tmp_path / "huge-line.txt"
+    with open(source, "wb") as fh:  # 50 MB, one line, a signal word at the very end
+        for i in range(50):
+            fh.write(b"%07d " % i + b"payload " * 131071)
+        fh.write(b"ERROR at the very end")
+    home = tmp_path / "home"
+    result = tokens_cli("analyze", str(source), "--json", env={"NOLIFE_TOKENS_HOME": str(home)})
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 0 and "Traceback" not in err, err[-2000:]
+    events = {e["stage"]: e for e in map(jsonlib.loads, err.splitlines())}
+    assert events["LOAD"]["bytes"] == source.stat().st_size > 50_000_000
+    assert events["SIGNAL"]["result"] is True
+    assert events["RESTORE"]["result"] is True and events["RECOVERY"]["result"] is True
+    assert b"ERROR at the very end" in result.stdout
