@@ -22,7 +22,7 @@ from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
 from operators.overview import overview
 from operators.report import benchmark_rows, format_table
-from operators.sources import CallbackSink, file_packets, fixture_paths
+from operators.sources import CallbackSink, file_packets, fixture_paths, unreadable_reason
 from operators.store import PKT_ID_RE, Store, StoreError
 from operators.tokens import estimate_tokens
 from operators.trace import configure_trace, emit
@@ -47,13 +47,9 @@ def _stdin_packet(granularity: str) -> ContextPacket:
 
 
 def _check_readable(path: str) -> None:
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"no such file: {path}")
-    if p.is_dir():
-        raise UsageError(f"is a directory, not a file: {path}")
-    if not os.access(p, os.R_OK):
-        raise UsageError(f"cannot read (permission denied): {path}")
+    problem = unreadable_reason(path)
+    if problem:
+        raise UsageError(problem)
 
 
 def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
@@ -220,4 +216,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # run the module proper, not this __main__ copy: the error classes other modules import from
+    # flows.cli must be the ones main() catches
+    from flows.cli import main as _main
+
+    raise SystemExit(_main())

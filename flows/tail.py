@@ -32,7 +32,7 @@ from pathlib import Path
 import msgspec
 
 from operators.config import Config, home_path
-from operators.sources import display_name
+from operators.sources import display_name, unreadable_reason
 from operators.trace import configure_trace, emit
 
 
@@ -83,13 +83,9 @@ class TailError(Exception):
 
 def _check_paths(paths: list[str], output: str | None) -> None:
     for path in paths:
-        p = Path(path)
-        if not p.exists():
-            raise TailError(f"no such file: {path}")
-        if p.is_dir():
-            raise TailError(f"is a directory, not a file: {path}")
-        if not os.access(p, os.R_OK):
-            raise TailError(f"cannot read (permission denied): {path}")
+        problem = unreadable_reason(path)
+        if problem:
+            raise TailError(problem)
     if output:
         out = Path(output)
         if out.is_dir():

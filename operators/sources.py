@@ -8,6 +8,7 @@ job writes the reduced text and prints a row).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Callable, Iterable
@@ -77,6 +78,18 @@ def display_name(path: Path) -> str:
         except ValueError:
             continue
     return str(path)
+
+
+def unreadable_reason(path: str) -> str | None:
+    """Why ``path`` cannot be read as an input file (one line for the user), or None if it can."""
+    p = Path(path)
+    if not p.exists():
+        return f"no such file: {path}"
+    if p.is_dir():
+        return f"is a directory, not a file: {path}"
+    if not os.access(p, os.R_OK):
+        return f"cannot read (permission denied): {path}"
+    return None
 
 
 def fixture_paths() -> list[Path]:
