@@ -67,3 +67,17 @@ def test_graph_restores_random_inputs_through_the_store(raws):
     for packet, raw in zip(packets, raws):
         assert packet.raw == raw
         assert packet.recovery_pass and packet.restore_pass, packet.trace
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(values=st.lists(json_values, min_size=1, max_size=4), indent=st.sampled_from([None, 2]))
+def test_graph_restores_random_json_through_the_store(values, indent):
+    from flows.cli import run_packets
+
+    raws = [(jsonlib.dumps({"id": i, "status": "failed", "telemetry": v, "padding_1": "x" * 300, "items": [v] * 12},
+                           indent=indent) + "\n").encode() for i, v in enumerate(values)]
+    packets = run_packets([ContextPacket(source=f"doc{i}.json", raw=r) for i, r in enumerate(raws)])
+    for packet, raw in zip(packets, raws):
+        assert packet.type == "json"
+        assert packet.recovery_pass and packet.restore_pass, packet.trace
+        jsonlib.loads(packet.visible)
