@@ -3,7 +3,9 @@
 Two kinds of record, each one JSON file written atomically and never overwritten:
 
 * refs ``ctx_<hex>.json`` — one omission: source, type, reason and the exact bytes (UTF-8 text, or
-  base64 when the bytes are not valid UTF-8), with a sha256 to detect corruption;
+  base64 when the bytes are not valid UTF-8), with a sha256 to detect corruption. Contents of
+  ``SIDECAR_MIN`` bytes or more are kept raw in ``blob_<sha256>.bin`` beside the record (no JSON
+  escaping or base64 of megabytes; equal contents share one blob);
 * manifests ``pkt_<hex>.json`` — one reduced packet: its refs in order and the layout that splices
   visible bytes and ref contents back into the original (see ``operators.reduction``), with a copy
   of the visible bytes in ``pkt_<hex>.visible`` so ``tokens expand --full pkt_…`` needs nothing else.
@@ -36,6 +38,8 @@ MARKER_RE = re.compile(rb"#ref:ctx_[0-9a-f]{6,64}")
 REF_ID_LEN = 6
 PKT_ID_LEN = 12
 SIZE_RESCAN = 10.0  # seconds
+SIDECAR_MIN = 64 * 1024  # bytes: larger contents go to a raw sidecar file
+STORE_SUFFIXES = (".json", ".visible", ".bin")
 
 
 class StoreError(Exception):
@@ -47,7 +51,7 @@ class RefFile(msgspec.Struct, kw_only=True):
     source: str
     type: str
     reason: str
-    encoding: str  # "utf-8" or "base64"
+    encoding: str  # "utf-8", "base64", or "sidecar" (the bytes are in blob_<sha256>.bin)
     content: str
     bytes: int
     sha256: str
@@ -133,23 +137,28 @@ class Store:
     def put(self, source: str, type: str, reason: str, content: bytes) -> tuple[Reference, bool]:
         """Store one omission; returns the reference and whether a new file was written."""
         digest = ref_digest(source, reason, content)
-        encoding, text = _encode_content(content)
+        sha = hashlib.sha256(content).hexdigest()
+        if len(content) >= SIDECAR_MIN:
+            self._put_blob(sha, content)  # first: a record never points at a missing blob
+            encoding, text = "sidecar", ""
+        else:
+            encoding, text = _encode_content(content)
 
         def record(ref_id: str) -> bytes:
             return _encoder.encode(
                 RefFile(
                     id=ref_id, source=source, type=type, reason=reason, encoding=encoding,
-                    content=text, bytes=len(content), sha256=hashlib.sha256(content).hexdigest(),
-                    created=time.time(),
+                    content=text, bytes=len(content), sha256=sha, created=time.time(),
                 )
             )
 
         def same(data: bytes) -> bool:
             try:
                 existing = _ref_decoder.decode(data)
-                return (existing.source, existing.reason) == (source, reason) and _decode_content(existing) == content
-            except (msgspec.DecodeError, ValueError):
+            except msgspec.DecodeError:
                 return False
+            # equal sha256 and size of equal-keyed records: the same content
+            return (existing.source, existing.reason, existing.sha256, existing.bytes) == (source, reason, sha, len(content))
 
         ref_id, created = self._put_record("ctx_", digest, REF_ID_LEN, record, same)
         return Reference(id=ref_id, source=source, type=type, reason=reason, content=content), created
@@ -159,12 +168,33 @@ class Store:
         path = self.dir / f"{ref_id}.json"
         record = self._read(path, _ref_decoder, f"unknown ref {ref_id} (not in {self.dir})")
         try:
-            content = _decode_content(record)
+            if record.encoding == "sidecar":
+                content = self._get_blob(record.sha256, path)
+            else:
+                content = _decode_content(record)
         except ValueError as exc:
             raise StoreError(f"corrupt ref file {path}: {exc}") from None
         if record.id != ref_id or hashlib.sha256(content).hexdigest() != record.sha256 or len(content) != record.bytes:
             raise StoreError(f"corrupt ref file {path}: content does not match its recorded id, size or sha256")
         return Reference(id=record.id, source=record.source, type=record.type, reason=record.reason, content=content)
+
+    def _put_blob(self, sha: str, content: bytes) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / f"blob_{sha}.bin"
+        if not self._create_exclusive(path, content):
+            try:
+                os.utime(path)  # in use again: gc by age must not take it from a newer ref
+            except OSError:
+                pass
+
+    def _get_blob(self, sha: str, record_path: Path) -> bytes:
+        if not re.fullmatch(r"[0-9a-f]{64}", sha):
+            raise ValueError(f"bad sha256 {sha!r}")
+        path = self.dir / f"blob_{sha}.bin"
+        try:
+            return path.read_bytes()
+        except OSError:
+            raise StoreError(f"corrupt ref file {record_path}: its content file {path.name} is missing") from None
 
     # -- manifests ----------------------------------------------------------------------------
     def put_manifest(self, manifest: Manifest) -> str:
@@ -252,7 +282,7 @@ class Store:
             if self.dir.is_dir():
                 with os.scandir(self.dir) as entries:
                     for entry in entries:
-                        if entry.name.endswith((".json", ".visible")):
+                        if entry.name.endswith(STORE_SUFFIXES) and not entry.name.startswith(".tmp-"):
                             files += 1
                             total += entry.stat().st_size
             self._size, self._size_at = [files, total], now
@@ -267,7 +297,9 @@ class Store:
             return 0, 0
         now = time.time()
         entries = []
-        for path in self.dir.glob("[cp][tk][xt]_*.*"):
+        for path in self.dir.iterdir():
+            if path.name.startswith(".tmp-") or not path.name.endswith(STORE_SUFFIXES):
+                continue
             try:
                 st = path.stat()
             except OSError:

@@ -145,3 +145,35 @@ def test_gc_by_age_and_size(home):
     removed, _ = store.gc(max_bytes=3000)
     _, size = store.size()
     assert removed >= 1 and size <= 3000
+
+
+def test_large_contents_live_raw_in_a_shared_sidecar_and_are_verified(home):
+    from operators.store import SIDECAR_MIN
+
+    store = Store(home)
+    content = b"\xff\x00 large, not UTF-8\r\n" * (SIDECAR_MIN // 10)
+    a, _ = store.put("one.log", "log", "r", content)
+    b, _ = store.put("two.log", "log", "r", content)
+    assert a.id != b.id
+    blobs = list(store.dir.glob("blob_*.bin"))
+    assert len(blobs) == 1 and blobs[0].read_bytes() == content  # raw bytes, shared
+    record = msgspec.json.decode((store.dir / f"{a.id}.json").read_bytes())
+    assert record["encoding"] == "sidecar" and record["content"] == ""
+    assert store.get(a.id).content == content and store.get(b.id).content == content
+    blobs[0].write_bytes(content[:-1] + b"X")
+    with pytest.raises(StoreError, match="corrupt"):
+        store.get(a.id)
+    blobs[0].unlink()
+    with pytest.raises(StoreError, match="missing"):
+        store.get(b.id)
+
+
+def test_gc_and_size_count_sidecars(home):
+    from operators.store import SIDECAR_MIN
+
+    store = Store(home)
+    store.put("s", "log", "r", b"y" * SIDECAR_MIN)
+    files, size = store.size()
+    assert files == 2 and size > SIDECAR_MIN
+    removed, freed = store.gc(max_bytes=0)
+    assert removed == 2 and freed == size and not list(store.dir.iterdir())
