@@ -91,3 +91,23 @@ def test_invalid_utf8_and_nul_bytes_survive():
     packet = reduce_bytes(raw, forced_type="log")
     assert b"ERROR \xc3\x28 bad bytes" in packet.visible
     assert packet.restore_pass
+
+
+def test_block_boundaries_do_not_change_the_plan(monkeypatch):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    import operators.reducers.log as logmod
+
+    lines = st.sampled_from([b"INFO tick 1", b"INFO tick 22", b"", b"ERROR x", b"WARN y 0x1f", b"\r", b"  at z"])
+
+    @settings(max_examples=200, deadline=None)
+    @given(parts=st.lists(lines, max_size=40), final=st.booleans(), block=st.integers(min_value=1, max_value=40))
+    def check(parts, final, block):
+        raw = b"\n".join(parts) + (b"\n" if final else b"")
+        monkeypatch.setattr(logmod, "SHAPE_BLOCK", 1 << 22)
+        whole = logmod.reduce_log(raw, "coarse", Config().log).pieces
+        monkeypatch.setattr(logmod, "SHAPE_BLOCK", block)
+        assert logmod.reduce_log(raw, "coarse", Config().log).pieces == whole
+
+    check()

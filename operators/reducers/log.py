@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from operator import add
 
 import re2
@@ -37,6 +37,7 @@ SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 
 
 def is_signal_line(line: bytes) -> bool:
@@ -128,16 +129,34 @@ def _collapse_zeros(shape: bytes) -> bytes:
     return shape
 
 
+def _line_shapes(raw: bytes, mask: bool) -> tuple[list[bytes], list[int]]:
+    """Each line's shape (digits turned into ``0``: same length as the line) and the lines' start offsets.
+
+    Worked in blocks cut at newlines, and equal shapes are one shared object: memory grows with
+    the number of *distinct* shapes plus a pointer and an offset per line, not with a copy of the input.
+    """
+    shared: dict[bytes, bytes] = {}
+    shapes: list[bytes] = []
+    starts = [0]
+    pos, size = 0, len(raw)
+    while pos < size:
+        cut = raw.find(b"\n", min(pos + SHAPE_BLOCK, size) - 1)
+        end = size if cut == -1 else cut + 1
+        block = raw[pos:end]
+        lines = (block.translate(DIGITS_TO_ZERO) if mask else block).split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the block ends with a newline: no partial last line
+        starts.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=starts[-1]), 1, None))
+        shapes.extend(map(shared.setdefault, lines, lines))
+        pos = end
+    if starts[-1] > size:
+        starts[-1] = size  # the last line has no newline
+    return shapes, starts
+
+
 def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
-    if cfg.mask_templates:
-        shapes = raw.translate(DIGITS_TO_ZERO).split(b"\n")  # same line lengths as raw
-    else:
-        shapes = raw.split(b"\n")
-    if shapes and shapes[-1] == b"":
-        shapes.pop()  # raw ends with a newline: no partial last line
+    shapes, starts = _line_shapes(raw, cfg.mask_templates)
     n = len(shapes)
-    starts = list(accumulate(map(add, map(len, shapes), repeat(1)), initial=0))  # +1: the newline
-    starts[n] = min(starts[n], len(raw))  # the last line may have no newline
 
     verbatim = _verbatim_lines(raw, starts, n)
     keys, counts = _group_keys(shapes, verbatim, cfg)
