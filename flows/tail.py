@@ -97,8 +97,7 @@ def _check_paths(paths: list[str], output: str | None) -> None:
 
 
 def cmd_tail(args: argparse.Namespace, config: Config) -> int:
-    # errors are reported here rather than through flows.cli's UsageError: under ``python -m flows.cli``
-    # that class lives in ``__main__``, and importing flows.cli again would create a second one.
+    # TailError is reported here, as one line with exit status 2 (the same as flows.cli's UsageError)
     try:
         return _tail(args, config)
     except TailError as exc:

@@ -25,6 +25,7 @@ class Reference(msgspec.Struct, kw_only=True):
     type: str
     reason: str
     content: bytes
+    digest: str = ""  # operators.store.ref_digest of (source, reason, content), once computed
 
     @property
     def marker(self) -> str:

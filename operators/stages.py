@@ -18,7 +18,7 @@ from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference
 from operators.reduction import FROM_VISIBLE, MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.signals import auto_signals, missing_signals
-from operators.store import Manifest, Store, StoreError, pure_ref_id
+from operators.store import REF_ID_LEN, Manifest, Store, StoreError, ref_digest
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
@@ -92,7 +92,8 @@ def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
         contents = omissions(plan)
-        ids = {group: pure_ref_id(packet.source, plan.reasons[group], content) for group, content in contents.items()}
+        digests = {group: ref_digest(packet.source, plan.reasons[group], content) for group, content in contents.items()}
+        ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
         visible, _, _ = render(plan, ids)
         if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
             plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
@@ -101,7 +102,7 @@ def make_optimize(config: Config) -> StageFn:
         visible, _, _ = render(plan, ids)
         packet.plan, packet.guard, packet.visible = plan, guard, visible
         packet.references = [
-            Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c)
+            Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c, digest=digests[g])
             for g, c in contents.items()
         ]
         figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(visible)}
@@ -121,7 +122,7 @@ def make_store(store: Store) -> StageFn:
         written = 0
         stored = []
         for ref in packet.references:
-            saved, created = store.put(ref.source, ref.type, ref.reason, ref.content)
+            saved, created = store.put(ref.source, ref.type, ref.reason, ref.content, digest=ref.digest or None)
             stored.append(saved)
             written += created
         packet.references = stored

@@ -134,9 +134,11 @@ class Store:
         self._size_at = 0.0
 
     # -- refs ---------------------------------------------------------------------------------
-    def put(self, source: str, type: str, reason: str, content: bytes) -> tuple[Reference, bool]:
-        """Store one omission; returns the reference and whether a new file was written."""
-        digest = ref_digest(source, reason, content)
+    def put(self, source: str, type: str, reason: str, content: bytes, digest: str | None = None) -> tuple[Reference, bool]:
+        """Store one omission; returns the reference and whether a new file was written.
+
+        ``digest``: ``ref_digest(source, reason, content)`` when the caller already has it."""
+        digest = digest or ref_digest(source, reason, content)
         sha = hashlib.sha256(content).hexdigest()
         if len(content) >= SIDECAR_MIN:
             self._put_blob(sha, content)  # first: a record never points at a missing blob
@@ -161,7 +163,7 @@ class Store:
             return (existing.source, existing.reason, existing.sha256, existing.bytes) == (source, reason, sha, len(content))
 
         ref_id, created = self._put_record("ctx_", digest, REF_ID_LEN, record, same)
-        return Reference(id=ref_id, source=source, type=type, reason=reason, content=content), created
+        return Reference(id=ref_id, source=source, type=type, reason=reason, content=content, digest=digest), created
 
     def get(self, text: str) -> Reference:
         ref_id = normalize_ref_id(text)
