@@ -38,6 +38,7 @@ class ReduceConfig(Section):
 class LogConfig(Section):
     fold_min: Annotated[int, msgspec.Meta(ge=2)] = 3  # a template seen fewer times than this is a rare line and stays visible
     mask_templates: bool = True  # group lines that differ only by numbers, ids, hex, timestamps
+    long_line: Annotated[int, msgspec.Meta(ge=0)] = 4096  # bytes of a non-signal line shown; the rest to a ref (0: never cut)
 
 
 class JsonConfig(Section):

@@ -111,3 +111,19 @@ def test_block_boundaries_do_not_change_the_plan(monkeypatch):
         assert logmod.reduce_log(raw, "coarse", Config().log).pieces == whole
 
     check()
+
+
+def test_a_huge_rare_line_is_cut_with_a_marker_but_a_huge_signal_line_stays_whole():
+    blob = "é" * 60_000  # 120 KB, two bytes per character: the cut must not split one
+    raw = b"".join(b"10:00:%02d INFO tick %d\n" % (i % 60, i) for i in range(30))
+    raw += b"10:01:00 INFO payload " + blob.encode() + b"\n"
+    raw += b"10:01:01 ERROR payload " + blob.encode() + b"\n"
+    packet = reduce_bytes(raw, forced_type="log")
+    assert packet.restore_pass and packet.recovery_pass and packet.signal_pass
+    lines = packet.visible.split(b"\n")
+    cut = next(line for line in lines if line.startswith(b"10:01:00 INFO payload"))
+    assert len(cut) < 4096 + 200 and b"more bytes of this line: #ref:ctx_" in cut
+    cut.decode("utf-8")  # still valid UTF-8
+    assert b"10:01:01 ERROR payload " + blob.encode() in lines  # the signal line, whole
+    reasons = {ref.reason for ref in packet.references}
+    assert "cut from long lines" in reasons

@@ -4,7 +4,8 @@
   follows it stay verbatim and in place. Identical consecutive copies of one signal line show once
   with ``×N``.
 * Other lines are grouped by template: numbers, hex ids and timestamps masked (for grouping only).
-  A template seen fewer than ``fold_min`` times is rare: its lines stay verbatim.
+  A template seen fewer than ``fold_min`` times is rare: its lines stay in place, verbatim up to
+  ``long_line`` bytes; the rest of a longer line goes to one "long lines" ref, marked where it was cut.
 * A frequent template shows its first line, in place, with ``×N`` (N lines of that template; their
   numbers and ids may differ — the footer says so); the other copies go to a ref. ``coarse``: one
   ref for every folded line; ``fine``: one ref per template, its marker on the representative line.
@@ -38,6 +39,7 @@ CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Except
 MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
+LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
 def is_signal_line(line: bytes) -> bool:
@@ -189,7 +191,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
             group_of[key] = group
             if fine:  # the ref must exist before its marker: the copies are omitted further down
                 plan.reasons.setdefault(group, _reason(fine, key))
-            _representative(plan, pos, line_end, f" ×{counts[key]}".encode(), group if fine else None)
+            _representative(plan, pos, line_end, f" ×{counts[key]}".encode(), group if fine else None, cfg.long_line)
             i += 1
             continue
         # verbatim: signal, trace or rare line; identical consecutive signal copies show once
@@ -198,8 +200,12 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
             line = raw[pos:line_end]
             while i + run < n and keys[i + run] is None and raw[starts[i + run] : starts[i + run + 1]] == line:
                 run += 1
-        if run == 1:
-            plan.keep(pos, line_end)
+        if run == 1 and key is None:
+            plan.keep(pos, line_end)  # signal lines stay whole, however long
+        elif run == 1:
+            body_end = _body_end(raw, pos, line_end)
+            _keep_body(plan, pos, body_end, cfg.long_line)
+            plan.keep(body_end, line_end)
         else:
             group = f"s{i}" if fine else "log"
             if fine:
@@ -220,14 +226,36 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
     return plan.finish()
 
 
-def _representative(plan: Plan, start: int, line_end: int, suffix: bytes, group: str | None) -> None:
-    """Keep the line, with ``suffix`` (and the group's marker) before its line ending."""
+def _body_end(raw: bytes, start: int, line_end: int) -> int:
+    """Where a line's text ends: before its ``\n`` or ``\r\n``."""
     body_end = line_end
-    if plan.raw[body_end - 1 : body_end] == b"\n":
+    if raw[body_end - 1 : body_end] == b"\n":
         body_end -= 1
-    if plan.raw[body_end - 1 : body_end] == b"\r" and body_end > start:
+    if raw[body_end - 1 : body_end] == b"\r" and body_end > start:
         body_end -= 1
-    plan.keep(start, body_end)
+    return body_end
+
+
+def _keep_body(plan: Plan, start: int, body_end: int, limit: int) -> None:
+    """Keep a line's text; past ``limit`` bytes the rest goes to the long-lines ref, marked in place."""
+    if not limit or body_end - start <= limit:
+        plan.keep(start, body_end)
+        return
+    cut = start + limit
+    while cut > start and plan.raw[cut] & 0xC0 == 0x80:
+        cut -= 1  # never inside a UTF-8 character
+    plan.keep(start, cut)
+    plan.show(f" …[{body_end - cut:,} more bytes of this line: ".encode())
+    plan.reasons.setdefault(LONG_GROUP, LONG_REASON)  # the ref exists before its marker
+    plan.mark(LONG_GROUP)
+    plan.show(b"]")
+    plan.omit(cut, body_end, LONG_GROUP, LONG_REASON)
+
+
+def _representative(plan: Plan, start: int, line_end: int, suffix: bytes, group: str | None, limit: int = 0) -> None:
+    """Keep the line, with ``suffix`` (and the group's marker) before its line ending."""
+    body_end = _body_end(plan.raw, start, line_end)
+    _keep_body(plan, start, body_end, limit)
     plan.show(suffix)
     if group is not None:
         plan.show(b" ")
