@@ -53,7 +53,24 @@ def _kernel(rng):
     ])
 
 
+def _dpkg(rng):
+    # hundreds of packages: each name is rare, only the message shape repeats
+    pkg = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(4, 12)))
+    pkg += f"{rng.choice(['', '3', '-common', '6'])}:{rng.choice(['amd64', 'all'])}"
+    version = f"{rng.randint(1, 9)}.{rng.randint(0, 40)}-{rng.randint(1, 9)}+deb12u{rng.randint(1, 9)}"
+    return rng.choice([
+        f"2025-06-24 14:36:{rng.randint(10, 59)} status half-installed {pkg} {version}",
+        f"2025-06-24 14:36:{rng.randint(10, 59)} status unpacked {pkg} {version}",
+        f"2025-06-24 14:36:{rng.randint(10, 59)} configure {pkg} {version} <none>",
+        f"2025-06-24 14:36:{rng.randint(10, 59)} install {pkg} <none> {version}",
+    ])
+
+
 SYSTEMS = {
+    "dpkg": (_dpkg, [
+        "2025-06-24 14:40:02 startup archives unpack",
+        "2025-06-24 14:40:09 remove cron:amd64 3.0pl1-162 <none>",
+    ]),
     "hdfs": (_hdfs, [
         "081109 204655 556 WARN dfs.DataNode$DataXceiver: 10.251.70.211:50010:Got exception while serving blk_-7943 to /10.251.70.211:",
         "081109 213121 31 INFO dfs.FSNamesystem: BLOCK* NameSystem.delete: blk_-2837 is added to invalidSet of 10.251.71.16:50010",

@@ -37,6 +37,7 @@ _SIGNAL_PATTERN = (
 SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
+IDENT_INSIDE_RE = re.compile(rb"[:/=@].")  # package:arch, paths, key=value, user@host
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
@@ -99,8 +100,9 @@ def _group_keys(shapes: list[bytes], verbatim: set[int], cfg: LogConfig) -> tupl
     """Each line's template (None for verbatim lines) and the number of lines per template.
 
     ``shapes`` are the lines with every digit turned into ``0`` (same lengths as the raw lines). Each
-    distinct shape is normalised once: runs of digits collapse, and a template still rare after that
-    gets the precise mask (hex ids too).
+    distinct shape is normalised once: runs of digits collapse; a template still rare after that gets
+    the precise mask (hex ids too); one still rare after that is keyed by its words, every token that
+    looks like an identifier masked (package names with versions, hosts with ports, paths).
     """
     counts = Counter(shapes)
     for i in verbatim:
@@ -112,16 +114,26 @@ def _group_keys(shapes: list[bytes], verbatim: set[int], cfg: LogConfig) -> tupl
     per_template: Counter = Counter()
     for shape, count in counts.items():
         per_template[template[shape]] += count
-    if cfg.mask_templates:
+    for coarser in (_masked_key, _word_key) if cfg.mask_templates else ():
         rare = [s for s, c in counts.items() if c and per_template[template[s]] < cfg.fold_min]
         for shape in rare:
             per_template[template[shape]] -= counts[shape]
-            template[shape] = b"\x00" + MASK_RE.sub(b"#", shape)  # its own key space
+            template[shape] = coarser(shape)
             per_template[template[shape]] += counts[shape]
     keys = list(map(template.__getitem__, shapes))
     for i in verbatim:
         keys[i] = None
     return keys, per_template
+
+
+def _masked_key(shape: bytes) -> bytes:
+    return b"\x00" + MASK_RE.sub(b"#", shape)  # a key space of its own
+
+
+def _word_key(shape: bytes) -> bytes:
+    """The line's words, with every identifier-like token (a digit, or ``: / = @`` inside) masked."""
+    return b"\x01" + b" ".join(
+        b"#" if b"0" in token or IDENT_INSIDE_RE.search(token) else token for token in shape.split())
 
 
 def _collapse_zeros(shape: bytes) -> bytes:
