@@ -211,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # e.g. -o pointing at a directory or a missing folder
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"tokens: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -103,3 +103,11 @@ def test_analyze_levels_and_their_estimated_tokens_in_the_trace(level, home):
         assert out == raw
     if level == 0:
         assert b"ERROR PaymentService line 421" in out and b"pkt_" in out
+
+
+@pytest.mark.parametrize("target", ["{tmp}", "{tmp}/no/such/dir/out.txt"])
+def test_expand_to_an_unwritable_output_is_one_error_line(target, tmp_path, home):
+    tokens_cli("analyze", str(LOG))
+    packet = next((home / "context").glob("pkt_*.json")).stem
+    line = _one_error_line(tokens_cli("expand", "--full", packet, "-o", target.format(tmp=tmp_path)))
+    assert str(tmp_path) in line
