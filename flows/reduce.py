@@ -100,7 +100,12 @@ def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
         configure_trace()
     if benchmark:
         sink = benchmark_table()
-    config = load_config(config_path)
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        if sys._getframe(1).f_code.co_name == "_locate_dataflow":  # called by bytewax.run: one line, no traceback
+            _exit_with(exc)
+        raise
     if source is None and tail:
         from operators.tail import TailSource
 
@@ -122,8 +127,12 @@ def __getattr__(name: str) -> Dataflow:
     try:
         return get_flow()
     except (ConfigError, StoreError) as exc:
-        print(f"nolife-tokens: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+        _exit_with(exc)
+
+
+def _exit_with(exc: Exception):
+    print(f"nolife-tokens: error: {exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 
 __all__ = ["build_flow", "get_flow"]

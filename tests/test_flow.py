@@ -127,3 +127,13 @@ def test_the_invariants_fail_when_the_store_or_the_visible_text_is_broken(tmp_pa
     [packet] = run_packets([ContextPacket(source="broken.log", raw=LOG)], config_path=conf)
     results = {"RECOVERY": packet.recovery_pass, "RESTORE": packet.restore_pass}
     assert {name for name, ok in results.items() if not ok} == broken
+
+
+@pytest.mark.parametrize("target", ["flows.reduce", "flows.reduce:get_flow(paths=['fixtures/sample.log'])"])
+def test_bytewax_entry_point_reports_a_bad_config_in_one_line(tmp_path, target):
+    conf = _config(tmp_path, "bogus = 1\n")
+    out = subprocess.run([sys.executable, "-m", "bytewax.run", target], cwd=PROJECT, capture_output=True, timeout=120,
+                         env={**__import__("os").environ, "NOLIFE_TOKENS_CONFIG": conf, "NOLIFE_TOKENS_HOME": str(tmp_path)})
+    err = out.stderr.decode()
+    assert out.returncode == 2 and "Traceback" not in err
+    assert err.strip().splitlines() == [f"nolife-tokens: error: invalid config {conf}: Object contains unknown field `bogus`"]
