@@ -197,7 +197,8 @@ def make_recovery(store: Store) -> StageFn:
 
 def make_restore(store: Store) -> StageFn:
     def restore(packet: ContextPacket) -> ContextPacket:
-        """Rebuild the original from the visible bytes and what the store holds, nothing else."""
+        """Check that the visible bytes, the stored manifest and the stored refs rebuild the original
+        exactly (compared piece by piece; ref bytes that RECOVERY verified against the store are reused)."""
         try:
             manifest = store.get_manifest(packet.manifest_id)
             if hashlib.sha256(packet.visible).hexdigest() != manifest.visible_sha256:
