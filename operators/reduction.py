@@ -110,8 +110,8 @@ def passthrough(raw: bytes) -> Plan:
 
 def omissions(plan: Plan) -> dict[str, bytes]:
     """Each group's omitted bytes, concatenated in original order."""
-    parts: dict[str, list[bytes]] = {group: [] for group in plan.reasons}
-    raw = plan.raw
+    parts: dict[str, list[memoryview]] = {group: [] for group in plan.reasons}
+    raw = memoryview(plan.raw)  # slices without copies: the join below is the only copy
     for piece in plan.pieces:
         if piece[0] == OMIT:
             parts[piece[3]].append(raw[piece[1] : piece[2]])

@@ -181,7 +181,7 @@ def make_recovery(store: Store) -> StageFn:
         bad = []
         for ref in packet.references:
             try:
-                if store.get(ref.id).content != ref.content:
+                if not store.holds(ref.id, ref.content):
                     bad.append(ref.id)
             except Exception:
                 bad.append(ref.id)

@@ -180,6 +180,28 @@ class Store:
             raise StoreError(f"corrupt ref file {path}: content does not match its recorded id, size or sha256")
         return Reference(id=record.id, source=record.source, type=record.type, reason=record.reason, content=content)
 
+    def holds(self, text: str, content: bytes) -> bool:
+        """Whether the store gives back exactly ``content`` for this ref (a large blob is compared and
+        hashed chunk by chunk, without a second copy in memory). Raises StoreError like ``get``."""
+        ref_id = normalize_ref_id(text)
+        path = self.dir / f"{ref_id}.json"
+        record = self._read(path, _ref_decoder, f"unknown ref {ref_id} (not in {self.dir})")
+        if record.encoding != "sidecar":
+            return self.get(ref_id).content == content
+        if record.id != ref_id or record.bytes != len(content) or not re.fullmatch(r"[0-9a-f]{64}", record.sha256):
+            return False
+        view, pos, h = memoryview(content), 0, hashlib.sha256()
+        try:
+            with open(self.dir / f"blob_{record.sha256}.bin", "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    if view[pos : pos + len(chunk)] != chunk:
+                        return False
+                    h.update(chunk)
+                    pos += len(chunk)
+        except OSError:
+            return False
+        return pos == len(content) and h.hexdigest() == record.sha256
+
     def _put_blob(self, sha: str, content: bytes) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / f"blob_{sha}.bin"

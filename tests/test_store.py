@@ -177,3 +177,17 @@ def test_gc_and_size_count_sidecars(home):
     assert files == 2 and size > SIDECAR_MIN
     removed, freed = store.gc(max_bytes=0)
     assert removed == 2 and freed == size and not list(store.dir.iterdir())
+
+
+def test_holds_checks_the_exact_bytes_of_small_and_sidecar_refs(home):
+    from operators.store import SIDECAR_MIN
+
+    store = Store(home)
+    for content in (b"small content", b"\x00large\xff" * SIDECAR_MIN):
+        ref, _ = store.put("s", "log", "r", content)
+        assert store.holds(ref.id, content)
+        assert not store.holds(ref.id, content[:-1] + b"!")
+        assert not store.holds(ref.id, content + b"x")
+    blob = next(store.dir.glob("blob_*.bin"))
+    blob.write_bytes(blob.read_bytes()[:-1] + b"!")
+    assert not store.holds(ref.id, b"\x00large\xff" * SIDECAR_MIN)
