@@ -22,7 +22,7 @@ import re
 from operators.packet import ContextPacket
 from operators.reduction import MARK
 from operators.reducers.build import SUMMARY_RE, display_line, is_signal_text
-from operators.reducers.log import signal_line_indexes
+from operators.reducers.log import signal_line_spans
 from operators.tokens import estimate_tokens
 
 IMPORTANT_MAX = 5  # signal lines shown
@@ -115,13 +115,12 @@ def _facts(packet: ContextPacket) -> tuple[str, list[str], int]:
     errors = warnings = 0
     summary = b""
     ranked: dict[bytes, tuple[int, int]] = {}
-    lines = raw.split(b"\n")
     if kind == "build":  # runner summaries and pytest's "E" lines need every line
-        candidates = range(len(lines))
+        candidates = enumerate(raw.split(b"\n"))
     else:  # one RE2 scan finds the signal lines; only those get the slower per-line regexes
-        candidates = signal_line_indexes(raw)
-    for index in candidates:
-        line = lines[index][:LINE_SCAN_MAX]  # ranking reads the head of a line; the line itself stays whole
+        candidates = ((start, raw[start : min(end, start + LINE_SCAN_MAX)]) for start, end in signal_line_spans(raw))
+    for index, line in candidates:
+        line = line[:LINE_SCAN_MAX]  # ranking reads the head of a line; the line itself stays whole
         shown = display_line(line) if (b"\x1b" in line or b"\r" in line or b"\x08" in line) else line.rstrip(b"\r")
         if kind == "build" and SUMMARY_RE.match(shown) and (b" in " in shown or b"passed" in shown or b"failed" in shown):
             summary = shown.strip(b"= ")

@@ -66,20 +66,25 @@ def signal_line_indexes(raw: bytes) -> list[int]:
     return found
 
 
-def signal_lines(raw: bytes) -> list[bytes]:
-    """Every distinct signal line of ``raw`` (line ending stripped): what must stay visible."""
-    found: dict[bytes, None] = {}
-    end = 0
+def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every line holding a signal, newline excluded, from one scan of the buffer."""
+    spans = []
+    end = -1
     for match in SIGNAL_RE.finditer(raw):
         pos = match.start()
-        if pos < end:
+        if pos <= end:
             continue  # same line as the previous match
         start = raw.rfind(b"\n", 0, pos) + 1
         end = raw.find(b"\n", pos)
         if end == -1:
             end = len(raw)
-        found.setdefault(raw[start:end].rstrip(b"\r"), None)
-    return list(found)
+        spans.append((start, end))
+    return spans
+
+
+def signal_lines(raw: bytes) -> list[bytes]:
+    """Every distinct signal line of ``raw`` (line ending stripped): what must stay visible."""
+    return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans(raw)))
 
 
 def _verbatim_lines(raw: bytes, starts: list[int], n: int) -> set[int]:
