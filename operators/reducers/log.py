@@ -18,6 +18,7 @@ done once per *distinct* shape (digit runs collapsed; hex ids masked for shapes 
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -87,7 +88,7 @@ def signal_lines(raw: bytes) -> list[bytes]:
     return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans(raw)))
 
 
-def _verbatim_lines(raw: bytes, starts: list[int], n: int) -> set[int]:
+def _verbatim_lines(raw: bytes, starts: array, n: int) -> set[int]:
     """Signal lines and the stack-trace lines that follow them."""
     keep: set[int] = set()
     for i in signal_line_indexes(raw):
@@ -148,7 +149,7 @@ def _collapse_zeros(shape: bytes) -> bytes:
     return shape
 
 
-def _line_shapes(raw: bytes, mask: bool) -> tuple[list[bytes], list[int]]:
+def _line_shapes(raw: bytes, mask: bool) -> tuple[list[bytes], array]:
     """Each line's shape (digits turned into ``0``: same length as the line) and the lines' start offsets.
 
     Worked in blocks cut at newlines, and equal shapes are one shared object: memory grows with
@@ -156,7 +157,7 @@ def _line_shapes(raw: bytes, mask: bool) -> tuple[list[bytes], list[int]]:
     """
     shared: dict[bytes, bytes] = {}
     shapes: list[bytes] = []
-    starts = [0]
+    starts = array("q", [0])  # 8 bytes an offset, not a Python int object each
     pos, size = 0, len(raw)
     while pos < size:
         cut = raw.find(b"\n", min(pos + SHAPE_BLOCK, size) - 1)
