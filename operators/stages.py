@@ -97,9 +97,11 @@ def make_optimize(config: Config) -> StageFn:
         visible, _, _ = render(plan, ids)
         if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
             plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
+            visible = packet.raw
         if packet.exit_code:  # never let a failure read like success: say so first
-            plan.pieces.insert(0, [SHOW, f"[command failed: exit code {packet.exit_code}]\n".encode()])
-        visible, _, _ = render(plan, ids)
+            header = f"[command failed: exit code {packet.exit_code}]\n".encode()
+            plan.pieces.insert(0, [SHOW, header])
+            visible = header + visible
         packet.plan, packet.guard, packet.visible = plan, guard, visible
         packet.references = [
             Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c, digest=digests[g])

@@ -44,10 +44,6 @@ SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
-def is_signal_line(line: bytes) -> bool:
-    return SIGNAL_RE.search(line) is not None
-
-
 def signal_line_indexes(raw: bytes) -> list[int]:
     """Indexes (0-based, split on ``\\n``) of the lines holding a signal, from one scan of the buffer."""
     found: list[int] = []
