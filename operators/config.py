@@ -67,7 +67,7 @@ class FilelistConfig(Section):
 
 
 class TailConfig(Section):
-    window_lines: Annotated[int, msgspec.Meta(ge=1)] = 500  # a window closes after this many lines
+    window_lines: Annotated[int, msgspec.Meta(ge=1)] = 2000  # a window closes after this many lines
     idle_ms: Annotated[int, msgspec.Meta(ge=1)] = 500  # ... or when the file was quiet this long
     max_ms: Annotated[int, msgspec.Meta(ge=1)] = 2000  # ... or when it has been open this long
     partial_flush_ms: Annotated[int, msgspec.Meta(ge=1)] = 2000  # a last line without newline is held this long
