@@ -127,8 +127,8 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
     """
     index = {group: i for i, group in enumerate(plan.reasons)}
     ref_offset = [0] * len(index)
-    raw = plan.raw
-    out: list[bytes] = []
+    raw = memoryview(plan.raw)  # kept spans are joined straight from the input, not copied twice
+    out: list[bytes | memoryview] = []
     layout: list[list[int]] = []
     markers: list[list[int]] = []
     vis = 0
