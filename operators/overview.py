@@ -21,7 +21,6 @@ import re
 
 from operators.packet import ContextPacket
 from operators.reduction import MARK
-from operators.reducers.build import SUMMARY_RE, display_line, is_signal_text
 from operators.reducers.log import signal_line_spans
 from operators.tokens import estimate_tokens
 
@@ -101,6 +100,13 @@ def _runner(packet: ContextPacket) -> str:
     return ""
 
 
+def _build():
+    """The build reducer's line helpers, imported on first use (it compiles many regexes: startup time)."""
+    from operators.reducers import build
+
+    return build
+
+
 def _facts(packet: ContextPacket) -> tuple[str, list[str], int]:
     """(counts, the first signal lines, how many signal lines there are)."""
     raw = packet.raw
@@ -121,10 +127,10 @@ def _facts(packet: ContextPacket) -> tuple[str, list[str], int]:
         candidates = ((start, raw[start : min(end, start + LINE_SCAN_MAX)]) for start, end in signal_line_spans(raw))
     for index, line in candidates:
         line = line[:LINE_SCAN_MAX]  # ranking reads the head of a line; the line itself stays whole
-        shown = display_line(line) if (b"\x1b" in line or b"\r" in line or b"\x08" in line) else line.rstrip(b"\r")
-        if kind == "build" and SUMMARY_RE.match(shown) and (b" in " in shown or b"passed" in shown or b"failed" in shown):
+        shown = _build().display_line(line) if (b"\x1b" in line or b"\r" in line or b"\x08" in line) else line.rstrip(b"\r")
+        if kind == "build" and _build().SUMMARY_RE.match(shown) and (b" in " in shown or b"passed" in shown or b"failed" in shown):
             summary = shown.strip(b"= ")
-        if kind == "build" and not is_signal_text(shown):
+        if kind == "build" and not _build().is_signal_text(shown):
             continue
         error = ERROR_RE.search(shown) is not None
         if error:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import msgspec
 
-from operators.reducers.build import display_signals
 from operators.reducers.log import signal_lines
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
@@ -49,8 +48,15 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
     return [s for s in found if s][:MAX_AUTO]
 
 
+def _has_terminal_controls(data: bytes) -> bool:
+    return b"\x1b" in data or b"\r" in data or b"\x08" in data
+
+
 def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
-    visible, auto = display_signals(visible, auto)  # compare lines as a terminal displays them
+    if _has_terminal_controls(visible) or any(_has_terminal_controls(line) for line in auto):
+        from operators.reducers.build import display_signals  # imported only when needed (startup time)
+
+        visible, auto = display_signals(visible, auto)  # compare lines as a terminal displays them
     missing = [s for s in expected if s.encode() not in visible]
     if auto:
         visible_lines = {line.rstrip() for line in visible.split(b"\n")}
