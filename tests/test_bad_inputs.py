@@ -104,3 +104,30 @@ def test_a_50_mb_single_line_is_handled_and_restores(tmp_path):
     assert events["SIGNAL"]["result"] is True
     assert events["RESTORE"]["result"] is True and events["RECOVERY"]["result"] is True
     assert b"ERROR at the very end" in result.stdout
+
+
+def test_marker_looking_json_values_are_not_refs(tmp_path):
+    import msgspec
+
+    from operators.store import MARKER_RE, Store
+
+    doc = {"id": 42, "status": "failed", "note": "#ref:ctx_abcdef", "telemetry": {"spans": ["x" * 80] * 40},
+           "padding_1": "p" * 500, "padding_2": "#ref:ctx_123456"}
+    raw = jsonlib.dumps(doc, indent=2).encode()
+    home = tmp_path / "home"
+    result = tokens_cli("analyze", "-", "--json", stdin=raw, env={"NOLIFE_TOKENS_HOME": str(home)})
+    assert result.returncode == 0
+    events = {e["stage"]: e for e in map(jsonlib.loads, result.stderr.decode().splitlines())}
+    assert events["RESTORE"]["result"] is True
+    visible = result.stdout
+    assert b'"note": "#ref:ctx_abcdef"' in visible  # the input's own text, untouched
+    store = Store(home)
+    manifest = store.get_manifest(events["STORE"]["packet"])
+    real = {visible[pos : pos + 5 + len(manifest.refs[i])] for pos, i in manifest.markers}
+    assert b"#ref:ctx_abcdef" not in real and b"#ref:ctx_123456" not in real
+    assert real and all(MARKER_RE.fullmatch(m) for m in real)
+    for marker in real:  # every real marker is a ref the tool wrote
+        assert store.get(marker.decode()).source == "stdin"
+    shown = tokens_cli("show-ref", "ctx_abcdef", env={"NOLIFE_TOKENS_HOME": str(home)})
+    assert shown.returncode != 0 and b"unknown ref" in shown.stderr
+    assert msgspec.json.decode(visible)["note"] == "#ref:ctx_abcdef"
