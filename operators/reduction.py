@@ -165,7 +165,6 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
 
 def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bool:
     """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy)."""
-    want = memoryview(original)
     vis = memoryview(visible)
     refs = [memoryview(content) for content in ref_contents]
     pos = 0
@@ -174,11 +173,11 @@ def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_co
             piece = vis[entry[1] : entry[1] + entry[2]]
         else:
             piece = refs[entry[1]][entry[2] : entry[2] + entry[3]]
-        end = pos + len(piece)
-        if end > len(want) or want[pos:end] != piece:
+        # bytes.startswith compares with memcmp; memoryview == memoryview goes element by element
+        if not original.startswith(piece, pos):
             return False
-        pos = end
-    return pos == len(want)
+        pos += len(piece)
+    return pos == len(original)
 
 
 def restore(visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bytes:

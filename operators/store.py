@@ -190,11 +190,11 @@ class Store:
             return self.get(ref_id).content == content
         if record.id != ref_id or record.bytes != len(content) or not re.fullmatch(r"[0-9a-f]{64}", record.sha256):
             return False
-        view, pos, h = memoryview(content), 0, hashlib.sha256()
+        pos, h = 0, hashlib.sha256()
         try:
             with open(self.dir / f"blob_{record.sha256}.bin", "rb") as fh:
                 while chunk := fh.read(1 << 20):
-                    if view[pos : pos + len(chunk)] != chunk:
+                    if not content.startswith(chunk, pos):  # memcmp, no copy
                         return False
                     h.update(chunk)
                     pos += len(chunk)

@@ -64,3 +64,23 @@ def test_passthrough_is_identity():
     raw = b"\x00\xff\r\nno newline"
     visible, restored = _roundtrip(passthrough(raw))
     assert visible == raw and restored == raw
+
+
+def test_restores_to_compares_every_piece():
+    from operators.reduction import restores_to
+
+    raw = b"keep this DROP that keep the end"
+    plan = Plan(raw)
+    plan.keep(0, 10)
+    plan.omit(10, 19, "g", "r")
+    plan.mark("g")
+    plan.keep(19, len(raw))
+    contents = omissions(plan.finish())
+    visible, layout, _ = render(plan, {"g": "ctx_000000"})
+    refs = list(contents.values())
+    assert restores_to(raw, visible, layout, refs)
+    assert not restores_to(raw[:-1] + b"X", visible, layout, refs)  # last piece differs
+    assert not restores_to(b"KEEP" + raw[4:], visible, layout, refs)  # first piece differs
+    assert not restores_to(raw + b"!", visible, layout, refs)  # original longer
+    assert not restores_to(raw[:-3], visible, layout, refs)  # original shorter
+    assert not restores_to(raw, visible, layout, [refs[0][:-1] + b"?"])  # a ref differs
