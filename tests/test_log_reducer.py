@@ -127,3 +127,17 @@ def test_a_huge_rare_line_is_cut_with_a_marker_but_a_huge_signal_line_stays_whol
     assert b"10:01:01 ERROR payload " + blob.encode() in lines  # the signal line, whole
     reasons = {ref.reason for ref in packet.references}
     assert "cut from long lines" in reasons
+
+
+def test_signal_line_indexes_match_a_per_line_search():
+    import random as rnd
+
+    from operators.reducers.log import SIGNAL_RE, signal_line_indexes
+
+    rng = rnd.Random(3)
+    words = [b"ERROR x", b"ok", b"warn", b"", b"INFO", b'"GET /" 500 1', b"FooError", b"\r"]
+    for _ in range(2000):
+        raw = b"\n".join(b" ".join(rng.choice(words) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 12)))
+        raw += b"\n" if rng.random() < 0.5 else b""
+        want = [i for i, line in enumerate(raw.split(b"\n")) if SIGNAL_RE.search(line)]
+        assert signal_line_indexes(raw) == want, raw

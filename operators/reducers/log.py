@@ -44,25 +44,6 @@ SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
-def signal_line_indexes(raw: bytes) -> list[int]:
-    """Indexes (0-based, split on ``\\n``) of the lines holding a signal, from one scan of the buffer."""
-    found: list[int] = []
-    line = 0
-    last = 0
-    for match in SIGNAL_RE.finditer(raw):
-        pos = match.start()
-        if pos < last:
-            continue
-        line += raw.count(b"\n", last, pos)
-        found.append(line)
-        nl = raw.find(b"\n", pos)
-        if nl == -1:
-            break
-        last = nl + 1  # the rest of this line cannot add another index
-        line += 1
-    return found
-
-
 def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
     """(start, end) of every line holding a signal, newline excluded, from one scan of the buffer."""
     spans = []
@@ -77,6 +58,17 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
             end = len(raw)
         spans.append((start, end))
     return spans
+
+
+def signal_line_indexes(raw: bytes) -> list[int]:
+    """Indexes (0-based, split on ``\\n``) of the lines holding a signal."""
+    found: list[int] = []
+    line = last = 0
+    for start, _end in signal_line_spans(raw):
+        line += raw.count(b"\n", last, start)
+        found.append(line)
+        last = start
+    return found
 
 
 def signal_lines(raw: bytes) -> list[bytes]:
