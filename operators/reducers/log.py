@@ -28,6 +28,11 @@ import re2
 from operators.config import LogConfig
 from operators.reduction import Plan
 
+try:
+    from operators.reducers import _logscan  # the C kernel, built at install when a compiler is there
+except ImportError:  # pragma: no cover - depends on the machine
+    _logscan = None
+
 _SIGNAL_PATTERN = (
     rb"(?i:\b(?:errors?|err|warn|warning|fatal|critical|crit|alert|emerg|severe|exception|traceback"
     rb"|panic|panicked|fail|failed|failure|failures|denied|refused|unable|cannot|timeout|timed out"
@@ -44,8 +49,20 @@ SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
-def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
-    """(start, end) of every line holding a signal, newline excluded, from one scan of the buffer."""
+_last_scan: tuple[bytes, tuple[tuple[int, int], ...]] = (b"", ())
+MEMO_MIN = 1 << 20  # inputs this big keep their scan for the next caller (the SIGNAL stage)
+
+
+def signal_line_spans(raw: bytes) -> tuple[tuple[int, int], ...]:
+    """(start, end) of every line holding a signal, newline excluded, from one scan of the buffer.
+
+    The reducer and the SIGNAL check both need this scan of the same packet; the last big buffer's
+    result is kept (by identity: the same bytes object, never an equal copy), so it runs once.
+    """
+    global _last_scan
+    last_raw, last_spans = _last_scan
+    if raw is last_raw:
+        return last_spans
     spans = []
     end = -1
     for match in SIGNAL_RE.finditer(raw):
@@ -57,7 +74,10 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
         if end == -1:
             end = len(raw)
         spans.append((start, end))
-    return spans
+    result = tuple(spans)
+    if len(raw) >= MEMO_MIN:
+        _last_scan = (raw, result)
+    return result
 
 
 def signal_line_indexes(raw: bytes) -> list[int]:
@@ -90,38 +110,103 @@ def _verbatim_lines(raw: bytes, starts: array, n: int) -> set[int]:
     return keep
 
 
-def _group_keys(shapes: list[bytes], verbatim: set[int], cfg: LogConfig) -> tuple[list, Counter]:
-    """Each line's template (None for verbatim lines) and the number of lines per template.
+def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], list[int]]:
+    """Pure-Python twin of ``_logscan.scan``: line starts, each line's shape id, the shapes, their counts.
 
-    ``shapes`` are the lines with every digit turned into ``0`` (same lengths as the raw lines). Each
-    distinct shape is normalised once: runs of digits collapse; a template still rare after that gets
-    the precise mask (hex ids too); one still rare after that is keyed by its words, every token that
-    looks like an identifier masked (package names with versions, hosts with ports, paths).
+    A shape is a line without its ``\\n``; with ``mask``, every run of digits is a single ``0``. Worked in
+    blocks cut at newlines: memory grows with the distinct shapes plus an id and an offset per line.
     """
-    counts = Counter(shapes)
-    for i in verbatim:
-        counts[shapes[i]] -= 1
-    if cfg.mask_templates:
-        template = {shape: _collapse_zeros(shape) for shape in counts}
-    else:
-        template = {shape: shape for shape in counts}
+    ids_of: dict[bytes, int] = {}
+    ids = array("i")
+    starts = array("q", [0])
+    pos, size = 0, len(raw)
+    while pos < size:
+        cut = raw.find(b"\n", min(pos + SHAPE_BLOCK, size) - 1)
+        end = size if cut == -1 else cut + 1
+        block = raw[pos:end]
+        lines = (block.translate(DIGITS_TO_ZERO) if mask else block).split(b"\n")  # same lengths as raw
+        if lines[-1] == b"":
+            lines.pop()  # the block ends with a newline: no partial last line
+        starts.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=starts[-1]), 1, None))
+        if mask:
+            collapsed = {line: _collapse_zeros(line) for line in set(lines)}
+            lines = map(collapsed.__getitem__, lines)
+        ids.extend(ids_of.setdefault(shape, len(ids_of)) for shape in lines)
+        pos = end
+    if starts[-1] > size:
+        starts[-1] = size  # the last line has no newline
+    counts = [0] * len(ids_of)
+    for shape_id in ids:
+        counts[shape_id] += 1
+    return starts, ids, list(ids_of), counts
+
+
+def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
+    """Pure-Python twin of ``_logscan.select``: the visible line indexes (see ``reduce_log``)."""
+    verbatim = set(verbatim)
+    seen: set[int] = set()
+    visible = array("q")
+    for i, shape_id in enumerate(ids):
+        if i in verbatim:
+            visible.append(i)
+            continue
+        template = template_of[shape_id]
+        if not frequent[template] or template not in seen:
+            seen.add(template)
+            visible.append(i)
+    return visible
+
+
+def scan_lines(raw: bytes, mask: bool):
+    """Line starts (n + 1 offsets), each line's shape id, the distinct shapes and their counts."""
+    if _logscan is None:
+        return scan_lines_py(raw, mask)
+    starts, ids, shapes, counts = _logscan.scan(raw, mask)
+    return memoryview(starts).cast("q"), memoryview(ids).cast("i"), shapes, counts
+
+
+def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
+    if _logscan is None:
+        return select_py(ids, template_of, frequent, verbatim)
+    return memoryview(_logscan.select(ids, template_of, frequent, verbatim)).cast("q")
+
+
+def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[array, list[bytes], list[int]]:
+    """Each shape's template id, each template's key and its number of lines.
+
+    A shape is its own template; when ``mask_templates`` is on, a template still rare (fewer than
+    ``fold_min`` lines) gets the precise mask (hex ids too); one still rare after that is keyed by its
+    words, every token that looks like an identifier masked (package names with versions, hosts with
+    ports, paths). Work is done once per distinct shape, never per line.
+    """
+    template = list(shapes)
     per_template: Counter = Counter()
-    for shape, count in counts.items():
-        per_template[template[shape]] += count
+    for key, count in zip(template, counts):
+        per_template[key] += count
     for coarser in (_masked_key, _word_key) if cfg.mask_templates else ():
-        rare = [s for s, c in counts.items() if c and per_template[template[s]] < cfg.fold_min]
-        for shape in rare:
-            per_template[template[shape]] -= counts[shape]
-            template[shape] = coarser(shape)
-            per_template[template[shape]] += counts[shape]
-    keys = list(map(template.__getitem__, shapes))
-    for i in verbatim:
-        keys[i] = None
-    return keys, per_template
+        rare = [s for s, count in enumerate(counts) if count and per_template[template[s]] < cfg.fold_min]
+        for s in rare:
+            per_template[template[s]] -= counts[s]
+            template[s] = coarser(shapes[s])
+            per_template[template[s]] += counts[s]
+    number: dict[bytes, int] = {}
+    template_of = array("i", [number.setdefault(key, len(number)) for key in template])
+    totals = [0] * len(number)
+    for t, count in zip(template_of, counts):
+        totals[t] += count
+    return template_of, list(number), totals
+
+
+def mask_py(shape: bytes) -> bytes:
+    """Pure-Python twin of ``_logscan.mask``: hex numbers, hex words holding a digit and digit runs → ``#``."""
+    return MASK_RE.sub(b"#", shape)
+
+
+_mask = mask_py if _logscan is None else _logscan.mask
 
 
 def _masked_key(shape: bytes) -> bytes:
-    return b"\x00" + MASK_RE.sub(b"#", shape)  # a key space of its own
+    return b"\x00" + _mask(shape)  # a key space of its own
 
 
 def _word_key(shape: bytes) -> bytes:
@@ -137,89 +222,65 @@ def _collapse_zeros(shape: bytes) -> bytes:
     return shape
 
 
-def _line_shapes(raw: bytes, mask: bool) -> tuple[list[bytes], array]:
-    """Each line's shape (digits turned into ``0``: same length as the line) and the lines' start offsets.
-
-    Worked in blocks cut at newlines, and equal shapes are one shared object: memory grows with
-    the number of *distinct* shapes plus a pointer and an offset per line, not with a copy of the input.
-    """
-    shared: dict[bytes, bytes] = {}
-    shapes: list[bytes] = []
-    starts = array("q", [0])  # 8 bytes an offset, not a Python int object each
-    pos, size = 0, len(raw)
-    while pos < size:
-        cut = raw.find(b"\n", min(pos + SHAPE_BLOCK, size) - 1)
-        end = size if cut == -1 else cut + 1
-        block = raw[pos:end]
-        lines = (block.translate(DIGITS_TO_ZERO) if mask else block).split(b"\n")
-        if lines[-1] == b"":
-            lines.pop()  # the block ends with a newline: no partial last line
-        starts.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=starts[-1]), 1, None))
-        shapes.extend(map(shared.setdefault, lines, lines))
-        pos = end
-    if starts[-1] > size:
-        starts[-1] = size  # the last line has no newline
-    return shapes, starts
-
-
 def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
-    shapes, starts = _line_shapes(raw, cfg.mask_templates)
-    n = len(shapes)
-
-    verbatim = _verbatim_lines(raw, starts, n)
-    keys, counts = _group_keys(shapes, verbatim, cfg)
+    starts, ids, shapes, counts = scan_lines(raw, cfg.mask_templates)
+    n = len(ids)
+    verbatim = array("q", sorted(_verbatim_lines(raw, starts, n)))
+    for i in verbatim:
+        counts[ids[i]] -= 1  # verbatim lines are never folded: they do not count for their template
+    template_of, names, totals = _templates(shapes, counts, cfg)
     del shapes
-    frequent = {key for key, count in counts.items() if count >= cfg.fold_min}
+    frequent = bytes(total >= cfg.fold_min for total in totals)
+    visible = select_visible(ids, template_of, frequent, verbatim)
+    is_verbatim = set(verbatim)
 
     fine = granularity == "fine"
-    group_of: dict[bytes, str] = {}
+    group_of: dict[int, str] = {}  # template id -> group, for the frequent templates shown so far
     plan = Plan(raw)
     folded = 0
-    i = 0
-    while i < n:
-        key = keys[i]
-        pos, line_end = starts[i], starts[i + 1]
-        if key in group_of:
-            # a copy of a template already shown: omit it, and every following copy in one piece (coarse)
-            j = i + 1
-            if fine:
-                while j < n and keys[j] == key:
-                    j += 1
-            else:  # coarse: every following copy of any template already shown joins this piece
-                while j < n and keys[j] in group_of:
-                    j += 1
-            plan.omit(pos, starts[j], group_of[key], _reason(fine, key))
-            folded += j - i
-            i = j
-            continue
-        if key in frequent:
-            group = f"t{len(group_of)}" if fine else "log"
-            group_of[key] = group
-            if fine:  # the ref must exist before its marker: the copies are omitted further down
-                plan.reasons.setdefault(group, _reason(fine, key))
-            _representative(plan, pos, line_end, f" ×{counts[key]}".encode(), group if fine else None, cfg.long_line)
-            i += 1
-            continue
-        # verbatim: signal, trace or rare line; identical consecutive signal copies show once
-        run = 1
-        if key is None:
-            line = raw[pos:line_end]
-            while i + run < n and keys[i + run] is None and raw[starts[i + run] : starts[i + run + 1]] == line:
+    i = 0  # the first line not yet in the plan
+    v, nvisible = 0, len(visible)
+    while v < nvisible:
+        line = visible[v]
+        if line > i:  # copies of templates already shown: omitted
+            folded += line - i
+            _omit_copies(plan, starts, ids, template_of, names, group_of, i, line, fine)
+        pos, line_end = starts[line], starts[line + 1]
+        if line in is_verbatim:
+            # signal or trace line; identical consecutive signal copies show once
+            body = raw[pos:line_end]
+            run = 1
+            while (v + run < nvisible and visible[v + run] == line + run and line + run in is_verbatim
+                   and raw[starts[line + run] : starts[line + run + 1]] == body):
                 run += 1
-        if run == 1 and key is None:
-            plan.keep(pos, line_end)  # signal lines stay whole, however long
-        elif run == 1:
+            if run == 1:
+                plan.keep(pos, line_end)  # signal lines stay whole, however long
+            else:
+                group = f"s{line}" if fine else "log"
+                if fine:
+                    plan.reasons.setdefault(group, _reason(fine, body))
+                _representative(plan, pos, line_end, f" ×{run}".encode(), group if fine else None)
+                plan.omit(line_end, starts[line + run], group, _reason(fine, body))
+                folded += run - 1
+            v += run
+            i = line + run
+            continue
+        t = template_of[ids[line]]
+        if frequent[t]:  # the first line of a frequent template: shown with its count
+            group = f"t{len(group_of)}" if fine else "log"
+            group_of[t] = group
+            if fine:  # the ref must exist before its marker: the copies are omitted further down
+                plan.reasons.setdefault(group, _reason(fine, names[t]))
+            _representative(plan, pos, line_end, f" ×{totals[t]}".encode(), group if fine else None, cfg.long_line)
+        else:  # a rare line: in place
             body_end = _body_end(raw, pos, line_end)
             _keep_body(plan, pos, body_end, cfg.long_line)
             plan.keep(body_end, line_end)
-        else:
-            group = f"s{i}" if fine else "log"
-            if fine:
-                plan.reasons.setdefault(group, _reason(fine, line))
-            _representative(plan, pos, line_end, f" ×{run}".encode(), group if fine else None)
-            plan.omit(line_end, starts[i + run], group, _reason(fine, line))
-            folded += run - 1
-        i += run
+        v += 1
+        i = line + 1
+    if i < n:
+        folded += n - i
+        _omit_copies(plan, starts, ids, template_of, names, group_of, i, n, fine)
 
     if folded:
         lead = b"" if plan.ends_line() else b"\n"
@@ -230,6 +291,21 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
             plan.mark("log")
             plan.show(b"]\n")
     return plan.finish()
+
+
+def _omit_copies(plan: Plan, starts, ids, template_of, names, group_of, first: int, stop: int, fine: bool) -> None:
+    """Omit lines ``first`` to ``stop`` (copies of shown templates): one piece (coarse) or one per run of a template."""
+    if not fine:
+        plan.omit(starts[first], starts[stop], "log", _reason(fine, b""))
+        return
+    j = first
+    while j < stop:
+        t = template_of[ids[j]]
+        k = j + 1
+        while k < stop and template_of[ids[k]] == t:
+            k += 1
+        plan.omit(starts[j], starts[k], group_of[t], _reason(fine, names[t]))
+        j = k
 
 
 def _body_end(raw: bytes, start: int, line_end: int) -> int:

@@ -1,0 +1,310 @@
+/* The per-line loops of the log reducer, in C: one pass over the bytes instead of several Python passes.
+ *
+ * scan(buf, mask) -> (starts, ids, keys, counts)
+ *     Splits buf on '\n'. starts: bytes holding n+1 native int64 line start offsets (the last one is
+ *     len(buf)). ids: bytes holding n native int32, each line's shape id. keys: the distinct shapes, in
+ *     order of first appearance (a line without its '\n'; with mask, every run of ASCII digits is one
+ *     '0'). counts: how many lines have each shape.
+ *
+ * select(ids, template_of, frequent, verbatim) -> bytes of native int64 line indexes
+ *     The lines that stay visible, in order: every line listed in verbatim (sorted int64 indexes), every
+ *     line whose template (template_of[ids[i]], int32) is not frequent (frequent: one byte per template),
+ *     and the first non-verbatim line of each frequent template.
+ *
+ * mask(shape) -> bytes
+ *     The shape with every id-like token replaced by '#': the same result as
+ *     re.sub(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+", b"#", shape)
+ *     (a 0x hex number, a hex word holding a digit, a run of digits).
+ *
+ * operators/reducers/log.py holds a pure-Python twin of each; the tests check that they agree.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FNV_OFFSET 1469598103934665603ULL
+#define FNV_PRIME 1099511628211ULL
+
+typedef struct {
+    Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
+    Py_ssize_t nslots;   /* power of two */
+    uint64_t *hashes;
+    PyObject **keys;     /* owned bytes objects */
+    Py_ssize_t *counts;
+    Py_ssize_t n, cap;
+} Table;
+
+static void table_free(Table *t) {
+    for (Py_ssize_t i = 0; i < t->n; i++) Py_XDECREF(t->keys[i]);
+    PyMem_Free(t->slots);
+    PyMem_Free(t->hashes);
+    PyMem_Free(t->keys);
+    PyMem_Free(t->counts);
+}
+
+static int table_grow_slots(Table *t) {
+    Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    Py_ssize_t *slots = PyMem_Calloc((size_t)nslots, sizeof(Py_ssize_t));
+    if (!slots) return -1;
+    for (Py_ssize_t e = 0; e < t->n; e++) {
+        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+        while (slots[s]) s = (s + 1) & (nslots - 1);
+        slots[s] = e + 1;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+static int table_grow_entries(Table *t) {
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
+    uint64_t *h = PyMem_Realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
+    if (!h) return -1;
+    t->hashes = h;
+    PyObject **k = PyMem_Realloc(t->keys, (size_t)cap * sizeof(PyObject *));
+    if (!k) return -1;
+    t->keys = k;
+    Py_ssize_t *c = PyMem_Realloc(t->counts, (size_t)cap * sizeof(Py_ssize_t));
+    if (!c) return -1;
+    t->counts = c;
+    t->cap = cap;
+    return 0;
+}
+
+/* The id of the key (data, len), added with count 0 when new; -1 on memory error. */
+static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint64_t hash) {
+    if ((t->n + 1) * 2 > t->nslots && table_grow_slots(t) < 0) return -1;
+    Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
+    for (;;) {
+        Py_ssize_t e = t->slots[s];
+        if (!e) break;
+        e -= 1;
+        if (t->hashes[e] == hash && PyBytes_GET_SIZE(t->keys[e]) == len
+            && memcmp(PyBytes_AS_STRING(t->keys[e]), data, (size_t)len) == 0)
+            return e;
+        s = (s + 1) & (t->nslots - 1);
+    }
+    if (t->n == t->cap && table_grow_entries(t) < 0) return -1;
+    PyObject *key = PyBytes_FromStringAndSize(data, len);
+    if (!key) return -1;
+    Py_ssize_t e = t->n++;
+    t->hashes[e] = hash;
+    t->keys[e] = key;
+    t->counts[e] = 0;
+    t->slots[s] = e + 1;
+    return e;
+}
+
+static PyObject *scan(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int mask;
+    if (!PyArg_ParseTuple(args, "y*p", &view, &mask)) return NULL;
+    const char *data = view.buf;
+    Py_ssize_t size = view.len;
+    PyObject *starts_obj = NULL, *ids_obj = NULL, *keys = NULL, *counts = NULL, *result = NULL;
+    char *shape = NULL;
+    Table table = {0};
+
+    Py_ssize_t n = 0;
+    for (const char *p = data, *end = data + size; p < end; n++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    starts_obj = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));
+    ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!starts_obj || !ids_obj) goto done;
+    int64_t *starts = (int64_t *)PyBytes_AS_STRING(starts_obj);
+    int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
+    Py_ssize_t shape_cap = 0;
+
+    Py_ssize_t pos = 0;
+    starts[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *line = data + pos;
+        const char *nl = memchr(line, '\n', (size_t)(size - pos));
+        Py_ssize_t len = nl ? nl - line : size - pos;
+        const char *key = line;
+        Py_ssize_t key_len = len;
+        uint64_t hash = FNV_OFFSET;
+        if (mask) {
+            if (len > shape_cap) {
+                PyMem_Free(shape);
+                shape_cap = len > 256 ? len : 256;
+                shape = PyMem_Malloc((size_t)shape_cap);
+                if (!shape) { PyErr_NoMemory(); goto done; }
+            }
+            Py_ssize_t k = 0;
+            int in_digits = 0;
+            for (Py_ssize_t j = 0; j < len; j++) {
+                unsigned char c = (unsigned char)line[j];
+                if (c >= '0' && c <= '9') {
+                    if (in_digits) continue;
+                    in_digits = 1;
+                    c = '0';
+                } else {
+                    in_digits = 0;
+                }
+                shape[k++] = (char)c;
+                hash = (hash ^ c) * FNV_PRIME;
+            }
+            key = shape;
+            key_len = k;
+        } else {
+            for (Py_ssize_t j = 0; j < len; j++) hash = (hash ^ (unsigned char)line[j]) * FNV_PRIME;
+        }
+        Py_ssize_t id = table_intern(&table, key, key_len, hash);
+        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many distinct lines"); goto done; }
+        table.counts[id] += 1;
+        ids[i] = (int32_t)id;
+        pos = nl ? (nl - data) + 1 : size;
+        starts[i + 1] = pos;
+    }
+
+    keys = PyList_New(table.n);
+    counts = PyList_New(table.n);
+    if (!keys || !counts) goto done;
+    for (Py_ssize_t e = 0; e < table.n; e++) {
+        PyObject *count = PyLong_FromSsize_t(table.counts[e]);
+        if (!count) goto done;
+        PyList_SET_ITEM(counts, e, count);
+        PyList_SET_ITEM(keys, e, table.keys[e]);  /* the list takes the table's reference */
+        table.keys[e] = NULL;
+    }
+    result = PyTuple_Pack(4, starts_obj, ids_obj, keys, counts);
+
+done:
+    table_free(&table);
+    PyMem_Free(shape);
+    Py_XDECREF(starts_obj);
+    Py_XDECREF(ids_obj);
+    Py_XDECREF(keys);
+    Py_XDECREF(counts);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *select_visible(PyObject *self, PyObject *args) {
+    Py_buffer ids_v, tmpl_v, freq_v, verb_v;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &ids_v, &tmpl_v, &freq_v, &verb_v)) return NULL;
+    PyObject *out = NULL;
+    unsigned char *seen = NULL;
+    const int32_t *ids = ids_v.buf;
+    const int32_t *tmpl = tmpl_v.buf;
+    const unsigned char *frequent = freq_v.buf;
+    const int64_t *verbatim = verb_v.buf;
+    Py_ssize_t n = ids_v.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t nids = tmpl_v.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t ntmpl = freq_v.len;
+    Py_ssize_t nverb = verb_v.len / (Py_ssize_t)sizeof(int64_t);
+
+    seen = PyMem_Calloc((size_t)(ntmpl ? ntmpl : 1), 1);
+    Py_ssize_t cap = 1024, k = 0, vi = 0;
+    int64_t *lines = PyMem_Malloc((size_t)cap * sizeof(int64_t));
+    if (!seen || !lines) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int visible;
+        if (vi < nverb && verbatim[vi] == i) {
+            visible = 1;
+            vi++;
+        } else {
+            int32_t id = ids[i];
+            if (id < 0 || id >= nids || tmpl[id] < 0 || tmpl[id] >= ntmpl) {
+                PyErr_SetString(PyExc_ValueError, "shape id or template id out of range");
+                goto done;
+            }
+            int32_t t = tmpl[id];
+            visible = !frequent[t] || !seen[t];
+            seen[t] = 1;
+        }
+        if (!visible) continue;
+        if (k == cap) {
+            cap *= 2;
+            int64_t *grown = PyMem_Realloc(lines, (size_t)cap * sizeof(int64_t));
+            if (!grown) { PyErr_NoMemory(); goto done; }
+            lines = grown;
+        }
+        lines[k++] = i;
+    }
+    out = PyBytes_FromStringAndSize((const char *)lines, k * (Py_ssize_t)sizeof(int64_t));
+
+done:
+    PyMem_Free(seen);
+    PyMem_Free(lines);
+    PyBuffer_Release(&ids_v);
+    PyBuffer_Release(&tmpl_v);
+    PyBuffer_Release(&freq_v);
+    PyBuffer_Release(&verb_v);
+    return out;
+}
+
+static int is_word(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static int is_hex_letter(unsigned char c) { return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+static int is_hex(unsigned char c) { return is_digit(c) || is_hex_letter(c); }
+
+/* Where the match of MASK_RE starting at i ends, or -1 (alternatives tried in order, no backtracking). */
+static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
+    /* 0[xX][0-9a-fA-F]++ */
+    if (s[i] == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') && is_hex(s[i + 2])) {
+        Py_ssize_t k = i + 2;
+        while (k < n && is_hex(s[k])) k++;
+        return k;
+    }
+    /* \b[a-fA-F]*+\d[0-9a-fA-F]*+\b */
+    if ((i == 0 ? 0 : is_word(s[i - 1])) != is_word(s[i])) {
+        Py_ssize_t j = i;
+        while (j < n && is_hex_letter(s[j])) j++;
+        if (j < n && is_digit(s[j])) {
+            Py_ssize_t k = j + 1;
+            while (k < n && is_hex(s[k])) k++;
+            if (k == n || !is_word(s[k])) return k;  /* s[k - 1] is a word character */
+        }
+    }
+    /* \d+ */
+    if (is_digit(s[i])) {
+        Py_ssize_t k = i + 1;
+        while (k < n && is_digit(s[k])) k++;
+        return k;
+    }
+    return -1;
+}
+
+static PyObject *mask(PyObject *self, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "mask() takes bytes");
+        return NULL;
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(arg);
+    Py_ssize_t n = PyBytes_GET_SIZE(arg);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
+    if (!out) return NULL;
+    char *o = PyBytes_AS_STRING(out);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t end = mask_match(s, n, i);
+        if (end < 0) {
+            o[k++] = (char)s[i++];
+        } else {
+            o[k++] = '#';
+            i = end;
+        }
+    }
+    if (_PyBytes_Resize(&out, k) < 0) return NULL;
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
+    {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, keys, counts)"},
+    {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_logscan", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__logscan(void) { return PyModule_Create(&module); }

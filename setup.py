@@ -1,0 +1,9 @@
+"""Build hook for the optional C kernel of the log reducer; everything else is in pyproject.toml.
+
+``optional=True``: without a C compiler the install still succeeds and the log reducer uses its
+pure-Python twin (same output, slower).
+"""
+
+from setuptools import Extension, setup
+
+setup(ext_modules=[Extension("operators.reducers._logscan", ["operators/reducers/_logscan.c"], optional=True)])
