@@ -23,8 +23,37 @@
 #include <stdint.h>
 #include <string.h>
 
-#define FNV_OFFSET 1469598103934665603ULL
-#define FNV_PRIME 1099511628211ULL
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1  /* the first byte in memory is the lowest byte of a loaded word */
+#else
+#define SWAR_DIGITS 0
+#endif
+
+/* 0x80 in each byte of w that is an ASCII digit, 0 elsewhere (bytes 0x30-0x39; exact per byte). */
+static inline uint64_t digit_bytes(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ULL, low7 = ones * 127, high = ones * 128;
+    uint64_t x = w & low7;
+    return ((ones * (127 + 0x3A) - x) & ~w & (x + ones * (127 - 0x2F))) & high;
+}
+
+/* A fast non-cryptographic hash, 8 bytes a step; equal keys are confirmed with memcmp. */
+static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
+    const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    uint64_t h = (uint64_t)n * k;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    if (n) memcpy(&w, p, (size_t)n);
+    h = (h ^ w) * k;
+    h ^= h >> 32;
+    return h;
+}
 
 typedef struct {
     Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
@@ -127,7 +156,6 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         Py_ssize_t len = nl ? nl - line : size - pos;
         const char *key = line;
         Py_ssize_t key_len = len;
-        uint64_t hash = FNV_OFFSET;
         if (mask) {
             if (len > shape_cap) {
                 PyMem_Free(shape);
@@ -135,25 +163,52 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 shape = PyMem_Malloc((size_t)shape_cap);
                 if (!shape) { PyErr_NoMemory(); goto done; }
             }
-            Py_ssize_t k = 0;
-            int in_digits = 0;
-            for (Py_ssize_t j = 0; j < len; j++) {
-                unsigned char c = (unsigned char)line[j];
-                if (c >= '0' && c <= '9') {
-                    if (in_digits) continue;
-                    in_digits = 1;
+            Py_ssize_t k = 0, j = 0;
+            while (j < len) {
+#if SWAR_DIGITS
+                if (j + 8 <= len) {  /* 8 bytes at a time while there is no digit among them */
+                    uint64_t w;
+                    memcpy(&w, line + j, 8);
+                    uint64_t digits = digit_bytes(w);
+                    if (!digits) {
+                        memcpy(shape + k, &w, 8);
+                        k += 8;
+                        j += 8;
+                        continue;
+                    }
+                    int before = __builtin_ctzll(digits) / 8;  /* bytes ahead of the first digit */
+                    memcpy(shape + k, &w, 8);
+                    k += before;
+                    j += before;
+                }
+#endif
+                unsigned char c = (unsigned char)line[j++];
+                if (c - '0' < 10u) {  /* a run of digits: one '0' */
                     c = '0';
-                } else {
-                    in_digits = 0;
+                    while (j < len) {
+#if SWAR_DIGITS
+                        if (j + 8 <= len) {
+                            uint64_t w;
+                            memcpy(&w, line + j, 8);
+                            uint64_t others = ~digit_bytes(w) & 0x8080808080808080ULL;
+                            if (!others) {
+                                j += 8;
+                                continue;
+                            }
+                            j += __builtin_ctzll(others) / 8;
+                            break;
+                        }
+#endif
+                        if ((unsigned char)line[j] - '0' >= 10u) break;
+                        j++;
+                    }
                 }
                 shape[k++] = (char)c;
-                hash = (hash ^ c) * FNV_PRIME;
             }
             key = shape;
             key_len = k;
-        } else {
-            for (Py_ssize_t j = 0; j < len; j++) hash = (hash ^ (unsigned char)line[j]) * FNV_PRIME;
         }
+        uint64_t hash = hash_bytes(key, key_len);
         Py_ssize_t id = table_intern(&table, key, key_len, hash);
         if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
         if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many distinct lines"); goto done; }
