@@ -108,3 +108,50 @@ def test_reducer_gives_the_same_plan_with_or_without_the_kernel(raw, fold_min, g
 def monkeypatch_module():
     with pytest.MonkeyPatch.context() as mp:
         yield mp
+
+
+SIGNALISH = st.lists(
+    st.sampled_from([b"\n", b"\r\n", b"ERROR", b"error", b"Errors", b"err", b"WARN", b" ", b"failed", b"timed out",
+                     b"timeout7", b"7timeout", b"x", b"_", b"NullPointerException", b"IOError", b"Error", b'"', b'" ',
+                     b"404", b"500", b"4040", b"40", b"200", b"1", b"\xc3\xa9", b"\xff", b"\x00", b"\xe2\x84\xaa",
+                     b"oom", b"OOM", b"killed", b"-", b"."]),
+    max_size=50,
+).map(b"".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(raw=SIGNALISH)
+def test_signal_lines_from_shapes_match_the_direct_scan(raw):
+    expected = log.signal_line_spans_direct(raw)
+    assert list(log.signal_line_spans(raw)) == expected
+    starts, ids, shapes, _ = log.scan_lines_py(raw, True)
+    lines = log._signals_from_shapes(raw, starts, ids, shapes)
+    assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in lines] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=SIGNALISH, data=st.data())
+def test_lines_with_and_status_lines_match_the_python_twins(raw, data):
+    starts, ids, shapes, _ = c_scan(raw, True)
+    flags = bytes(data.draw(st.lists(st.integers(0, 1), min_size=len(shapes), max_size=len(shapes))))
+    ids_a, starts_a = array("i", ids), array("q", starts)
+    got = list(memoryview(kernel.lines_with(ids_a, flags)).cast("q"))
+    assert got == list(log.lines_with_py(ids_a, flags))
+    lines = array("q", range(len(ids)))
+    got = list(memoryview(kernel.status_lines(raw, starts_a, lines)).cast("q"))
+    assert got == list(log.status_lines_py(raw, starts_a, lines))
+
+
+def test_status_lines_rejects_offsets_out_of_range():
+    with pytest.raises(ValueError):
+        kernel.status_lines(b"abc", array("q", [0, 99]), array("q", [0]))
+
+
+def test_big_access_log_signal_lines_match_the_direct_scan():
+    rng = random.Random(9)
+    lines = [b'10.0.0.%d - - [16/Aug/2026] "GET /p/%d HTTP/1.1" %d %d' % (
+        rng.randint(1, 254), rng.randint(1, 10**6), rng.choice([200, 200, 200, 301, 404, 500, 503]), rng.randint(1, 9999))
+        for _ in range(20000)]
+    raw = b"\n".join(lines) + b"\n"
+    assert list(log.signal_line_spans(raw)) == log.signal_line_spans_direct(raw)
+    assert len(log.signal_line_spans_direct(raw)) > 1000

@@ -11,6 +11,13 @@
  *     line whose template (template_of[ids[i]], int32) is not frequent (frequent: one byte per template),
  *     and the first non-verbatim line of each frequent template.
  *
+ * lines_with(ids, flags) -> bytes of native int64 line indexes
+ *     The lines whose shape is flagged (flags: one byte per shape id), in order.
+ *
+ * status_lines(buf, starts, lines) -> bytes of native int64 line indexes
+ *     Those of the given lines that hold '" ' followed by 4 or 5, two digits and a space (an HTTP
+ *     4xx/5xx status in an access log line: the part of the signal pattern a shape cannot tell).
+ *
  * mask(shape) -> bytes
  *     The shape with every id-like token replaced by '#': the same result as
  *     re.sub(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+", b"#", shape)
@@ -295,6 +302,74 @@ done:
     return out;
 }
 
+/* The int64 array buffer of a bytes object holding k indexes (k <= cap), or NULL with an exception. */
+static PyObject *int64_bytes(const int64_t *items, Py_ssize_t k) {
+    return PyBytes_FromStringAndSize((const char *)items, k * (Py_ssize_t)sizeof(int64_t));
+}
+
+static PyObject *lines_with(PyObject *self, PyObject *args) {
+    Py_buffer ids_v, flags_v;
+    if (!PyArg_ParseTuple(args, "y*y*", &ids_v, &flags_v)) return NULL;
+    const int32_t *ids = ids_v.buf;
+    const unsigned char *flags = flags_v.buf;
+    Py_ssize_t n = ids_v.len / (Py_ssize_t)sizeof(int32_t), k = 0;
+    PyObject *out = NULL;
+    int64_t *lines = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!lines) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= flags_v.len) {
+            PyErr_SetString(PyExc_ValueError, "shape id out of range");
+            goto done;
+        }
+        if (flags[ids[i]]) lines[k++] = i;
+    }
+    out = int64_bytes(lines, k);
+done:
+    PyMem_Free(lines);
+    PyBuffer_Release(&ids_v);
+    PyBuffer_Release(&flags_v);
+    return out;
+}
+
+static int has_status(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t j = 0; j + 6 <= n; j++) {
+        const unsigned char *p = memchr(s + j, '"', (size_t)(n - j - 5));
+        if (!p) return 0;
+        if (p[1] == ' ' && (p[2] == '4' || p[2] == '5') && p[3] - '0' < 10u && p[4] - '0' < 10u && p[5] == ' ')
+            return 1;
+        j = p - s;
+    }
+    return 0;
+}
+
+static PyObject *status_lines(PyObject *self, PyObject *args) {
+    Py_buffer buf_v, starts_v, lines_v;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &buf_v, &starts_v, &lines_v)) return NULL;
+    const unsigned char *buf = buf_v.buf;
+    const int64_t *starts = starts_v.buf;
+    const int64_t *lines = lines_v.buf;
+    Py_ssize_t nstarts = starts_v.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n = lines_v.len / (Py_ssize_t)sizeof(int64_t), k = 0;
+    PyObject *out = NULL;
+    int64_t *found = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!found) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t line = lines[i];
+        if (line < 0 || line + 1 >= nstarts || starts[line] > starts[line + 1] || starts[line + 1] > buf_v.len) {
+            PyErr_SetString(PyExc_ValueError, "line index or offsets out of range");
+            goto done;
+        }
+        if (has_status(buf + starts[line], (Py_ssize_t)(starts[line + 1] - starts[line]))) found[k++] = line;
+    }
+    out = int64_bytes(found, k);
+done:
+    PyMem_Free(found);
+    PyBuffer_Release(&buf_v);
+    PyBuffer_Release(&starts_v);
+    PyBuffer_Release(&lines_v);
+    return out;
+}
+
 static int is_word(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -354,6 +429,8 @@ static PyObject *mask(PyObject *self, PyObject *arg) {
 }
 
 static PyMethodDef methods[] = {
+    {"lines_with", lines_with, METH_VARARGS, "lines_with(ids, flags) -> line indexes whose shape is flagged"},
+    {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, keys, counts)"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -49,20 +50,14 @@ SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
-_last_scan: tuple[bytes, tuple[tuple[int, int], ...]] = (b"", ())
-MEMO_MIN = 1 << 20  # inputs this big keep their scan for the next caller (the SIGNAL stage)
+SHAPE_SIGNAL_RE = re2.compile(_SIGNAL_PATTERN.rpartition(b"|")[0])  # what a shape can tell
+SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
+MEMO_MIN = 1 << 20  # inputs this big keep their signal lines for the next caller (the SIGNAL stage)
+_last_signals: tuple[bytes, tuple[int, ...], tuple[tuple[int, int], ...]] = (b"", (), ())
 
 
-def signal_line_spans(raw: bytes) -> tuple[tuple[int, int], ...]:
-    """(start, end) of every line holding a signal, newline excluded, from one scan of the buffer.
-
-    The reducer and the SIGNAL check both need this scan of the same packet; the last big buffer's
-    result is kept (by identity: the same bytes object, never an equal copy), so it runs once.
-    """
-    global _last_scan
-    last_raw, last_spans = _last_scan
-    if raw is last_raw:
-        return last_spans
+def signal_line_spans_direct(raw: bytes) -> list[tuple[int, int]]:
+    """The definition: (start, end) of every line where ``SIGNAL_RE`` matches, newline excluded."""
     spans = []
     end = -1
     for match in SIGNAL_RE.finditer(raw):
@@ -74,21 +69,68 @@ def signal_line_spans(raw: bytes) -> tuple[tuple[int, int], ...]:
         if end == -1:
             end = len(raw)
         spans.append((start, end))
-    result = tuple(spans)
+    return spans
+
+
+def _signals_from_shapes(raw: bytes, starts, ids, shapes: list[bytes]) -> tuple[int, ...]:
+    """Indexes of the signal lines, found by scanning each distinct shape once instead of every line.
+
+    A shape differs from its lines only in digit runs (one ``0`` each), and the word alternatives of
+    the signal pattern hold no digit and end at the same word boundaries: a shape matches them exactly
+    when its lines do. Only the status alternative (``" 4xx ``) needs digits: shapes holding ``" 0 ``
+    are candidates, and their lines are checked on the raw bytes.
+    """
+    joined = b"\n".join(shapes)  # shapes never hold a newline
+    ends = array("q", accumulate(map(add, map(len, shapes), repeat(1))))  # offset after each shape's newline
+    signal = bytearray(len(shapes))
+    for match in SHAPE_SIGNAL_RE.finditer(joined):
+        signal[bisect_right(ends, match.start())] = 1
+    candidate = bytearray(len(shapes))
+    at = joined.find(SHAPE_STATUS)
+    while at != -1:
+        shape = bisect_right(ends, at)
+        if not signal[shape]:
+            candidate[shape] = 1
+        at = joined.find(SHAPE_STATUS, ends[shape])  # on from the next shape
+    del joined
+    found = lines_with(ids, signal)
+    if 1 in candidate:
+        found = sorted((*found, *status_lines(raw, starts, lines_with(ids, candidate))))
+    return tuple(found)
+
+
+def _remember(raw: bytes, lines: tuple[int, ...], starts) -> tuple[tuple[int, int], ...]:
+    global _last_signals
+    spans = tuple((starts[i], _line_end(raw, starts[i], starts[i + 1])) for i in lines)
     if len(raw) >= MEMO_MIN:
-        _last_scan = (raw, result)
-    return result
+        _last_signals = (raw, lines, spans)
+    return spans
+
+
+def _line_end(raw: bytes, start: int, next_start: int) -> int:
+    return next_start - 1 if next_start > start and raw[next_start - 1] == 10 else next_start
+
+
+def _signal_scan(raw: bytes) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """Line indexes and spans of the signal lines of ``raw``; the last big buffer's result is kept
+    (by identity: the same bytes object, never an equal copy), so the reducer and the SIGNAL check
+    of one packet scan it once."""
+    last_raw, last_lines, last_spans = _last_signals
+    if raw is last_raw:
+        return last_lines, last_spans
+    starts, ids, shapes, _counts = scan_lines(raw, True)
+    lines = _signals_from_shapes(raw, starts, ids, shapes)
+    return lines, _remember(raw, lines, starts)
+
+
+def signal_line_spans(raw: bytes) -> tuple[tuple[int, int], ...]:
+    """(start, end) of every line holding a signal, newline excluded (see ``signal_line_spans_direct``)."""
+    return _signal_scan(raw)[1]
 
 
 def signal_line_indexes(raw: bytes) -> list[int]:
     """Indexes (0-based, split on ``\\n``) of the lines holding a signal."""
-    found: list[int] = []
-    line = last = 0
-    for start, _end in signal_line_spans(raw):
-        line += raw.count(b"\n", last, start)
-        found.append(line)
-        last = start
-    return found
+    return list(_signal_scan(raw)[0])
 
 
 def signal_lines(raw: bytes) -> list[bytes]:
@@ -96,10 +138,10 @@ def signal_lines(raw: bytes) -> list[bytes]:
     return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans(raw)))
 
 
-def _verbatim_lines(raw: bytes, starts: array, n: int) -> set[int]:
+def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
     """Signal lines and the stack-trace lines that follow them."""
     keep: set[int] = set()
-    for i in signal_line_indexes(raw):
+    for i in signal_indexes:
         if i >= n or i in keep:
             continue
         keep.add(i)
@@ -155,6 +197,31 @@ def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
             seen.add(template)
             visible.append(i)
     return visible
+
+
+def lines_with_py(ids, flags) -> array:
+    """Pure-Python twin of ``_logscan.lines_with``: the lines whose shape is flagged."""
+    return array("q", [i for i, shape_id in enumerate(ids) if flags[shape_id]])
+
+
+STATUS_RE = re.compile(rb'" [45]\d\d ')
+
+
+def status_lines_py(raw: bytes, starts, lines) -> array:
+    """Pure-Python twin of ``_logscan.status_lines``: the lines holding ``" 4xx `` or ``" 5xx ``."""
+    return array("q", [i for i in lines if STATUS_RE.search(raw, starts[i], starts[i + 1])])
+
+
+def lines_with(ids, flags):
+    if _logscan is None:
+        return lines_with_py(ids, flags)
+    return memoryview(_logscan.lines_with(ids, flags)).cast("q")
+
+
+def status_lines(raw: bytes, starts, lines):
+    if _logscan is None:
+        return status_lines_py(raw, starts, lines)
+    return memoryview(_logscan.status_lines(raw, starts, lines)).cast("q")
 
 
 def scan_lines(raw: bytes, mask: bool):
@@ -225,7 +292,12 @@ def _collapse_zeros(shape: bytes) -> bytes:
 def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
     starts, ids, shapes, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
-    verbatim = array("q", sorted(_verbatim_lines(raw, starts, n)))
+    if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
+        signal_indexes = _signals_from_shapes(raw, starts, ids, shapes)
+        _remember(raw, signal_indexes, starts)
+    else:
+        signal_indexes = signal_line_indexes(raw)
+    verbatim = array("q", sorted(_verbatim_lines(raw, starts, n, signal_indexes)))
     for i in verbatim:
         counts[ids[i]] -= 1  # verbatim lines are never folded: they do not count for their template
     template_of, names, totals = _templates(shapes, counts, cfg)
