@@ -155,3 +155,22 @@ def test_big_access_log_signal_lines_match_the_direct_scan():
     raw = b"\n".join(lines) + b"\n"
     assert list(log.signal_line_spans(raw)) == log.signal_line_spans_direct(raw)
     assert len(log.signal_line_spans_direct(raw)) > 1000
+
+
+@settings(max_examples=2000, deadline=None)
+@given(shape=st.lists(st.sampled_from(list(b"0a :/=@#\t\r\x0b\x0c\n_x\xff")), max_size=16).map(bytes))
+def test_words_matches_the_python_twin(shape):
+    assert kernel.words(shape) == log.words_py(shape)
+
+
+def test_words_examples():
+    assert kernel.words(b"  Setting up libfoo:amd64 (0.0-0) ...\t/usr/lib/x a: ") == b"Setting up # # ... # a:"
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.lists(st.sampled_from([b"", b"a", b"b", b"\x00a", b"a" * 20, b"a" * 21]), max_size=30), data=st.data())
+def test_group_matches_the_python_twin(keys, data):
+    counts = data.draw(st.lists(st.integers(0, 9), min_size=len(keys), max_size=len(keys)))
+    ids, names, totals = kernel.group(keys, counts)
+    py_ids, py_names, py_totals = log.group_py(keys, counts)
+    assert (list(memoryview(ids).cast("i")), names, totals) == (list(py_ids), py_names, py_totals)

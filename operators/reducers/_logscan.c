@@ -18,10 +18,19 @@
  *     Those of the given lines that hold '" ' followed by 4 or 5, two digits and a space (an HTTP
  *     4xx/5xx status in an access log line: the part of the signal pattern a shape cannot tell).
  *
+ * group(keys, counts) -> (ids, names, totals)
+ *     Groups equal keys (a list of bytes): ids holds native int32, each key's group number, groups
+ *     numbered in order of first appearance; names: each group's key; totals: the sum of counts
+ *     (a list of ints, one per key) per group.
+ *
  * mask(shape) -> bytes
  *     The shape with every id-like token replaced by '#': the same result as
  *     re.sub(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+", b"#", shape)
  *     (a 0x hex number, a hex word holding a digit, a run of digits).
+ *
+ * words(shape) -> bytes
+ *     The shape's whitespace-separated tokens joined by one space, each token holding a '0' or one of
+ *     ': / = @' before its last byte replaced by '#' (the word-level template key).
  *
  * operators/reducers/log.py holds a pure-Python twin of each; the tests check that they agree.
  */
@@ -110,7 +119,9 @@ static int table_grow_entries(Table *t) {
 }
 
 /* The id of the key (data, len), added with count 0 when new; -1 on memory error. */
-static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint64_t hash) {
+/* The id of the key (data, len), added with count 0 when new (holding `object` when given, else a new
+ * bytes object); -1 on memory error. */
+static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint64_t hash, PyObject *object) {
     if ((t->n + 1) * 2 > t->nslots && table_grow_slots(t) < 0) return -1;
     Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
     for (;;) {
@@ -123,8 +134,9 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
         s = (s + 1) & (t->nslots - 1);
     }
     if (t->n == t->cap && table_grow_entries(t) < 0) return -1;
-    PyObject *key = PyBytes_FromStringAndSize(data, len);
-    if (!key) return -1;
+    PyObject *key = object;
+    if (key) Py_INCREF(key);
+    else if (!(key = PyBytes_FromStringAndSize(data, len))) return -1;
     Py_ssize_t e = t->n++;
     t->hashes[e] = hash;
     t->keys[e] = key;
@@ -216,7 +228,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             key_len = k;
         }
         uint64_t hash = hash_bytes(key, key_len);
-        Py_ssize_t id = table_intern(&table, key, key_len, hash);
+        Py_ssize_t id = table_intern(&table, key, key_len, hash, NULL);
         if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
         if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many distinct lines"); goto done; }
         table.counts[id] += 1;
@@ -370,6 +382,54 @@ done:
     return out;
 }
 
+static PyObject *group(PyObject *self, PyObject *args) {
+    PyObject *keys, *counts;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &keys, &PyList_Type, &counts)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(keys);
+    if (PyList_GET_SIZE(counts) != n) {
+        PyErr_SetString(PyExc_ValueError, "keys and counts differ in length");
+        return NULL;
+    }
+    Table table = {0};
+    PyObject *ids_obj = NULL, *names = NULL, *totals = NULL, *result = NULL;
+    ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!ids_obj) goto done;
+    int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyList_GET_ITEM(keys, i);
+        if (!PyBytes_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "group() keys must be bytes");
+            goto done;
+        }
+        Py_ssize_t count = PyLong_AsSsize_t(PyList_GET_ITEM(counts, i));
+        if (count == -1 && PyErr_Occurred()) goto done;
+        const char *data = PyBytes_AS_STRING(key);
+        Py_ssize_t len = PyBytes_GET_SIZE(key);
+        Py_ssize_t id = table_intern(&table, data, len, hash_bytes(data, len), key);
+        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many groups"); goto done; }
+        table.counts[id] += count;
+        ids[i] = (int32_t)id;
+    }
+    names = PyList_New(table.n);
+    totals = PyList_New(table.n);
+    if (!names || !totals) goto done;
+    for (Py_ssize_t e = 0; e < table.n; e++) {
+        PyObject *total = PyLong_FromSsize_t(table.counts[e]);
+        if (!total) goto done;
+        PyList_SET_ITEM(totals, e, total);
+        PyList_SET_ITEM(names, e, table.keys[e]);  /* the list takes the table's reference */
+        table.keys[e] = NULL;
+    }
+    result = PyTuple_Pack(3, ids_obj, names, totals);
+done:
+    table_free(&table);
+    Py_XDECREF(ids_obj);
+    Py_XDECREF(names);
+    Py_XDECREF(totals);
+    return result;
+}
+
 static int is_word(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -428,9 +488,46 @@ static PyObject *mask(PyObject *self, PyObject *arg) {
     return out;
 }
 
+static int is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+static PyObject *words(PyObject *self, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "words() takes bytes");
+        return NULL;
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(arg);
+    Py_ssize_t n = PyBytes_GET_SIZE(arg);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
+    if (!out) return NULL;
+    char *o = PyBytes_AS_STRING(out);
+    Py_ssize_t k = 0, i = 0;
+    for (;;) {
+        while (i < n && is_space(s[i])) i++;
+        if (i == n) break;
+        Py_ssize_t start = i;
+        int ident = 0;
+        while (i < n && !is_space(s[i])) {
+            unsigned char c = s[i];
+            if (c == '0' || ((c == ':' || c == '/' || c == '=' || c == '@') && i + 1 < n && !is_space(s[i + 1]))) ident = 1;
+            i++;
+        }
+        if (k) o[k++] = ' ';
+        if (ident) {
+            o[k++] = '#';
+        } else {
+            memcpy(o + k, s + start, (size_t)(i - start));
+            k += i - start;
+        }
+    }
+    if (_PyBytes_Resize(&out, k) < 0) return NULL;
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"words", words, METH_O, "words(shape) -> the word-level template key"},
     {"lines_with", lines_with, METH_VARARGS, "lines_with(ids, flags) -> line indexes whose shape is flagged"},
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
+    {"group", group, METH_VARARGS, "group(keys, counts) -> (ids, names, totals)"},
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, keys, counts)"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},

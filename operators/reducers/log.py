@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections import Counter
 from itertools import accumulate, islice, repeat
 from operator import add
 
@@ -246,22 +245,35 @@ def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[
     words, every token that looks like an identifier masked (package names with versions, hosts with
     ports, paths). Work is done once per distinct shape, never per line.
     """
-    template = list(shapes)
-    per_template: Counter = Counter()
-    for key, count in zip(template, counts):
-        per_template[key] += count
+    template_of, names, totals = group(shapes, counts)
+    template = shapes
     for coarser in (_masked_key, _word_key) if cfg.mask_templates else ():
-        rare = [s for s, count in enumerate(counts) if count and per_template[template[s]] < cfg.fold_min]
-        for s in rare:
-            per_template[template[s]] -= counts[s]
-            template[s] = coarser(shapes[s])
-            per_template[template[s]] += counts[s]
+        rare = [s for s, count in enumerate(counts) if count and totals[template_of[s]] < cfg.fold_min]
+        if not rare:
+            break
+        template = list(template)
+        for s, key in zip(rare, map(coarser, map(shapes.__getitem__, rare))):
+            template[s] = key
+        template_of, names, totals = group(template, counts)
+    return template_of, names, totals
+
+
+def group_py(keys: list[bytes], counts: list[int]) -> tuple[array, list[bytes], list[int]]:
+    """Pure-Python twin of ``_logscan.group``: each key's group number (in order of first appearance),
+    each group's key, and the sum of ``counts`` per group."""
     number: dict[bytes, int] = {}
-    template_of = array("i", [number.setdefault(key, len(number)) for key in template])
+    ids = array("i", [number.setdefault(key, len(number)) for key in keys])
     totals = [0] * len(number)
-    for t, count in zip(template_of, counts):
-        totals[t] += count
-    return template_of, list(number), totals
+    for i, count in zip(ids, counts):
+        totals[i] += count
+    return ids, list(number), totals
+
+
+def group(keys: list[bytes], counts: list[int]):
+    if _logscan is None:
+        return group_py(keys, counts)
+    ids, names, totals = _logscan.group(keys, counts)
+    return memoryview(ids).cast("i"), names, totals
 
 
 def mask_py(shape: bytes) -> bytes:
@@ -276,10 +288,17 @@ def _masked_key(shape: bytes) -> bytes:
     return b"\x00" + _mask(shape)  # a key space of its own
 
 
+def words_py(shape: bytes) -> bytes:
+    """Pure-Python twin of ``_logscan.words``: the words, every identifier-like token (a digit, or
+    ``: / = @`` inside) masked."""
+    return b" ".join(b"#" if b"0" in token or IDENT_INSIDE_RE.search(token) else token for token in shape.split())
+
+
+_words = words_py if _logscan is None else _logscan.words
+
+
 def _word_key(shape: bytes) -> bytes:
-    """The line's words, with every identifier-like token (a digit, or ``: / = @`` inside) masked."""
-    return b"\x01" + b" ".join(
-        b"#" if b"0" in token or IDENT_INSIDE_RE.search(token) else token for token in shape.split())
+    return b"\x01" + _words(shape)
 
 
 def _collapse_zeros(shape: bytes) -> bytes:
@@ -344,10 +363,19 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
             if fine:  # the ref must exist before its marker: the copies are omitted further down
                 plan.reasons.setdefault(group, _reason(fine, names[t]))
             _representative(plan, pos, line_end, f" ×{totals[t]}".encode(), group if fine else None, cfg.long_line)
-        else:  # a rare line: in place
+        else:  # a rare line: in place, with the short rare lines right after it in the same piece
             body_end = _body_end(raw, pos, line_end)
             _keep_body(plan, pos, body_end, cfg.long_line)
             plan.keep(body_end, line_end)
+            v += 1
+            i = line + 1
+            limit = cfg.long_line or len(raw)
+            while (v < nvisible and visible[v] == i and i not in is_verbatim and not frequent[template_of[ids[i]]]
+                   and starts[i + 1] - starts[i] <= limit):
+                v += 1
+                i += 1
+            plan.keep(line_end, starts[i])
+            continue
         v += 1
         i = line + 1
     if i < n:
