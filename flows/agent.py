@@ -12,39 +12,16 @@
 
 Both keep the reduced text under ``<home>/out/<pkt>.reduced`` so ``tokens expand --full pkt_…`` works.
 The trace goes nowhere unless ``--trace`` (then to stderr): stdout is for the agent.
+Their arguments are declared in ``flows.cli``, which imports this module only to run one of them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import subprocess
 import sys
 
 SOURCE_MAX = 200  # characters of the command line kept as the packet's source
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register the ``run`` and ``pack`` subcommands."""
-    p = sub.add_parser("run", help="run a command, print its reduced output, exit with its exit code",
-                       description="Run CMD without a shell (use `bash -c '…'` for pipes), reduce its combined "
-                                   "stdout+stderr and exit with its exit code.")
-    p.add_argument("--level", type=int, choices=[0, 1], default=1,
-                   help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", choices=["log", "json", "diff", "filelist", "text", "build"], help="force a content type")
-    p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
-    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
-    p.set_defaults(func=cmd_run)
-
-    p = sub.add_parser("pack", help="fit the most signal of several inputs into a token budget")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files to reduce and pack (- for stdin)")
-    p.add_argument("--budget", type=int, required=True, help="estimated tokens (bytes/4) the printed text may use")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--json", action="store_true", help="print a JSON report (the packed text is its 'text' field)")
-    p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
-    p.set_defaults(func=cmd_pack)
 
 
 def _quiet_trace(enabled: bool) -> None:
@@ -61,6 +38,9 @@ def _exit_code(returncode: int) -> int:
 
 
 def cmd_run(args: argparse.Namespace, config) -> int:
+    import shlex
+    import subprocess
+
     from flows.cli import UsageError, run_packets
     from operators.overview import overview
     from operators.packet import ContextPacket
@@ -97,7 +77,7 @@ def cmd_run(args: argparse.Namespace, config) -> int:
     out = sys.stdout.buffer
     _quiet_trace(args.trace)
     try:
-        [packet] = run_packets([packet], args.config)
+        [packet] = run_packets([packet], args.config, config)
     except Exception as exc:  # never lose the command's output because the reduction failed
         print(f"tokens: warning: reduction failed ({type(exc).__name__}: {exc}); raw output follows", file=sys.stderr)
         if code:
@@ -148,7 +128,7 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
             _check_readable(path)
             packets.extend(file_packets([path], [granularity]))
     _quiet_trace(args.trace)
-    done = run_packets(packets, args.config)
+    done = run_packets(packets, args.config, config)
     errors = [p for p in done if p.error]
     if errors:
         raise UsageError(errors[0].error)

@@ -25,7 +25,6 @@ from bytewax.inputs import Source
 
 from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
-from operators.report import benchmark_rows, format_table
 from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, write_output
 from operators.stages import StageFn, build_stages, run_stage
 from operators.store import Store, StoreError
@@ -80,6 +79,8 @@ def benchmark_table() -> CallbackSink:
     packets: list[ContextPacket] = []
 
     def close() -> None:
+        from operators.report import benchmark_rows, format_table
+
         order = {(p.source, p.granularity): i for i, p in enumerate(file_packets(fixture_paths(), both_for_logs=True))}
         packets.sort(key=lambda p: order.get((p.source, p.granularity), len(order)))
         print(format_table(benchmark_rows(packets)), flush=True)
@@ -90,18 +91,20 @@ def benchmark_table() -> CallbackSink:
 def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
              config_path: str | None = None, packets: list[ContextPacket] | None = None,
              sink=None, source: Source | None = None, tail: Iterable[str] | None = None,
-             benchmark: bool = False) -> Dataflow:
+             benchmark: bool = False, config: Config | None = None) -> Dataflow:
     """Build the graph. With no arguments: the inputs listed in config, else every bundled fixture.
 
     ``tail=[paths]`` follows those files live instead (see ``operators.tail``): same stages, other source.
     ``benchmark=True`` prints the ``tokens benchmark`` table at the end instead of writing outputs.
+    ``config``: the configuration, already loaded by the caller (else read from ``config_path``).
     """
     if not structlog.is_configured():  # e.g. `python -m bytewax.run "flows.reduce:get_flow(...)"`
         configure_trace()
     if benchmark:
         sink = benchmark_table()
     try:
-        config = load_config(config_path)
+        if config is None:
+            config = load_config(config_path)
     except ConfigError as exc:
         if sys._getframe(1).f_code.co_name == "_locate_dataflow":  # called by bytewax.run: one line, no traceback
             _exit_with(exc)

@@ -18,6 +18,8 @@ after a SIGKILL no line is lost and none is written twice. On stdout such a wind
 SIGINT (Ctrl-C) and SIGTERM stop cleanly: the pending window of every file (what was read, partial
 line included) goes through the graph and out, the checkpoint is written, exit status 0. Bytes not
 read yet stay for the next run. A second Ctrl-C interrupts at once.
+
+The command's arguments are declared in ``flows.cli``, which imports this module only to run it.
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
 def _tail(args: argparse.Namespace, config: Config) -> int:
     from bytewax._bytewax import run_main
 
+    from flows.cli import startup_done
     from flows.reduce import get_flow
     from operators.sources import CallbackSink
     from operators.tail import TailPacket, TailPosition, TailSource
@@ -175,27 +178,12 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
         save_checkpoint(cp_path, cp)
 
     try:
-        run_main(get_flow(source=source, sink=CallbackSink(handle), config_path=args.config))
+        flow = get_flow(source=source, sink=CallbackSink(handle), config_path=args.config, config=config)
+        startup_done()
+        run_main(flow)
     finally:
         if args.output:
             os.close(out_fd)
     if state["error"]:
         raise TailError(state["error"])
     return 0
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``tokens tail``."""
-    p = sub.add_parser(
-        "tail", help="follow live logs; stream each window's reduced text (the same graph, a tail source)",
-        description="Follow growing files (rotation, copytruncate, deletion handled) and stream each window's "
-                    "reduced text. Resumes from its checkpoint after a restart; Ctrl-C/SIGTERM flush and stop.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files to follow")
-    p.add_argument("-o", "--output", metavar="FILE", help="append the reduced windows to FILE instead of stdout")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    start = p.add_mutually_exclusive_group()
-    start.add_argument("--from-start", action="store_true", help="read every file from byte 0 (ignore the checkpoint)")
-    start.add_argument("--from-end", action="store_true", help="start at the current end (ignore the checkpoint)")
-    p.add_argument("--json", action="store_true", help="trace as JSON lines (stderr)")
-    p.set_defaults(func=cmd_tail)

@@ -41,15 +41,16 @@ CONCLUSION_RE = re.compile(  # the lines that say what went wrong, best first
 EXCEPTION_RE = re.compile(rb"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): |^E\s+\w+(?:Error|Exception)\b")
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
 WARN_RE = re.compile(rb"(?i:\bwarn(?:ing|ings)?\b)|[a-z]Warning\b")
-JSON_KEY_RE = re.compile(rb'"(?:id|status|state|error|errors|message|msg|code|reason|detail|result|success|ok|title)"\s*:')
-RUNNERS = [
-    ("pytest", re.compile(rb"test session starts|^(?:PASSED|FAILED|ERROR) \S+::|::\S+ (?:PASSED|FAILED)", re.M)),
-    ("gcc/make", re.compile(rb"^\S+:\d+:\d+: (?:error|warning|fatal error):|^g?make(?:\[\d+\])?: ", re.M)),
-    ("npm", re.compile(rb"^npm (?:ERR!|WARN|warn|error|http)", re.M)),
-    ("pip", re.compile(rb"^(?:\x1b\[[0-9;?]*[A-Za-z])*(?:Collecting \S|Successfully installed|ERROR: (?:Could not|No matching))", re.M)),
-    ("cargo", re.compile(rb"^\s*(?:Compiling|Finished) \S+|^error\[E\d+\]", re.M)),
-    ("go test", re.compile(rb"^(?:--- FAIL|=== RUN|ok  \t|FAIL\t)", re.M)),
-    ("jest", re.compile(rb"^(?:PASS|FAIL) \S+\.(?:js|ts|jsx|tsx)|^Test Suites:", re.M)),
+# Compiled on first use (``re`` caches them): only JSON needs JSON_KEY, only build output RUNNERS
+JSON_KEY = rb'"(?:id|status|state|error|errors|message|msg|code|reason|detail|result|success|ok|title)"\s*:'
+RUNNERS = [  # (runner, pattern searched with re.M)
+    ("pytest", rb"test session starts|^(?:PASSED|FAILED|ERROR) \S+::|::\S+ (?:PASSED|FAILED)"),
+    ("gcc/make", rb"^\S+:\d+:\d+: (?:error|warning|fatal error):|^g?make(?:\[\d+\])?: "),
+    ("npm", rb"^npm (?:ERR!|WARN|warn|error|http)"),
+    ("pip", rb"^(?:\x1b\[[0-9;?]*[A-Za-z])*(?:Collecting \S|Successfully installed|ERROR: (?:Could not|No matching))"),
+    ("cargo", rb"^\s*(?:Compiling|Finished) \S+|^error\[E\d+\]"),
+    ("go test", rb"^(?:--- FAIL|=== RUN|ok  \t|FAIL\t)"),
+    ("jest", rb"^(?:PASS|FAIL) \S+\.(?:js|ts|jsx|tsx)|^Test Suites:"),
 ]
 
 
@@ -95,7 +96,7 @@ def _runner(packet: ContextPacket) -> str:
         return ""
     head = packet.raw[:65536]
     for name, pattern in RUNNERS:
-        if pattern.search(head):
+        if re.search(pattern, head, re.M):
             return name
     return ""
 
@@ -200,7 +201,7 @@ def _json_facts(packet: ContextPacket) -> tuple[str, list[str], int]:
     important = []
     total = 0
     for line in packet.visible.split(b"\n"):
-        if JSON_KEY_RE.search(line):
+        if re.search(JSON_KEY, line):
             total += 1
             if len(important) < IMPORTANT_MAX:
                 important.append(_clip(line.strip()))

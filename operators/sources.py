@@ -99,11 +99,16 @@ def fixture_paths() -> list[Path]:
 def file_packets(paths: Iterable[str | Path], granularities: Iterable[str] = ("coarse",),
                  forced_type: str | None = None, both_for_logs: bool = False) -> list[ContextPacket]:
     """One packet per file (two for logs when ``both_for_logs``), with planted signals when known."""
-    sidecar = load_sidecar(SIDECAR)
+    fixtures = FIXTURES.resolve()
+    sidecar: dict[str, list[str]] | None = None  # read only for bundled fixtures
     packets = []
     for raw_path in paths:
         path = Path(raw_path)
-        signals = sidecar.get(path.name, []) if path.resolve().parent == FIXTURES.resolve() else []
+        signals = []
+        if path.resolve().parent == fixtures:
+            if sidecar is None:
+                sidecar = load_sidecar(SIDECAR)
+            signals = sidecar.get(path.name, [])
         grans = list(granularities)
         if both_for_logs and path.suffix == ".log":
             grans = ["coarse", "fine"]

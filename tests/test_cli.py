@@ -111,3 +111,100 @@ def test_expand_to_an_unwritable_output_is_one_error_line(target, tmp_path, home
     packet = next((home / "context").glob("pkt_*.json")).stem
     line = _one_error_line(tokens_cli("expand", "--full", packet, "-o", target.format(tmp=tmp_path)))
     assert str(tmp_path) in line
+
+
+# -- startup: what `tokens` imports (checked by module name, never by timing) ----------------------
+def _python(code: str, *argv: str):
+    import subprocess
+    import sys
+
+    from conftest import PROJECT
+
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, cwd=PROJECT, timeout=120)
+
+
+_REPORT_MODULES = """
+import gc, json, sys
+def report(rc):
+    real_asyncio = type(sys.modules.get("asyncio")).__name__ == "module"
+    mods = [m for m in ("flows.tail", "flows.agent", "operators.tail", "operators.pack", "operators.report",
+                        "tempfile", "asyncio.base_events") if m in sys.modules]
+    print(json.dumps({"rc": rc, "loaded": mods, "real_asyncio": real_asyncio, "gc_enabled": gc.isenabled(),
+                      "bytewax": "bytewax.operators" in sys.modules, "structlog": "structlog" in sys.modules}),
+          file=sys.stderr)
+"""
+
+
+def _modules_after(*argv: str) -> dict:
+    import json
+
+    code = _REPORT_MODULES + "sys.argv[0] = 'tokens'\nfrom flows.cli import main\nreport(main())\n"
+    result = _python(code, *argv)
+    return json.loads(result.stderr.decode().strip().splitlines()[-1])
+
+
+def test_analyze_imports_neither_the_tail_nor_the_agent_commands_nor_asyncio(home):
+    after = _modules_after("analyze", str(LOG), "--json")
+    assert after["rc"] == 0
+    assert after["loaded"] == []  # flows.tail, flows.agent, operators.report, tempfile, asyncio
+    assert not after["real_asyncio"]
+    assert after["bytewax"] and after["structlog"]  # the graph did run
+    assert after["gc_enabled"]  # paused for the start only
+
+
+def test_show_ref_imports_no_graph(home):
+    after = _modules_after("show-ref", "ctx_abcdef")
+    assert after["rc"] == 1
+    assert not after["bytewax"] and not after["structlog"] and after["loaded"] == []
+
+
+def test_the_deferred_asyncio_is_the_real_one_on_first_use():
+    code = """
+import sys
+import flows.cli
+flows.cli.defer_import("asyncio")  # what main() does first in the `tokens` process
+import structlog, bytewax.inputs
+stand_in = sys.modules["asyncio"]
+assert type(stand_in).__name__ == "_Deferred" and structlog.stdlib.asyncio is stand_in
+assert "asyncio.base_events" not in sys.modules
+
+async def twice(x):
+    await stand_in.sleep(0)
+    return 2 * x
+
+assert stand_in.run(twice(21)) == 42  # first use: the real module is imported ...
+real = sys.modules["asyncio"]
+assert type(real).__name__ == "module" and real is not stand_in and real.run is stand_in.run  # ... and replaces it
+import asyncio, asyncio.subprocess
+from asyncio import Queue
+assert asyncio is real and Queue is real.Queue and bytewax.inputs.asyncio.CancelledError is real.CancelledError
+print("ok")
+"""
+    result = _python(code)
+    assert result.returncode == 0 and result.stdout.decode().strip() == "ok", result.stderr.decode()
+    already = _python("import asyncio, sys, flows.cli; flows.cli.defer_import('asyncio'); "
+                      "assert sys.modules['asyncio'] is asyncio; print('ok')")
+    assert already.returncode == 0 and already.stdout.decode().strip() == "ok", already.stderr.decode()
+
+
+def test_main_called_with_arguments_leaves_the_process_alone(home):
+    import json
+
+    code = _REPORT_MODULES + f"from flows.cli import main\nrc = main(['analyze', {str(LOG)!r}])\n" \
+        "assert gc.get_freeze_count() == 0\nreport(rc)\n"
+    result = _python(code)
+    after = json.loads(result.stderr.decode().strip().splitlines()[-1])
+    assert after["rc"] == 0 and after["gc_enabled"] and after["real_asyncio"]  # no stand-in, no frozen GC
+
+
+@pytest.mark.parametrize("columns", [None, "40", "200", "0", "-3", "wide"])
+def test_help_width_is_the_one_shutil_gives(columns, monkeypatch):
+    import shutil
+
+    from flows.cli import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns

@@ -79,6 +79,18 @@ def test_default_config_file_matches_built_in_defaults(monkeypatch):
     assert msgspec.structs.asdict(load_config(DEFAULT_CONFIG)) == msgspec.structs.asdict(Config())
 
 
+def test_a_config_file_that_differs_from_the_shipped_one_is_parsed(tmp_path):
+    from operators.config import DEFAULT_CONFIG
+
+    edited = tmp_path / "edited.toml"
+    edited.write_bytes(DEFAULT_CONFIG.read_bytes().replace(b"fold_min = 3 ", b"fold_min = 7 "))
+    assert load_config(edited).log.fold_min == 7
+    broken = tmp_path / "broken.toml"
+    broken.write_bytes(DEFAULT_CONFIG.read_bytes() + b"[reduce\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(broken)
+
+
 def test_unreadable_input_is_reported_not_raised(tmp_path):
     [packet] = run_packets(file_packets([tmp_path / "missing.log"]))
     assert "cannot read" in packet.error and packet.visible == b""
