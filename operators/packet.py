@@ -26,6 +26,7 @@ class Reference(msgspec.Struct, kw_only=True):
     reason: str
     content: bytes
     digest: str = ""  # operators.store.ref_digest of (source, reason, content), once computed
+    sha256: str = ""  # sha256 of content, set by the store when it wrote the ref
 
     @property
     def marker(self) -> str:

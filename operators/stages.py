@@ -183,7 +183,7 @@ def make_recovery(store: Store) -> StageFn:
         bad = []
         for ref in packet.references:
             try:
-                if not store.holds(ref.id, ref.content):
+                if not store.holds(ref.id, ref.content, ref.sha256 or None):
                     bad.append(ref.id)
             except Exception:
                 bad.append(ref.id)

@@ -176,7 +176,8 @@ class Store:
             return (existing.source, existing.reason, existing.sha256, existing.bytes) == (source, reason, sha, len(content))
 
         ref_id, created = self._put_record("ctx_", digest, REF_ID_LEN, record, same)
-        return Reference(id=ref_id, source=source, type=type, reason=reason, content=content, digest=digest), created
+        ref = Reference(id=ref_id, source=source, type=type, reason=reason, content=content, digest=digest, sha256=sha)
+        return ref, created
 
     def get(self, text: str) -> Reference:
         ref_id = normalize_ref_id(text)
@@ -193,9 +194,12 @@ class Store:
             raise StoreError(f"corrupt ref file {path}: content does not match its recorded id, size or sha256")
         return Reference(id=record.id, source=record.source, type=record.type, reason=record.reason, content=content)
 
-    def holds(self, text: str, content: bytes) -> bool:
-        """Whether the store gives back exactly ``content`` for this ref (a large blob is compared and
-        hashed chunk by chunk, without a second copy in memory). Raises StoreError like ``get``."""
+    def holds(self, text: str, content: bytes, sha256: str | None = None) -> bool:
+        """Whether the store gives back exactly ``content`` for this ref (a large blob is compared
+        chunk by chunk, without a second copy in memory). Raises StoreError like ``get``.
+
+        ``sha256``: the sha256 of ``content`` when the caller has it (``put`` returns it): the record
+        must carry it, and the blob, compared byte for byte, then needs no second hash."""
         ref_id = normalize_ref_id(text)
         path = self.dir / f"{ref_id}.json"
         record = self._read(path, _ref_decoder, f"unknown ref {ref_id} (not in {self.dir})")
@@ -203,17 +207,20 @@ class Store:
             return self.get(ref_id).content == content
         if record.id != ref_id or record.bytes != len(content) or not re.fullmatch(r"[0-9a-f]{64}", record.sha256):
             return False
-        pos, h = 0, hashlib.sha256()
+        if sha256 is not None and record.sha256 != sha256:
+            return False
+        pos, h = 0, (hashlib.sha256() if sha256 is None else None)
         try:
             with open(self.dir / f"blob_{record.sha256}.bin", "rb") as fh:
                 while chunk := fh.read(1 << 20):
                     if not content.startswith(chunk, pos):  # memcmp, no copy
                         return False
-                    h.update(chunk)
+                    if h is not None:
+                        h.update(chunk)
                     pos += len(chunk)
         except OSError:
             return False
-        return pos == len(content) and h.hexdigest() == record.sha256
+        return pos == len(content) and (h is None or h.hexdigest() == record.sha256)
 
     def _put_blob(self, sha: str, content: bytes) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -191,3 +191,20 @@ def test_holds_checks_the_exact_bytes_of_small_and_sidecar_refs(home):
     blob = next(store.dir.glob("blob_*.bin"))
     blob.write_bytes(blob.read_bytes()[:-1] + b"!")
     assert not store.holds(ref.id, b"\x00large\xff" * SIDECAR_MIN)
+
+
+def test_holds_with_the_sha256_from_put_still_compares_every_byte(home):
+    import hashlib
+
+    from operators.store import SIDECAR_MIN
+
+    store = Store(home)
+    content = b"\x00large\xff" * SIDECAR_MIN
+    ref, _ = store.put("s", "log", "r", content)
+    assert ref.sha256 == hashlib.sha256(content).hexdigest()
+    assert store.holds(ref.id, content, ref.sha256)
+    assert not store.holds(ref.id, content, "0" * 64)  # the record must carry that sha256
+    assert not store.holds(ref.id, content[:-1] + b"!", ref.sha256)
+    blob = next(store.dir.glob("blob_*.bin"))
+    blob.write_bytes(content[:-1] + b"!")
+    assert not store.holds(ref.id, content, ref.sha256)
