@@ -9,9 +9,18 @@ From a finished plan, ``omissions`` gives each group's exact bytes (one ref each
 gives the visible bytes plus a *layout*: the recipe that rebuilds the original from the visible
 bytes and the refs. The layout and the real marker positions go into the packet manifest, so text
 in the input that merely looks like a marker can never be confused with a real one.
+
+Memory: a plan lives as long as its packet, and a diff or a ``fine`` log makes a piece every few
+lines, so ``Pieces`` keeps them in columns (about 25 bytes a piece) and hands out lists only when
+read. ``omissions`` and ``render`` add up the size first and write into one buffer of that size
+(``_buffer``) rather than joining a list of slices, which would cost an object per piece on top of
+the bytes.
 """
 
 from __future__ import annotations
+
+import io
+from array import array
 
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
 FROM_VISIBLE, FROM_REF = 0, 1
@@ -25,12 +34,87 @@ def marker_bytes(ref_id: str) -> bytes:
     return b"#ref:" + ref_id.encode("ascii")
 
 
+class Pieces:
+    """A plan's pieces, read as a list of ``[KEEP, start, end]``, ``[OMIT, start, end, group]``,
+    ``[SHOW, text]`` and ``[MARK, group]`` lists, stored in four columns: a kind byte, two int64
+    spans and one object (``None``, the group or the text) a piece.
+
+    About 25 bytes a piece instead of about 140 for a list and its ints: a diff or a ``fine`` log
+    makes one piece every few lines, and the plan lives as long as its packet. Indexing and iteration
+    build the lists on the fly, so changing a list read from here changes nothing; ``append`` and
+    ``insert`` take such lists."""
+
+    __slots__ = ("kinds", "starts", "ends", "objs")
+
+    def __init__(self) -> None:
+        self.kinds = bytearray()
+        self.starts = array("q")
+        self.ends = array("q")
+        self.objs: list = []
+
+    @staticmethod
+    def _columns(piece) -> tuple[int, int, int, object]:
+        kind = piece[0]
+        if kind == KEEP:
+            return KEEP, piece[1], piece[2], None
+        if kind == OMIT:
+            return OMIT, piece[1], piece[2], piece[3]
+        return kind, 0, 0, piece[1]
+
+    @staticmethod
+    def _piece(kind: int, start: int, end: int, obj) -> list:
+        if kind == KEEP:
+            return [KEEP, start, end]
+        if kind == OMIT:
+            return [OMIT, start, end, obj]
+        return [kind, obj]
+
+    def append(self, piece) -> None:
+        kind, start, end, obj = self._columns(piece)
+        self.kinds.append(kind)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.objs.append(obj)
+
+    def insert(self, index: int, piece) -> None:
+        kind, start, end, obj = self._columns(piece)
+        self.kinds.insert(index, kind)
+        self.starts.insert(index, start)
+        self.ends.insert(index, end)
+        self.objs.insert(index, obj)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._piece(self.kinds[index], self.starts[index], self.ends[index], self.objs[index])
+
+    def __iter__(self):  # the lists built inline, not by _piece: twice as fast
+        for kind, start, end, obj in zip(self.kinds, self.starts, self.ends, self.objs):
+            if kind == KEEP:
+                yield [KEEP, start, end]
+            elif kind == OMIT:
+                yield [OMIT, start, end, obj]
+            else:
+                yield [kind, obj]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Pieces):
+            return (self.kinds, self.starts, self.ends, self.objs) == (other.kinds, other.starts, other.ends, other.objs)
+        return list(self) == other
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class Plan:
     __slots__ = ("raw", "pieces", "reasons", "_pos")
 
     def __init__(self, raw: bytes):
         self.raw = raw
-        self.pieces: list[list] = []
+        self.pieces = Pieces()
         self.reasons: dict[str, str] = {}  # group -> reason, in order of first omission
         self._pos = 0
 
@@ -42,31 +126,37 @@ class Plan:
         self._advance(start, end)
         if end == start:
             return
-        last = self.pieces[-1] if self.pieces else None
-        if last is not None and last[0] == KEEP and last[2] == start:
-            last[2] = end
+        pieces = self.pieces
+        if pieces.kinds and pieces.kinds[-1] == KEEP and pieces.ends[-1] == start:
+            pieces.ends[-1] = end
         else:
-            self.pieces.append([KEEP, start, end])
+            pieces.kinds.append(KEEP)
+            pieces.starts.append(start)
+            pieces.ends.append(end)
+            pieces.objs.append(None)
 
     def omit(self, start: int, end: int, group: str, reason: str) -> None:
         self._advance(start, end)
         if end == start:
             return
         self.reasons.setdefault(group, reason)
-        last = self.pieces[-1] if self.pieces else None
-        if last is not None and last[0] == OMIT and last[2] == start and last[3] == group:
-            last[2] = end
+        pieces = self.pieces
+        if pieces.kinds and pieces.kinds[-1] == OMIT and pieces.ends[-1] == start and pieces.objs[-1] == group:
+            pieces.ends[-1] = end
         else:
-            self.pieces.append([OMIT, start, end, group])
+            pieces.kinds.append(OMIT)
+            pieces.starts.append(start)
+            pieces.ends.append(end)
+            pieces.objs.append(group)
 
     def show(self, text: bytes) -> None:
         if not text:
             return
-        last = self.pieces[-1] if self.pieces else None
-        if last is not None and last[0] == SHOW:
-            last[1] += text
+        pieces = self.pieces
+        if pieces.kinds and pieces.kinds[-1] == SHOW:
+            pieces.objs[-1] += text
         else:
-            self.pieces.append([SHOW, text])
+            pieces.append([SHOW, text])
 
     def mark(self, group: str) -> None:
         self.pieces.append([MARK, group])
@@ -78,9 +168,10 @@ class Plan:
     def finish(self) -> "Plan":
         if self._pos != len(self.raw):
             raise PlanError(f"plan covers {self._pos} of {len(self.raw)} bytes")
-        for piece in self.pieces:
-            if piece[0] == MARK and piece[1] not in self.reasons:
-                raise PlanError(f"marker for group {piece[1]!r} that omits nothing")
+        pieces = self.pieces
+        for kind, group in zip(pieces.kinds, pieces.objs):
+            if kind == MARK and group not in self.reasons:
+                raise PlanError(f"marker for group {group!r} that omits nothing")
         return self
 
     def _advance(self, start: int, end: int) -> None:
@@ -90,12 +181,15 @@ class Plan:
 
     def ends_line(self) -> bool:
         """Whether what is shown so far ends with a newline (or nothing is shown yet)."""
-        for piece in reversed(self.pieces):
-            if piece[0] == KEEP:
-                return self.raw[piece[2] - 1 : piece[2]] == b"\n"
-            if piece[0] == SHOW:
-                return piece[1].endswith(b"\n")
-            if piece[0] == MARK:
+        pieces = self.pieces
+        for i in range(len(pieces) - 1, -1, -1):
+            kind = pieces.kinds[i]
+            if kind == KEEP:
+                end = pieces.ends[i]
+                return self.raw[end - 1 : end] == b"\n"
+            if kind == SHOW:
+                return pieces.objs[i].endswith(b"\n")
+            if kind == MARK:
                 return False
         return True
 
@@ -108,14 +202,32 @@ def passthrough(raw: bytes) -> Plan:
     return Plan(raw).keep_rest().finish()
 
 
+def _buffer(size: int) -> io.BytesIO:
+    """A buffer for bytes whose total is known. ``BytesIO`` takes ``bytes(size)`` (zero pages, not
+    resident until written) as its own buffer, writes land in place and ``_value`` hands the same
+    object over: the result exists once, with no growth copies and no list of slices to join."""
+    return io.BytesIO(bytes(size))
+
+
+def _value(buf: io.BytesIO) -> bytes:
+    buf.truncate()  # what was written, even if the size given to _buffer was too big
+    return buf.getvalue()
+
+
 def omissions(plan: Plan) -> dict[str, bytes]:
     """Each group's omitted bytes, concatenated in original order."""
-    parts: dict[str, list[memoryview]] = {group: [] for group in plan.reasons}
-    raw = memoryview(plan.raw)  # slices without copies: the join below is the only copy
-    for piece in plan.pieces:
-        if piece[0] == OMIT:
-            parts[piece[3]].append(raw[piece[1] : piece[2]])
-    return {group: b"".join(chunks) for group, chunks in parts.items()}
+    pieces = plan.pieces
+    columns = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
+    sizes = dict.fromkeys(plan.reasons, 0)
+    for kind, start, end, group in zip(*columns):
+        if kind == OMIT:
+            sizes[group] += end - start
+    out = {group: _buffer(size) for group, size in sizes.items()}
+    raw = memoryview(plan.raw)  # slices without copies
+    for kind, start, end, group in zip(*columns):
+        if kind == OMIT:
+            out[group].write(raw[start:end])
+    return {group: _value(buf) for group, buf in out.items()}
 
 
 def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], list[list[int]]]:
@@ -127,40 +239,50 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
     """
     index = {group: i for i, group in enumerate(plan.reasons)}
     ref_offset = [0] * len(index)
-    raw = memoryview(plan.raw)  # kept spans are joined straight from the input, not copied twice
-    out: list[bytes | memoryview] = []
+    pieces = plan.pieces
+    columns = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
+    size = 0
+    for kind, start, end, obj in zip(*columns):
+        if kind == KEEP:
+            size += end - start
+        elif kind == SHOW:
+            size += len(obj)
+        elif kind == MARK:
+            size += len(marker_bytes(ids[obj]))
+    out = _buffer(size)
+    raw = memoryview(plan.raw)  # kept spans are written straight from the input
     layout: list[list[int]] = []
     markers: list[list[int]] = []
     vis = 0
-    for piece in plan.pieces:
-        kind = piece[0]
+    last = None  # the last layout entry
+    for kind, start, end, obj in zip(*columns):
         if kind == KEEP:
-            length = piece[2] - piece[1]
-            out.append(raw[piece[1] : piece[2]])
-            last = layout[-1] if layout else None
+            length = end - start
+            out.write(raw[start:end])
             if last is not None and last[0] == FROM_VISIBLE and last[1] + last[2] == vis:
                 last[2] += length
             else:
-                layout.append([FROM_VISIBLE, vis, length])
+                last = [FROM_VISIBLE, vis, length]
+                layout.append(last)
             vis += length
         elif kind == OMIT:
-            i = index[piece[3]]
-            length = piece[2] - piece[1]
-            last = layout[-1] if layout else None
+            i = index[obj]
+            length = end - start
             if last is not None and last[0] == FROM_REF and last[1] == i and last[2] + last[3] == ref_offset[i]:
                 last[3] += length
             else:
-                layout.append([FROM_REF, i, ref_offset[i], length])
+                last = [FROM_REF, i, ref_offset[i], length]
+                layout.append(last)
             ref_offset[i] += length
         elif kind == SHOW:
-            out.append(piece[1])
-            vis += len(piece[1])
+            out.write(obj)
+            vis += len(obj)
         else:  # MARK
-            text = marker_bytes(ids[piece[1]])
-            markers.append([vis, index[piece[1]]])
-            out.append(text)
+            text = marker_bytes(ids[obj])
+            markers.append([vis, index[obj]])
+            out.write(text)
             vis += len(text)
-    return b"".join(out), layout, markers
+    return _value(out), layout, markers
 
 
 def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from operators.classify import classify
 from operators.config import Config, DiffConfig
 from operators.reducers import diff
-from operators.reduction import omissions, render, restore
+from operators.reduction import KEEP, MARK, OMIT, SHOW, omissions, render, restore
 from operators.signals import load_sidecar
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -270,3 +270,74 @@ def test_text_after_a_complete_hunk_is_not_context():
     )
     _, visible = run(raw)
     assert visible.count(body) == 2
+
+
+# --- line walk and memory ------------------------------------------------------------------------
+
+O, M, X, C, N = diff.OTHER, diff.META, diff.CTX, diff.CHG, diff.NONL
+
+
+@pytest.mark.parametrize("raw, kinds", [
+    (  # a blank line whose space was stripped and a CRLF line inside a hunk; "\ No newline" inside and after it
+        b"diff --git a/f b/f\nindex 1234567..89abcde\n--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n\n-b\n"
+        b"\\ No newline at end of file\n+c\n d\r\n\\ No newline at end of file\n after\n",
+        [O, M, O, O, O, X, X, C, N, C, X, N, O],
+    ),
+    (b"@@ -1,1 +1,1 @@\n-a\n+b\n+c\n", [O, C, C, O]),  # the counts end inside a run of added lines
+    (b"@@ -1,5 +1,5 @@\n a\n b\n@@ -9 +9 @@\n-x\n+y\n z\n", [O, X, X, O, C, C, O]),  # a hunk cut short by the next
+    (b"@@ -1,3 +1,3 @@\n a\n\tb\n c\n", [O, X, O, O]),  # a line that fits no hunk ends it
+    (b"@@ -1,2 +1,2 @@\n a\n b", [O, X, X]),  # no final newline
+])
+def test_hunk_lines_are_walked_by_their_counts(raw, kinds):
+    assert list(diff.classify_lines(raw, diff.line_starts(raw))) == kinds
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_line_starts_in_small_blocks_match_a_plain_split(monkeypatch, seed):
+    rng = random.Random(seed)
+    raw = b"".join(rng.choice([b"\n", b"\r\n", b"x", b"yy ", b"\r", b"+z\n"]) for _ in range(rng.randint(0, 300)))
+    monkeypatch.setattr(diff, "BLOCK", rng.randint(1, 40))
+    expected = [0] + [i + 1 for i, byte in enumerate(raw) if byte == 0x0A]
+    if expected[-1] != len(raw):
+        expected.append(len(raw))
+    assert list(diff.line_starts(raw)) == expected
+
+
+def big_diff(files: int) -> bytes:
+    out = []
+    for f in range(files):
+        out.append(f"diff --git a/f{f}.py b/f{f}.py\nindex 1234567..89abcde 100644\n--- a/f{f}.py\n+++ b/f{f}.py\n".encode())
+        out.append(b"@@ -1,21 +1,21 @@\n" + context_block(10) + b"-old()\n+new()\n" + context_block(10, "z"))
+    return b"".join(out)
+
+
+def test_big_diff_is_reduced_without_a_copy_per_line(monkeypatch):
+    import tracemalloc
+
+    raw = big_diff(1000)  # about 1 MB, 26,000 lines
+    monkeypatch.setattr(diff, "BLOCK", 1 << 12)  # the transient split of one block stays out of the figure
+    tracemalloc.start()
+    try:
+        plan = diff.reduce_diff(raw, 1)
+        held, peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        content = omissions(plan)["context"]
+        _, peak_omissions = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(plan.pieces) > 3000
+    assert held / len(plan.pieces) < 40  # bytes a piece: columns, not a list and two ints each
+    assert peak < len(raw)  # line offsets, kinds and the plan: never a bytes object per line
+    assert peak_omissions - held < 1.3 * len(content)  # the ref's bytes once, not a slice object per piece
+
+
+def test_plan_pieces_read_as_lists_and_take_an_inserted_header():
+    raw = big_diff(3)
+    plan = diff.reduce(raw, "coarse", Config())
+    assert plan.pieces[0] == [KEEP, 0, raw.index(b"index ")]
+    assert plan.pieces[1] == [OMIT, raw.index(b"index "), raw.index(b"--- "), "context"]
+    assert [piece[0] for piece in plan.pieces][-3:] == [SHOW, MARK, SHOW]
+    plan.pieces.insert(0, [SHOW, b"[command failed: exit code 1]\n"])  # what OPTIMIZE does on a failure
+    visible, layout, _ = render(plan, {"context": "ctx_000000"})
+    assert visible.startswith(b"[command failed: exit code 1]\ndiff --git a/f0.py b/f0.py\n--- a/f0.py\n")
+    assert restore(visible, layout, [omissions(plan)["context"]]) == raw

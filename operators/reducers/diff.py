@@ -18,6 +18,10 @@ still a changed line. Combined diffs (``diff --cc``, ``@@@``) work the same way 
 per parent. A hunk whose lines do not match its header is left as it is: nothing is cut from it.
 One marker line at the end names the ref. A diff where cutting would save less than ``MIN_GAIN``
 bytes net (hints and marker included) passes through untouched.
+
+Memory: no line is copied. The walk holds an int64 start offset and a kind byte a line, reads the
+raw bytes in place, and the plan it makes is compact (``operators.reduction.Pieces``); one hint
+bytes object is shared by every hint of the same text.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from array import array
 from itertools import accumulate, islice, repeat
 from operator import add
 
-from operators.reduction import OMIT, SHOW, Plan, passthrough
+from operators.reduction import Plan, passthrough
 
 GROUP = "context"
 REASON = "unchanged diff context, git metadata and binary patch data"
@@ -46,59 +50,88 @@ META_RE = re.compile(
 )
 BINARY_DATA_RE = re.compile(rb"[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]*$")
 BINARY_HUNK_RE = re.compile(rb"(?:literal|delta) \d+$")
+BINARY_PATCH = b"GIT binary patch"
+# over the kinds of the lines (a bytearray): a run of CTX, of META, of BIN, or of lines that stay
+RUN_RE = re.compile(b"%c+|%c+|%c+|[%c%c%c]+" % (CTX, META, BIN, OTHER, CHG, NONL))
+HUNK_FIRSTS_RE = re.compile(rb"[ +\-\\]*")  # over first bytes: lines a one-parent hunk can hold
+HUNK_KINDS = bytes.maketrans(b" +-\\", bytes([CTX, CHG, CHG, NONL]))  # first byte -> kind
+NL, CR, PLUS, MINUS, BACKSLASH = b"\n\r+-\\"
+BLOCK = 1 << 18  # bytes split at a time when finding line starts (a few times that in transient objects)
 
 
-def _lines(raw: bytes) -> tuple[array, list[bytes]]:
-    """Line start offsets (plus the end of raw) and each line's body (no ``\\n``, no ``\\r`` before it).
+def line_starts(raw: bytes) -> array:
+    """Where each line starts, plus the end of ``raw``: ``starts[i]:starts[i + 1]`` is line ``i`` with its ``\\n``.
 
-    One C-level split and an int64 offset array: no per-line Python loop, no per-offset int object."""
-    bodies = raw.split(b"\n")
-    if bodies[-1] == b"":
-        bodies.pop()  # raw ends with a newline (or is empty): no partial last line
+    Split one block of about ``BLOCK`` bytes at a time, so the per-line bytes objects of the split
+    never exist for more than one block; what stays is 8 bytes a line."""
     starts = array("q", [0])
-    starts.extend(islice(accumulate(map(add, map(len, bodies), repeat(1)), initial=0), 1, None))
-    if len(starts) > 1 and starts[-1] > len(raw):
-        starts[-1] = len(raw)  # the last line has no newline
-    if b"\r" in raw:
-        bodies = [body[:-1] if body.endswith(b"\r") else body for body in bodies]
-    return starts, bodies
+    n = len(raw)
+    pos = 0
+    while pos < n:
+        stop = raw.find(b"\n", pos + BLOCK)
+        stop = n if stop < 0 else stop + 1  # blocks end on a newline (or at the end of raw)
+        pieces = raw[pos:stop].split(b"\n")  # the last piece follows the block's last newline
+        starts.extend(islice(accumulate(map(add, map(len, pieces), repeat(1)), initial=pos), 1, len(pieces)))
+        pos = stop
+    if starts[-1] != n:
+        starts.append(n)  # the last line has no newline
+    return starts
 
 
-def classify_lines(bodies: list[bytes]) -> list[int]:
-    """The role of each line: OTHER (kept), META and BIN (omitted), CTX, CHG, NONL (hunk lines)."""
-    kinds = [OTHER] * len(bodies)
+def classify_lines(raw: bytes, starts: array) -> bytearray:
+    """The role of each line: OTHER (kept), META and BIN (omitted), CTX, CHG, NONL (hunk lines).
+
+    A line's body is ``raw[s:be]``: without its ``\\n`` and without one ``\\r`` before it. The regexes
+    match in place (``pos``/``endpos``), so no line is copied. The lines of a one-parent hunk are
+    told apart by their first byte and counted in C (``_hunk_lines``); a line the first byte does not
+    settle (an empty one, or one that does not fit) goes through the general, line-by-line walk."""
+    n = len(starts) - 1
+    kinds = bytearray(n)  # all OTHER
+    firsts = bytes(map(raw.__getitem__, islice(starts, n)))  # the first byte of each line
     in_header = False  # between a ``diff --git`` line and its first hunk: git metadata lives here
     in_binary = False
     old: list[int] = []  # lines still expected from each parent in the current hunk
     new = 0
     width = 0  # prefix columns of the current hunk (1, or the number of parents of a combined diff)
-    for i, body in enumerate(bodies):
+    i = 0
+    while i < n:
+        if width == 1 and (new > 0 or old[0] > 0):
+            j, old[0], new = _hunk_lines(firsts, i, old[0], new)
+            if j > i:
+                kinds[i:j] = firsts[i:j].translate(HUNK_KINDS)
+                i = j
+                continue
+        line, s, e = i, starts[i], starts[i + 1]
+        i += 1
+        be = e - 1 if raw[e - 1] == NL else e
+        if be > s and raw[be - 1] == CR:
+            be -= 1
         if width:
-            if new > 0 or any(c > 0 for c in old):
-                prefix = body[:width]
-                if body.startswith(b"\\"):
-                    kinds[i] = NONL
+            if new > 0 or max(old) > 0:
+                if be > s and raw[s] == BACKSLASH:
+                    kinds[line] = NONL
                     continue
+                prefix = raw[s : min(s + width, be)]
                 if len(prefix) < width and not prefix.strip(b" "):
                     prefix = b" " * width  # a blank context line whose spaces an editor stripped
                 if len(prefix) == width and not prefix.strip(b" +-"):
-                    kinds[i] = CTX if not prefix.strip(b" ") else CHG
+                    kinds[line] = CTX if not prefix.strip(b" ") else CHG
                     for j, c in enumerate(prefix):
-                        if c != 0x2B:  # '+': not in this parent
+                        if c != PLUS:  # not in this parent
                             old[j] -= 1
-                    if 0x2D not in prefix:  # '-': not in the result
+                    if MINUS not in prefix:  # in the result
                         new -= 1
                     continue
                 width = 0  # the hunk does not match its header: leave the rest alone
-            elif body.startswith(b"\\"):
-                kinds[i] = NONL
+            elif be > s and raw[s] == BACKSLASH:
+                kinds[line] = NONL
                 continue
             else:
                 width = 0
-        if FILE_START_RE.match(body):
+        if FILE_START_RE.match(raw, s, be):
             in_header, in_binary = True, False
             continue
-        m = HUNK_RE.match(body)
+        m = HUNK_RE.match(raw, s, be)
         if m:
             ranges = RANGE_RE.findall(m.group(2))
             if len(ranges) == len(m.group(1)) - 1:
@@ -108,62 +141,88 @@ def classify_lines(bodies: list[bytes]) -> list[int]:
             in_header = in_binary = False
             continue
         if in_binary:
-            if BINARY_HUNK_RE.match(body):
+            if BINARY_HUNK_RE.match(raw, s, be):
                 continue
-            if not body or BINARY_DATA_RE.match(body):
-                kinds[i] = BIN
+            if be == s or BINARY_DATA_RE.match(raw, s, be):
+                kinds[line] = BIN
                 continue
             in_binary = False
         if in_header:
-            if body == b"GIT binary patch":
+            if be - s == len(BINARY_PATCH) and raw.startswith(BINARY_PATCH, s):
                 in_binary = True
-            elif META_RE.match(body):
-                kinds[i] = META
+            elif META_RE.match(raw, s, be):
+                kinds[line] = META
     return kinds
 
 
+def _hunk_lines(firsts: bytes, i: int, old: int, new: int) -> tuple[int, int, int]:
+    """How far the lines from ``i`` on go on a one-parent hunk that still expects ``old``/``new``
+    lines, and the counts left after them: ``(end, old, new)``.
+
+    Only lines whose first byte is `` ``, ``+``, ``-`` or ``\\`` are taken. At least ``max(old, new)``
+    more lines belong to the hunk (each line counts at most one against each side), so they are
+    taken that many at a time and counted with ``bytes.count``."""
+    stop = HUNK_FIRSTS_RE.match(firsts, i).end()
+    while (old > 0 or new > 0) and i < stop:
+        j = min(i + max(old, new), stop)
+        both = firsts.count(b" ", i, j)
+        old -= both + firsts.count(b"-", i, j)
+        new -= both + firsts.count(b"+", i, j)
+        i = j
+    return i, old, new
+
+
 def reduce_diff(raw: bytes, context_keep: int) -> Plan:
-    starts, bodies = _lines(raw)
-    kinds = classify_lines(bodies)
+    starts = line_starts(raw)
+    kinds = classify_lines(raw, starts)
     n = len(kinds)
     keep_n = max(0, context_keep)
     plan = Plan(raw)
     cut_context = cut_meta = cut_binary = 0
+    omitted = shown = 0  # bytes, for the MIN_GAIN check
+    hints: dict[tuple[int, bool], bytes] = {}  # one bytes object per distinct hint, shared by its pieces
 
-    def ending(last: int) -> bytes:
-        return b"\r\n" if raw[starts[last] : starts[last + 1]].endswith(b"\r\n") else b"\n"
+    def hint(n_lines: int, last: int) -> bytes:
+        crlf = raw.endswith(b"\r\n", starts[last], starts[last + 1])
+        text = hints.get((n_lines, crlf))
+        if text is None:
+            text = hints[n_lines, crlf] = f"⋯ {n_lines} unchanged lines".encode() + (b"\r\n" if crlf else b"\n")
+        return text
 
-    i = 0
-    while i < n:
+    def cut(start: int, end: int) -> None:  # everything since the last cut stays, then start:end goes
+        nonlocal omitted
+        plan.keep(plan.position, start)
+        plan.omit(start, end, GROUP, REASON)
+        omitted += end - start
+
+    def show(text: bytes) -> None:
+        nonlocal shown
+        shown += len(text)
+        plan.show(text)
+
+    for run in RUN_RE.finditer(kinds):  # runs of context, of git metadata, of binary data, of the rest
+        i, j = run.span()
         kind = kinds[i]
-        j = i + 1
-        while j < n and kinds[j] == kind:
-            j += 1
         if kind == CTX:
             head = keep_n if i > 0 and kinds[i - 1] in ANCHORS else 0
             tail = keep_n if j < n and kinds[j] in ANCHORS else 0
             if j < n and kinds[j] == NONL:
                 tail = max(tail, 1)  # the line a "\ No newline" note is about
             a, b = i + head, j - tail
-            hint = f"⋯ {b - a} unchanged lines".encode() + ending(b - 1) if b > a else b""
-            if b - a >= MIN_CUT and starts[b] - starts[a] > len(hint):
-                plan.keep(starts[i], starts[a])
-                plan.omit(starts[a], starts[b], GROUP, REASON)
-                plan.show(_after_newline(plan, hint))
-                plan.keep(starts[b], starts[j])
+            text = hint(b - a, b - 1) if b > a else b""
+            if b - a >= MIN_CUT and starts[b] - starts[a] > len(text):
+                cut(starts[a], starts[b])
+                show(_after_newline(plan, text))
                 cut_context += b - a
-            else:
-                plan.keep(starts[i], starts[j])
         elif kind == META:
-            plan.omit(starts[i], starts[j], GROUP, REASON)
+            cut(starts[i], starts[j])
             cut_meta += j - i
         elif kind == BIN:
-            plan.omit(starts[i], starts[j], GROUP, REASON)
-            plan.show(_after_newline(plan, f"⋯ {_count(j - i, 'line')} of binary patch data".encode() + ending(j - 1)))
+            cut(starts[i], starts[j])
+            crlf = raw.endswith(b"\r\n", starts[j - 1], starts[j])
+            show(_after_newline(plan, f"⋯ {_count(j - i, 'line')} of binary patch data".encode() + (b"\r\n" if crlf else b"\n")))
             cut_binary += j - i
-        else:
-            plan.keep(starts[i], starts[j])
-        i = j
+    plan.keep_rest()
 
     if plan.omits_anything:
         parts = []
@@ -173,12 +232,10 @@ def reduce_diff(raw: bytes, context_keep: int) -> Plan:
             parts.append(_count(cut_meta, "index/mode line"))
         if cut_binary:
             parts.append(_count(cut_binary, "line") + " of binary patch data")
-        plan.show(_after_newline(plan, f"[diff: omitted {', '.join(parts)}; exact bytes: ".encode()))
+        show(_after_newline(plan, f"[diff: omitted {', '.join(parts)}; exact bytes: ".encode()))
         plan.mark(GROUP)
-        plan.show(b"]\n")
-        omitted = sum(piece[2] - piece[1] for piece in plan.pieces if piece[0] == OMIT)
-        shown = sum(len(piece[1]) for piece in plan.pieces if piece[0] == SHOW) + len("#ref:ctx_000000")
-        if omitted - shown < MIN_GAIN:
+        show(b"]\n")
+        if omitted - shown - len("#ref:ctx_000000") < MIN_GAIN:
             return passthrough(raw)
     return plan.finish()
 
