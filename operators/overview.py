@@ -171,12 +171,16 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
     return 4
 
 
+DIFF_LINE_RE = re.compile(rb"^(?:diff --git |[+-])[^\n]*", re.M)
+
+
 def _diff_facts(raw: bytes) -> tuple[str, list[str], int]:
     files: list[str] = []
     added = removed = 0
     important: list[str] = []
     total = 0
-    for line in raw.split(b"\n"):
+    for match in DIFF_LINE_RE.finditer(raw):  # only these lines matter: no list of every line
+        line = match.group()
         if line.startswith(b"diff --git "):
             files.append(line[11:].decode("utf-8", "replace").split(" b/")[-1])
         elif line.startswith(b"+++ ") and not files:
@@ -212,7 +216,7 @@ def _marker_count(packet: ContextPacket) -> int:
     """Real markers in the visible text (from the plan: text that merely looks like one is not counted)."""
     if packet.plan is None:
         return 0
-    return sum(1 for piece in packet.plan.pieces if piece[0] == MARK)
+    return packet.plan.pieces.kinds.count(MARK)
 
 
 def _short_source(source: str) -> str:

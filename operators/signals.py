@@ -8,6 +8,7 @@ Two sources, checked together by the SIGNAL stage:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
@@ -28,13 +29,18 @@ def load_sidecar(path: Path) -> dict[str, list[str]]:
     return {name: entry.signals for name, entry in table.items()}
 
 
+CHANGED_RE = re.compile(rb"^(?:\+(?!\+\+ )|-(?!-- ))[^\n]*", re.M)  # + or - lines, not the file headers
+
+
 def changed_lines(raw: bytes) -> list[bytes]:
+    """The distinct changed lines of a diff (``\\r`` stripped, longer than their sign), the first ``MAX_AUTO``."""
     out: dict[bytes, None] = {}
-    for line in raw.split(b"\n"):
-        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")):
-            body = line.rstrip(b"\r")
-            if len(body) > 1:
-                out.setdefault(body, None)
+    for match in CHANGED_RE.finditer(raw):
+        body = match.group().rstrip(b"\r")
+        if len(body) > 1:
+            out.setdefault(body, None)
+            if len(out) >= MAX_AUTO:
+                break
     return list(out)
 
 

@@ -157,9 +157,12 @@ def measure_opt(packet: ContextPacket) -> ContextPacket:
     m.visible_tokens = estimate_tokens(m.visible_bytes)
     m.referenced_bytes = sum(len(ref.content) for ref in packet.references)
     m.referenced_tokens = estimate_tokens(m.referenced_bytes)
-    markers = [piece for piece in packet.plan.pieces if piece[0] == MARK] if packet.plan else []
-    marker_len = {group: len("#ref:") + len(ref.id) for group, ref in zip(packet.plan.reasons, packet.references)} if packet.plan else {}
-    m.marker_tokens = estimate_tokens(sum(marker_len[piece[1]] for piece in markers))
+    marker_bytes = 0
+    if packet.plan:
+        marker_len = {group: len("#ref:") + len(ref.id) for group, ref in zip(packet.plan.reasons, packet.references)}
+        pieces = packet.plan.pieces
+        marker_bytes = sum(marker_len[group] for kind, group in zip(pieces.kinds, pieces.objs) if kind == MARK)
+    m.marker_tokens = estimate_tokens(marker_bytes)
     packet.add_trace(
         "MEASURE_OPT", visible_bytes=m.visible_bytes, est_tokens=m.visible_tokens, markers_est=m.marker_tokens,
         referenced_est=m.referenced_tokens, saved_pct=round(m.saved_pct, 1), **real,

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from operators.classify import classify
 from operators.config import Config, DiffConfig
@@ -341,3 +343,16 @@ def test_plan_pieces_read_as_lists_and_take_an_inserted_header():
     visible, layout, _ = render(plan, {"context": "ctx_000000"})
     assert visible.startswith(b"[command failed: exit code 1]\ndiff --git a/f0.py b/f0.py\n--- a/f0.py\n")
     assert restore(visible, layout, [omissions(plan)["context"]]) == raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b" ctx", b"x", b"\r"]),
+                    max_size=40).map(b"".join))
+def test_changed_lines_are_the_plus_and_minus_lines_of_a_split(raw):
+    from operators.signals import changed_lines
+
+    expected: dict[bytes, None] = {}
+    for line in raw.split(b"\n"):
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line.rstrip(b"\r")) > 1:
+            expected.setdefault(line.rstrip(b"\r"), None)
+    assert changed_lines(raw) == list(expected)
