@@ -18,6 +18,7 @@ Levels: 0 this overview, 1 the reduced text with its markers, 2 the original byt
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from operators.packet import ContextPacket
 from operators.reduction import MARK
@@ -171,7 +172,9 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
     return 4
 
 
-DIFF_LINE_RE = re.compile(rb"^(?:diff --git |[+-])[^\n]*", re.M)
+# the lines that matter, searched as "\n" + their start (fast); the first line is matched alone
+DIFF_LINE_RE = re.compile(rb"\n((?:diff --git |[+-])[^\n]*)")
+DIFF_FIRST_LINE_RE = re.compile(rb"(?:diff --git |[+-])[^\n]*")
 
 
 def _diff_facts(raw: bytes) -> tuple[str, list[str], int]:
@@ -179,8 +182,8 @@ def _diff_facts(raw: bytes) -> tuple[str, list[str], int]:
     added = removed = 0
     important: list[str] = []
     total = 0
-    for match in DIFF_LINE_RE.finditer(raw):  # only these lines matter: no list of every line
-        line = match.group()
+    first = DIFF_FIRST_LINE_RE.match(raw)
+    for line in chain([first.group()] if first else [], (m.group(1) for m in DIFF_LINE_RE.finditer(raw))):
         if line.startswith(b"diff --git "):
             files.append(line[11:].decode("utf-8", "replace").split(" b/")[-1])
         elif line.startswith(b"+++ ") and not files:

@@ -356,3 +356,28 @@ def test_changed_lines_are_the_plus_and_minus_lines_of_a_split(raw):
         if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line.rstrip(b"\r")) > 1:
             expected.setdefault(line.rstrip(b"\r"), None)
     assert changed_lines(raw) == list(expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b" ctx", b"x",
+                                     b"diff --git a/f b/f", b"diff --git ", b"\xff"]), max_size=40).map(b"".join))
+def test_level0_diff_facts_see_the_lines_a_split_sees(raw):
+    from operators import overview
+
+    files, added, removed, changed = [], 0, 0, []
+    for line in raw.split(b"\n"):  # what the facts are about, read line by line
+        if line.startswith(b"diff --git "):
+            files.append(line[11:].decode("utf-8", "replace").split(" b/")[-1])
+        elif line.startswith(b"+++ ") and not files:
+            files.append(line[4:].decode("utf-8", "replace").removeprefix("b/"))
+        elif line.startswith(b"+") and not line.startswith(b"+++ "):
+            added += 1
+        elif line.startswith(b"-") and not line.startswith(b"--- "):
+            removed += 1
+        else:
+            continue
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line.strip()) > 1:
+            changed.append(line)
+    summary, important, total = overview._diff_facts(raw)
+    assert f"+{added:,} -{removed:,} lines" in summary and f"{len(files)} file" in summary
+    assert total == len(changed) and len(important) == min(len(changed), overview.IMPORTANT_MAX)
