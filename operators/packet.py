@@ -24,7 +24,7 @@ class Reference(msgspec.Struct, kw_only=True):
     source: str
     type: str
     reason: str
-    content: bytes
+    content: bytes  # or a read-only memoryview of the packet's raw bytes (one-span omissions, see omissions)
     digest: str = ""  # operators.store.ref_digest of (source, reason, content), once computed
     sha256: str = ""  # sha256 of content, set by the store when it wrote the ref
 

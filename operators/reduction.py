@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 from array import array
+from bisect import bisect_right
 
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
 FROM_VISIBLE, FROM_REF = 0, 1
@@ -214,20 +215,72 @@ def _value(buf: io.BytesIO) -> bytes:
     return buf.getvalue()
 
 
-def omissions(plan: Plan) -> dict[str, bytes]:
-    """Each group's omitted bytes, concatenated in original order."""
+class Spans:
+    """A group's omitted bytes as views of the raw input, in order, not joined: what a big ref holds
+    between OPTIMIZE and the end of the packet. The store hashes and writes it part by part, and the
+    checks compare part by part, so an omission costs no copy of the input in memory.
+
+    ``bytes(spans)`` joins the parts (done only for small refs); ``view(offset, length)`` is a view of
+    that many bytes from that offset (a copy only when they straddle two parts)."""
+
+    __slots__ = ("parts", "offsets")
+
+    def __init__(self, parts: list[memoryview]):
+        self.parts = parts
+        self.offsets = array("q", [0])  # where each part starts, and the total
+        for part in parts:
+            self.offsets.append(self.offsets[-1] + len(part))
+
+    def __len__(self) -> int:
+        return self.offsets[-1]
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.parts)
+
+    def view(self, offset: int, length: int):
+        i = bisect_right(self.offsets, offset) - 1
+        if 0 <= i < len(self.parts):
+            start = offset - self.offsets[i]
+            if start + length <= len(self.parts[i]):
+                return self.parts[i][start : start + length]
+        return bytes(self)[offset : offset + length]  # straddles parts (not made by omissions)
+
+    def __eq__(self, other) -> bool:
+        return bytes(self) == (bytes(other) if isinstance(other, Spans) else other)
+
+    def __repr__(self) -> str:
+        return f"Spans({len(self.parts)} parts, {len(self)} bytes)"
+
+
+def parts_of(content) -> list:
+    """The buffers that make up a ref's content, bytes or ``Spans``, in order."""
+    return content.parts if isinstance(content, Spans) else [content]
+
+
+SHARE_MIN = 1 << 16  # bytes from which omissions(share=True) gives views instead of a copy
+
+
+def omissions(plan: Plan, share: bool = False) -> dict:
+    """Each group's omitted bytes, concatenated in original order.
+
+    ``share``: a group of ``SHARE_MIN`` bytes or more comes back as ``Spans``, views of the raw bytes
+    instead of a copy (a log's folded lines, a JSON document's big array); smaller groups are bytes."""
     pieces = plan.pieces
     columns = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
     sizes = dict.fromkeys(plan.reasons, 0)
     for kind, start, end, group in zip(*columns):
         if kind == OMIT:
             sizes[group] += end - start
-    out = {group: _buffer(size) for group, size in sizes.items()}
     raw = memoryview(plan.raw)  # slices without copies
+    out = {group: [] if share and size >= SHARE_MIN else _buffer(size) for group, size in sizes.items()}
     for kind, start, end, group in zip(*columns):
         if kind == OMIT:
-            out[group].write(raw[start:end])
-    return {group: _value(buf) for group, buf in out.items()}
+            target = out[group]
+            if isinstance(target, list):
+                target.append(raw[start:end])
+            else:
+                target.write(raw[start:end])
+    return {group: Spans(target) if isinstance(target, list) else _value(target) for group, target in out.items()}
 
 
 def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], list[list[int]]]:
@@ -285,16 +338,24 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
     return _value(out), layout, markers
 
 
-def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bool:
-    """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy)."""
+def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_contents: list) -> bool:
+    """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy).
+
+    ``ref_contents``: bytes, or ``Spans`` as made by ``omissions(share=True)``."""
     vis = memoryview(visible)
-    refs = [memoryview(content) for content in ref_contents]
+    refs = [content if isinstance(content, Spans) else memoryview(content) for content in ref_contents]
     pos = 0
     for entry in layout:
         if entry[0] == FROM_VISIBLE:
             piece = vis[entry[1] : entry[1] + entry[2]]
         else:
-            piece = refs[entry[1]][entry[2] : entry[2] + entry[3]]
+            ref = refs[entry[1]]
+            if isinstance(ref, Spans):
+                piece = ref.view(entry[2], entry[3])
+            else:
+                piece = ref[entry[2] : entry[2] + entry[3]]
+            if len(piece) != entry[3]:
+                return False
         # bytes.startswith compares with memcmp; memoryview == memoryview goes element by element
         if not original.startswith(piece, pos):
             return False

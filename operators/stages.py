@@ -91,7 +91,7 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
 def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
-        contents = omissions(plan)
+        contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
         digests = {group: ref_digest(packet.source, plan.reasons[group], content) for group, content in contents.items()}
         ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
         visible, _, _ = render(plan, ids)

@@ -30,6 +30,7 @@ from pathlib import Path
 import msgspec
 
 from operators.packet import Reference
+from operators.reduction import parts_of
 
 REF_ID_RE = re.compile(r"ctx_[0-9a-f]{6,64}")
 PKT_ID_RE = re.compile(r"pkt_[0-9a-f]{12,64}")
@@ -90,13 +91,22 @@ def normalize_ref_id(text: str) -> str:
     return candidate
 
 
-def ref_digest(source: str, reason: str, content: bytes) -> str:
-    """sha256 over length-prefixed fields (``len:field;`` each), fed piece by piece: no copy of content."""
+def ref_digest(source: str, reason: str, content) -> str:
+    """sha256 over length-prefixed fields (``len:field;`` each), fed piece by piece: no copy of content
+    (bytes, or ``Spans``: views of the raw input)."""
     h = hashlib.sha256()
     for field in (source.encode("utf-8", "surrogateescape"), reason.encode(), content):
         h.update(b"%d:" % len(field))
-        h.update(field)
+        for part in parts_of(field):
+            h.update(part)
         h.update(b";")
+    return h.hexdigest()
+
+
+def _sha256(content) -> str:
+    h = hashlib.sha256()
+    for part in parts_of(content):
+        h.update(part)
     return h.hexdigest()
 
 
@@ -147,17 +157,17 @@ class Store:
         self._size_at = 0.0
 
     # -- refs ---------------------------------------------------------------------------------
-    def put(self, source: str, type: str, reason: str, content: bytes, digest: str | None = None) -> tuple[Reference, bool]:
-        """Store one omission; returns the reference and whether a new file was written.
+    def put(self, source: str, type: str, reason: str, content, digest: str | None = None) -> tuple[Reference, bool]:
+        """Store one omission (bytes, or ``Spans``); returns the reference and whether a new file was written.
 
         ``digest``: ``ref_digest(source, reason, content)`` when the caller already has it."""
         digest = digest or ref_digest(source, reason, content)
-        sha = hashlib.sha256(content).hexdigest()
+        sha = _sha256(content)
         if len(content) >= SIDECAR_MIN:
             self._put_blob(sha, content)  # first: a record never points at a missing blob
             encoding, text = "sidecar", ""
         else:
-            encoding, text = _encode_content(content)
+            encoding, text = _encode_content(bytes(content))  # small: a copy costs nothing
 
         def record(ref_id: str) -> bytes:
             return _encoder.encode(
@@ -194,7 +204,7 @@ class Store:
             raise StoreError(f"corrupt ref file {path}: content does not match its recorded id, size or sha256")
         return Reference(id=record.id, source=record.source, type=record.type, reason=record.reason, content=content)
 
-    def holds(self, text: str, content: bytes, sha256: str | None = None) -> bool:
+    def holds(self, text: str, content, sha256: str | None = None) -> bool:
         """Whether the store gives back exactly ``content`` for this ref (a large blob is compared
         chunk by chunk, without a second copy in memory). Raises StoreError like ``get``.
 
@@ -212,17 +222,23 @@ class Store:
         pos, h = 0, (hashlib.sha256() if sha256 is None else None)
         try:
             with open(self.dir / f"blob_{record.sha256}.bin", "rb") as fh:
-                while chunk := fh.read(1 << 20):
-                    if not content.startswith(chunk, pos):  # memcmp, no copy
-                        return False
-                    if h is not None:
-                        h.update(chunk)
-                    pos += len(chunk)
+                for part in map(memoryview, parts_of(content)):
+                    at = 0
+                    while at < len(part):
+                        chunk = fh.read(min(1 << 20, len(part) - at))
+                        if not chunk or not chunk.startswith(part[at : at + len(chunk)]):  # memcmp, no copy
+                            return False
+                        if h is not None:
+                            h.update(chunk)
+                        at += len(chunk)
+                    pos += at
+                if fh.read(1):
+                    return False  # the blob is longer
         except OSError:
             return False
         return pos == len(content) and (h is None or h.hexdigest() == record.sha256)
 
-    def _put_blob(self, sha: str, content: bytes) -> None:
+    def _put_blob(self, sha: str, content) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / f"blob_{sha}.bin"
         if not self._create_exclusive(path, content):
@@ -389,7 +405,8 @@ class Store:
         fd, tmp = _temp_file(self.dir)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                for part in parts_of(data):
+                    fh.write(part)
             try:
                 os.link(tmp, path)
             except FileExistsError:

@@ -84,3 +84,52 @@ def test_restores_to_compares_every_piece():
     assert not restores_to(raw + b"!", visible, layout, refs)  # original longer
     assert not restores_to(raw[:-3], visible, layout, refs)  # original shorter
     assert not restores_to(raw, visible, layout, [refs[0][:-1] + b"?"])  # a ref differs
+
+
+def _big_plan() -> Plan:
+    """Lines alternately kept and omitted into group "a", plus one short group "b"."""
+    lines = [b"line %06d %s\n" % (i, b"x" * (i % 50)) for i in range(6000)]
+    raw = b"".join(lines)
+    plan = Plan(raw)
+    pos = 0
+    for i, line in enumerate(lines):
+        if i % 3 == 0:
+            plan.keep(pos, pos + len(line))
+        else:
+            plan.omit(pos, pos + len(line), "b" if i == 1 else "a", "test")
+        pos += len(line)
+    return plan.finish()
+
+
+def test_shared_omissions_are_views_of_raw_with_the_same_bytes(home):
+    from operators.reduction import SHARE_MIN, Spans, restores_to
+    from operators.store import Store, ref_digest
+
+    plan = _big_plan()
+    copies, shared = omissions(plan), omissions(plan, share=True)
+    assert isinstance(shared["a"], Spans) and len(shared["a"]) >= SHARE_MIN
+    assert isinstance(shared["b"], bytes)  # small groups stay plain bytes
+    assert bytes(shared["a"]) == copies["a"] and shared["b"] == copies["b"]
+    assert all(part.obj is plan.raw for part in shared["a"].parts)  # no copy of the input
+    assert ref_digest("s", "test", shared["a"]) == ref_digest("s", "test", copies["a"])
+
+    store = Store(home)
+    ref, _ = store.put("s", "log", "test", shared["a"])
+    assert store.get(ref.id).content == copies["a"]
+    assert store.holds(ref.id, shared["a"]) and store.holds(ref.id, shared["a"], ref.sha256)
+    assert not store.holds(ref.id, Spans(shared["a"].parts[:-1]), ref.sha256)  # one part short
+    blob = next(store.dir.glob("blob_*.bin"))
+    blob.write_bytes(copies["a"][:-1] + b"!")
+    assert not store.holds(ref.id, shared["a"], ref.sha256) and not store.holds(ref.id, shared["a"])
+    ids = {g: f"ctx_{i:06x}" for i, g in enumerate(shared)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(plan.raw, visible, layout, list(shared.values()))
+    assert not restores_to(plan.raw[:-1] + b"!", visible, layout, list(shared.values()))
+
+
+def test_spans_view_across_parts_and_within_one():
+    from operators.reduction import Spans
+
+    spans = Spans([memoryview(b"abc"), memoryview(b"defg")])
+    assert len(spans) == 7 and bytes(spans) == b"abcdefg"
+    assert bytes(spans.view(3, 2)) == b"de" and bytes(spans.view(2, 3)) == b"cde" and bytes(spans.view(0, 7)) == b"abcdefg"
