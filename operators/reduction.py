@@ -22,6 +22,8 @@ from __future__ import annotations
 import io
 from array import array
 from bisect import bisect_right
+from itertools import accumulate
+from operator import sub
 
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
 FROM_VISIBLE, FROM_REF = 0, 1
@@ -216,45 +218,49 @@ def _value(buf: io.BytesIO) -> bytes:
 
 
 class Spans:
-    """A group's omitted bytes as views of the raw input, in order, not joined: what a big ref holds
+    """A group's omitted bytes as spans of the raw input, in order, not joined: what a big ref holds
     between OPTIMIZE and the end of the packet. The store hashes and writes it part by part, and the
-    checks compare part by part, so an omission costs no copy of the input in memory.
+    checks compare part by part, so an omission costs 16 bytes a span instead of a copy of its bytes.
 
-    ``bytes(spans)`` joins the parts (done only for small refs); ``view(offset, length)`` is a view of
-    that many bytes from that offset (a copy only when they straddle two parts)."""
+    ``parts()`` yields each span as a memoryview of the raw bytes; ``bytes(spans)`` joins them (done
+    only for small refs); ``view(offset, length)`` is a view of that many bytes from that offset (a
+    copy only when they straddle two spans)."""
 
-    __slots__ = ("parts", "offsets")
+    __slots__ = ("raw", "starts", "ends", "offsets")
 
-    def __init__(self, parts: list[memoryview]):
-        self.parts = parts
-        self.offsets = array("q", [0])  # where each part starts, and the total
-        for part in parts:
-            self.offsets.append(self.offsets[-1] + len(part))
+    def __init__(self, raw: bytes, starts: array, ends: array):
+        self.raw, self.starts, self.ends = raw, starts, ends
+        # where each span starts in the content, and the total
+        self.offsets = array("q", accumulate(map(sub, ends, starts), initial=0))
+
+    def parts(self):
+        raw = memoryview(self.raw)
+        return (raw[start:end] for start, end in zip(self.starts, self.ends))
 
     def __len__(self) -> int:
         return self.offsets[-1]
 
     def __bytes__(self) -> bytes:
-        return b"".join(self.parts)
+        return b"".join(self.parts())
 
     def view(self, offset: int, length: int):
         i = bisect_right(self.offsets, offset) - 1
-        if 0 <= i < len(self.parts):
-            start = offset - self.offsets[i]
-            if start + length <= len(self.parts[i]):
-                return self.parts[i][start : start + length]
-        return bytes(self)[offset : offset + length]  # straddles parts (not made by omissions)
+        if 0 <= i < len(self.starts):
+            start = self.starts[i] + offset - self.offsets[i]
+            if start + length <= self.ends[i]:
+                return memoryview(self.raw)[start : start + length]
+        return bytes(self)[offset : offset + length]  # straddles spans (not made by omissions)
 
     def __eq__(self, other) -> bool:
         return bytes(self) == (bytes(other) if isinstance(other, Spans) else other)
 
     def __repr__(self) -> str:
-        return f"Spans({len(self.parts)} parts, {len(self)} bytes)"
+        return f"Spans({len(self.starts)} spans, {len(self)} bytes)"
 
 
-def parts_of(content) -> list:
+def parts_of(content):
     """The buffers that make up a ref's content, bytes or ``Spans``, in order."""
-    return content.parts if isinstance(content, Spans) else [content]
+    return content.parts() if isinstance(content, Spans) else (content,)
 
 
 SHARE_MIN = 1 << 16  # bytes from which omissions(share=True) gives views instead of a copy
@@ -271,16 +277,18 @@ def omissions(plan: Plan, share: bool = False) -> dict:
     for kind, start, end, group in zip(*columns):
         if kind == OMIT:
             sizes[group] += end - start
+    shared = {group: (array("q"), array("q")) for group, size in sizes.items() if share and size >= SHARE_MIN}
+    out = {group: _buffer(size) for group, size in sizes.items() if group not in shared}
     raw = memoryview(plan.raw)  # slices without copies
-    out = {group: [] if share and size >= SHARE_MIN else _buffer(size) for group, size in sizes.items()}
     for kind, start, end, group in zip(*columns):
         if kind == OMIT:
-            target = out[group]
-            if isinstance(target, list):
-                target.append(raw[start:end])
+            if group in shared:
+                starts, ends = shared[group]
+                starts.append(start)
+                ends.append(end)
             else:
-                target.write(raw[start:end])
-    return {group: Spans(target) if isinstance(target, list) else _value(target) for group, target in out.items()}
+                out[group].write(raw[start:end])
+    return {group: Spans(plan.raw, *shared[group]) if group in shared else _value(out[group]) for group in sizes}
 
 
 def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], list[list[int]]]:
