@@ -10,9 +10,10 @@
   numbers and ids may differ — the footer says so); the other copies go to a ref. ``coarse``: one
   ref for every folded line; ``fine``: one ref per template, its marker on the representative line.
 
-Speed: the signal scan runs once over the whole buffer with RE2 (linear time, hundreds of MB/s);
-line shapes come from one ``bytes.translate`` (digits to ``0``) and one split; the regex work is
-done once per *distinct* shape (digit runs collapsed; hex ids masked for shapes still rare).
+Speed: the per-line loops run in a C kernel (``_logscan``: line starts, each line's shape with digit
+runs as one ``0``, shape counts, id masks, template grouping, the visible lines), each with a pure-Python
+twin here (``*_py``) used when the kernel is not built; tests check that both agree. Python works once
+per *distinct* shape (templates, the signal scan with RE2) and once per line it shows.
 """
 
 from __future__ import annotations
