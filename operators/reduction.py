@@ -20,10 +20,13 @@ the bytes.
 from __future__ import annotations
 
 import io
+import re
 from array import array
 from bisect import bisect_right
 from itertools import accumulate
 from operator import sub
+
+import msgspec
 
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
 FROM_VISIBLE, FROM_REF = 0, 1
@@ -291,7 +294,124 @@ def omissions(plan: Plan, share: bool = False) -> dict:
     return {group: Spans(plan.raw, *shared[group]) if group in shared else _value(out[group]) for group in sizes}
 
 
-def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], list[list[int]]]:
+class Layout:
+    """The recipe that rebuilds the original from the visible bytes and the refs, in order:
+    ``[FROM_VISIBLE, visible_offset, length]`` and ``[FROM_REF, ref_index, ref_offset, length]``.
+
+    Kept in four columns (about 25 bytes an entry instead of about 150 for a list of ints): a diff
+    makes an entry every few lines, and the layout is built for the manifest and read back by
+    RESTORE. Reads as a list of such lists. ``to_json`` gives the manifest's text, the same text a
+    list of lists encodes to (``[[0,0,12],[1,0,0,40]]``); ``from_json`` reads it back entry by entry."""
+
+    __slots__ = ("kinds", "a", "b", "c")
+
+    def __init__(self) -> None:
+        self.kinds = bytearray()
+        self.a, self.b, self.c = array("q"), array("q"), array("q")
+
+    def add_visible(self, offset: int, length: int) -> None:
+        """Append, or lengthen the last entry when it ends right before ``offset``."""
+        if self.kinds and self.kinds[-1] == FROM_VISIBLE and self.a[-1] + self.b[-1] == offset:
+            self.b[-1] += length
+        else:
+            self._append(FROM_VISIBLE, offset, length, 0)
+
+    def add_ref(self, index: int, offset: int, length: int) -> None:
+        if self.kinds and self.kinds[-1] == FROM_REF and self.a[-1] == index and self.b[-1] + self.c[-1] == offset:
+            self.c[-1] += length
+        else:
+            self._append(FROM_REF, index, offset, length)
+
+    def _append(self, kind: int, a: int, b: int, c: int) -> None:
+        self.kinds.append(kind)
+        self.a.append(a)
+        self.b.append(b)
+        self.c.append(c)
+
+    def kept_bytes(self) -> int:
+        """Bytes of the original shown as they are (the lengths of the FROM_VISIBLE entries)."""
+        return sum(length for kind, length in zip(self.kinds, self.b) if kind == FROM_VISIBLE)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __iter__(self):
+        for kind, a, b, c in zip(self.kinds, self.a, self.b, self.c):
+            yield [FROM_VISIBLE, a, b] if kind == FROM_VISIBLE else [FROM_REF, a, b, c]
+
+    def __getitem__(self, i: int) -> list[int]:
+        kind = self.kinds[i]
+        return [FROM_VISIBLE, self.a[i], self.b[i]] if kind == FROM_VISIBLE else [FROM_REF, self.a[i], self.b[i], self.c[i]]
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"Layout({list(self)!r})"
+
+    def to_json(self) -> bytes:
+        out = io.BytesIO()
+        out.write(b"[")
+        batch: list[bytes] = []
+        for kind, a, b, c in zip(self.kinds, self.a, self.b, self.c):
+            batch.append(b"[0,%d,%d]" % (a, b) if kind == FROM_VISIBLE else b"[1,%d,%d,%d]" % (a, b, c))
+            if len(batch) == 4096:  # joined in batches: no list of every entry's text
+                out.write(b",".join(batch) + b",")
+                batch.clear()
+        out.write(b",".join(batch))
+        text = out.getvalue()
+        return (text[:-1] if text.endswith(b",") else text) + b"]"
+
+    @classmethod
+    def from_json(cls, data: bytes) -> "Layout":
+        """Read the manifest's layout text; ValueError when it is not a list of valid entries."""
+        layout = cls()
+        if data[:1] == b"[" and data[-1:] == b"]":
+            match, pos, end = _LAYOUT_ENTRY.match, 1, len(data) - 1
+            while pos < end:
+                m = match(data, pos)
+                if m is None:
+                    break
+                if m.group(1) is not None:
+                    layout._append(FROM_VISIBLE, int(m.group(1)), int(m.group(2)), 0)
+                else:
+                    layout._append(FROM_REF, int(m.group(3)), int(m.group(4)), int(m.group(5)))
+                pos = m.end()
+                if pos < end:
+                    if data[pos] != 0x2C or pos + 1 == end:  # a comma, then another entry
+                        break
+                    pos += 1
+            else:
+                if pos == end:  # every entry read, and the closing bracket is the outer one
+                    return layout
+        return cls._from_lists(data)  # other spacing, or not a layout at all
+
+    @classmethod
+    def _from_lists(cls, data: bytes) -> "Layout":
+        try:
+            entries = msgspec.json.decode(data, type=list[list[int]])
+        except msgspec.DecodeError as exc:
+            raise ValueError(f"bad layout: {exc}") from None
+        return cls.from_lists(entries)
+
+    @classmethod
+    def from_lists(cls, entries) -> "Layout":
+        """From ``[kind, …]`` lists; ValueError for an entry that is not one of the two kinds."""
+        layout = cls()
+        for entry in entries:
+            if len(entry) == 3 and entry[0] == FROM_VISIBLE and min(entry) >= 0:
+                layout._append(FROM_VISIBLE, entry[1], entry[2], 0)
+            elif len(entry) == 4 and entry[0] == FROM_REF and min(entry) >= 0:
+                layout._append(FROM_REF, entry[1], entry[2], entry[3])
+            else:
+                raise ValueError(f"bad layout entry {entry!r}")
+        return layout
+
+
+_LAYOUT_ENTRY = re.compile(rb"\[0,(\d+),(\d+)\]|\[1,(\d+),(\d+),(\d+)\]")
+
+
+def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, "Layout", list[list[int]]]:
     """Visible bytes, the layout to restore the original, and the real marker positions.
 
     Layout entries: ``[FROM_VISIBLE, visible_offset, length]`` or
@@ -312,28 +432,19 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
             size += len(marker_bytes(ids[obj]))
     out = _buffer(size)
     raw = memoryview(plan.raw)  # kept spans are written straight from the input
-    layout: list[list[int]] = []
+    layout = Layout()
     markers: list[list[int]] = []
     vis = 0
-    last = None  # the last layout entry
     for kind, start, end, obj in zip(*columns):
         if kind == KEEP:
             length = end - start
             out.write(raw[start:end])
-            if last is not None and last[0] == FROM_VISIBLE and last[1] + last[2] == vis:
-                last[2] += length
-            else:
-                last = [FROM_VISIBLE, vis, length]
-                layout.append(last)
+            layout.add_visible(vis, length)
             vis += length
         elif kind == OMIT:
             i = index[obj]
             length = end - start
-            if last is not None and last[0] == FROM_REF and last[1] == i and last[2] + last[3] == ref_offset[i]:
-                last[3] += length
-            else:
-                last = [FROM_REF, i, ref_offset[i], length]
-                layout.append(last)
+            layout.add_ref(i, ref_offset[i], length)
             ref_offset[i] += length
         elif kind == SHOW:
             out.write(obj)
@@ -346,23 +457,22 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, list[list[int]], lis
     return _value(out), layout, markers
 
 
-def restores_to(original: bytes, visible: bytes, layout: list[list[int]], ref_contents: list) -> bool:
+def restores_to(original: bytes, visible: bytes, layout, ref_contents: list) -> bool:
     """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy).
 
     ``ref_contents``: bytes, or ``Spans`` as made by ``omissions(share=True)``."""
     vis = memoryview(visible)
     refs = [content if isinstance(content, Spans) else memoryview(content) for content in ref_contents]
+    if not isinstance(layout, Layout):
+        layout = Layout.from_lists(layout)
     pos = 0
-    for entry in layout:
-        if entry[0] == FROM_VISIBLE:
-            piece = vis[entry[1] : entry[1] + entry[2]]
+    for kind, a, b, c in zip(layout.kinds, layout.a, layout.b, layout.c):
+        if kind == FROM_VISIBLE:
+            piece = vis[a : a + b]
         else:
-            ref = refs[entry[1]]
-            if isinstance(ref, Spans):
-                piece = ref.view(entry[2], entry[3])
-            else:
-                piece = ref[entry[2] : entry[2] + entry[3]]
-            if len(piece) != entry[3]:
+            ref = refs[a]
+            piece = ref.view(b, c) if isinstance(ref, Spans) else ref[b : b + c]
+            if len(piece) != c:
                 return False
         # bytes.startswith compares with memcmp; memoryview == memoryview goes element by element
         if not original.startswith(piece, pos):

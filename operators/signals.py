@@ -8,6 +8,7 @@ Two sources, checked together by the SIGNAL stage:
 
 from __future__ import annotations
 
+import io
 import re
 from itertools import chain
 from pathlib import Path
@@ -72,7 +73,9 @@ def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> l
         visible, auto = display_signals(visible, auto)  # compare lines as a terminal displays them
     missing = [s for s in expected if s.encode() not in visible]
     if auto:
-        visible_lines = {line.rstrip() for line in visible.split(b"\n")}
-        # a whole-line lookup first; a substring search only for the few lines shown with a suffix
-        missing += [s.decode("utf-8", "replace") for s in auto if s not in visible_lines and s not in visible]
+        # a whole-line lookup first (visible lines read one at a time: no list of them all); a
+        # substring search only for the few lines shown with a suffix
+        wanted = set(auto)
+        found = {stripped for stripped in map(bytes.rstrip, io.BytesIO(visible)) if stripped in wanted}
+        missing += [s.decode("utf-8", "replace") for s in auto if s not in found and s not in visible]
     return missing

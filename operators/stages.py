@@ -13,12 +13,14 @@ import importlib
 import time
 from typing import Callable
 
+import msgspec
+
 from operators.classify import classify
 from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference
-from operators.reduction import FROM_VISIBLE, MARK, SHOW, Plan, omissions, passthrough, render, restores_to
+from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.signals import auto_signals, missing_signals
-from operators.store import REF_ID_LEN, Manifest, Store, StoreError, ref_digest
+from operators.store import REF_ID_LEN, Manifest, Store, StoreError, manifest_layout, ref_digest
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
@@ -131,12 +133,12 @@ def make_store(store: Store) -> StageFn:
         ids = dict(zip(plan.reasons, (ref.id for ref in stored)))
         visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
         packet.visible = visible
-        packet.measure.kept_bytes = sum(entry[2] for entry in layout if entry[0] == FROM_VISIBLE)
+        packet.measure.kept_bytes = layout.kept_bytes()
         manifest = Manifest(
             id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
             raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
             visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
-            layout=layout, markers=markers, created=time.time(),
+            layout=msgspec.Raw(layout.to_json()), markers=markers, created=time.time(),
         )
         packet.manifest_id = store.put_manifest(manifest)
         store.put_visible(packet.manifest_id, visible)
@@ -213,7 +215,7 @@ def make_restore(store: Store) -> StageFn:
                 contents = [ref.content for ref in packet.references]
             else:
                 contents = [store.get(ref_id).content for ref_id in manifest.refs]
-            packet.restore_pass = restores_to(packet.raw, packet.visible, manifest.layout, contents)
+            packet.restore_pass = restores_to(packet.raw, packet.visible, manifest_layout(manifest), contents)
             figures = {"result": packet.restore_pass, "packet": packet.manifest_id}
         except Exception as exc:
             packet.restore_pass = False

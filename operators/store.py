@@ -30,7 +30,7 @@ from pathlib import Path
 import msgspec
 
 from operators.packet import Reference
-from operators.reduction import parts_of
+from operators.reduction import Layout, parts_of
 
 REF_ID_RE = re.compile(r"ctx_[0-9a-f]{6,64}")
 PKT_ID_RE = re.compile(r"pkt_[0-9a-f]{12,64}")
@@ -67,9 +67,17 @@ class Manifest(msgspec.Struct, kw_only=True):
     visible_bytes: int
     visible_sha256: str
     refs: list[str]
-    layout: list[list[int]]
+    layout: msgspec.Raw  # JSON [[0, visible_offset, length] | [1, ref_index, ref_offset, length], ...]: see Layout
     markers: list[list[int]]
     created: float
+
+
+def manifest_layout(manifest: Manifest) -> Layout:
+    """The manifest's layout, read entry by entry; StoreError when it is not a valid layout."""
+    try:
+        return Layout.from_json(bytes(manifest.layout))
+    except ValueError as exc:
+        raise StoreError(f"corrupt packet {manifest.id}: {exc}") from None
 
 
 class RefInfo(msgspec.Struct, kw_only=True):
@@ -314,7 +322,7 @@ class Store:
         if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
             raise StoreError(f"visible text does not match packet {manifest.id}")
         contents = [self.get(ref_id).content for ref_id in manifest.refs]
-        return restore(visible, manifest.layout, contents)
+        return restore(visible, manifest_layout(manifest), contents)
 
     # -- hygiene ------------------------------------------------------------------------------
     def list_refs(self) -> list[RefInfo]:

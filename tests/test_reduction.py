@@ -136,3 +136,29 @@ def test_spans_view_across_parts_and_within_one():
     spans = Spans(b"..abc.defg", array("q", [2, 6]), array("q", [5, 10]))
     assert len(spans) == 7 and bytes(spans) == b"abcdefg"
     assert bytes(spans.view(3, 2)) == b"de" and bytes(spans.view(2, 3)) == b"cde" and bytes(spans.view(0, 7)) == b"abcdefg"
+
+
+def test_layout_json_is_the_text_a_list_of_lists_encodes_to_and_reads_back():
+    import msgspec
+
+    from operators.reduction import Layout
+
+    plan = _big_plan()
+    contents = omissions(plan)
+    _, layout, _ = render(plan, {g: f"ctx_{i:06x}" for i, g in enumerate(contents)})
+    entries = list(layout)
+    assert len(entries) > 1000 and {len(e) for e in entries} == {3, 4}
+    text = layout.to_json()
+    assert text == msgspec.json.encode(entries)  # manifests written before Layout read the same
+    assert list(Layout.from_json(text)) == entries
+    assert layout.kept_bytes() == sum(e[2] for e in entries if e[0] == 0)
+    assert list(Layout.from_json(b"[]")) == []
+    assert list(Layout.from_json(b"[ [0, 1, 2] , [1,0,5,6] ]")) == [[0, 1, 2], [1, 0, 5, 6]]  # other spacing
+
+
+@pytest.mark.parametrize("bad", [b"[[2,1,2]]", b"[[0,1]]", b"[[0,-1,2]]", b"{}", b"[[0,1,2],]", b"[[1,0,0]]", b"", b"[[0,1,2]"])
+def test_layout_from_json_refuses_what_is_not_a_layout(bad):
+    from operators.reduction import Layout
+
+    with pytest.raises(ValueError):
+        Layout.from_json(bad)
