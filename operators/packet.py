@@ -74,6 +74,8 @@ class ContextPacket(msgspec.Struct, kw_only=True):
     visible: bytes = b""
     references: list[Reference] = []
     manifest_id: str = ""
+    layout: Any = None  # operators.reduction.Layout written to the manifest by STORE
+    layout_sha256: str = ""  # of that layout's JSON text: RESTORE checks the stored text against it
     measure: Measure = msgspec.field(default_factory=Measure)
     signal_pass: bool | None = None
     missing_signals: list[str] = []

@@ -134,11 +134,13 @@ def make_store(store: Store) -> StageFn:
         visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
         packet.visible = visible
         packet.measure.kept_bytes = layout.kept_bytes()
+        layout_json = layout.to_json()
+        packet.layout, packet.layout_sha256 = layout, hashlib.sha256(layout_json).hexdigest()
         manifest = Manifest(
             id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
             raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
             visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
-            layout=msgspec.Raw(layout.to_json()), markers=markers, created=time.time(),
+            layout=msgspec.Raw(layout_json), markers=markers, created=time.time(),
         )
         packet.manifest_id = store.put_manifest(manifest)
         store.put_visible(packet.manifest_id, visible)
@@ -215,7 +217,11 @@ def make_restore(store: Store) -> StageFn:
                 contents = [ref.content for ref in packet.references]
             else:
                 contents = [store.get(ref_id).content for ref_id in manifest.refs]
-            packet.restore_pass = restores_to(packet.raw, packet.visible, manifest_layout(manifest), contents)
+            if packet.layout is not None and hashlib.sha256(bytes(manifest.layout)).hexdigest() == packet.layout_sha256:
+                layout = packet.layout  # the stored text is exactly the one written from it: no parse
+            else:
+                layout = manifest_layout(manifest)
+            packet.restore_pass = restores_to(packet.raw, packet.visible, layout, contents)
             figures = {"result": packet.restore_pass, "packet": packet.manifest_id}
         except Exception as exc:
             packet.restore_pass = False

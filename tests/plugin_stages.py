@@ -32,3 +32,17 @@ def corrupt_first_ref(packet):
     os.chmod(path, 0o644)
     path.write_bytes(data)
     return packet
+
+
+def corrupt_manifest_layout(packet):
+    """Shifts the first layout entry in the stored manifest after STORE: RESTORE must notice."""
+    import os
+    import re
+
+    from operators.config import home_path, load_config
+
+    path = home_path(load_config()) / "context" / f"{packet.manifest_id}.json"
+    data = re.sub(rb'"layout":\[\[0,0,(\d+)\]', lambda m: b'"layout":[[0,0,%d]' % (int(m.group(1)) - 1), path.read_bytes(), count=1)
+    os.chmod(path, 0o644)
+    path.write_bytes(data)
+    return packet

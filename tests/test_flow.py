@@ -132,6 +132,7 @@ def test_trace_is_json_lines_when_not_a_terminal(tmp_path):
 @pytest.mark.parametrize("stage, broken", [
     ("tamper_visible", {"RESTORE"}),
     ("corrupt_first_ref", {"RECOVERY", "RESTORE"}),
+    ("corrupt_manifest_layout", {"RESTORE"}),
 ])
 def test_the_invariants_fail_when_the_store_or_the_visible_text_is_broken(tmp_path, monkeypatch, stage, broken):
     monkeypatch.syspath_prepend(str(PROJECT / "tests"))
