@@ -287,6 +287,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
     parser.add_argument("--config", help="TOML config file (default: config/default.toml)")
+    parser.add_argument("--tokenizer", choices=["bytes4", "o200k", "cl100k"],
+                        help="token counts in the trace: bytes/4 (default) or a real BPE count, offline "
+                             "(needs pip install -e '.[tokenizers]'); overrides [reduce] tokenizer")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("analyze", help="trace and reduced text for one file (- for stdin)")
@@ -377,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
             startup_done()
         try:
             config = load_config(args.config)
+            if args.tokenizer:
+                import msgspec
+
+                config = msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, tokenizer=args.tokenizer))
             return args.func(args, config)
         except (UsageError, ConfigError, StoreError) as exc:
             print(f"tokens: error: {exc}", file=sys.stderr)

@@ -8,6 +8,8 @@ check for the package with ``find_spec`` rather than ``pytest.importorskip``: im
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import random
 import subprocess
 import sys
@@ -163,3 +165,30 @@ def test_the_graph_traces_real_counts_when_configured(tmp_path):
     assert raw_event["cl100k_tokens"] == tokens.count_real(raw, "cl100k") > 0
     assert opt_event["cl100k_tokens"] == tokens.count_real(packet.visible, "cl100k") > 0
     assert packet.restore_pass
+
+
+def test_cli_tokenizer_switch_overrides_the_config_and_reports_a_missing_package(tmp_path):
+    code = ("import sys; sys.modules['bpe_openai'] = None; from flows.cli import main; "
+            "raise SystemExit(main(sys.argv[1:]))")
+    proc = subprocess.run([sys.executable, "-c", code, "--tokenizer", "cl100k", "analyze", str(FIXTURES / "sample.log")],
+                          capture_output=True, cwd=PROJECT, timeout=120, env={**os.environ, "NOLIFE_TOKENS_HOME": str(tmp_path)})
+    err = proc.stderr.decode().strip()
+    assert proc.returncode == 2 and err.startswith("tokens: error:") and "nolife-tokens[tokenizers]" in err
+    # bytes4 needs nothing, whatever the config file says
+    config = tmp_path / "cfg.toml"
+    config.write_text('[reduce]\ntokenizer = "o200k"\n')
+    proc = subprocess.run([sys.executable, "-c", code, "--config", str(config), "--tokenizer", "bytes4", "analyze",
+                           str(FIXTURES / "sample.log")], capture_output=True, cwd=PROJECT, timeout=120,
+                          env={**os.environ, "NOLIFE_TOKENS_HOME": str(tmp_path)})
+    assert proc.returncode == 0 and b"o200k_tokens" not in proc.stderr
+
+
+@needs_bpe
+def test_cli_tokenizer_switch_puts_real_counts_in_the_trace(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "flows.cli", "--tokenizer", "o200k", "analyze", "--json",
+                           str(FIXTURES / "sample.log")], capture_output=True, cwd=PROJECT, timeout=120,
+                          env={**os.environ, "NOLIFE_TOKENS_HOME": str(tmp_path)})
+    assert proc.returncode == 0
+    events = [json.loads(line) for line in proc.stderr.decode().splitlines() if line.startswith("{")]
+    raw_counts = [e.get("o200k_tokens") for e in events if e.get("stage") == "MEASURE_RAW"]
+    assert raw_counts == [tokens.count_real((FIXTURES / "sample.log").read_bytes(), "o200k")]
