@@ -91,7 +91,7 @@ class _Reducer:
         self.fine = granularity == "fine"
         self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
         self.groups: dict[str, str] = {}
-        self.ends = Ends()
+        self.ends = Ends(len(raw))
         self.decision = {k.lower().encode() for k in cfg.decision_keys}
         self.noise = {k.lower().encode() for k in cfg.noise_keys}
         self.globs = [g.lower() for g in cfg.padding_globs]

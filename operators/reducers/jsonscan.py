@@ -67,7 +67,7 @@ FLAT_MIN = 4096  # bytes from which an array is worth trying the flat path
 
 
 class Ends:
-    """Where each container ends: ``open position -> end (exclusive)``, 16 bytes a container.
+    """Where each container ends: ``open position -> end (exclusive)``, 8 bytes a container (16 past 2 GiB).
 
     Two parallel arrays in order of the opening bracket (the scans only ever move forward), looked
     up by bisection: a dict of a few hundred thousand ints would cost far more memory than the input.
@@ -75,9 +75,10 @@ class Ends:
 
     __slots__ = ("opens", "closes")
 
-    def __init__(self) -> None:
-        self.opens = array("q")
-        self.closes = array("q")
+    def __init__(self, size: int = 1 << 62) -> None:
+        typecode = "i" if size < 1 << 31 else "q"  # int32 offsets for inputs under 2 GiB: half the memory
+        self.opens = array(typecode)
+        self.closes = array(typecode)
 
     def get(self, pos: int, default=None):
         opens = self.opens
