@@ -6,4 +6,4 @@ pure-Python twin (same output, slower).
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("operators.reducers._logscan", ["operators/reducers/_logscan.c"], optional=True)])
+setup(ext_modules=[Extension("operators.reducers._kernel", ["operators/reducers/_kernel.c"], optional=True)])

@@ -9,6 +9,8 @@ import time
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import FIXTURES, reduce_bytes
 from operators.classify import classify
@@ -379,3 +381,18 @@ def test_several_megabytes_reduce_quickly():
     visible, contents, _ = run(raw)
     assert time.perf_counter() - start < 8.0
     assert len(visible) < 5_000 and len(contents) <= 3
+
+
+NOTABLE_PIECES = [b'"error"', b'"errors"', b'"Exception"', b'"status"', b'"state"', b'"code"', b'"http_status"', b": ", b":",
+                  b" ", b"\n", b"null", b"false", b"0", b"1", b'""', b"[]", b"{}", b"[ ]", b'"failed"', b'"ok"', b'"Timed out"',
+                  b'"500"', b"404", b"4040", b'"', b"\\", b"x", b"\xc3\xa9", b"\xff", b"FAIL", b"cra\xc5\xbfh"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=st.lists(st.sampled_from(NOTABLE_PIECES), max_size=30).map(b"".join), data=st.data())
+def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
+    from operators.reducers.json import NOTABLE_RE, notable_starts
+
+    start = data.draw(st.integers(0, len(raw)))
+    end = data.draw(st.integers(start, len(raw)))
+    assert list(notable_starts(raw, start, end)) == [m.start() for m in NOTABLE_RE.finditer(raw, start, end)]

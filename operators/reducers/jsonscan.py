@@ -28,6 +28,11 @@ from array import array
 from bisect import bisect_left
 from typing import Iterator
 
+try:
+    from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
+except ImportError:  # pragma: no cover - depends on the machine
+    _kernel = None
+
 BOM = b"\xef\xbb\xbf"
 BAD = -2  # key_start of a top-level segment that did not parse (kept verbatim by the reducer)
 
@@ -97,13 +102,29 @@ def container_ends(raw: bytes, start: int, stop: int, ends: Ends) -> int:
     """Pair the brackets of the container opening at ``start`` (searching before ``stop``).
 
     Records the end of every container closed on the way in ``ends`` and returns the end of the one
-    at ``start``, or -1 when it does not close (truncated, mismatched bracket, stray string).
+    at ``start``, or -1 when it does not close (truncated, mismatched bracket, stray string). The
+    pairing runs in the C kernel when it is built (``_kernel.pair_brackets``), else in
+    ``container_ends_py``: the same results, the tests check.
     """
-    match = _STRUCT.match
     opens, closes = ends.opens, ends.closes
     if opens and opens[-1] >= start:  # scanned already (never twice: the arrays stay sorted)
         end = ends.get(start)
         return -1 if end is None else end
+    if _kernel is None:
+        return container_ends_py(raw, start, stop, ends)
+    new_opens, new_closes, end = _kernel.pair_brackets(raw, start, stop)
+    for column, found in ((opens, new_opens), (closes, new_closes)):
+        if column.typecode == "q":
+            column.frombytes(found)
+        else:
+            column.extend(memoryview(found).cast("q"))
+    return end
+
+
+def container_ends_py(raw: bytes, start: int, stop: int, ends: Ends) -> int:
+    """Pure-Python twin of ``_kernel.pair_brackets`` feeding ``ends`` (see ``container_ends``)."""
+    match = _STRUCT.match
+    opens, closes = ends.opens, ends.closes
     stack = [len(opens)]
     opens.append(start)
     closes.append(-1)

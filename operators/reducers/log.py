@@ -10,7 +10,7 @@
   numbers and ids may differ — the footer says so); the other copies go to a ref. ``coarse``: one
   ref for every folded line; ``fine``: one ref per template, its marker on the representative line.
 
-Speed: the per-line loops run in a C kernel (``_logscan``: line starts, each line's shape with digit
+Speed: the per-line loops run in a C kernel (``_kernel``: line starts, each line's shape with digit
 runs as one ``0``, shape counts, id masks, template grouping, the visible lines), each with a pure-Python
 twin here (``*_py``) used when the kernel is not built; tests check that both agree. Python works once
 per *distinct* shape (templates, the signal scan with RE2) and once per line it shows.
@@ -30,9 +30,9 @@ from operators.config import LogConfig
 from operators.reduction import Plan
 
 try:
-    from operators.reducers import _logscan  # the C kernel, built at install when a compiler is there
+    from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
 except ImportError:  # pragma: no cover - depends on the machine
-    _logscan = None
+    _kernel = None
 
 _SIGNAL_PATTERN = (
     rb"(?i:\b(?:errors?|err|warn|warning|fatal|critical|crit|alert|emerg|severe|exception|traceback"
@@ -153,7 +153,7 @@ def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
 
 
 def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], list[int]]:
-    """Pure-Python twin of ``_logscan.scan``: line starts, each line's shape id, the shapes, their counts.
+    """Pure-Python twin of ``_kernel.scan``: line starts, each line's shape id, the shapes, their counts.
 
     A shape is a line without its ``\\n``; with ``mask``, every run of digits is a single ``0``. Worked in
     blocks cut at newlines: memory grows with the distinct shapes plus an id and an offset per line.
@@ -184,7 +184,7 @@ def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], li
 
 
 def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
-    """Pure-Python twin of ``_logscan.select``: the visible line indexes (see ``reduce_log``)."""
+    """Pure-Python twin of ``_kernel.select``: the visible line indexes (see ``reduce_log``)."""
     verbatim = set(verbatim)
     seen: set[int] = set()
     visible = array("q")
@@ -200,7 +200,7 @@ def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
 
 
 def lines_with_py(ids, flags) -> array:
-    """Pure-Python twin of ``_logscan.lines_with``: the lines whose shape is flagged."""
+    """Pure-Python twin of ``_kernel.lines_with``: the lines whose shape is flagged."""
     return array("q", [i for i, shape_id in enumerate(ids) if flags[shape_id]])
 
 
@@ -208,34 +208,34 @@ STATUS_RE = re.compile(rb'" [45]\d\d ')
 
 
 def status_lines_py(raw: bytes, starts, lines) -> array:
-    """Pure-Python twin of ``_logscan.status_lines``: the lines holding ``" 4xx `` or ``" 5xx ``."""
+    """Pure-Python twin of ``_kernel.status_lines``: the lines holding ``" 4xx `` or ``" 5xx ``."""
     return array("q", [i for i in lines if STATUS_RE.search(raw, starts[i], starts[i + 1])])
 
 
 def lines_with(ids, flags):
-    if _logscan is None:
+    if _kernel is None:
         return lines_with_py(ids, flags)
-    return memoryview(_logscan.lines_with(ids, flags)).cast("q")
+    return memoryview(_kernel.lines_with(ids, flags)).cast("q")
 
 
 def status_lines(raw: bytes, starts, lines):
-    if _logscan is None:
+    if _kernel is None:
         return status_lines_py(raw, starts, lines)
-    return memoryview(_logscan.status_lines(raw, starts, lines)).cast("q")
+    return memoryview(_kernel.status_lines(raw, starts, lines)).cast("q")
 
 
 def scan_lines(raw: bytes, mask: bool):
     """Line starts (n + 1 offsets), each line's shape id, the distinct shapes and their counts."""
-    if _logscan is None:
+    if _kernel is None:
         return scan_lines_py(raw, mask)
-    starts, ids, shapes, counts = _logscan.scan(raw, mask)
+    starts, ids, shapes, counts = _kernel.scan(raw, mask)
     return memoryview(starts).cast("q"), memoryview(ids).cast("i"), shapes, counts
 
 
 def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
-    if _logscan is None:
+    if _kernel is None:
         return select_py(ids, template_of, frequent, verbatim)
-    return memoryview(_logscan.select(ids, template_of, frequent, verbatim)).cast("q")
+    return memoryview(_kernel.select(ids, template_of, frequent, verbatim)).cast("q")
 
 
 def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[array, list[bytes], list[int]]:
@@ -260,7 +260,7 @@ def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[
 
 
 def group_py(keys: list[bytes], counts: list[int]) -> tuple[array, list[bytes], list[int]]:
-    """Pure-Python twin of ``_logscan.group``: each key's group number (in order of first appearance),
+    """Pure-Python twin of ``_kernel.group``: each key's group number (in order of first appearance),
     each group's key, and the sum of ``counts`` per group."""
     number: dict[bytes, int] = {}
     ids = array("i", [number.setdefault(key, len(number)) for key in keys])
@@ -271,18 +271,18 @@ def group_py(keys: list[bytes], counts: list[int]) -> tuple[array, list[bytes], 
 
 
 def group(keys: list[bytes], counts: list[int]):
-    if _logscan is None:
+    if _kernel is None:
         return group_py(keys, counts)
-    ids, names, totals = _logscan.group(keys, counts)
+    ids, names, totals = _kernel.group(keys, counts)
     return memoryview(ids).cast("i"), names, totals
 
 
 def mask_py(shape: bytes) -> bytes:
-    """Pure-Python twin of ``_logscan.mask``: hex numbers, hex words holding a digit and digit runs → ``#``."""
+    """Pure-Python twin of ``_kernel.mask``: hex numbers, hex words holding a digit and digit runs → ``#``."""
     return MASK_RE.sub(b"#", shape)
 
 
-_mask = mask_py if _logscan is None else _logscan.mask
+_mask = mask_py if _kernel is None else _kernel.mask
 
 
 def _masked_key(shape: bytes) -> bytes:
@@ -290,12 +290,12 @@ def _masked_key(shape: bytes) -> bytes:
 
 
 def words_py(shape: bytes) -> bytes:
-    """Pure-Python twin of ``_logscan.words``: the words, every identifier-like token (a digit, or
+    """Pure-Python twin of ``_kernel.words``: the words, every identifier-like token (a digit, or
     ``: / = @`` inside) masked."""
     return b" ".join(b"#" if b"0" in token or IDENT_INSIDE_RE.search(token) else token for token in shape.split())
 
 
-_words = words_py if _logscan is None else _logscan.words
+_words = words_py if _kernel is None else _kernel.words
 
 
 def _word_key(shape: bytes) -> bytes:

@@ -1,4 +1,4 @@
-/* The per-line loops of the log reducer, in C: one pass over the bytes instead of several Python passes.
+/* The hot loops of the log and JSON reducers, in C: one pass over the bytes instead of several Python passes.
  *
  * scan(buf, mask) -> (starts, ids, keys, counts)
  *     Splits buf on '\n'. starts: bytes holding n+1 native int64 line start offsets (the last one is
@@ -31,6 +31,13 @@
  * words(shape) -> bytes
  *     The shape's whitespace-separated tokens joined by one space, each token holding a '0' or one of
  *     ': / = @' before its last byte replaced by '#' (the word-level template key).
+ *
+ * pair_brackets(buf, start, stop) -> (opens, closes, end)
+ *     JSON bracket pairing for the container opening at buf[start], searching before stop, strings
+ *     skipped ('"', then any bytes with '\\' escaping the next one, then '"'). opens and closes hold
+ *     native int64: every container met, in order of its opening bracket, and its end (exclusive, -1
+ *     when it did not close). end: the end of the container at start, or -1 (truncated, mismatched
+ *     bracket, unterminated string). The twin is jsonscan.container_ends_py.
  *
  * operators/reducers/log.py holds a pure-Python twin of each; the tests check that they agree.
  */
@@ -523,7 +530,86 @@ static PyObject *words(PyObject *self, PyObject *arg) {
     return out;
 }
 
+static PyObject *pair_brackets(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, stop;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &stop)) return NULL;
+    const unsigned char *s = view.buf;
+    PyObject *result = NULL;
+    int64_t *opens = NULL, *closes = NULL;
+    Py_ssize_t *stack = NULL;
+    Py_ssize_t n = 0, cap = 256, depth = 0, stack_cap = 64, end = -1;
+    if (stop > view.len) stop = view.len;
+    if (start < 0 || start >= stop || (s[start] != '{' && s[start] != '[')) {
+        PyErr_SetString(PyExc_ValueError, "start is not an opening bracket before stop");
+        goto done;
+    }
+    opens = PyMem_Malloc((size_t)cap * sizeof(int64_t));
+    closes = PyMem_Malloc((size_t)cap * sizeof(int64_t));
+    stack = PyMem_Malloc((size_t)stack_cap * sizeof(Py_ssize_t));
+    if (!opens || !closes || !stack) { PyErr_NoMemory(); goto done; }
+    opens[0] = start;
+    closes[0] = -1;
+    n = 1;
+    stack[depth++] = 0;
+    for (Py_ssize_t p = start + 1; p < stop; p++) {
+        unsigned char c = s[p];
+        if (c == '"') {
+            Py_ssize_t q = p + 1;
+            for (;;) {
+                while (q < stop && s[q] != '"' && s[q] != '\\') q++;
+                if (q >= stop) goto finish;            /* unterminated string */
+                if (s[q] == '"') break;
+                if (q + 1 >= stop) goto finish;        /* a backslash with nothing after it */
+                q += 2;
+            }
+            p = q;
+        } else if (c == '{' || c == '[') {
+            if (n == cap) {
+                cap *= 2;
+                int64_t *o = PyMem_Realloc(opens, (size_t)cap * sizeof(int64_t));
+                if (!o) { PyErr_NoMemory(); goto done; }
+                opens = o;
+                int64_t *k = PyMem_Realloc(closes, (size_t)cap * sizeof(int64_t));
+                if (!k) { PyErr_NoMemory(); goto done; }
+                closes = k;
+            }
+            if (depth == stack_cap) {
+                stack_cap *= 2;
+                Py_ssize_t *grown = PyMem_Realloc(stack, (size_t)stack_cap * sizeof(Py_ssize_t));
+                if (!grown) { PyErr_NoMemory(); goto done; }
+                stack = grown;
+            }
+            opens[n] = p;
+            closes[n] = -1;
+            stack[depth++] = n++;
+        } else if (c == '}' || c == ']') {
+            Py_ssize_t i = stack[--depth];
+            if (s[opens[i]] + 2 != c) goto finish;   /* '{' + 2 == '}', '[' + 2 == ']' */
+            closes[i] = p + 1;
+            if (!depth) {
+                end = p + 1;
+                goto finish;
+            }
+        }
+    }
+finish:
+    {
+        PyObject *o = int64_bytes(opens, n), *k = int64_bytes(closes, n);
+        if (o && k) result = Py_BuildValue("(OOn)", o, k, end);
+        Py_XDECREF(o);
+        Py_XDECREF(k);
+    }
+done:
+    PyMem_Free(opens);
+    PyMem_Free(closes);
+    PyMem_Free(stack);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
     {"lines_with", lines_with, METH_VARARGS, "lines_with(ids, flags) -> line indexes whose shape is flagged"},
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
@@ -534,6 +620,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_logscan", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__logscan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }

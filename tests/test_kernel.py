@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from operators.config import Config
 from operators.reducers import log
 
-kernel = log._logscan
+kernel = log._kernel
 if kernel is None:  # the install builds it wherever a C compiler exists (setup.py); say so, never skip silently
-    pytest.fail("the C kernel operators/reducers/_logscan was not built: run pip install -e . with a C compiler",
+    pytest.fail("the C kernel operators/reducers/_kernel was not built: run pip install -e . with a C compiler",
                 pytrace=False)
 
 LINEISH = st.lists(
@@ -95,7 +95,7 @@ def test_reducer_gives_the_same_plan_with_or_without_the_kernel(raw, fold_min, g
     cfg = Config().log
     cfg = type(cfg)(**{**{f: getattr(cfg, f) for f in cfg.__struct_fields__}, "fold_min": fold_min})
     with_kernel = log.reduce_log(raw * 3, granularity, cfg)
-    monkeypatch_module.setattr(log, "_logscan", None)
+    monkeypatch_module.setattr(log, "_kernel", None)
     monkeypatch_module.setattr(log, "_mask", log.mask_py)
     try:
         without = log.reduce_log(raw * 3, granularity, cfg)
@@ -174,3 +174,34 @@ def test_group_matches_the_python_twin(keys, data):
     ids, names, totals = kernel.group(keys, counts)
     py_ids, py_names, py_totals = log.group_py(keys, counts)
     assert (list(memoryview(ids).cast("i")), names, totals) == (list(py_ids), py_names, py_totals)
+
+
+JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"', b"a", b",", b":", b" ", b"\n", b"1", b"\xff"]),
+                   min_size=1, max_size=60).map(b"".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=JSONISH, data=st.data())
+def test_pair_brackets_matches_the_python_twin(raw, data):
+    from operators.reducers import jsonscan
+
+    openings = [i for i, c in enumerate(raw) if c in b"[{"]
+    if not openings:
+        return
+    start = data.draw(st.sampled_from(openings))
+    stop = data.draw(st.integers(start + 1, len(raw)))
+    c_ends, py_ends = jsonscan.Ends(len(raw)), jsonscan.Ends(len(raw))
+    assert jsonscan.container_ends(raw, start, stop, c_ends) == jsonscan.container_ends_py(raw, start, stop, py_ends)
+    assert (list(c_ends.opens), list(c_ends.closes)) == (list(py_ends.opens), list(py_ends.closes))
+
+
+def test_pair_brackets_on_a_document():
+    raw = b'{"a": [1, {"b": "x]}\\"y"}], "c": {}}'
+    opens, closes, end = kernel.pair_brackets(raw, 0, len(raw))
+    assert end == len(raw)
+    pairs = dict(zip(memoryview(opens).cast("q"), memoryview(closes).cast("q")))
+    assert pairs == {0: len(raw), 6: 26, 10: 25, 33: 35}
+    assert kernel.pair_brackets(b'{"a": "unterminated}', 0, 20)[2] == -1
+    assert kernel.pair_brackets(b"[}", 0, 2)[2] == -1
+    with pytest.raises(ValueError):
+        kernel.pair_brackets(b"x[]", 0, 3)
