@@ -32,10 +32,10 @@
  *     The shape's whitespace-separated tokens joined by one space, each token holding a '0' or one of
  *     ': / = @' before its last byte replaced by '#' (the word-level template key).
  *
- * pair_brackets(buf, start, stop) -> (opens, closes, end)
+ * pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)
  *     JSON bracket pairing for the container opening at buf[start], searching before stop, strings
  *     skipped ('"', then any bytes with '\\' escaping the next one, then '"'). opens and closes hold
- *     native int64: every container met, in order of its opening bracket, and its end (exclusive, -1
+ *     native int64 (int32 when not wide): every container met, in order of its opening bracket, and its end (exclusive, -1
  *     when it did not close). end: the end of the container at start, or -1 (truncated, mismatched
  *     bracket, unterminated string). The twin is jsonscan.container_ends_py.
  *
@@ -530,13 +530,24 @@ static PyObject *words(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* Store v at index i of a native int32 (es == 4) or int64 (es == 8) array. */
+static inline void put_offset(char *array, int es, Py_ssize_t i, Py_ssize_t v) {
+    if (es == 4) ((int32_t *)array)[i] = (int32_t)v;
+    else ((int64_t *)array)[i] = (int64_t)v;
+}
+
+static inline Py_ssize_t get_offset(const char *array, int es, Py_ssize_t i) {
+    return es == 4 ? (Py_ssize_t)((const int32_t *)array)[i] : (Py_ssize_t)((const int64_t *)array)[i];
+}
+
 static PyObject *pair_brackets(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t start, stop;
-    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &stop)) return NULL;
+    int wide = 1;
+    if (!PyArg_ParseTuple(args, "y*nn|p", &view, &start, &stop, &wide)) return NULL;
     const unsigned char *s = view.buf;
-    PyObject *result = NULL;
-    int64_t *opens = NULL, *closes = NULL;
+    const int es = wide ? 8 : 4;
+    PyObject *result = NULL, *opens = NULL, *closes = NULL;
     Py_ssize_t *stack = NULL;
     Py_ssize_t n = 0, cap = 256, depth = 0, stack_cap = 64, end = -1;
     if (stop > view.len) stop = view.len;
@@ -544,12 +555,17 @@ static PyObject *pair_brackets(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "start is not an opening bracket before stop");
         goto done;
     }
-    opens = PyMem_Malloc((size_t)cap * sizeof(int64_t));
-    closes = PyMem_Malloc((size_t)cap * sizeof(int64_t));
+    if (!wide && stop > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "offsets past 2 GiB need wide=True");
+        goto done;
+    }
+    /* the results are built in place in bytes objects (resized as they grow): no copy at the end */
+    opens = PyBytes_FromStringAndSize(NULL, cap * es);
+    closes = PyBytes_FromStringAndSize(NULL, cap * es);
     stack = PyMem_Malloc((size_t)stack_cap * sizeof(Py_ssize_t));
-    if (!opens || !closes || !stack) { PyErr_NoMemory(); goto done; }
-    opens[0] = start;
-    closes[0] = -1;
+    if (!opens || !closes || !stack) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+    put_offset(PyBytes_AS_STRING(opens), es, 0, start);
+    put_offset(PyBytes_AS_STRING(closes), es, 0, -1);
     n = 1;
     stack[depth++] = 0;
     for (Py_ssize_t p = start + 1; p < stop; p++) {
@@ -567,12 +583,7 @@ static PyObject *pair_brackets(PyObject *self, PyObject *args) {
         } else if (c == '{' || c == '[') {
             if (n == cap) {
                 cap *= 2;
-                int64_t *o = PyMem_Realloc(opens, (size_t)cap * sizeof(int64_t));
-                if (!o) { PyErr_NoMemory(); goto done; }
-                opens = o;
-                int64_t *k = PyMem_Realloc(closes, (size_t)cap * sizeof(int64_t));
-                if (!k) { PyErr_NoMemory(); goto done; }
-                closes = k;
+                if (_PyBytes_Resize(&opens, cap * es) < 0 || _PyBytes_Resize(&closes, cap * es) < 0) goto done;
             }
             if (depth == stack_cap) {
                 stack_cap *= 2;
@@ -580,13 +591,13 @@ static PyObject *pair_brackets(PyObject *self, PyObject *args) {
                 if (!grown) { PyErr_NoMemory(); goto done; }
                 stack = grown;
             }
-            opens[n] = p;
-            closes[n] = -1;
+            put_offset(PyBytes_AS_STRING(opens), es, n, p);
+            put_offset(PyBytes_AS_STRING(closes), es, n, -1);
             stack[depth++] = n++;
         } else if (c == '}' || c == ']') {
             Py_ssize_t i = stack[--depth];
-            if (s[opens[i]] + 2 != c) goto finish;   /* '{' + 2 == '}', '[' + 2 == ']' */
-            closes[i] = p + 1;
+            if (s[get_offset(PyBytes_AS_STRING(opens), es, i)] + 2 != c) goto finish;  /* '{'+2 == '}', '['+2 == ']' */
+            put_offset(PyBytes_AS_STRING(closes), es, i, p + 1);
             if (!depth) {
                 end = p + 1;
                 goto finish;
@@ -594,22 +605,18 @@ static PyObject *pair_brackets(PyObject *self, PyObject *args) {
         }
     }
 finish:
-    {
-        PyObject *o = int64_bytes(opens, n), *k = int64_bytes(closes, n);
-        if (o && k) result = Py_BuildValue("(OOn)", o, k, end);
-        Py_XDECREF(o);
-        Py_XDECREF(k);
-    }
+    if (_PyBytes_Resize(&opens, n * es) < 0 || _PyBytes_Resize(&closes, n * es) < 0) goto done;
+    result = Py_BuildValue("(OOn)", opens, closes, end);
 done:
-    PyMem_Free(opens);
-    PyMem_Free(closes);
+    Py_XDECREF(opens);
+    Py_XDECREF(closes);
     PyMem_Free(stack);
     PyBuffer_Release(&view);
     return result;
 }
 
 static PyMethodDef methods[] = {
-    {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop) -> (opens, closes, end)"},
+    {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
     {"lines_with", lines_with, METH_VARARGS, "lines_with(ids, flags) -> line indexes whose shape is flagged"},
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},

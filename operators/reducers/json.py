@@ -193,12 +193,12 @@ class _Reducer:
         notable: list[int] = []
         extra = 0
         if first_kind in (_OBJ, _ARR, _STR):
-            starts = [entries[i][2] for i in rest]
             last = -1
-            span = (raw, starts[0], entries[rest[-1]][3])
+            span = (raw, entries[rest[0]][2], entries[rest[-1]][3])
             hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
+            value_start = lambda i: entries[i][2]  # noqa: E731 - bisect's key: rest holds entry indexes
             for hit in hits:
-                j = bisect_right(starts, hit) - 1
+                j = bisect_right(rest, hit, key=value_start) - 1
                 if j > last and hit < entries[rest[j]][3]:
                     last = j
                     if len(notable) < NOTABLE_MAX:
@@ -206,14 +206,15 @@ class _Reducer:
                     else:
                         extra += 1
         keep = {rest[j] for j in notable}
-        omitted = [i for i in rest if i not in keep] if keep else rest
+        omitted_count = len(rest) - len(keep)
         size = entries[rest[-1]][3] - entries[rest[0]][2] - sum(entries[i][3] - entries[i][2] for i in keep)
         scalar = first_kind not in (_OBJ, _ARR)
-        if not omitted or size < (SCALAR_SUMMARY_MIN if scalar else SUMMARY_MIN):
+        if not omitted_count or size < (SCALAR_SUMMARY_MIN if scalar else SUMMARY_MIN):
             return
-        first = omitted[0]
+        omitted = (i for i in rest if i not in keep)  # read once, in order: never a list of them all
+        first = next(i for i in rest if i not in keep)
         group = self.group(unit, path, f"more {unit} of the same shape", entries[first][2])
-        label = f"\u2026 {len(omitted)} more {unit if len(omitted) > 1 else unit[:-1]}"
+        label = f"\u2026 {omitted_count} more {unit if omitted_count > 1 else unit[:-1]}"
         if extra:
             label += f" ({extra} with errors)"
         if entries[first][0] >= 0:  # an object member: a member of its own
@@ -223,19 +224,21 @@ class _Reducer:
         self.bucket(omitted, actions, group, before)
 
     @staticmethod
-    def bucket(members: list[int], actions: list, group, before: bytes) -> None:
-        """Runs of consecutive members go to one group: the first run shows ``before`` + marker."""
-        n = len(members)
-        k = 0
-        while k < n:
-            first = last = members[k]
-            k += 1
-            while k < n and members[k] == last + 1:
-                last = members[k]
-                k += 1
+    def bucket(members, actions: list, group, before: bytes) -> None:
+        """Runs of consecutive members (ascending) go to one group: the first run shows ``before`` + marker."""
+        first = last = None
+        for member in members:
+            if last is not None and member == last + 1:
+                last = member
+                continue
+            if first is not None:
+                actions[first] = (RUN, group, before, last)
+                actions[first + 1 : last + 1] = _INSIDE_RUN * (last - first)
+                before = None
+            first = last = member
+        if first is not None:
             actions[first] = (RUN, group, before, last)
             actions[first + 1 : last + 1] = _INSIDE_RUN * (last - first)
-            before = None
 
     def plan_object(self, entries, path, protected: bool) -> list:
         raw = self.raw
@@ -285,7 +288,10 @@ class _Reducer:
         raw = self.raw
         cfg = self.cfg
         actions: list = [None] * len(entries)
-        complete = [i for i, e in enumerate(entries) if e[3] >= 0 and e[0] != BAD]
+        if all(e[3] >= 0 and e[0] != BAD for e in entries):  # the usual case: no list of every index
+            complete = range(len(entries))
+        else:
+            complete = [i for i, e in enumerate(entries) if e[3] >= 0 and e[0] != BAD]
         if not protected and complete and len(complete) >= cfg.array_min:
             scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
             if (not scalar or len(complete) >= 4 * cfg.array_min) and self.same_shape(entries, complete):

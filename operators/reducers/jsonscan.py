@@ -112,12 +112,9 @@ def container_ends(raw: bytes, start: int, stop: int, ends: Ends) -> int:
         return -1 if end is None else end
     if _kernel is None:
         return container_ends_py(raw, start, stop, ends)
-    new_opens, new_closes, end = _kernel.pair_brackets(raw, start, stop)
-    for column, found in ((opens, new_opens), (closes, new_closes)):
-        if column.typecode == "q":
-            column.frombytes(found)
-        else:
-            column.extend(memoryview(found).cast("q"))
+    new_opens, new_closes, end = _kernel.pair_brackets(raw, start, stop, opens.typecode == "q")
+    opens.frombytes(new_opens)  # the kernel wrote them in the arrays' own width
+    closes.frombytes(new_closes)
     return end
 
 
@@ -149,7 +146,40 @@ def container_ends_py(raw: bytes, start: int, stop: int, ends: Ends) -> int:
         pos = p + 1
 
 
-def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[list[tuple[int, int, int, int]], int | None]:
+class Entries:
+    """The entries of one container level, ``(key_start, key_end, value_start, value_end)`` each, kept
+    in four int64 columns (32 bytes an entry instead of about 140 for a tuple and its ints: a big array
+    has one per element). Read like a list of tuples; ``append`` takes such a tuple."""
+
+    __slots__ = ("ks", "ke", "vs", "ve")
+
+    def __init__(self) -> None:
+        self.ks, self.ke, self.vs, self.ve = array("q"), array("q"), array("q"), array("q")
+
+    def append(self, entry: tuple[int, int, int, int]) -> None:
+        ks, ke, vs, ve = entry
+        self.ks.append(ks)
+        self.ke.append(ke)
+        self.vs.append(vs)
+        self.ve.append(ve)
+
+    def __len__(self) -> int:
+        return len(self.vs)
+
+    def __getitem__(self, i: int) -> tuple[int, int, int, int]:
+        return self.ks[i], self.ke[i], self.vs[i], self.ve[i]
+
+    def __iter__(self):
+        return zip(self.ks, self.ke, self.vs, self.ve)
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"Entries({list(self)!r})"
+
+
+def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]:
     """The direct children of the container opening at ``start``, and the error position (or None).
 
     A nested container whose end is unknown is the last entry, with value end -1 (incomplete).
@@ -163,7 +193,7 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[list[tuple[int, int,
                 return flat, None
     close = _CLOSE_OBJ if is_obj else _CLOSE_ARR
     match = TOKEN.match
-    entries: list[tuple[int, int, int, int]] = []
+    entries = Entries()
     append = entries.append
     pos = start + 1
     ks = ke = -1
@@ -214,7 +244,7 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[list[tuple[int, int,
         state = 3
 
 
-def _flat_elements(raw: bytes, start: int, end: int) -> list[tuple[int, int, int, int]] | None:
+def _flat_elements(raw: bytes, start: int, end: int) -> Entries | None:
     lo, hi = start + 1, end - 1
     if raw.find(b'"', lo, hi) >= 0 or raw.find(b"[", lo, hi) >= 0 or raw.find(b"{", lo, hi) >= 0:
         return None
@@ -222,11 +252,11 @@ def _flat_elements(raw: bytes, start: int, end: int) -> list[tuple[int, int, int
         return None
     pieces = raw[lo:hi].split(b",")
     if len(pieces) == 1 and not pieces[0].strip():
-        return []
+        return Entries()
     lengths = list(map(len, pieces))
     lstripped = map(len, map(bytes.lstrip, pieces))
     stripped = map(len, map(bytes.strip, pieces))
-    out = []
+    out = Entries()
     append = out.append
     pos = lo
     for length, rest, size in zip(lengths, lstripped, stripped):
