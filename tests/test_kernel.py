@@ -25,12 +25,12 @@ LINEISH = st.lists(
 
 def py_scan(raw, mask):
     starts, ids, shapes, counts = log.scan_lines_py(raw, mask)
-    return list(starts), list(ids), shapes, counts
+    return list(starts), list(ids), shapes, list(counts)
 
 
 def c_scan(raw, mask):
     starts, ids, shapes, counts = kernel.scan(raw, mask)
-    return list(memoryview(starts).cast("q")), list(memoryview(ids).cast("i")), shapes, counts
+    return list(memoryview(starts).cast("q")), list(memoryview(ids).cast("i")), shapes, list(memoryview(counts).cast("q"))
 
 
 @settings(max_examples=400, deadline=None)
@@ -125,8 +125,9 @@ def test_signal_lines_from_shapes_match_the_direct_scan(raw):
     expected = log.signal_line_spans_direct(raw)
     assert list(log.signal_line_spans(raw)) == expected
     starts, ids, shapes, _ = log.scan_lines_py(raw, True)
-    lines = log._signals_from_shapes(raw, starts, ids, shapes)
-    assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in lines] == expected
+    for share in (0, 4):  # 0: always the shapes; 4 (the default): the raw buffer when shapes are most of it
+        lines = log._signals_from_shapes(raw, starts, ids, shapes, shape_share=share)
+        assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in lines] == expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -170,10 +171,10 @@ def test_words_examples():
 @settings(max_examples=300, deadline=None)
 @given(keys=st.lists(st.sampled_from([b"", b"a", b"b", b"\x00a", b"a" * 20, b"a" * 21]), max_size=30), data=st.data())
 def test_group_matches_the_python_twin(keys, data):
-    counts = data.draw(st.lists(st.integers(0, 9), min_size=len(keys), max_size=len(keys)))
+    counts = array("q", data.draw(st.lists(st.integers(0, 9), min_size=len(keys), max_size=len(keys))))
     ids, names, totals = kernel.group(keys, counts)
     py_ids, py_names, py_totals = log.group_py(keys, counts)
-    assert (list(memoryview(ids).cast("i")), names, totals) == (list(py_ids), py_names, py_totals)
+    assert (list(memoryview(ids).cast("i")), names, list(memoryview(totals).cast("q"))) == (list(py_ids), py_names, list(py_totals))
 
 
 JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"', b"a", b",", b":", b" ", b"\n", b"1", b"\xff"]),

@@ -4,7 +4,7 @@
  *     Splits buf on '\n'. starts: bytes holding n+1 native int64 line start offsets (the last one is
  *     len(buf)). ids: bytes holding n native int32, each line's shape id. keys: the distinct shapes, in
  *     order of first appearance (a line without its '\n'; with mask, every run of ASCII digits is one
- *     '0'). counts: how many lines have each shape.
+ *     '0'). counts: a bytearray of native int64, how many lines have each shape.
  *
  * select(ids, template_of, frequent, verbatim) -> bytes of native int64 line indexes
  *     The lines that stay visible, in order: every line listed in verbatim (sorted int64 indexes), every
@@ -20,8 +20,8 @@
  *
  * group(keys, counts) -> (ids, names, totals)
  *     Groups equal keys (a list of bytes): ids holds native int32, each key's group number, groups
- *     numbered in order of first appearance; names: each group's key; totals: the sum of counts
- *     (a list of ints, one per key) per group.
+ *     numbered in order of first appearance; names: each group's key; totals: native int64, the sum
+ *     of counts (a buffer of native int64, one per key) per group.
  *
  * mask(shape) -> bytes
  *     The shape with every id-like token replaced by '#': the same result as
@@ -245,12 +245,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
 
     keys = PyList_New(table.n);
-    counts = PyList_New(table.n);
+    counts = PyByteArray_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));  /* mutable */
     if (!keys || !counts) goto done;
+    int64_t *count_items = (int64_t *)PyByteArray_AS_STRING(counts);
     for (Py_ssize_t e = 0; e < table.n; e++) {
-        PyObject *count = PyLong_FromSsize_t(table.counts[e]);
-        if (!count) goto done;
-        PyList_SET_ITEM(counts, e, count);
+        count_items[e] = table.counts[e];
         PyList_SET_ITEM(keys, e, table.keys[e]);  /* the list takes the table's reference */
         table.keys[e] = NULL;
     }
@@ -390,11 +389,14 @@ done:
 }
 
 static PyObject *group(PyObject *self, PyObject *args) {
-    PyObject *keys, *counts;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &keys, &PyList_Type, &counts)) return NULL;
+    PyObject *keys;
+    Py_buffer counts_v;
+    if (!PyArg_ParseTuple(args, "O!y*", &PyList_Type, &keys, &counts_v)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(keys);
-    if (PyList_GET_SIZE(counts) != n) {
-        PyErr_SetString(PyExc_ValueError, "keys and counts differ in length");
+    const int64_t *counts = counts_v.buf;
+    if (counts_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "counts must hold one int64 per key");
+        PyBuffer_Release(&counts_v);
         return NULL;
     }
     Table table = {0};
@@ -408,8 +410,7 @@ static PyObject *group(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "group() keys must be bytes");
             goto done;
         }
-        Py_ssize_t count = PyLong_AsSsize_t(PyList_GET_ITEM(counts, i));
-        if (count == -1 && PyErr_Occurred()) goto done;
+        Py_ssize_t count = (Py_ssize_t)counts[i];
         const char *data = PyBytes_AS_STRING(key);
         Py_ssize_t len = PyBytes_GET_SIZE(key);
         Py_ssize_t id = table_intern(&table, data, len, hash_bytes(data, len), key);
@@ -419,12 +420,11 @@ static PyObject *group(PyObject *self, PyObject *args) {
         ids[i] = (int32_t)id;
     }
     names = PyList_New(table.n);
-    totals = PyList_New(table.n);
+    totals = PyBytes_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));
     if (!names || !totals) goto done;
+    int64_t *total_items = (int64_t *)PyBytes_AS_STRING(totals);
     for (Py_ssize_t e = 0; e < table.n; e++) {
-        PyObject *total = PyLong_FromSsize_t(table.counts[e]);
-        if (!total) goto done;
-        PyList_SET_ITEM(totals, e, total);
+        total_items[e] = table.counts[e];
         PyList_SET_ITEM(names, e, table.keys[e]);  /* the list takes the table's reference */
         table.keys[e] = NULL;
     }
@@ -434,6 +434,7 @@ done:
     Py_XDECREF(ids_obj);
     Py_XDECREF(names);
     Py_XDECREF(totals);
+    PyBuffer_Release(&counts_v);
     return result;
 }
 

@@ -52,6 +52,7 @@ LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 SHAPE_SIGNAL_RE = re2.compile(_SIGNAL_PATTERN.rpartition(b"|")[0])  # what a shape can tell
 SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
+SHAPE_SHARE_MAX = 4  # scan the shapes only when they are at most 1/4 of the input
 MEMO_MIN = 1 << 20  # inputs this big keep their signal lines for the next caller (the SIGNAL stage)
 _last_signals: tuple[bytes, tuple[int, ...], tuple[tuple[int, int], ...]] = (b"", (), ())
 
@@ -72,14 +73,18 @@ def signal_line_spans_direct(raw: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def _signals_from_shapes(raw: bytes, starts, ids, shapes: list[bytes]) -> tuple[int, ...]:
+def _signals_from_shapes(raw: bytes, starts, ids, shapes: list[bytes], shape_share: int = SHAPE_SHARE_MAX) -> tuple[int, ...]:
     """Indexes of the signal lines, found by scanning each distinct shape once instead of every line.
 
     A shape differs from its lines only in digit runs (one ``0`` each), and the word alternatives of
     the signal pattern hold no digit and end at the same word boundaries: a shape matches them exactly
     when its lines do. Only the status alternative (``" 4xx ``) needs digits: shapes holding ``" 0 ``
-    are candidates, and their lines are checked on the raw bytes.
+    are candidates, and their lines are checked on the raw bytes. When the distinct shapes are more
+    than 1/``shape_share`` of the input (few repeats), the raw buffer is scanned instead: joining the
+    shapes would cost a copy of most of the input for no gain.
     """
+    if sum(map(len, shapes)) * shape_share > len(raw):
+        return tuple(_line_indexes(raw, signal_line_spans_direct(raw)))
     joined = b"\n".join(shapes)  # shapes never hold a newline
     ends = array("q", accumulate(map(add, map(len, shapes), repeat(1))))  # offset after each shape's newline
     signal = bytearray(len(shapes))
@@ -99,12 +104,21 @@ def _signals_from_shapes(raw: bytes, starts, ids, shapes: list[bytes]) -> tuple[
     return tuple(found)
 
 
-def _remember(raw: bytes, lines: tuple[int, ...], starts) -> tuple[tuple[int, int], ...]:
+def _line_indexes(raw: bytes, spans) -> list[int]:
+    """The line index (0-based, split on ``\\n``) of each span's start; spans in order."""
+    found: list[int] = []
+    line = last = 0
+    for start, _end in spans:
+        line += raw.count(b"\n", last, start)
+        found.append(line)
+        last = start
+    return found
+
+
+def _remember(raw: bytes, lines, spans) -> None:
     global _last_signals
-    spans = tuple((starts[i], _line_end(raw, starts[i], starts[i + 1])) for i in lines)
     if len(raw) >= MEMO_MIN:
-        _last_signals = (raw, lines, spans)
-    return spans
+        _last_signals = (raw, tuple(lines), tuple(spans))
 
 
 def _line_end(raw: bytes, start: int, next_start: int) -> int:
@@ -112,15 +126,17 @@ def _line_end(raw: bytes, start: int, next_start: int) -> int:
 
 
 def _signal_scan(raw: bytes) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-    """Line indexes and spans of the signal lines of ``raw``; the last big buffer's result is kept
-    (by identity: the same bytes object, never an equal copy), so the reducer and the SIGNAL check
-    of one packet scan it once."""
+    """Line indexes and spans of the signal lines of ``raw``. The log reducer finds them on its line
+    shapes and leaves them here for the last big buffer (by identity: the same bytes object, never an
+    equal copy), so the SIGNAL check of a log does not scan again; any other input is scanned
+    directly (RE2 over the buffer: no per-line memory)."""
     last_raw, last_lines, last_spans = _last_signals
     if raw is last_raw:
         return last_lines, last_spans
-    starts, ids, shapes, _counts = scan_lines(raw, True)
-    lines = _signals_from_shapes(raw, starts, ids, shapes)
-    return lines, _remember(raw, lines, starts)
+    spans = tuple(signal_line_spans_direct(raw))
+    lines = tuple(_line_indexes(raw, spans))
+    _remember(raw, lines, spans)
+    return lines, spans
 
 
 def signal_line_spans(raw: bytes) -> tuple[tuple[int, int], ...]:
@@ -152,7 +168,7 @@ def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
     return keep
 
 
-def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], list[int]]:
+def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], array]:
     """Pure-Python twin of ``_kernel.scan``: line starts, each line's shape id, the shapes, their counts.
 
     A shape is a line without its ``\\n``; with ``mask``, every run of digits is a single ``0``. Worked in
@@ -177,7 +193,7 @@ def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], li
         pos = end
     if starts[-1] > size:
         starts[-1] = size  # the last line has no newline
-    counts = [0] * len(ids_of)
+    counts = array("q", bytes(8 * len(ids_of)))
     for shape_id in ids:
         counts[shape_id] += 1
     return starts, ids, list(ids_of), counts
@@ -229,7 +245,7 @@ def scan_lines(raw: bytes, mask: bool):
     if _kernel is None:
         return scan_lines_py(raw, mask)
     starts, ids, shapes, counts = _kernel.scan(raw, mask)
-    return memoryview(starts).cast("q"), memoryview(ids).cast("i"), shapes, counts
+    return memoryview(starts).cast("q"), memoryview(ids).cast("i"), shapes, memoryview(counts).cast("q")
 
 
 def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
@@ -238,7 +254,7 @@ def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
     return memoryview(_kernel.select(ids, template_of, frequent, verbatim)).cast("q")
 
 
-def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[array, list[bytes], list[int]]:
+def _templates(shapes: list[bytes], counts, cfg: LogConfig) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
     A shape is its own template; when ``mask_templates`` is on, a template still rare (fewer than
@@ -249,7 +265,7 @@ def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[
     template_of, names, totals = group(shapes, counts)
     template = shapes
     for coarser in (_masked_key, _word_key) if cfg.mask_templates else ():
-        rare = [s for s, count in enumerate(counts) if count and totals[template_of[s]] < cfg.fold_min]
+        rare = array("q", (s for s, count in enumerate(counts) if count and totals[template_of[s]] < cfg.fold_min))
         if not rare:
             break
         template = list(template)
@@ -259,22 +275,22 @@ def _templates(shapes: list[bytes], counts: list[int], cfg: LogConfig) -> tuple[
     return template_of, names, totals
 
 
-def group_py(keys: list[bytes], counts: list[int]) -> tuple[array, list[bytes], list[int]]:
+def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
     """Pure-Python twin of ``_kernel.group``: each key's group number (in order of first appearance),
     each group's key, and the sum of ``counts`` per group."""
     number: dict[bytes, int] = {}
     ids = array("i", [number.setdefault(key, len(number)) for key in keys])
-    totals = [0] * len(number)
+    totals = array("q", bytes(8 * len(number)))
     for i, count in zip(ids, counts):
         totals[i] += count
     return ids, list(number), totals
 
 
-def group(keys: list[bytes], counts: list[int]):
+def group(keys: list[bytes], counts):
     if _kernel is None:
         return group_py(keys, counts)
     ids, names, totals = _kernel.group(keys, counts)
-    return memoryview(ids).cast("i"), names, totals
+    return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
 
 
 def mask_py(shape: bytes) -> bytes:
@@ -314,7 +330,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
         signal_indexes = _signals_from_shapes(raw, starts, ids, shapes)
-        _remember(raw, signal_indexes, starts)
+        _remember(raw, signal_indexes, ((starts[i], _line_end(raw, starts[i], starts[i + 1])) for i in signal_indexes))
     else:
         signal_indexes = signal_line_indexes(raw)
     verbatim = array("q", sorted(_verbatim_lines(raw, starts, n, signal_indexes)))
