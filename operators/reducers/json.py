@@ -196,7 +196,10 @@ class _Reducer:
             last = -1
             span = (raw, entries[rest[0]][2], entries[rest[-1]][3])
             hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
-            value_start = lambda i: entries[i][2]  # noqa: E731 - bisect's key: rest holds entry indexes
+
+            def value_start(i: int) -> int:  # bisect's key: rest holds entry indexes
+                return entries[i][2]
+
             for hit in hits:
                 j = bisect_right(rest, hit, key=value_start) - 1
                 if j > last and hit < entries[rest[j]][3]:
