@@ -70,6 +70,7 @@ class ContextPacket(msgspec.Struct, kw_only=True):
     type: str = ""
     classify_reason: str = ""
     plan: Any = None  # operators.reduction.Plan, set by OPTIMIZE
+    rendered: Any = None  # OPTIMIZE's render of the plan [plan, visible, ids, layout, markers]: STORE reuses it
     guard: str = ""  # which guard fired, if any
     visible: bytes = b""
     references: list[Reference] = []

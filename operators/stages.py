@@ -96,15 +96,16 @@ def make_optimize(config: Config) -> StageFn:
         contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
         digests = {group: ref_digest(packet.source, plan.reasons[group], content) for group, content in contents.items()}
         ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
-        visible, _, _ = render(plan, ids)
+        visible, layout, markers = render(plan, ids)
+        rendered = [plan, visible, ids, layout, markers]  # STORE reuses it when the stored ids are these
         if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
             plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
-            visible = packet.raw
+            visible, rendered = packet.raw, None
         if packet.exit_code:  # never let a failure read like success: say so first
             header = f"[command failed: exit code {packet.exit_code}]\n".encode()
             plan.pieces.insert(0, [SHOW, header])
-            visible = header + visible
-        packet.plan, packet.guard, packet.visible = plan, guard, visible
+            visible, rendered = header + visible, None
+        packet.plan, packet.guard, packet.visible, packet.rendered = plan, guard, visible, rendered
         packet.references = [
             Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c, digest=digests[g])
             for g, c in contents.items()
@@ -131,7 +132,12 @@ def make_store(store: Store) -> StageFn:
             written += created
         packet.references = stored
         ids = dict(zip(plan.reasons, (ref.id for ref in stored)))
-        visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
+        done = packet.rendered
+        packet.rendered = None
+        if done is not None and done[0] is plan and done[1] is packet.visible and done[2] == ids:
+            visible, layout, markers = done[1], done[3], done[4]  # what OPTIMIZE rendered with these very ids
+        else:
+            visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
         packet.visible = visible
         packet.measure.kept_bytes = layout.kept_bytes()
         layout_json = layout.to_json()

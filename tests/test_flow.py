@@ -150,3 +150,20 @@ def test_bytewax_entry_point_reports_a_bad_config_in_one_line(tmp_path, target):
     err = out.stderr.decode()
     assert out.returncode == 2 and "Traceback" not in err
     assert err.strip().splitlines() == [f"nolife-tokens: error: invalid config {conf}: Object contains unknown field `bogus`"]
+
+
+def test_a_ref_id_lengthened_by_a_collision_is_the_one_shown_and_restored(home):
+    from operators.store import Store
+
+    [first] = run_packets([ContextPacket(source="collide.log", raw=LOG)])
+    pure_id = first.references[0].id
+    store = Store(home)
+    for path in store.dir.iterdir():  # a fresh store, where the pure id is taken by something else
+        path.unlink()
+    (store.dir / f"{pure_id}.json").write_bytes(b"{}")
+    [packet] = run_packets([ContextPacket(source="collide.log", raw=LOG)])
+    longer = packet.references[0].id
+    assert longer.startswith(pure_id) and len(longer) > len(pure_id)
+    assert f"#ref:{longer}".encode() in packet.visible
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert store.restore(store.find_manifest_for_visible(packet.visible), packet.visible) == LOG
