@@ -228,19 +228,25 @@ class Store:
         if sha256 is not None and record.sha256 != sha256:
             return False
         pos, h = 0, (hashlib.sha256() if sha256 is None else None)
+        chunk, at = b"", 0  # the blob is read 1 MiB at a time, whatever the sizes of the parts
         try:
             with open(self.dir / f"blob_{record.sha256}.bin", "rb") as fh:
                 for part in map(memoryview, parts_of(content)):
-                    at = 0
-                    while at < len(part):
-                        chunk = fh.read(min(1 << 20, len(part) - at))
-                        if not chunk or not chunk.startswith(part[at : at + len(chunk)]):  # memcmp, no copy
+                    done = 0
+                    while done < len(part):
+                        if at == len(chunk):
+                            chunk, at = fh.read(1 << 20), 0
+                            if not chunk:
+                                return False  # the blob is shorter
+                            if h is not None:
+                                h.update(chunk)
+                        n = min(len(part) - done, len(chunk) - at)
+                        if not chunk.startswith(part[done : done + n], at):  # memcmp, no copy
                             return False
-                        if h is not None:
-                            h.update(chunk)
-                        at += len(chunk)
-                    pos += at
-                if fh.read(1):
+                        done += n
+                        at += n
+                    pos += done
+                if at != len(chunk) or fh.read(1):
                     return False  # the blob is longer
         except OSError:
             return False

@@ -208,3 +208,29 @@ def test_holds_with_the_sha256_from_put_still_compares_every_byte(home):
     blob = next(store.dir.glob("blob_*.bin"))
     blob.write_bytes(content[:-1] + b"!")
     assert not store.holds(ref.id, content, ref.sha256)
+
+
+def test_holds_compares_spans_across_the_blob_read_chunks(home):
+    import random
+    from array import array
+
+    from operators.reduction import Spans
+
+    rng = random.Random(4)
+    raw = rng.randbytes(5 << 20)
+    starts, ends, pos = array("q"), array("q"), 0
+    while pos < len(raw) - 10:  # spans of 1 byte to 1.5 MiB, with gaps, crossing the 1 MiB reads
+        size = rng.choice([1, 7, 4096, 300_000, 1_500_000])
+        end = min(pos + size, len(raw))
+        starts.append(pos)
+        ends.append(end)
+        pos = end + rng.randint(0, 3)
+    content = Spans(raw, starts, ends)
+    store = Store(home)
+    ref, _ = store.put("s", "log", "r", content)
+    joined = bytes(content)
+    assert store.get(ref.id).content == joined
+    assert store.holds(ref.id, content, ref.sha256) and store.holds(ref.id, content)
+    blob = next(store.dir.glob("blob_*.bin"))
+    blob.write_bytes(joined[:-3_000_000] + b"!" + joined[-2_999_999:])  # one byte changed, far in
+    assert not store.holds(ref.id, content, ref.sha256) and not store.holds(ref.id, content)
