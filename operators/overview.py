@@ -18,11 +18,11 @@ Levels: 0 this overview, 1 the reduced text with its markers, 2 the original byt
 from __future__ import annotations
 
 import re
-from itertools import chain
 
 from operators.packet import ContextPacket
 from operators.reduction import MARK
 from operators.reducers.log import signal_line_spans
+from operators.signals import LineFinder
 from operators.tokens import estimate_tokens
 
 IMPORTANT_MAX = 5  # signal lines shown
@@ -172,9 +172,7 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
     return 4
 
 
-# the lines that matter, searched as "\n" + their start (fast); the first line is matched alone
-DIFF_LINE_RE = re.compile(rb"\n((?:diff --git |[+-])[^\n]*)")
-DIFF_FIRST_LINE_RE = re.compile(rb"(?:diff --git |[+-])[^\n]*")
+diff_fact_lines = LineFinder(rb"(?:diff --git |[+-])")  # the only lines the facts are about
 
 
 def _diff_facts(raw: bytes) -> tuple[str, list[str], int]:
@@ -182,8 +180,7 @@ def _diff_facts(raw: bytes) -> tuple[str, list[str], int]:
     added = removed = 0
     important: list[str] = []
     total = 0
-    first = DIFF_FIRST_LINE_RE.match(raw)
-    for line in chain([first.group()] if first else [], (m.group(1) for m in DIFF_LINE_RE.finditer(raw))):
+    for line in diff_fact_lines(raw):
         if line.startswith(b"diff --git "):
             files.append(line[11:].decode("utf-8", "replace").split(" b/")[-1])
         elif line.startswith(b"+++ ") and not files:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 import re
-from itertools import chain
 from pathlib import Path
+from typing import Iterator
 
 import msgspec
 
@@ -31,19 +31,32 @@ def load_sidecar(path: Path) -> dict[str, list[str]]:
     return {name: entry.signals for name, entry in table.items()}
 
 
-# a + or - line, not a file header; searched as "\n" + sign, which re finds at C speed (a pattern
-# starting with ^ is tried at every byte); the first line has no "\n" before it and is matched alone
-_CHANGED = rb"(?:\+(?!\+\+ )|-(?!-- ))[^\n]*"
-CHANGED_RE = re.compile(rb"\n(" + _CHANGED + rb")")
-CHANGED_FIRST_RE = re.compile(_CHANGED)
+class LineFinder:
+    """Every line of a buffer (without its ``\\n``) that starts with a match of ``head``, in order.
+
+    Searched as ``\\n`` + head, which ``re`` finds at C speed (a pattern starting with ``^`` is tried
+    at every byte); the first line has no ``\\n`` before it and is matched on its own. No list of
+    every line is made."""
+
+    def __init__(self, head: bytes):
+        self._first = re.compile(head + rb"[^\n]*")
+        self._rest = re.compile(rb"\n(" + head + rb"[^\n]*)")
+
+    def __call__(self, raw: bytes) -> Iterator[bytes]:
+        first = self._first.match(raw)
+        if first:
+            yield first.group()
+        for match in self._rest.finditer(raw):
+            yield match.group(1)
+
+
+changed_line_bodies = LineFinder(rb"(?:\+(?!\+\+ )|-(?!-- ))")  # + or - lines, not the file headers
 
 
 def changed_lines(raw: bytes) -> list[bytes]:
     """The distinct changed lines of a diff (``\\r`` stripped, longer than their sign), the first ``MAX_AUTO``."""
     out: dict[bytes, None] = {}
-    first = CHANGED_FIRST_RE.match(raw)
-    lines = chain([first.group()] if first else [], (m.group(1) for m in CHANGED_RE.finditer(raw)))
-    for line in lines:
+    for line in changed_line_bodies(raw):
         body = line.rstrip(b"\r")
         if len(body) > 1:
             out.setdefault(body, None)
