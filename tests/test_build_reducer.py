@@ -261,3 +261,11 @@ def test_any_mix_restores_exactly_and_keeps_displayed_signal_lines(lines, eol, f
         if SIGNAL_RE.search(line):
             shown = display_line(line).rstrip()
             assert not shown or shown in visible_lines or shown in visible, shown
+
+
+def test_missing_signals_names_an_auto_signal_line_the_visible_text_lacks():
+    auto = [b"ERROR disk full", b"WARN slow query"]
+    visible = b"INFO start\nERROR disk full\nWARN slow query \xc3\x973 #ref:ctx_000000\n"
+    assert missing_signals(visible, [], auto) == []  # whole line, and a line shown with a suffix
+    assert missing_signals(b"INFO start\nERROR disk full\n", [], auto) == ["WARN slow query"]
+    assert missing_signals(b"", ["planted"], []) == ["planted"]

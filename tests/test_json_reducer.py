@@ -394,3 +394,14 @@ def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
     start = data.draw(st.integers(0, len(raw)))
     end = data.draw(st.integers(start, len(raw)))
     assert list(notable_starts(raw, start, end)) == [m.start() for m in NOTABLE_RE.finditer(raw, start, end)]
+
+
+@pytest.mark.parametrize("text, notable", [
+    (b'{"error": null}', False), (b'{"error": false}', False), (b'{"errors": []}', False), (b'{"error": 0}', False),
+    (b'{"error": ""}', False), (b'{"error": "boom"}', True), (b'{"errors": [1]}', True), (b'{"status": "FAILED"}', True),
+    (b'{"status": "ok"}', False), (b'{"code": 503}', True), (b'{"code": 200}', False),
+])
+def test_notable_starts_confirm_the_candidates_re2_finds(text, notable):
+    from operators.reducers.json import notable_starts
+
+    assert bool(list(notable_starts(text, 0, len(text)))) == notable
