@@ -25,8 +25,11 @@ class Reference(msgspec.Struct, kw_only=True):
     type: str
     reason: str
     content: bytes  # or a read-only memoryview of the packet's raw bytes (one-span omissions, see omissions)
-    digest: str = ""  # operators.store.ref_digest of (source, reason, content), once computed
-    sha256: str = ""  # sha256 of content, set by the store when it wrote the ref
+    digest: str = ""  # operators.store.ref_digest of (source, reason, sha256, size), once computed
+    sha256: str = ""  # operators.store.content_sha256 of content, once computed (by OPTIMIZE)
+    # the object that sha256 and digest were computed from: they are trusted only while content is it
+    # (a stage that replaces content gets it hashed again by the store, never a stale checksum)
+    hashed: Any = None
 
     @property
     def marker(self) -> str:

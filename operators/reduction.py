@@ -458,27 +458,33 @@ def render(plan: Plan, ids: dict[str, str]) -> tuple[bytes, "Layout", list[list[
 
 
 def restores_to(original: bytes, visible: bytes, layout, ref_contents: list) -> bool:
-    """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy).
+    """Whether the layout rebuilds ``original``, compared piece by piece (no rebuilt copy), with
+    every byte of every ref used once, in order: a ref is exactly the bytes it stands for.
 
     ``ref_contents``: bytes, or ``Spans`` as made by ``omissions(share=True)``."""
     vis = memoryview(visible)
     refs = [content if isinstance(content, Spans) else memoryview(content) for content in ref_contents]
     if not isinstance(layout, Layout):
         layout = Layout.from_lists(layout)
+    used = [0] * len(refs)  # each ref is read in order, from its first byte to its last
     pos = 0
     for kind, a, b, c in zip(layout.kinds, layout.a, layout.b, layout.c):
         if kind == FROM_VISIBLE:
             piece = vis[a : a + b]
         else:
+            if not 0 <= a < len(refs) or b != used[a]:
+                return False
             ref = refs[a]
             piece = ref.view(b, c) if isinstance(ref, Spans) else ref[b : b + c]
             if len(piece) != c:
                 return False
+            used[a] += c
         # bytes.startswith compares with memcmp; memoryview == memoryview goes element by element
         if not original.startswith(piece, pos):
             return False
         pos += len(piece)
-    return pos == len(original)
+    # the original rebuilt, and no ref holds a byte that is not part of it
+    return pos == len(original) and used == [len(ref) for ref in refs]
 
 
 def restore(visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) -> bytes:

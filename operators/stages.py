@@ -20,7 +20,7 @@ from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.signals import auto_signals, missing_signals
-from operators.store import REF_ID_LEN, Manifest, Store, StoreError, manifest_layout, ref_digest
+from operators.store import REF_ID_LEN, Manifest, Store, StoreError, content_sha256, manifest_layout, ref_digest
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
@@ -94,7 +94,9 @@ def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
         contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
-        digests = {group: ref_digest(packet.source, plan.reasons[group], content) for group, content in contents.items()}
+        shas = {group: content_sha256(content) for group, content in contents.items()}  # the one hash of each ref
+        digests = {group: ref_digest(packet.source, plan.reasons[group], shas[group], len(content))
+                   for group, content in contents.items()}
         ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
         visible, layout, markers = render(plan, ids)
         rendered = [plan, visible, ids, layout, markers]  # STORE reuses it when the stored ids are these
@@ -107,7 +109,8 @@ def make_optimize(config: Config) -> StageFn:
             visible, rendered = header + visible, None
         packet.plan, packet.guard, packet.visible, packet.rendered = plan, guard, visible, rendered
         packet.references = [
-            Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c, digest=digests[g])
+            Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c,
+                      digest=digests[g], sha256=shas[g], hashed=c)
             for g, c in contents.items()
         ]
         figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(visible)}
@@ -127,7 +130,9 @@ def make_store(store: Store) -> StageFn:
         written = 0
         stored = []
         for ref in packet.references:
-            saved, created = store.put(ref.source, ref.type, ref.reason, ref.content, digest=ref.digest or None)
+            hashed = ref.hashed is ref.content and ref.sha256 and ref.digest  # by OPTIMIZE, of this very content
+            saved, created = store.put(ref.source, ref.type, ref.reason, ref.content,
+                                       digest=ref.digest if hashed else None, sha256=ref.sha256 if hashed else None)
             stored.append(saved)
             written += created
         packet.references = stored

@@ -99,28 +99,29 @@ def normalize_ref_id(text: str) -> str:
     return candidate
 
 
-def ref_digest(source: str, reason: str, content) -> str:
-    """sha256 over length-prefixed fields (``len:field;`` each), fed piece by piece: no copy of content
-    (bytes, or ``Spans``: views of the raw input)."""
-    h = hashlib.sha256()
-    for field in (source.encode("utf-8", "surrogateescape"), reason.encode(), content):
-        h.update(b"%d:" % len(field))
-        for part in parts_of(field):
-            h.update(part)
-        h.update(b";")
-    return h.hexdigest()
-
-
-def _sha256(content) -> str:
+def content_sha256(content) -> str:
+    """The sha256 (hex) of a ref's content (bytes, or ``Spans``: views of the raw input), fed piece
+    by piece. Computed once per ref: it names the blob, is the record's checksum and goes into the id."""
     h = hashlib.sha256()
     for part in parts_of(content):
         h.update(part)
     return h.hexdigest()
 
 
+def ref_digest(source: str, reason: str, sha256: str, size: int) -> str:
+    """The digest a ref id is a prefix of: sha256 over length-prefixed fields (``len:field;`` each) of
+    the source and the reason, then the content as its size and sha256 (``size:hex;``). The content
+    is not hashed a second time for its id."""
+    h = hashlib.sha256()
+    for field in (source.encode("utf-8", "surrogateescape"), reason.encode()):
+        h.update(b"%d:%s;" % (len(field), field))
+    h.update(b"%d:%s;" % (size, sha256.encode("ascii")))
+    return h.hexdigest()
+
+
 def pure_ref_id(source: str, reason: str, content: bytes) -> str:
     """The id a ref gets when its 6-hex prefix is free (the usual case)."""
-    return "ctx_" + ref_digest(source, reason, content)[:REF_ID_LEN]
+    return "ctx_" + ref_digest(source, reason, content_sha256(content), len(content))[:REF_ID_LEN]
 
 
 def _encode_content(content: bytes) -> tuple[str, str]:
@@ -165,12 +166,14 @@ class Store:
         self._size_at = 0.0
 
     # -- refs ---------------------------------------------------------------------------------
-    def put(self, source: str, type: str, reason: str, content, digest: str | None = None) -> tuple[Reference, bool]:
+    def put(self, source: str, type: str, reason: str, content, digest: str | None = None,
+            sha256: str | None = None) -> tuple[Reference, bool]:
         """Store one omission (bytes, or ``Spans``); returns the reference and whether a new file was written.
 
-        ``digest``: ``ref_digest(source, reason, content)`` when the caller already has it."""
-        digest = digest or ref_digest(source, reason, content)
-        sha = _sha256(content)
+        ``sha256``: ``content_sha256(content)`` and ``digest``: ``ref_digest(…)`` when the caller
+        already has them (OPTIMIZE does): then the content is not hashed here at all."""
+        sha = sha256 or content_sha256(content)
+        digest = digest or ref_digest(source, reason, sha, len(content))
         if len(content) >= SIDECAR_MIN:
             self._put_blob(sha, content)  # first: a record never points at a missing blob
             encoding, text = "sidecar", ""
@@ -194,7 +197,8 @@ class Store:
             return (existing.source, existing.reason, existing.sha256, existing.bytes) == (source, reason, sha, len(content))
 
         ref_id, created = self._put_record("ctx_", digest, REF_ID_LEN, record, same)
-        ref = Reference(id=ref_id, source=source, type=type, reason=reason, content=content, digest=digest, sha256=sha)
+        ref = Reference(id=ref_id, source=source, type=type, reason=reason, content=content, digest=digest, sha256=sha,
+                        hashed=content)
         return ref, created
 
     def get(self, text: str) -> Reference:
@@ -217,16 +221,21 @@ class Store:
         chunk by chunk, without a second copy in memory). Raises StoreError like ``get``.
 
         ``sha256``: the sha256 of ``content`` when the caller has it (``put`` returns it): the record
-        must carry it, and the blob, compared byte for byte, then needs no second hash."""
+        must carry it, and the stored bytes, compared byte for byte, then need no second hash."""
         ref_id = normalize_ref_id(text)
         path = self.dir / f"{ref_id}.json"
         record = self._read(path, _ref_decoder, f"unknown ref {ref_id} (not in {self.dir})")
-        if record.encoding != "sidecar":
+        if record.encoding != "sidecar" and sha256 is None:
             return self.get(ref_id).content == content
         if record.id != ref_id or record.bytes != len(content) or not re.fullmatch(r"[0-9a-f]{64}", record.sha256):
             return False
         if sha256 is not None and record.sha256 != sha256:
             return False
+        if record.encoding != "sidecar":
+            try:
+                return _decode_content(record) == bytes(content)  # small: a copy costs nothing
+            except ValueError:
+                return False
         pos, h = 0, (hashlib.sha256() if sha256 is None else None)
         chunk, at = b"", 0  # the blob is read 1 MiB at a time, whatever the sizes of the parts
         try:

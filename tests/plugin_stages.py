@@ -46,3 +46,10 @@ def corrupt_manifest_layout(packet):
     os.chmod(path, 0o644)
     path.write_bytes(data)
     return packet
+
+
+def append_to_first_ref(packet):
+    """Changes the first ref's bytes after OPTIMIZE hashed them: the store must hash them again."""
+    ref = packet.references[0]
+    ref.content = bytes(ref.content) + b"appended by a stage\n"
+    return packet

@@ -167,3 +167,54 @@ def test_a_ref_id_lengthened_by_a_collision_is_the_one_shown_and_restored(home):
     assert f"#ref:{longer}".encode() in packet.visible
     assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
     assert store.restore(store.find_manifest_for_visible(packet.visible), packet.visible) == LOG
+
+
+class _CountingSha256:
+    """hashlib.sha256 that adds up the bytes it is fed (to see what a run hashes, and how often)."""
+
+    fed = 0
+
+    def __init__(self, data=b""):
+        self._h = _REAL_SHA256()
+        self.update(data)
+
+    def update(self, data) -> None:
+        _CountingSha256.fed += memoryview(data).nbytes
+        self._h.update(data)
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
+
+
+_REAL_SHA256 = __import__("hashlib").sha256
+
+
+def test_each_omitted_byte_is_hashed_once(home, monkeypatch):
+    import hashlib
+
+    from operators.reduction import Layout
+
+    monkeypatch.setattr(hashlib, "sha256", _CountingSha256)
+    _CountingSha256.fed = 0
+    [packet] = run_packets([ContextPacket(source="once.log", raw=LOG)])
+    assert packet.recovery_pass and packet.restore_pass
+    omitted = sum(len(ref.content) for ref in packet.references)
+    assert omitted > len(LOG) // 2
+    layout = len(packet.layout.to_json()) if isinstance(packet.layout, Layout) else 0
+    # the raw input for the manifest, each ref once (its id and checksum share that hash), the visible
+    # text and the layout written (and checked again by RESTORE), plus the ids' short keys
+    allowed = len(LOG) + omitted + 2 * len(packet.visible) + 2 * layout + 1024
+    assert _CountingSha256.fed <= allowed
+
+
+def test_a_stage_that_changes_a_ref_after_optimize_gets_it_hashed_again(home, tmp_path, monkeypatch):
+    from operators.store import Store
+
+    monkeypatch.syspath_prepend(str(PROJECT / "tests"))
+    conf = _config(tmp_path, '[[stages]]\npath = "plugin_stages:append_to_first_ref"\nafter = "OPTIMIZE"\n')
+    [packet] = run_packets([ContextPacket(source="changed.log", raw=LOG)], config_path=conf)
+    ref = packet.references[0]
+    assert ref.content.endswith(b"appended by a stage\n")
+    assert Store(home).get(ref.id).content == ref.content  # a stale checksum would read as corrupt
+    assert packet.recovery_pass  # the store holds exactly what the packet carries ...
+    assert not packet.restore_pass  # ... which no longer rebuilds the input

@@ -1,3 +1,4 @@
+import hashlib
 from array import array
 
 import pytest
@@ -86,6 +87,12 @@ def test_restores_to_compares_every_piece():
     assert not restores_to(raw + b"!", visible, layout, refs)  # original longer
     assert not restores_to(raw[:-3], visible, layout, refs)  # original shorter
     assert not restores_to(raw, visible, layout, [refs[0][:-1] + b"?"])  # a ref differs
+    assert not restores_to(raw, visible, layout, [refs[0] + b"extra"])  # a ref holds more than it stands for
+    assert not restores_to(raw, visible, layout, refs + [b"unused"])  # a ref the layout never reads
+    shifted = [list(e) for e in layout]
+    ref_entry = next(e for e in shifted if e[0] == 1)
+    ref_entry[2] += 1  # read from offset 1 of a ref whose first byte is then never used ...
+    assert not restores_to(raw, visible, shifted, [raw[10:11] + refs[0]])  # ... even when the bytes line up
 
 
 def _big_plan() -> Plan:
@@ -105,7 +112,7 @@ def _big_plan() -> Plan:
 
 def test_shared_omissions_are_views_of_raw_with_the_same_bytes(home):
     from operators.reduction import SHARE_MIN, Spans, restores_to
-    from operators.store import Store, ref_digest
+    from operators.store import Store, content_sha256
 
     plan = _big_plan()
     copies, shared = omissions(plan), omissions(plan, share=True)
@@ -113,7 +120,7 @@ def test_shared_omissions_are_views_of_raw_with_the_same_bytes(home):
     assert isinstance(shared["b"], bytes)  # small groups stay plain bytes
     assert bytes(shared["a"]) == copies["a"] and shared["b"] == copies["b"]
     assert all(part.obj is plan.raw for part in shared["a"].parts())  # no copy of the input
-    assert ref_digest("s", "test", shared["a"]) == ref_digest("s", "test", copies["a"])
+    assert content_sha256(shared["a"]) == content_sha256(copies["a"]) == hashlib.sha256(copies["a"]).hexdigest()
 
     store = Store(home)
     ref, _ = store.put("s", "log", "test", shared["a"])

@@ -5,7 +5,7 @@ import os
 import msgspec
 import pytest
 
-from operators.store import Store, StoreError, normalize_ref_id, pure_ref_id, ref_digest
+from operators.store import Store, StoreError, content_sha256, normalize_ref_id, pure_ref_id, ref_digest
 
 
 def test_put_get_roundtrip_exact_bytes(home):
@@ -28,14 +28,17 @@ def test_idempotent_for_equal_content(home):
 
 def test_id_depends_on_source_reason_and_content_unambiguously(home):
     # "ab"+"c" and "a"+"bc" must not hash alike
-    assert ref_digest("ab", "c", b"x") != ref_digest("a", "bc", b"x")
-    assert ref_digest("s", "r", b"1") != ref_digest("s", "r", b"2")
+    x = content_sha256(b"x")
+    assert ref_digest("ab", "c", x, 1) != ref_digest("a", "bc", x, 1)
+    assert ref_digest("s", "r", content_sha256(b"1"), 1) != ref_digest("s", "r", content_sha256(b"2"), 1)
+    assert ref_digest("s", "r", x, 1) != ref_digest("s", "r", x, 2)
+    assert content_sha256(b"x") == hashlib.sha256(b"x").hexdigest()
 
 
 def test_prefix_collision_lengthens_id_and_never_overwrites(home):
     store = Store(home)
     content = b"the real content"
-    digest = ref_digest("s", "r", content)
+    digest = ref_digest("s", "r", content_sha256(content), len(content))
     squatter = store.dir / f"ctx_{digest[:6]}.json"
     store.dir.mkdir(parents=True)
     other, _ = Store(home / "other").put("elsewhere", "log", "r", b"different content")
