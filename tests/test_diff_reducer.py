@@ -291,7 +291,9 @@ O, M, X, C, N = diff.OTHER, diff.META, diff.CTX, diff.CHG, diff.NONL
     (b"@@ -1,2 +1,2 @@\n a\n b", [O, X, X]),  # no final newline
 ])
 def test_hunk_lines_are_walked_by_their_counts(raw, kinds):
-    assert list(diff.classify_lines(raw, diff.line_starts(raw))) == kinds
+    assert list(diff.classify_lines_py(raw, diff.line_starts(raw))) == kinds  # the Python twin
+    starts, found = diff.lines_and_kinds(raw)  # the C kernel where built
+    assert list(found) == kinds and list(starts) == list(diff.line_starts(raw))
 
 
 @pytest.mark.parametrize("seed", range(10))

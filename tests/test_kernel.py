@@ -206,3 +206,51 @@ def test_pair_brackets_on_a_document():
     assert kernel.pair_brackets(b"[}", 0, 2)[2] == -1
     with pytest.raises(ValueError):
         kernel.pair_brackets(b"x[]", 0, 3)
+
+
+DIFF_LINES = [
+    b"diff --git a/f b/f", b"diff --cc f", b"diff --combined f", b"diff --gi", b"--- a/f", b"+++ b/f",
+    b"index 1234567..89abcde", b"index 1234567..89abcde 100644", b"index 1234,5678..9abc", b"index 123..4567",
+    b"index abcd..ef01 10064", b"index abcd..ef01 1006440", b"index ABCD..ef01", b"index abcd..ef01 ",
+    b"old mode 100644", b"old mode 1006448", b"new mode 100755", b"similarity index 90%", b"similarity index 1000%",
+    b"dissimilarity index 5%", b"similarity index %", b"rename from a",
+    b"GIT binary patch", b"literal 12", b"delta 3", b"literal", b"literal 1x", b"zcmV?d00001", b"Bz&a", b"1abc", b"a b",
+    b"@@ -1,3 +1,3 @@", b"@@ -1 +1 @@", b"@@ -0,0 +1,2 @@ fn()", b"@@ -1,2 +1,2 @@\tx", b"@@ -1,2 +1,2 @@x",
+    b"@@@ -1,2 -1,2 +1,3 @@@", b"@@@ -1 -1 +1 @@@", b"@@ -1,2 +1,2 @@@", b"@@ -1,x +1 @@", b"@@  -1 +1 @@",
+    b"@@ -99999999999999999999999 +1 @@", b"@@@@ -1 -1 -1 +1 @@@@", b"@@@ -1 +1 @@@", b"@@ -1, +1 @@", b"@@",
+    b" a", b"+b", b"-c", b"\\ No newline at end of file", b"\\", b"  x", b"++y", b"--z", b"+-", b" +", b"-", b"+", b" ",
+    b"\t", b"x", b"", b"a\rb", b" \r", b"\r", b"\xff\x00",
+]
+DIFFISH = st.lists(st.tuples(st.sampled_from(DIFF_LINES), st.sampled_from([b"\n", b"\r\n", b"\n", b"\n"])),
+                   max_size=40).map(lambda lines: b"".join(line + end for line, end in lines))
+
+
+def diff_twin(raw):
+    from operators.reducers import diff
+
+    starts = diff.line_starts(raw)
+    return list(starts), list(diff.classify_lines_py(raw, starts))
+
+
+def diff_kernel(raw):
+    starts, kinds = kernel.diff_lines(raw)
+    return list(memoryview(starts).cast("q")), list(kinds)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"+b", b"@@ -1 +1 @@", b"\\ No newline at end of file", b"\r"]))
+def test_diff_lines_match_the_python_twins(raw, tail):
+    raw += tail  # a last line without its newline, sometimes
+    assert diff_kernel(raw) == diff_twin(raw)
+
+
+def test_diff_lines_of_real_and_generated_diffs_and_many_parents():
+    from bench.generate import make_diff
+    from conftest import FIXTURES
+
+    many = 11  # more parents than the kernel has room for at first
+    hunk = b"@" * (many + 1) + b" " + b"-1,2 " * many + b"+1,3 " + b"@" * (many + 1) + b"\n"
+    combined = b"diff --cc f\n" + hunk + b" " * many + b"a\n" + b"+" * many + b"b\n" + b"-" * many + b"c\n" + b" " * many + b"d\n"
+    for raw in [(FIXTURES / "sample.diff").read_bytes(), make_diff(300_000), combined, b"", b"\n", b"x"]:
+        assert diff_kernel(raw) == diff_twin(raw)
+    assert diff_kernel(combined)[1] == [0, 0, 2, 3, 3, 2]  # OTHER, OTHER, CTX, CHG, CHG, CTX

@@ -39,6 +39,11 @@
  *     when it did not close). end: the end of the container at start, or -1 (truncated, mismatched
  *     bracket, unterminated string). The twin is jsonscan.container_ends_py.
  *
+ * diff_lines(buf) -> (starts, kinds)
+ *     A diff's lines and the role of each: starts holds n+1 native int64 line start offsets (the last
+ *     one is len(buf); a last line without '\n' counts), kinds a bytearray of n roles (OTHER, META, CTX,
+ *     CHG, NONL, BIN as numbered in diff.py). The twin is diff.classify_lines_py over diff.line_starts.
+ *
  * operators/reducers/log.py holds a pure-Python twin of each; the tests check that they agree.
  */
 #define PY_SSIZE_T_CLEAN
@@ -616,6 +621,262 @@ done:
     return result;
 }
 
+/* -- diff: line starts and each line's role ------------------------------------------------------ */
+
+enum { D_OTHER, D_META, D_CTX, D_CHG, D_NONL, D_BIN };
+#define D_COUNT_MAX ((int64_t)1 << 62)  /* a hunk count saturates here: more lines than any input has */
+
+static int starts_with(const unsigned char *s, const unsigned char *be, const char *lit) {
+    size_t n = strlen(lit);
+    return (size_t)(be - s) >= n && memcmp(s, lit, n) == 0;
+}
+
+/* Digits from *p (at least one); the value saturated at D_COUNT_MAX; *p moves past them. */
+static int parse_count(const unsigned char **p, const unsigned char *be, int64_t *value) {
+    const unsigned char *q = *p;
+    int64_t v = 0;
+    while (q < be && is_digit(*q)) {
+        v = v > D_COUNT_MAX / 10 ? D_COUNT_MAX : v * 10 + (*q - '0');
+        if (v > D_COUNT_MAX) v = D_COUNT_MAX;
+        q++;
+    }
+    if (q == *p) return 0;
+    *p = q;
+    *value = v;
+    return 1;
+}
+
+static int is_lower_hex(unsigned char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+static int is_octal(unsigned char c) { return c >= '0' && c <= '7'; }
+
+/* At least 4 lowercase hex digits from *p; *p moves past all of them. */
+static int hex_run(const unsigned char **p, const unsigned char *be) {
+    const unsigned char *q = *p;
+    while (q < be && is_lower_hex(*q)) q++;
+    if (q - *p < 4) return 0;
+    *p = q;
+    return 1;
+}
+
+/* META_RE of diff.py: git metadata with no decision value, the whole line. */
+static int diff_meta(const unsigned char *s, const unsigned char *be) {
+    const unsigned char *p;
+    if (starts_with(s, be, "index ")) {
+        p = s + 6;
+        if (!hex_run(&p, be)) return 0;
+        while (p < be && *p == ',') {
+            p++;
+            if (!hex_run(&p, be)) return 0;
+        }
+        if (be - p < 2 || p[0] != '.' || p[1] != '.') return 0;
+        p += 2;
+        if (!hex_run(&p, be)) return 0;
+        if (p == be) return 1;
+        if (be - p != 7 || *p != ' ') return 0;
+        for (p++; p < be; p++)
+            if (!is_octal(*p)) return 0;
+        return 1;
+    }
+    if (starts_with(s, be, "old mode ")) {
+        if (be - s != 15) return 0;
+        for (p = s + 9; p < be; p++)
+            if (!is_octal(*p)) return 0;
+        return 1;
+    }
+    if (starts_with(s, be, "similarity index ")) p = s + 17;
+    else if (starts_with(s, be, "dissimilarity index ")) p = s + 20;
+    else return 0;
+    const unsigned char *digits = p;
+    while (p < be && is_digit(*p)) p++;
+    return p - digits >= 1 && p - digits <= 3 && be - p == 1 && *p == '%';
+}
+
+/* BINARY_DATA_RE of diff.py: a letter, then base85 characters to the end of the line. */
+static int diff_binary_data(const unsigned char *s, const unsigned char *be) {
+    static const char extra[] = "!#$%&()*+;<=>?@^_`{|}~-";
+    if (s == be || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z'))) return 0;
+    for (const unsigned char *p = s + 1; p < be; p++)
+        if (!is_digit(*p) && !((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) && !memchr(extra, *p, sizeof extra - 1))
+            return 0;
+    return 1;
+}
+
+/* BINARY_HUNK_RE of diff.py: "literal N" or "delta N", the whole line. */
+static int diff_binary_hunk(const unsigned char *s, const unsigned char *be) {
+    const unsigned char *p;
+    int64_t ignored;
+    if (starts_with(s, be, "literal ")) p = s + 8;
+    else if (starts_with(s, be, "delta ")) p = s + 6;
+    else return 0;
+    return parse_count(&p, be, &ignored) && p == be;
+}
+
+/* HUNK_RE of diff.py: "@@ -a,b +c,d @@" (one '@' more and one "-a,b " more per parent of a combined
+ * diff). Returns 1 on a match; *fits tells whether the number of ranges fits the number of '@', and
+ * then old[0..width) and *new hold the line counts (a missing count is 1). old has room for
+ * old_cap counts; more ranges than that: *fits = 0 and *width = the number needed. */
+static int diff_hunk(const unsigned char *s, const unsigned char *be, int64_t *old, Py_ssize_t old_cap,
+                     Py_ssize_t *width, int64_t *new_count, int *fits) {
+    const unsigned char *p = s;
+    while (p < be && *p == '@') p++;
+    Py_ssize_t ats = p - s, ranges = 0;
+    if (ats < 2 || p == be || *p != ' ') return 0;
+    p++;
+    while (p < be && *p == '-') {
+        int64_t start, count = 1;
+        p++;
+        if (!parse_count(&p, be, &start)) return 0;
+        if (p < be && *p == ',') {
+            p++;
+            if (!parse_count(&p, be, &count)) return 0;
+        }
+        if (p == be || *p != ' ') return 0;
+        p++;
+        if (ranges < old_cap) old[ranges] = count;
+        ranges++;
+    }
+    if (!ranges || p == be || *p != '+') return 0;
+    p++;
+    int64_t start, count = 1;
+    if (!parse_count(&p, be, &start)) return 0;
+    if (p < be && *p == ',') {
+        p++;
+        if (!parse_count(&p, be, &count)) return 0;
+    }
+    if (p == be || *p != ' ') return 0;
+    p++;
+    if (be - p < ats) return 0;
+    for (Py_ssize_t i = 0; i < ats; i++)
+        if (p[i] != '@') return 0;
+    p += ats;
+    if (p < be && *p != ' ' && *p != '\t') return 0;
+    *fits = ranges == ats - 1 && ranges <= old_cap;
+    *width = ranges;
+    *new_count = count;
+    return 1;
+}
+
+static PyObject *diff_lines(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf, *end = raw + view.len;
+    PyObject *result = NULL, *starts = NULL, *kinds = NULL;
+    int64_t *old = NULL;
+    Py_ssize_t n = 0, old_cap = 8;
+    for (const unsigned char *p = raw; p < end; n++) {  /* count the lines first: exact sizes */
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    starts = PyBytes_FromStringAndSize(NULL, (n + 1) * 8);
+    kinds = PyByteArray_FromStringAndSize(NULL, n);
+    old = PyMem_Malloc(old_cap * sizeof *old);
+    if (!starts || !kinds || !old) {
+        if (!old) PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *st = (int64_t *)PyBytes_AS_STRING(starts);
+    unsigned char *kd = (unsigned char *)PyByteArray_AS_STRING(kinds);
+    int in_header = 0, in_binary = 0;
+    Py_ssize_t width = 0;  /* prefix columns of the current hunk; 0 outside a hunk */
+    int64_t new_left = 0;
+    const unsigned char *s = raw;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+        const unsigned char *e = nl ? nl + 1 : end, *be = nl ? nl : end;
+        if (be > s && be[-1] == '\r') be--;
+        st[i] = s - raw;
+        unsigned char kind = D_OTHER;
+        const unsigned char *line = s;
+        s = e;
+        if (width) {
+            int64_t most = 0;
+            for (Py_ssize_t j = 0; j < width; j++)
+                if (old[j] > most) most = old[j];
+            if (new_left > 0 || most > 0) {
+                if (be > line && *line == '\\') {
+                    kd[i] = D_NONL;
+                    continue;
+                }
+                Py_ssize_t len = be - line < width ? be - line : width, j;
+                int spaces = 1, fits = 1, minus = 0;
+                for (j = 0; j < len; j++) {
+                    unsigned char c = line[j];
+                    if (c != ' ') spaces = 0;
+                    if (c != ' ' && c != '+' && c != '-') fits = 0;
+                    if (c == '-') minus = 1;
+                }
+                if (len < width && !spaces) fits = 0;  /* a short prefix counts only when blank (stripped spaces) */
+                if (fits) {
+                    kd[i] = spaces ? D_CTX : D_CHG;
+                    for (j = 0; j < width; j++)
+                        if (j >= len || line[j] != '+') old[j]--;  /* in this parent */
+                    if (!minus) new_left--;  /* in the result */
+                    continue;
+                }
+                width = 0;  /* the hunk does not match its header: leave the rest alone */
+            } else if (be > line && *line == '\\') {
+                kd[i] = D_NONL;
+                continue;
+            } else {
+                width = 0;
+            }
+        }
+        int settled = 0;  /* a file start or a hunk header: not a header or binary line */
+        if (starts_with(line, be, "diff --git ") || starts_with(line, be, "diff --cc ") ||
+            starts_with(line, be, "diff --combined ")) {
+            in_header = 1;
+            in_binary = 0;
+            settled = 1;
+        } else if (be - line >= 2 && line[0] == '@' && line[1] == '@') {
+            Py_ssize_t need = 0;
+            int64_t new_count = 0;
+            int fits = 0, hunk = diff_hunk(line, be, old, old_cap, &need, &new_count, &fits);
+            if (hunk && !fits && need > old_cap) {  /* a combined diff of many parents: room, then again */
+                int64_t *more = PyMem_Realloc(old, need * sizeof *old);
+                if (!more) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                old = more;
+                old_cap = need;
+                hunk = diff_hunk(line, be, old, old_cap, &need, &new_count, &fits);
+            }
+            if (hunk) {
+                if (fits) {
+                    width = need;
+                    new_left = new_count;
+                }
+                in_header = in_binary = 0;
+                settled = 1;
+            }
+        }
+        if (!settled && in_binary) {
+            if (diff_binary_hunk(line, be)) {
+                kd[i] = D_OTHER;
+                continue;
+            }
+            if (be == line || diff_binary_data(line, be)) {
+                kd[i] = D_BIN;
+                continue;
+            }
+            in_binary = 0;
+        }
+        if (!settled && in_header) {
+            if (be - line == 16 && memcmp(line, "GIT binary patch", 16) == 0) in_binary = 1;
+            else if (diff_meta(line, be)) kind = D_META;
+        }
+        kd[i] = kind;
+    }
+    st[n] = view.len;
+    result = PyTuple_Pack(2, starts, kinds);
+done:
+    Py_XDECREF(starts);
+    Py_XDECREF(kinds);
+    PyMem_Free(old);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -625,6 +886,7 @@ static PyMethodDef methods[] = {
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, keys, counts)"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
+    {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {NULL, NULL, 0, NULL},
 };
 

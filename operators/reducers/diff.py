@@ -22,6 +22,9 @@ bytes net (hints and marker included) passes through untouched.
 Memory: no line is copied. The walk holds an int64 start offset and a kind byte a line, reads the
 raw bytes in place, and the plan it makes is compact (``operators.reduction.Pieces``); one hint
 bytes object is shared by every hint of the same text.
+
+Speed: line starts and roles come from one pass of the C kernel (``_kernel.diff_lines``) when it
+is built; ``line_starts`` and ``classify_lines_py`` are its pure-Python twins (same results).
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ from itertools import accumulate, islice, repeat
 from operator import add
 
 from operators.reduction import Plan, passthrough
+
+try:
+    from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
+except ImportError:  # pragma: no cover - exercised by installs without a compiler
+    _kernel = None
 
 GROUP = "context"
 REASON = "unchanged diff context, git metadata and binary patch data"
@@ -78,7 +86,17 @@ def line_starts(raw: bytes) -> array:
     return starts
 
 
-def classify_lines(raw: bytes, starts: array) -> bytearray:
+def lines_and_kinds(raw: bytes) -> tuple:
+    """Where each line starts (``line_starts``) and the role of each line (``classify_lines_py``), in
+    one pass of the C kernel (``_kernel.diff_lines``) when it is built, else by the Python twins."""
+    if _kernel is None:
+        starts = line_starts(raw)
+        return starts, classify_lines_py(raw, starts)
+    starts, kinds = _kernel.diff_lines(raw)
+    return memoryview(starts).cast("q"), kinds
+
+
+def classify_lines_py(raw: bytes, starts: array) -> bytearray:
     """The role of each line: OTHER (kept), META and BIN (omitted), CTX, CHG, NONL (hunk lines).
 
     A line's body is ``raw[s:be]``: without its ``\\n`` and without one ``\\r`` before it. The regexes
@@ -173,8 +191,7 @@ def _hunk_lines(firsts: bytes, i: int, old: int, new: int) -> tuple[int, int, in
 
 
 def reduce_diff(raw: bytes, context_keep: int) -> Plan:
-    starts = line_starts(raw)
-    kinds = classify_lines(raw, starts)
+    starts, kinds = lines_and_kinds(raw)
     n = len(kinds)
     keep_n = max(0, context_keep)
     plan = Plan(raw)
