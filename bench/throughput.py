@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Speed, startup, memory and scaling of the full nolife-tokens graph, with the targets next to them.
 
-    .venv/bin/python bench/throughput.py            # 100 MB log, 20 MB JSON, 20 MB diff: 2-4 minutes on 2 cores
-    .venv/bin/python bench/throughput.py --quick    # 40 MB log, 5 MB JSON, 5 MB diff: about a minute
+    .venv/bin/python bench/throughput.py            # 100 MB log, 20 MB JSON, 20 MB diff: 20 s to 1 min on 2 cores
+    .venv/bin/python bench/throughput.py --quick    # 40 MB log, 5 MB JSON, 5 MB diff: about 15 s
 
 Every end-to-end figure comes from a separate process running what a user runs (``tokens analyze FILE``
 or ``python -m bytewax.run flows.reduce``), with every stage on and a real store in a fresh temporary
@@ -409,7 +409,8 @@ def bench_scaling(paths: dict, work: Path) -> None:
         rows.append([label, f"{r.wall:.2f}s", f"{mbs:.1f}", f"{one / r.wall:.2f}x", f"{total / MB / r.cpu:.1f}",
                      f"{r.cpu / r.wall:.2f}", f"{r.rss / MB:,.0f} MB", f"{passed}/{len(parts)}"])
     print(table(["run", "wall", "MB/s", "speed-up", "MB/s cpu", "cores used", "peak RSS (sum)", "rows PASS"], rows))
-    print("Workers of one process are threads sharing the GIL: -w 2 cannot use a second core for this Python-bound graph.\n"
+    print("Workers of one process are threads sharing the GIL: with -w 2 only what releases it (file reads and writes,\n"
+          "sha256) overlaps; the Python parts of the graph and the C kernel take turns.\n"
           "cores used = CPU seconds / wall seconds; the last row is what this machine gives two processes without a cluster.")
 
 
@@ -430,8 +431,8 @@ def bench_linear(batch: dict, paths: dict, work: Path, startup: dict) -> None:
     ok = ratio <= 1 + LINEAR_TOLERANCE  # cheaper per MB at the big size is fine (fixed costs)
     print(f"size ratio {big.stat().st_size / small.stat().st_size:.1f}x; per-MB cost, big / small: {ratio:.2f} "
           f"(linear = 1.00; a miss above {1 + LINEAR_TOLERANCE:.2f}, the bench's own tolerance): {verdict(ok)}\n"
-          "graph = every stage from LOAD to RESTORE, timed inside one process: process startup (about 0.3 s, see "
-          "Startup) would swamp the small size.")
+          "graph = every stage from LOAD to RESTORE, timed inside one process: process startup (see Startup) "
+          "would weigh too much at the small size.")
 
 
 def bench_tokens(paths: dict, work: Path, spec: dict) -> None:
