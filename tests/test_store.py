@@ -237,3 +237,22 @@ def test_holds_compares_spans_across_the_blob_read_chunks(home):
     blob = next(store.dir.glob("blob_*.bin"))
     blob.write_bytes(joined[:-3_000_000] + b"!" + joined[-2_999_999:])  # one byte changed, far in
     assert not store.holds(ref.id, content, ref.sha256) and not store.holds(ref.id, content)
+
+
+def test_refs_written_under_the_earlier_id_scheme_are_still_read_and_checked(home):
+    """Ids used to be keyed on the content itself, not on its sha256: such records must stay readable."""
+    store = Store(home)
+    content = b"folded lines\n" * 10
+    h = hashlib.sha256()
+    for field in (b"old.log", b"folded", content):  # the earlier scheme: len:field; over the content itself
+        h.update(b"%d:%s;" % (len(field), field))
+    old_id = "ctx_" + h.hexdigest()[:6]
+    assert old_id != pure_ref_id("old.log", "folded", content)
+    store.dir.mkdir(parents=True)
+    record = {"id": old_id, "source": "old.log", "type": "log", "reason": "folded", "encoding": "utf-8",
+              "content": content.decode(), "bytes": len(content), "sha256": hashlib.sha256(content).hexdigest(),
+              "created": 0.0}
+    (store.dir / f"{old_id}.json").write_bytes(msgspec.json.encode(record))
+    assert store.get(old_id).content == content
+    assert store.holds(old_id, content) and store.holds(old_id, content, hashlib.sha256(content).hexdigest())
+    assert not store.holds(old_id, content + b"x")
