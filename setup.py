@@ -1,7 +1,7 @@
-"""Build hook for the optional C kernel of the log reducer; everything else is in pyproject.toml.
+"""Build hook for the optional C kernel of the log, JSON and diff reducers; everything else is in pyproject.toml.
 
-``optional=True``: without a C compiler the install still succeeds and the log reducer uses its
-pure-Python twin (same output, slower).
+``optional=True``: without a C compiler the install still succeeds and the reducers use their
+pure-Python twins (same output, slower).
 """
 
 from setuptools import Extension, setup

@@ -1,4 +1,4 @@
-/* The hot loops of the log and JSON reducers, in C: one pass over the bytes instead of several Python passes.
+/* The hot loops of the log, JSON and diff reducers, in C: one pass over the bytes instead of several Python passes.
  *
  * scan(buf, mask) -> (starts, ids, keys, counts)
  *     Splits buf on '\n'. starts: bytes holding n+1 native int64 line start offsets (the last one is
@@ -44,7 +44,7 @@
  *     one is len(buf); a last line without '\n' counts), kinds a bytearray of n roles (OTHER, META, CTX,
  *     CHG, NONL, BIN as numbered in diff.py). The twin is diff.classify_lines_py over diff.line_starts.
  *
- * operators/reducers/log.py holds a pure-Python twin of each; the tests check that they agree.
+ * Each has a pure-Python twin (log.py, jsonscan.py, diff.py); tests/test_kernel.py checks that they agree.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
