@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from operators.classify import classify
 from operators.config import Config, FilelistConfig
@@ -207,3 +209,59 @@ def test_text_odd_input_never_raises(seed):
     rng = random.Random(seed)
     pieces = [b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"\xff", b"\x00", b"  \n\n\n"]
     run(text, b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 600))))
+
+
+def cuts_line_by_line(raw: bytes) -> tuple[list[tuple[int, int]], int, int]:
+    """The text reducer's cuts spelled out one line at a time (the definition ``text.cuts_of`` must meet)."""
+    cuts: list[tuple[int, int]] = []
+    trailing = blank = 0
+    prev_blank = False
+    pos, n = 0, len(raw)
+    while pos < n:
+        nl = raw.find(b"\n", pos)
+        end = n if nl < 0 else nl + 1
+        body_end = n if nl < 0 else nl
+        if body_end > pos and raw[body_end - 1] == 0x0D:  # CR of CRLF belongs to the ending
+            body_end -= 1
+        content_end = body_end
+        while content_end > pos and raw[content_end - 1] in (0x20, 0x09):
+            content_end -= 1
+        is_blank = content_end == pos
+        if is_blank and prev_blank:
+            cuts.append((pos, end))
+            blank += 1
+        elif content_end < body_end:
+            cuts.append((content_end, body_end))
+            trailing += 1
+        prev_blank = is_blank
+        pos = end
+    merged: list[tuple[int, int]] = []
+    for a, b in cuts:
+        if merged and merged[-1][1] == a:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged, trailing, blank
+
+
+@settings(max_examples=3000, deadline=None)
+@given(raw=st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"\xff", b"\x00", b"  \n", b"\n\n"]),
+                    max_size=40).map(b"".join))
+def test_text_cuts_match_the_line_by_line_definition(raw):
+    starts, ends, trailing, blank = text.cuts_of(raw)
+    assert (list(zip(starts, ends)), trailing, blank) == cuts_line_by_line(raw)
+
+
+def test_a_million_blank_lines_cost_no_memory_per_line():
+    import tracemalloc
+
+    raw = b"words\n" + b"\n" * 1_000_000 + b"more words  \n"
+    tracemalloc.start()
+    try:
+        starts, ends, trailing, blank = text.cuts_of(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (list(zip(starts, ends)), trailing, blank) == cuts_line_by_line(raw)
+    assert blank == 999_999 and len(starts) == 2
+    assert peak < 1 << 20  # no object per line (one per line would be tens of MB)
