@@ -80,10 +80,17 @@ def _has_terminal_controls(data: bytes) -> bool:
 
 
 def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
-    if _has_terminal_controls(visible) or any(_has_terminal_controls(line) for line in auto):
-        from operators.reducers.build import display_signals  # imported only when needed (startup time)
+    """The expected signals (planted strings, automatic signal lines) that ``visible`` lacks.
 
-        visible, auto = display_signals(visible, auto)  # compare lines as a terminal displays them
+    An auto signal line counts as kept when a visible line equals it (trailing whitespace aside) or,
+    for the few shown with a suffix (``×N``), when it occurs in the visible text. Text with terminal
+    controls is compared as a terminal displays it (``build.display_line``), line by line."""
+    if _has_terminal_controls(visible) or any(_has_terminal_controls(line) for line in auto):
+        return _missing_as_displayed(visible, expected, auto)
+    return _missing(visible, expected, auto)
+
+
+def _missing(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
     missing = [s for s in expected if s.encode() not in visible]
     if auto:
         # a whole-line lookup first (visible lines read one at a time: no list of them all); a
@@ -92,3 +99,50 @@ def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> l
         found = {stripped for stripped in map(bytes.rstrip, io.BytesIO(visible)) if stripped in wanted}
         missing += [s.decode("utf-8", "replace") for s in auto if s not in found and s not in visible]
     return missing
+
+
+def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
+    """``_missing`` on the text as displayed, one visible line at a time: only a line holding a
+    control byte is converted, and no displayed copy of the whole text is made."""
+    from operators.reducers.build import display_line, display_signals  # imported only when needed (startup time)
+    from operators.reducers.build import _CONTROL  # every byte display_line may change
+
+    needles = [s.encode() for s in expected]
+    if any(b"\n" in needle for needle in needles):  # a planted string across lines: display the whole text
+        shown_text, shown_auto = display_signals(visible, auto)
+        return _missing(shown_text, expected, shown_auto)
+    shown_auto = [shown for shown in (display_line(line).rstrip() for line in auto) if shown]
+    wanted = set(shown_auto)
+    # as build.display_text: a text without ESC, CR or backspace is shown as it is; else each line
+    # holding any control byte is converted
+    has_control = _CONTROL.search if _has_terminal_controls(visible) else _never
+    found: set[bytes] = set()
+    pending = dict.fromkeys(needles)  # planted strings not met yet
+    for shown in _displayed_lines(visible, display_line, has_control):
+        stripped = shown.rstrip()
+        if stripped in wanted:
+            found.add(stripped)
+        if pending:
+            for needle in [n for n in pending if n in shown]:
+                del pending[needle]
+    missing = [s for s, n in zip(expected, needles) if n in pending]
+    rest = dict.fromkeys(s for s in shown_auto if s not in found)  # shown with a suffix, or missing
+    if rest:
+        for shown in _displayed_lines(visible, display_line, has_control):
+            for s in [s for s in rest if s in shown]:
+                del rest[s]
+            if not rest:
+                break
+    return missing + [s.decode("utf-8", "replace") for s in shown_auto if s in rest]
+
+
+def _never(_data: bytes) -> bool:
+    return False
+
+
+def _displayed_lines(visible: bytes, display_line, has_control) -> Iterator[bytes]:
+    """Each line of ``visible`` (without its ``\\n``) as a terminal shows it, one at a time; a line
+    without a control byte is shown as it is."""
+    for line in io.BytesIO(visible):
+        body = line[:-1] if line.endswith(b"\n") else line
+        yield display_line(body) if has_control(body) else body

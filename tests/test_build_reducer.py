@@ -269,3 +269,44 @@ def test_missing_signals_names_an_auto_signal_line_the_visible_text_lacks():
     assert missing_signals(visible, [], auto) == []  # whole line, and a line shown with a suffix
     assert missing_signals(b"INFO start\nERROR disk full\n", [], auto) == ["WARN slow query"]
     assert missing_signals(b"", ["planted"], []) == ["planted"]
+
+
+SIGNAL_BITS = [b"ERROR x", b"\x1b[31mERROR x\x1b[0m", b"WARN y", b"a\rWARN y", b"WARN y\r", b"ok", b" \xc3\x973", b"\x08",
+               b"\x00", b"\x7f", b"\x0b", b"\x1b",
+               b"\r", b"\x1b[2K", b"E  z", b"plain", b"\n", b"\r\n", b"\xff", b" "]
+BITS = st.lists(st.sampled_from(SIGNAL_BITS), max_size=14).map(b"".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(visible=BITS, auto=st.lists(BITS.map(lambda b: b.replace(b"\n", b"")), max_size=4),
+       expected=st.lists(st.sampled_from(["ERROR x", "WARN y", "ok\nplain", "y\nE", "z", "absent"]), max_size=3))
+def test_missing_signals_line_by_line_is_the_check_on_the_whole_displayed_text(visible, auto, expected):
+    """The displayed comparison works a line at a time (no copy of the text); the definition displays it all."""
+    from operators import signals
+
+    if signals._has_terminal_controls(visible) or any(map(signals._has_terminal_controls, auto)):
+        visible_, auto_ = display_signals(visible, auto)  # as a terminal shows it, all at once
+    else:
+        visible_, auto_ = visible, auto
+    assert missing_signals(visible, expected, auto) == signals._missing(visible_, expected, auto_)
+
+
+def test_a_visible_line_with_any_control_byte_is_compared_as_displayed():
+    # the \x1b elsewhere turns the displayed comparison on; "ERR\x00OR" shows as "ERROR" on a terminal
+    visible = b"\x1b[1mbuild\x1b[0m\nERR\x00OR x\n"
+    assert missing_signals(visible, ["ERROR x"], [b"ERROR x"]) == []
+    assert missing_signals(visible, ["WARN"], [b"WARN y"]) == ["WARN", "WARN y"]
+
+
+def test_missing_signals_makes_no_displayed_copy_of_a_big_text():
+    import tracemalloc
+
+    visible = b"".join(b"step %d \x1b[32mdone\x1b[0m\r\n" % i for i in range(200_000)) + b"ERROR disk full\n"
+    tracemalloc.start()
+    try:
+        missing = missing_signals(visible, ["step 7 done"], [b"ERROR disk full", b"WARN gone"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert missing == ["WARN gone"]
+    assert peak < len(visible) // 4  # no displayed copy, no list of lines
