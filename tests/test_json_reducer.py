@@ -405,3 +405,20 @@ def test_notable_starts_confirm_the_candidates_re2_finds(text, notable):
     from operators.reducers.json import notable_starts
 
     assert bool(list(notable_starts(text, 0, len(text)))) == notable
+
+
+def test_ndjson_lines_cost_a_few_bytes_each_not_an_object_each():
+    import tracemalloc
+
+    from operators.reducers.jsonscan import Ends, top_level
+
+    raw = b"".join(b'{"id":%d,"msg":"request %d done"}\n' % (i, i) for i in range(100_000))
+    tracemalloc.start()
+    try:
+        items, ndjson = top_level(raw, 0, Ends(len(raw)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert ndjson and len(items) == 100_000
+    assert items[99_999] == (-1, -1, len(raw) - len(b'{"id":99999,"msg":"request 99999 done"}\n'), len(raw) - 1)
+    assert peak < 40 * 100_000  # tuples and ints for every line would be over 100 bytes a line

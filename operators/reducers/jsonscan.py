@@ -148,13 +148,15 @@ def container_ends_py(raw: bytes, start: int, stop: int, ends: Ends) -> int:
 
 class Entries:
     """The entries of one container level, ``(key_start, key_end, value_start, value_end)`` each, kept
-    in four int64 columns (32 bytes an entry instead of about 140 for a tuple and its ints: a big array
-    has one per element). Read like a list of tuples; ``append`` takes such a tuple."""
+    in four int columns (16 bytes an entry for inputs under 2 GiB, 32 past that, instead of about 140
+    for a tuple and its ints: a big array has one per element, NDJSON one per line). Read like a list
+    of tuples; ``append`` takes such a tuple. ``size``: the length of the input the offsets point into."""
 
     __slots__ = ("ks", "ke", "vs", "ve")
 
-    def __init__(self) -> None:
-        self.ks, self.ke, self.vs, self.ve = array("q"), array("q"), array("q"), array("q")
+    def __init__(self, size: int = 1 << 62) -> None:
+        typecode = "i" if size < 1 << 31 else "q"
+        self.ks, self.ke, self.vs, self.ve = array(typecode), array(typecode), array(typecode), array(typecode)
 
     def append(self, entry: tuple[int, int, int, int]) -> None:
         ks, ke, vs, ve = entry
@@ -193,7 +195,7 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]
                 return flat, None
     close = _CLOSE_OBJ if is_obj else _CLOSE_ARR
     match = TOKEN.match
-    entries = Entries()
+    entries = Entries(len(raw))
     append = entries.append
     pos = start + 1
     ks = ke = -1
@@ -252,11 +254,11 @@ def _flat_elements(raw: bytes, start: int, end: int) -> Entries | None:
         return None
     pieces = raw[lo:hi].split(b",")
     if len(pieces) == 1 and not pieces[0].strip():
-        return Entries()
+        return Entries(len(raw))
     lengths = list(map(len, pieces))
     lstripped = map(len, map(bytes.lstrip, pieces))
     stripped = map(len, map(bytes.strip, pieces))
-    out = Entries()
+    out = Entries(len(raw))
     append = out.append
     pos = lo
     for length, rest, size in zip(lengths, lstripped, stripped):
@@ -266,12 +268,13 @@ def _flat_elements(raw: bytes, start: int, end: int) -> Entries | None:
     return out
 
 
-def top_level(raw: bytes, start: int, ends: Ends) -> tuple[list[tuple[int, int, int, int]], bool]:
+def top_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, bool]:
     """Top-level entries ``(-1, -1, vs, ve)`` (``(BAD, BAD, s, e)`` for a broken NDJSON line) and
-    whether the input is a sequence of one-line values (NDJSON)."""
+    whether the input is a sequence of one-line values (NDJSON). In int64 columns: NDJSON has an
+    entry a line."""
     n = len(raw)
     match = TOKEN.match
-    items: list[tuple[int, int, int, int]] = []
+    items = Entries(n)
     ndjson = False
     pos = start
     while True:
