@@ -24,13 +24,25 @@ LINEISH = st.lists(
 ).map(b"".join)
 
 
+def shapes_of(shape_data, shape_ends):
+    """The shapes as a list (the test's view of ``shape_data``), checking each ends with a newline."""
+    shapes, start = [], 0
+    for end in shape_ends:
+        assert shape_data[end - 1 : end] == b"\n"
+        shapes.append(shape_data[start : end - 1])
+        start = end
+    assert start == len(shape_data)
+    return shapes
+
+
 def py_scan(raw, mask):
-    starts, ids, shapes, counts = log.scan_lines_py(raw, mask)
-    return list(starts), list(ids), shapes, list(counts)
+    starts, ids, shape_data, shape_ends, counts = log.scan_lines_py(raw, mask)
+    return list(starts), list(ids), shapes_of(shape_data, shape_ends), list(counts)
 
 
 def c_scan(raw, mask):
-    starts, ids, shapes, counts = kernel.scan(raw, mask)
+    starts, ids, shape_data, shape_ends, counts = kernel.scan(raw, mask)
+    shapes = shapes_of(shape_data, memoryview(shape_ends).cast("q"))
     return list(memoryview(starts).cast("q")), list(memoryview(ids).cast("i")), shapes, list(memoryview(counts).cast("q"))
 
 
@@ -125,9 +137,9 @@ SIGNALISH = st.lists(
 def test_signal_lines_from_shapes_match_the_direct_scan(raw):
     expected = log.signal_line_spans_direct(raw)
     assert list(log.signal_line_spans(raw)) == expected
-    starts, ids, shapes, _ = log.scan_lines_py(raw, True)
+    starts, ids, shape_data, shape_ends, _ = log.scan_lines_py(raw, True)
     for share in (0, 4):  # 0: always the shapes; 4 (the default): the raw buffer when shapes are most of it
-        lines = log._signals_from_shapes(raw, starts, ids, shapes, shape_share=share)
+        lines = log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends, shape_share=share)
         assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in lines] == expected
 
 
@@ -167,6 +179,26 @@ def test_words_matches_the_python_twin(shape):
 
 def test_words_examples():
     assert kernel.words(b"  Setting up libfoo:amd64 (0.0-0) ...\t/usr/lib/x a: ") == b"Setting up # # ... # a:"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(raw=LINEISH, data=st.data())
+def test_group_shapes_matches_the_python_twin(raw, data):
+    _, _, shape_data, shape_ends, counts = log.scan_lines_py(raw, True)
+    modes = bytes(data.draw(st.lists(st.integers(0, 2), min_size=len(counts), max_size=len(counts))))
+    c_ids, c_names, c_totals = kernel.group_shapes(shape_data, shape_ends, modes, counts)
+    py_ids, py_names, py_totals = log.group_shapes_py(shape_data, shape_ends, modes, counts)
+    assert (list(memoryview(c_ids).cast("i")), c_names, list(memoryview(c_totals).cast("q"))) == (
+        list(py_ids), py_names, list(py_totals))
+
+
+def test_group_shapes_rejects_what_does_not_fit():
+    with pytest.raises(ValueError):
+        kernel.group_shapes(b"a\n", array("q", [5]), b"\x00", array("q", [1]))
+    with pytest.raises(ValueError):
+        kernel.group_shapes(b"a\n", array("q", [2]), b"\x03", array("q", [1]))
+    with pytest.raises(ValueError):
+        kernel.group_shapes(b"a\n", array("q", [2]), b"", array("q", [1]))
 
 
 @settings(max_examples=300, deadline=None)
@@ -255,3 +287,21 @@ def test_diff_lines_of_real_and_generated_diffs_and_many_parents():
     for raw in [(FIXTURES / "sample.diff").read_bytes(), make_diff(300_000), combined, b"", b"\n", b"x"]:
         assert diff_kernel(raw) == diff_twin(raw)
     assert diff_kernel(combined)[1] == [0, 0, 2, 3, 3, 2]  # OTHER, OTHER, CTX, CHG, CHG, CTX
+
+
+def test_a_log_whose_lines_all_differ_costs_no_object_per_line():
+    """Request ids in every line make every line's shape distinct: the shapes live in one buffer and
+    only distinct templates become objects, so the reducer's memory stays under twice the input."""
+    import tracemalloc
+
+    rng = random.Random(4)
+    raw = b"".join(b"2026-01-01 10:00:00 INFO request %s done\n" % rng.randbytes(16).hex().encode()
+                   for _ in range(100_000))
+    tracemalloc.start()
+    try:
+        plan = log.reduce_log(raw, "coarse", Config().log)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(plan.pieces) < 10  # one template: the first line shown, the rest folded
+    assert peak < 2 * len(raw)  # an object per shape (the earlier design) was over 3x

@@ -1,10 +1,15 @@
 /* The hot loops of the log, JSON and diff reducers, in C: one pass over the bytes instead of several Python passes.
  *
- * scan(buf, mask) -> (starts, ids, keys, counts)
+ * scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)
  *     Splits buf on '\n'. starts: bytes holding n+1 native int64 line start offsets (the last one is
- *     len(buf)). ids: bytes holding n native int32, each line's shape id. keys: the distinct shapes, in
- *     order of first appearance (a line without its '\n'; with mask, every run of ASCII digits is one
- *     '0'). counts: a bytearray of native int64, how many lines have each shape.
+ *     len(buf)). ids: bytes holding n native int32, each line's shape id. shape_data: the distinct
+ *     shapes, in order of first appearance, each followed by '\n' (a shape is a line without its '\n';
+ *     with mask, every run of ASCII digits is one '0'); shape_ends: native int64, where each shape's
+ *     '\n' ends in shape_data. counts: a bytearray of native int64, how many lines have each shape.
+ *
+ * group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals)
+ *     group() over one key per shape (modes: a byte per shape; 0: the shape, 1: b"\x00" + mask(shape),
+ *     2: b"\x01" + words(shape)), each key made in a scratch buffer: only distinct keys become objects.
  *
  * select(ids, template_of, frequent, verbatim) -> bytes of native int64 line indexes
  *     The lines that stay visible, in order: every line listed in verbatim (sorted int64 indexes), every
@@ -157,15 +162,103 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
     return e;
 }
 
+/* The distinct shapes of scan(), in one bytes object ("arena"): each shape followed by '\n', in order of
+ * first appearance. The hash table holds, per shape, its hash, where it ends in the arena and its count
+ * (24 bytes): no Python object per shape (a log whose lines all differ has as many shapes as lines). */
+typedef struct {
+    Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
+    Py_ssize_t nslots;   /* power of two */
+    uint64_t *hashes;
+    int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends */
+    int64_t *counts;
+    Py_ssize_t n, cap;
+    PyObject *arena;     /* bytes, grown with _PyBytes_Resize while only this table holds it */
+} Shapes;
+
+static void shapes_free(Shapes *t) {
+    PyMem_Free(t->slots);
+    PyMem_Free(t->hashes);
+    PyMem_Free(t->ends);
+    PyMem_Free(t->counts);
+    Py_XDECREF(t->arena);
+}
+
+static int shapes_grow_slots(Shapes *t) {
+    Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    Py_ssize_t *slots = PyMem_Calloc((size_t)nslots, sizeof(Py_ssize_t));
+    if (!slots) return -1;
+    for (Py_ssize_t e = 0; e < t->n; e++) {
+        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+        while (slots[s]) s = (s + 1) & (nslots - 1);
+        slots[s] = e + 1;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+static int shapes_grow_entries(Shapes *t) {
+    Py_ssize_t cap = t->cap ? t->cap + t->cap / 2 : 256;
+    uint64_t *h = PyMem_Realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
+    if (!h) return -1;
+    t->hashes = h;
+    int64_t *e = PyMem_Realloc(t->ends, (size_t)cap * sizeof(int64_t));
+    if (!e) return -1;
+    t->ends = e;
+    int64_t *c = PyMem_Realloc(t->counts, (size_t)cap * sizeof(int64_t));
+    if (!c) return -1;
+    t->counts = c;
+    t->cap = cap;
+    return 0;
+}
+
+/* The id of the shape (data, len), appended to the arena with count 0 when new; -1 on memory error. */
+static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uint64_t hash) {
+    if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
+    Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
+    const char *arena = t->arena ? PyBytes_AS_STRING(t->arena) : NULL;
+    for (;;) {
+        Py_ssize_t e = t->slots[s];
+        if (!e) break;
+        e -= 1;
+        Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
+        if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(arena + start, data, (size_t)len) == 0)
+            return e;
+        s = (s + 1) & (t->nslots - 1);
+    }
+    if (t->n == t->cap && shapes_grow_entries(t) < 0) return -1;
+    Py_ssize_t used = t->n ? (Py_ssize_t)t->ends[t->n - 1] : 0;
+    Py_ssize_t size = t->arena ? PyBytes_GET_SIZE(t->arena) : 0;
+    if (used + len + 1 > size) {
+        Py_ssize_t want = size ? size + size / 2 : 1 << 16;  /* grown by half: little slack at the peak */
+        if (want < used + len + 1) want = used + len + 1;
+        if (!t->arena) {
+            if (!(t->arena = PyBytes_FromStringAndSize(NULL, want))) return -1;
+        } else if (_PyBytes_Resize(&t->arena, want) < 0) {
+            return -1;  /* the arena is gone (NULL): shapes_free copes */
+        }
+    }
+    char *dst = PyBytes_AS_STRING(t->arena) + used;
+    memcpy(dst, data, (size_t)len);
+    dst[len] = '\n';
+    Py_ssize_t e = t->n++;
+    t->hashes[e] = hash;
+    t->ends[e] = used + len + 1;
+    t->counts[e] = 0;
+    t->slots[s] = e + 1;
+    return e;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
     int mask;
     if (!PyArg_ParseTuple(args, "y*p", &view, &mask)) return NULL;
     const char *data = view.buf;
     Py_ssize_t size = view.len;
-    PyObject *starts_obj = NULL, *ids_obj = NULL, *keys = NULL, *counts = NULL, *result = NULL;
+    PyObject *starts_obj = NULL, *ids_obj = NULL, *ends_obj = NULL, *counts = NULL, *result = NULL;
     char *shape = NULL;
-    Table table = {0};
+    Shapes table = {0};
 
     Py_ssize_t n = 0;
     for (const char *p = data, *end = data + size; p < end; n++) {
@@ -240,7 +333,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             key_len = k;
         }
         uint64_t hash = hash_bytes(key, key_len);
-        Py_ssize_t id = table_intern(&table, key, key_len, hash, NULL);
+        Py_ssize_t id = shapes_intern(&table, key, key_len, hash);
         if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
         if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many distinct lines"); goto done; }
         table.counts[id] += 1;
@@ -249,23 +342,21 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         starts[i + 1] = pos;
     }
 
-    keys = PyList_New(table.n);
-    counts = PyByteArray_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));  /* mutable */
-    if (!keys || !counts) goto done;
-    int64_t *count_items = (int64_t *)PyByteArray_AS_STRING(counts);
-    for (Py_ssize_t e = 0; e < table.n; e++) {
-        count_items[e] = table.counts[e];
-        PyList_SET_ITEM(keys, e, table.keys[e]);  /* the list takes the table's reference */
-        table.keys[e] = NULL;
-    }
-    result = PyTuple_Pack(4, starts_obj, ids_obj, keys, counts);
+    if (!table.arena && !(table.arena = PyBytes_FromStringAndSize(NULL, 0))) goto done;
+    PyMem_Free(table.slots);  /* not needed any more: room for what is made below */
+    table.slots = NULL;
+    if (_PyBytes_Resize(&table.arena, table.n ? (Py_ssize_t)table.ends[table.n - 1] : 0) < 0) goto done;  /* exact size */
+    ends_obj = PyBytes_FromStringAndSize((const char *)table.ends, table.n * (Py_ssize_t)sizeof(int64_t));
+    counts = PyByteArray_FromStringAndSize((const char *)table.counts, table.n * (Py_ssize_t)sizeof(int64_t));  /* mutable */
+    if (!ends_obj || !counts) goto done;
+    result = PyTuple_Pack(5, starts_obj, ids_obj, table.arena, ends_obj, counts);
 
 done:
-    table_free(&table);
+    shapes_free(&table);
     PyMem_Free(shape);
     Py_XDECREF(starts_obj);
     Py_XDECREF(ids_obj);
-    Py_XDECREF(keys);
+    Py_XDECREF(ends_obj);
     Py_XDECREF(counts);
     PyBuffer_Release(&view);
     return result;
@@ -477,16 +568,8 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
     return -1;
 }
 
-static PyObject *mask(PyObject *self, PyObject *arg) {
-    if (!PyBytes_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "mask() takes bytes");
-        return NULL;
-    }
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(arg);
-    Py_ssize_t n = PyBytes_GET_SIZE(arg);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
-    if (!out) return NULL;
-    char *o = PyBytes_AS_STRING(out);
+/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. */
+static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t end = mask_match(s, n, i);
@@ -497,22 +580,26 @@ static PyObject *mask(PyObject *self, PyObject *arg) {
             i = end;
         }
     }
+    return k;
+}
+
+static PyObject *mask(PyObject *self, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "mask() takes bytes");
+        return NULL;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(arg);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
+    if (!out) return NULL;
+    Py_ssize_t k = mask_into((const unsigned char *)PyBytes_AS_STRING(arg), n, PyBytes_AS_STRING(out));
     if (_PyBytes_Resize(&out, k) < 0) return NULL;
     return out;
 }
 
 static int is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-static PyObject *words(PyObject *self, PyObject *arg) {
-    if (!PyBytes_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "words() takes bytes");
-        return NULL;
-    }
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(arg);
-    Py_ssize_t n = PyBytes_GET_SIZE(arg);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
-    if (!out) return NULL;
-    char *o = PyBytes_AS_STRING(out);
+/* The word-level template key of s into o (never longer than s); returns its length. */
+static Py_ssize_t words_into(const unsigned char *s, Py_ssize_t n, char *o) {
     Py_ssize_t k = 0, i = 0;
     for (;;) {
         while (i < n && is_space(s[i])) i++;
@@ -532,8 +619,90 @@ static PyObject *words(PyObject *self, PyObject *arg) {
             k += i - start;
         }
     }
+    return k;
+}
+
+static PyObject *words(PyObject *self, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "words() takes bytes");
+        return NULL;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(arg);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
+    if (!out) return NULL;
+    Py_ssize_t k = words_into((const unsigned char *)PyBytes_AS_STRING(arg), n, PyBytes_AS_STRING(out));
     if (_PyBytes_Resize(&out, k) < 0) return NULL;
     return out;
+}
+
+/* group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals): group() over the keys of
+ * the shapes of scan(), made one at a time (mode 0: the shape; 1: b"\x00" + mask(shape); 2: b"\x01" +
+ * words(shape)); a bytes object is made only for each distinct key. */
+static PyObject *group_shapes(PyObject *self, PyObject *args) {
+    Py_buffer data_v, ends_v, modes_v, counts_v;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &data_v, &ends_v, &modes_v, &counts_v)) return NULL;
+    Py_ssize_t n = ends_v.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *ends = ends_v.buf, *counts = counts_v.buf;
+    const unsigned char *data = data_v.buf, *modes = modes_v.buf;
+    Table table = {0};
+    PyObject *ids_obj = NULL, *names = NULL, *totals = NULL, *result = NULL;
+    char *key = NULL;
+    Py_ssize_t key_cap = 0;
+    if (ends_v.len != n * (Py_ssize_t)sizeof(int64_t) || modes_v.len != n || counts_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "shape_ends, modes and counts must have one entry per shape");
+        goto done;
+    }
+    ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!ids_obj) goto done;
+    int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
+    Py_ssize_t start = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t end = (Py_ssize_t)ends[i] - 1;  /* before the shape's '\n' */
+        if (end < start || end >= data_v.len || data[end] != '\n' || modes[i] > 2) {
+            PyErr_SetString(PyExc_ValueError, "shape_ends do not fit shape_data, or a mode is not 0, 1 or 2");
+            goto done;
+        }
+        Py_ssize_t len = end - start;
+        const char *k = (const char *)data + start;
+        Py_ssize_t k_len = len;
+        if (modes[i]) {
+            if (len + 1 > key_cap) {
+                PyMem_Free(key);
+                key_cap = len + 1 > 256 ? len + 1 : 256;
+                if (!(key = PyMem_Malloc((size_t)key_cap))) { PyErr_NoMemory(); goto done; }
+            }
+            key[0] = (char)(modes[i] - 1);  /* \x00: masked, \x01: words */
+            k_len = 1 + (modes[i] == 1 ? mask_into(data + start, len, key + 1) : words_into(data + start, len, key + 1));
+            k = key;
+        }
+        Py_ssize_t id = table_intern(&table, k, k_len, hash_bytes(k, k_len), NULL);
+        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many groups"); goto done; }
+        table.counts[id] += (Py_ssize_t)counts[i];
+        ids[i] = (int32_t)id;
+        start = end + 1;
+    }
+    names = PyList_New(table.n);
+    totals = PyBytes_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));
+    if (!names || !totals) goto done;
+    int64_t *total_items = (int64_t *)PyBytes_AS_STRING(totals);
+    for (Py_ssize_t e = 0; e < table.n; e++) {
+        total_items[e] = table.counts[e];
+        PyList_SET_ITEM(names, e, table.keys[e]);  /* the list takes the table's reference */
+        table.keys[e] = NULL;
+    }
+    result = PyTuple_Pack(3, ids_obj, names, totals);
+done:
+    table_free(&table);
+    PyMem_Free(key);
+    Py_XDECREF(ids_obj);
+    Py_XDECREF(names);
+    Py_XDECREF(totals);
+    PyBuffer_Release(&data_v);
+    PyBuffer_Release(&ends_v);
+    PyBuffer_Release(&modes_v);
+    PyBuffer_Release(&counts_v);
+    return result;
 }
 
 /* Store v at index i of a native int32 (es == 4) or int64 (es == 8) array. */
@@ -884,7 +1053,8 @@ static PyMethodDef methods[] = {
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
     {"group", group, METH_VARARGS, "group(keys, counts) -> (ids, names, totals)"},
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
-    {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, keys, counts)"},
+    {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
+    {"group_shapes", group_shapes, METH_VARARGS, "group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals)"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {NULL, NULL, 0, NULL},

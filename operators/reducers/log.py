@@ -14,6 +14,10 @@ Speed: the per-line loops run in a C kernel (``_kernel``: line starts, each line
 runs as one ``0``, shape counts, id masks, template grouping, the visible lines), each with a pure-Python
 twin here (``*_py``) used when the kernel is not built; tests check that both agree. Python works once
 per *distinct* shape (templates, the signal scan with RE2) and once per line it shows.
+
+Memory: the distinct shapes live in one buffer, each followed by a newline (what the signal scan
+searches as it is), and template keys are made one at a time: only distinct templates become objects.
+A log with a request id in every line has as many shapes as lines and still costs no object per line.
 """
 
 from __future__ import annotations
@@ -73,31 +77,30 @@ def signal_line_spans_direct(raw: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def _signals_from_shapes(raw: bytes, starts, ids, shapes: list[bytes], shape_share: int = SHAPE_SHARE_MAX) -> tuple[int, ...]:
+def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
+                         shape_share: int = SHAPE_SHARE_MAX) -> tuple[int, ...]:
     """Indexes of the signal lines, found by scanning each distinct shape once instead of every line.
 
     A shape differs from its lines only in digit runs (one ``0`` each), and the word alternatives of
     the signal pattern hold no digit and end at the same word boundaries: a shape matches them exactly
     when its lines do. Only the status alternative (``" 4xx ``) needs digits: shapes holding ``" 0 ``
-    are candidates, and their lines are checked on the raw bytes. When the distinct shapes are more
-    than 1/``shape_share`` of the input (few repeats), the raw buffer is scanned instead: joining the
-    shapes would cost a copy of most of the input for no gain.
+    are candidates, and their lines are checked on the raw bytes. ``shape_data`` holds the shapes, each
+    followed by a newline (``shape_ends``: where each ends). When the shapes are more than
+    1/``shape_share`` of the input (few repeats), the raw buffer is scanned instead.
     """
-    if sum(map(len, shapes)) * shape_share > len(raw):
+    if (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
         return tuple(_line_indexes(raw, signal_line_spans_direct(raw)))
-    joined = b"\n".join(shapes)  # shapes never hold a newline
-    ends = array("q", accumulate(map(add, map(len, shapes), repeat(1))))  # offset after each shape's newline
-    signal = bytearray(len(shapes))
-    for match in SHAPE_SIGNAL_RE.finditer(joined):
+    ends = shape_ends  # offset after each shape's newline
+    signal = bytearray(len(ends))
+    for match in SHAPE_SIGNAL_RE.finditer(shape_data):
         signal[bisect_right(ends, match.start())] = 1
-    candidate = bytearray(len(shapes))
-    at = joined.find(SHAPE_STATUS)
+    candidate = bytearray(len(ends))
+    at = shape_data.find(SHAPE_STATUS)
     while at != -1:
         shape = bisect_right(ends, at)
         if not signal[shape]:
             candidate[shape] = 1
-        at = joined.find(SHAPE_STATUS, ends[shape])  # on from the next shape
-    del joined
+        at = shape_data.find(SHAPE_STATUS, ends[shape])  # on from the next shape
     found = lines_with(ids, signal)
     if 1 in candidate:
         found = sorted((*found, *status_lines(raw, starts, lines_with(ids, candidate))))
@@ -168,8 +171,9 @@ def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
     return keep
 
 
-def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], array]:
-    """Pure-Python twin of ``_kernel.scan``: line starts, each line's shape id, the shapes, their counts.
+def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, bytes, array, array]:
+    """Pure-Python twin of ``_kernel.scan``: line starts, each line's shape id, the shapes (each
+    followed by a newline, in order of first appearance), where each shape ends, their counts.
 
     A shape is a line without its ``\\n``; with ``mask``, every run of digits is a single ``0``. Worked in
     blocks cut at newlines: memory grows with the distinct shapes plus an id and an offset per line.
@@ -196,7 +200,8 @@ def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, list[bytes], ar
     counts = array("q", bytes(8 * len(ids_of)))
     for shape_id in ids:
         counts[shape_id] += 1
-    return starts, ids, list(ids_of), counts
+    shape_ends = array("q", accumulate(map(add, map(len, ids_of), repeat(1))))
+    return starts, ids, b"".join(shape + b"\n" for shape in ids_of), shape_ends, counts
 
 
 def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
@@ -241,11 +246,13 @@ def status_lines(raw: bytes, starts, lines):
 
 
 def scan_lines(raw: bytes, mask: bool):
-    """Line starts (n + 1 offsets), each line's shape id, the distinct shapes and their counts."""
+    """Line starts (n + 1 offsets), each line's shape id, the distinct shapes (``shape_data``, each
+    followed by a newline; ``shape_ends``: where each ends) and their counts."""
     if _kernel is None:
         return scan_lines_py(raw, mask)
-    starts, ids, shapes, counts = _kernel.scan(raw, mask)
-    return memoryview(starts).cast("q"), memoryview(ids).cast("i"), shapes, memoryview(counts).cast("q")
+    starts, ids, shape_data, shape_ends, counts = _kernel.scan(raw, mask)
+    return (memoryview(starts).cast("q"), memoryview(ids).cast("i"), shape_data, memoryview(shape_ends).cast("q"),
+            memoryview(counts).cast("q"))
 
 
 def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
@@ -254,25 +261,49 @@ def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
     return memoryview(_kernel.select(ids, template_of, frequent, verbatim)).cast("q")
 
 
-def _templates(shapes: list[bytes], counts, cfg: LogConfig) -> tuple:
+def _templates(shape_data: bytes, shape_ends, counts, cfg: LogConfig) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
     A shape is its own template; when ``mask_templates`` is on, a template still rare (fewer than
     ``fold_min`` lines) gets the precise mask (hex ids too); one still rare after that is keyed by its
     words, every token that looks like an identifier masked (package names with versions, hosts with
-    ports, paths). Work is done once per distinct shape, never per line.
+    ports, paths). Work is done once per distinct shape, never per line, and keys are made one at a
+    time: only distinct templates become objects (a log whose lines all differ has a shape a line).
     """
-    template_of, names, totals = group(shapes, counts)
-    template = shapes
-    for coarser in (_masked_key, _word_key) if cfg.mask_templates else ():
-        rare = array("q", (s for s, count in enumerate(counts) if count and totals[template_of[s]] < cfg.fold_min))
+    modes = bytearray(len(shape_ends))  # per shape: 0 its own template, 1 masked, 2 by its words
+    totals = counts  # while every shape is its own template
+    template_of = None
+    fold_min = cfg.fold_min
+    for mode in (1, 2) if cfg.mask_templates else ():
+        rare = False  # marked in place: no list of every rare shape
+        for s, count in enumerate(counts):
+            if count and totals[s if template_of is None else template_of[s]] < fold_min:
+                modes[s] = mode
+                rare = True
         if not rare:
             break
-        template = list(template)
-        for s, key in zip(rare, map(coarser, map(shapes.__getitem__, rare))):
-            template[s] = key
-        template_of, names, totals = group(template, counts)
+        template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts)
+    if template_of is None:
+        template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts)
     return template_of, names, totals
+
+
+def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts) -> tuple[array, list[bytes], array]:
+    """Pure-Python twin of ``_kernel.group_shapes``: ``group`` over one key per shape (mode 0: the
+    shape, 1: ``_masked_key``, 2: ``_word_key``)."""
+    keys, start = [], 0
+    for end, mode in zip(shape_ends, modes):
+        shape = shape_data[start : end - 1]
+        keys.append(shape if mode == 0 else _masked_key(shape) if mode == 1 else _word_key(shape))
+        start = end
+    return group_py(keys, counts)
+
+
+def group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts):
+    if _kernel is None:
+        return group_shapes_py(shape_data, shape_ends, modes, counts)
+    ids, names, totals = _kernel.group_shapes(shape_data, shape_ends, modes, counts)
+    return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
 
 
 def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
@@ -326,18 +357,18 @@ def _collapse_zeros(shape: bytes) -> bytes:
 
 
 def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
-    starts, ids, shapes, counts = scan_lines(raw, cfg.mask_templates)
+    starts, ids, shape_data, shape_ends, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
-        signal_indexes = _signals_from_shapes(raw, starts, ids, shapes)
+        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
         _remember(raw, signal_indexes, ((starts[i], _line_end(raw, starts[i], starts[i + 1])) for i in signal_indexes))
     else:
         signal_indexes = signal_line_indexes(raw)
     verbatim = array("q", sorted(_verbatim_lines(raw, starts, n, signal_indexes)))
     for i in verbatim:
         counts[ids[i]] -= 1  # verbatim lines are never folded: they do not count for their template
-    template_of, names, totals = _templates(shapes, counts, cfg)
-    del shapes
+    template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg)
+    del shape_data, shape_ends
     frequent = bytes(total >= cfg.fold_min for total in totals)
     visible = select_visible(ids, template_of, frequent, verbatim)
     is_verbatim = set(verbatim)
