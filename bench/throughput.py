@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Speed, startup, memory and scaling of the full nolife-tokens graph, with the targets next to them.
 
-    .venv/bin/python bench/throughput.py            # 100 MB log, 20 MB JSON, 20 MB diff: 20 s to 1 min on 2 cores
-    .venv/bin/python bench/throughput.py --quick    # 40 MB log, 5 MB JSON, 5 MB diff: about 15 s
+    .venv/bin/python bench/throughput.py            # 100 MB log, 20 MB each of id log, JSON, NDJSON, diff: about 1 min on 2 cores
+    .venv/bin/python bench/throughput.py --quick    # 40 MB log, 5 MB each of the others: about 20 s
 
 Every end-to-end figure comes from a separate process running what a user runs (``tokens analyze FILE``
 or ``python -m bytewax.run flows.reduce``), with every stage on and a real store in a fresh temporary
@@ -32,7 +32,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 if str(PROJECT) not in sys.path:
     sys.path.insert(0, str(PROJECT))
 
-from bench.generate import make_diff, make_json, make_log  # noqa: E402
+from bench.generate import make_diff, make_id_log, make_json, make_log, make_ndjson  # noqa: E402
 
 PY = sys.executable
 MB = 1_000_000
@@ -41,10 +41,13 @@ TARGET_LOG_MBS = 50.0  # logs end to end, per core
 TARGET_STARTUP_S = 0.300  # tokens analyze on a 20 KB file, wall
 TARGET_RSS_RATIO = 3.0  # peak RSS / input size, batch
 LINEAR_TOLERANCE = 0.25  # the bench's own tolerance for "linear": per-MB time within 25 %
+# the batch inputs: the issue's three, plus a log with an id on every line (every line a distinct shape:
+# the hard case for memory) and NDJSON structured logs
+BATCH_KINDS = ("log", "id-log", "json", "ndjson", "diff")
 
-FULL = {"log": 100 * MB, "json": 20 * MB, "diff": 20 * MB, "part": 25 * MB, "small_log": 10 * MB,
+FULL = {"log": 100 * MB, "id_log": 20 * MB, "json": 20 * MB, "ndjson": 20 * MB, "diff": 20 * MB, "part": 25 * MB, "small_log": 10 * MB,
         "startup_runs": 9, "bytewax_runs": 3, "sample": 1 * MB}
-QUICK = {"log": 40 * MB, "json": 5 * MB, "diff": 5 * MB, "part": 10 * MB, "small_log": 4 * MB,
+QUICK = {"log": 40 * MB, "id_log": 5 * MB, "json": 5 * MB, "ndjson": 5 * MB, "diff": 5 * MB, "part": 10 * MB, "small_log": 4 * MB,
          "startup_runs": 5, "bytewax_runs": 2, "sample": 256 * 1024}
 
 
@@ -246,8 +249,12 @@ def generate(spec: dict, work: Path) -> dict[str, Path]:
         pos = end
     paths["parts"] = parts
     del log
+    paths["id-log"] = work / "ids.log"
+    paths["id-log"].write_bytes(make_id_log(spec["id_log"]))
     paths["json"] = work / "big.json"
     paths["json"].write_bytes(make_json(spec["json"]))
+    paths["ndjson"] = work / "lines.ndjson"
+    paths["ndjson"].write_bytes(make_ndjson(spec["ndjson"]))
     paths["diff"] = work / "big.diff"
     paths["diff"].write_bytes(make_diff(spec["diff"]))
     paths["startup"] = work / "startup.log"
@@ -266,7 +273,7 @@ def analyze(path: Path, work: Path, name: str) -> Run:
 def bench_batch(paths: dict, work: Path, base_rss: int) -> dict:
     section("Batch: one file through the full graph (tokens analyze FILE; all stages, real store)")
     rows, out = [], {}
-    for kind in ("log", "json", "diff"):
+    for kind in BATCH_KINDS:
         path = paths[kind]
         size = path.stat().st_size
         limit = raw_limit(path)
@@ -280,7 +287,7 @@ def bench_batch(paths: dict, work: Path, base_rss: int) -> dict:
             continue
         mbs = size / MB / r.wall
         checks = [f"<= {TARGET_RSS_RATIO:.0f}x RSS: {verdict(r.rss <= TARGET_RSS_RATIO * size)}"]
-        if kind == "log":
+        if kind in ("log", "id-log"):
             checks.insert(0, f">= {TARGET_LOG_MBS:.0f} MB/s: {verdict(mbs >= TARGET_LOG_MBS)}")
         rows.append([
             kind, mb(size), f"{r.wall:.2f}s", f"{mbs:.1f}", f"{size / MB / r.cpu:.1f}", f"{size / MB / limit:,.0f}",
@@ -301,7 +308,7 @@ def bench_stages(paths: dict, work: Path) -> None:
     names = ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
     short = {"MEASURE_RAW": "M_RAW", "MEASURE_OPT": "M_OPT", "CLASSIFY": "CLASSIFY"}
     rows, mem_rows = [], []
-    for kind in ("log", "json", "diff"):
+    for kind in BATCH_KINDS:
         prof = stage_profile(paths[kind], work)
         if "error" in prof:
             rows.append([kind, prof["error"]] + [""] * (len(names) + 1))
