@@ -141,3 +141,19 @@ def test_signal_line_indexes_match_a_per_line_search():
         raw += b"\n" if rng.random() < 0.5 else b""
         want = [i for i, line in enumerate(raw.split(b"\n")) if SIGNAL_RE.search(line)]
         assert signal_line_indexes(raw) == want, raw
+
+
+def test_ids_after_an_underscore_are_masked_like_other_hex_ids():
+    # every line unique (a session id), so every line's shape is rare and gets masked; the user ids
+    # (u_1a2, u_7b3, ...) leave one letter per pattern: masked only after "=" they would make six templates
+    import random
+
+    rng = random.Random(3)
+    lines = []
+    for i in range(600):
+        session = "".join(rng.choice("abcdef") for _ in range(3)) + "7" + "".join(rng.choice("abcdef") for _ in range(3))
+        user = f"{rng.randint(1, 9)}{'abcdef'[i % 6]}{rng.randint(1, 9)}"
+        lines.append(f"2026-01-01 10:00:{i % 60:02d} INFO login ok sess={session} user=u_{user}\n".encode())
+    visible = reduce_bytes(b"".join(lines), "ids.log").visible
+    assert visible.count(b"login ok") == 1  # one template: every id masked
+    assert b" \xc3\x97600\n" in visible

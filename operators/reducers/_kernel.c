@@ -30,8 +30,8 @@
  *
  * mask(shape) -> bytes
  *     The shape with every id-like token replaced by '#': the same result as
- *     re.sub(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+", b"#", shape)
- *     (a 0x hex number, a hex word holding a digit, a run of digits).
+ *     re.sub(rb"0[xX][0-9a-fA-F]++|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+", b"#", shape)
+ *     (a 0x hex number, a hex word holding a digit, also right after '_', a run of digits).
  *
  * words(shape) -> bytes
  *     The shape's whitespace-separated tokens joined by one space, each token holding a '0' or one of
@@ -549,8 +549,8 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
         while (k < n && is_hex(s[k])) k++;
         return k;
     }
-    /* \b[a-fA-F]*+\d[0-9a-fA-F]*+\b */
-    if ((i == 0 ? 0 : is_word(s[i - 1])) != is_word(s[i])) {
+    /* (?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b: a hex word holding a digit, also right after '_' */
+    if ((i == 0 || !is_word(s[i - 1]) || s[i - 1] == '_') && is_word(s[i])) {
         Py_ssize_t j = i;
         while (j < n && is_hex_letter(s[j])) j++;
         if (j < n && is_digit(s[j])) {

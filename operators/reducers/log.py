@@ -47,7 +47,8 @@ _SIGNAL_PATTERN = (
 )
 SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
-MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|\b[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
+# hex numbers; hex words holding a digit, also right after "_" (ids like req_7f3a2b, user_42ab); digit runs
+MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
 IDENT_INSIDE_RE = re.compile(rb"[:/=@].")  # package:arch, paths, key=value, user@host
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
@@ -325,7 +326,8 @@ def group(keys: list[bytes], counts):
 
 
 def mask_py(shape: bytes) -> bytes:
-    """Pure-Python twin of ``_kernel.mask``: hex numbers, hex words holding a digit and digit runs → ``#``."""
+    """Pure-Python twin of ``_kernel.mask``: hex numbers, hex words holding a digit (also right after
+    an ``_``) and digit runs → ``#``."""
     return MASK_RE.sub(b"#", shape)
 
 
