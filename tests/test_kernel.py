@@ -98,8 +98,16 @@ def test_mask_matches_the_regex(shape):
     assert kernel.mask(shape) == log.mask_py(shape)
 
 
+@settings(max_examples=3000, deadline=None)
+@given(shape=st.lists(st.sampled_from(list(b"0a9fE-_ zx-")), max_size=40).map(bytes))
+def test_mask_of_dashed_hex_runs_matches_the_regex(shape):
+    assert kernel.mask(shape) == log.mask_py(shape)
+
+
 def test_mask_examples():
     assert kernel.mask(b"id=0x7fA3 sha 9f86d08 word cafe 12ms a1b2c3_x") == b"id=# sha # word cafe #ms a#b#c#_x"
+    assert kernel.mask(b"req=52e6b438-f2a7-4269-abab-0c5ca6a3a450 user=u_9f8e") == b"req=# user=u_#"
+    assert kernel.mask(b"dead-beef-cafe-babe a1-b2-c3 ab-cd-ef-ab--5") == b"dead-beef-cafe-babe #-#-# #--#"
 
 
 @settings(max_examples=150, deadline=None)

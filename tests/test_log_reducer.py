@@ -157,3 +157,16 @@ def test_ids_after_an_underscore_are_masked_like_other_hex_ids():
     visible = reduce_bytes(b"".join(lines), "ids.log").visible
     assert visible.count(b"login ok") == 1  # one template: every id masked
     assert b" \xc3\x97600\n" in visible
+
+
+def test_uuids_fold_into_one_template_even_with_a_group_of_letters_only():
+    import random
+    import uuid
+
+    rng = random.Random(5)
+    ids = [uuid.UUID(int=rng.getrandbits(128)) for _ in range(400)]
+    ids[7] = uuid.UUID("52e6b438-f2a7-4269-abab-0c5ca6a3a450")  # a group without a digit
+    ids[9] = uuid.UUID("0ce5af69-2e5f-433a-aeea-a0f04fdebbec")
+    raw = b"".join(b"2026-01-01 10:00:%02d INFO done request_id=%s\n" % (i % 60, str(u).encode()) for i, u in enumerate(ids))
+    visible = reduce_bytes(raw, "uuids.log").visible
+    assert visible.count(b"INFO done") == 1 and b" \xc3\x97400\n" in visible

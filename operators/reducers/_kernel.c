@@ -30,8 +30,8 @@
  *
  * mask(shape) -> bytes
  *     The shape with every id-like token replaced by '#': the same result as
- *     re.sub(rb"0[xX][0-9a-fA-F]++|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+", b"#", shape)
- *     (a 0x hex number, a hex word holding a digit, also right after '_', a run of digits).
+ *     MASK_RE.sub(b"#", shape) of log.py: a 0x hex number, a uuid-like run of 4+ hex groups joined by
+ *     '-' holding a digit, a hex word holding a digit (also right after '_'), a run of digits.
  *
  * words(shape) -> bytes
  *     The shape's whitespace-separated tokens joined by one space, each token holding a '0' or one of
@@ -549,8 +549,27 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
         while (k < n && is_hex(s[k])) k++;
         return k;
     }
+    int after_non_alnum = i == 0 || !is_word(s[i - 1]) || s[i - 1] == '_';
+    /* (?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z]):
+     * a uuid-like run of 4+ hex groups joined by '-', one of them holding a digit */
+    if (after_non_alnum && is_hex(s[i])) {
+        int digit = 0;  /* the lookahead: a digit among the hex digits and '-' from here */
+        for (Py_ssize_t q = i; q < n && (is_hex(s[q]) || s[q] == '-'); q++)
+            if (is_digit(s[q])) {
+                digit = 1;
+                break;
+            }
+        Py_ssize_t k = i, groups = 0;
+        while (digit) {
+            while (k < n && is_hex(s[k])) k++;
+            groups++;
+            if (k + 1 < n && s[k] == '-' && is_hex(s[k + 1])) k++;
+            else break;
+        }
+        if (groups >= 4 && (k == n || !is_word(s[k]) || s[k] == '_')) return k;
+    }
     /* (?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b: a hex word holding a digit, also right after '_' */
-    if ((i == 0 || !is_word(s[i - 1]) || s[i - 1] == '_') && is_word(s[i])) {
+    if (after_non_alnum && is_word(s[i])) {
         Py_ssize_t j = i;
         while (j < n && is_hex_letter(s[j])) j++;
         if (j < n && is_digit(s[j])) {

@@ -47,8 +47,15 @@ _SIGNAL_PATTERN = (
 )
 SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
-# hex numbers; hex words holding a digit, also right after "_" (ids like req_7f3a2b, user_42ab); digit runs
-MASK_RE = re.compile(rb"0[xX][0-9a-fA-F]++|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b|\d+")
+# hex numbers; uuid-like runs of 4+ hex groups joined by "-" (one of them holding a digit: a group of
+# letters only, like "beef", must not keep a uuid apart); hex words holding a digit, also right after
+# "_" (ids like req_7f3a2b, user_42ab); digit runs
+MASK_RE = re.compile(
+    rb"0[xX][0-9a-fA-F]++"
+    rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z])"
+    rb"|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b"
+    rb"|\d+"
+)
 IDENT_INSIDE_RE = re.compile(rb"[:/=@].")  # package:arch, paths, key=value, user@host
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
