@@ -461,7 +461,8 @@ def _omit_copies(plan: Plan, starts, ids, template_of, names, group_of, first: i
         k = j + 1
         while k < stop and template_of[ids[k]] == t:
             k += 1
-        plan.omit(starts[j], starts[k], group_of[t], _reason(fine, names[t]))
+        group = group_of[t]
+        plan.omit(starts[j], starts[k], group, plan.reasons.get(group) or _reason(fine, names[t]))
         j = k
 
 
