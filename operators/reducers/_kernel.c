@@ -105,20 +105,23 @@ static void table_free(Table *t) {
     PyMem_Free(t->counts);
 }
 
-static int table_grow_slots(Table *t) {
-    Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+/* Double an open-addressing slot array (1024 at first) and place the n entries again by their hashes. */
+static int grow_slots(Py_ssize_t **slots_p, Py_ssize_t *nslots_p, const uint64_t *hashes, Py_ssize_t n) {
+    Py_ssize_t nslots = *nslots_p ? *nslots_p * 2 : 1024;
     Py_ssize_t *slots = PyMem_Calloc((size_t)nslots, sizeof(Py_ssize_t));
     if (!slots) return -1;
-    for (Py_ssize_t e = 0; e < t->n; e++) {
-        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+    for (Py_ssize_t e = 0; e < n; e++) {
+        Py_ssize_t s = (Py_ssize_t)(hashes[e] & (uint64_t)(nslots - 1));
         while (slots[s]) s = (s + 1) & (nslots - 1);
         slots[s] = e + 1;
     }
-    PyMem_Free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
+    PyMem_Free(*slots_p);
+    *slots_p = slots;
+    *nslots_p = nslots;
     return 0;
 }
+
+static int table_grow_slots(Table *t) { return grow_slots(&t->slots, &t->nslots, t->hashes, t->n); }
 
 static int table_grow_entries(Table *t) {
     Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
@@ -183,20 +186,7 @@ static void shapes_free(Shapes *t) {
     Py_XDECREF(t->arena);
 }
 
-static int shapes_grow_slots(Shapes *t) {
-    Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
-    Py_ssize_t *slots = PyMem_Calloc((size_t)nslots, sizeof(Py_ssize_t));
-    if (!slots) return -1;
-    for (Py_ssize_t e = 0; e < t->n; e++) {
-        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
-        while (slots[s]) s = (s + 1) & (nslots - 1);
-        slots[s] = e + 1;
-    }
-    PyMem_Free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    return 0;
-}
+static int shapes_grow_slots(Shapes *t) { return grow_slots(&t->slots, &t->nslots, t->hashes, t->n); }
 
 static int shapes_grow_entries(Shapes *t) {
     Py_ssize_t cap = t->cap ? t->cap + t->cap / 2 : 256;
