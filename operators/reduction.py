@@ -353,14 +353,19 @@ class Layout:
         out = io.BytesIO()
         out.write(b"[")
         batch: list[bytes] = []
+        sep = b""  # before each batch but the first
         for kind, a, b, c in zip(self.kinds, self.a, self.b, self.c):
             batch.append(b"[0,%d,%d]" % (a, b) if kind == FROM_VISIBLE else b"[1,%d,%d,%d]" % (a, b, c))
             if len(batch) == 4096:  # joined in batches: no list of every entry's text
-                out.write(b",".join(batch) + b",")
+                out.write(sep)
+                out.write(b",".join(batch))
+                sep = b","
                 batch.clear()
-        out.write(b",".join(batch))
-        text = out.getvalue()
-        return (text[:-1] if text.endswith(b",") else text) + b"]"
+        if batch:
+            out.write(sep)
+            out.write(b",".join(batch))
+        out.write(b"]")
+        return out.getvalue()  # the buffer itself: no copy of the whole text
 
     @classmethod
     def from_json(cls, data: bytes) -> "Layout":

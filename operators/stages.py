@@ -228,7 +228,7 @@ def make_restore(store: Store) -> StageFn:
                 contents = [ref.content for ref in packet.references]
             else:
                 contents = [store.get(ref_id).content for ref_id in manifest.refs]
-            if packet.layout is not None and hashlib.sha256(bytes(manifest.layout)).hexdigest() == packet.layout_sha256:
+            if packet.layout is not None and hashlib.sha256(manifest.layout).hexdigest() == packet.layout_sha256:
                 layout = packet.layout  # the stored text is exactly the one written from it: no parse
             else:
                 layout = manifest_layout(manifest)

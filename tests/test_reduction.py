@@ -161,6 +161,14 @@ def test_layout_json_is_the_text_a_list_of_lists_encodes_to_and_reads_back():
     assert layout.kept_bytes() == sum(e[2] for e in entries if e[0] == 0)
     assert list(Layout.from_json(b"[]")) == []
     assert list(Layout.from_json(b"[ [0, 1, 2] , [1,0,5,6] ]")) == [[0, 1, 2], [1, 0, 5, 6]]  # other spacing
+    for n in (0, 1, 4095, 4096, 4097, 8193):  # written in batches of 4096 entries: every seam
+        built = Layout()
+        for i in range(n):
+            if i % 2:
+                built.add_ref(0, i, 1)
+            else:
+                built.add_visible(i * 10, 1)
+        assert built.to_json() == msgspec.json.encode(list(built)) and len(built) == n
 
 
 @pytest.mark.parametrize("bad", [b"[[2,1,2]]", b"[[0,1]]", b"[[0,-1,2]]", b"{}", b"[[0,1,2],]", b"[[1,0,0]]", b"", b"[[0,1,2]"])
