@@ -189,7 +189,7 @@ static void shapes_free(Shapes *t) {
 static int shapes_grow_slots(Shapes *t) { return grow_slots(&t->slots, &t->nslots, t->hashes, t->n); }
 
 static int shapes_grow_entries(Shapes *t) {
-    Py_ssize_t cap = t->cap ? t->cap + t->cap / 2 : 256;
+    Py_ssize_t cap = t->cap ? t->cap + t->cap / 4 : 256;  /* grown by a quarter: little slack at the peak */
     uint64_t *h = PyMem_Realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
     if (!h) return -1;
     t->hashes = h;
@@ -221,7 +221,7 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     Py_ssize_t used = t->n ? (Py_ssize_t)t->ends[t->n - 1] : 0;
     Py_ssize_t size = t->arena ? PyBytes_GET_SIZE(t->arena) : 0;
     if (used + len + 1 > size) {
-        Py_ssize_t want = size ? size + size / 2 : 1 << 16;  /* grown by half: little slack at the peak */
+        Py_ssize_t want = size ? size + size / 4 : 1 << 16;  /* grown by a quarter (realloc moves pages, not bytes): little slack at the peak */
         if (want < used + len + 1) want = used + len + 1;
         if (!t->arena) {
             if (!(t->arena = PyBytes_FromStringAndSize(NULL, want))) return -1;
