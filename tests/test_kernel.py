@@ -209,15 +209,6 @@ def test_group_shapes_rejects_what_does_not_fit():
         kernel.group_shapes(b"a\n", array("q", [2]), b"", array("q", [1]))
 
 
-@settings(max_examples=300, deadline=None)
-@given(keys=st.lists(st.sampled_from([b"", b"a", b"b", b"\x00a", b"a" * 20, b"a" * 21]), max_size=30), data=st.data())
-def test_group_matches_the_python_twin(keys, data):
-    counts = array("q", data.draw(st.lists(st.integers(0, 9), min_size=len(keys), max_size=len(keys))))
-    ids, names, totals = kernel.group(keys, counts)
-    py_ids, py_names, py_totals = log.group_py(keys, counts)
-    assert (list(memoryview(ids).cast("i")), names, list(memoryview(totals).cast("q"))) == (list(py_ids), py_names, list(py_totals))
-
-
 JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"', b"a", b",", b":", b" ", b"\n", b"1", b"\xff"]),
                    min_size=1, max_size=60).map(b"".join)
 

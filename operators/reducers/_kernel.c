@@ -8,8 +8,10 @@
  *     '\n' ends in shape_data. counts: a bytearray of native int64, how many lines have each shape.
  *
  * group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals)
- *     group() over one key per shape (modes: a byte per shape; 0: the shape, 1: b"\x00" + mask(shape),
- *     2: b"\x01" + words(shape)), each key made in a scratch buffer: only distinct keys become objects.
+ *     Groups the shapes by a key made for each (modes: a byte per shape; 0: the shape, 1: b"\x00" +
+ *     mask(shape), 2: b"\x01" + words(shape)) in a scratch buffer, so only distinct keys become objects:
+ *     ids holds native int32, each shape's group number, groups numbered in order of first appearance;
+ *     names: each group's key; totals: native int64, the sum of counts (native int64, one per shape).
  *
  * select(ids, template_of, frequent, verbatim) -> bytes of native int64 line indexes
  *     The lines that stay visible, in order: every line listed in verbatim (sorted int64 indexes), every
@@ -22,11 +24,6 @@
  * status_lines(buf, starts, lines) -> bytes of native int64 line indexes
  *     Those of the given lines that hold '" ' followed by 4 or 5, two digits and a space (an HTTP
  *     4xx/5xx status in an access log line: the part of the signal pattern a shape cannot tell).
- *
- * group(keys, counts) -> (ids, names, totals)
- *     Groups equal keys (a list of bytes): ids holds native int32, each key's group number, groups
- *     numbered in order of first appearance; names: each group's key; totals: native int64, the sum
- *     of counts (a buffer of native int64, one per key) per group.
  *
  * mask(shape) -> bytes
  *     The shape with every id-like token replaced by '#': the same result as
@@ -474,56 +471,6 @@ done:
     return out;
 }
 
-static PyObject *group(PyObject *self, PyObject *args) {
-    PyObject *keys;
-    Py_buffer counts_v;
-    if (!PyArg_ParseTuple(args, "O!y*", &PyList_Type, &keys, &counts_v)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(keys);
-    const int64_t *counts = counts_v.buf;
-    if (counts_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "counts must hold one int64 per key");
-        PyBuffer_Release(&counts_v);
-        return NULL;
-    }
-    Table table = {0};
-    PyObject *ids_obj = NULL, *names = NULL, *totals = NULL, *result = NULL;
-    ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
-    if (!ids_obj) goto done;
-    int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *key = PyList_GET_ITEM(keys, i);
-        if (!PyBytes_Check(key)) {
-            PyErr_SetString(PyExc_TypeError, "group() keys must be bytes");
-            goto done;
-        }
-        Py_ssize_t count = (Py_ssize_t)counts[i];
-        const char *data = PyBytes_AS_STRING(key);
-        Py_ssize_t len = PyBytes_GET_SIZE(key);
-        Py_ssize_t id = table_intern(&table, data, len, hash_bytes(data, len), key);
-        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
-        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many groups"); goto done; }
-        table.counts[id] += count;
-        ids[i] = (int32_t)id;
-    }
-    names = PyList_New(table.n);
-    totals = PyBytes_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));
-    if (!names || !totals) goto done;
-    int64_t *total_items = (int64_t *)PyBytes_AS_STRING(totals);
-    for (Py_ssize_t e = 0; e < table.n; e++) {
-        total_items[e] = table.counts[e];
-        PyList_SET_ITEM(names, e, table.keys[e]);  /* the list takes the table's reference */
-        table.keys[e] = NULL;
-    }
-    result = PyTuple_Pack(3, ids_obj, names, totals);
-done:
-    table_free(&table);
-    Py_XDECREF(ids_obj);
-    Py_XDECREF(names);
-    Py_XDECREF(totals);
-    PyBuffer_Release(&counts_v);
-    return result;
-}
-
 static int is_word(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -644,8 +591,8 @@ static PyObject *words(PyObject *self, PyObject *arg) {
     return out;
 }
 
-/* group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals): group() over the keys of
- * the shapes of scan(), made one at a time (mode 0: the shape; 1: b"\x00" + mask(shape); 2: b"\x01" +
+/* group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals): the shapes of scan()
+ * grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" + mask(shape); 2: b"\x01" +
  * words(shape)); a bytes object is made only for each distinct key. */
 static PyObject *group_shapes(PyObject *self, PyObject *args) {
     Py_buffer data_v, ends_v, modes_v, counts_v;
@@ -1060,7 +1007,6 @@ static PyMethodDef methods[] = {
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
     {"lines_with", lines_with, METH_VARARGS, "lines_with(ids, flags) -> line indexes whose shape is flagged"},
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
-    {"group", group, METH_VARARGS, "group(keys, counts) -> (ids, names, totals)"},
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
     {"group_shapes", group_shapes, METH_VARARGS, "group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals)"},

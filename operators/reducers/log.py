@@ -315,7 +315,7 @@ def group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts):
 
 
 def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
-    """Pure-Python twin of ``_kernel.group``: each key's group number (in order of first appearance),
+    """Each key's group number (in order of first appearance),
     each group's key, and the sum of ``counts`` per group."""
     number: dict[bytes, int] = {}
     ids = array("i", [number.setdefault(key, len(number)) for key in keys])
@@ -323,13 +323,6 @@ def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
     for i, count in zip(ids, counts):
         totals[i] += count
     return ids, list(number), totals
-
-
-def group(keys: list[bytes], counts):
-    if _kernel is None:
-        return group_py(keys, counts)
-    ids, names, totals = _kernel.group(keys, counts)
-    return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
 
 
 def mask_py(shape: bytes) -> bytes:
