@@ -264,6 +264,11 @@ class Store:
     def _put_blob(self, sha: str, content) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / f"blob_{sha}.bin"
+        try:  # already there (the same input again): mark it in use, write nothing
+            os.utime(path)  # gc by age must not take it from a newer ref
+            return
+        except FileNotFoundError:
+            pass
         if not self._create_exclusive(path, content):
             try:
                 os.utime(path)  # in use again: gc by age must not take it from a newer ref

@@ -256,3 +256,21 @@ def test_refs_written_under_the_earlier_id_scheme_are_still_read_and_checked(hom
     assert store.get(old_id).content == content
     assert store.holds(old_id, content) and store.holds(old_id, content, hashlib.sha256(content).hexdigest())
     assert not store.holds(old_id, content + b"x")
+
+
+def test_a_blob_already_in_the_store_is_not_written_again_but_marked_in_use(home, monkeypatch):
+    from operators.store import SIDECAR_MIN
+
+    store = Store(home)
+    content = b"big folded output\n" * (SIDECAR_MIN // 10)
+    first, _ = store.put("a.log", "log", "r", content)
+    blob = next(store.dir.glob("blob_*.bin"))
+    os.utime(blob, (1, 1))
+    written = []
+    real = store._create_exclusive
+    monkeypatch.setattr(store, "_create_exclusive", lambda path, data: written.append(path.name) or real(path, data))
+    second, created = store.put("b.log", "log", "r", content)  # the same bytes from another source
+    assert created and second.id != first.id  # a record of its own ...
+    assert not [name for name in written if name.startswith("blob_")]  # ... sharing the blob, not rewriting it
+    assert blob.stat().st_mtime > 1  # in use again: gc by age keeps it
+    assert store.get(second.id).content == content
