@@ -200,6 +200,27 @@ def test_group_shapes_matches_the_python_twin(raw, data):
         list(py_ids), py_names, list(py_totals))
 
 
+@settings(max_examples=1000, deadline=None)
+@given(raw=LINEISH, data=st.data())
+def test_group_shapes_keeping_earlier_keys_and_mark_rare_match_the_python_twins(raw, data):
+    _, _, shape_data, shape_ends, counts = log.scan_lines_py(raw, True)
+    n = len(counts)
+    modes = bytearray(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    prev_ids, prev_names, totals = log.group_shapes_py(shape_data, shape_ends, modes, counts)
+    fold_min = data.draw(st.integers(1, 4))
+    c_modes, py_modes = bytearray(modes), bytearray(modes)
+    assert kernel.mark_rare(counts, prev_ids, totals, fold_min, c_modes, 2) == log.mark_rare_py(
+        counts, prev_ids, totals, fold_min, py_modes, 2)
+    assert c_modes == py_modes
+    assert kernel.mark_rare(counts, None, counts, fold_min, c_modes, 1) == log.mark_rare_py(
+        counts, None, counts, fold_min, py_modes, 1)
+    assert c_modes == py_modes
+    c_ids, c_names, c_totals = kernel.group_shapes(shape_data, shape_ends, bytes(c_modes), counts, prev_ids, prev_names)
+    py_ids, py_names, py_totals = log.group_shapes_py(shape_data, shape_ends, bytes(py_modes), counts, prev_ids, prev_names)
+    assert (list(memoryview(c_ids).cast("i")), c_names, list(memoryview(c_totals).cast("q"))) == (
+        list(py_ids), py_names, list(py_totals))
+
+
 def test_group_shapes_rejects_what_does_not_fit():
     with pytest.raises(ValueError):
         kernel.group_shapes(b"a\n", array("q", [5]), b"\x00", array("q", [1]))
@@ -207,6 +228,10 @@ def test_group_shapes_rejects_what_does_not_fit():
         kernel.group_shapes(b"a\n", array("q", [2]), b"\x03", array("q", [1]))
     with pytest.raises(ValueError):
         kernel.group_shapes(b"a\n", array("q", [2]), b"", array("q", [1]))
+    with pytest.raises(ValueError):  # an earlier grouping whose ids do not fit its names
+        kernel.group_shapes(b"a\n", array("q", [2]), b"\x00", array("q", [1]), array("i", [3]), [b"a"])
+    with pytest.raises(ValueError):
+        kernel.mark_rare(array("q", [1]), array("i", [5]), array("q", [1]), 2, bytearray(1), 1)
 
 
 JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"', b"a", b",", b":", b" ", b"\n", b"1", b"\xff"]),

@@ -12,6 +12,11 @@
  *     mask(shape), 2: b"\x01" + words(shape)) in a scratch buffer, so only distinct keys become objects:
  *     ids holds native int32, each shape's group number, groups numbered in order of first appearance;
  *     names: each group's key; totals: native int64, the sum of counts (native int64, one per shape).
+ *     With prev_ids/prev_names (an earlier grouping), a shape of mode 0 or 1 keeps its earlier key.
+ *
+ * mark_rare(counts, template_of, totals, fold_min, modes, mode) -> int
+ *     Sets modes[s] = mode for every shape with lines whose template (template_of: int32 per shape, or
+ *     None: the shape itself) has fewer than fold_min lines (totals); returns how many.
  *
  * select(ids, template_of, frequent, verbatim) -> bytes of native int64 line indexes
  *     The lines that stay visible, in order: every line listed in verbatim (sorted int64 indexes), every
@@ -591,22 +596,38 @@ static PyObject *words(PyObject *self, PyObject *arg) {
     return out;
 }
 
-/* group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals): the shapes of scan()
- * grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" + mask(shape); 2: b"\x01" +
- * words(shape)); a bytes object is made only for each distinct key. */
+/* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
+ * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
+ * mask(shape); 2: b"\x01" + words(shape)); a bytes object is made only for each distinct key. With
+ * prev_ids/prev_names (an earlier grouping), a shape whose mode is not 2 keeps its earlier key as it
+ * is: prev_names[prev_ids[i]], neither rebuilt nor copied. */
 static PyObject *group_shapes(PyObject *self, PyObject *args) {
-    Py_buffer data_v, ends_v, modes_v, counts_v;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*", &data_v, &ends_v, &modes_v, &counts_v)) return NULL;
+    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0};
+    PyObject *prev_names = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*|y*O!", &data_v, &ends_v, &modes_v, &counts_v, &prev_v, &PyList_Type, &prev_names))
+        return NULL;
     Py_ssize_t n = ends_v.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *ends = ends_v.buf, *counts = counts_v.buf;
     const unsigned char *data = data_v.buf, *modes = modes_v.buf;
+    const int32_t *prev_ids = prev_v.buf;
     Table table = {0};
     PyObject *ids_obj = NULL, *names = NULL, *totals = NULL, *result = NULL;
+    uint64_t *prev_hashes = NULL;  /* the hash of each earlier key, made when first needed */
+    char *prev_hashed = NULL;
     char *key = NULL;
-    Py_ssize_t key_cap = 0;
+    Py_ssize_t key_cap = 0, n_prev = prev_names ? PyList_GET_SIZE(prev_names) : 0;
     if (ends_v.len != n * (Py_ssize_t)sizeof(int64_t) || modes_v.len != n || counts_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "shape_ends, modes and counts must have one entry per shape");
         goto done;
+    }
+    if ((prev_v.buf != NULL) != (prev_names != NULL) || (prev_v.buf && prev_v.len != n * (Py_ssize_t)sizeof(int32_t))) {
+        PyErr_SetString(PyExc_ValueError, "prev_ids (one int32 per shape) and prev_names come together");
+        goto done;
+    }
+    if (prev_names) {
+        prev_hashes = PyMem_Malloc((size_t)(n_prev ? n_prev : 1) * sizeof(uint64_t));
+        prev_hashed = PyMem_Calloc((size_t)(n_prev ? n_prev : 1), 1);
+        if (!prev_hashes || !prev_hashed) { PyErr_NoMemory(); goto done; }
     }
     ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
     if (!ids_obj) goto done;
@@ -618,20 +639,34 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "shape_ends do not fit shape_data, or a mode is not 0, 1 or 2");
             goto done;
         }
-        Py_ssize_t len = end - start;
-        const char *k = (const char *)data + start;
-        Py_ssize_t k_len = len;
-        if (modes[i]) {
-            if (len + 1 > key_cap) {
-                PyMem_Free(key);
-                key_cap = len + 1 > 256 ? len + 1 : 256;
-                if (!(key = PyMem_Malloc((size_t)key_cap))) { PyErr_NoMemory(); goto done; }
+        Py_ssize_t len = end - start, id;
+        if (prev_names && modes[i] != 2) {  /* the earlier key, as it is */
+            int32_t t = prev_ids[i];
+            PyObject *name = t >= 0 && t < n_prev ? PyList_GET_ITEM(prev_names, t) : NULL;
+            if (!name || !PyBytes_Check(name)) {
+                PyErr_SetString(PyExc_ValueError, "prev_ids out of range, or prev_names not bytes");
+                goto done;
             }
-            key[0] = (char)(modes[i] - 1);  /* \x00: masked, \x01: words */
-            k_len = 1 + (modes[i] == 1 ? mask_into(data + start, len, key + 1) : words_into(data + start, len, key + 1));
-            k = key;
+            if (!prev_hashed[t]) {
+                prev_hashes[t] = hash_bytes(PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name));
+                prev_hashed[t] = 1;
+            }
+            id = table_intern(&table, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name), prev_hashes[t], name);
+        } else {
+            const char *k = (const char *)data + start;
+            Py_ssize_t k_len = len;
+            if (modes[i]) {
+                if (len + 1 > key_cap) {
+                    PyMem_Free(key);
+                    key_cap = len + 1 > 256 ? len + 1 : 256;
+                    if (!(key = PyMem_Malloc((size_t)key_cap))) { PyErr_NoMemory(); goto done; }
+                }
+                key[0] = (char)(modes[i] - 1);  /* \x00: masked, \x01: words */
+                k_len = 1 + (modes[i] == 1 ? mask_into(data + start, len, key + 1) : words_into(data + start, len, key + 1));
+                k = key;
+            }
+            id = table_intern(&table, k, k_len, hash_bytes(k, k_len), NULL);
         }
-        Py_ssize_t id = table_intern(&table, k, k_len, hash_bytes(k, k_len), NULL);
         if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
         if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many groups"); goto done; }
         table.counts[id] += (Py_ssize_t)counts[i];
@@ -651,6 +686,8 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
 done:
     table_free(&table);
     PyMem_Free(key);
+    PyMem_Free(prev_hashes);
+    PyMem_Free(prev_hashed);
     Py_XDECREF(ids_obj);
     Py_XDECREF(names);
     Py_XDECREF(totals);
@@ -658,6 +695,48 @@ done:
     PyBuffer_Release(&ends_v);
     PyBuffer_Release(&modes_v);
     PyBuffer_Release(&counts_v);
+    if (prev_v.obj) PyBuffer_Release(&prev_v);
+    return result;
+}
+
+/* mark_rare(counts, template_of, totals, fold_min, modes, mode) -> how many shapes were marked: every
+ * shape with lines (counts, int64) whose template (template_of, int32, or None: the shape itself)
+ * has fewer than fold_min lines (totals, int64) gets modes[shape] = mode. */
+static PyObject *mark_rare(PyObject *self, PyObject *args) {
+    Py_buffer counts_v, totals_v, modes_v, of_v = {0};
+    PyObject *of_obj;
+    long long fold_min;
+    int mode;
+    if (!PyArg_ParseTuple(args, "y*Oy*Lw*i", &counts_v, &of_obj, &totals_v, &fold_min, &modes_v, &mode)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = counts_v.len / (Py_ssize_t)sizeof(int64_t), n_totals = totals_v.len / (Py_ssize_t)sizeof(int64_t);
+    if (of_obj != Py_None && PyObject_GetBuffer(of_obj, &of_v, PyBUF_SIMPLE) < 0) goto done;
+    const int64_t *counts = counts_v.buf, *totals = totals_v.buf;
+    const int32_t *of = of_v.buf;
+    unsigned char *modes = modes_v.buf;
+    if (modes_v.len != n || (of && of_v.len != n * (Py_ssize_t)sizeof(int32_t)) || mode < 0 || mode > 255) {
+        PyErr_SetString(PyExc_ValueError, "modes and template_of must have one entry per shape");
+        goto done;
+    }
+    Py_ssize_t marked = 0;
+    for (Py_ssize_t s = 0; s < n; s++) {
+        if (!counts[s]) continue;
+        Py_ssize_t t = of ? of[s] : s;
+        if (t < 0 || t >= n_totals) {
+            PyErr_SetString(PyExc_ValueError, "a template id out of range");
+            goto done;
+        }
+        if (totals[t] < fold_min) {
+            modes[s] = (unsigned char)mode;
+            marked++;
+        }
+    }
+    result = PyLong_FromSsize_t(marked);
+done:
+    PyBuffer_Release(&counts_v);
+    PyBuffer_Release(&totals_v);
+    PyBuffer_Release(&modes_v);
+    if (of_v.obj) PyBuffer_Release(&of_v);
     return result;
 }
 
@@ -1009,7 +1088,9 @@ static PyMethodDef methods[] = {
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
-    {"group_shapes", group_shapes, METH_VARARGS, "group_shapes(shape_data, shape_ends, modes, counts) -> (ids, names, totals)"},
+    {"group_shapes", group_shapes, METH_VARARGS,
+     "group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals)"},
+    {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {NULL, NULL, 0, NULL},

@@ -279,38 +279,55 @@ def _templates(shape_data: bytes, shape_ends, counts, cfg: LogConfig) -> tuple:
     time: only distinct templates become objects (a log whose lines all differ has a shape a line).
     """
     modes = bytearray(len(shape_ends))  # per shape: 0 its own template, 1 masked, 2 by its words
-    totals = counts  # while every shape is its own template
-    template_of = None
-    fold_min = cfg.fold_min
+    template_of, names, totals = None, None, counts  # while every shape is its own template
     for mode in (1, 2) if cfg.mask_templates else ():
-        rare = False  # marked in place: no list of every rare shape
-        for s, count in enumerate(counts):
-            if count and totals[s if template_of is None else template_of[s]] < fold_min:
-                modes[s] = mode
-                rare = True
-        if not rare:
+        if not mark_rare(counts, template_of, totals, cfg.fold_min, modes, mode):
             break
-        template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts)
+        # pass 2 keeps the keys of pass 1 for the shapes it does not mark (no mask made again)
+        template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts,
+                                                  *((template_of, names) if mode == 2 else ()))
     if template_of is None:
         template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts)
     return template_of, names, totals
 
 
-def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts) -> tuple[array, list[bytes], array]:
-    """Pure-Python twin of ``_kernel.group_shapes``: ``group`` over one key per shape (mode 0: the
-    shape, 1: ``_masked_key``, 2: ``_word_key``)."""
+def mark_rare_py(counts, template_of, totals, fold_min: int, modes: bytearray, mode: int) -> int:
+    """Pure-Python twin of ``_kernel.mark_rare``: ``modes[s] = mode`` for every shape with lines whose
+    template (``template_of[s]``, or the shape itself when None) has fewer than ``fold_min`` lines."""
+    marked = 0
+    for s, count in enumerate(counts):
+        if count and totals[s if template_of is None else template_of[s]] < fold_min:
+            modes[s] = mode
+            marked += 1
+    return marked
+
+
+def mark_rare(counts, template_of, totals, fold_min: int, modes: bytearray, mode: int) -> int:
+    if _kernel is None:
+        return mark_rare_py(counts, template_of, totals, fold_min, modes, mode)
+    return _kernel.mark_rare(counts, template_of, totals, fold_min, modes, mode)
+
+
+def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
+    """Pure-Python twin of ``_kernel.group_shapes``: ``group_py`` over one key per shape (mode 0: the
+    shape, 1: ``_masked_key``, 2: ``_word_key``; with an earlier grouping, a shape not of mode 2
+    keeps its earlier key)."""
     keys, start = [], 0
-    for end, mode in zip(shape_ends, modes):
-        shape = shape_data[start : end - 1]
-        keys.append(shape if mode == 0 else _masked_key(shape) if mode == 1 else _word_key(shape))
+    for i, (end, mode) in enumerate(zip(shape_ends, modes)):
+        if prev_names is not None and mode != 2:
+            keys.append(prev_names[prev_ids[i]])
+        else:
+            shape = shape_data[start : end - 1]
+            keys.append(shape if mode == 0 else _masked_key(shape) if mode == 1 else _word_key(shape))
         start = end
     return group_py(keys, counts)
 
 
-def group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts):
+def group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
     if _kernel is None:
-        return group_shapes_py(shape_data, shape_ends, modes, counts)
-    ids, names, totals = _kernel.group_shapes(shape_data, shape_ends, modes, counts)
+        return group_shapes_py(shape_data, shape_ends, modes, counts, prev_ids, prev_names)
+    extra = () if prev_names is None else (prev_ids, prev_names)
+    ids, names, totals = _kernel.group_shapes(shape_data, shape_ends, modes, counts, *extra)
     return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
 
 
