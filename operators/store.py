@@ -342,7 +342,12 @@ class Store:
         if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
             raise StoreError(f"visible text does not match packet {manifest.id}")
         contents = [self.get(ref_id).content for ref_id in manifest.refs]
-        return restore(visible, manifest_layout(manifest), contents)
+        original = restore(visible, manifest_layout(manifest), contents)
+        # the proof that the original came back: its size and sha256, recorded when it was reduced
+        if len(original) != manifest.raw_bytes or hashlib.sha256(original).hexdigest() != manifest.raw_sha256:
+            raise StoreError(f"packet {manifest.id} does not restore to the original it recorded (size or sha256 differ): "
+                             "its manifest was changed")
+        return original
 
     # -- hygiene ------------------------------------------------------------------------------
     def list_refs(self) -> list[RefInfo]:
