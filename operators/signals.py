@@ -104,8 +104,8 @@ def _missing(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str
 def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
     """``_missing`` on the text as displayed, one visible line at a time: only a line holding a
     control byte is converted, and no displayed copy of the whole text is made."""
-    from operators.reducers.build import display_line, display_signals  # imported only when needed (startup time)
-    from operators.reducers.build import _CONTROL  # every byte display_line may change
+    # imported only when needed (startup time); CONTROL_RE: every byte display_line may change
+    from operators.reducers.build import CONTROL_RE, display_line, display_signals
 
     needles = [s.encode() for s in expected]
     if any(b"\n" in needle for needle in needles):  # a planted string across lines: display the whole text
@@ -115,7 +115,7 @@ def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]
     wanted = set(shown_auto)
     # as build.display_text: a text without ESC, CR or backspace is shown as it is; else each line
     # holding any control byte is converted
-    has_control = _CONTROL.search if _has_terminal_controls(visible) else _never
+    has_control = CONTROL_RE.search if _has_terminal_controls(visible) else _never
     found: set[bytes] = set()
     pending = dict.fromkeys(needles)  # planted strings not met yet
     for shown in _displayed_lines(visible, display_line, has_control):

@@ -143,7 +143,7 @@ _EXTRA_SIGNAL = (
 )
 EXTRA_SIGNAL_RE = re.compile(_EXTRA_SIGNAL)
 _EXTRA_SIGNAL_SCAN = re2.compile(b"(?m)" + _EXTRA_SIGNAL)  # one linear pass over a whole buffer
-_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
+CONTROL_RE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
 SECTION_RE = re.compile(rb"^={3,} ?(.*?) ?={3,}\s*$")
 SUMMARY_RE = re.compile(
     rb"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)(?:, )?)+"
@@ -242,7 +242,7 @@ class _Lines:
         self.shown = shown = parts
         self.redrawn = redrawn = [False] * n
         pos = 0
-        terminal = _CONTROL.search(raw) is not None  # \r, ESC, backspace, …: lines need display_line
+        terminal = CONTROL_RE.search(raw) is not None  # \r, ESC, backspace, …: lines need display_line
         for i, line in enumerate(parts):
             starts[i] = pos
             end = pos + len(line)
@@ -250,7 +250,7 @@ class _Lines:
             bodies[i] = body
             pos = end + 1
             ends[i] = pos
-            if terminal and _CONTROL.search(line, 0, body - starts[i]) is not None:
+            if terminal and CONTROL_RE.search(line, 0, body - starts[i]) is not None:
                 fs, fe = _frame(raw, starts[i], body)
                 redrawn[i] = fs > starts[i] and _redrawn(raw, starts[i], body, fs)
                 shown[i] = strip_escapes(raw[fs:fe])
