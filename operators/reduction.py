@@ -472,6 +472,8 @@ def restores_to(original: bytes, visible: bytes, layout, ref_contents: list) -> 
     if not isinstance(layout, Layout):
         layout = Layout.from_lists(layout)
     used = [0] * len(refs)  # each ref is read in order, from its first byte to its last
+    span_at = [0] * len(refs)  # for Spans: the span holding the ref's next byte (read in order: no search)
+    raws = [memoryview(ref.raw) if isinstance(ref, Spans) else None for ref in refs]
     pos = 0
     for kind, a, b, c in zip(layout.kinds, layout.a, layout.b, layout.c):
         if kind == FROM_VISIBLE:
@@ -480,7 +482,18 @@ def restores_to(original: bytes, visible: bytes, layout, ref_contents: list) -> 
             if not 0 <= a < len(refs) or b != used[a]:
                 return False
             ref = refs[a]
-            piece = ref.view(b, c) if isinstance(ref, Spans) else ref[b : b + c]
+            if isinstance(ref, Spans):
+                offsets, i = ref.offsets, span_at[a]
+                while i + 1 < len(offsets) and offsets[i + 1] <= b:
+                    i += 1
+                span_at[a] = i
+                if i + 1 < len(offsets) and b + c <= offsets[i + 1]:  # within one span: a view of the input
+                    start = ref.starts[i] + b - offsets[i]
+                    piece = raws[a][start : start + c]
+                else:
+                    piece = ref.view(b, c)  # across spans (a copy), or past the end
+            else:
+                piece = ref[b : b + c]
             if len(piece) != c:
                 return False
             used[a] += c

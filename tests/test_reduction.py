@@ -137,6 +137,26 @@ def test_shared_omissions_are_views_of_raw_with_the_same_bytes(home):
     assert not restores_to(plan.raw[:-1] + b"!", visible, layout, list(shared.values()))
 
 
+def test_restores_to_reads_spans_in_order_within_and_across_parts():
+    from array import array
+
+    from operators.reduction import Layout, Spans, restores_to
+
+    raw = b"AAAAxBBBByCCCC"
+    spans = Spans(raw, array("q", [0, 5, 10]), array("q", [4, 9, 14]))  # "AAAA" "BBBB" "CCCC"
+    original = b"AAAABBBBCCCC"
+    for entries in ([[1, 0, 0, 4], [1, 0, 4, 4], [1, 0, 8, 4]],  # a span each
+                    [[1, 0, 0, 6], [1, 0, 6, 6]],  # across parts
+                    [[1, 0, 0, 2], [1, 0, 2, 2], [1, 0, 4, 8]],  # within one, then across two
+                    [[1, 0, 0, 12]]):
+        layout = Layout.from_lists(entries)
+        assert restores_to(original, b"", layout, [spans]), entries
+        for i in range(len(original)):  # any byte of the original changed: no
+            assert not restores_to(original[:i] + b"z" + original[i + 1:], b"", layout, [spans]), (entries, i)
+    assert not restores_to(original, b"", Layout.from_lists([[1, 0, 0, 4], [1, 0, 8, 4]]), [spans])  # a gap
+    assert not restores_to(original[:8], b"", Layout.from_lists([[1, 0, 0, 8]]), [spans])  # not all of the ref
+
+
 def test_spans_view_across_parts_and_within_one():
     from operators.reduction import Spans
 
