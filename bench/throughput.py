@@ -418,7 +418,7 @@ def bench_scaling(paths: dict, work: Path) -> None:
                      f"{r.cpu / r.wall:.2f}", f"{r.rss / MB:,.0f} MB", f"{passed}/{len(parts)}"])
     print(table(["run", "wall", "MB/s", "speed-up", "MB/s cpu", "cores used", "peak RSS (sum)", "rows PASS"], rows))
     print("Workers of one process are threads sharing the GIL: with -w 2 only what releases it (file reads and writes,\n"
-          "sha256) overlaps; the Python parts of the graph and the C kernel take turns.\n"
+          "sha256, the kernel's line scans of logs and diffs) overlaps; the Python parts of the graph take turns.\n"
           "cores used = CPU seconds / wall seconds; the last row is what this machine gives two processes without a cluster.")
 
 

@@ -52,6 +52,8 @@
  *     CHG, NONL, BIN as numbered in diff.py). The twin is diff.classify_lines_py over diff.line_starts.
  *
  * Each has a pure-Python twin (log.py, jsonscan.py, diff.py); tests/test_kernel.py checks that they agree.
+ * scan and diff_lines run their per-line loop without the GIL (their memory is PyMem_Raw*), so the other
+ * workers of a process (bytewax -w N) run Python meanwhile.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -101,7 +103,7 @@ typedef struct {
 
 static void table_free(Table *t) {
     for (Py_ssize_t i = 0; i < t->n; i++) Py_XDECREF(t->keys[i]);
-    PyMem_Free(t->slots);
+    PyMem_RawFree(t->slots);
     PyMem_Free(t->hashes);
     PyMem_Free(t->keys);
     PyMem_Free(t->counts);
@@ -110,14 +112,14 @@ static void table_free(Table *t) {
 /* Double an open-addressing slot array (1024 at first) and place the n entries again by their hashes. */
 static int grow_slots(Py_ssize_t **slots_p, Py_ssize_t *nslots_p, const uint64_t *hashes, Py_ssize_t n) {
     Py_ssize_t nslots = *nslots_p ? *nslots_p * 2 : 1024;
-    Py_ssize_t *slots = PyMem_Calloc((size_t)nslots, sizeof(Py_ssize_t));
+    Py_ssize_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(Py_ssize_t));  /* no GIL needed (scan) */
     if (!slots) return -1;
     for (Py_ssize_t e = 0; e < n; e++) {
         Py_ssize_t s = (Py_ssize_t)(hashes[e] & (uint64_t)(nslots - 1));
         while (slots[s]) s = (s + 1) & (nslots - 1);
         slots[s] = e + 1;
     }
-    PyMem_Free(*slots_p);
+    PyMem_RawFree(*slots_p);
     *slots_p = slots;
     *nslots_p = nslots;
     return 0;
@@ -168,8 +170,11 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
 }
 
 /* The distinct shapes of scan(), in one bytes object ("arena"): each shape followed by '\n', in order of
- * first appearance. The hash table holds, per shape, its hash, where it ends in the arena and its count
- * (24 bytes): no Python object per shape (a log whose lines all differ has as many shapes as lines). */
+ * first appearance. The arena is made as big as the input plus one (the most the shapes can take:
+ * pages never written are never resident) and cut to size at the end. The hash table holds, per shape,
+ * its hash, where it ends in the arena and its count (24 bytes): no Python object per shape (a log
+ * whose lines all differ has as many shapes as lines). Its memory is PyMem_Raw*: the scan runs without
+ * the GIL, so other workers' Python code runs meanwhile. */
 typedef struct {
     Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
     Py_ssize_t nslots;   /* power of two */
@@ -177,63 +182,53 @@ typedef struct {
     int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends */
     int64_t *counts;
     Py_ssize_t n, cap;
-    PyObject *arena;     /* bytes, grown with _PyBytes_Resize while only this table holds it */
+    char *arena;         /* PyBytes_AS_STRING of the arena object, room for capacity bytes */
+    Py_ssize_t capacity;
 } Shapes;
 
 static void shapes_free(Shapes *t) {
-    PyMem_Free(t->slots);
-    PyMem_Free(t->hashes);
-    PyMem_Free(t->ends);
-    PyMem_Free(t->counts);
-    Py_XDECREF(t->arena);
+    PyMem_RawFree(t->slots);
+    PyMem_RawFree(t->hashes);
+    PyMem_RawFree(t->ends);
+    PyMem_RawFree(t->counts);
 }
 
 static int shapes_grow_slots(Shapes *t) { return grow_slots(&t->slots, &t->nslots, t->hashes, t->n); }
 
 static int shapes_grow_entries(Shapes *t) {
     Py_ssize_t cap = t->cap ? t->cap + t->cap / 4 : 256;  /* grown by a quarter: little slack at the peak */
-    uint64_t *h = PyMem_Realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
+    uint64_t *h = PyMem_RawRealloc(t->hashes, (size_t)cap * sizeof(uint64_t));
     if (!h) return -1;
     t->hashes = h;
-    int64_t *e = PyMem_Realloc(t->ends, (size_t)cap * sizeof(int64_t));
+    int64_t *e = PyMem_RawRealloc(t->ends, (size_t)cap * sizeof(int64_t));
     if (!e) return -1;
     t->ends = e;
-    int64_t *c = PyMem_Realloc(t->counts, (size_t)cap * sizeof(int64_t));
+    int64_t *c = PyMem_RawRealloc(t->counts, (size_t)cap * sizeof(int64_t));
     if (!c) return -1;
     t->counts = c;
     t->cap = cap;
     return 0;
 }
 
-/* The id of the shape (data, len), appended to the arena with count 0 when new; -1 on memory error. */
+/* The id of the shape (data, len), appended to the arena with count 0 when new; -1 when out of memory
+ * (or, which cannot happen, out of arena). Needs no GIL. */
 static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uint64_t hash) {
     if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
     Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
-    const char *arena = t->arena ? PyBytes_AS_STRING(t->arena) : NULL;
     for (;;) {
         Py_ssize_t e = t->slots[s];
         if (!e) break;
         e -= 1;
         Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
-        if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(arena + start, data, (size_t)len) == 0)
+        if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
             return e;
         s = (s + 1) & (t->nslots - 1);
     }
     if (t->n == t->cap && shapes_grow_entries(t) < 0) return -1;
     Py_ssize_t used = t->n ? (Py_ssize_t)t->ends[t->n - 1] : 0;
-    Py_ssize_t size = t->arena ? PyBytes_GET_SIZE(t->arena) : 0;
-    if (used + len + 1 > size) {
-        Py_ssize_t want = size ? size + size / 4 : 1 << 16;  /* grown by a quarter (realloc moves pages, not bytes): little slack at the peak */
-        if (want < used + len + 1) want = used + len + 1;
-        if (!t->arena) {
-            if (!(t->arena = PyBytes_FromStringAndSize(NULL, want))) return -1;
-        } else if (_PyBytes_Resize(&t->arena, want) < 0) {
-            return -1;  /* the arena is gone (NULL): shapes_free copes */
-        }
-    }
-    char *dst = PyBytes_AS_STRING(t->arena) + used;
-    memcpy(dst, data, (size_t)len);
-    dst[len] = '\n';
+    if (used + len + 1 > t->capacity) return -1;
+    memcpy(t->arena + used, data, (size_t)len);
+    t->arena[used + len] = '\n';
     Py_ssize_t e = t->n++;
     t->hashes[e] = hash;
     t->ends[e] = used + len + 1;
@@ -248,9 +243,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*p", &view, &mask)) return NULL;
     const char *data = view.buf;
     Py_ssize_t size = view.len;
-    PyObject *starts_obj = NULL, *ids_obj = NULL, *ends_obj = NULL, *counts = NULL, *result = NULL;
+    PyObject *starts_obj = NULL, *ids_obj = NULL, *ends_obj = NULL, *counts = NULL, *arena = NULL, *result = NULL;
     char *shape = NULL;
     Shapes table = {0};
+    int failed = 0;  /* set without the GIL: 1 out of memory, 2 too many distinct lines */
 
     Py_ssize_t n = 0;
     for (const char *p = data, *end = data + size; p < end; n++) {
@@ -259,14 +255,18 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     starts_obj = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));
     ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
-    if (!starts_obj || !ids_obj) goto done;
+    arena = PyBytes_FromStringAndSize(NULL, size + 1);  /* the shapes never take more */
+    if (!starts_obj || !ids_obj || !arena) goto done;
+    table.arena = PyBytes_AS_STRING(arena);
+    table.capacity = size + 1;
     int64_t *starts = (int64_t *)PyBytes_AS_STRING(starts_obj);
     int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
     Py_ssize_t shape_cap = 0;
 
     Py_ssize_t pos = 0;
     starts[0] = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    Py_BEGIN_ALLOW_THREADS  /* from here to the end of the loop: no Python object is touched */
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
         const char *line = data + pos;
         const char *nl = memchr(line, '\n', (size_t)(size - pos));
         Py_ssize_t len = nl ? nl - line : size - pos;
@@ -274,10 +274,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         Py_ssize_t key_len = len;
         if (mask) {
             if (len > shape_cap) {
-                PyMem_Free(shape);
+                PyMem_RawFree(shape);
                 shape_cap = len > 256 ? len : 256;
-                shape = PyMem_Malloc((size_t)shape_cap);
-                if (!shape) { PyErr_NoMemory(); goto done; }
+                shape = PyMem_RawMalloc((size_t)shape_cap);
+                if (!shape) {
+                    failed = 1;
+                    break;
+                }
             }
             Py_ssize_t k = 0, j = 0;
             while (j < len) {
@@ -326,26 +329,34 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         }
         uint64_t hash = hash_bytes(key, key_len);
         Py_ssize_t id = shapes_intern(&table, key, key_len, hash);
-        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
-        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many distinct lines"); goto done; }
+        if (id < 0 || id > INT32_MAX) {
+            failed = id < 0 ? 1 : 2;
+            break;
+        }
         table.counts[id] += 1;
         ids[i] = (int32_t)id;
         pos = nl ? (nl - data) + 1 : size;
         starts[i + 1] = pos;
     }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        if (failed == 1) PyErr_NoMemory();
+        else PyErr_SetString(PyExc_OverflowError, "too many distinct lines");
+        goto done;
+    }
 
-    if (!table.arena && !(table.arena = PyBytes_FromStringAndSize(NULL, 0))) goto done;
-    PyMem_Free(table.slots);  /* not needed any more: room for what is made below */
+    PyMem_RawFree(table.slots);  /* not needed any more: room for what is made below */
     table.slots = NULL;
-    if (_PyBytes_Resize(&table.arena, table.n ? (Py_ssize_t)table.ends[table.n - 1] : 0) < 0) goto done;  /* exact size */
+    if (_PyBytes_Resize(&arena, table.n ? (Py_ssize_t)table.ends[table.n - 1] : 0) < 0) goto done;  /* exact size */
     ends_obj = PyBytes_FromStringAndSize((const char *)table.ends, table.n * (Py_ssize_t)sizeof(int64_t));
     counts = PyByteArray_FromStringAndSize((const char *)table.counts, table.n * (Py_ssize_t)sizeof(int64_t));  /* mutable */
     if (!ends_obj || !counts) goto done;
-    result = PyTuple_Pack(5, starts_obj, ids_obj, table.arena, ends_obj, counts);
+    result = PyTuple_Pack(5, starts_obj, ids_obj, arena, ends_obj, counts);
 
 done:
     shapes_free(&table);
-    PyMem_Free(shape);
+    PyMem_RawFree(shape);
+    Py_XDECREF(arena);
     Py_XDECREF(starts_obj);
     Py_XDECREF(ids_obj);
     Py_XDECREF(ends_obj);
@@ -973,7 +984,7 @@ static PyObject *diff_lines(PyObject *self, PyObject *arg) {
     }
     starts = PyBytes_FromStringAndSize(NULL, (n + 1) * 8);
     kinds = PyByteArray_FromStringAndSize(NULL, n);
-    old = PyMem_Malloc(old_cap * sizeof *old);
+    old = PyMem_RawMalloc(old_cap * sizeof *old);  /* Raw: reallocated without the GIL */
     if (!starts || !kinds || !old) {
         if (!old) PyErr_NoMemory();
         goto done;
@@ -984,7 +995,9 @@ static PyObject *diff_lines(PyObject *self, PyObject *arg) {
     Py_ssize_t width = 0;  /* prefix columns of the current hunk; 0 outside a hunk */
     int64_t new_left = 0;
     const unsigned char *s = raw;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    int failed = 0;  /* out of memory, found without the GIL */
+    Py_BEGIN_ALLOW_THREADS  /* the loop touches no Python object */
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
         const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
         const unsigned char *e = nl ? nl + 1 : end, *be = nl ? nl : end;
         if (be > s && be[-1] == '\r') be--;
@@ -1036,10 +1049,10 @@ static PyObject *diff_lines(PyObject *self, PyObject *arg) {
             int64_t new_count = 0;
             int fits = 0, hunk = diff_hunk(line, be, old, old_cap, &need, &new_count, &fits);
             if (hunk && !fits && need > old_cap) {  /* a combined diff of many parents: room, then again */
-                int64_t *more = PyMem_Realloc(old, need * sizeof *old);
+                int64_t *more = PyMem_RawRealloc(old, need * sizeof *old);
                 if (!more) {
-                    PyErr_NoMemory();
-                    goto done;
+                    failed = 1;
+                    break;
                 }
                 old = more;
                 old_cap = need;
@@ -1071,12 +1084,17 @@ static PyObject *diff_lines(PyObject *self, PyObject *arg) {
         }
         kd[i] = kind;
     }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
     st[n] = view.len;
     result = PyTuple_Pack(2, starts, kinds);
 done:
     Py_XDECREF(starts);
     Py_XDECREF(kinds);
-    PyMem_Free(old);
+    PyMem_RawFree(old);
     PyBuffer_Release(&view);
     return result;
 }
