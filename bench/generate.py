@@ -4,6 +4,20 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Callable
+
+
+def _lines(target_bytes: int, line_of: Callable[[int], bytes]) -> bytes:
+    """Lines ``line_of(1)``, ``line_of(2)``, … each ended by a newline, until ``target_bytes`` is reached."""
+    out = []
+    size = 0
+    n = 0
+    while size < target_bytes:
+        n += 1
+        line = line_of(n)
+        out.append(line)
+        size += len(line) + 1
+    return b"\n".join(out) + b"\n"
 
 
 def make_log(target_bytes: int, seed: int = 7) -> bytes:
@@ -15,23 +29,18 @@ def make_log(target_bytes: int, seed: int = 7) -> bytes:
         lambda: b"INFO  [http-nio-8080-exec-%d] c.a.api.RequestLogger - POST /api/payments 201 %dms" % (rng.randint(1, 64), rng.randint(5, 2000)),
         lambda: b"DEBUG [db-pool-%d] c.a.db.Pool - acquired connection %d/%d" % (rng.randint(1, 8), rng.randint(1, 50), 50),
     ]
-    out = []
-    size = 0
-    n = 0
-    while size < target_bytes:
-        n += 1
+
+    def line_of(n: int) -> bytes:
         ts = b"2026-08-16 %02d:%02d:%02d.%03d " % ((n // 3600000) % 24, (n // 60000) % 60, (n // 1000) % 60, n % 1000)
         if n % 5000 == 0:
-            line = ts + b"ERROR [http-nio-8080-exec-7] c.a.pay.PaymentService - line 421: upstream timeout after 30000ms"
-        elif n % 1777 == 0:
-            line = ts + b"WARN  [db-pool-2] c.a.db.Pool - slow query took %dms" % rng.randint(1000, 9000)
-        elif n % 3001 == 0:
-            line = ts + b"INFO  [main] c.a.Config - reloaded config generation %d with %d feature flags" % (n, rng.randint(1, 99))
-        else:
-            line = ts + rng.choice(templates)()
-        out.append(line)
-        size += len(line) + 1
-    return b"\n".join(out) + b"\n"
+            return ts + b"ERROR [http-nio-8080-exec-7] c.a.pay.PaymentService - line 421: upstream timeout after 30000ms"
+        if n % 1777 == 0:
+            return ts + b"WARN  [db-pool-2] c.a.db.Pool - slow query took %dms" % rng.randint(1000, 9000)
+        if n % 3001 == 0:
+            return ts + b"INFO  [main] c.a.Config - reloaded config generation %d with %d feature flags" % (n, rng.randint(1, 99))
+        return ts + rng.choice(templates)()
+
+    return _lines(target_bytes, line_of)
 
 
 def make_id_log(target_bytes: int, seed: int = 7) -> bytes:
@@ -39,43 +48,34 @@ def make_id_log(target_bytes: int, seed: int = 7) -> bytes:
     same shape, the hard case for memory (every line is a distinct shape until ids are masked)."""
     rng = random.Random(seed)
     paths = [b"/api/v1/items", b"/api/v1/orders", b"/api/v1/users/me", b"/healthz", b"/api/v1/cart"]
-    out = []
-    size = 0
-    n = 0
-    while size < target_bytes:
-        n += 1
+
+    def line_of(n: int) -> bytes:
         ts = b"2026-08-16T%02d:%02d:%02d.%03dZ" % ((n // 3600000) % 24, (n // 60000) % 60, (n // 1000) % 60, n % 1000)
         rid = b"%08x-%04x-4%03x-a%03x-%012x" % (rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(12),
                                                 rng.getrandbits(12), rng.getrandbits(48))
         if n % 4000 == 0:
-            line = ts + b" ERROR request_id=%s payment failed: card declined (code 51)" % rid
-        elif n % 1500 == 0:
-            line = ts + b" WARN  request_id=%s slow upstream call took %dms" % (rid, rng.randint(1000, 9000))
-        else:
-            line = ts + b" INFO  request_id=%s user=u_%x GET %s 200 %dms" % (
-                rid, rng.getrandbits(40), rng.choice(paths), rng.randint(1, 900))
-        out.append(line)
-        size += len(line) + 1
-    return b"\n".join(out) + b"\n"
+            return ts + b" ERROR request_id=%s payment failed: card declined (code 51)" % rid
+        if n % 1500 == 0:
+            return ts + b" WARN  request_id=%s slow upstream call took %dms" % (rid, rng.randint(1000, 9000))
+        return ts + b" INFO  request_id=%s user=u_%x GET %s 200 %dms" % (
+            rid, rng.getrandbits(40), rng.choice(paths), rng.randint(1, 900))
+
+    return _lines(target_bytes, line_of)
 
 
 def make_ndjson(target_bytes: int, seed: int = 7) -> bytes:
     """Structured logs, one JSON object per line (NDJSON), with ids, levels and nested context."""
     rng = random.Random(seed)
-    out = []
-    size = 0
-    n = 0
-    while size < target_bytes:
-        n += 1
+
+    def line_of(n: int) -> bytes:
         level = "error" if n % 4000 == 0 else "warn" if n % 1500 == 0 else "info"
         record = {"ts": f"2026-08-16T09:{(n // 60000) % 60:02d}:{(n // 1000) % 60:02d}.{n % 1000:03d}Z", "level": level,
                   "msg": "payment failed" if level == "error" else "request done", "request_id": f"{rng.getrandbits(64):016x}",
                   "http": {"method": "GET", "path": f"/api/v1/items/{rng.randint(1, 10**6)}", "status": 500 if level == "error" else 200},
                   "duration_ms": rng.randint(1, 900), "debug": {"host": f"node-{rng.randint(1, 99)}", "pid": rng.randint(100, 9999)}}
-        line = json.dumps(record, separators=(",", ":")).encode()
-        out.append(line)
-        size += len(line) + 1
-    return b"\n".join(out) + b"\n"
+        return json.dumps(record, separators=(",", ":")).encode()
+
+    return _lines(target_bytes, line_of)
 
 
 def make_json(target_bytes: int, seed: int = 7) -> bytes:
