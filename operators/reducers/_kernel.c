@@ -555,18 +555,21 @@ static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     return k;
 }
 
-static PyObject *mask(PyObject *self, PyObject *arg) {
+/* A new bytes object: what `into` writes for the bytes `arg` (never longer than them). */
+static PyObject *bytes_into(PyObject *arg, Py_ssize_t (*into)(const unsigned char *, Py_ssize_t, char *), const char *what) {
     if (!PyBytes_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "mask() takes bytes");
+        PyErr_Format(PyExc_TypeError, "%s() takes bytes", what);
         return NULL;
     }
     Py_ssize_t n = PyBytes_GET_SIZE(arg);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
     if (!out) return NULL;
-    Py_ssize_t k = mask_into((const unsigned char *)PyBytes_AS_STRING(arg), n, PyBytes_AS_STRING(out));
+    Py_ssize_t k = into((const unsigned char *)PyBytes_AS_STRING(arg), n, PyBytes_AS_STRING(out));
     if (_PyBytes_Resize(&out, k) < 0) return NULL;
     return out;
 }
+
+static PyObject *mask(PyObject *self, PyObject *arg) { return bytes_into(arg, mask_into, "mask"); }
 
 static int is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
@@ -594,18 +597,7 @@ static Py_ssize_t words_into(const unsigned char *s, Py_ssize_t n, char *o) {
     return k;
 }
 
-static PyObject *words(PyObject *self, PyObject *arg) {
-    if (!PyBytes_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "words() takes bytes");
-        return NULL;
-    }
-    Py_ssize_t n = PyBytes_GET_SIZE(arg);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n);  /* never longer than the input */
-    if (!out) return NULL;
-    Py_ssize_t k = words_into((const unsigned char *)PyBytes_AS_STRING(arg), n, PyBytes_AS_STRING(out));
-    if (_PyBytes_Resize(&out, k) < 0) return NULL;
-    return out;
-}
+static PyObject *words(PyObject *self, PyObject *arg) { return bytes_into(arg, words_into, "words"); }
 
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
  * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
