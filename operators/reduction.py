@@ -204,6 +204,16 @@ class Plan:
         return bool(self.reasons)
 
 
+def line_body_end(raw: bytes, start: int, line_end: int) -> int:
+    """Where the text of the line ``raw[start:line_end]`` ends: before its ``\n`` or ``\r\n``."""
+    body_end = line_end
+    if raw[body_end - 1 : body_end] == b"\n":
+        body_end -= 1
+    if raw[body_end - 1 : body_end] == b"\r" and body_end > start:
+        body_end -= 1
+    return body_end
+
+
 def passthrough(raw: bytes) -> Plan:
     return Plan(raw).keep_rest().finish()
 

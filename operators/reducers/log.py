@@ -31,7 +31,7 @@ from operator import add
 import re2
 
 from operators.config import LogConfig
-from operators.reduction import Plan
+from operators.reduction import Plan, line_body_end
 
 try:
     from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
@@ -431,7 +431,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
                 plan.reasons.setdefault(group, _reason(fine, names[t]))
             _representative(plan, pos, line_end, f" ×{totals[t]}".encode(), group if fine else None, cfg.long_line)
         else:  # a rare line: in place, with the short rare lines right after it in the same piece
-            body_end = _body_end(raw, pos, line_end)
+            body_end = line_body_end(raw, pos, line_end)
             _keep_body(plan, pos, body_end, cfg.long_line)
             plan.keep(body_end, line_end)
             v += 1
@@ -476,16 +476,6 @@ def _omit_copies(plan: Plan, starts, ids, template_of, names, group_of, first: i
         j = k
 
 
-def _body_end(raw: bytes, start: int, line_end: int) -> int:
-    """Where a line's text ends: before its ``\n`` or ``\r\n``."""
-    body_end = line_end
-    if raw[body_end - 1 : body_end] == b"\n":
-        body_end -= 1
-    if raw[body_end - 1 : body_end] == b"\r" and body_end > start:
-        body_end -= 1
-    return body_end
-
-
 def _keep_body(plan: Plan, start: int, body_end: int, limit: int) -> None:
     """Keep a line's text; past ``limit`` bytes the rest goes to the long-lines ref, marked in place."""
     if not limit or body_end - start <= limit:
@@ -504,7 +494,7 @@ def _keep_body(plan: Plan, start: int, body_end: int, limit: int) -> None:
 
 def _representative(plan: Plan, start: int, line_end: int, suffix: bytes, group: str | None, limit: int = 0) -> None:
     """Keep the line, with ``suffix`` (and the group's marker) before its line ending."""
-    body_end = _body_end(plan.raw, start, line_end)
+    body_end = line_body_end(plan.raw, start, line_end)
     _keep_body(plan, start, body_end, limit)
     plan.show(suffix)
     if group is not None:

@@ -17,7 +17,7 @@ from array import array
 
 import re2
 
-from operators.reduction import Plan, passthrough
+from operators.reduction import Plan, line_body_end, passthrough
 
 GROUP = "whitespace"
 REASON = "trailing whitespace and blank-line runs"
@@ -58,12 +58,8 @@ def cuts_of(raw: bytes) -> tuple[array, array, int, int]:
             continue
         if a == b:  # the empty "line" after a final newline
             continue
-        first_end = _line_end(raw, a)  # the run's first line stays, newline included ...
-        body_end = first_end
-        if raw[body_end - 1] == 0x0A:
-            body_end -= 1
-        if body_end > a and raw[body_end - 1] == 0x0D:
-            body_end -= 1
+        first_end = _next_line(raw, a)  # the run's first line stays, newline included ...
+        body_end = line_body_end(raw, a, first_end)
         if body_end > a:  # ... but not its spaces
             cut(a, body_end)
             trailing += 1
@@ -73,7 +69,8 @@ def cuts_of(raw: bytes) -> tuple[array, array, int, int]:
     return starts, ends, trailing, blank
 
 
-def _line_end(raw: bytes, start: int) -> int:
+def _next_line(raw: bytes, start: int) -> int:
+    """Where the line after the one holding ``start`` begins (``len(raw)`` for the last)."""
     nl = raw.find(b"\n", start)
     return len(raw) if nl < 0 else nl + 1
 
