@@ -6,4 +6,4 @@ pure-Python twins (same output, slower).
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("operators.reducers._kernel", ["operators/reducers/_kernel.c"], optional=True)])
+setup(ext_modules=[Extension("operators.kernel._kernel", ["operators/kernel/_kernel.c"], optional=True)])

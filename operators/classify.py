@@ -98,7 +98,7 @@ def _parses_json(raw: bytes) -> bool:
 
 def _deep_json_shape(raw: bytes) -> bool:
     """msgspec refuses very deep nesting; accept it if the bytes are well-formed JSON anyway."""
-    from operators.reducers.jsonscan import is_valid_json
+    from operators.jsonscan import is_valid_json
 
     return is_valid_json(raw)
 

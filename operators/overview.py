@@ -21,7 +21,7 @@ import re
 
 from operators.packet import ContextPacket
 from operators.reduction import MARK
-from operators.reducers.log import signal_line_spans
+from operators.types.log import signal_line_spans
 from operators.signals import LineFinder
 from operators.tokens import estimate_tokens
 
@@ -104,7 +104,7 @@ def _runner(packet: ContextPacket) -> str:
 
 def _build():
     """The build reducer's line helpers, imported on first use (it compiles many regexes: startup time)."""
-    from operators.reducers import build
+    from operators.types import build
 
     return build
 

@@ -31,7 +31,7 @@ import msgspec
 from operators.config import JsonConfig
 from operators.overview import signal_rank
 from operators.packet import ContextPacket
-from operators.reducers.build import SECTION_RE, SUBSECTION_RE, SUMMARY_RE, display_line, is_signal_text
+from operators.types.build import SECTION_RE, SUBSECTION_RE, SUMMARY_RE, display_line, is_signal_text
 from operators.store import MARKER_RE
 from operators.tokens import estimate_tokens
 

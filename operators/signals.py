@@ -15,7 +15,7 @@ from typing import Iterator
 
 import msgspec
 
-from operators.reducers.log import signal_lines
+from operators.types.log import signal_lines
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
 
@@ -105,7 +105,7 @@ def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]
     """``_missing`` on the text as displayed, one visible line at a time: only a line holding a
     control byte is converted, and no displayed copy of the whole text is made."""
     # imported only when needed (startup time); CONTROL_RE: every byte display_line may change
-    from operators.reducers.build import CONTROL_RE, display_line, display_signals
+    from operators.types.build import CONTROL_RE, display_line, display_signals
 
     needles = [s.encode() for s in expected]
     if any(b"\n" in needle for needle in needles):  # a planted string across lines: display the whole text

@@ -25,13 +25,13 @@ from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
 
-REDUCERS = ("log", "json", "diff", "filelist", "text", "build")  # modules of operators.reducers
+REDUCERS = ("log", "json", "diff", "filelist", "text", "build")  # modules of operators.types
 
 
 def reducer_for(content_type: str):
     """The ``reduce`` function of a content type's module, imported on first use (startup time)."""
     name = content_type if content_type in REDUCERS else "text"
-    return importlib.import_module(f"operators.reducers.{name}").reduce
+    return importlib.import_module(f"operators.types.{name}").reduce
 STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE")
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from operators.classify import classify
 from operators.config import Config, DiffConfig
-from operators.reducers import diff
+from operators.types import diff
 from operators.reduction import KEEP, MARK, OMIT, SHOW, omissions, render, restore
 from operators.signals import load_sidecar
 

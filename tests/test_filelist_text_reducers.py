@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from operators.classify import classify
 from operators.config import Config, FilelistConfig
-from operators.reducers import filelist, text
+from operators.types import filelist, text
 from operators.reduction import omissions, render, restore
 from operators.signals import load_sidecar
 

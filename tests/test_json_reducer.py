@@ -16,8 +16,8 @@ from conftest import FIXTURES, reduce_bytes
 from operators.classify import classify
 from operators.config import Config, JsonConfig
 from operators.reduction import omissions, render, restore
-from operators.reducers import json as json_reducer
-from operators.reducers.jsonscan import is_valid_json, iter_spans
+from operators.types import json as json_reducer
+from operators.jsonscan import is_valid_json, iter_spans
 from operators.signals import load_sidecar
 from operators.store import Store
 
@@ -389,7 +389,7 @@ NOTABLE_PIECES = [b'"error"', b'"errors"', b'"Exception"', b'"status"', b'"state
 @settings(max_examples=1500, deadline=None)
 @given(raw=st.lists(st.sampled_from(NOTABLE_PIECES), max_size=30).map(b"".join), data=st.data())
 def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
-    from operators.reducers.json import NOTABLE_RE, notable_starts
+    from operators.types.json import NOTABLE_RE, notable_starts
 
     start = data.draw(st.integers(0, len(raw)))
     end = data.draw(st.integers(start, len(raw)))
@@ -402,7 +402,7 @@ def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
     (b'{"status": "ok"}', False), (b'{"code": 503}', True), (b'{"code": 200}', False),
 ])
 def test_notable_starts_confirm_the_candidates_re2_finds(text, notable):
-    from operators.reducers.json import notable_starts
+    from operators.types.json import notable_starts
 
     assert bool(list(notable_starts(text, 0, len(text)))) == notable
 
@@ -410,7 +410,7 @@ def test_notable_starts_confirm_the_candidates_re2_finds(text, notable):
 def test_ndjson_lines_cost_a_few_bytes_each_not_an_object_each():
     import tracemalloc
 
-    from operators.reducers.jsonscan import Ends, top_level
+    from operators.jsonscan import Ends, top_level
 
     raw = b"".join(b'{"id":%d,"msg":"request %d done"}\n' % (i, i) for i in range(100_000))
     tracemalloc.start()

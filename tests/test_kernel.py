@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from operators.config import Config
-from operators.reducers import log
+from operators.types import log
 
 kernel = log._kernel
 if kernel is None:  # the install builds it wherever a C compiler exists (setup.py); say so, never skip silently
-    pytest.fail("the C kernel operators/reducers/_kernel was not built: run pip install -e . with a C compiler",
+    pytest.fail("the C kernel operators/types/_kernel was not built: run pip install -e . with a C compiler",
                 pytrace=False)
 
 LINEISH = st.lists(
@@ -238,7 +238,7 @@ JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"',
 @settings(max_examples=1500, deadline=None)
 @given(raw=JSONISH, data=st.data())
 def test_pair_brackets_matches_the_python_twin(raw, data):
-    from operators.reducers import jsonscan
+    from operators import jsonscan
 
     openings = [i for i, c in enumerate(raw) if c in b"[{"]
     if not openings:
@@ -280,7 +280,7 @@ DIFFISH = st.lists(st.tuples(st.sampled_from(DIFF_LINES), st.sampled_from([b"\n"
 
 
 def diff_twin(raw):
-    from operators.reducers import diff
+    from operators.types import diff
 
     starts = diff.line_starts(raw)
     return list(starts), list(diff.classify_lines_py(raw, starts))

@@ -5,7 +5,7 @@ import pytest
 from conftest import FIXTURES, reduce_bytes
 from operators.config import Config
 from operators.reduction import omissions
-from operators.reducers.log import reduce_log
+from operators.types.log import reduce_log
 from operators.signals import load_sidecar
 from operators.store import Store
 
@@ -97,7 +97,7 @@ def test_block_boundaries_do_not_change_the_plan(monkeypatch):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    import operators.reducers.log as logmod
+    import operators.types.log as logmod
 
     lines = st.sampled_from([b"INFO tick 1", b"INFO tick 22", b"", b"ERROR x", b"WARN y 0x1f", b"\r", b"  at z"])
 
@@ -132,7 +132,7 @@ def test_a_huge_rare_line_is_cut_with_a_marker_but_a_huge_signal_line_stays_whol
 def test_signal_line_indexes_match_a_per_line_search():
     import random as rnd
 
-    from operators.reducers.log import SIGNAL_RE, signal_line_indexes
+    from operators.types.log import SIGNAL_RE, signal_line_indexes
 
     rng = rnd.Random(3)
     words = [b"ERROR x", b"ok", b"warn", b"", b"INFO", b'"GET /" 500 1', b"FooError", b"\r"]

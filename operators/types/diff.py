@@ -37,7 +37,7 @@ from operator import add
 from operators.reduction import Plan, passthrough
 
 try:
-    from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
+    from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
 except ImportError:  # pragma: no cover - exercised by installs without a compiler
     _kernel = None
 

@@ -37,8 +37,8 @@ from bisect import bisect_right
 import re2
 
 from operators.reduction import Plan, passthrough
-from operators.reducers.jsonscan import BAD, BOM, Ends, scan_level, top_level
-from operators.reducers.log import SIGNAL_RE
+from operators.jsonscan import BAD, BOM, Ends, scan_level, top_level
+from operators.types.log import SIGNAL_RE
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
 BUCKET_MIN = 64  # bytes the padding keys of one object must hold to be worth a ref

@@ -34,7 +34,7 @@ from operators.config import LogConfig
 from operators.reduction import Plan, line_body_end
 
 try:
-    from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
+    from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
 except ImportError:  # pragma: no cover - depends on the machine
     _kernel = None
 

@@ -29,7 +29,7 @@ from bisect import bisect_left
 from typing import Iterator
 
 try:
-    from operators.reducers import _kernel  # the C kernel, built at install when a compiler is there
+    from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
 except ImportError:  # pragma: no cover - depends on the machine
     _kernel = None
 

@@ -33,7 +33,7 @@ import re
 import re2
 
 from operators.reduction import Plan
-from operators.reducers.log import MASK_RE, SIGNAL_RE, signal_line_indexes
+from operators.types.log import MASK_RE, SIGNAL_RE, signal_line_indexes
 
 FOLD_MIN = 5  # unknown lines repeating by template this often are folded
 CONTINUATION_MAX = 400  # lines kept after one error line as its context
