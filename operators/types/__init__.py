@@ -20,7 +20,46 @@ module and one line here (see docs/extending.md).
 from __future__ import annotations
 
 import importlib
+import re
 from types import ModuleType
+from typing import NamedTuple
+
+SAMPLE = 64 * 1024  # bytes a detector looks at
+ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")  # colours and cursor moves hide line starts
+
+
+class Sample:
+    """What detectors look at, computed once per input.
+
+    ``raw``: the whole input; ``head``: its first ``SAMPLE`` bytes; ``lines``: the non-blank lines of
+    ``head`` (``\\n`` split, line endings kept but for the ``\\n``; the last one dropped when the head
+    cuts it); ``plain``: ``head`` with ANSI colour/cursor escapes removed (computed on first use)."""
+
+    __slots__ = ("raw", "head", "lines", "_plain")
+
+    def __init__(self, raw: bytes):
+        self.raw = raw
+        self.head = raw[:SAMPLE]
+        lines = [line for line in self.head.split(b"\n") if line.strip()]
+        if len(raw) > SAMPLE and lines:
+            lines.pop()  # may be cut in the middle
+        self.lines = lines
+        self._plain: bytes | None = None
+
+    @property
+    def plain(self) -> bytes:
+        if self._plain is None:
+            self._plain = ANSI_RE.sub(b"", self.head) if b"\x1b[" in self.head else self.head
+        return self._plain
+
+
+class Facts(NamedTuple):
+    """Level 0 of a packet, as a type sees it: a counts phrase ("3 files changed, +10 -2 lines"), the
+    first few signal lines (as displayed, clipped) and how many signal lines there are in all."""
+
+    counts: str
+    important: list[str]
+    total: int
 
 # detection order: the most specific shapes first, text (takes everything) last
 ORDER: tuple[str, ...] = (
