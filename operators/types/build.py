@@ -533,3 +533,22 @@ def _run_summary(count: int, run: dict[str, int]) -> str:
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     return reduce_build(raw, granularity)
+
+
+# -- the content type ----------------------------------------------------------------------------
+NAME = "build"
+SIGNALS = "lines"
+
+BUILD_RE = re.compile(
+    rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
+    rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
+    rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
+    rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching))",
+    re.M,
+)
+
+
+def detect(sample) -> str | None:
+    if sample.lines and len(BUILD_RE.findall(sample.plain)) >= 2:
+        return "test/build runner output"
+    return None

@@ -35,6 +35,7 @@ from itertools import accumulate, islice, repeat
 from operator import add
 
 from operators.reduction import Plan, passthrough
+from operators.types.log import is_log_line
 
 try:
     from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
@@ -267,3 +268,41 @@ def _after_newline(plan: Plan, text: bytes) -> bytes:
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     return reduce_diff(raw, config.diff.context_keep)
+
+
+# -- the content type ----------------------------------------------------------------------------
+NAME = "diff"
+SIGNALS = "changed"  # every changed line must stay visible
+
+GIT_FILE_RE = re.compile(rb"^diff --(?:git|cc|combined) ", re.M)
+GIT_EVIDENCE_RE = re.compile(
+    rb"^(?:@@@* -\d+(?:,\d+)? .*@@|Binary files .* differ|GIT binary patch|rename from |copy from "
+    rb"|new file mode |deleted file mode |old mode )",
+    re.M,
+)
+UNIFIED_RE = re.compile(rb"^--- [^\r\n]*\r?\n\+\+\+ [^\r\n]*\r?\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
+DIFF_START = (b"diff ", b"--- ", b"From ", b"commit ", b"Index: ", b"index ", b"Only in ")
+FIRST_FILE_RE = re.compile(rb"^(?:diff -|Index: |--- [^\r\n]*\r?\n\+\+\+ )", re.M)
+DIFF_BODY_RE = re.compile(
+    rb"(?:[ +\-@\\]|$|\r$|diff |index |old mode |new mode |similarity |dissimilarity |rename |copy |new file |deleted file "
+    rb"|Binary files |GIT binary patch|literal \d|delta \d|Only in |Index: |={20}|[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{8,}\r?$)"
+)
+
+
+def detect(sample) -> str | None:
+    head = sample.head
+    if not ((GIT_FILE_RE.search(head) and GIT_EVIDENCE_RE.search(head)) or UNIFIED_RE.search(head)):
+        return None
+    if head.lstrip()[:200].startswith(DIFF_START):
+        return "unified diff headers"
+    # a preamble (commit header, mail headers, hg export) is fine; a diff embedded in a log is not a diff
+    first = FIRST_FILE_RE.search(head)
+    if first is None:
+        return None
+    pre = [line for line in head[: first.start()].split(b"\n") if line.strip()]
+    if sum(1 for line in pre if is_log_line(line)) * 3 >= len(pre) > 0:
+        return None
+    body = head[first.start() :].split(b"\n")[:2000]
+    if sum(1 for line in body if DIFF_BODY_RE.match(line)) >= 0.8 * len(body):
+        return "unified diff headers"
+    return None

@@ -28,6 +28,7 @@ A listing whose tree would not be clearly smaller passes through untouched.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from operators.reduction import Plan, passthrough
@@ -298,3 +299,40 @@ def reduce_filelist(raw: bytes, max_entries: int, max_depth: int) -> Plan:
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     cfg = config.filelist
     return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth)
+
+
+# -- the content type ----------------------------------------------------------------------------
+NAME = "filelist"
+SIGNALS = ""
+
+NOT_IN_PATH_RE = re.compile(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
+FILE_NAME_RE = re.compile(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
+
+
+def looks_like_path(line: bytes) -> bool:
+    """One line of a file listing: a path with separators, or a file name with an extension.
+
+    Any byte that is not a control character or a shell/log punctuation mark may be in a name
+    (unicode, spaces, brackets, parentheses); prose is kept out by the number of spaces.
+    """
+    if not line or len(line) > 1024:
+        return False
+    if line[1:3] in (b":\\", b":/") and line[:1].isalpha():
+        line = line[3:] or b"."  # a Windows drive
+    if NOT_IN_PATH_RE.search(line) or line.count(b" ") > 4:
+        return False
+    sep = b"/" if b"/" in line else b"\\"
+    parts = line.split(sep)
+    if len(parts) == 1:
+        return FILE_NAME_RE.match(line) is not None and line.count(b" ") <= 2
+    return all(len(part) <= 255 for part in parts)
+
+
+def detect(sample) -> str | None:
+    lines = sample.lines
+    n = len(lines)
+    path_like = sum(1 for line in lines if looks_like_path(line.rstrip(b"\r")))
+    spaced = sum(1 for line in lines if b" " in line)  # prose has spaces on most lines, listings rarely
+    if n >= 3 and path_like >= 0.9 * n and spaced <= 0.5 * n:
+        return f"{path_like}/{n} lines look like paths"
+    return None

@@ -34,10 +34,11 @@ import fnmatch
 import re
 from bisect import bisect_right
 
+import msgspec
 import re2
 
+from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
-from operators.jsonscan import BAD, BOM, Ends, scan_level, top_level
 from operators.types.log import SIGNAL_RE
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
@@ -379,3 +380,48 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         return _Reducer(raw, granularity, config.json).run()
     except RecursionError:
         return passthrough(raw)
+
+
+# -- the content type ----------------------------------------------------------------------------
+NAME = "json"
+SIGNALS = ""  # decision fields are checked through the planted signals; no automatic line check
+
+
+class _AnyObject(msgspec.Struct):
+    """Decoding into this checks an object's syntax without building it (every field is ignored)."""
+
+
+_SHALLOW = {b"{": msgspec.json.Decoder(_AnyObject), b"[": msgspec.json.Decoder(list[msgspec.Raw])}
+
+
+def parses_json(raw: bytes) -> bool:
+    """Whether the whole input is one JSON document, checked without materialising it."""
+    try:
+        _SHALLOW[raw.lstrip()[:1]].decode(raw)
+        return True
+    except msgspec.ValidationError:  # syntax was fine, only the shape differed
+        return True
+    except (msgspec.DecodeError, RecursionError):
+        return is_valid_json(raw)  # msgspec refuses very deep nesting; accept well-formed bytes anyway
+
+
+def is_ndjson(lines: list[bytes]) -> bool:
+    if len(lines) < 2:
+        return False
+    for line in lines:
+        s = line.strip()
+        if s[:1] not in (b"{", b"["):
+            return False
+        try:
+            msgspec.json.decode(s)
+        except msgspec.DecodeError:
+            return False
+    return True
+
+
+def detect(sample) -> str | None:
+    if sample.head.lstrip()[:1] in (b"{", b"[") and parses_json(sample.raw):
+        return "parses as JSON"
+    if is_ndjson(sample.lines):
+        return "NDJSON: every sampled line parses"
+    return None

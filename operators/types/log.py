@@ -511,3 +511,29 @@ def _reason(fine: bool, key: bytes) -> str:
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     return reduce_log(raw, granularity, config.log)
+
+
+# -- the content type ----------------------------------------------------------------------------
+NAME = "log"
+SIGNALS = "lines"
+
+LOG_LINE_RE = re.compile(
+    rb"^(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
+    rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
+    rb"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
+)
+LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
+
+
+def is_log_line(line: bytes) -> bool:
+    """A line that starts like a log record (a timestamp) or names a level near its start."""
+    return LOG_LINE_RE.match(line) is not None or LEVEL_RE.search(line[:200]) is not None
+
+
+def detect(sample) -> str | None:
+    lines = sample.lines
+    n = len(lines)
+    log_like = sum(1 for line in lines if is_log_line(line))
+    if n >= 3 and log_like >= 0.5 * n:
+        return f"{log_like}/{n} lines have timestamps or levels"
+    return None

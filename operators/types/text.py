@@ -95,3 +95,12 @@ def reduce_text(raw: bytes) -> Plan:
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     return reduce_text(raw)
+
+
+# -- the content type ----------------------------------------------------------------------------
+NAME = "text"
+SIGNALS = "lines"
+
+
+def detect(sample) -> str | None:
+    return "no stronger type matched"  # the last type: takes everything
