@@ -284,6 +284,13 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
 
+def _type_names() -> tuple[str, ...]:
+    """The registered content types (``--type`` choices): the registry only, no type is imported."""
+    from operators import types
+
+    return types.names()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
     parser.add_argument("--config", help="TOML config file (default: config/default.toml)")
@@ -295,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("analyze", help="trace and reduced text for one file (- for stdin)")
     p.add_argument("path")
     p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", choices=["log", "json", "diff", "filelist", "text", "build"], help="force a content type")
+    p.add_argument("--type", choices=_type_names(), help="force a content type")
     p.add_argument("--json", action="store_true", help="trace as JSON lines")
     p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
                    help="0: overview, 1: reduced text with refs (default), 2: raw input")
@@ -345,7 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=int, choices=[0, 1], default=1,
                    help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
     p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", choices=["log", "json", "diff", "filelist", "text", "build"], help="force a content type")
+    p.add_argument("--type", choices=_type_names(), help="force a content type")
     p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
     p.set_defaults(func=_command("flows.agent:cmd_run"))

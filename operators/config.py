@@ -17,7 +17,6 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "default.toml"
 
 Stage = Literal["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
-ContentType = Literal["log", "json", "diff", "filelist", "text", "build"]
 
 
 class ConfigError(Exception):
@@ -30,40 +29,9 @@ class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class ReduceConfig(Section):
     granularity: Literal["coarse", "fine"] = "coarse"
-    force_type: ContentType | None = None
+    force_type: str | None = None  # a registered content type (operators.types); checked at load
     min_bytes: Annotated[int, msgspec.Meta(ge=0)] = 512  # shorter inputs pass through untouched
     tokenizer: Literal["bytes4", "o200k", "cl100k"] = "bytes4"  # bytes4 = ceil(bytes/4); others: real BPE counts, offline
-
-
-class LogConfig(Section):
-    fold_min: Annotated[int, msgspec.Meta(ge=2)] = 3  # a template seen fewer times than this is a rare line and stays visible
-    mask_templates: bool = True  # group lines that differ only by numbers, ids, hex, timestamps
-    long_line: Annotated[int, msgspec.Meta(ge=0)] = 4096  # bytes of a non-signal line shown; the rest to a ref (0: never cut)
-
-
-class JsonConfig(Section):
-    decision_keys: list[str] = msgspec.field(default_factory=lambda: [
-        "id", "status", "state", "error", "errors", "message", "msg", "code", "reason", "detail",
-        "type", "name", "result", "success", "ok", "title", "version",
-    ])
-    noise_keys: list[str] = msgspec.field(default_factory=lambda: [
-        "telemetry", "debug", "trace", "traces", "tracing", "metrics", "diagnostics", "stacktrace_raw",
-        "_links", "links", "headers", "request_headers", "response_headers", "meta", "metadata",
-        "raw", "internal", "profiling", "timings", "spans", "logs", "history", "audit",
-    ])
-    padding_globs: list[str] = msgspec.field(default_factory=lambda: ["padding_*", "noise_*", "filler_*", "_pad*"])
-    array_keep: int = 3  # long arrays of same-shaped objects keep this many items visible
-    array_min: int = 8  # ... once they have at least this many
-    string_max: int = 2048  # longer non-decision strings go to a ref
-
-
-class DiffConfig(Section):
-    context_keep: int = 1  # unchanged lines kept next to each change
-
-
-class FilelistConfig(Section):
-    max_entries_per_dir: int = 8
-    max_depth: int = 3
 
 
 class TailConfig(Section):
@@ -79,16 +47,52 @@ class StageSpec(Section):
     after: Stage = "OPTIMIZE"
 
 
-class Config(Section):
+class BaseConfig(Section):
+    """The settings every run has; ``Config`` adds one section per content type (see ``config_class``)."""
+
     home: str = "var"  # store and outputs live under here
     reduce: ReduceConfig = msgspec.field(default_factory=ReduceConfig)
-    log: LogConfig = msgspec.field(default_factory=LogConfig)
-    json: JsonConfig = msgspec.field(default_factory=JsonConfig)
-    diff: DiffConfig = msgspec.field(default_factory=DiffConfig)
-    filelist: FilelistConfig = msgspec.field(default_factory=FilelistConfig)
     tail: TailConfig = msgspec.field(default_factory=TailConfig)
     stages: list[StageSpec] = []
     inputs: list[str] = []  # default: every fixture in fixtures/
+
+
+_config_class: type | None = None
+
+
+def config_class() -> type:
+    """``Config``: ``BaseConfig`` plus a ``[name]`` section for every registered content type that
+    declares ``Settings`` (built on first use from the registry, so a type brings its own section)."""
+    global _config_class
+    from operators import types
+
+    names = types.names()
+    if _config_class is None or _config_class.__type_names__ != names:
+        fields = []
+        for name in names:
+            settings = getattr(types.get(name), "Settings", None)
+            if settings is not None:
+                fields.append((name, settings, msgspec.field(default_factory=settings)))
+        cls = msgspec.defstruct("Config", fields, bases=(BaseConfig,), kw_only=True, forbid_unknown_fields=True,
+                                module=__name__)
+        cls.__type_names__ = names
+        _config_class = cls
+    return _config_class
+
+
+_SECTION_ALIASES = {"LogConfig": "log", "JsonConfig": "json", "DiffConfig": "diff", "FilelistConfig": "filelist"}
+
+
+def __getattr__(name: str):
+    """``Config`` (see ``config_class``) and the old names of the type sections (``LogConfig`` is
+    ``operators.types.log.Settings``)."""
+    if name == "Config":
+        return config_class()
+    if name in _SECTION_ALIASES:
+        from operators import types
+
+        return types.get(_SECTION_ALIASES[name]).Settings
+    raise AttributeError(name)
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -96,19 +100,29 @@ def load_config(path: str | Path | None = None) -> Config:
         env = os.environ.get("NOLIFE_TOKENS_CONFIG")
         path = Path(env) if env else DEFAULT_CONFIG
         if not env and not path.exists():
-            return _with_env(Config())
+            return _with_env(config_class()())
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     try:
-        config = msgspec.toml.decode(data, type=Config)
+        config = msgspec.toml.decode(data, type=config_class())
     except msgspec.ValidationError as exc:
         raise ConfigError(f"invalid config {path}: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    _check_types(config, path)
     return _with_env(config)
+
+
+def _check_types(config, path: Path) -> None:
+    from operators import types
+
+    forced = config.reduce.force_type
+    if forced is not None and forced not in types.names():
+        raise ConfigError(f"invalid config {path}: reduce.force_type {forced!r} is not a content type "
+                          f"(one of: {', '.join(types.names())})")
 
 
 def _with_env(config: Config) -> Config:

@@ -28,7 +28,7 @@ from bisect import bisect_left, insort
 
 import msgspec
 
-from operators.config import JsonConfig
+from operators.config import config_class
 from operators.overview import signal_rank
 from operators.packet import ContextPacket
 from operators.types.build import SECTION_RE, SUBSECTION_RE, SUMMARY_RE, display_line, is_signal_text
@@ -170,7 +170,7 @@ def _tiers(packet: ContextPacket, lines: list[bytes], json_keys: re.Pattern) -> 
 
 
 def _json_keys_re() -> re.Pattern:
-    keys = JsonConfig().decision_keys
+    keys = config_class()().json.decision_keys
     return re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in keys) + rb')"\s*:')
 
 

@@ -15,6 +15,7 @@ from typing import Callable
 
 import msgspec
 
+from operators import types
 from operators.classify import classify
 from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference
@@ -25,13 +26,17 @@ from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
 
-REDUCERS = ("log", "json", "diff", "filelist", "text", "build")  # modules of operators.types
 
+class StageError(Exception):
+    """A stage cannot go on with this packet (an unknown type, a plug-in that broke its contract):
+    the packet carries the message as its error, and no visible text is made from it."""
 
 def reducer_for(content_type: str):
-    """The ``reduce`` function of a content type's module, imported on first use (startup time)."""
-    name = content_type if content_type in REDUCERS else "text"
-    return importlib.import_module(f"operators.types.{name}").reduce
+    """The ``reduce`` function of a registered content type (its module is imported on first use)."""
+    try:
+        return types.get(content_type).reduce
+    except KeyError:
+        raise StageError(f"unknown content type {content_type!r} (registered: {', '.join(types.names())})") from None
 STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE")
 
 
@@ -285,7 +290,12 @@ def run_stage(name: str, fn: StageFn, packet: ContextPacket) -> ContextPacket:
     if packet.error and name != "LOAD":
         return packet
     before = len(packet.trace)
-    packet = fn(packet)
+    try:
+        packet = fn(packet)
+    except StageError as exc:
+        packet.error = str(exc)
+        packet.add_trace(name, error=packet.error)
+        return packet
     if len(packet.trace) == before:
         packet.add_trace(name)
     return packet

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from operators.config import Config, ReduceConfig
 from operators.packet import ContextPacket
 from operators.reduction import omissions, render, restore
-from operators.stages import REDUCERS, plan_for
+from operators import types
+from operators.stages import plan_for
 
 CONFIG = Config(reduce=ReduceConfig(min_bytes=0))
 
@@ -25,7 +26,7 @@ raw_inputs = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.binary(max_size=4
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(raw=raw_inputs, content_type=st.sampled_from(sorted(REDUCERS)), granularity=st.sampled_from(["coarse", "fine"]))
+@given(raw=raw_inputs, content_type=st.sampled_from(sorted(types.names())), granularity=st.sampled_from(["coarse", "fine"]))
 def test_every_reducer_restores_any_bytes(raw, content_type, granularity):
     packet = ContextPacket(source="prop", raw=raw, type=content_type, granularity=granularity)
     plan, _guard = plan_for(packet, CONFIG)

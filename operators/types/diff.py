@@ -34,6 +34,7 @@ from array import array
 from itertools import accumulate, islice, repeat
 from operator import add
 
+from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.log import is_log_line
 
@@ -273,6 +274,10 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 # -- the content type ----------------------------------------------------------------------------
 NAME = "diff"
 SIGNALS = "changed"  # every changed line must stay visible
+
+
+class Settings(Section):
+    context_keep: int = 1  # unchanged lines kept next to each change
 
 GIT_FILE_RE = re.compile(rb"^diff --(?:git|cc|combined) ", re.M)
 GIT_EVIDENCE_RE = re.compile(

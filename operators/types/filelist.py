@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from operators.config import Section
 from operators.reduction import Plan, passthrough
 
 GROUP = "filelist"
@@ -304,6 +305,11 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 # -- the content type ----------------------------------------------------------------------------
 NAME = "filelist"
 SIGNALS = ""
+
+
+class Settings(Section):
+    max_entries_per_dir: int = 8
+    max_depth: int = 3
 
 NOT_IN_PATH_RE = re.compile(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
 FILE_NAME_RE = re.compile(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")

@@ -37,6 +37,7 @@ from bisect import bisect_right
 import msgspec
 import re2
 
+from operators.config import Section
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
 from operators.types.log import SIGNAL_RE
@@ -385,6 +386,22 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 # -- the content type ----------------------------------------------------------------------------
 NAME = "json"
 SIGNALS = ""  # decision fields are checked through the planted signals; no automatic line check
+
+
+class Settings(Section):
+    decision_keys: list[str] = msgspec.field(default_factory=lambda: [
+        "id", "status", "state", "error", "errors", "message", "msg", "code", "reason", "detail",
+        "type", "name", "result", "success", "ok", "title", "version",
+    ])
+    noise_keys: list[str] = msgspec.field(default_factory=lambda: [
+        "telemetry", "debug", "trace", "traces", "tracing", "metrics", "diagnostics", "stacktrace_raw",
+        "_links", "links", "headers", "request_headers", "response_headers", "meta", "metadata",
+        "raw", "internal", "profiling", "timings", "spans", "logs", "history", "audit",
+    ])
+    padding_globs: list[str] = msgspec.field(default_factory=lambda: ["padding_*", "noise_*", "filler_*", "_pad*"])
+    array_keep: int = 3  # long arrays of same-shaped objects keep this many items visible
+    array_min: int = 8  # ... once they have at least this many
+    string_max: int = 2048  # longer non-decision strings go to a ref
 
 
 class _AnyObject(msgspec.Struct):

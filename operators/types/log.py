@@ -30,7 +30,11 @@ from operator import add
 
 import re2
 
-from operators.config import LogConfig
+from typing import Annotated
+
+import msgspec
+
+from operators.config import Section
 from operators.reduction import Plan, line_body_end
 
 try:
@@ -269,7 +273,7 @@ def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
     return memoryview(_kernel.select(ids, template_of, frequent, verbatim)).cast("q")
 
 
-def _templates(shape_data: bytes, shape_ends, counts, cfg: LogConfig) -> tuple:
+def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
     A shape is its own template; when ``mask_templates`` is on, a template still rare (fewer than
@@ -375,7 +379,7 @@ def _collapse_zeros(shape: bytes) -> bytes:
     return shape
 
 
-def reduce_log(raw: bytes, granularity: str, cfg: LogConfig) -> Plan:
+def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
     starts, ids, shape_data, shape_ends, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
@@ -516,6 +520,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 # -- the content type ----------------------------------------------------------------------------
 NAME = "log"
 SIGNALS = "lines"
+
+
+class Settings(Section):
+    fold_min: Annotated[int, msgspec.Meta(ge=2)] = 3  # a template seen fewer times than this is a rare line and stays visible
+    mask_templates: bool = True  # group lines that differ only by numbers, ids, hex, timestamps
+    long_line: Annotated[int, msgspec.Meta(ge=0)] = 4096  # bytes of a non-signal line shown; the rest to a ref (0: never cut)
 
 LOG_LINE_RE = re.compile(
     rb"^(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
