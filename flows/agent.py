@@ -133,7 +133,7 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
     if errors:
         raise UsageError(errors[0].error)
     try:
-        text, result = pack(done, args.budget)
+        text, result = pack(done, args.budget, config)
     except PackError as exc:
         raise UsageError(str(exc)) from None
     if args.json:

@@ -31,14 +31,14 @@ import msgspec
 from operators.config import config_class
 from operators.overview import signal_rank
 from operators.packet import ContextPacket
-from operators.types.build import SECTION_RE, SUBSECTION_RE, SUMMARY_RE, display_line, is_signal_text
+from operators import types
+from operators.types.build import display_line, is_signal_text
 from operators.store import MARKER_RE
 from operators.tokens import estimate_tokens
 
 CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
 BLANK_RANK = 99
 FOLD_RE = re.compile(rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines folded")
-DIFF_SIGNAL_RE = re.compile(rb"^(?:diff --git |\+\+\+ |--- |rename (?:from|to) |Binary files |new file mode |deleted file mode )")
 
 
 class PackError(ValueError):
@@ -75,13 +75,13 @@ class PackResult(msgspec.Struct, kw_only=True):
 class _Doc:
     """One packet's reduced text as lines, with each line's tier and the lines chosen so far."""
 
-    def __init__(self, packet: ContextPacket, json_keys: re.Pattern):
+    def __init__(self, packet: ContextPacket, config):
         self.packet = packet
         raw_lines = packet.visible.split(b"\n")
         if raw_lines and raw_lines[-1] == b"":
             raw_lines.pop()
         self.lines = [line + b"\n" for line in raw_lines]
-        self.tiers, self.ranks = _tiers(packet, raw_lines, json_keys)
+        self.tiers, self.ranks = _tiers(packet, raw_lines, config)
         self.shown: list[int] = []  # sorted indices
 
     def gap_cost_change(self, i: int) -> int:
@@ -118,9 +118,18 @@ def _gap_line(count: int) -> bytes:
     return f"[… {count:,} line{'s' if count != 1 else ''} not shown]\n".encode()
 
 
-def _tiers(packet: ContextPacket, lines: list[bytes], json_keys: re.Pattern) -> tuple[list[int], list[int]]:
-    """Each line's tier, and inside a tier its rank (0 first)."""
-    kind = packet.type
+def is_context_line(text: bytes) -> bool:
+    """A reduced line that says what was omitted: a marker, a ``×N`` or ``[folded …]`` summary."""
+    return bool(MARKER_RE.search(text) or FOLD_RE.search(text))
+
+
+def _tiers(packet: ContextPacket, lines: list[bytes], config) -> tuple[list[int], list[int]]:
+    """Each line's tier, and inside a tier its rank (0 first).
+
+    A content type may rank its own lines (``tier(text, shown, config)`` in its module: ``(tier, rank)``,
+    or None for the rules here) and say whether the lines around a signal are context (``PACK_CONTEXT``)."""
+    module = types.get(packet.type)
+    own = getattr(module, "tier", None)
     tiers = [2] * len(lines)
     ranks = [0] * len(lines)
     for i, line in enumerate(lines):
@@ -128,25 +137,15 @@ def _tiers(packet: ContextPacket, lines: list[bytes], json_keys: re.Pattern) -> 
         if i == 0 and text.startswith(b"[command failed: exit code "):
             tiers[i], ranks[i] = 0, -1
             continue
-        if kind == "diff":
-            if DIFF_SIGNAL_RE.match(text):
-                tiers[i] = 0
-            elif text[:1] in (b"+", b"-") and len(text) > 1:
-                tiers[i], ranks[i] = 0, 1
-            elif text.startswith(b"@@"):
-                tiers[i] = 1
-            continue
-        if kind == "json" and json_keys.search(text):
-            tiers[i] = 0
-            continue
         shown = display_line(text) if (b"\x1b" in text or b"\r" in text) else text
-        if kind != "json" and is_signal_text(shown):
+        ranked = own(text, shown, config) if own is not None else None
+        if ranked is not None:
+            tiers[i], ranks[i] = ranked
+        elif is_signal_text(shown):
             tiers[i], ranks[i] = 0, signal_rank(shown)
-        elif MARKER_RE.search(text) or FOLD_RE.search(text):
+        elif is_context_line(text):
             tiers[i] = 1
-        elif kind == "build" and (SUMMARY_RE.match(shown) or SECTION_RE.match(shown) or SUBSECTION_RE.match(shown)):
-            tiers[i] = 1
-    if kind not in ("json", "diff"):  # the lines right around a signal are its context
+    if getattr(module, "PACK_CONTEXT", True):  # the lines right around a signal are its context
         for i, tier in enumerate(list(tiers)):
             if tier == 0:
                 for j in range(max(0, i - CONTEXT_BEFORE), min(len(lines), i + CONTEXT_AFTER + 1)):
@@ -169,15 +168,10 @@ def _tiers(packet: ContextPacket, lines: list[bytes], json_keys: re.Pattern) -> 
     return tiers, ranks
 
 
-def _json_keys_re() -> re.Pattern:
-    keys = config_class()().json.decision_keys
-    return re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in keys) + rb')"\s*:')
-
-
-def pack(packets: list[ContextPacket], budget: int) -> tuple[bytes, PackResult]:
+def pack(packets: list[ContextPacket], budget: int, config=None) -> tuple[bytes, PackResult]:
     """The text to print for ``packets`` within ``budget`` estimated tokens, and what it holds."""
-    json_keys = _json_keys_re()
-    docs = [_Doc(p, json_keys) for p in packets if not p.error]
+    config = config if config is not None else config_class()()
+    docs = [_Doc(p, config) for p in packets if not p.error]
     limit = budget * 4  # bytes: ceil(bytes / 4) <= budget  <=>  bytes <= 4 * budget
     n_signal = sum(t == 0 for d in docs for t in d.tiers)
     n_lines = sum(len(d.lines) for d in docs)

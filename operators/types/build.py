@@ -552,3 +552,12 @@ def detect(sample) -> str | None:
     if sample.lines and len(BUILD_RE.findall(sample.plain)) >= 2:
         return "test/build runner output"
     return None
+
+
+def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
+    """Pack tiers: runner summaries and section headers are context (signal lines: the general rule)."""
+    if is_signal_text(shown):
+        return None
+    if SUMMARY_RE.match(shown) or SECTION_RE.match(shown) or SUBSECTION_RE.match(shown):
+        return 1, 0
+    return None

@@ -311,3 +311,18 @@ def detect(sample) -> str | None:
     if sum(1 for line in body if DIFF_BODY_RE.match(line)) >= 0.8 * len(body):
         return "unified diff headers"
     return None
+
+
+PACK_CONTEXT = False  # a diff's lines are signal or not on their own
+DIFF_SIGNAL_RE = re.compile(rb"^(?:diff --git |\+\+\+ |--- |rename (?:from|to) |Binary files |new file mode |deleted file mode )")
+
+
+def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
+    """Pack tiers: file headers, then changed lines are signal; hunk headers are context."""
+    if DIFF_SIGNAL_RE.match(text):
+        return 0, 0
+    if text[:1] in (b"+", b"-") and len(text) > 1:
+        return 0, 1
+    if text.startswith(b"@@"):
+        return 1, 0
+    return 2, 0

@@ -442,3 +442,25 @@ def detect(sample) -> str | None:
     if is_ndjson(sample.lines):
         return "NDJSON: every sampled line parses"
     return None
+
+
+PACK_CONTEXT = False
+_decision_res: dict[tuple[str, ...], re.Pattern] = {}  # compiled decision-key pattern per key list
+
+
+def decision_key_re(keys: list[str]) -> re.Pattern:
+    """``"key":`` for any of the decision keys (compiled once per key list)."""
+    key = tuple(keys)
+    pattern = _decision_res.get(key)
+    if pattern is None:
+        pattern = _decision_res[key] = re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in keys) + rb')"\s*:')
+    return pattern
+
+
+def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
+    """Pack tiers: decision fields are signal, marker/summary lines context; signal words don't count."""
+    from operators.pack import is_context_line
+
+    if decision_key_re(config.json.decision_keys).search(text):
+        return 0, 0
+    return (1, 0) if is_context_line(text) else (2, 0)
