@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 
+from operators import types
 from operators.packet import ContextPacket
-from operators.reduction import MARK
-from operators.types.log import signal_line_spans
-from operators.signals import LineFinder
 from operators.tokens import estimate_tokens
+from operators.types import Facts
+from operators.types.build import display_line
+from operators.types.log import signal_line_spans
 
 IMPORTANT_MAX = 5  # signal lines shown
 LINE_SCAN_MAX = 8192  # bytes of a line that the ranking regexes read
@@ -42,17 +43,6 @@ CONCLUSION_RE = re.compile(  # the lines that say what went wrong, best first
 EXCEPTION_RE = re.compile(rb"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): |^E\s+\w+(?:Error|Exception)\b")
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
 WARN_RE = re.compile(rb"(?i:\bwarn(?:ing|ings)?\b)|[a-z]Warning\b")
-# Compiled on first use (``re`` caches them): only JSON needs JSON_KEY, only build output RUNNERS
-JSON_KEY = rb'"(?:id|status|state|error|errors|message|msg|code|reason|detail|result|success|ok|title)"\s*:'
-RUNNERS = [  # (runner, pattern searched with re.M)
-    ("pytest", rb"test session starts|^(?:PASSED|FAILED|ERROR) \S+::|::\S+ (?:PASSED|FAILED)"),
-    ("gcc/make", rb"^\S+:\d+:\d+: (?:error|warning|fatal error):|^g?make(?:\[\d+\])?: "),
-    ("npm", rb"^npm (?:ERR!|WARN|warn|error|http)"),
-    ("pip", rb"^(?:\x1b\[[0-9;?]*[A-Za-z])*(?:Collecting \S|Successfully installed|ERROR: (?:Could not|No matching))"),
-    ("cargo", rb"^\s*(?:Compiling|Finished) \S+|^error\[E\d+\]"),
-    ("go test", rb"^(?:--- FAIL|=== RUN|ok  \t|FAIL\t)"),
-    ("jest", rb"^(?:PASS|FAIL) \S+\.(?:js|ts|jsx|tsx)|^Test Suites:"),
-]
 
 
 def overview(packet: ContextPacket) -> bytes:
@@ -63,8 +53,9 @@ def overview(packet: ContextPacket) -> bytes:
     lines: list[str] = []
     if packet.exit_code:
         lines.append(f"[command failed: exit code {packet.exit_code}]")
-    kind = packet.type + (f" ({runner})" if (runner := _runner(packet)) else "")
-    counts, important, total_signals = _facts(packet)
+    facts = type_facts(packet)
+    counts, important, total_signals = facts.counts, facts.important, facts.total
+    kind = packet.type + (f" ({facts.label})" if facts.label else "")
     head = f"{_short_source(packet.source)}: {kind}, {_size(m.raw_bytes)}"
     lines.append(head + (f"; {counts}" if counts else ""))
     if important:
@@ -92,47 +83,34 @@ def overview(packet: ContextPacket) -> bytes:
     return (body + tail).encode()
 
 
-def _runner(packet: ContextPacket) -> str:
-    if packet.type != "build":
-        return ""
-    head = packet.raw[:65536]
-    for name, pattern in RUNNERS:
-        if re.search(pattern, head, re.M):
-            return name
-    return ""
+def type_facts(packet: ContextPacket) -> Facts:
+    """The packet's facts as its content type tells them (``facts(packet)`` in its module), else the
+    signal lines of its text (``line_facts``)."""
+    own = getattr(types.get(packet.type), "facts", None)
+    return own(packet) if own is not None else line_facts(packet)
 
 
-def _build():
-    """The build reducer's line helpers, imported on first use (it compiles many regexes: startup time)."""
-    from operators.types import build
+def line_facts(packet: ContextPacket, every_line: bool = False, summary_of=None, is_signal=None,
+               label: str = "") -> Facts:
+    """Counts of error/warning lines and the best signal lines of the raw text.
 
-    return build
-
-
-def _facts(packet: ContextPacket) -> tuple[str, list[str], int]:
-    """(counts, the first signal lines, how many signal lines there are)."""
+    ``every_line``: rank every line, not only those the signal vocabulary finds (build output needs
+    its ``E`` lines and runner summaries); ``summary_of(shown)``: the runner's own count line, or
+    None; ``is_signal(shown)``: whether a line counts as a signal at all."""
     raw = packet.raw
-    kind = packet.type
-    if kind == "diff":
-        return _diff_facts(raw)
-    if kind == "json":
-        return _json_facts(packet)
-    if kind == "filelist":
-        entries = sum(1 for line in raw.split(b"\n") if line.strip())
-        return f"{entries:,} entries", [], 0
     errors = warnings = 0
     summary = b""
     ranked: dict[bytes, tuple[int, int]] = {}
-    if kind == "build":  # runner summaries and pytest's "E" lines need every line
+    if every_line:
         candidates = enumerate(raw.split(b"\n"))
     else:  # one RE2 scan finds the signal lines; only those get the slower per-line regexes
         candidates = ((start, raw[start : min(end, start + LINE_SCAN_MAX)]) for start, end in signal_line_spans(raw))
     for index, line in candidates:
         line = line[:LINE_SCAN_MAX]  # ranking reads the head of a line; the line itself stays whole
-        shown = _build().display_line(line) if (b"\x1b" in line or b"\r" in line or b"\x08" in line) else line.rstrip(b"\r")
-        if kind == "build" and _build().SUMMARY_RE.match(shown) and (b" in " in shown or b"passed" in shown or b"failed" in shown):
-            summary = shown.strip(b"= ")
-        if kind == "build" and not _build().is_signal_text(shown):
+        shown = display_line(line) if (b"\x1b" in line or b"\r" in line or b"\x08" in line) else line.rstrip(b"\r")
+        if summary_of is not None:
+            summary = summary_of(shown) or summary
+        if is_signal is not None and not is_signal(shown):
             continue
         error = ERROR_RE.search(shown) is not None
         if error:
@@ -141,17 +119,14 @@ def _facts(packet: ContextPacket) -> tuple[str, list[str], int]:
             warnings += 1
         key = shown.strip()
         if key and key not in ranked:
-            rank = signal_rank(shown, error)
-            ranked[key] = (rank, index)
+            ranked[key] = (signal_rank(shown, error), index)
     best = sorted(ranked, key=ranked.__getitem__)[:IMPORTANT_MAX]
-    important = [_clip(key) for key in best]
-    total = len(ranked)
     n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
     if summary:  # the runner's own count says it best
         counts = summary.decode("utf-8", "replace")[:120]
     else:
         counts = f"{errors:,} error/{warnings:,} warning lines"
-    return f"{n_lines:,} line{'s' if n_lines != 1 else ''}; {counts}", important, total
+    return Facts(f"{n_lines:,} line{'s' if n_lines != 1 else ''}; {counts}", [clip(key) for key in best], len(ranked), label)
 
 
 def signal_rank(shown: bytes, error: bool | None = None) -> int:
@@ -172,58 +147,11 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
     return 4
 
 
-diff_fact_lines = LineFinder(rb"(?:diff --git |[+-])")  # the only lines the facts are about
-
-
-def _diff_facts(raw: bytes) -> tuple[str, list[str], int]:
-    files: list[str] = []
-    added = removed = 0
-    important: list[str] = []
-    total = 0
-    for line in diff_fact_lines(raw):
-        if line.startswith(b"diff --git "):
-            files.append(line[11:].decode("utf-8", "replace").split(" b/")[-1])
-        elif line.startswith(b"+++ ") and not files:
-            files.append(line[4:].decode("utf-8", "replace").removeprefix("b/"))
-        elif line.startswith(b"+") and not line.startswith(b"+++ "):
-            added += 1
-        elif line.startswith(b"-") and not line.startswith(b"--- "):
-            removed += 1
-        else:
-            continue
-        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line.strip()) > 1:
-            total += 1
-            if len(important) < IMPORTANT_MAX:
-                important.append(_clip(line.rstrip(b"\r")))
-    names = ", ".join(files[:3]) + (f" +{len(files) - 3} more" if len(files) > 3 else "")
-    counts = f"{len(files)} file{'s' if len(files) != 1 else ''} changed, +{added:,} -{removed:,} lines"
-    return counts + (f" ({names})" if names else ""), important, total
-
-
-def _json_facts(packet: ContextPacket) -> tuple[str, list[str], int]:
-    parked = _marker_count(packet)
-    important = []
-    total = 0
-    for line in packet.visible.split(b"\n"):
-        if re.search(JSON_KEY, line):
-            total += 1
-            if len(important) < IMPORTANT_MAX:
-                important.append(_clip(line.strip()))
-    return f"{parked} value{'s' if parked != 1 else ''} parked behind refs", important, total
-
-
-def _marker_count(packet: ContextPacket) -> int:
-    """Real markers in the visible text (from the plan: text that merely looks like one is not counted)."""
-    if packet.plan is None:
-        return 0
-    return packet.plan.pieces.kinds.count(MARK)
-
-
 def _short_source(source: str) -> str:
     return source if len(source) <= SOURCE_MAX else source[: SOURCE_MAX - 21] + "…" + source[-20:]
 
 
-def _clip(line: bytes) -> str:
+def clip(line: bytes) -> str:
     text = line.decode("utf-8", "replace")
     return text if len(text) <= LINE_MAX else text[: LINE_MAX - 1] + "…"
 

@@ -55,11 +55,13 @@ class Sample:
 
 class Facts(NamedTuple):
     """Level 0 of a packet, as a type sees it: a counts phrase ("3 files changed, +10 -2 lines"), the
-    first few signal lines (as displayed, clipped) and how many signal lines there are in all."""
+    first few signal lines (as displayed, clipped), how many signal lines there are in all, and a
+    label shown after the type's name (the test runner, …)."""
 
     counts: str
     important: list[str]
     total: int
+    label: str = ""
 
 # detection order: the most specific shapes first, text (takes everything) last
 ORDER: tuple[str, ...] = (

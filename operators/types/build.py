@@ -561,3 +561,36 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     if SUMMARY_RE.match(shown) or SECTION_RE.match(shown) or SUBSECTION_RE.match(shown):
         return 1, 0
     return None
+
+
+RUNNERS = [  # (runner, pattern searched with re.M): the label level 0 shows after "build"
+    ("pytest", rb"test session starts|^(?:PASSED|FAILED|ERROR) \S+::|::\S+ (?:PASSED|FAILED)"),
+    ("gcc/make", rb"^\S+:\d+:\d+: (?:error|warning|fatal error):|^g?make(?:\[\d+\])?: "),
+    ("npm", rb"^npm (?:ERR!|WARN|warn|error|http)"),
+    ("pip", rb"^(?:\x1b\[[0-9;?]*[A-Za-z])*(?:Collecting \S|Successfully installed|ERROR: (?:Could not|No matching))"),
+    ("cargo", rb"^\s*(?:Compiling|Finished) \S+|^error\[E\d+\]"),
+    ("go test", rb"^(?:--- FAIL|=== RUN|ok  \t|FAIL\t)"),
+    ("jest", rb"^(?:PASS|FAIL) \S+\.(?:js|ts|jsx|tsx)|^Test Suites:"),
+]
+
+
+def runner(raw: bytes) -> str:
+    head = raw[:65536]
+    for name, pattern in RUNNERS:
+        if re.search(pattern, head, re.M):
+            return name
+    return ""
+
+
+def _summary(shown: bytes) -> bytes | None:
+    if SUMMARY_RE.match(shown) and (b" in " in shown or b"passed" in shown or b"failed" in shown):
+        return shown.strip(b"= ")
+    return None
+
+
+def facts(packet):
+    """Level 0: every line is ranked (pytest's ``E`` lines, runner summaries), the runner named."""
+    from operators.overview import line_facts
+
+    return line_facts(packet, every_line=True, summary_of=_summary, is_signal=is_signal_text,
+                      label=runner(packet.raw))

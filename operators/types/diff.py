@@ -326,3 +326,45 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
     if text.startswith(b"@@"):
         return 1, 0
     return 2, 0
+
+
+def facts(packet):
+    """Level 0: files changed, +/- line counts, the first changed lines."""
+    from operators.overview import IMPORTANT_MAX, clip
+    from operators.types import Facts
+
+    files: list[str] = []
+    added = removed = 0
+    important: list[str] = []
+    total = 0
+    for line in _fact_lines(packet.raw):
+        if line.startswith(b"diff --git "):
+            files.append(line[11:].decode("utf-8", "replace").split(" b/")[-1])
+        elif line.startswith(b"+++ ") and not files:
+            files.append(line[4:].decode("utf-8", "replace").removeprefix("b/"))
+        elif line.startswith(b"+") and not line.startswith(b"+++ "):
+            added += 1
+        elif line.startswith(b"-") and not line.startswith(b"--- "):
+            removed += 1
+        else:
+            continue
+        if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line.strip()) > 1:
+            total += 1
+            if len(important) < IMPORTANT_MAX:
+                important.append(clip(line.rstrip(b"\r")))
+    names = ", ".join(files[:3]) + (f" +{len(files) - 3} more" if len(files) > 3 else "")
+    counts = f"{len(files)} file{'s' if len(files) != 1 else ''} changed, +{added:,} -{removed:,} lines"
+    return Facts(counts + (f" ({names})" if names else ""), important, total)
+
+
+def _fact_lines(raw: bytes):
+    """The only lines the facts are about: file headers and +/- lines."""
+    from operators.signals import LineFinder
+
+    global _fact_finder
+    if _fact_finder is None:
+        _fact_finder = LineFinder(rb"(?:diff --git |[+-])")
+    return _fact_finder(raw)
+
+
+_fact_finder = None

@@ -342,3 +342,10 @@ def detect(sample) -> str | None:
     if n >= 3 and path_like >= 0.9 * n and spaced <= 0.5 * n:
         return f"{path_like}/{n} lines look like paths"
     return None
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    entries = sum(1 for line in packet.raw.split(b"\n") if line.strip())
+    return Facts(f"{entries:,} entries", [], 0)

@@ -464,3 +464,23 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
     if decision_key_re(config.json.decision_keys).search(text):
         return 0, 0
     return (1, 0) if is_context_line(text) else (2, 0)
+
+
+FACT_KEY_RE = re.compile(rb'"(?:id|status|state|error|errors|message|msg|code|reason|detail|result|success|ok|title)"\s*:')
+
+
+def facts(packet):
+    """Level 0: how many values are parked behind refs, and the first decision-field lines."""
+    from operators.overview import IMPORTANT_MAX, clip
+    from operators.reduction import MARK
+    from operators.types import Facts
+
+    parked = packet.plan.pieces.kinds.count(MARK) if packet.plan is not None else 0  # real markers only
+    important = []
+    total = 0
+    for line in packet.visible.split(b"\n"):
+        if FACT_KEY_RE.search(line):
+            total += 1
+            if len(important) < IMPORTANT_MAX:
+                important.append(clip(line.strip()))
+    return Facts(f"{parked} value{'s' if parked != 1 else ''} parked behind refs", important, total)
