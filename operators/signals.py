@@ -66,9 +66,14 @@ def changed_lines(raw: bytes) -> list[bytes]:
 
 
 def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
-    if content_type in ("log", "text", "build"):
+    """The lines that must stay visible, by the check its content type asks for (``SIGNALS`` in the
+    type's module: "lines", "changed" or none)."""
+    from operators import types
+
+    kind = getattr(types.get(content_type), "SIGNALS", "lines") if content_type in types.names() else "lines"
+    if kind == "lines":
         found = [line.rstrip() for line in signal_lines(raw)]
-    elif content_type == "diff":
+    elif kind == "changed":
         found = changed_lines(raw)
     else:
         found = []
