@@ -1,104 +1,28 @@
-"""The ``tokens`` command: parses arguments and runs the same graph as ``python -m bytewax.run flows.reduce``.
+"""The ``tokens`` command: parses arguments and dispatches to the command that runs them.
 
-Every user-facing problem (missing file, bad id, corrupt store file, bad config) is one line on
-stderr starting with ``tokens: error:`` and a non-zero exit; never a traceback.
-
-Startup time matters here (``tokens analyze`` on a small file is mostly Python starting up), so:
-
-* each command imports what it uses when it runs: ``show-ref`` and ``refs`` never import bytewax
-  or structlog, only ``tail``, ``run`` and ``pack`` import ``flows.tail``/``flows.agent``, only
-  ``benchmark`` imports ``operators.report``;
-* in the process entry point only (``main()`` without arguments):
-  ``asyncio`` is imported at the top of ``structlog`` and ``bytewax.inputs`` but used by neither
-  unless one calls their async APIs, which nothing here does: a stand-in module imports the real
-  one on first use (see ``defer_import``); the garbage collector is paused while the process
-  starts (see ``startup_done``) and frozen before it exits (see ``_exiting``).
+Every user-facing problem is a ``TokensError`` (``operators.errors``): ``main`` prints it as one line,
+``tokens: error: …``, and exits with its code; never a traceback. Commands import what they use when
+they run (start-up time): ``show-ref`` and ``refs`` never import bytewax or structlog; ``tail``,
+``run`` and ``pack`` live in ``flows.tail``/``flows.agent``. Running the graph and the process's
+start-up tuning live in ``flows.runner``.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
-import importlib.util
 import os
 import re
 import sys
-import types
-from _thread import RLock
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done  # noqa: F401 (run_packets: used by flows.agent)
+from operators.errors import TokensError, UsageError  # noqa: F401 (UsageError: raised by the commands)
 
 if TYPE_CHECKING:
     from operators.config import Config
     from operators.packet import ContextPacket
-
-
-class _Deferred(types.ModuleType):
-    """Stands in ``sys.modules`` for a module that libraries import but may never use.
-
-    Reading any attribute it does not carry imports the real module, which then replaces it in
-    ``sys.modules``; later reads are passed on to the real module. It carries only the import
-    system's attributes (``__name__``, ``__spec__``, ``__loader__``, ``__package__``, ``__file__``),
-    so ``import asyncio`` or ``inspect.getmodule`` do not load it for nothing; not ``__path__``, so
-    importing a submodule (``import asyncio.events``) loads the real package first.
-    """
-
-    def __getattr__(self, attr: str):
-        name = self.__name__
-        with _deferred_lock:
-            if sys.modules.get(name) is self:
-                del sys.modules[name]
-                try:
-                    importlib.import_module(name)
-                except BaseException:
-                    sys.modules.setdefault(name, self)
-                    raise
-        return getattr(sys.modules[name], attr)
-
-
-_deferred_lock = RLock()
-
-
-def defer_import(name: str) -> None:
-    """Let ``import name`` succeed without running the module until an attribute of it is read.
-
-    Used for ``asyncio`` (about 50 ms of imports: ssl, socket, concurrent.futures, subprocess …):
-    ``structlog`` and ``bytewax.inputs`` import it at their top and use it only in async code paths.
-    Does nothing when the module is already imported or cannot be found.
-    """
-    if name in sys.modules:
-        return
-    spec = importlib.util.find_spec(name)
-    if spec is None:
-        return
-    stand_in = _Deferred(name)
-    stand_in.__spec__, stand_in.__loader__, stand_in.__file__ = spec, spec.loader, spec.origin
-    stand_in.__package__ = spec.parent
-    sys.modules[name] = stand_in
-
-
-class UsageError(Exception):
-    """Bad input from the user: reported as one line."""
-
-
-def run_packets(packets: list[ContextPacket], config_path: str | None = None,
-                config: Config | None = None) -> list[ContextPacket]:
-    """Run packets through the graph in this process and return them finished, in input order.
-
-    ``config``: the configuration already loaded from ``config_path`` (else it is loaded here)."""
-    from bytewax._bytewax import run_main  # bytewax.testing re-exports it but imports more
-
-    from flows.reduce import get_flow
-    from operators.sources import CallbackSink
-
-    done: list[ContextPacket] = []
-    flow = get_flow(packets=packets, sink=CallbackSink(done.append), config_path=config_path, config=config)
-    startup_done()
-    run_main(flow)
-    order = {id(p): i for i, p in enumerate(packets)}
-    done.sort(key=lambda p: order.get(id(p), 0))
-    return done
 
 
 def _stdin_packet(granularity: str) -> ContextPacket:
@@ -372,15 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     process's entry point, which owns the process: ``asyncio`` is deferred (see ``defer_import``),
     the garbage collector is paused while the process starts (see ``startup_done``) and frozen
     when it ends (see ``_exiting``). ``main([...])`` changes none of that."""
-    global _gc_paused
     if argv is None:
         defer_import("asyncio")
-        if gc.isenabled():
-            gc.disable()
-            _gc_paused = True
+        pause_gc()
     try:
-        from operators.config import ConfigError, load_config
-        from operators.store import StoreError
+        from operators.config import load_config
 
         args = build_parser().parse_args(argv)
         if args.func in (cmd_show_ref, cmd_expand, cmd_refs):  # no graph to start: nothing big to import
@@ -392,9 +312,9 @@ def main(argv: list[str] | None = None) -> int:
 
                 config = msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, tokenizer=args.tokenizer))
             return args.func(args, config)
-        except (UsageError, ConfigError, StoreError) as exc:
+        except TokensError as exc:
             print(f"tokens: error: {exc}", file=sys.stderr)
-            return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
+            return exc.exit_code
         except BrokenPipeError:
             return 0
         except OSError as exc:  # e.g. -o pointing at a directory or a missing folder
@@ -405,38 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             return 130
     finally:
         if argv is None:
-            _exiting()
-
-
-_gc_paused = False  # set by main() in the process entry point, until startup_done()
-
-
-def startup_done() -> None:
-    """The start is over (modules imported, graph built); the input comes next.
-
-    The process entry point pauses the garbage collector while it starts: importing bytewax,
-    msgspec, structlog and the stages creates tens of thousands of objects that live as long as
-    the process, and collecting them while they are created costs time and frees almost nothing
-    (some 20 ms of a small ``tokens analyze``). Here they are frozen (kept out of every later
-    collection) and the collector runs as usual for the data. Does nothing in any other case
-    (``main([...])``, ``run_packets`` called from other code, a second call)."""
-    global _gc_paused
-    if _gc_paused:
-        _gc_paused = False
-        gc.freeze()
-        gc.enable()
-
-
-def _exiting() -> None:
-    """Called when the process is about to exit: skip the interpreter's final garbage collections.
-
-    At exit, CPython runs full collections over every object still alive (those of the imported
-    modules, mostly): 60 to 90 ms measured after a small ``tokens analyze``, more than its whole
-    run. The process frees them anyway. ``gc.freeze()`` moves them out of the collector's reach;
-    nothing else about the exit changes (atexit handlers run, stdout and stderr are flushed; our
-    own files are all closed when written).
-    """
-    gc.freeze()
+            exiting()
 
 
 if __name__ == "__main__":

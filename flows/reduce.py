@@ -25,6 +25,7 @@ from bytewax.inputs import Source
 
 from operators.config import Config, ConfigError, home_path, load_config
 from operators.packet import ContextPacket
+from operators.sinks import StoreSink
 from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, write_output
 from operators.stages import StageFn, build_stages, run_stage
 from operators.store import Store, StoreError
@@ -42,13 +43,17 @@ def traced(name: str, fn: StageFn) -> Callable[[ContextPacket], ContextPacket]:
 
 
 def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_reduce") -> Dataflow:
-    """Wire ``source`` through every stage into ``sink``: the one graph every entry point uses."""
+    """Wire ``source`` through every stage into ``sink``: the one graph every entry point uses.
+
+    The stages up to SIGNAL are ``op.map`` steps; the output step ``store`` writes the refs and the
+    manifest, checks them (RECOVERY, RESTORE) and only then hands each packet to ``sink``."""
     store = Store(home_path(config))
+    graph = build_stages(config, store)
     flow = Dataflow(name)
     stream = op.input("source", flow, source)
-    for stage, fn in build_stages(config, store):
+    for stage, fn in graph.mapped:
         stream = op.map(stage.lower(), stream, traced(stage, fn))
-    op.output("sink", stream, sink)
+    op.output("store", stream, StoreSink([traced(stage, fn) for stage, fn in graph.stored], sink))
     return flow
 
 
@@ -102,13 +107,11 @@ def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
         configure_trace()
     if benchmark:
         sink = benchmark_table()
-    try:
-        if config is None:
+    if config is None:  # a bad config file is one line and exit 2 here (the bytewax.run entry);
+        try:            # code that wants the exception loads the config itself and passes config=
             config = load_config(config_path)
-    except ConfigError as exc:
-        if sys._getframe(1).f_code.co_name == "_locate_dataflow":  # called by bytewax.run: one line, no traceback
+        except ConfigError as exc:
             _exit_with(exc)
-        raise
     if source is None and tail:
         from operators.tail import TailSource
 

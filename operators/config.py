@@ -13,14 +13,18 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from operators.errors import TokensError
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "default.toml"
 
 Stage = Literal["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
 
 
-class ConfigError(Exception):
+class ConfigError(TokensError):
     """A clear, user-facing configuration problem."""
+
+    exit_code = 2
 
 
 class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

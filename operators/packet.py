@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from operators.reduction import Layout, Plan, Spans
+
 
 class TraceEntry(msgspec.Struct, frozen=True, kw_only=True):
     stage: str
@@ -29,7 +31,7 @@ class Reference(msgspec.Struct, kw_only=True):
     sha256: str = ""  # operators.store.content_sha256 of content, once computed (by OPTIMIZE)
     # the object that sha256 and digest were computed from: they are trusted only while content is it
     # (a stage that replaces content gets it hashed again by the store, never a stale checksum)
-    hashed: Any = None
+    hashed: bytes | memoryview | Spans | None = None
 
     @property
     def marker(self) -> str:
@@ -59,6 +61,17 @@ class Measure(msgspec.Struct, kw_only=True):
         return 100.0 * (self.raw_tokens - self.visible_tokens) / self.raw_tokens
 
 
+class Rendered(msgspec.Struct, kw_only=True):
+    """OPTIMIZE's render of its plan with the refs' pure ids: STORE reuses it when the ids it stores
+    under are these (they are lengthened only on a collision), instead of rendering again."""
+
+    plan: Plan
+    visible: bytes
+    ids: dict[str, str]
+    layout: Layout
+    markers: list[list[int]]
+
+
 class ContextPacket(msgspec.Struct, kw_only=True):
     source: str
     raw: bytes = b""
@@ -72,13 +85,13 @@ class ContextPacket(msgspec.Struct, kw_only=True):
     # filled in by the stages
     type: str = ""
     classify_reason: str = ""
-    plan: Any = None  # operators.reduction.Plan, set by OPTIMIZE
-    rendered: Any = None  # OPTIMIZE's render of the plan [plan, visible, ids, layout, markers]: STORE reuses it
+    plan: Plan | None = None  # set by OPTIMIZE
+    rendered: Rendered | None = None  # set by OPTIMIZE, used and cleared by STORE
     guard: str = ""  # which guard fired, if any
     visible: bytes = b""
     references: list[Reference] = []
     manifest_id: str = ""
-    layout: Any = None  # operators.reduction.Layout written to the manifest by STORE
+    layout: Layout | None = None  # written to the manifest by STORE
     layout_sha256: str = ""  # of that layout's JSON text: RESTORE checks the stored text against it
     measure: Measure = msgspec.field(default_factory=Measure)
     signal_pass: bool | None = None

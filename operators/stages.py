@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import importlib
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import msgspec
 
 from operators import types
 from operators.classify import classify
 from operators.config import Config, ConfigError
-from operators.packet import ContextPacket, Reference
+from operators.packet import ContextPacket, Reference, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.signals import auto_signals, missing_signals
 from operators.store import REF_ID_LEN, Manifest, Store, StoreError, content_sha256, manifest_layout, ref_digest
@@ -37,7 +37,7 @@ def reducer_for(content_type: str):
         return types.get(content_type).reduce
     except KeyError:
         raise StageError(f"unknown content type {content_type!r} (registered: {', '.join(types.names())})") from None
-STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE")
+STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "STORE", "RECOVERY", "RESTORE")
 
 
 def load(packet: ContextPacket) -> ContextPacket:
@@ -98,35 +98,41 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
 def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
-        contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
-        shas = {group: content_sha256(content) for group, content in contents.items()}  # the one hash of each ref
-        digests = {group: ref_digest(packet.source, plan.reasons[group], shas[group], len(content))
-                   for group, content in contents.items()}
-        ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
-        visible, layout, markers = render(plan, ids)
-        rendered = [plan, visible, ids, layout, markers]  # STORE reuses it when the stored ids are these
-        if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
-            plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
-            visible, rendered = packet.raw, None
-        if packet.exit_code:  # never let a failure read like success: say so first
-            header = f"[command failed: exit code {packet.exit_code}]\n".encode()
-            plan.pieces.insert(0, [SHOW, header])
-            visible, rendered = header + visible, None
-        packet.plan, packet.guard, packet.visible, packet.rendered = plan, guard, visible, rendered
-        packet.references = [
-            Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c,
-                      digest=digests[g], sha256=shas[g], hashed=c)
-            for g, c in contents.items()
-        ]
-        figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(visible)}
+        apply_plan(packet, plan, guard)
+        figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(packet.visible)}
         if packet.type == "log":
             figures["granularity"] = packet.granularity
-        if guard:
-            figures["guard"] = guard
+        if packet.guard:
+            figures["guard"] = packet.guard
         packet.add_trace("OPTIMIZE", **figures)
         return packet
 
     return optimize
+
+
+def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "") -> None:
+    """Make ``plan`` the packet's reduction: its refs (hashed once here), its visible text and the
+    render STORE reuses. Guards: never worse than raw; a failed command says so first."""
+    contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
+    shas = {group: content_sha256(content) for group, content in contents.items()}  # the one hash of each ref
+    digests = {group: ref_digest(packet.source, plan.reasons[group], shas[group], len(content))
+               for group, content in contents.items()}
+    ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
+    visible, layout, markers = render(plan, ids)
+    rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
+    if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
+        plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
+        visible, rendered = packet.raw, None
+    if packet.exit_code:  # never let a failure read like success: say so first
+        header = f"[command failed: exit code {packet.exit_code}]\n".encode()
+        plan.pieces.insert(0, [SHOW, header])
+        visible, rendered = header + visible, None
+    packet.plan, packet.guard, packet.visible, packet.rendered = plan, guard, visible, rendered
+    packet.references = [
+        Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c,
+                  digest=digests[g], sha256=shas[g], hashed=c)
+        for g, c in contents.items()
+    ]
 
 
 def make_store(store: Store) -> StageFn:
@@ -144,11 +150,13 @@ def make_store(store: Store) -> StageFn:
         ids = dict(zip(plan.reasons, (ref.id for ref in stored)))
         done = packet.rendered
         packet.rendered = None
-        if done is not None and done[0] is plan and done[1] is packet.visible and done[2] == ids:
-            visible, layout, markers = done[1], done[3], done[4]  # what OPTIMIZE rendered with these very ids
+        if done is not None and done.plan is plan and done.visible is packet.visible and done.ids == ids:
+            visible, layout, markers = done.visible, done.layout, done.markers  # what OPTIMIZE rendered with these ids
         else:
             visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
-        packet.visible = visible
+        if visible != packet.visible:  # a lengthened id: the measures follow the text that is shown
+            packet.visible = visible
+            _measure_visible(packet)
         packet.measure.kept_bytes = layout.kept_bytes()
         layout_json = layout.to_json()
         packet.layout, packet.layout_sha256 = layout, hashlib.sha256(layout_json).hexdigest()
@@ -170,6 +178,17 @@ def make_store(store: Store) -> StageFn:
 
 def measure_opt(packet: ContextPacket) -> ContextPacket:
     m = packet.measure
+    real = _measure_visible(packet)
+    packet.add_trace(
+        "MEASURE_OPT", visible_bytes=m.visible_bytes, est_tokens=m.visible_tokens, markers_est=m.marker_tokens,
+        referenced_est=m.referenced_tokens, saved_pct=round(m.saved_pct, 1), **real,
+    )
+    return packet
+
+
+def _measure_visible(packet: ContextPacket) -> dict:
+    """Fill in the visible/marker/referenced measures; returns the real-tokenizer figures, if any."""
+    m = packet.measure
     real = {}
     if m.tokenizer != "bytes4":
         m.visible_real_tokens = real[f"{m.tokenizer}_tokens"] = count_real(packet.visible, m.tokenizer)
@@ -183,11 +202,7 @@ def measure_opt(packet: ContextPacket) -> ContextPacket:
         pieces = packet.plan.pieces
         marker_bytes = sum(marker_len[group] for kind, group in zip(pieces.kinds, pieces.objs) if kind == MARK)
     m.marker_tokens = estimate_tokens(marker_bytes)
-    packet.add_trace(
-        "MEASURE_OPT", visible_bytes=m.visible_bytes, est_tokens=m.visible_tokens, markers_est=m.marker_tokens,
-        referenced_est=m.referenced_tokens, saved_pct=round(m.saved_pct, 1), **real,
-    )
-    return packet
+    return real
 
 
 def signal(packet: ContextPacket) -> ContextPacket:
@@ -262,27 +277,67 @@ def import_stage(path: str) -> StageFn:
     return fn
 
 
-def build_stages(config: Config, store: Store) -> list[tuple[str, StageFn]]:
+class Graph(NamedTuple):
+    """The stages in graph order: ``mapped`` run as ``op.map`` steps, ``stored`` run by the ``store``
+    sink, which writes the refs and the manifest before anything is delivered (see flows.reduce)."""
+
+    mapped: list[tuple[str, StageFn]]
+    stored: list[tuple[str, StageFn]]
+
+
+def build_stages(config: Config, store: Store) -> Graph:
     stages: list[tuple[str, StageFn]] = [
         ("LOAD", load),
         ("CLASSIFY", make_classify(config)),
         ("MEASURE_RAW", make_measure_raw(config)),
         ("OPTIMIZE", make_optimize(config)),
-        ("STORE", make_store(store)),
         ("MEASURE_OPT", measure_opt),
         ("SIGNAL", signal),
+        ("STORE", make_store(store)),
         ("RECOVERY", make_recovery(store)),
         ("RESTORE", make_restore(store)),
     ]
+    taken = {name for name, _ in stages}
     for spec in config.stages:
         fn = import_stage(spec.path)
-        name = spec.path.rpartition(":")[2].upper()
+        name = base = spec.path.rpartition(":")[2].upper()
+        n = 2
+        while name in taken:  # two plug-ins may share a function name: each gets its own step
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
         at = next(i for i, (stage, _) in enumerate(stages) if stage == spec.after)
         # after the named stage and any plug-ins already placed after it
         while at + 1 < len(stages) and stages[at + 1][0] not in STAGE_ORDER:
             at += 1
-        stages.insert(at + 1, (name, fn))
-    return stages
+        stages.insert(at + 1, (name, plugin(name, fn, after_store=STAGE_ORDER.index(spec.after) >= STAGE_ORDER.index("STORE"))))
+    cut = next(i for i, (stage, _) in enumerate(stages) if stage == "STORE")
+    return Graph(stages[:cut], stages[cut:])
+
+
+def plugin(name: str, fn: StageFn, after_store: bool) -> StageFn:
+    """A plug-in stage under the contract (docs/extending.md): before STORE it may set ``type``,
+    ``granularity`` and ``expected_signals`` (before OPTIMIZE), replace ``plan`` with another finished
+    plan (after OPTIMIZE: the refs and visible text are made from it again) or change a ref's
+    ``content`` (hashed again by STORE); it may not change ``raw`` after MEASURE_RAW nor edit
+    ``visible`` by hand. After STORE it may only read: what it changes there is what RECOVERY and
+    RESTORE check."""
+    if after_store:
+        return fn
+
+    def contracted(packet: ContextPacket) -> ContextPacket:
+        raw, plan, visible, measured = packet.raw, packet.plan, packet.visible, bool(packet.measure.raw_bytes)
+        packet = fn(packet)
+        if measured and packet.raw is not raw and packet.raw != raw:
+            raise StageError(f"stage {name} changed packet.raw after MEASURE_RAW (not allowed)")
+        if plan is not None and packet.plan is not plan:
+            if not isinstance(packet.plan, Plan):
+                raise StageError(f"stage {name} set packet.plan to something that is not a Plan")
+            apply_plan(packet, packet.plan, packet.guard)
+        elif packet.visible is not visible and packet.visible != visible:
+            raise StageError(f"stage {name} edited packet.visible; change packet.plan instead (docs/extending.md)")
+        return packet
+
+    return contracted
 
 
 def run_stage(name: str, fn: StageFn, packet: ContextPacket) -> ContextPacket:

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import msgspec
 
+from operators.errors import TokensError
+
 from operators.packet import Reference
 from operators.reduction import Layout, parts_of
 
@@ -42,7 +44,7 @@ SIDECAR_MIN = 64 * 1024  # bytes: larger contents go to a raw sidecar file
 STORE_SUFFIXES = (".json", ".visible", ".bin")
 
 
-class StoreError(Exception):
+class StoreError(TokensError):
     """A clear, user-facing problem with the store or an id."""
 
 

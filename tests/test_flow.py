@@ -11,7 +11,7 @@ from operators.config import ConfigError, load_config
 from operators.packet import ContextPacket
 from operators.sources import file_packets
 
-STAGES = ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
+STAGES = ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "STORE", "RECOVERY", "RESTORE"]
 LOG = (FIXTURES / "sample.log").read_bytes()
 
 
