@@ -53,3 +53,22 @@ def append_to_first_ref(packet):
     ref = packet.references[0]
     ref.content = bytes(ref.content) + b"appended by a stage\n"
     return packet
+
+
+def edit_visible(packet):
+    """Edits the visible text by hand after OPTIMIZE: the contract says change the plan instead."""
+    packet.visible = packet.visible + b"extra\n"
+    return packet
+
+
+def keep_everything(packet):
+    """Replaces the reducer's plan after OPTIMIZE with one that shows the input whole."""
+    from operators.reduction import passthrough
+
+    packet.plan = passthrough(packet.raw)
+    return packet
+
+
+def set_unknown_type(packet):
+    packet.type = "no-such-type"
+    return packet
