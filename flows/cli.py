@@ -215,6 +215,14 @@ def _type_names() -> tuple[str, ...]:
     return types.names()
 
 
+def _check_type(name: str | None) -> None:
+    """``--type`` names a registered type (checked once the config has registered its own)."""
+    from operators import types
+
+    if name is not None and name not in types.names():
+        raise UsageError(f"unknown content type {name!r} (one of: {', '.join(types.names())})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
     parser.add_argument("--config", help="TOML config file (default: config/default.toml)")
@@ -226,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("analyze", help="trace and reduced text for one file (- for stdin)")
     p.add_argument("path")
     p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", choices=_type_names(), help="force a content type")
+    p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
     p.add_argument("--json", action="store_true", help="trace as JSON lines")
     p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
                    help="0: overview, 1: reduced text with refs (default), 2: raw input")
@@ -276,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=int, choices=[0, 1], default=1,
                    help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
     p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", choices=_type_names(), help="force a content type")
+    p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
     p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
     p.set_defaults(func=_command("flows.agent:cmd_run"))
@@ -311,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                 import msgspec
 
                 config = msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, tokenizer=args.tokenizer))
+            _check_type(getattr(args, "type", None))
             return args.func(args, config)
         except TokensError as exc:
             print(f"tokens: error: {exc}", file=sys.stderr)

@@ -51,6 +51,17 @@ class StageSpec(Section):
     after: Stage = "OPTIMIZE"
 
 
+class TypeSpec(Section):
+    module: str  # an importable module that follows the content-type contract (docs/extending.md)
+    before: str = "text"  # detected just before this registered type
+
+
+class _TypesOnly(msgspec.Struct):
+    """The ``[[types]]`` of a config file, read before the rest: their sections are part of Config."""
+
+    types: list[TypeSpec] = []
+
+
 class BaseConfig(Section):
     """The settings every run has; ``Config`` adds one section per content type (see ``config_class``)."""
 
@@ -58,6 +69,7 @@ class BaseConfig(Section):
     reduce: ReduceConfig = msgspec.field(default_factory=ReduceConfig)
     tail: TailConfig = msgspec.field(default_factory=TailConfig)
     stages: list[StageSpec] = []
+    types: list[TypeSpec] = []  # extra content types, registered when the config is loaded
     inputs: list[str] = []  # default: every fixture in fixtures/
 
 
@@ -111,6 +123,7 @@ def load_config(path: str | Path | None = None) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     try:
+        register_types(msgspec.toml.decode(data, type=_TypesOnly).types, path)
         config = msgspec.toml.decode(data, type=config_class())
     except msgspec.ValidationError as exc:
         raise ConfigError(f"invalid config {path}: {exc}") from None
@@ -118,6 +131,26 @@ def load_config(path: str | Path | None = None) -> Config:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
     _check_types(config, path)
     return _with_env(config)
+
+
+def register_types(specs: list[TypeSpec], path: Path) -> None:
+    """Register the content types a config names (once each; the same module again is a no-op)."""
+    import importlib
+
+    from operators import types
+
+    for spec in specs:
+        try:
+            module = importlib.import_module(spec.module)
+        except ImportError as exc:
+            raise ConfigError(f"config {path}: cannot import content type module {spec.module!r}: {exc}") from None
+        try:
+            types.check_module(module)
+            if types.names().count(module.NAME) and types.get(module.NAME) is module:
+                continue
+            types.register(module.NAME, module, before=spec.before)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"config {path}: content type {spec.module!r}: {exc}") from None
 
 
 def _check_types(config, path: Path) -> None:

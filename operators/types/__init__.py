@@ -91,11 +91,25 @@ def get(name: str) -> ModuleType:
     return module
 
 
+def check_module(module: ModuleType) -> None:
+    """ValueError unless ``module`` follows the contract: a ``NAME``, ``detect`` and ``reduce``."""
+    name = getattr(module, "NAME", None)
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,31}", name):
+        raise ValueError("NAME must be a short lower-case identifier")
+    for attr in ("detect", "reduce"):
+        if not callable(getattr(module, attr, None)):
+            raise ValueError(f"it has no function {attr}()")
+    if getattr(module, "SIGNALS", "lines") not in ("lines", "changed", ""):
+        raise ValueError('SIGNALS must be "lines", "changed" or ""')
+
+
 def register(name: str, module: ModuleType, before: str = "text") -> None:
-    """Add a type at run time (a plug-in or a test), detected just before ``before``."""
+    """Add a type at run time (from config ``[[types]]``, or a test), detected just before ``before``."""
     global ORDER
     if name in ORDER:
         raise ValueError(f"content type {name!r} is already registered")
+    if before not in ORDER:
+        raise ValueError(f"no registered content type {before!r} to place it before")
     at = ORDER.index(before)
     ORDER = ORDER[:at] + (name,) + ORDER[at:]
     _modules[name] = module
