@@ -16,7 +16,11 @@ import msgspec
 from operators.errors import TokensError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CONFIG = PROJECT_ROOT / "config" / "default.toml"
+# a checkout (or an editable install) has pyproject.toml at its root and the bundled files at the top
+# level; an installed package carries them as operators/defaults and operators/fixtures (pyproject.toml)
+IN_CHECKOUT = (PROJECT_ROOT / "pyproject.toml").is_file()
+DEFAULT_CONFIG = (PROJECT_ROOT / "config" if IN_CHECKOUT else Path(__file__).resolve().parent / "defaults") / "default.toml"
+BUNDLED_FIXTURES = PROJECT_ROOT / "fixtures" if IN_CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 
 Stage = Literal["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
 

@@ -16,11 +16,11 @@ from typing import Callable, Iterable
 from bytewax.inputs import DynamicSource, StatelessSourcePartition
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
 
-from operators.config import PROJECT_ROOT, Config, home_path
+from operators.config import BUNDLED_FIXTURES, PROJECT_ROOT, Config, home_path
 from operators.packet import ContextPacket
 from operators.signals import load_sidecar
 
-FIXTURES = PROJECT_ROOT / "fixtures"
+FIXTURES = BUNDLED_FIXTURES
 SIDECAR = FIXTURES / "signals.toml"
 SIDECAR_NAMES = {"signals.toml", "README.md", ".gitkeep"}
 
@@ -72,6 +72,8 @@ class CallbackSink(DynamicSink[ContextPacket]):
 def display_name(path: Path) -> str:
     """How a file is named in traces and refs: relative to the working directory (or the project) when inside it."""
     resolved = path.resolve()
+    if resolved.parent == FIXTURES.resolve():  # the same name in a checkout and in an installed package
+        return f"fixtures/{resolved.name}"
     for base in (Path.cwd().resolve(), PROJECT_ROOT):
         try:
             return str(resolved.relative_to(base))
