@@ -173,55 +173,71 @@ def pack(packets: list[ContextPacket], budget: int, config=None) -> tuple[bytes,
     config = config if config is not None else config_class()()
     docs = [_Doc(p, config) for p in packets if not p.error]
     limit = budget * 4  # bytes: ceil(bytes / 4) <= budget  <=>  bytes <= 4 * budget
-    n_signal = sum(t == 0 for d in docs for t in d.tiers)
-    n_lines = sum(len(d.lines) for d in docs)
-
-    # the fixed parts, rendered with the largest numbers they can show: an upper bound
-    fixed = len(_top(len(docs), budget, budget, n_signal, n_signal, n_lines, n_lines, bound=True))
-    fixed += sum(len(_header(d, len(d.lines), bound=True)) for d in docs)
-    fixed += len(_footer(n_lines, [r.id for d in docs for r in d.packet.references]))
-    used = fixed + sum(_gap(len(d.lines)) for d in docs)
+    used = _fixed_cost(docs, budget)
     if used > limit:
         raise PackError(
             f"budget {budget:,} estimated tokens is too small: the headers alone need ~{estimate_tokens(used):,}"
         )
-
     for tier in (0, 1, 2):
-        # best rank first; inside a rank, round robin over the packets, each in its own order
-        order = []
-        for n, d in enumerate(docs):
-            seen: dict[int, int] = {}
-            for i, t in enumerate(d.tiers):
-                if t == tier:
-                    r = d.ranks[i]
-                    order.append((r, seen.get(r, 0), n, i))
-                    seen[r] = seen.get(r, 0) + 1
-        order.sort()
-        left = order
-        for _attempt in range(2):  # a second pass after blank gaps were closed: they free room
-            skipped = []
-            for item in left:
-                _, _, n, i = item
-                d = docs[n]
-                cost = len(d.lines[i]) + d.gap_cost_change(i)
-                if used + cost <= limit:
-                    insort(d.shown, i)
-                    used += cost
-                else:
-                    skipped.append(item)
-            used -= sum(d.close_blank_gaps(tier) for d in docs)
-            left = skipped
-            if not skipped:
-                break
-        if left:
+        used, complete = _choose_tier(docs, tier, used, limit)
+        if not complete:  # a line of this tier did not fit: no line of a lower tier is shown
             break
-
     text = _render(docs, budget)
     while len(text) > limit:  # cannot happen (every part above is an upper bound); never print more than asked
         victim = max((d for d in docs if d.shown), key=lambda d: max(d.tiers[i] for i in d.shown))
         victim.shown.remove(max(victim.shown, key=lambda i: (victim.tiers[i], i)))
         text = _render(docs, budget)
+    return text, _result(docs, budget, text)
 
+
+def _fixed_cost(docs: list[_Doc], budget: int) -> int:
+    """Bytes of the fixed parts (rendered with the largest numbers they can show: an upper bound) and
+    of the gap lines while nothing is shown."""
+    n_signal = sum(t == 0 for d in docs for t in d.tiers)
+    n_lines = sum(len(d.lines) for d in docs)
+    fixed = len(_top(len(docs), budget, budget, n_signal, n_signal, n_lines, n_lines, bound=True))
+    fixed += sum(len(_header(d, len(d.lines), bound=True)) for d in docs)
+    fixed += len(_footer(n_lines, [r.id for d in docs for r in d.packet.references]))
+    return fixed + sum(_gap(len(d.lines)) for d in docs)
+
+
+def _tier_order(docs: list[_Doc], tier: int) -> list[tuple[int, int, int, int]]:
+    """The lines of ``tier``: best rank first; inside a rank, round robin over the packets, each in its
+    own order. Items are (rank, turn, packet index, line index)."""
+    order = []
+    for n, d in enumerate(docs):
+        seen: dict[int, int] = {}
+        for i, t in enumerate(d.tiers):
+            if t == tier:
+                r = d.ranks[i]
+                order.append((r, seen.get(r, 0), n, i))
+                seen[r] = seen.get(r, 0) + 1
+    order.sort()
+    return order
+
+
+def _choose_tier(docs: list[_Doc], tier: int, used: int, limit: int) -> tuple[int, bool]:
+    """Show every line of ``tier`` that fits; returns the bytes used and whether all of them fit."""
+    left = _tier_order(docs, tier)
+    for _attempt in range(2):  # a second pass after blank gaps were closed: they free room
+        skipped = []
+        for item in left:
+            _, _, n, i = item
+            d = docs[n]
+            cost = len(d.lines[i]) + d.gap_cost_change(i)
+            if used + cost <= limit:
+                insort(d.shown, i)
+                used += cost
+            else:
+                skipped.append(item)
+        used -= sum(d.close_blank_gaps(tier) for d in docs)
+        left = skipped
+        if not skipped:
+            break
+    return used, not left
+
+
+def _result(docs: list[_Doc], budget: int, text: bytes) -> PackResult:
     packed = []
     for d in docs:
         refs = [r.id for r in d.packet.references]
@@ -233,13 +249,13 @@ def pack(packets: list[ContextPacket], budget: int, config=None) -> tuple[bytes,
             refs=refs, refs_not_shown=[r for r in refs if f"#ref:{r}".encode() not in shown_text],
             expand=f"tokens expand --full {d.packet.manifest_id}", shown_lines=list(d.shown), tiers=list(d.tiers),
         ))
+    n_signal = sum(t == 0 for d in docs for t in d.tiers)
     signal_shown = sum(p.signal_shown for p in packed)
-    result = PackResult(
+    return PackResult(
         budget=budget, used_tokens=estimate_tokens(len(text)), complete=signal_shown == n_signal,
-        signal_total=n_signal, signal_shown=signal_shown, lines_total=n_lines,
+        signal_total=n_signal, signal_shown=signal_shown, lines_total=sum(len(d.lines) for d in docs),
         lines_shown=sum(p.lines_shown for p in packed), packets=packed, text=text.decode("utf-8", "replace"),
     )
-    return text, result
 
 
 def _render(docs: list[_Doc], budget: int) -> bytes:
