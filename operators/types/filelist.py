@@ -89,8 +89,21 @@ def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
     """
     dot = b"." + sep
     dot_prefixed = all(p.startswith(dot) or p in (b".", dot) for p in paths)
-    files_in: dict[bytes, dict[bytes, None]] = {}  # parent key ("" or "a/b/") -> file names
-    dir_keys: dict[bytes, None] = {}  # directories named as such ("a/b/" listed with its slash)
+    files_in, dir_keys, entries = _group_by_parent(paths, sep)
+    prefix = _common_dir(files_in, dir_keys, sep)
+    label = (dot if dot_prefixed else b"") + prefix
+    root = Node(label or dot)
+    nodes = _make_nodes(root, prefix, files_in, dir_keys, sep)
+    _count(nodes, sep)
+    return root, entries
+
+
+def _group_by_parent(paths: list[bytes], sep: bytes) -> tuple[dict[bytes, dict[bytes, None]], dict[bytes, None], int]:
+    """Parent key ("" or "a/b/") -> file names; the directories named as such ("a/b/" listed with its
+    slash); and the number of entries."""
+    dot = b"." + sep
+    files_in: dict[bytes, dict[bytes, None]] = {}
+    dir_keys: dict[bytes, None] = {}
     entries = 0
     for path in paths:
         while path.startswith(dot):
@@ -117,19 +130,24 @@ def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
             if names is None:
                 names = files_in[path[:cut]] = {}
             names[path[cut:]] = None
-    keys = set(files_in) | set(dir_keys)
-    prefix = b""
-    if keys:
-        # the common directory of all entries: each directory key, and the parent of each named directory
-        parents = set(files_in)
-        parents.update(k[: k.rfind(sep, 0, len(k) - 1) + 1] for k in dir_keys)
-        lo, hi = min(parents), max(parents)
-        n = 0
-        while n < len(lo) and n < len(hi) and lo[n] == hi[n]:
-            n += 1
-        prefix = lo[: lo.rfind(sep, 0, n) + 1] if n < len(lo) else lo
-    label = (dot if dot_prefixed else b"") + prefix
-    root = Node(label or dot)
+    return files_in, dir_keys, entries
+
+
+def _common_dir(files_in: dict, dir_keys: dict, sep: bytes) -> bytes:
+    """The common directory of all entries: of each directory key, and of the parent of each named directory."""
+    if not files_in and not dir_keys:
+        return b""
+    parents = set(files_in)
+    parents.update(k[: k.rfind(sep, 0, len(k) - 1) + 1] for k in dir_keys)
+    lo, hi = min(parents), max(parents)
+    n = 0
+    while n < len(lo) and n < len(hi) and lo[n] == hi[n]:
+        n += 1
+    return lo[: lo.rfind(sep, 0, n) + 1] if n < len(lo) else lo
+
+
+def _make_nodes(root: Node, prefix: bytes, files_in: dict, dir_keys: dict, sep: bytes) -> dict[bytes, Node]:
+    """A node for every distinct directory below ``prefix`` (by key), with the files it lists."""
     nodes: dict[bytes, Node] = {prefix: root}
 
     def node_for(key: bytes) -> Node:
@@ -148,13 +166,17 @@ def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
             key = child_key
         return node
 
-    for key in keys:
+    for key in set(files_in) | set(dir_keys):
         names = files_in.get(key)
         node = node_for(key)
         if names:
             node.files.update(names)
-    # bottom-up: a name listed as a file that other paths go through is a directory ("find" lists
-    # both); then the recursive counts
+    return nodes
+
+
+def _count(nodes: dict[bytes, Node], sep: bytes) -> None:
+    """Bottom-up: a name listed as a file that other paths go through is a directory ("find" lists
+    both); then the recursive counts of files, directories and extensions."""
     ext_of: dict[bytes, bytes] = {}
     for key in sorted(nodes, key=lambda k: k.count(sep), reverse=True):
         node = nodes[key]
@@ -173,7 +195,6 @@ def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
             node.ndirs += child.ndirs
             for ext, count in child.exts.items():
                 exts[ext] = exts.get(ext, 0) + count
-    return root, entries
 
 
 def _ext(name: bytes) -> bytes:
