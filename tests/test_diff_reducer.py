@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from operators.classify import classify
 from operators.config import Config, DiffConfig
+from operators.packet import ContextPacket
 from operators.types import diff
 from operators.reduction import KEEP, MARK, OMIT, SHOW, omissions, render, restore
 from operators.signals import load_sidecar
@@ -380,6 +381,7 @@ def test_level0_diff_facts_see_the_lines_a_split_sees(raw):
             continue
         if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line.strip()) > 1:
             changed.append(line)
-    summary, important, total = overview._diff_facts(raw)
+    facts = diff.facts(ContextPacket(source="x", raw=raw))
+    summary, important, total = facts.counts, facts.important, facts.total
     assert f"+{added:,} -{removed:,} lines" in summary and f"{len(files)} file" in summary
     assert total == len(changed) and len(important) == min(len(changed), overview.IMPORTANT_MAX)

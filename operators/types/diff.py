@@ -106,73 +106,94 @@ def classify_lines_py(raw: bytes, starts: array) -> bytearray:
     told apart by their first byte and counted in C (``_hunk_lines``); a line the first byte does not
     settle (an empty one, or one that does not fit) goes through the general, line-by-line walk."""
     n = len(starts) - 1
-    kinds = bytearray(n)  # all OTHER
+    walk = _LineWalk(raw, n)
     firsts = bytes(map(raw.__getitem__, islice(starts, n)))  # the first byte of each line
-    in_header = False  # between a ``diff --git`` line and its first hunk: git metadata lives here
-    in_binary = False
-    old: list[int] = []  # lines still expected from each parent in the current hunk
-    new = 0
-    width = 0  # prefix columns of the current hunk (1, or the number of parents of a combined diff)
+    kinds = walk.kinds
     i = 0
     while i < n:
-        if width == 1 and (new > 0 or old[0] > 0):
-            j, old[0], new = _hunk_lines(firsts, i, old[0], new)
+        if walk.width == 1 and (walk.new > 0 or walk.old[0] > 0):
+            j, walk.old[0], walk.new = _hunk_lines(firsts, i, walk.old[0], walk.new)
             if j > i:
                 kinds[i:j] = firsts[i:j].translate(HUNK_KINDS)
                 i = j
                 continue
-        line, s, e = i, starts[i], starts[i + 1]
-        i += 1
+        s, e = starts[i], starts[i + 1]
         be = e - 1 if raw[e - 1] == NL else e
         if be > s and raw[be - 1] == CR:
             be -= 1
-        if width:
-            if new > 0 or max(old) > 0:
-                if be > s and raw[s] == BACKSLASH:
-                    kinds[line] = NONL
-                    continue
-                prefix = raw[s : min(s + width, be)]
-                if len(prefix) < width and not prefix.strip(b" "):
-                    prefix = b" " * width  # a blank context line whose spaces an editor stripped
-                if len(prefix) == width and not prefix.strip(b" +-"):
-                    kinds[line] = CTX if not prefix.strip(b" ") else CHG
-                    for j, c in enumerate(prefix):
-                        if c != PLUS:  # not in this parent
-                            old[j] -= 1
-                    if MINUS not in prefix:  # in the result
-                        new -= 1
-                    continue
-                width = 0  # the hunk does not match its header: leave the rest alone
-            elif be > s and raw[s] == BACKSLASH:
-                kinds[line] = NONL
-                continue
-            else:
-                width = 0
+        if not (walk.width and walk.hunk_line(i, s, be)):
+            walk.other_line(i, s, be)
+        i += 1
+    return kinds
+
+
+class _LineWalk:
+    """The state of ``classify_lines_py``'s walk: inside a file header (git metadata lives between a
+    ``diff --git`` line and its first hunk), inside binary patch data, and inside a hunk (lines still
+    expected from each parent, ``old``, and in the result, ``new``; ``width`` prefix columns: 1, or
+    the number of parents of a combined diff)."""
+
+    def __init__(self, raw: bytes, n: int):
+        self.raw = raw
+        self.kinds = bytearray(n)  # all OTHER
+        self.in_header = self.in_binary = False
+        self.old: list[int] = []
+        self.new = 0
+        self.width = 0
+
+    def hunk_line(self, line: int, s: int, be: int) -> bool:
+        """Classify a line of the current hunk; False when it is not one (the hunk is over)."""
+        raw, width = self.raw, self.width
+        if not (self.new > 0 or max(self.old) > 0):
+            if be > s and raw[s] == BACKSLASH:
+                self.kinds[line] = NONL
+                return True
+            self.width = 0
+            return False
+        if be > s and raw[s] == BACKSLASH:
+            self.kinds[line] = NONL
+            return True
+        prefix = raw[s : min(s + width, be)]
+        if len(prefix) < width and not prefix.strip(b" "):
+            prefix = b" " * width  # a blank context line whose spaces an editor stripped
+        if len(prefix) != width or prefix.strip(b" +-"):
+            self.width = 0  # the hunk does not match its header: leave the rest alone
+            return False
+        self.kinds[line] = CTX if not prefix.strip(b" ") else CHG
+        for j, c in enumerate(prefix):
+            if c != PLUS:  # not in this parent
+                self.old[j] -= 1
+        if MINUS not in prefix:  # in the result
+            self.new -= 1
+        return True
+
+    def other_line(self, line: int, s: int, be: int) -> None:
+        """A line outside any hunk: a file start, a hunk header, binary data or header metadata."""
+        raw = self.raw
         if FILE_START_RE.match(raw, s, be):
-            in_header, in_binary = True, False
-            continue
+            self.in_header, self.in_binary = True, False
+            return
         m = HUNK_RE.match(raw, s, be)
         if m:
             ranges = RANGE_RE.findall(m.group(2))
             if len(ranges) == len(m.group(1)) - 1:
-                old = [int(count) if count else 1 for _, count in ranges]
-                new = int(m.group(4)) if m.group(4) is not None else 1
-                width = len(ranges)
-            in_header = in_binary = False
-            continue
-        if in_binary:
+                self.old = [int(count) if count else 1 for _, count in ranges]
+                self.new = int(m.group(4)) if m.group(4) is not None else 1
+                self.width = len(ranges)
+            self.in_header = self.in_binary = False
+            return
+        if self.in_binary:
             if BINARY_HUNK_RE.match(raw, s, be):
-                continue
+                return
             if be == s or BINARY_DATA_RE.match(raw, s, be):
-                kinds[line] = BIN
-                continue
-            in_binary = False
-        if in_header:
+                self.kinds[line] = BIN
+                return
+            self.in_binary = False
+        if self.in_header:
             if be - s == len(BINARY_PATCH) and raw.startswith(BINARY_PATCH, s):
-                in_binary = True
+                self.in_binary = True
             elif META_RE.match(raw, s, be):
-                kinds[line] = META
-    return kinds
+                self.kinds[line] = META
 
 
 def _hunk_lines(firsts: bytes, i: int, old: int, new: int) -> tuple[int, int, int]:
