@@ -55,13 +55,16 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     [packet] = run_packets([packet], args.config, config)
     if packet.error:
         raise UsageError(packet.error)
-    from operators.overview import overview
-    from operators.tokens import estimate_tokens
+    figures = {"level": args.level, "l1_est": packet.measure.visible_tokens, "l2_est": packet.measure.raw_tokens}
+    if args.level == 0:  # the overview is made only when it is asked for
+        from operators.overview import overview
+        from operators.tokens import estimate_tokens
 
-    level0 = overview(packet)
-    emit("LEVELS", packet.source, {"level": args.level, "l0_est": estimate_tokens(len(level0)),
-                                   "l1_est": packet.measure.visible_tokens, "l2_est": packet.measure.raw_tokens})
-    text = {0: level0, 1: packet.visible, 2: packet.raw}[args.level]
+        text = overview(packet)
+        figures["l0_est"] = estimate_tokens(len(text))
+    else:
+        text = packet.visible if args.level == 1 else packet.raw
+    emit("LEVELS", packet.source, figures)
     out = sys.stdout.buffer
     out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
     out.flush()
