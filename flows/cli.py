@@ -68,7 +68,19 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     out = sys.stdout.buffer
     out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
     out.flush()
+    _check_invariants([packet])
     return 0
+
+
+def _check_invariants(packets: list[ContextPacket]) -> None:
+    """Exit status 3 (``InvariantError``) when SIGNAL, RECOVERY or RESTORE failed for any packet."""
+    from operators.errors import InvariantError
+
+    for packet in packets:
+        failed = [name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
+                                        ("RESTORE", packet.restore_pass)) if ok is False]
+        if failed:
+            raise InvariantError(f"{'/'.join(failed)} failed for {packet.source} (exit status 3); see the trace")
 
 
 def cmd_benchmark(args: argparse.Namespace, config: Config) -> int:
@@ -85,7 +97,9 @@ def cmd_benchmark(args: argparse.Namespace, config: Config) -> int:
         sys.stdout.write(msgspec.json.encode(rows).decode() + "\n")
     else:
         sys.stdout.write(format_table(rows) + "\n")
-    return 0 if all(r.signal and r.recovery and r.restore and r.adds_up for r in rows) else 1
+    sys.stdout.flush()
+    _check_invariants(packets)
+    return 0 if all(r.adds_up for r in rows) else 1
 
 
 def cmd_show_ref(args: argparse.Namespace, config: Config) -> int:
@@ -112,8 +126,10 @@ def cmd_expand(args: argparse.Namespace, config: Config) -> int:
             manifest = store.get_manifest(args.target)
             data = store.restore(manifest, store.get_visible(manifest))
         else:
+            from operators.sources import read_input
+
             _check_readable(args.target)
-            visible = Path(args.target).read_bytes()
+            visible = read_input(args.target)
             manifest = store.find_manifest_for_visible(visible)
             data = store.restore(manifest, visible)
     if args.output:

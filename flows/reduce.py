@@ -15,6 +15,8 @@ between uses: fixture/file batches, bytes from stdin, or a live tail.
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
 from typing import Callable, Iterable
 
@@ -57,14 +59,26 @@ def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_
     return flow
 
 
-def write_and_report(config: Config) -> Callable[[ContextPacket], None]:
-    """The main job's sink: write each reduced text under ``<home>/out/`` and print one row."""
+def write_and_report(config: Config, failed: dict[str, int] | None = None) -> Callable[[ContextPacket], None]:
+    """The main job's sink: write each reduced text under ``<home>/out/`` and print one row.
+
+    ``failed``: counts ``error`` (an input or its output could not be handled) and ``invariant``
+    (SIGNAL, RECOVERY or RESTORE said FAIL), for the exit status (see ``_exit_status``)."""
+    failed = {} if failed is None else failed
 
     def handle(packet: ContextPacket) -> None:
         if packet.error:
             print(f"{packet.source}: error: {packet.error}", flush=True)
+            failed["error"] = failed.get("error", 0) + 1
             return
-        target = write_output(packet, config)
+        try:
+            target = write_output(packet, config)
+        except StoreError as exc:
+            print(f"{packet.source}: error: {exc}", flush=True)
+            failed["error"] = failed.get("error", 0) + 1
+            return
+        if not (packet.signal_pass and packet.recovery_pass and packet.restore_pass):
+            failed["invariant"] = failed.get("invariant", 0) + 1
         m = packet.measure
         verdict = " ".join(
             f"{label} {'PASS' if ok else 'FAIL'}"
@@ -130,10 +144,27 @@ def __getattr__(name: str) -> Dataflow:
     if name != "flow":
         raise AttributeError(name)
     configure_trace(json="--json" in sys.argv or None)
+    failed: dict[str, int] = {}
     try:
-        return get_flow()
+        config = load_config(None)
+        flow = get_flow(config=config, sink=CallbackSink(write_and_report(config, failed)))
     except (ConfigError, StoreError) as exc:
         _exit_with(exc)
+    atexit.register(_exit_status, failed)
+    return flow
+
+
+def _exit_status(failed: dict[str, int]) -> None:
+    """At the end of ``python -m bytewax.run flows.reduce``: exit status 3 when an invariant failed
+    for some input, 1 when an input (or its output file) failed with an error, else 0 as usual.
+    (``bytewax.run`` returns normally after the run; only a hard exit can set the status then.)"""
+    code = 3 if failed.get("invariant") else 1 if failed.get("error") else 0
+    if code:
+        print(f"nolife-tokens: {failed.get('invariant', 0)} input(s) failed an invariant, "
+              f"{failed.get('error', 0)} failed with an error (exit status {code})", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _exit_with(exc: Exception):

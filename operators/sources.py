@@ -8,8 +8,10 @@ job writes the reduced text and prints a row).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -19,6 +21,7 @@ from bytewax.outputs import DynamicSink, StatelessSinkPartition
 from operators.config import BUNDLED_FIXTURES, PROJECT_ROOT, Config, home_path
 from operators.packet import ContextPacket
 from operators.signals import load_sidecar
+from operators.store import check_directory, kind_of, replace_file
 
 FIXTURES = BUNDLED_FIXTURES
 SIDECAR = FIXTURES / "signals.toml"
@@ -83,15 +86,40 @@ def display_name(path: Path) -> str:
 
 
 def unreadable_reason(path: str) -> str | None:
-    """Why ``path`` cannot be read as an input file (one line for the user), or None if it can."""
-    p = Path(path)
-    if not p.exists():
+    """Why ``path`` cannot be read as an input file (one line for the user), or None if it can.
+
+    Only regular files are inputs (``-`` is stdin, handled by the caller): a directory, FIFO or
+    device (``/dev/zero`` never ends, a FIFO blocks) is refused before anything is opened."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         return f"no such file: {path}"
-    if p.is_dir():
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
         return f"is a directory, not a file: {path}"
-    if not os.access(p, os.R_OK):
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {kind_of(st.st_mode)}, not a regular file: {path}"
+    if not os.access(path, os.R_OK):
         return f"cannot read (permission denied): {path}"
     return None
+
+
+def read_input(path: str | Path) -> bytes:
+    """The bytes of an input file, opened without blocking and checked with ``fstat`` before reading
+    (the file may have been swapped for a FIFO or device since ``unreadable_reason`` looked): a
+    non-regular file is an OSError naming what it is, never a hang or an endless read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"{kind_of(mode)}, not a regular file", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
 
 
 def fixture_paths() -> list[Path]:
@@ -114,7 +142,11 @@ def file_packets(paths: Iterable[str | Path], granularities: Iterable[str] = ("c
         grans = list(granularities)
         if both_for_logs and path.suffix == ".log":
             grans = ["coarse", "fine"]
+        problem = unreadable_reason(str(path))  # a FIFO or device would block or never end in LOAD
         for granularity in grans:
+            if problem:
+                packets.append(ContextPacket(source=display_name(path), granularity=granularity, error=problem))
+                continue
             packets.append(ContextPacket(source=display_name(path), path=str(path), granularity=granularity,
                                          expected_signals=signals, forced_type=forced_type))
     return packets
@@ -130,9 +162,13 @@ def output_name(packet: ContextPacket) -> str:
 
 
 def write_output(packet: ContextPacket, config: Config) -> Path:
-    """Write a packet's visible text to ``<home>/out/`` (where ``tokens expand --full pkt_…`` finds it)."""
+    """Write a packet's visible text to ``<home>/out/`` (where ``tokens expand --full pkt_…`` finds it).
+
+    Atomically, through a fresh temp file in that directory; never through a symlink: a symlink or
+    anything but a regular file at the target (or a symlink as ``out/``) is a StoreError, as is a
+    write that fails (disk full, read-only)."""
     out_dir = home_path(config) / "out"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    check_directory(out_dir, "output directory")
     target = out_dir / output_name(packet)
-    target.write_bytes(packet.visible)
+    replace_file(target, packet.visible, "output")
     return target

@@ -347,7 +347,7 @@ def run_stage(name: str, fn: StageFn, packet: ContextPacket) -> ContextPacket:
     before = len(packet.trace)
     try:
         packet = fn(packet)
-    except StageError as exc:
+    except (StageError, StoreError) as exc:  # a store that cannot be written (disk full, read-only): this packet fails, clearly
         packet.error = str(exc)
         packet.add_trace(name, error=packet.error)
         return packet

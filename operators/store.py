@@ -224,7 +224,9 @@ def is_temp_name(name: str) -> bool:
 
 
 def kind_of(mode: int) -> str:
-    """What a non-regular file is, in words."""
+    """What a file is, in words (for messages about files that are not regular)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
         if test(mode):
