@@ -5,8 +5,9 @@ with ``bytewax.testing.run_main``; the sink writes each window's visible text to
 it to ``-o FILE``, then records an **offset checkpoint** (``<home>/tail/<key>.json``, written to a
 temp file and renamed over the old one):
 
-* ``files``: per followed path, the file identity ``(dev, ino)`` and the end offset of the last
-  window whose output was written;
+* ``files``: per followed path, the file identity ``(dev, ino)``, a fingerprint of its first bytes
+  (``head``, ``fingerprint``: see ``operators.tail``) and the end offset of the last window whose
+  output was written;
 * ``out_size``: with ``-o FILE``, the size of FILE once that window was appended.
 
 On start, each file resumes from its checkpoint (``--from-start``: from byte 0; ``--from-end``: from
@@ -14,6 +15,13 @@ its current end, like ``tail -f``; a file without a checkpoint starts at its end
 bytes in FILE beyond ``out_size`` belong to a window written just before a crash but never
 checkpointed: they are cut off and that window is produced again from the checkpointed offset, so
 after a SIGKILL no line is lost and none is written twice. On stdout such a window may repeat once.
+
+The store full or read-only: a window whose refs cannot be written is not printed nor checkpointed;
+its file is read again from that window after a pause that doubles up to ``MAX_BACKOFF`` seconds, so
+nothing is lost and the tail keeps going. A checkpoint that cannot be written is tried again at the
+next window (a kill before then repeats windows, never loses them). Files are never written through a
+symlink: the checkpoint is replaced through a fresh temp file, and a symlink (or anything but a regular
+file) as ``-o FILE`` or checkpoint is refused.
 
 SIGINT (Ctrl-C) and SIGTERM stop cleanly: the pending window of every file (what was read, partial
 line included) goes through the graph and out, the checkpoint is written, exit status 0. Bytes not
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -42,6 +51,13 @@ class Position(msgspec.Struct, kw_only=True):
     dev: int
     ino: int
     offset: int
+    head: int = 0
+    fingerprint: str = ""
+
+
+FIRST_BACKOFF = 0.5  # seconds before a window the store could not take is tried again
+MAX_BACKOFF = 30.0
+STORE_STAGES = ("STORE", "RECOVERY", "RESTORE")
 
 
 class Checkpoint(msgspec.Struct, kw_only=True):
@@ -63,20 +79,24 @@ def checkpoint_path(config: Config, paths: list[str], output: str | None) -> Pat
 
 
 def load_checkpoint(path: Path, output: str) -> Checkpoint:
+    from operators.store import StoreError, read_regular
+
     try:
-        return _decoder.decode(path.read_bytes())
+        return _decoder.decode(read_regular(path, "tail checkpoint"))
     except FileNotFoundError:
         return Checkpoint(output=output)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except (OSError, StoreError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise TailError(f"unreadable tail checkpoint {path}: {exc} (delete it, or pass --from-start/--from-end)") from None
 
 
 def save_checkpoint(path: Path, cp: Checkpoint) -> None:
+    """Replace the checkpoint atomically (a fresh temp file beside it, never through a symlink);
+    StoreError when it cannot be written."""
+    from operators.store import check_directory, replace_file
+
     cp.updated = time.time()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(_encoder.encode(cp))
-    os.replace(tmp, path)
+    check_directory(path.parent, "tail checkpoint directory")
+    replace_file(path, _encoder.encode(cp), "tail checkpoint")
 
 
 class TailError(Exception):
@@ -90,8 +110,12 @@ def _check_paths(paths: list[str], output: str | None) -> None:
             raise TailError(problem)
     if output:
         out = Path(output)
+        if out.is_symlink():
+            raise TailError(f"output is a symlink (refused; name the file itself): {output}")
         if out.is_dir():
             raise TailError(f"output is a directory, not a file: {output}")
+        if out.exists() and not out.is_file():
+            raise TailError(f"output is not a regular file: {output}")
         if not out.parent.is_dir():
             raise TailError(f"no such directory for the output: {out.parent}")
         if any(os.path.abspath(p) == os.path.abspath(output) for p in paths):
@@ -100,9 +124,11 @@ def _check_paths(paths: list[str], output: str | None) -> None:
 
 def cmd_tail(args: argparse.Namespace, config: Config) -> int:
     # TailError is reported here, as one line with exit status 2 (the same as flows.cli's UsageError)
+    from operators.store import StoreError
+
     try:
         return _tail(args, config)
-    except TailError as exc:
+    except (TailError, StoreError) as exc:
         print(f"tokens: error: {exc}", file=sys.stderr)
         return 2
 
@@ -125,10 +151,16 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
     out_fd = sys.stdout.fileno()
     if args.output:
         try:
-            out_fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            out_fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as exc:
             raise TailError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        size = os.fstat(out_fd).st_size
+        st = os.fstat(out_fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(out_fd)
+            raise TailError(f"output is not a regular file: {args.output}")
+        os.set_blocking(out_fd, True)
+        size = st.st_size
         if cp.out_size is not None and size > cp.out_size and not (args.from_start or args.from_end):
             os.truncate(args.output, cp.out_size)  # a window written but never checkpointed: it comes again
             emit("TAIL", args.output, {"what": "cut an unconfirmed window off the output", "bytes": size - cp.out_size})
@@ -141,14 +173,12 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
     for path in dict.fromkeys(os.path.abspath(p) for p in paths):
         saved = cp.files.get(path)
         if saved is None or args.from_start or args.from_end:
-            st = os.stat(path)
-            saved = Position(dev=st.st_dev, ino=st.st_ino, offset=0 if args.from_start else st.st_size)
-            cp.files[path] = saved
-        positions[path] = TailPosition(saved.dev, saved.ino, saved.offset)
-    save_checkpoint(cp_path, cp)
+            saved = cp.files[path] = _position_now(path, at_end=not args.from_start)
+        positions[path] = TailPosition(saved.dev, saved.ino, saved.offset, saved.head, saved.fingerprint)
+    state = {"last": None, "error": None, "closed": False, "cp_error": "", "backoff": 0.0, "generation": {}}
+    _save_or_note(cp_path, cp, state, strict=True)
     source = TailSource(paths, config, granularity=granularity, positions=positions)
     several = len(source.paths) > 1
-    state = {"last": None, "error": None, "closed": False}
 
     def write_all(data: bytes) -> None:
         view = memoryview(data)
@@ -158,6 +188,12 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
     def handle(packet) -> None:
         if state["error"] or state["closed"] or not isinstance(packet, TailPacket):
             return
+        if packet.generation < state["generation"].get(packet.tail_path, 0):
+            return  # read before a retry was asked for: it comes again
+        if packet.error and packet.trace and packet.trace[-1].stage in STORE_STAGES:
+            _retry_later(source, packet, state)
+            return
+        state["backoff"] = 0.0
         data = packet.visible
         if several and state["last"] != packet.tail_path:
             data = f"==> {display_name(Path(packet.tail_path))} <==\n".encode() + data
@@ -174,8 +210,9 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
         state["last"] = packet.tail_path
         if args.output:
             cp.out_size = (cp.out_size or 0) + len(data)
-        cp.files[packet.tail_path] = Position(dev=packet.tail_dev, ino=packet.tail_ino, offset=packet.end)
-        save_checkpoint(cp_path, cp)
+        cp.files[packet.tail_path] = Position(dev=packet.tail_dev, ino=packet.tail_ino, offset=packet.end,
+                                              head=packet.tail_head, fingerprint=packet.tail_fingerprint)
+        _save_or_note(cp_path, cp, state)
 
     try:
         flow = get_flow(source=source, sink=CallbackSink(handle), config_path=args.config, config=config)
@@ -187,3 +224,46 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
     if state["error"]:
         raise TailError(state["error"])
     return 0
+
+
+def _position_now(path: str, at_end: bool) -> Position:
+    """Where a file stands now: its identity and fingerprint, at its end or at 0."""
+    from operators.tail import fingerprint
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TailError(f"not a regular file: {path}")
+        offset = st.st_size if at_end else 0
+        head, digest = fingerprint(fd, offset)
+    finally:
+        os.close(fd)
+    return Position(dev=st.st_dev, ino=st.st_ino, offset=offset, head=head, fingerprint=digest)
+
+
+def _save_or_note(path: Path, cp: Checkpoint, state: dict, strict: bool = False) -> None:
+    """Write the checkpoint; when it cannot be written (disk full, read-only), say so once and go on:
+    the next window tries again (a kill before then repeats windows, never loses them). ``strict``:
+    a symlink or other non-file at the checkpoint's path is an error (it will not go away by waiting)."""
+    from operators.store import StoreError
+
+    try:
+        save_checkpoint(path, cp)
+    except StoreError as exc:
+        if strict and exc.errno is None:
+            raise
+        if state["cp_error"] != str(exc):
+            state["cp_error"] = str(exc)
+            emit("TAIL", str(path), {"what": "checkpoint not written; trying again at the next window", "error": str(exc)})
+        return
+    state["cp_error"] = ""
+
+
+def _retry_later(source, packet, state: dict) -> None:
+    """The store could not take this window: neither print nor checkpoint it; read it again later,
+    waiting twice as long each time (up to ``MAX_BACKOFF``) until the store takes windows again."""
+    delay = state["backoff"] = min(MAX_BACKOFF, max(FIRST_BACKOFF, state["backoff"] * 2))
+    state["generation"][packet.tail_path] = source.retry(packet, delay)
+    emit("TAIL", packet.source, {"what": "store error; the window will be read again", "retry_in_s": delay,
+                                 "error": packet.error})

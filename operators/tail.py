@@ -29,9 +29,11 @@ The file behind the path may change:
 * **copytruncate** (same inode, size below our offset, or the bytes just before our offset changed):
   what was already read is flushed, then reading restarts at 0.
 
-The partition snapshot (``TailPosition``) is the file identity ``(dev, ino)`` and the offset of the end
-of the last *emitted* window, never of what is only buffered: resuming from it re-reads the buffered
-bytes instead of losing them. It serves bytewax recovery (``resume_state``) as well as the offset
+The partition snapshot (``TailPosition``) is the file identity ``(dev, ino)`` plus a *fingerprint* (the
+sha256 of its first ``head`` bytes, up to ``FINGERPRINT_BYTES``, as log shippers do: an inode number is
+reused when a file is deleted and another created) and the offset of the end of the last *emitted*
+window, never of what is only buffered: resuming from it re-reads the buffered bytes instead of
+losing them. A file at the saved inode whose first bytes differ is a new file: it is read from 0. It serves bytewax recovery (``resume_state``) as well as the offset
 checkpoint that ``tokens tail`` writes after each window's output (``positions=``); when the file at
 the path is no longer the checkpointed inode, the rotated file is looked up by inode among its
 siblings and finished first.
@@ -39,12 +41,18 @@ siblings and finished first.
 ``TailSource.stop()`` (also bound to SIGINT/SIGTERM when built in the main thread) makes every
 partition flush its pending window (what it has read, partial line included) and finish, so the
 dataflow ends normally; bytes not read yet are left for the next run.
+
+``TailSource.retry(packet, delay)``: the window could not be delivered (the store is full or read-only):
+its partition goes back to the window's start and reads it again after ``delay`` seconds, so nothing is
+lost while the store recovers (``tokens tail`` backs off between tries).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
+import stat
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -65,6 +73,7 @@ READ_BUDGET = 1024 * 1024  # bytes read per partition per activation; the rest o
 MAX_WINDOW_BYTES = 4 * 1024 * 1024  # a window never holds more; a longer line is cut (not dropped)
 ROTATE_GRACE_MS = 1000  # after a rotation the old file is read until quiet this long (or idle_ms if shorter)
 RECENT = 32  # bytes before our offset remembered to notice a file rewritten under us
+FINGERPRINT_BYTES = 1024  # the first bytes of a file that tell it from another file at the same inode
 
 Start = Literal["end", "start"]
 
@@ -75,6 +84,21 @@ class TailPosition(msgspec.Struct, frozen=True):
     dev: int
     ino: int
     offset: int
+    head: int = 0  # how many first bytes ``fingerprint`` covers (0: none known)
+    fingerprint: str = ""  # sha256 (hex) of the file's first ``head`` bytes
+
+
+def fingerprint(fd: int, upto: int) -> tuple[int, str]:
+    """(head, sha256 hex) of the first ``min(upto, FINGERPRINT_BYTES)`` bytes of an open file."""
+    data = os.pread(fd, max(0, min(upto, FINGERPRINT_BYTES)), 0)
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def same_file(fd: int, position: TailPosition) -> bool:
+    """Whether the open file still starts with the bytes ``position`` fingerprinted (True when none were)."""
+    if position.head <= 0 or not position.fingerprint:
+        return True
+    return fingerprint(fd, position.head) == (position.head, position.fingerprint)
 
 
 class TailPacket(ContextPacket, kw_only=True):
@@ -83,15 +107,18 @@ class TailPacket(ContextPacket, kw_only=True):
     tail_path: str = ""  # the followed path (absolute)
     tail_dev: int = 0
     tail_ino: int = 0
+    tail_head: int = 0  # the file's fingerprint (see TailPosition) once this window is emitted
+    tail_fingerprint: str = ""
     start: int = 0  # byte range [start, end) of the file identified by (tail_dev, tail_ino)
     end: int = 0
     window: int = 0  # 1, 2, … per partition and run
+    generation: int = 0  # how many times this file's reading went back to an undelivered window (see retry)
     closed_by: str = ""  # lines | idle | max | signal | bytes | partial | rotate | truncate | stop
 
     @property
     def position(self) -> TailPosition:
         """The position to resume from once this window's output is safely written."""
-        return TailPosition(self.tail_dev, self.tail_ino, self.end)
+        return TailPosition(self.tail_dev, self.tail_ino, self.end, self.tail_head, self.tail_fingerprint)
 
 
 def _utc_in(seconds: float) -> datetime:
@@ -107,6 +134,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.forced_type = source.config.reduce.force_type or "log"
         self.fd: int | None = None
         self.ident = (0, 0)
+        self.fp = (0, hashlib.sha256(b"").hexdigest())  # fingerprint of the open file (see TailPosition)
         self.pos = 0  # offset of the next byte to read; invariant: emitted + len(buf) == pos
         self.emitted = 0
         self.recent = b""  # the last bytes read, up to RECENT, ending at pos
@@ -117,6 +145,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.opened = 0.0  # when the open window got its first byte
         self.last_data = time.monotonic()
         self.windows = 0
+        self.generation = 0
         self.out: list[ContextPacket] = []
         self.more = False  # the read budget ran out: come back at once
         self.rotated_at: float | None = None  # a new file is at the path; finishing the old one
@@ -136,16 +165,20 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             self.last_problem = text
             self._note(what=what, error=exc.strerror or str(exc))
 
-    def _open(self, path: str, offset: int | Literal["end"], expect: tuple[int, int] | None = None) -> bool:
+    def _open(self, path: str, offset: int | Literal["end"], expect: TailPosition | None = None) -> bool:
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
             if not isinstance(exc, FileNotFoundError):
                 self._problem(f"cannot open {path}", exc)
             return False
         st = os.fstat(fd)
-        if expect is not None and (st.st_dev, st.st_ino) != expect:  # replaced since we looked
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device planted at the path: never read (or block on) it
             os.close(fd)
+            self._problem(f"cannot follow {path}", OSError(0, "not a regular file"))
+            return False
+        if expect is not None and ((st.st_dev, st.st_ino) != (expect.dev, expect.ino) or not same_file(fd, expect)):
+            os.close(fd)  # replaced since we looked, or another file at the same inode
             return False
         self.last_problem = ""
         if self.fd is not None:
@@ -156,6 +189,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             self._note(what="file shorter than the saved offset; reading it from 0", offset=pos, size=st.st_size)
             pos = 0
         self.pos = self.emitted = pos
+        self.fp = fingerprint(fd, pos)
         self.recent = os.pread(fd, min(RECENT, pos), pos - min(RECENT, pos)) if pos else b""
         self.buf.clear()
         self.scan = self.lines = 0
@@ -165,7 +199,8 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         return True
 
     def _find_sibling(self, dev: int, ino: int) -> str | None:
-        """A file next to ours with this identity: the checkpointed file after a rotation by rename."""
+        """A file next to ours with this inode: the checkpointed file after a rotation by rename (its
+        fingerprint is checked when it is opened)."""
         try:
             with os.scandir(os.path.dirname(self.path) or ".") as entries:
                 for entry in entries:
@@ -195,11 +230,15 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         except OSError:
             here = None
         if here == (resume.dev, resume.ino):
-            if self._open(self.path, resume.offset, expect=here):
+            if self._open(self.path, resume.offset, expect=resume):
                 self._note(what="following from the saved position", offset=self.pos)
                 return
+            if self.fd is None and self._open(self.path, 0, expect=TailPosition(resume.dev, resume.ino, 0)):
+                self._note(what="same inode, other first bytes: a new file; following it from 0",
+                           saved_offset=resume.offset)
+                return
         sibling = self._find_sibling(resume.dev, resume.ino) if resume.ino else None
-        if sibling and self._open(sibling, resume.offset, expect=(resume.dev, resume.ino)):
+        if sibling and self._open(sibling, resume.offset, expect=resume):
             self._note(what="resumed in the rotated file; the new file follows from 0", file=sibling, offset=self.pos)
             return
         if self._open(self.path, 0):
@@ -213,10 +252,13 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         del self.buf[:n]
         start, self.emitted = self.emitted, self.emitted + n
         self.windows += 1
+        if self.fp[0] < min(self.emitted, FINGERPRINT_BYTES):  # the file's first bytes, once we have them
+            self.fp = fingerprint(self.fd, self.emitted) if self.fd is not None else self.fp
         self.out.append(TailPacket(
             source=f"{self.name}#{start}-{self.emitted}", raw=raw, granularity=self.src.granularity,
             forced_type=self.forced_type, tail_path=self.path, tail_dev=self.ident[0], tail_ino=self.ident[1],
-            start=start, end=self.emitted, window=self.windows, closed_by=why,
+            tail_head=self.fp[0], tail_fingerprint=self.fp[1],
+            start=start, end=self.emitted, window=self.windows, closed_by=why, generation=self.generation,
         ))
         self.scan = max(0, self.scan - n)
         self.lines = 0
@@ -320,6 +362,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             self._note(what="file truncated (copytruncate?); reading it again from 0", offset=self.pos, size=size)
             self.pos = self.emitted = 0
             self.recent = b""
+            self.fp = fingerprint(self.fd, 0)
 
     def _timers(self, now: float) -> None:
         if not self.buf:
@@ -341,6 +384,13 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         if self.src.stopping.is_set():
             return self._stop()
         self.more = False
+        rewind = self.src.rewinds.get(self.path)
+        if rewind is not None:
+            if time.monotonic() < rewind[1]:
+                return []  # backing off: read nothing until the retry is due
+            del self.src.rewinds[self.path]
+            self.generation = rewind[2]
+            self._rewind(rewind[0])
         try:
             if self.fd is None:
                 self._check_identity()
@@ -358,6 +408,20 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         out, self.out = self.out, []
         return out
 
+    def _rewind(self, position: TailPosition) -> None:
+        """Go back to ``position`` (a window that could not be delivered) and read it again."""
+        self.out.clear()  # windows after it were not delivered either: they come again
+        self.buf.clear()
+        self.scan = self.lines = 0
+        self.signal_open = False
+        if self.fd is not None and self.ident == (position.dev, position.ino) and position.offset <= self.pos:
+            self.pos = self.emitted = position.offset
+            start = max(0, self.pos - RECENT)
+            self.recent = os.pread(self.fd, self.pos - start, start)
+            self._note(what="reading again from an undelivered window", offset=self.pos)
+            return
+        self._start(position)
+
     def _stop(self) -> list[ContextPacket]:
         """Flush what is buffered (the pending window, partial line included) and finish.
 
@@ -373,6 +437,9 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
             return None
         now = time.monotonic()
         wait = self.cfg.poll_ms / 1000
+        rewind = self.src.rewinds.get(self.path)
+        if rewind is not None:
+            return _utc_in(min(wait, rewind[1] - now))
         if self.buf:
             if self.scan:
                 wait = min(wait, self.last_data + self.cfg.idle_ms / 1000 - now,
@@ -384,7 +451,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
     def snapshot(self) -> TailPosition:
         if self.fd is None:
             return TailPosition(0, 0, 0)  # nothing yet: read the file from 0 when it appears
-        return TailPosition(self.ident[0], self.ident[1], self.emitted)
+        return TailPosition(self.ident[0], self.ident[1], self.emitted, *self.fp)
 
     def close(self) -> None:
         if self.fd is not None:
@@ -414,6 +481,8 @@ class TailSource(FixedPartitionedSource[ContextPacket, TailPosition]):
         self.positions = {os.path.abspath(k): v for k, v in (positions or {}).items()}
         self.max_window_bytes = max(1, max_window_bytes)
         self.stopping = threading.Event()
+        self.rewinds: dict[str, tuple[TailPosition, float, int]] = {}  # path -> (where to read again, not before, generation)
+        self.generations: dict[str, int] = {}
         self._open_parts = 0
         self._previous_handlers: dict[int, object] = {}
         if handle_signals and threading.current_thread() is threading.main_thread():
@@ -429,6 +498,15 @@ class TailSource(FixedPartitionedSource[ContextPacket, TailPosition]):
     def stop(self) -> None:
         """Flush every pending window and finish (safe from a signal handler or another thread)."""
         self.stopping.set()
+
+    def retry(self, packet: "TailPacket", delay: float) -> int:
+        """``packet`` was not delivered: read its window again, from its start, in ``delay`` seconds.
+        Returns the generation the windows read again will carry: windows of that file with a lower
+        one were read before the retry and must not be delivered either (they come again)."""
+        start = TailPosition(packet.tail_dev, packet.tail_ino, packet.start, packet.tail_head, packet.tail_fingerprint)
+        generation = self.generations[packet.tail_path] = self.generations.get(packet.tail_path, 0) + 1
+        self.rewinds[packet.tail_path] = (start, time.monotonic() + max(0.0, delay), generation)
+        return generation
 
     # -- signals ---------------------------------------------------------------------------------
     def _install_handlers(self) -> None:
