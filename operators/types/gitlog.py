@@ -1,0 +1,458 @@
+"""git log and git show: one line per commit, the rest of each commit behind a ref, patches as diffs.
+
+Understood shapes: ``git log`` in the default (medium), ``fuller`` and ``--graph`` forms, with or
+without ``--stat``, ``--name-status``/``--name-only`` and ``-p``; ``git show`` (one commit, often
+with a patch); ``--oneline`` (with or without ``--graph``) and ``git reflog``.
+
+A commit with headers becomes ONE visible line, in place of its ``commit``/``Author``/``Date`` lines:
+
+    <graph prefix><hash, first hash_chars hex> (<refs>) <YYYY-MM-DD> <author>: <subject> [<N files +A -D>]
+
+The subject is kept verbatim from the input; hash, refs, date and author are shown as read from the
+headers. Omitted, behind the ref (group ``commits``; with granularity ``fine`` one group a commit,
+its marker at the end of its line): the header lines, the message body and trailers, the ``--stat``
+block (its totals stay on the line), the blank separator lines. Kept verbatim, in place: every
+message line that holds a signal word (error, failed, …: ``operators.types.log.SIGNAL_RE``),
+``--name-status``/``--name-only`` lines, and anything before the first commit (a tag header,
+a warning from git).
+
+A patch (from a commit's first ``diff`` line to its end) is reduced by the diff type
+(``operators.types.diff.reduce_diff``), spliced in place: every changed line and file header stays,
+unchanged context and index lines go to the same ref. With ``--graph`` a patch is kept whole.
+
+One commit alone (``git show``, ``git log -1``) keeps its whole message (trailers aside) and its
+stat block: the reader asked for that commit. Beyond ``max_commits`` commits, the older ones go
+whole behind a ref of their own (group ``older``), with a count and their date range. An
+``--oneline`` list is already one line per commit: it only folds beyond ``max_commits``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from operators.config import Section
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
+from operators.types import diff as difftype
+from operators.types.log import SIGNAL_RE
+
+NAME = "gitlog"
+SIGNALS = "changed"  # the +/- lines of every patch must stay visible
+PACK_CONTEXT = False
+
+GROUP, REASON = "commits", "commit headers, message bodies, trailers, stats and unchanged diff context"
+OLDER, OLDER_REASON = "older", "older commits, whole"
+MIN_GAIN = 64  # bytes; a smaller saving passes the input through
+
+
+class Settings(Section):
+    hash_chars: int = 12  # hex digits of a commit hash shown on its line
+    max_commits: int = 200  # commits shown one line each; older ones are folded behind a ref
+    context_keep: int = 0  # unchanged lines kept next to each change in a patch (the diff type keeps 1)
+
+
+GRAPH_CHARS = rb"*|/\\_.\- "
+COMMIT_RE = re.compile(rb"([" + GRAPH_CHARS + rb"]*?)commit ([0-9a-f]{7,64})\b([^\r\n]*)")
+HEADER_RE = re.compile(
+    rb"(?:Merge|Author|AuthorDate|Commit|CommitDate|Date|Reflog|Reflog message|Tagger|Primary key fingerprint):"
+    rb"|gpg: "
+)
+ONELINE_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} \S")
+GRAPH_ONLY_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*\r?$")
+STAT_RE = re.compile(rb" (?:\S.*?) +\| +(?:\d+(?: [+-]*)?|Bin\b.*)\r?$")
+STAT_TOTAL_RE = re.compile(
+    rb" (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?\r?$"
+)
+TRAILER_RE = re.compile(rb"    [A-Z][A-Za-z-]*(?:-by|-to|-Id|-id): ")
+DEFAULT_DATE_RE = re.compile(rb"[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})")
+RFC_DATE_RE = re.compile(rb"(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4})")
+ISO_DATE_RE = re.compile(rb"\d{4}-\d\d-\d\d")
+MONTHS = {m: i for i, m in enumerate(b"Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+
+
+class Line(NamedTuple):
+    start: int
+    end: int  # after the newline
+    body_end: int  # before the line ending
+
+
+class Commit:
+    """One commit of a ``git log`` with headers: where its parts are (line indexes) and what it says."""
+
+    __slots__ = ("first", "end", "width", "hash", "decor", "author", "date", "subject", "message_end",
+                 "patch", "stat")
+
+    def __init__(self, first: int, width: int, hash_: bytes, decor: bytes):
+        self.first, self.width, self.hash, self.decor = first, width, hash_, decor
+        self.end = first + 1
+        self.author = self.date = b""
+        self.subject: int | None = None
+        self.message_end = first + 1
+        self.patch: int | None = None  # first line of the patch
+        self.stat: tuple[int, int, int] | None = None
+
+
+def split_lines(raw: bytes) -> list[Line]:
+    starts = difftype.line_starts(raw)
+    return [Line(a, b, line_body_end(raw, a, b)) for a, b in zip(starts, starts[1:])]
+
+
+def _content(raw: bytes, line: Line, width: int) -> bytes:
+    """The line without its graph prefix (``width`` columns, when they are all graph characters)."""
+    body = raw[line.start : line.body_end]
+    if width and len(body) >= width and not body[:width].strip(b"*|/\\_.- "):
+        return body[width:]
+    if width and not body.strip(b"*|/\\_.- "):
+        return b""  # a line of the graph alone
+    return body
+
+
+def commit_start(raw: bytes, line: Line) -> re.Match | None:
+    m = COMMIT_RE.match(raw, line.start, line.body_end)
+    if m is None:
+        return None
+    if m.group(1) and b"*" not in m.group(1):
+        return None  # a graph commit line has its "*"
+    return m
+
+
+def parse(raw: bytes, lines: list[Line]) -> tuple[int, list[Commit]]:
+    """The index of the first commit line and the commits with headers (empty: not that shape)."""
+    commits: list[Commit] = []
+    for i, line in enumerate(lines):
+        m = commit_start(raw, line)
+        if m is None:
+            continue
+        j = i + 1
+        if j >= len(lines) or not HEADER_RE.match(_content(raw, lines[j], len(m.group(1)))):
+            continue
+        if commits:
+            commits[-1].end = i
+        commits.append(Commit(i, len(m.group(1)), m.group(2), m.group(3).strip()))
+        _parse_commit(raw, lines, commits[-1], i + 1)
+    if commits:
+        commits[-1].end = len(lines)
+        for commit in commits:
+            _parse_tail(raw, lines, commit)
+    first = commits[0].first if commits else len(lines)
+    return first, commits
+
+
+def _parse_commit(raw: bytes, lines: list[Line], commit: Commit, j: int) -> None:
+    """Headers and message of the commit whose header starts at line ``j``."""
+    n, width = len(lines), commit.width
+    while j < n:
+        content = _content(raw, lines[j], width)
+        if not HEADER_RE.match(content):
+            break
+        key, _, value = content.partition(b":")
+        if key == b"Author":
+            commit.author = _name(value.strip())
+        elif key in (b"Date", b"AuthorDate"):
+            commit.date = _date(value.strip())
+        j += 1
+    while j < n:  # the message: lines indented by 4 spaces, and blank lines
+        content = _content(raw, lines[j], width)
+        if content.startswith(b"    "):
+            if commit.subject is None and content.strip():
+                commit.subject = j
+        elif content.strip():
+            break
+        j += 1
+    commit.message_end = j
+
+
+def _parse_tail(raw: bytes, lines: list[Line], commit: Commit) -> None:
+    """After the message: stat lines (their totals), name lines, the patch."""
+    for j in range(commit.message_end, commit.end):
+        content = _content(raw, lines[j], commit.width)
+        if content.startswith(b"diff "):
+            commit.patch = j
+            return
+        total = STAT_TOTAL_RE.match(content)
+        if total:
+            commit.stat = tuple(int(g or 0) for g in total.groups())
+
+
+def _name(author: bytes) -> bytes:
+    name = author.split(b" <", 1)[0].strip()
+    return name or author.strip(b"<>")
+
+
+def _date(value: bytes) -> bytes:
+    m = DEFAULT_DATE_RE.match(value)
+    if m and m.group(1) in MONTHS:
+        return b"%s-%02d-%02d" % (m.group(3), MONTHS[m.group(1)], int(m.group(2)))
+    m = RFC_DATE_RE.match(value)
+    if m and m.group(2) in MONTHS:
+        return b"%s-%02d-%02d" % (m.group(3), MONTHS[m.group(2)], int(m.group(1)))
+    m = ISO_DATE_RE.match(value)
+    return m.group() if m else value
+
+
+def summary(commit: Commit, hash_chars: int) -> bytes:
+    """Hash, refs, date and author of a commit, as shown before its subject."""
+    parts = [commit.hash[: max(7, hash_chars)]]
+    if commit.decor:
+        parts.append(commit.decor)
+    if commit.date:
+        parts.append(commit.date)
+    text = b" ".join(parts)
+    return text + (b" " + commit.author if commit.author else b"") + b": "
+
+
+def stat_text(commit: Commit) -> bytes:
+    if commit.stat is None:
+        return b""
+    files, added, removed = commit.stat
+    return b" [%d file%s +%d -%d]" % (files, b"" if files == 1 else b"s", added, removed)
+
+
+class _Emitter:
+    """Builds the plan commit by commit; ``group_of`` says where a commit's omissions go."""
+
+    def __init__(self, raw: bytes, lines: list[Line], settings: Settings, fine: bool, single: bool):
+        self.raw, self.lines, self.settings = raw, lines, settings
+        self.fine, self.single = fine, single
+        self.plan = Plan(raw)
+        self.group = GROUP
+        self.omitted = 0
+        self.shown = 0
+
+    def omit_to(self, pos: int) -> None:
+        plan = self.plan
+        if pos > plan.position:
+            self.omitted += pos - plan.position
+            plan.omit(plan.position, pos, self.group, REASON if self.group == GROUP else f"commit {self.group[7:]}: {REASON}")
+
+    def show(self, text: bytes) -> None:
+        self.shown += len(text)
+        self.plan.show(text)
+
+    def commit(self, c: Commit) -> None:
+        raw, lines, plan = self.raw, self.lines, self.plan
+        if self.fine:
+            self.group = f"commit {c.hash[:12].decode()}"
+        first = lines[c.first]
+        plan.keep(plan.position, first.start + c.width)  # the graph prefix
+        head = summary(c, self.settings.hash_chars)
+        if c.subject is not None:
+            sub = lines[c.subject]
+            at = sub.start + len(raw[sub.start : sub.body_end]) - len(_content(raw, sub, c.width)) + 4
+            at += len(raw[at : sub.body_end]) - len(raw[at : sub.body_end].lstrip(b" "))
+            self.omit_to(at)
+            self.show(head)
+            plan.keep(at, sub.body_end)
+            self._line_end(c, sub)
+            start = c.subject + 1
+        else:
+            self.omit_to(first.body_end)
+            self.show(head + b"(no message)")
+            self._line_end(c, first)
+            start = c.first + 1
+        stop = c.patch if c.patch is not None else c.end
+        for j in range(start, stop):
+            if self._keeps(c, j):
+                self.omit_to(lines[j].start)
+                plan.keep(lines[j].start, lines[j].end)
+        if c.patch is not None:
+            self.omit_to(lines[c.patch].start)
+            self.patch(c)
+        else:
+            self.omit_to(lines[stop - 1].end)
+
+    def _line_end(self, c: Commit, line: Line) -> None:
+        """What ends a commit's line: its stat totals, its marker (fine), the line ending."""
+        self.show(stat_text(c))
+        if self.fine:
+            self.show(b" ")
+            self.plan.mark(self.group)
+        self.plan.keep(line.body_end, line.end)
+        if line.end == line.body_end:
+            self.show(b"\n")
+
+    def _keeps(self, c: Commit, j: int) -> bool:
+        """Whether line ``j`` (after the subject, before any patch) stays visible."""
+        content = _content(self.raw, self.lines[j], c.width)
+        if not content.strip():
+            return False
+        if j < c.message_end:  # message body
+            if self.single:
+                return not TRAILER_RE.match(content)
+            return SIGNAL_RE.search(content) is not None and not TRAILER_RE.match(content)
+        if j > c.first and HEADER_RE.match(content):
+            return False
+        if STAT_RE.match(content) or STAT_TOTAL_RE.match(content):
+            return self.single
+        return True  # --name-status / --name-only lines, anything else git printed
+
+    def patch(self, c: Commit) -> None:
+        """The commit's patch, through the diff type (whole with a graph)."""
+        raw, plan = self.raw, self.plan
+        start, end = self.lines[c.patch].start, self.lines[c.end - 1].end
+        if c.width:
+            plan.keep(start, end)
+            return
+        sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep)
+        pieces = list(sub.pieces)
+        marks = [k for k, piece in enumerate(pieces) if piece[0] == MARK]
+        drop = set()
+        if marks:  # the diff's own marker line: this type names the ref once, at the end
+            k = marks[-1]
+            drop = {k, k + 1}
+            text = pieces[k - 1][1]
+            cut = text.rfind(b"[diff: omitted")
+            pieces[k - 1] = [SHOW, b"" if text[:cut] == b"\n" else text[:cut]]
+        for k, piece in enumerate(pieces):
+            if k in drop:
+                continue
+            if piece[0] == KEEP:
+                plan.keep(start + piece[1], start + piece[2])
+            elif piece[0] == OMIT:
+                self.omit_to(start + piece[2])
+            elif piece[0] == SHOW:
+                self.show(piece[1])
+
+
+def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
+    lines = split_lines(raw)
+    first, commits = parse(raw, lines)
+    if not commits:
+        return reduce_oneline(raw, lines, settings)
+    single = len(commits) == 1
+    em = _Emitter(raw, lines, settings, fine, single)
+    plan = em.plan
+    if first:
+        plan.keep(0, lines[first].start)
+    shown = commits[: max(1, settings.max_commits)]
+    for c in shown:
+        em.commit(c)
+    older = commits[len(shown) :]
+    if older:
+        _fold_older(em, older)
+    plan.keep_rest()
+    if not fine and GROUP in plan.reasons:
+        lead = b"" if plan.ends_line() else b"\n"
+        what = "commit" if single else f"{len(commits):,} commits, one line each (hash, date, author: subject);"
+        em.show(lead + f"[git log: {what} full headers, messages, stats and unchanged diff context: ".encode())
+        plan.mark(GROUP)
+        em.show(b"]\n")
+    if em.omitted - em.shown < MIN_GAIN:
+        return passthrough(raw)
+    return plan.finish()
+
+
+def _fold_older(em: _Emitter, older: list[Commit]) -> None:
+    plan, lines = em.plan, em.lines
+    start, end = lines[older[0].first].start, lines[older[-1].end - 1].end
+    plan.omit(start, end, OLDER, OLDER_REASON)
+    em.omitted += end - start
+    dates = [c.date for c in older if c.date]
+    span = f" ({dates[-1].decode('utf-8', 'replace')} … {dates[0].decode('utf-8', 'replace')})" if dates else ""
+    lead = b"" if plan.ends_line() else b"\n"
+    em.show(lead + f"[{len(older):,} older commits{span}: ".encode())
+    plan.mark(OLDER)
+    em.show(b"]\n")
+
+
+def reduce_oneline(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+    """One line per commit already: fold the commits beyond ``max_commits``."""
+    seen = 0
+    for i, line in enumerate(lines):
+        if ONELINE_RE.match(raw, line.start, line.body_end) and not GRAPH_ONLY_RE.match(raw, line.start, line.body_end):
+            seen += 1
+            if seen > settings.max_commits:
+                rest = sum(1 for ln in lines[i:] if ONELINE_RE.match(raw, ln.start, ln.body_end))
+                plan = Plan(raw)
+                plan.keep(0, line.start)
+                plan.omit(line.start, len(raw), OLDER, OLDER_REASON)
+                plan.show(f"[{rest:,} older commits: ".encode())
+                plan.mark(OLDER)
+                plan.show(b"]\n")
+                return plan.finish()
+    return passthrough(raw)
+
+
+def settings_of(config) -> Settings:
+    return getattr(config, NAME, None) or Settings()
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    return reduce_log(raw, settings_of(config), fine=granularity == "fine")
+
+
+# -- detection ------------------------------------------------------------------------------------
+
+
+def detect(sample) -> str | None:
+    lines = sample.lines[:400]
+    raw = sample.plain
+    for i, line in enumerate(lines[:50]):
+        m = COMMIT_RE.fullmatch(line.rstrip(b"\r"))
+        if m is None or (m.group(1) and b"*" not in m.group(1)) or i + 1 >= len(lines):
+            continue
+        nxt = lines[i + 1]
+        width = len(m.group(1))
+        content = nxt[width:] if width and not nxt[:width].strip(b"*|/\\_.- ") else nxt
+        if HEADER_RE.match(content):
+            return "git commit headers (commit <hash>, Author:, Date:)"
+    if raw.startswith(b"tag ") and b"\nTagger: " in raw[:2000] and b"\ncommit " in raw:
+        return "git show of a tag"
+    return _detect_oneline(lines)
+
+
+def _detect_oneline(lines: list[bytes]) -> str | None:
+    if len(lines) < 3:
+        return None
+    hashes = []
+    graph_only = 0
+    for line in lines:
+        if GRAPH_ONLY_RE.fullmatch(line):
+            graph_only += 1
+            continue
+        m = re.match(rb"[" + GRAPH_CHARS + rb"]*([0-9a-f]{7,40}) \S", line)
+        if m is None:
+            return None
+        hashes.append(m.group(1))
+    if len(hashes) < 3:
+        return None
+    lengths = {len(h) for h in hashes}
+    with_digit = sum(1 for h in hashes if re.search(rb"\d", h) and re.search(rb"[a-f]", h))
+    if len(lengths) == 1 and len(set(hashes)) == len(hashes) and with_digit >= 0.8 * len(hashes):
+        return f"{len(hashes)} lines of git log --oneline (hash, subject)"
+    return None
+
+
+# -- level 0 and packing --------------------------------------------------------------------------
+
+
+def facts(packet):
+    from operators.overview import IMPORTANT_MAX, clip
+    from operators.types import Facts
+
+    raw = packet.raw
+    lines = split_lines(raw)
+    _, commits = parse(raw, lines)
+    settings = Settings()
+    important = []
+    for c in commits[:IMPORTANT_MAX]:
+        subject = b"" if c.subject is None else _content(raw, lines[c.subject], c.width).strip()
+        important.append(clip(summary(c, settings.hash_chars) + subject))
+    if not commits:
+        n = sum(1 for ln in lines if ONELINE_RE.match(raw, ln.start, ln.body_end))
+        return Facts(f"{n:,} commits", [], 0)
+    dates = [c.date for c in commits if c.date]
+    span = f" ({dates[-1].decode('utf-8', 'replace')} … {dates[0].decode('utf-8', 'replace')})" if dates else ""
+    patches = sum(1 for c in commits if c.patch is not None)
+    counts = f"{len(commits):,} commit{'s' if len(commits) != 1 else ''}{span}" + (f", {patches} with patches" if patches else "")
+    return Facts(counts, important, len(commits))
+
+
+HASH_LINE_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")
+
+
+def tier(text: bytes, shown: bytes, config):
+    """Pack tiers: commit lines and changed lines are signal; hunk headers context."""
+    if HASH_LINE_RE.match(text):
+        return 0, 0
+    return difftype.tier(text, shown, config)
