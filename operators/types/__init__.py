@@ -66,6 +66,9 @@ class Facts(NamedTuple):
 # detection order: the most specific shapes first, text (takes everything) last
 ORDER: tuple[str, ...] = (
     "json",
+    "gitlog",  # before diff: git log -p / git show are commits with patches
+    "gitblame",
+    "gitstatus",
     "diff",
     "build",
     "filelist",

@@ -1,0 +1,222 @@
+"""git status, git branch and git tag lists: every path and branch name stays; hints and long tag runs fold.
+
+* ``git status`` (long form): the ``(use "git …" to …)`` hint lines go behind the ref; every other
+  line (branch, upstream state, section titles, every path, the closing summary) stays verbatim.
+* ``git status -s`` / ``--porcelain`` and ``git branch`` (``-a``, ``-r``, ``-v``, ``-vv``): already one
+  path or branch a line, all signal: passed through (the type exists so that no other reducer
+  folds them).
+* ``git tag`` (and ``git tag -n``): a list of more than ``fold_min`` tags keeps, for each family of
+  tags (the name with its version number taken out: ``v1.2.3`` and ``v2.0`` are one family,
+  ``pkg-a@1.0`` another), the newest ``keep_newest`` and the oldest ``keep_oldest`` by version order
+  (pre-releases before their release), every tag of the newest ``major.minor`` series, the newest of
+  each major version, and every tag that carries no version. Each run of other tags becomes one line
+  ``⋯ N more tags (first … last)`` in place; the exact lines go to one ref (group ``tags``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from operators.config import Section
+from operators.reduction import Plan, passthrough
+from operators.types.gitlog import Line, split_lines
+
+NAME = "gitstatus"
+SIGNALS = "lines"
+
+HINTS, HINTS_REASON = "hints", "git status hint lines"
+TAGS, TAGS_REASON = "tags", "tags of the middle of the version history"
+MIN_GAIN = 48
+
+
+class Settings(Section):
+    fold_min: int = 40  # tag lists up to this many lines pass through
+    keep_newest: int = 10  # per family of tags
+    keep_oldest: int = 3
+
+
+STATUS_START_RE = re.compile(
+    rb"(?:On branch \S|HEAD detached (?:at|from) \S|Not currently on any branch|"
+    rb"(?:interactive )?rebase in progress|You are currently |No commits yet)"
+)
+STATUS_SECTION_RE = re.compile(
+    rb"^(?:Changes to be committed:|Changes not staged for commit:|Untracked files:|Unmerged paths:"
+    rb"|nothing to commit|nothing added to commit|no changes added to commit|Your branch is"
+    rb"|Your branch and '|Ignored files:)",
+    re.M,
+)
+HINT_RE = re.compile(rb'  \((?:use "git |use "git|fix conflicts|all conflicts fixed|commit or discard|'
+                     rb'create/copy files|see more in )[^\r\n]*\)\r?$')
+SHORT_RE = re.compile(rb"(?:[ MTADRCU?!]{2} \S[^\r\n]*|## \S[^\r\n]*)\r?")
+BRANCH_RE = re.compile(rb"[*+ ] (?:\([^)\r\n]*\)|\S+)(?: -> \S+)?(?: +[0-9a-f]{7,40}(?: [^\r\n]*)?)?\r?")
+VERSION_RE = re.compile(rb"v?(\d+(?:[._]\d+)+|\d+)(?=$|[-+._~a-zA-Z])")
+TAG_RE = re.compile(rb"(?:[\w./@+-]*?[-_/@])?v?\d+(?:\.\d+)+(?:[-+.~_]?[0-9A-Za-z][0-9A-Za-z.+~_-]*)?")
+FILE_EXT_RE = re.compile(rb"\.(?:tar\.gz|tgz|zip|whl|gz|bz2|xz|jar|deb|rpm|txt|md|rst|py|js|ts|json|ya?ml|toml"
+                         rb"|exe|dmg|so|dll|html?|css|c|h|go|rs|java|log|csv|lock)$", re.I)
+PRE_RE = re.compile(rb"(?i)(?:dev|alpha|beta|pre|rc|a|b|c)\.?\d*$|(?i:snapshot|nightly)")
+
+
+# -- git status (long form) -----------------------------------------------------------------------
+
+
+def reduce_status(raw: bytes, lines: list[Line]) -> Plan:
+    plan = Plan(raw)
+    hints = 0
+    omitted = 0
+    for line in lines:
+        if HINT_RE.fullmatch(raw, line.start, line.end) or HINT_RE.fullmatch(raw, line.start, line.body_end):
+            plan.keep(plan.position, line.start)
+            plan.omit(line.start, line.end, HINTS, HINTS_REASON)
+            hints += 1
+            omitted += line.end - line.start
+    plan.keep_rest()
+    if not hints:
+        return plan.finish()
+    text = (b"" if plan.ends_line() else b"\n") + f"[{hints} git hint line{'s' if hints != 1 else ''}: ".encode()
+    if omitted - len(text) - 20 < MIN_GAIN:
+        return passthrough(raw)
+    plan.show(text)
+    plan.mark(HINTS)
+    plan.show(b"]\n")
+    return plan.finish()
+
+
+# -- git tag --------------------------------------------------------------------------------------
+
+
+def tag_name(raw: bytes, line: Line) -> bytes:
+    return raw[line.start : line.body_end].split(None, 1)[0] if line.body_end > line.start else b""
+
+
+def version_key(name: bytes) -> tuple[bytes, tuple] | None:
+    """(family, sort key) of a tag that carries a version number, else None."""
+    m = VERSION_RE.search(name)
+    if m is None or not TAG_RE.fullmatch(name) and not re.fullmatch(rb"v?\d+", name):
+        return None
+    nums = tuple(int(x) for x in re.split(rb"[._]", m.group(1)))
+    rest = name[m.end() :]
+    family = name[: m.start()] + b"#"
+    final = 0 if rest and PRE_RE.search(rest) else 1
+    return family, (nums, final, rest)
+
+
+def kept_tags(names: list[bytes], settings: Settings) -> set[int]:
+    """Indexes of the tags that stay visible."""
+    families: dict[bytes, list[tuple[tuple, int]]] = {}
+    keep: set[int] = set()
+    for i, name in enumerate(names):
+        key = version_key(name)
+        if key is None:
+            keep.add(i)  # no version: it stays
+        else:
+            families.setdefault(key[0], []).append((key[1], i))
+    for members in families.values():
+        members.sort()
+        keep.update(i for _, i in members[: settings.keep_oldest])
+        keep.update(i for _, i in members[-settings.keep_newest :] if settings.keep_newest)
+        newest = members[-1][0][0]
+        keep.update(i for key, i in members if key[0][:2] == newest[:2])  # the newest major.minor series
+        by_major: dict[int, int] = {}
+        for key, i in members:  # ascending: the last one of each major wins
+            by_major[key[0][0]] = i
+        keep.update(by_major.values())
+    return keep
+
+
+def reduce_tags(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+    names = [tag_name(raw, line) for line in lines]
+    if len(lines) <= settings.fold_min:
+        return passthrough(raw)
+    keep = kept_tags(names, settings)
+    plan = Plan(raw)
+    folded = 0
+    i, n = 0, len(lines)
+    while i < n:
+        if i in keep:
+            i += 1
+            continue
+        j = i
+        while j < n and j not in keep:
+            j += 1
+        if j - i >= 3:  # a run of 1 or 2 costs less shown than as a hint
+            plan.keep(plan.position, lines[i].start)
+            plan.omit(lines[i].start, lines[j - 1].end, TAGS, TAGS_REASON)
+            first, last = names[i].decode("utf-8", "replace"), names[j - 1].decode("utf-8", "replace")
+            plan.show((b"" if plan.ends_line() else b"\n") + f"⋯ {j - i} more tags ({first} … {last})\n".encode())
+            folded += j - i
+        i = j
+    plan.keep_rest()
+    if not folded:
+        return plan.finish()
+    shown = n - folded
+    plan.show((b"" if plan.ends_line() else b"\n") + f"[git tag: {n:,} tags, {shown:,} shown (newest {settings.keep_newest} "
+              f"and oldest {settings.keep_oldest} of each family, the newest series, the newest of each major, "
+              f"every tag without a version); every tag: ".encode())
+    plan.mark(TAGS)
+    plan.show(b"]\n")
+    return plan.finish()
+
+
+# -- the content type -----------------------------------------------------------------------------
+
+
+def settings_of(config) -> Settings:
+    return getattr(config, NAME, None) or Settings()
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    lines = split_lines(raw)
+    nonblank = [line for line in lines if line.body_end > line.start]
+    if not nonblank:
+        return passthrough(raw)
+    first = raw[nonblank[0].start : nonblank[0].body_end]
+    if STATUS_START_RE.match(first) or STATUS_SECTION_RE.search(raw[:4096]):
+        return reduce_status(raw, lines)
+    if _is_tag_list([raw[ln.start : ln.body_end] for ln in nonblank[:400]]):
+        return reduce_tags(raw, lines, settings_of(config))
+    return passthrough(raw)  # short status, branch lists: every line is signal
+
+
+def _is_tag_list(lines: list[bytes]) -> bool:
+    if len(lines) < 5:
+        return False
+    names = []
+    for line in lines:
+        if line[:1].isspace() or line.startswith((b"-", b"#")):
+            return False
+        names.append(line.split(None, 1)[0])
+    if any(FILE_EXT_RE.search(name) for name in names):
+        return False
+    versioned = sum(1 for name in names if version_key(name) is not None)
+    return versioned >= 0.7 * len(names) and len(set(names)) == len(names)
+
+
+def detect(sample) -> str | None:
+    lines = [line.rstrip(b"\r") for line in sample.lines[:400]]
+    if not lines:
+        return None
+    if STATUS_START_RE.match(lines[0]) and STATUS_SECTION_RE.search(sample.head[:4096]):
+        return "git status (long form)"
+    if len(lines) >= 2 and all(SHORT_RE.fullmatch(line) for line in lines) \
+            and any(not line.startswith((b"## ", b"   ")) for line in lines):
+        return "git status --short lines (XY path)"
+    if len(lines) >= 2 and all(BRANCH_RE.fullmatch(line) for line in lines):
+        current = sum(1 for line in lines if line.startswith(b"* "))
+        if current <= 1 and (current or any(b"remotes/" in line or b" -> " in line for line in lines)):
+            return "git branch list"
+    if _is_tag_list(lines):
+        return "git tag list (version-like names)"
+    return None
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    raw = packet.raw
+    lines = [raw[ln.start : ln.body_end] for ln in split_lines(raw) if ln.body_end > ln.start]
+    paths = [line for line in lines if line.startswith(b"\t") or SHORT_RE.fullmatch(line) and not line.startswith(b"## ")]
+    if paths:
+        from operators.overview import IMPORTANT_MAX, clip
+
+        return Facts(f"{len(paths):,} changed or untracked paths", [clip(p.strip()) for p in paths[:IMPORTANT_MAX]], len(paths))
+    return Facts(f"{len(lines):,} lines", [], 0)
