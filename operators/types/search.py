@@ -1,0 +1,424 @@
+"""Search results (``grep -rn``, ``rg -n`` with or without ``--heading``, ``git grep``): grouped by file.
+
+Recognised shapes, line by line:
+
+* ``path:12:text`` (a matching line, ``-n``), ``path-12-text`` (a context line, ``-A/-B/-C``),
+  ``path:text`` (no line numbers: ``git grep``, ``grep -r``), ``--`` between context blocks;
+* ``--heading`` (rg's default on a terminal): the path alone on a line, then ``12:text``/``12-text``
+  lines, a blank line between files;
+* binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
+
+What the reader sees: each file's path once (a header line), then its lines as ``12:text`` — the
+repeated ``path:`` prefixes go to one ref (group ``prefixes``), so RESTORE stays exact. Every file
+keeps its first ``per_file`` matching lines (and their context) while the whole output has shown
+fewer than ``total``; past that, each file still shows its first hit, and past ``max_files`` files
+only its header with a count. The lines a file does not show go to that file's own ref, named in its
+header (``path [42 matches, 8 shown; the rest: #ref:…]``). A line longer than ``line_max`` bytes is
+cut around the match (the pattern is guessed: the word found in most matching lines), the cut bytes
+to group ``long``. Binary-file notices fold into one line with a ref.
+
+Must-see (checked by the fixtures' planted signals): for a rare pattern every file's first hit, for a
+common one every file name. ``SIGNALS`` is empty: a matching line is not an event of the program
+that printed it, so it carries no error/warning meaning of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from operators.config import Section
+from operators.reduction import Plan, line_body_end, passthrough
+
+NAME = "search"
+SIGNALS = ""
+
+
+class Settings(Section):
+    per_file: int = 8  # matching lines shown per file while the total lasts
+    total: int = 60  # matching lines shown in all; past it each file shows its first hit
+    max_files: int = 400  # past this many files, a file shows only its header and count
+    line_max: int = 240  # a longer line is cut around the match
+
+
+MIN_SAVING = 120  # bytes; below this the output passes through
+
+# -- line shapes ---------------------------------------------------------------------------------
+_PATH = rb"(?:\./|/|[\w.@~+-])[^\x00\n:]*?"  # a path: no NUL, newline or colon
+MATCH_N_RE = re.compile(rb"(" + _PATH + rb"):(\d+):")
+CONTEXT_N_RE = re.compile(rb"(" + _PATH + rb")-(\d+)-")
+MATCH_RE = re.compile(rb"(" + _PATH + rb"):")
+HEADING_LINE_RE = re.compile(rb"(\d+)([:-])")
+BINARY_RE = re.compile(
+    rb"^(?:Binary file (.+) matches|grep: (.+): binary file matches|(.+): binary file matches \(found .*\))\s*$"
+)
+SEPARATOR = b"--"
+PATHLIKE_RE = re.compile(rb"^(?:\.{0,2}/)?(?:[\w.@~+-]+/)*[\w.@~+-]*\.[\w]{1,10}$|/")
+WORD_RE = re.compile(rb"[A-Za-z_][\w$]{2,}")
+
+MATCH, CONTEXT, SEP, BINARY, HEADER, BLANK, OTHER = range(7)
+
+
+class Line:
+    """One raw line: its span, body end, kind, path, and where the shown part (after ``path:``) starts."""
+
+    __slots__ = ("start", "end", "body", "kind", "path", "text_at")
+
+    def __init__(self, start: int, end: int, body: int):
+        self.start, self.end, self.body = start, end, body
+        self.kind, self.path, self.text_at = OTHER, b"", start
+
+
+def _split(raw: bytes) -> list[Line]:
+    lines, pos, n = [], 0, len(raw)
+    while pos < n:
+        nl = raw.find(b"\n", pos)
+        end = n if nl < 0 else nl + 1
+        lines.append(Line(pos, end, line_body_end(raw, pos, end)))
+        pos = end
+    return lines
+
+
+def _pathlike(path: bytes) -> bool:
+    return b" " not in path.strip() and bool(PATHLIKE_RE.search(path)) and len(path) < 512
+
+
+def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
+    """Kinds of a non-heading output (``path:12:text`` or, when not ``numbered``, ``path:text``)."""
+    known: set[bytes] = set()
+    for ln in lines:
+        body = raw[ln.start : ln.body]
+        if not body.strip():
+            ln.kind = BLANK
+        elif body == SEPARATOR:
+            ln.kind = SEP
+        elif BINARY_RE.match(body):
+            ln.kind = BINARY
+        else:
+            m = (MATCH_N_RE if numbered else MATCH_RE).match(body)
+            if m and _pathlike(m.group(1)):
+                ln.kind, ln.path, ln.text_at = MATCH, m.group(1), ln.start + len(m.group(1)) + 1
+                known.add(ln.path)
+    for ln in lines:  # context lines: a known path first (a path may hold "-12-")
+        if ln.kind != OTHER:
+            continue
+        body = raw[ln.start : ln.body]
+        for m in [CONTEXT_N_RE.match(body)] if numbered else []:
+            if m is None:
+                continue
+            path = next((p for p in known if body.startswith(p + b"-") and re.match(rb"-\d+-", body[len(p):])), m.group(1))
+            if path in known or _pathlike(path):
+                ln.kind, ln.path, ln.text_at = CONTEXT, path, ln.start + len(path) + 1
+
+
+def _parse_heading(raw: bytes, lines: list[Line]) -> None:
+    """Kinds of an rg ``--heading`` output: a path line, then ``12:text`` / ``12-text`` lines."""
+    path = b""
+    for ln in lines:
+        body = raw[ln.start : ln.body]
+        if not body.strip():
+            ln.kind, path = BLANK, b""
+        elif body == SEPARATOR:
+            ln.kind = SEP
+        elif BINARY_RE.match(body):
+            ln.kind = BINARY
+        elif path and (m := HEADING_LINE_RE.match(body)):
+            ln.kind = MATCH if m.group(2) == b":" else CONTEXT
+            ln.path = path
+        elif not path and _pathlike(body):
+            ln.kind, path = HEADER, body
+            ln.path = path
+
+
+def _shape(raw: bytes, lines: list[Line]) -> str:
+    """Parse ``lines`` in place by the shape that explains the most of them: heading, numbered or flat."""
+    best, best_score = "", -1
+    for shape in ("heading", "numbered", "flat"):
+        for ln in lines:
+            ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
+        if shape == "heading":
+            _parse_heading(raw, lines)
+        else:
+            _parse_flat(raw, lines, shape == "numbered")
+        score = sum(ln.kind != OTHER for ln in lines) * 2 + sum(ln.kind == MATCH for ln in lines)
+        if score > best_score:
+            best, best_score = shape, score
+    if best != "flat":
+        for ln in lines:
+            ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
+        if best == "heading":
+            _parse_heading(raw, lines)
+        else:
+            _parse_flat(raw, lines, True)
+    return best
+
+
+# -- detection -----------------------------------------------------------------------------------
+def _numbers_increase(raw: bytes, lines: list[Line], shape: str) -> bool:
+    """Within a file the line numbers of a search result go up: a log that repeats ``app.py:12:`` does not."""
+    if shape == "flat":
+        return True
+    last: dict[bytes, int] = {}
+    ups = downs = 0
+    for ln in lines:
+        if ln.kind not in (MATCH, CONTEXT):
+            continue
+        at = ln.text_at if shape == "heading" else ln.start + len(ln.path) + 1
+        m = re.match(rb"\d+", raw[ln.start if shape == "heading" else at : ln.body])
+        if m is None:
+            continue
+        number = int(m.group())
+        if ln.path in last:
+            if number > last[ln.path]:
+                ups += 1
+            else:
+                downs += 1
+        last[ln.path] = number
+    return downs <= max(1, ups // 20)
+
+
+def _explains(sample_raw: bytes) -> tuple[str, int, int, int] | None:
+    lines = _split(sample_raw)
+    shape = _shape(sample_raw, lines)
+    content = [ln for ln in lines if ln.kind != BLANK]
+    matches = [ln for ln in lines if ln.kind == MATCH]
+    if not content or len(matches) < 3:
+        return None
+    known = sum(ln.kind != OTHER for ln in content)
+    return shape, known, len(content), len(matches)
+
+
+def detect(sample) -> str | None:
+    if b"\x1b[" in sample.head:
+        return None  # coloured output: not parsed here
+    head = sample.head
+    if len(sample.raw) > len(head):  # the sample may cut a line: parse whole lines only
+        head = head[: head.rfind(b"\n") + 1]
+    found = _explains(head)
+    if found is None:
+        return None
+    shape, known, content, matches = found
+    if known < content * 0.95:
+        return None
+    lines = _split(head)
+    _shape(head, lines)
+    paths = {ln.path for ln in lines if ln.kind == MATCH}
+    if shape == "flat" and (len(paths) == len(lines) or matches < 5):
+        return None  # path:text with every path different: a listing, not search results
+    if not _numbers_increase(head, lines, shape):
+        return None  # one place repeated: a log with file:line prefixes
+    kind = {"heading": "grouped by file", "numbered": "path:line:text", "flat": "path:text"}[shape]
+    return f"{matches} search hits in {len(paths)} files ({kind})"
+
+
+# -- reduction -----------------------------------------------------------------------------------
+def _guess_pattern(raw: bytes, matches: list[Line]) -> bytes:
+    """The word found (case-insensitive) in the most matching lines: most likely the searched text."""
+    counts: Counter = Counter()
+    for ln in matches[:2000]:
+        counts.update({w.lower() for w in WORD_RE.findall(raw, ln.text_at, min(ln.body, ln.text_at + 4096))})
+    if not counts:
+        return b""
+    best = max(counts.items(), key=lambda kv: (kv[1], len(kv[0])))
+    return best[0] if best[1] >= max(2, len(matches) // 2) else b""
+
+
+def _char_start(raw: bytes, at: int, low: int) -> int:
+    """``at`` moved back to the start of a UTF-8 character (never below ``low``)."""
+    while at > low and 0x80 <= raw[at] < 0xC0:
+        at -= 1
+    return at
+
+
+class _Budget:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.shown = 0
+        self.files = 0
+
+    def allowed(self) -> int:
+        """How many matching lines the next file may show."""
+        s = self.settings
+        self.files += 1
+        if self.files > s.max_files:
+            return 0
+        if self.shown >= s.total:
+            return 1
+        return max(1, min(s.per_file, s.total - self.shown))
+
+
+def _files(lines: list[Line]) -> list[tuple[int, int]]:
+    """The runs of lines of one file: (first index, end index), headers, context and separators included."""
+    runs: list[tuple[int, int]] = []
+    i, n = 0, len(lines)
+    while i < n:
+        ln = lines[i]
+        if ln.kind in (MATCH, CONTEXT, HEADER):
+            path, j = ln.path, i + 1
+            while j < n and (lines[j].path == path and lines[j].kind in (MATCH, CONTEXT) or lines[j].kind == SEP
+                             and j + 1 < n and lines[j + 1].path == path):
+                j += 1
+            runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+class _Reducer:
+    def __init__(self, raw: bytes, lines: list[Line], shape: str, settings: Settings):
+        self.raw, self.lines, self.shape, self.s = raw, lines, shape, settings
+        self.plan = Plan(raw)
+        self.pattern = _guess_pattern(raw, [ln for ln in lines if ln.kind == MATCH])
+        self.budget = _Budget(settings)
+        self.binary: list[bytes] = []
+        self.more = 0  # per-file groups made so far
+        self.total_matches = sum(ln.kind == MATCH for ln in lines)
+
+    def run(self) -> Plan:
+        runs = {start: end for start, end in _files(self.lines)}
+        i, n = 0, len(self.lines)
+        while i < n:
+            if i in runs:
+                self._file(i, runs[i])
+                i = runs[i]
+                continue
+            ln = self.lines[i]
+            if ln.kind == BINARY:
+                m = BINARY_RE.match(self.raw[ln.start : ln.body])
+                self.binary.append(next(g for g in m.groups() if g is not None))
+                self.plan.omit(ln.start, ln.end, "binary", "binary-file match notices")
+            elif ln.kind == SEP and self.shape != "heading":  # between files: the next header separates
+                self.plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
+            else:
+                self.plan.keep(ln.start, ln.end)
+            i += 1
+        self._footer()
+        return self.plan.finish()
+
+    def _file(self, i: int, j: int) -> None:
+        plan, raw, lines = self.plan, self.raw, self.lines
+        heading = lines[i].kind == HEADER
+        path = lines[i].path
+        matches = [k for k in range(i, j) if lines[k].kind == MATCH]
+        allowed = self.budget.allowed()
+        if not matches:
+            show_upto = j  # context lines alone (a cut output): all shown
+        else:
+            show_upto = matches[min(allowed, len(matches)) - 1] if allowed else -1  # the last match shown
+        hidden = len(matches) - min(allowed, len(matches))
+        group = self._group(path) if hidden else ""
+        if heading:
+            plan.keep(lines[i].start, lines[i].body)
+            i += 1
+        else:
+            plan.show(path)
+        if hidden:
+            plan.show(f" [{len(matches)} matches, {len(matches) - hidden} shown; the rest: ".encode())
+            plan.mark(group)
+            plan.show(b"]")
+        if heading:
+            plan.keep(lines[i - 1].body, lines[i - 1].end)
+        else:
+            plan.show(b"\n")
+        last_shown_sep = True
+        trailing = True  # context right after the last shown match (same block) stays with it
+        for k in range(i, j):
+            ln = lines[k]
+            if ln.kind == SEP:
+                shown = k < show_upto
+                trailing = False
+            elif k <= show_upto:
+                shown = True
+            else:
+                shown = ln.kind == CONTEXT and trailing and show_upto >= 0
+                trailing = trailing and ln.kind == CONTEXT
+            if not shown:
+                plan.omit(ln.start, ln.end, group or "prefixes", f"search results of {path.decode('utf-8', 'replace')}")
+                continue
+            self.budget.shown += ln.kind == MATCH
+            if ln.kind == SEP:
+                if last_shown_sep:
+                    plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
+                else:
+                    plan.keep(ln.start, ln.end)
+                last_shown_sep = True
+                continue
+            last_shown_sep = False
+            if ln.text_at > ln.start:
+                plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
+            self._line(ln)
+
+    def _group(self, path: bytes) -> str:
+        self.more += 1
+        return "more:" + path.decode("utf-8", "replace") if self.more <= 40 else "more"
+
+    def _line(self, ln: Line) -> None:
+        """Keep one line from its shown part on, cut around the match when it is long."""
+        plan, raw, s = self.plan, self.raw, self.s
+        start, body = plan.position, ln.body
+        if body - start <= s.line_max:
+            plan.keep(start, ln.end)
+            return
+        hit = -1
+        if self.pattern:
+            hit = raw[start:body].lower().find(self.pattern)
+        half = s.line_max // 2
+        a = 0 if hit < 0 or hit < half else hit - half // 2
+        a = _char_start(raw, start + a, start)
+        b = _char_start(raw, min(body, a + s.line_max), a)
+        if a > start:
+            plan.keep(start, min(start + 12, a))  # the line number stays
+            if plan.position < a:
+                plan.show(b"\xe2\x80\xa6")
+                plan.omit(plan.position, a, "long", "the cut parts of long lines")
+        plan.keep(a, b)
+        if b < body:
+            plan.show(b"\xe2\x80\xa6")
+            plan.omit(b, body, "long", "the cut parts of long lines")
+        plan.keep(body, ln.end)
+
+    def _footer(self) -> None:
+        plan = self.plan
+        lead = b"" if plan.ends_line() else b"\n"
+        notes = []
+        if "binary" in plan.reasons:
+            names = ", ".join(p.decode("utf-8", "replace") for p in self.binary[:3])
+            more = f" and {len(self.binary) - 3} more" if len(self.binary) > 3 else ""
+            notes.append((f"{len(self.binary)} binary files match ({names}{more}): ", "binary"))
+        if "prefixes" in plan.reasons:
+            notes.append(("grouped by file; the repeated path prefixes: ", "prefixes"))
+        if "long" in plan.reasons:
+            notes.append(("long lines cut around the match (…); cut parts: ", "long"))
+        if "more" in plan.reasons:
+            notes.append(("matches of the files past the first 40 folded: ", "more"))
+        if not notes:
+            return
+        plan.show(lead + f"[{self.total_matches} matching lines; ".encode())
+        for k, (text, group) in enumerate(notes):
+            plan.show(((", " if k else "") + text).encode())
+            plan.mark(group)
+        plan.show(b"]\n")
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    settings = getattr(config, NAME, None) or Settings()
+    lines = _split(raw)
+    shape = _shape(raw, lines)
+    if not any(ln.kind == MATCH for ln in lines):
+        return passthrough(raw)
+    plan = _Reducer(raw, lines, shape, settings).run()
+    shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
+    if len(raw) - shown < MIN_SAVING:
+        return passthrough(raw)
+    return plan
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    lines = _split(packet.raw)
+    _shape(packet.raw, lines)
+    paths = {ln.path for ln in lines if ln.kind == MATCH}
+    matches = sum(ln.kind == MATCH for ln in lines)
+    return Facts(f"{matches:,} matching lines in {len(paths):,} files", [], 0)
