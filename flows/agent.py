@@ -78,6 +78,8 @@ def cmd_run(args: argparse.Namespace, config) -> int:
     _quiet_trace(args.trace)
     try:
         [packet] = run_packets([packet], args.config, config)
+        if packet.error:  # e.g. the store is full: its markers would name refs never written
+            raise RuntimeError(packet.error)
     except Exception as exc:  # never lose the command's output because the reduction failed
         print(f"tokens: warning: reduction failed ({type(exc).__name__}: {exc}); raw output follows", file=sys.stderr)
         if code:

@@ -606,8 +606,11 @@ class Store:
             if self._check_dir():
                 for entry in _owned_entries(self.dir):
                     if not is_temp_name(entry.name):
+                        try:
+                            total += entry.stat(follow_symlinks=False).st_size
+                        except OSError:  # removed (by gc) since the directory was read
+                            continue
                         files += 1
-                        total += entry.stat(follow_symlinks=False).st_size
             self._size, self._size_at = [files, total], now
         return self._size[0], self._size[1]
 

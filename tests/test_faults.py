@@ -510,6 +510,21 @@ def test_disk_full_and_read_only_store_are_one_error_line(code, where, monkeypat
     assert_restores(analyze_ok(LOG), LOG.read_bytes(), tmp_path)
 
 
+def test_run_with_a_full_store_prints_the_raw_output_and_keeps_the_exit_code(monkeypatch, capfd, home):
+    from flows.cli import main
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store_module, "_temp_file", full)
+    script = f"import sys; sys.stdout.buffer.write(open({str(LOG)!r}, 'rb').read()); sys.exit(4)"
+    status = main(["run", "--", sys.executable, "-c", script])
+    out, err = capfd.readouterr()
+    assert status == 4
+    assert out.encode() == b"[command failed: exit code 4]\n" + LOG.read_bytes()  # no marker to a ref never written
+    assert "No space left on device" in err and "Traceback" not in err and "panicked" not in err
+
+
 def test_a_write_that_fails_half_way_leaves_no_partial_record(monkeypatch, home):
     import io
 
