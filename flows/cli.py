@@ -315,6 +315,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON report (the packed text is its 'text' field)")
     p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
     p.set_defaults(func=_command("flows.agent:cmd_pack"))
+
+    p = sub.add_parser("hook", help="agent hook: read a pre-tool JSON payload on stdin, print the rewrite into `tokens run`")
+    p.add_argument("agent", choices=["claude-code", "codex", "gemini"])
+    p.add_argument("--skip", action="append", metavar="NAME", help="never rewrite this program (repeatable)")
+    p.set_defaults(func=_command("flows.hooks:cmd_hook"))
+
+    p = sub.add_parser("init", help="install (or --uninstall) the agent hook and a note on #ref markers")
+    p.add_argument("--agent", choices=["claude-code", "codex", "gemini"], default="claude-code")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--global", dest="scope", action="store_const", const="global", help="user settings (default)")
+    scope.add_argument("--project", dest="scope", action="store_const", const="project", help="settings in the current directory")
+    p.add_argument("--show", action="store_true", help="print what would change; change nothing")
+    p.add_argument("--uninstall", action="store_true", help="remove exactly what init added")
+    p.set_defaults(func=_command("flows.init:cmd_init"), scope="global")
     return parser
 
 

@@ -1,0 +1,546 @@
+"""Agent hooks: ``tokens hook claude-code|codex|gemini`` speaks each agent's pre-tool hook protocol.
+
+The agent writes one JSON payload on stdin before it runs a shell command; the hook prints the JSON
+that rewrites the command into ``tokens run -- …`` (the reduced output reaches the model, the exit
+code is the command's own), or prints nothing and exits 0 to leave the command alone. It never
+blocks a command and never decides a permission where the agent lets it stay silent.
+
+The three protocols (as their documentation describes them):
+
+* Claude Code, ``PreToolUse`` on ``Bash``: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+  "updatedInput": {…}}}`` — the whole ``tool_input`` with ``command`` replaced; no
+  ``permissionDecision``, so the user's own permission rules still apply.
+* Codex, ``PreToolUse`` on ``Bash``: the same shape, but Codex applies ``updatedInput`` only together
+  with ``"permissionDecision": "allow"`` (it rejects one without the other), so that is sent with it.
+* Gemini CLI, ``BeforeTool`` on ``run_shell_command``: ``{"hookSpecificOutput": {"hookEventName":
+  "BeforeTool", "tool_input": {"command": …}}}``, which Gemini merges into the tool's arguments.
+
+What is never rewritten: our own commands (``tokens …``), interactive or following commands (editors,
+pagers, ``top``, ``watch``, ``ssh``, ``tail -f``, bare REPLs, and every name in ``--skip`` or
+``$NOLIFE_TOKENS_HOOK_SKIP``), heredocs, output redirected to a file, background jobs (``&``, or the
+agent's own background flag), ``pushd``/``popd`` and a ``cd`` that is not a leading ``cd DIR &&``,
+commands whose program cannot be found (an alias or a shell function of the agent's shell), and
+anything this module cannot parse. ``NOLIFE_TOKENS_HOOK_OFF=1`` turns every rewrite off.
+
+A simple command runs directly (``tokens run -- git status``); anything that needs a shell (pipes,
+``&&``, ``;``, globs, ``$VAR``, quotes that expand) runs as ``tokens run -- /path/bash -c 'CMD'``,
+in the agent's working directory, with the command's exit code. A leading ``cd DIR &&`` stays
+outside (``cd DIR && tokens run -- make``) so the agent's shell still changes directory. The command
+is data: it is only ever quoted with ``shlex``, never evaluated here.
+
+``tokens`` is called by an absolute path (the console script next to this interpreter, else this
+interpreter with ``-I -m flows.cli``), so the rewrite works whatever the agent's ``PATH`` is.
+``python -m flows.hooks AGENT`` runs the same hook without the CLI (no config is read, so a broken
+config file can never make the hook fail); ``tokens init`` installs that form.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import msgspec
+
+AGENT_NAMES = ("claude-code", "codex", "gemini")
+
+
+class Agent(msgspec.Struct, frozen=True):
+    """One agent's pre-tool hook protocol."""
+
+    event: str  # hook_event_name of the payload
+    tool: str  # tool_name of the shell tool
+    background_key: str | None  # tool_input flag that runs the command in the background
+
+
+PROTOCOLS = {
+    "claude-code": Agent(event="PreToolUse", tool="Bash", background_key="run_in_background"),
+    "codex": Agent(event="PreToolUse", tool="Bash", background_key=None),
+    "gemini": Agent(event="BeforeTool", tool="run_shell_command", background_key="is_background"),
+}
+
+# programs that need a terminal or never end: their output must reach the agent as it is
+INTERACTIVE = frozenset({
+    "vi", "vim", "nvim", "view", "vimdiff", "nano", "pico", "emacs", "ed", "micro", "joe", "helix", "hx",
+    "less", "more", "most", "man", "info", "top", "htop", "btop", "atop", "iotop", "nmon", "glances",
+    "watch", "ssh", "mosh", "telnet", "ftp", "sftp", "nc", "ncat", "tmux", "screen", "byobu", "fzf",
+    "ncdu", "ranger", "nnn", "mc", "tig", "lazygit", "gitui", "k9s", "gdb", "lldb", "pdb", "passwd",
+    "su", "login", "crontab", "visudo", "vipw", "script", "expect", "dialog", "whiptail", "yes",
+})
+REPLS = frozenset({"python", "python3", "ipython", "bpython", "node", "deno", "bun", "irb", "pry", "ghci",
+                   "R", "julia", "lua", "sqlite3", "psql", "mysql", "mongo", "mongosh", "redis-cli",
+                   "bash", "sh", "zsh", "fish", "dash", "ksh", "php", "perl", "scala", "clojure", "erl", "iex"})
+FOLLOWERS = frozenset({"journalctl", "kubectl", "docker", "podman", "stern", "oc"})  # -f/--follow never ends
+TTY_RUNNERS = frozenset({"docker", "podman", "kubectl", "oc", "nerdctl"})  # -it/-t wants a terminal
+WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "builtin", "stdbuf", "ionice",
+                      "timeout", "exec", "chronic", "caffeinate"})
+KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case",
+                      "esac", "select", "function", "{", "}", "!", "[[", "]]", "coproc"})
+BUILTINS = frozenset({
+    ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete",
+    "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false", "fc",
+    "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd",
+    "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source",
+    "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
+})
+DIR_CHANGERS = frozenset({"cd", "pushd", "popd"})
+NULL_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+_OPS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n")
+_REDIR = re.compile(r"\d*(?:<<<|<<-|<<|<>|<&|>&|>>|>\||&>>|&>|<|>)")
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_WORD_STOP = set(" \t\n;&|()<>")
+_GLOB = set("*?[]{}~")
+
+
+class Tok(msgspec.Struct):
+    """One token of a shell command line: its kind, its raw text and where it is."""
+
+    kind: str  # word | op | redir | paren
+    text: str
+    start: int
+    end: int
+    special: bool = False  # a word the shell would expand ($, `, globs, ~, braces)
+
+
+class Unparsed(Exception):
+    """The command line is not one this module understands: leave it alone."""
+
+
+# ---------------------------------------------------------------------------------------- scanning
+
+
+def _skip_quoted(cmd: str, i: int, quote: str) -> tuple[int, bool]:
+    """Index after the quoted run starting at ``cmd[i] == quote``, and whether it expands."""
+    if quote == "'":
+        j = cmd.find("'", i + 1)
+        if j < 0:
+            raise Unparsed("unterminated quote")
+        return j + 1, False
+    special = False
+    j = i + 1
+    while j < len(cmd):
+        c = cmd[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == '"':
+            return j + 1, special
+        if c == "`":
+            j, _ = _skip_backtick(cmd, j)
+            special = True
+            continue
+        if c == "$":
+            j, _ = _skip_dollar(cmd, j)
+            special = True
+            continue
+        j += 1
+    raise Unparsed("unterminated quote")
+
+
+def _skip_backtick(cmd: str, i: int) -> tuple[int, bool]:
+    j = i + 1
+    while j < len(cmd):
+        if cmd[j] == "\\":
+            j += 2
+            continue
+        if cmd[j] == "`":
+            return j + 1, True
+        j += 1
+    raise Unparsed("unterminated backtick")
+
+
+def _skip_dollar(cmd: str, i: int) -> tuple[int, bool]:
+    """Index after ``$…`` starting at ``cmd[i] == '$'`` (``$(…)``, ``$((…))``, ``${…}``, ``$NAME``)."""
+    nxt = cmd[i + 1:i + 2]
+    if nxt == "(":
+        return _skip_group(cmd, i + 1, "(", ")"), True
+    if nxt == "{":
+        return _skip_group(cmd, i + 1, "{", "}"), True
+    return i + 1, True
+
+
+def _skip_group(cmd: str, i: int, open_: str, close: str) -> int:
+    """Index after the group opened at ``cmd[i] == open_``, nested groups and quotes included."""
+    depth = 0
+    j = i
+    while j < len(cmd):
+        c = cmd[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c in "'\"":
+            j, _ = _skip_quoted(cmd, j, c)
+            continue
+        if c == "`":
+            j, _ = _skip_backtick(cmd, j)
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    raise Unparsed("unterminated group")
+
+
+def _word(cmd: str, i: int) -> tuple[int, bool]:
+    """End of the word starting at ``i`` and whether the shell would expand any of it."""
+    special = False
+    j = i
+    while j < len(cmd) and cmd[j] not in _WORD_STOP:
+        c = cmd[j]
+        if c == "\\":
+            if j + 1 >= len(cmd):
+                raise Unparsed("trailing backslash")
+            j += 2
+        elif c in "'\"":
+            j, expands = _skip_quoted(cmd, j, c)
+            special |= expands
+        elif c == "`":
+            j, special = _skip_backtick(cmd, j)[0], True
+        elif c == "$":
+            j, special = _skip_dollar(cmd, j)[0], True
+        else:
+            special |= c in _GLOB
+            j += 1
+    return j, special
+
+
+def scan(cmd: str) -> list[Tok]:
+    """The tokens of a shell command line; raises ``Unparsed`` for what it does not understand
+    (an unterminated quote, a comment, a NUL byte)."""
+    if "\0" in cmd:
+        raise Unparsed("NUL byte")
+    toks: list[Tok] = []
+    i = 0
+    while i < len(cmd):
+        c = cmd[i]
+        if c in " \t" or cmd.startswith("\\\n", i):
+            i += 1 if c in " \t" else 2
+            continue
+        if c == "#":
+            raise Unparsed("comment")
+        m = _REDIR.match(cmd, i)
+        if m:
+            toks.append(Tok("redir", m.group(), i, m.end()))
+            i = m.end()
+            continue
+        if c in "()":
+            toks.append(Tok("paren", c, i, i + 1))
+            i += 1
+            continue
+        op = next((o for o in _OPS if cmd.startswith(o, i)), None)
+        if op:
+            toks.append(Tok("op", op, i, i + len(op)))
+            i += len(op)
+            continue
+        end, special = _word(cmd, i)
+        toks.append(Tok("word", cmd[i:end], i, end, special))
+        i = end
+    return toks
+
+
+# ---------------------------------------------------------------------------------------- analysis
+
+
+class Simple(msgspec.Struct):
+    """One simple command: its tokens, and the operator that ends it (``None`` at the end)."""
+
+    toks: list[Tok]
+    end_op: Tok | None = None
+
+    @property
+    def words(self) -> list[Tok]:
+        return [t for t in self.toks if t.kind == "word"]
+
+
+def split_commands(toks: list[Tok]) -> list[Simple]:
+    commands = [Simple([])]
+    for tok in toks:
+        if tok.kind == "op":
+            commands[-1].end_op = tok
+            commands.append(Simple([]))
+        else:
+            commands[-1].toks.append(tok)
+    return [c for c in commands if c.toks or c.end_op]
+
+
+def literal(word: Tok) -> str:
+    """The word as the shell would pass it when nothing in it expands (quotes removed)."""
+    try:
+        parts = shlex.split(word.text)
+    except ValueError:
+        raise Unparsed("unparsable word") from None
+    return parts[0] if len(parts) == 1 else word.text
+
+
+def command_name(words: list[str]) -> tuple[str, list[str]]:
+    """The program a simple command runs and its arguments, past assignments, keywords and
+    wrappers such as ``sudo``, ``env``, ``time`` or ``timeout 10``."""
+    k = 0
+    while k < len(words):
+        w = words[k]
+        if _ASSIGN.match(w) or w in KEYWORDS - {"for", "case", "select", "function"}:
+            k += 1
+        elif os.path.basename(w) in WRAPPERS:
+            wrapper = os.path.basename(w)
+            k += 1
+            while k < len(words) and words[k].startswith("-"):
+                k += 1
+            if wrapper == "timeout" and k < len(words):
+                k += 1  # the duration
+        else:
+            return w, words[k + 1:]
+    return "", []
+
+
+def _follows(name: str, args: list[str]) -> bool:
+    """``tail -f``, ``journalctl -f``, ``kubectl logs -f``, ``docker logs --follow`` …"""
+    if name == "tail":
+        return any(a in ("--follow", "--retry") or a.startswith("--follow=")
+                   or (a.startswith("-") and not a.startswith("--") and ("f" in a or "F" in a)) for a in args)
+    if name in FOLLOWERS:
+        return any(a in ("-f", "--follow", "-F") or a.startswith("--follow=") for a in args)
+    return False
+
+
+def _wants_tty(name: str, args: list[str]) -> bool:
+    if name not in TTY_RUNNERS:
+        return False
+    return any(a in ("-it", "-ti", "-t", "--tty", "-i", "--interactive", "--stdin") for a in args)
+
+
+def _ours(name: str, args: list[str]) -> bool:
+    base = os.path.basename(name)
+    if base in ("tokens", "tokens-run.sh"):
+        return True
+    return base.startswith("python") and any(a in ("flows.cli", "flows.hooks") for a in args[:3])
+
+
+class Policy(msgspec.Struct, frozen=True):
+    """What the hook may rewrite: the user's own skip list, and where programs are looked up."""
+
+    skip: frozenset[str] = frozenset()
+    path: str | None = None  # PATH used to find programs (the agent's)
+    cwd: str = "."
+
+
+def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
+    """Why this simple command must not run under ``tokens run`` (``None``: it may)."""
+    for tok in cmd.toks:
+        if tok.kind == "redir" and _bad_redirect(cmd, tok):
+            return "redirect"
+    if not names:
+        return None
+    name, args = command_name(names)
+    if not name:
+        return None  # only keywords or assignments (done, fi, X=1)
+    base = os.path.basename(name)
+    if _ours(name, args):
+        return "ours"
+    if base in INTERACTIVE or base in policy.skip or name in policy.skip:
+        return "interactive"
+    if (base in REPLS or re.fullmatch(r"python\d(\.\d+)?", base)) and not args:
+        return "repl"
+    if _follows(base, args) or _wants_tty(base, args):
+        return "streaming"
+    if base in DIR_CHANGERS:
+        return "changes directory"
+    if not _resolvable(name, policy):
+        return "not found"
+    return None
+
+
+def _bad_redirect(cmd: Simple, tok: Tok) -> bool:
+    op = tok.text.lstrip("0123456789")
+    if op in ("<<", "<<-"):
+        return True  # a heredoc
+    if op in ("<", "<<<"):
+        return False
+    nxt = next((t for t in cmd.toks if t.start >= tok.end), None)
+    if nxt is None or nxt.kind != "word":
+        return True
+    target = nxt.text
+    if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target):
+        return False  # 2>&1, >&2, 3<&-
+    return target not in NULL_TARGETS
+
+
+def _resolvable(name: str, policy: Policy) -> bool:
+    """A program the shell will find: a builtin or keyword, an executable path, or one on PATH.
+    An alias or a function of the agent's shell is not: it would not exist under ``bash -c``."""
+    if name in BUILTINS or name in KEYWORDS or any(c in name for c in "$`"):
+        return True
+    if "/" in name:
+        path = Path(policy.cwd, os.path.expanduser(name))
+        return path.is_file() and os.access(path, os.X_OK)
+    return shutil.which(name, path=policy.path) is not None
+
+
+# ---------------------------------------------------------------------------------------- rewriting
+
+
+def tokens_argv() -> list[str]:
+    """How to call the installed ``tokens``: the console script next to this interpreter (whatever
+    PATH is), else this interpreter with ``-I -m flows.cli`` (``-I``: the current directory can not
+    shadow the package)."""
+    exe = os.path.abspath(sys.executable)
+    script = os.path.join(os.path.dirname(exe), "tokens")
+    if os.path.isfile(script) and os.access(script, os.X_OK):
+        return [script]
+    return [exe, "-I", "-m", "flows.cli"]
+
+
+def hook_argv(agent: str) -> list[str]:
+    """The command an agent's settings run for the hook (see the module docstring)."""
+    return [os.path.abspath(sys.executable), "-I", "-m", "flows.hooks", agent]
+
+
+def rewrite(command: str, policy: Policy) -> str | None:
+    """The command line that runs ``command`` under ``tokens run``, or ``None`` to leave it alone."""
+    if not command.strip():
+        return None
+    try:
+        toks = scan(command)
+        commands = split_commands(toks)
+        if any(t.kind == "op" and t.text in ("&", ";;") for t in toks):
+            return None  # a background job holds the pipe open; case arms are not commands
+        prefix_end, rest = _leading_cd(commands)
+        rest_toks = [t for c in rest for t in c.toks]
+        if not rest_toks:
+            return None
+        for cmd in rest:
+            words = [literal(w) for w in cmd.words]
+            if cmd.words and cmd.words[0].text in ("for", "case", "select", "function"):
+                words = []  # its words are not a program to check
+            if why_not(cmd, words, policy):
+                return None
+        body = command[rest[0].toks[0].start if rest[0].toks else prefix_end:].strip()
+        argv = _direct_argv(rest, body)
+    except Unparsed:
+        return None
+    if argv is None:
+        bash = shutil.which("bash", path=policy.path) or "/bin/bash"
+        argv = [bash, "-c", body]
+    wrapped = shlex.join(tokens_argv() + ["run", "--"] + argv)
+    return command[:prefix_end].rstrip() + " " + wrapped if prefix_end else wrapped
+
+
+def _leading_cd(commands: list[Simple]) -> tuple[int, list[Simple]]:
+    """A leading ``cd DIR &&`` (or ``;``) chain stays in the agent's shell, so its working directory
+    still follows; returns where the rest starts and the rest's simple commands."""
+    k = 0
+    end = 0
+    while k < len(commands) - 1:
+        cmd = commands[k]
+        words = cmd.words
+        if (len(words) == len(cmd.toks) and words and words[0].text == "cd" and len(words) <= 2
+                and cmd.end_op is not None and cmd.end_op.text in ("&&", ";")):
+            end = cmd.end_op.end
+            k += 1
+        else:
+            break
+    return end, commands[k:]
+
+
+def _direct_argv(rest: list[Simple], body: str) -> list[str] | None:
+    """argv to run without a shell when the rest is one plain command (nothing the shell would
+    expand, no redirect, no assignment, not a builtin); ``None``: it needs ``bash -c``."""
+    if len(rest) != 1 or rest[0].end_op is not None:
+        return None
+    toks = rest[0].toks
+    if any(t.kind != "word" or t.special for t in toks):
+        return None
+    argv = shlex.split(body)
+    if not argv or _ASSIGN.match(argv[0]) or argv[0] in BUILTINS or argv[0] in KEYWORDS:
+        return None
+    return argv
+
+
+def respond(agent: str, payload: object, policy: Policy) -> dict | None:
+    """The JSON an agent expects for this payload, or ``None`` (print nothing, run unchanged)."""
+    proto = PROTOCOLS[agent]
+    if not isinstance(payload, dict) or payload.get("tool_name") != proto.tool:
+        return None
+    event = payload.get("hook_event_name")
+    if event is not None and event != proto.event:
+        return None
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict) or not isinstance(tool_input.get("command"), str):
+        return None
+    if proto.background_key and tool_input.get(proto.background_key):
+        return None
+    new = rewrite(tool_input["command"], policy)
+    if new is None:
+        return None
+    if agent == "gemini":
+        return {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": new}}}
+    updated = dict(tool_input)
+    updated["command"] = new
+    out: dict = {"hookEventName": "PreToolUse"}
+    if agent == "codex":
+        out["permissionDecision"] = "allow"  # Codex applies updatedInput only with it
+    out["updatedInput"] = updated
+    return {"hookSpecificOutput": out}
+
+
+def policy_for(payload: object, skip: list[str] | None = None, environ: dict | None = None) -> Policy:
+    """The policy for one payload: the user's skip list (``--skip``, ``$NOLIFE_TOKENS_HOOK_SKIP``),
+    the agent's PATH and working directory (Gemini's ``dir_path`` if given)."""
+    env = os.environ if environ is None else environ
+    names = set(re.split(r"[\s,]+", env.get("NOLIFE_TOKENS_HOOK_SKIP", "")))
+    for item in skip or []:
+        names.update(re.split(r"[\s,]+", item))
+    names.discard("")
+    cwd = "."
+    if isinstance(payload, dict):
+        cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else "."
+        tool_input = payload.get("tool_input")
+        if isinstance(tool_input, dict) and isinstance(tool_input.get("dir_path"), str):
+            cwd = os.path.join(cwd, tool_input["dir_path"])
+    return Policy(skip=frozenset(names), path=env.get("PATH"), cwd=cwd)
+
+
+def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:
+    """stdin bytes in, stdout bytes out; empty when the command is left alone or anything is wrong."""
+    if os.environ.get("NOLIFE_TOKENS_HOOK_OFF", "") not in ("", "0"):
+        return b""
+    try:
+        payload = json.loads(data)
+        answer = respond(agent, payload, policy_for(payload, skip))
+    except (ValueError, RecursionError, TypeError):
+        return b""
+    return b"" if answer is None else json.dumps(answer).encode() + b"\n"
+
+
+def cmd_hook(args, config) -> int:
+    """``tokens hook AGENT``: always exits 0; a hook that fails must not block the agent."""
+    out = run_hook(args.agent, sys.stdin.buffer.read(), getattr(args, "skip", None))
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """``python -m flows.hooks AGENT [--skip NAME]…``: the hook without the CLI and its config."""
+    if not argv or argv[0] not in AGENT_NAMES:
+        print(f"usage: python -m flows.hooks {{{','.join(AGENT_NAMES)}}} [--skip NAME]...", file=sys.stderr)
+        return 0
+    skip = [argv[i + 1] for i in range(1, len(argv) - 1) if argv[i] == "--skip"]
+    try:
+        out = run_hook(argv[0], sys.stdin.buffer.read(), skip)
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    except Exception:  # noqa: BLE001 - whatever happens, the agent's command runs unchanged
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
