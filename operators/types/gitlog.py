@@ -333,7 +333,7 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
     plan.keep_rest()
     if not fine and GROUP in plan.reasons:
         lead = b"" if plan.ends_line() else b"\n"
-        what = "commit" if single else f"{len(commits):,} commits, one line each (hash, date, author: subject);"
+        what = "commit" if single else f"{len(shown):,} commits, one line each (hash, date, author: subject);"
         em.show(lead + f"[git log: {what} full headers, messages, stats and unchanged diff context: ".encode())
         plan.mark(GROUP)
         em.show(b"]\n")
@@ -418,7 +418,11 @@ def _detect_oneline(lines: list[bytes]) -> str | None:
         return None
     lengths = {len(h) for h in hashes}
     with_digit = sum(1 for h in hashes if re.search(rb"\d", h) and re.search(rb"[a-f]", h))
-    if len(lengths) == 1 and len(set(hashes)) == len(hashes) and with_digit >= 0.8 * len(hashes):
+    # hashes are random: neighbours rarely share a prefix (sequential ids do); subjects differ
+    shared = sum(1 for a, b in zip(hashes, hashes[1:]) if a[:3] == b[:3])
+    subjects = {re.sub(rb"\d+", b"0", line.split(b" ", 1)[-1]) for line in lines}
+    if len(lengths) == 1 and len(set(hashes)) == len(hashes) and with_digit >= 0.8 * len(hashes) \
+            and shared <= 0.2 * len(hashes) and len(subjects) >= 0.5 * len(hashes):
         return f"{len(hashes)} lines of git log --oneline (hash, subject)"
     return None
 

@@ -1,7 +1,7 @@
 """git status, git branch and git tag lists: every path and branch name stays; hints and long tag runs fold.
 
-* ``git status`` (long form): the ``(use "git …" to …)`` hint lines go behind the ref; every other
-  line (branch, upstream state, section titles, every path, the closing summary) stays verbatim.
+* ``git status`` (long form): the ``(use "git …" to …)`` hint lines go behind the ref (but for a hint
+  holding a signal word, ``abort`` …: it stays); every other line (branch, upstream state, section titles, every path, the closing summary) stays verbatim.
 * ``git status -s`` / ``--porcelain`` and ``git branch`` (``-a``, ``-r``, ``-v``, ``-vv``): already one
   path or branch a line, all signal: passed through (the type exists so that no other reducer
   folds them).
@@ -20,6 +20,7 @@ import re
 from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
+from operators.types.log import SIGNAL_RE
 
 NAME = "gitstatus"
 SIGNALS = "lines"
@@ -64,7 +65,7 @@ def reduce_status(raw: bytes, lines: list[Line]) -> Plan:
     hints = 0
     omitted = 0
     for line in lines:
-        if HINT_RE.fullmatch(raw, line.start, line.end) or HINT_RE.fullmatch(raw, line.start, line.body_end):
+        if HINT_RE.fullmatch(raw, line.start, line.body_end) and not SIGNAL_RE.search(raw, line.start, line.body_end):
             plan.keep(plan.position, line.start)
             plan.omit(line.start, line.end, HINTS, HINTS_REASON)
             hints += 1

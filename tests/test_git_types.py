@@ -1,0 +1,307 @@
+"""The git family (gitlog, gitblame, gitstatus) on real outputs of public repositories: detection and
+its near misses, the must-see strings, the shape of the reduction, and byte-exact restore."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from conftest import FIXTURES, reduce_bytes, tokens_cli
+from operators.classify import classify
+from operators.config import config_class
+from operators.reduction import omissions, render, restore
+from operators.signals import load_sidecar
+from operators.types import gitblame, gitlog, gitstatus
+from operators.types.log import SIGNAL_RE
+
+SIDECAR = load_sidecar(FIXTURES / "signals.toml")
+EXPECTED_TYPE = {
+    "git_log.txt": "gitlog",
+    "git_log_stat.txt": "gitlog",
+    "git_log_p.txt": "gitlog",
+    "git_log_graph.txt": "gitlog",
+    "git_log_oneline_graph.txt": "gitlog",
+    "git_show.txt": "gitlog",
+    "git_blame.txt": "gitblame",
+    "git_blame_porcelain.txt": "gitblame",
+    "git_status.txt": "gitstatus",
+    "git_status_short.txt": "gitstatus",
+    "git_tag.txt": "gitstatus",
+    "git_branch_a.txt": "gitstatus",
+}
+MODULES = {"gitlog": gitlog, "gitblame": gitblame, "gitstatus": gitstatus}
+COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{40})", re.M)
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def run(module, raw: bytes, granularity: str = "coarse", config=None):
+    """The module's plan on ``raw``: the visible bytes and each group's bytes, restore checked."""
+    plan = module.reduce(raw, granularity, config or config_class()())
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
+    return visible, contents
+
+
+def changed_lines(raw: bytes) -> list[bytes]:
+    """The +/- lines of the patches, found without any diff walk (no fixture removes a '--- ' line)."""
+    return [line.rstrip(b"\r") for line in raw.split(b"\n")
+            if line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")) and len(line) > 1]
+
+
+# --- detection -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
+def test_each_fixture_is_classified_as_its_git_type(name):
+    assert classify(fixture(name))[0] == EXPECTED_TYPE[name]
+
+
+def test_near_misses_keep_their_own_type():
+    # a diff alone (git diff) stays a diff; the sample diff too
+    show = fixture("git_show.txt")
+    assert classify(show[show.index(b"diff --git") :])[0] == "diff"
+    assert classify(fixture("sample.diff"))[0] == "diff"
+    # ... but a commit followed by its patch (git log -p, git show) is a commit
+    assert classify(fixture("git_log_p.txt"))[0] == "gitlog"
+    # a log line that looks like a commit header stays a log
+    log = (b"2026-08-16 09:00:00,101 INFO deploy started\n"
+           b"2026-08-16 09:00:01,202 INFO commit 3f2a1b9c4d aborted by user\n"
+           b"2026-08-16 09:00:02,303 ERROR Author: unknown, rollback\n"
+           b"2026-08-16 09:00:03,404 INFO deploy finished\n")
+    assert classify(log)[0] == "log"
+    assert classify(fixture("sample.log"))[0] == "log"
+    assert classify(fixture("sample.filelist"))[0] == "filelist"
+    # release tarballs are files, not tags; a bullet list of words is not a branch list
+    tarballs = b"".join(b"dist/pkg-1.%d.%d.tar.gz\n" % (i, j) for i in range(5) for j in range(3))
+    assert classify(tarballs)[0] != "gitstatus"
+    bullets = b"* apples\n* pears\n* plums\n"
+    assert classify(bullets)[0] != "gitstatus"
+    # hex ids at line starts of a log are not a --oneline log
+    ids = b"".join(b"%08x GET /api/items 200\n" % (0xA1B2C3 + i) for i in range(10))
+    assert classify(ids)[0] != "gitlog"
+
+
+# --- must-see strings and the three invariants, through the whole graph --------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
+def test_planted_signals_survive_and_everything_restores(name):
+    raw = fixture(name)
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=SIDECAR[name])
+    assert packet.type == EXPECTED_TYPE[name]
+    for signal in SIDECAR[name]:
+        assert signal.encode() in packet.visible, signal
+    assert packet.signal_pass, packet.missing_signals
+    assert packet.recovery_pass and packet.restore_pass
+    refs = b"".join(bytes(r.content) for r in packet.references)
+    assert len(raw) - len(refs) <= len(packet.visible)  # nothing neither shown nor stored
+
+
+def test_expand_full_gives_back_the_original(tmp_path):
+    source = fixture("git_log_p.txt")
+    result = tokens_cli("analyze", str(FIXTURES / "git_log_p.txt"))
+    assert result.returncode == 0, result.stderr.decode()[-800:]
+    reduced = tmp_path / "reduced.txt"
+    reduced.write_bytes(result.stdout)
+    restored = tokens_cli("expand", "--full", str(reduced))
+    assert restored.returncode == 0 and restored.stdout == source
+    ref = re.search(rb"#ref:(ctx_[0-9a-f]+)", result.stdout).group(1).decode()
+    shown = tokens_cli("expand", ref)
+    assert shown.returncode == 0 and b"Author: Casper da Costa-Luis <tqdm@cdcl.ml>" in shown.stdout
+
+
+# --- git log -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["git_log.txt", "git_log_stat.txt", "git_log_p.txt"])
+def test_one_line_per_commit_with_hash_date_author_subject(name):
+    raw = fixture(name)
+    visible, contents = run(gitlog, raw)
+    hashes = COMMIT_RE.findall(raw)
+    for m in COMMIT_RE.finditer(raw):
+        full, i = m.group(1), m.start()
+        subject = raw[raw.index(b"\n\n    ", i) + 6 :].split(b"\n", 1)[0]
+        line = re.search(rb"^" + full[:12] + rb" \d{4}-\d\d-\d\d [^\n]*?: (.*)$", visible, re.M)
+        assert line is not None, full
+        assert line.group(1).startswith(subject)
+    assert visible.count(b"\nAuthor: ") == 0 and b"\nDate: " not in visible
+    assert len(hashes) == len(re.findall(rb"^[0-9a-f]{12} ", visible, re.M))
+    assert b"Signed-off-by" not in visible  # trailers are behind the ref
+    assert b"Signed-off-by" in b"".join(contents.values()) or b"Signed-off-by" not in raw
+
+
+def test_log_stat_totals_stay_on_the_commit_line_and_the_stat_block_goes():
+    raw = fixture("git_log_stat.txt")
+    visible, _ = run(gitlog, raw)
+    assert b"Replace deprecated pyOpenSSL `X509.get_subject` and `Context.set_passwd_cb` methods (#5103) [3 files +87 -66]" in visible
+    assert b" | " not in visible
+    assert len(visible) < 0.3 * len(raw)
+
+
+def test_log_p_keeps_every_changed_line_and_every_file_header():
+    raw = fixture("git_log_p.txt")
+    visible, _ = run(gitlog, raw)
+    lines = set(visible.split(b"\n"))
+    for line in changed_lines(raw):
+        assert line in lines, line
+    for header in re.findall(rb"^diff --git [^\n]*", raw, re.M):
+        assert header in lines
+    # the body line with a signal word stays, as it was
+    assert b"    - `rich`: fix potential `AttributeError` on exit (#1773 <- #1674)\n" in visible
+
+
+def test_show_keeps_its_message_and_its_patch():
+    raw = fixture("git_show.txt")
+    visible, _ = run(gitlog, raw)
+    assert visible.startswith(b"6284887af1df 2026-06-30 William Tan: Reject invalid URL hosts (#5095)\n")
+    assert b"Co-authored-by" not in visible
+    lines = set(visible.split(b"\n"))
+    assert all(line in lines for line in changed_lines(raw))
+
+
+def test_graph_keeps_the_commit_lines_graph_prefix():
+    visible, _ = run(gitlog, fixture("git_log_graph.txt"))
+    assert b"| | | | | | * f18c88e92707 2026-07-24 Casper da Costa-Luis: fix properly\n" in visible
+    assert b"*---------.   93370ff89158 2026-07-24 Casper da Costa-Luis: bump version" in visible
+
+
+def test_oneline_passes_through_and_folds_beyond_max_commits():
+    raw = fixture("git_log_oneline_graph.txt")
+    visible, contents = run(gitlog, raw)
+    assert visible == raw and not contents
+    config = config_class()(gitlog=gitlog.Settings(max_commits=10))
+    visible, contents = run(gitlog, raw, config=config)
+    assert b"| | * 164ef73 rich: misc fixes\n" in visible
+    assert b"74ff992" not in visible and b"74ff992" in contents["older"]
+    assert re.search(rb"\[\d+ older commits: #ref:ctx_[0-9a-f]+\]\n$", visible)
+
+
+def test_many_commits_fold_the_older_ones_with_their_dates():
+    raw = fixture("git_log.txt")
+    config = config_class()(gitlog=gitlog.Settings(max_commits=5))
+    visible, contents = run(gitlog, raw, config=config)
+    assert len(re.findall(rb"^[0-9a-f]{12} ", visible, re.M)) == 5
+    assert b"[35 older commits (2026-04-29 \xe2\x80\xa6 2026-07-07): #ref:ctx_" in visible
+    assert contents["older"].startswith(b"commit 4e5ce6387231")
+    assert b"[git log: 5 commits, one line each" in visible
+
+
+def test_fine_granularity_gives_each_commit_its_ref():
+    raw = fixture("git_log_stat.txt")
+    visible, contents = run(gitlog, raw, granularity="fine")
+    n = len(COMMIT_RE.findall(raw))
+    assert len(contents) == n
+    assert len(re.findall(rb"\] #ref:ctx_[0-9a-f]+\n", visible)) == n
+
+
+# --- git blame -----------------------------------------------------------------------------------
+
+
+def test_blame_shows_each_commit_once_and_every_code_line():
+    raw = fixture("git_blame.txt")
+    visible, _ = run(gitblame, raw)
+    rows = raw.split(b"\n")[:-1]
+    shown = visible.split(b"\n")
+    for row in rows:
+        number_and_code = re.search(rb" +(\d+\) .*)$", row).group(1)
+        assert any(line.endswith(number_and_code) for line in shown), row
+    for commit in {row.split(b" ", 1)[0] for row in rows if not SIGNAL_RE.search(row)}:
+        introduced = re.findall(rb"^" + re.escape(commit) + rb" \(", visible, re.M)
+        # author and date once per commit (and on its lines with a signal word, kept whole)
+        whole = sum(1 for row in rows if row.startswith(commit + b" (") and SIGNAL_RE.search(row))
+        assert len(introduced) == 1 + whole, commit
+    assert b"Filipe Brandenburger 2024-11-17" in visible and b"03:15:26 -0800" not in visible
+    assert len(visible) < 0.5 * len(raw)
+
+
+def test_blame_porcelain_keeps_code_and_one_author_and_summary_per_run():
+    raw = fixture("git_blame_porcelain.txt")
+    visible, _ = run(gitblame, raw)
+    for line in raw.split(b"\n"):
+        if line.startswith(b"\t"):
+            assert line + b"\n" in visible
+    assert b"author-mail" not in visible and b"committer-time" not in visible
+    assert visible.count(b"summary Add on_setattr hooks to attr.s and attr.ib (#660)") >= 1
+
+
+def test_blame_signal_lines_stay_whole():
+    raw = fixture("git_blame.txt")
+    with_error = [line for line in raw.split(b"\n") if b"Error" in line or b"error" in line]
+    visible, _ = run(gitblame, raw)
+    for line in with_error:
+        assert line in visible
+
+
+# --- git status, branch, tag ---------------------------------------------------------------------
+
+
+def test_status_keeps_every_path_and_folds_the_hints():
+    raw = fixture("git_status.txt")
+    visible, contents = run(gitstatus, raw)
+    for line in raw.split(b"\n"):
+        if line.startswith(b"\t") or line.endswith(b":") or line.startswith((b"On branch", b"Your branch")):
+            assert line + b"\n" in visible, line
+    assert b'(use "git add <file>..." to mark resolution)' not in visible
+    assert b'(use "git add <file>..." to mark resolution)' in contents["hints"]
+    assert b'(use "git merge --abort" to abort the merge)' in visible  # a signal word keeps it
+
+
+def test_short_status_and_branch_lists_pass_through():
+    for name in ("git_status_short.txt", "git_branch_a.txt"):
+        raw = fixture(name)
+        visible, contents = run(gitstatus, raw)
+        assert visible == raw and not contents
+
+
+def test_tags_keep_newest_oldest_and_count_the_rest():
+    raw = fixture("git_tag.txt")
+    visible, contents = run(gitstatus, raw)
+    tags = raw.split()
+    shown = set(visible.split(b"\n"))
+    newest = ["v4.69.1", "v4.69.0", "v4.68.4", "v4.68.3", "v4.68.2", "v4.68.1", "v4.68.0", "v4.67.3", "v4.67.2", "v4.67.1"]
+    for tag in newest + ["v1.0.0", "v2.0.0", "v2.1.0", "v2.2.5", "v3.8.0"]:
+        assert tag.encode() in shown, tag
+    counted = sum(int(n) for n in re.findall(rb"^\xe2\x8b\xaf (\d+) more tags \(", visible, re.M))
+    kept = sum(1 for line in visible.split(b"\n") if line in set(tags))
+    assert kept + counted == len(tags)
+    assert b"v4.19.9" not in shown and b"v4.19.9\n" in contents["tags"]
+    assert f"[git tag: {len(tags)} tags, {kept} shown".encode() in visible
+
+
+def test_short_tag_lists_pass_through():
+    raw = b"".join(b"v1.%d.0\n" % i for i in range(12))
+    visible, contents = run(gitstatus, raw)
+    assert visible == raw and not contents
+
+
+# --- odd input: never raises, always restores ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
+def test_crlf_no_final_newline_and_cut_inputs_restore(name):
+    raw = fixture(name)
+    module = MODULES[EXPECTED_TYPE[name]]
+    run(module, raw.replace(b"\n", b"\r\n"))
+    run(module, raw.rstrip(b"\n"))
+    rng = random.Random(name)
+    for _ in range(15):
+        a = rng.randrange(len(raw))
+        b = rng.randrange(a, len(raw) + 1)
+        run(module, raw[a:b])
+        mutated = bytearray(raw)
+        for _ in range(5):
+            mutated[rng.randrange(len(mutated))] = rng.choice(b"\n\r\x00\xff +-@c:")
+        run(module, bytes(mutated))
+
+
+def test_crlf_log_still_reads_one_line_per_commit():
+    raw = fixture("git_log.txt").replace(b"\n", b"\r\n")
+    visible, _ = run(gitlog, raw)
+    assert b"6a8536b6e1b0 2026-07-21 dependabot[bot]: Bump github/codeql-action from 4.36.0 to 4.37.0 (#5127)\r\n" in visible
