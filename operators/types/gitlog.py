@@ -22,13 +22,15 @@ unchanged context and index lines go to the same ref. With ``--graph`` a patch i
 
 One commit alone (``git show``, ``git log -1``) keeps its whole message (trailers aside) and its
 stat block: the reader asked for that commit. Beyond ``max_commits`` commits, the older ones go
-whole behind a ref of their own (group ``older``), with a count and their date range. An
+whole behind a ref of their own (group ``older``), with a count and their date range, unless one
+of them has a patch (changed lines are never folded away). An
 ``--oneline`` list is already one line per commit: it only folds beyond ``max_commits``.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import NamedTuple
 
 from operators.config import Section
@@ -55,8 +57,10 @@ GRAPH_CHARS = rb"*|/\\_.\- "
 COMMIT_RE = re.compile(rb"([" + GRAPH_CHARS + rb"]*?)commit ([0-9a-f]{7,64})\b([^\r\n]*)")
 HEADER_RE = re.compile(
     rb"(?:Merge|Author|AuthorDate|Commit|CommitDate|Date|Reflog|Reflog message|Tagger|Primary key fingerprint):"
-    rb"|gpg: "
+    rb"|gpg: |(?:tree|parent|author|committer|gpgsig|gpgsig-sha256|mergetag|encoding) "  # --format=raw
 )
+RAW_SIGNED_RE = re.compile(rb"(?:gpgsig|gpgsig-sha256|mergetag) ")  # continued by lines starting with a space
+EPOCH_RE = re.compile(rb".*? (\d{9,11}) [+-]\d{4}$")
 ONELINE_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} \S")
 GRAPH_ONLY_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*\r?$")
 STAT_RE = re.compile(rb" (?:\S.*?) +\| +(?:\d+(?: [+-]*)?|Bin\b.*)\r?$")
@@ -141,15 +145,24 @@ def parse(raw: bytes, lines: list[Line]) -> tuple[int, list[Commit]]:
 def _parse_commit(raw: bytes, lines: list[Line], commit: Commit, j: int) -> None:
     """Headers and message of the commit whose header starts at line ``j``."""
     n, width = len(lines), commit.width
+    signed = False
     while j < n:
         content = _content(raw, lines[j], width)
+        if signed and content.startswith(b" "):
+            j += 1
+            continue
         if not HEADER_RE.match(content):
             break
+        signed = RAW_SIGNED_RE.match(content) is not None
         key, _, value = content.partition(b":")
         if key == b"Author":
             commit.author = _name(value.strip())
         elif key in (b"Date", b"AuthorDate"):
             commit.date = _date(value.strip())
+        elif content.startswith(b"author "):  # --format=raw: name <mail> epoch zone
+            commit.author = _name(content[7:].strip())
+            epoch = EPOCH_RE.match(content)
+            commit.date = _epoch_date(int(epoch.group(1))) if epoch else b""
         j += 1
     while j < n:  # the message: lines indented by 4 spaces, and blank lines
         content = _content(raw, lines[j], width)
@@ -177,6 +190,13 @@ def _parse_tail(raw: bytes, lines: list[Line], commit: Commit) -> None:
 def _name(author: bytes) -> bytes:
     name = author.split(b" <", 1)[0].strip()
     return name or author.strip(b"<>")
+
+
+def _epoch_date(seconds: int) -> bytes:
+    try:
+        return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d").encode()
+    except (OverflowError, OSError, ValueError):
+        return b""
 
 
 def _date(value: bytes) -> bytes:
@@ -325,6 +345,8 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
     if first:
         plan.keep(0, lines[first].start)
     shown = commits[: max(1, settings.max_commits)]
+    if any(c.patch is not None for c in commits[len(shown) :]):
+        shown = commits  # a patch's changed lines are never folded away
     for c in shown:
         em.commit(c)
     older = commits[len(shown) :]
