@@ -248,8 +248,8 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]
 
 def _flat_elements(raw: bytes, start: int, end: int) -> Entries | None:
     lo, hi = start + 1, end - 1
-    if raw.find(b'"', lo, hi) >= 0 or raw.find(b"[", lo, hi) >= 0 or raw.find(b"{", lo, hi) >= 0:
-        return None
+    # the regex stops at the first string or bracket: never a scan of the whole span per nesting level
+    # (a search for '"' here made `[[[…]]]` quadratic in its depth)
     if _FLAT.fullmatch(raw, lo, hi) is None:
         return None
     pieces = raw[lo:hi].split(b",")
@@ -349,6 +349,33 @@ def _is_utf8(raw: bytes) -> bool:
     return True
 
 
+_OPENS = re.compile(rb"[\[ \t\r\n]*+")  # one character class: the engine keeps no state per repetition
+_CLOSES = re.compile(rb"[\] \t\r\n]*+")
+
+
+def _bracket_run(raw: bytes, m: re.Match, stack: bytearray, state: int) -> tuple[int, int] | None:
+    """For ``is_valid_json``: when the bracket token ``m`` starts a run of two or more ``[`` (where a value
+    may stand) or ``]`` (each closing an array), apply the whole run to ``stack`` and return the position
+    after it and the new state; else None (the token is handled as usual)."""
+    p = m.start(T_OPEN if m.lastindex == T_OPEN else T_CLOSE)
+    c = raw[p]
+    if c == _OPEN_ARR and state <= 1:
+        run = _OPENS.match(raw, p)
+        n = raw.count(b"[", p, run.end())
+        if n < 2:
+            return None
+        stack += b"[" * n
+        return run.end(), 1
+    if c == _CLOSE_ARR and (state == 4 or state == 1):
+        run = _CLOSES.match(raw, p)
+        n = raw.count(b"]", p, run.end())
+        if n < 2 or n > len(stack) or stack.count(b"{", len(stack) - n):
+            return None
+        del stack[len(stack) - n :]
+        return run.end(), 4
+    return None
+
+
 def is_valid_json(raw: bytes) -> bool:
     """Strict RFC 8259 check (a leading UTF-8 BOM is tolerated), at any nesting depth."""
     start = len(BOM) if raw.startswith(BOM) else 0
@@ -356,14 +383,25 @@ def is_valid_json(raw: bytes) -> bool:
         return False
     m = TOKEN.match(raw, start)
     if m is not None and m.lastindex == T_OPEN:  # brackets first: a truncated document fails fast
-        end = container_ends(raw, m.start(T_OPEN), len(raw), Ends())
+        end = container_ends(raw, m.start(T_OPEN), len(raw), Ends(len(raw)))
         if end < 0 or TOKEN.match(raw, end) is not None:  # unclosed, or more after it
             return False
     stack = bytearray()  # open brackets
     # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
     state = 0
-    for m in STRICT_TOKEN.finditer(raw, start):
+    match = STRICT_TOKEN.match
+    pos = start
+    while True:
+        m = match(raw, pos)
+        if m is None:
+            break
+        pos = m.end()
         t = m.lastindex
+        if t == T_OPEN or t == T_CLOSE:
+            run = _bracket_run(raw, m, stack, state)
+            if run:  # a run of '[' (or of ']' closing only arrays) taken at once: `[[[[…]]]]` costs no loop per level
+                pos, state = run
+                continue
         if state == 4:
             if not stack:
                 return False  # more than one top-level value

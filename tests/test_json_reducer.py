@@ -422,3 +422,61 @@ def test_ndjson_lines_cost_a_few_bytes_each_not_an_object_each():
     assert ndjson and len(items) == 100_000
     assert items[99_999] == (-1, -1, len(raw) - len(b'{"id":99999,"msg":"request 99999 done"}\n'), len(raw) - 1)
     assert peak < 40 * 100_000  # tuples and ints for every line would be over 100 bytes a line
+
+
+# ---- deep nesting: memory linear in the input at any depth --------------------------------------
+
+def _peak(fn, *args) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("raw", [
+    b"[" * 200_000 + b"1" + b"]" * 200_000,
+    b"[ " * 100_000 + b"1" + b" ]" * 100_000,
+    b'{"a":' * 80_000 + b"1" + b"}" * 80_000,
+    b"[" * 100_000 + b"1" + b",1]" * 100_000,
+])
+def test_deep_nesting_costs_a_few_bytes_a_level(raw):
+    """Each level used to hold a walk frame and a regex state (about 400 bytes an input byte); now the
+    container ends (8 bytes a bracket pair, 16 while the kernel hands them over) are what grows."""
+    assert is_valid_json(raw)
+    assert _peak(is_valid_json, raw) < 10 * len(raw) + 1_000_000
+    assert _peak(json_reducer.reduce, raw, "coarse", Config()) < 10 * len(raw) + 1_000_000
+    visible, contents, _ = run(raw)
+    assert visible == raw and not contents
+
+
+def test_deep_value_under_wrapper_arrays_is_still_reduced():
+    """Arrays holding only the next array are jumped over, and what lies below them is reduced as usual."""
+    inner = b'{"status": "failed", "debug": "' + b"d" * 300 + b'"}'
+    for raw in (b"[" * 5_000 + inner + b"]" * 5_000, b"[\n " * 3_000 + b"[1, " + inner + b"]" + b"\n]" * 3_000,
+                b"[[" + b"[" * 4_000 + inner + b"]" * 4_000 + b", [[" + inner + b"]]], 2]"):
+        visible, contents, plan = run(raw)
+        assert visible.count(b'"status": "failed", "debug": "#ref:ctx_') == raw.count(inner)
+        assert b"".join(contents.values()) == (b'"' + b"d" * 300 + b'"') * raw.count(inner)
+        assert is_valid_json(visible)
+
+
+def test_work_left_on_every_level_keeps_the_deep_rest_verbatim():
+    """Past MAX_PENDING levels that each still have work left, the deeper value stays as it is."""
+    noise = b'{"debug": "' + b"d" * 300 + b'"}'
+    shallow = b"[" * 10 + noise + b",1]" * 10
+    deep = b"[" * (json_reducer.MAX_PENDING + 10) + noise + b",1]" * (json_reducer.MAX_PENDING + 10)
+    assert b"#ref:" in run(shallow)[0]
+    visible, contents, _ = run(deep)
+    assert visible == deep and not contents
+
+
+@pytest.mark.parametrize("text", [
+    b"[[]]", b"[[],[]]", b"[[1]]]", b"[[[1]]", b"[[{}]]", b"[[{]]]", b'{"a":[[1]]}', b"]]", b"[ [ [ 1 ] ] ]",
+    b"[[]][]", b'[{"a":[[]]}]', b"[[1] ]]", b"[{[[]]}]", b'{"a":[[]}]', b"[[[]]}", b"[[ ]] ", b"[[,]]",
+])
+def test_bracket_runs_are_validated_like_single_brackets(text):
+    assert is_valid_json(text) == _msgspec_accepts(text)

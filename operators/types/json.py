@@ -50,6 +50,7 @@ NOTABLE_MAX = 3  # later items with an error/failing status kept visible per sum
 STRING_HEAD = 160  # bytes of a long string kept in front of its marker
 SAMPLE = 48  # items whose keys are compared to decide whether an array is same-shaped
 MAX_GROUPS = {"coarse": 10, "fine": 64}
+MAX_PENDING = 256  # levels of the walk with work left; a deeper value stays verbatim (memory stays flat)
 PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"details", b"exception", b"cause"}
 
 ELLIPSIS = "\u2026".encode()
@@ -82,17 +83,30 @@ def notable_starts(raw: bytes, start: int, end: int):
             yield candidate.start()
 
 
+NESTED_ARRAY = re.compile(rb"\[[ \t\r\n]*+\[")
+# runs of brackets and spaces: one character class, so the regex engine keeps no state per repetition
+OPEN_RUN = re.compile(rb"[\[ \t\r\n]*+")
+CLOSE_RUN = re.compile(rb"[\] \t\r\n]*+")
 WORD_SPLIT = re.compile(rb"[_\-. ]+|(?<=[a-z0-9])(?=[A-Z])")
 STRING_UNIT = re.compile(rb"[^\\]++|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[0-9a-fA-F]{4}|\\u[0-9a-fA-F]{4}|\\.", re.S)
 
 
-def _render_path(path) -> str:
-    parts: list[str] = []
-    while path is not None and len(parts) < 12:
-        path, seg = path
-        parts.append(seg)
-    prefix = "$\u2026" if path is not None else "$"
-    return prefix + "".join(reversed(parts))
+PATH_PARTS = 12  # the last segments of a path that name a ref group ("$…" in front when there are more)
+_CUT = "\u2026"
+
+
+def _extend(path: tuple[str, ...] | None, seg: str) -> tuple[str, ...]:
+    """The path one level down: at most ``PATH_PARTS`` segments (behind ``_CUT``), so a walk 100,000
+    levels deep holds short tuples, not a chain of 100,000."""
+    if path is None:
+        return (seg,)
+    if len(path) < PATH_PARTS:
+        return path + (seg,)
+    return (_CUT,) + path[-(PATH_PARTS - 1) :] + (seg,)
+
+
+def _render_path(path: tuple[str, ...] | None) -> str:
+    return "$" + "".join(path or ())
 
 
 def _seg(key: bytes) -> str:
@@ -112,6 +126,7 @@ class _Reducer:
         self.fine = granularity == "fine"
         self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
         self.groups: dict[str, str] = {}
+        self.wrapper_run: tuple[int, int, int] | None = None  # see skip_wrappers
         self.ends = Ends(len(raw))
         self.decision = {k.lower().encode() for k in cfg.decision_keys}
         self.noise = {k.lower().encode() for k in cfg.noise_keys}
@@ -256,16 +271,16 @@ class _Reducer:
             kl = key.lower()
             container = raw[vs] == _OBJ or raw[vs] == _ARR
             if kl in self.decision:
-                actions[i] = (RECURSE, (path, _seg(key)), protected or kl in PROTECT) if container else (KEEP,)
+                actions[i] = (RECURSE, _extend(path, _seg(key)), protected or kl in PROTECT) if container else (KEEP,)
             elif kl in self.noise or kl.lstrip(b"_") in self.noise:
                 if (ve if ve >= 0 else len(raw)) - vs >= NOISE_MIN:  # a truncated one: the rest of the input
-                    actions[i] = (NOISE, (path, _seg(key)))
+                    actions[i] = (NOISE, _extend(path, _seg(key)))
                 else:
-                    actions[i] = (RECURSE, (path, _seg(key)), protected) if container else (KEEP,)
+                    actions[i] = (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
             elif ve >= 0 and self.pad_re is not None and self.pad_re.match(kl.decode("utf-8", "surrogateescape")):
                 pad.append(i)
             elif self.is_decision_word(key):
-                actions[i] = (RECURSE, (path, _seg(key)), protected) if container else (KEEP,)
+                actions[i] = (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
             else:
                 normal.append(i)
         if pad:
@@ -286,7 +301,7 @@ class _Reducer:
         for i in normal:
             if actions[i] is None:
                 ks, ke, vs, ve = entries[i]
-                actions[i] = self.plain_action(vs, ve, (path, _seg(raw[ks + 1 : ke - 1])), protected)
+                actions[i] = self.plain_action(vs, ve, _extend(path, _seg(raw[ks + 1 : ke - 1])), protected)
         return actions
 
     def plan_array(self, entries, path, protected: bool, unit: str = "items") -> list:
@@ -301,7 +316,7 @@ class _Reducer:
             scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
             if (not scalar or len(complete) >= 4 * cfg.array_min) and self.same_shape(entries, complete):
                 self.summarise(entries, complete, actions, path, unit)
-        child = (path, "[]") if unit == "items" else path  # top-level values sit at $
+        child = _extend(path, "[]") if unit == "items" else path  # top-level values sit at $
         for i, (ks, ke, vs, ve) in enumerate(entries):
             if actions[i] is None:
                 actions[i] = (KEEP,) if ks == BAD else self.plain_action(vs, ve, child, protected)
@@ -330,7 +345,34 @@ class _Reducer:
         return cut
 
     # ---- the walk ---------------------------------------------------------------------------
+    def skip_wrappers(self, vs: int, path):
+        """Jump over arrays that hold nothing but the next array (``[[[[…]]]]``): nothing in them can be
+        reduced, and a walk level each would cost time per level. Returns the innermost such array's
+        child to walk next and its path. One regex pass per run of opening brackets: the run is
+        remembered, so the levels of it that do hold more are walked as usual without a new pass."""
+        raw = self.raw
+        run = self.wrapper_run
+        if run is None or not run[0] <= vs <= run[2]:
+            m = OPEN_RUN.match(raw, vs)
+            inner = raw.rindex(b"[", vs, m.end())  # the last opening bracket of the run
+            inner_end = self.ends.get(inner, -1)
+            closes = CLOSE_RUN.match(raw, inner_end) if inner_end > 0 else None
+            count = min(raw.count(b"]", closes.start(), closes.end()), raw.count(b"[", vs, inner)) if closes else 0
+            first = inner - count  # arrays first..inner-1 hold only the next one (when no space between)
+            if raw.count(b"[", first, inner) != count:  # spaces inside the run: find it bracket by bracket
+                first = inner
+                for _ in range(count):
+                    first = raw.rindex(b"[", vs, first)
+            run = self.wrapper_run = (vs, first, inner)
+        _, first, inner = run
+        if not first <= vs < inner:
+            return vs, path
+        levels = raw.count(b"[", vs, inner)
+        return inner, _extend(path, "[]" * levels if levels <= 4 else f"[]\u00d7{levels}")
+
     def children(self, vs: int, path, protected: bool) -> tuple[list, list]:
+        if self.raw[vs] == _ARR and NESTED_ARRAY.match(self.raw, vs):
+            vs, path = self.skip_wrappers(vs, path)
         entries, _ = scan_level(self.raw, vs, self.ends)
         if self.raw[vs] == _OBJ:
             return entries, self.plan_object(entries, path, protected)
@@ -357,6 +399,10 @@ class _Reducer:
                 continue
             ks, ke, vs, ve = entries[i]
             if kind == RECURSE:
+                if i + 1 == len(entries):
+                    stack.pop()  # nothing left at this level: `[[[…]]]` holds one frame, not one per level
+                elif len(stack) >= MAX_PENDING:
+                    continue  # that deep with work pending on every level: the value stays verbatim
                 stack.append([*self.children(vs, action[1], action[2]), 0])
             elif kind == NOISE:
                 end = ve if ve >= 0 else len(raw)
