@@ -1,0 +1,387 @@
+"""Diagnostics of linters, type checkers and compilers: every location and rule stays, the rest folds.
+
+Recognised diagnostic lines (matched on the text without terminal escapes):
+
+* ``path:line:col: CODE message`` — ruff (concise), flake8, pylint (``C0116: … (symbol)``), gcc/clang
+  (``error: … [-Wflag]``), mypy (``path:line: error: … [code]``, with or without a column), eslint
+  ``-f unix`` (``… [Warning/rule]``);
+* ``path(line,col): error TS2322: …`` (tsc) and ``path:line:col - error …`` (tsc ``--pretty``,
+  pyright, indented under a file line);
+* eslint's stylish format: a file line, then ``  12:5  warning  message  rule`` entries;
+* rustc/cargo/clippy and ruff's full format: ``error[E0308]: message`` or ``F401 message`` followed by
+  `` --> path:line:col``.
+
+What the reader sees: a summary line on top (how many diagnostics, by severity, by rule, by file),
+then every diagnostic line verbatim, in place (with its wrapped message lines: pyright's and tsc's
+indented elaboration, mypy ``--pretty``'s wrapped ``[code]``), file and summary lines. Source
+snippets, caret lines, ``= help``/``= note`` text and the blank lines between them go to one ref
+(group ``details``). When there are more than ``max_shown`` diagnostics, the most frequent rules are
+folded first until it fits: a folded rule keeps its first ``examples`` diagnostics verbatim, and the
+rest are listed right after the last example by location only — ``[E501 ×118 more (line too long…):
+a.py:1:80 a.py:5:80 …; exact lines: #ref]`` — so every ``path:line:col`` and rule code stays visible
+while the repeated messages go to the rule's ref.
+
+Boundary with ``build`` (detected after this type): a compiler's diagnostics alone (``gcc
+-fsyntax-only``, ``cargo clippy``, a linter run) are this type; a build log — make lines, compile
+commands, a pytest session, npm or pip output — stays ``build``, which keeps its diagnostics too.
+``detect`` says yes only when diagnostics, their details and summaries make up at least 80% of the
+lines and no build-runner line is present.
+
+``SIGNALS`` is empty: the lines that must stay are the locations and codes, which this type lists
+even when it folds their messages; the fixtures' planted signals check them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from operators.config import Section
+from operators.reduction import Plan, line_body_end, passthrough
+
+NAME = "diagnostics"
+SIGNALS = ""
+
+
+class Settings(Section):
+    max_shown: int = 40  # diagnostics shown verbatim before rules are folded
+    examples: int = 2  # diagnostics of a folded rule shown verbatim
+    top: int = 8  # rules and files named in the summary line
+
+
+ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+_SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
+# path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
+LOC_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
+TSC_RE = re.compile(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
+STYLISH_RE = re.compile(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(@?[\w/@.-]+))?\s*$")
+RUST_HEAD_RE = re.compile(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
+ARROW_RE = re.compile(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
+FILE_RE = re.compile(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
+                     rb"|In file included from \S+)")
+SUMMARY_RE = re.compile(
+    rb"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ (?:errors?|problems?)\b"
+    rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
+    rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
+    rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished |\s+(?:Checking|Compiling) \S+ v\d"
+    rb"|\d+ problems?$)"
+)
+BUILD_MARKER_RE = re.compile(
+    rb"^(?:g?make(?:\[\d+\])?: |\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+)? .*-c |=+ test session starts"
+    rb"|npm (?:ERR!|WARN|warn|error) |Collecting \S|Successfully installed )",
+    re.M,
+)
+DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
+PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
+CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
+TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
+SEV_RE = re.compile(rb"\b(" + _SEV + rb")\b", re.I)
+MASK_RE = re.compile(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
+
+HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK = range(7)
+
+
+class Diag:
+    """One diagnostic: its head line (index), last line of the head (wrapped/arrow lines), location
+    text as printed (or path:line:col), rule key, severity, path, message."""
+
+    __slots__ = ("head", "head_end", "end", "loc", "key", "severity", "path", "message", "style")
+
+    def __init__(self, head: int, loc: bytes, key: str, severity: str, path: bytes, message: bytes, style: str):
+        self.head = self.head_end = self.end = head
+        self.loc, self.key, self.severity, self.path, self.message, self.style = loc, key, severity, path, message, style
+
+
+def _lines(raw: bytes) -> tuple[list[int], list[int], list[int]]:
+    starts, bodies, ends, pos, n = [], [], [], 0, len(raw)
+    while pos < n:
+        nl = raw.find(b"\n", pos)
+        end = n if nl < 0 else nl + 1
+        starts.append(pos)
+        bodies.append(line_body_end(raw, pos, end))
+        ends.append(end)
+        pos = end
+    return starts, bodies, ends
+
+
+def _severity(text: bytes) -> str:
+    m = SEV_RE.search(text[:80])
+    return m.group(1).decode().lower() if m else ""
+
+
+def _key(code: bytes | None, severity: str, message: bytes) -> str:
+    if code:
+        return code.decode("utf-8", "replace")
+    masked = MASK_RE.sub(b"_", message.strip())[:60].decode("utf-8", "replace")
+    return f"{severity}: {masked}" if severity else masked
+
+
+def _loc_diag(i: int, text: bytes) -> Diag | None:
+    """A ``path:line:col: …`` or ``path:line:col - …`` diagnostic, or None when the rest is not one."""
+    m = LOC_RE.match(text)
+    if m is None:
+        return None
+    indent, path, rest = m.group(1), m.group(2), m.group(5)
+    loc = text[len(indent) : m.start(5)].rstrip(b": -")
+    code_m = CODE_RE.match(rest)
+    sev_m = re.match(rb"(" + _SEV + rb")\b:?", rest, re.I)
+    trail = TRAIL_CODE_RE.search(rest)
+    if not (code_m or sev_m or (trail and trail.group(1))):
+        return None
+    code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
+    severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
+    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
+    if code_m and code and not sev_m:
+        severity = severity or {"E": "error", "F": "error", "W": "warning", "C": "convention", "R": "refactor"}.get(
+            chr(code[0]), "")
+    return Diag(i, loc, _key(code, severity, rest), severity, path, rest, style)
+
+
+class _Parser:
+    def __init__(self, raw: bytes):
+        self.raw = raw
+        self.starts, self.bodies, self.ends = _lines(raw)
+        n = len(self.starts)
+        self.kind = [OTHER] * n
+        self.text = [self._plain(i) for i in range(n)]
+        self.diags: list[Diag] = []
+
+    def _plain(self, i: int) -> bytes:
+        text = self.raw[self.starts[i] : self.bodies[i]]
+        return ANSI_RE.sub(b"", text) if b"\x1b" in text else text
+
+    def run(self) -> "_Parser":
+        current_file = b""
+        open_diag: Diag | None = None
+        detail_started = False
+        n = len(self.text)
+        for i in range(n):
+            t = self.text[i]
+            diag = self._head(i, t, current_file, n)
+            if diag is not None:
+                self.kind[i] = HEAD
+                self.diags.append(diag)
+                open_diag, detail_started = diag, False
+                continue
+            if open_diag is not None and self.kind[i] == PART:
+                open_diag.head_end = open_diag.end = i
+                continue
+            if SUMMARY_RE.match(t):
+                self.kind[i], open_diag = SUMMARY, None
+                continue
+            if FILE_RE.match(t) or self._file_line(i, t, n):
+                self.kind[i], open_diag = FILE, None
+                current_file = t.strip()
+                continue
+            if open_diag is not None:
+                if self._continues(open_diag, t, detail_started):
+                    self.kind[i] = PART
+                    open_diag.head_end = open_diag.end = i
+                    if (m := TRAIL_CODE_RE.search(t)) and not TRAIL_CODE_RE.search(self.text[open_diag.head]):
+                        open_diag.key = next(g for g in m.groups() if g).decode("utf-8", "replace")  # a wrapped code
+                    continue
+                if not t.strip() or DETAIL_RE.match(t):
+                    self.kind[i] = DETAIL
+                    open_diag.end = i
+                    detail_started = True
+                    continue
+                open_diag = None
+            self.kind[i] = BLANK if not t.strip() else OTHER
+        return self
+
+    def _head(self, i: int, t: bytes, current_file: bytes, n: int) -> Diag | None:
+        if current_file and (m := STYLISH_RE.match(t)):
+            loc = current_file + b":" + m.group(1) + b":" + m.group(2)
+            return Diag(i, loc, _key(m.group(5), m.group(3).decode(), m.group(4)), m.group(3).decode(), current_file,
+                        m.group(4), "stylish")
+        if m := TSC_RE.match(t):
+            loc = t[: m.start(4) - 2]
+            return Diag(i, loc, m.group(5).decode(), m.group(4).decode(), m.group(1), t[m.end():], "tsc")
+        if (m := RUST_HEAD_RE.match(t)) and i + 1 < n and (a := ARROW_RE.match(self.text[i + 1])):
+            self.kind[i + 1] = PART
+            code = m.group(2) or m.group(4)
+            severity = (m.group(1) or b"").decode() or "error"
+            message = m.group(3) or m.group(5)
+            loc = self.text[i + 1].strip()[4:]
+            return Diag(i, loc, _key(code, severity, message), severity, a.group(1), message, "rust")
+        if t.startswith(b"error TS") and (m := re.match(rb"error (TS\d+): ", t)):
+            return Diag(i, b"", m.group(1).decode(), "error", b"", t[m.end():], "tsc")
+        return _loc_diag(i, t)
+
+    def _file_line(self, i: int, t: bytes, n: int) -> bool:
+        """A path alone on its line, followed by an eslint stylish entry or an indented pyright diagnostic."""
+        if not PATHLIKE_RE.match(t) or i + 1 >= n:
+            return False
+        nxt = self.text[i + 1]
+        return bool(STYLISH_RE.match(nxt)) or (nxt[:1] == b" " and nxt.strip().startswith(t.strip() + b":"))
+
+    def _continues(self, diag: Diag, t: bytes, detail_started: bool) -> bool:
+        """Whether ``t`` continues the message of ``diag`` (shown with it) rather than a detail."""
+        if detail_started or not t.strip():
+            return False
+        if diag.style in ("tsc", "pyright"):
+            indent = len(t) - len(t.lstrip())
+            head = self.text[diag.head]
+            return indent > len(head) - len(head.lstrip())
+        if diag.style == "gnu":  # mypy --pretty wraps the message and the [code] at the terminal width
+            return t[:1] not in b" \t|"
+        return False
+
+
+def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
+    """The rules folded so that at most ``max_shown`` diagnostics stay verbatim: the most frequent first."""
+    counts = Counter(d.key for d in diags)
+    shown = len(diags)
+    folded: set[str] = set()
+    for key, count in counts.most_common():
+        if shown <= s.max_shown:
+            break
+        if count > s.examples:
+            folded.add(key)
+            shown -= count - s.examples
+    return folded
+
+
+def _summary(diags: list[Diag], s: Settings) -> bytes:
+    sev = Counter(d.severity or "other" for d in diags)
+    rules = Counter(d.key for d in diags)
+    files = Counter(d.path.decode("utf-8", "replace") for d in diags if d.path)
+
+    def top(counter: Counter) -> str:
+        items = [f"{k} ×{v}" for k, v in counter.most_common(s.top)]
+        if len(counter) > s.top:
+            items.append(f"+{len(counter) - s.top} more")
+        return ", ".join(items)
+
+    sev_text = ", ".join(f"{k} {v}" for k, v in sev.most_common())
+    text = f"[{len(diags)} diagnostics ({sev_text}) in {len(files)} files; by rule: {top(rules)}"
+    if len(files) > 1:
+        text += f"; by file: {top(files)}"
+    return (text + "]\n").encode()
+
+
+def _locations(diags: list[Diag]) -> str:
+    """The locations of folded diagnostics: ``path:line:col`` as printed; stylish ones grouped by file."""
+    parts: list[str] = []
+    last_path = None
+    for d in diags:
+        loc = d.loc.decode("utf-8", "replace")
+        if d.style == "stylish":
+            path = d.path.decode("utf-8", "replace")
+            short = loc[len(path) + 1 :]
+            parts.append(loc if path != last_path else short)
+            last_path = path
+        else:
+            parts.append(loc)
+    return " ".join(parts)
+
+
+class _Reducer:
+    def __init__(self, raw: bytes, parser: _Parser, settings: Settings):
+        self.raw, self.p, self.s = raw, parser, settings
+        self.plan = Plan(raw)
+        self.folded = _fold_plan(parser.diags, settings)
+        self.groups: dict[str, str] = {}
+
+    def _group(self, key: str) -> str:
+        if key not in self.groups:
+            self.groups[key] = "rule:" + key if len(self.groups) < 30 else "rules"
+        return self.groups[key]
+
+    def run(self) -> Plan:
+        p, plan, s = self.p, self.plan, self.s
+        diags = p.diags
+        plan.show(_summary(diags, s))
+        by_key: dict[str, list[Diag]] = {}
+        for d in diags:
+            by_key.setdefault(d.key, []).append(d)
+        owner = {}  # line -> the diagnostic it belongs to
+        for d in diags:
+            for k in range(d.head, d.end + 1):
+                owner[k] = d
+        seen: Counter = Counter()
+        i, n = 0, len(p.starts)
+        while i < n:
+            d = owner.get(i)
+            if d is None or d.head != i:
+                self._other(i)
+                i += 1
+                continue
+            seen[d.key] += 1
+            index = seen[d.key]
+            if d.key in self.folded and index > s.examples:
+                plan.omit(p.starts[d.head], p.ends[d.end], self._group(d.key), f"diagnostics of rule {d.key}")
+            else:
+                plan.keep(p.starts[d.head], p.ends[d.head_end])
+                for k in range(d.head_end + 1, d.end + 1):
+                    plan.omit(p.starts[k], p.ends[k], "details", "source snippets, carets, help and notes")
+                if d.key in self.folded and index == s.examples:
+                    self._folded_line(d, by_key[d.key][s.examples :])
+            i = d.end + 1
+        self._footer()
+        return plan.finish()
+
+    def _other(self, i: int) -> None:
+        p, plan = self.p, self.plan
+        if p.kind[i] == DETAIL:
+            plan.omit(p.starts[i], p.ends[i], "details", "source snippets, carets, help and notes")
+        else:
+            plan.keep(p.starts[i], p.ends[i])
+
+    def _folded_line(self, d: Diag, rest: list[Diag]) -> None:
+        plan = self.plan
+        if not plan.ends_line():
+            plan.show(b"\n")
+        message = d.message.strip().decode("utf-8", "replace")
+        message = message[:50] + "…" if len(message) > 50 else message
+        plan.show(f"[{d.key} ×{len(rest)} more ({message}): {_locations(rest)}; exact lines: ".encode())
+        plan.mark(self._group(d.key))
+        plan.show(b"]\n")
+
+    def _footer(self) -> None:
+        plan = self.plan
+        if "details" not in plan.reasons:
+            return
+        lead = b"" if plan.ends_line() else b"\n"
+        plan.show(lead + b"[source snippets, carets, help and notes folded: ")
+        plan.mark("details")
+        plan.show(b"]\n")
+
+
+def parse(raw: bytes) -> _Parser:
+    return _Parser(raw).run()
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    settings = getattr(config, NAME, None) or Settings()
+    parser = parse(raw)
+    if not parser.diags:
+        return passthrough(raw)
+    return _Reducer(raw, parser, settings).run()
+
+
+def detect(sample) -> str | None:
+    head = sample.head
+    if len(sample.raw) > len(head):
+        head = head[: head.rfind(b"\n") + 1]
+    if BUILD_MARKER_RE.search(sample.plain):
+        return None  # a build log: the build type keeps its diagnostics with the build's context
+    parser = parse(head)
+    diags = parser.diags
+    if len(diags) < 2:
+        return None
+    content = [k for k, t in zip(parser.kind, parser.text) if t.strip()]
+    explained = sum(k != OTHER for k in content)
+    if explained < 0.8 * len(content):
+        return None
+    styles = Counter(d.style for d in diags).most_common(1)[0][0]
+    files = len({d.path for d in diags})
+    return f"{len(diags)} diagnostics in {files} files ({styles} style)"
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    diags = parse(packet.raw).diags
+    important = [packet.raw[0:0].decode() + d.loc.decode("utf-8", "replace") + " " + d.key for d in diags[:5]]
+    return Facts(f"{len(diags):,} diagnostics in {len({d.path for d in diags}):,} files", important, len(diags))
