@@ -18,7 +18,8 @@ a warning from git).
 
 A patch (from a commit's first ``diff`` line to its end) is reduced by the diff type
 (``operators.types.diff.reduce_diff``), spliced in place: every changed line and file header stays,
-unchanged context and index lines go to the same ref. With ``--graph`` a patch is kept whole.
+unchanged context and index lines go to the same ref, but for a context line with a signal word:
+it stays, and the diff's hint around it counts the lines on each side. With ``--graph`` a patch is kept whole.
 
 One commit alone (``git show``, ``git log -1``) keeps its whole message (trailers aside) and its
 stat block: the reader asked for that commit. Beyond ``max_commits`` commits, the older ones go
@@ -71,6 +72,7 @@ TRAILER_RE = re.compile(rb"    [A-Z][A-Za-z-]*(?:-by|-to|-Id|-id): ")
 DEFAULT_DATE_RE = re.compile(rb"[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})")
 RFC_DATE_RE = re.compile(rb"(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4})")
 ISO_DATE_RE = re.compile(rb"\d{4}-\d\d-\d\d")
+HINT_RE = re.compile(rb"(\n?)\xe2\x8b\xaf (\d+) unchanged lines(\r?\n)")  # the diff type's hint line
 MONTHS = {m: i for i, m in enumerate(b"Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
 
@@ -329,9 +331,49 @@ class _Emitter:
             if piece[0] == KEEP:
                 plan.keep(start + piece[1], start + piece[2])
             elif piece[0] == OMIT:
-                self.omit_to(start + piece[2])
+                nxt = pieces[k + 1] if k + 1 < len(pieces) and k + 1 not in drop else None
+                hint = HINT_RE.match(nxt[1]) if nxt is not None and nxt[0] == SHOW else None
+                if self._omit_keeping_signals(start + piece[1], start + piece[2], hint):
+                    pieces[k + 1] = [SHOW, nxt[1][hint.end() :]]
             elif piece[0] == SHOW:
                 self.show(piece[1])
+
+    def _omit_keeping_signals(self, a: int, b: int, hint: re.Match | None) -> bool:
+        """Omit ``a:b`` (whole lines of unchanged context or index lines), but keep visible each line
+        with a signal word, the hint of each part that goes counting its own lines. True when the
+        lines were split (the diff's one hint, ``hint``, is replaced)."""
+        raw = self.raw
+        if SIGNAL_RE.search(raw, a, b) is None:
+            self.omit_to(b)
+            return False
+        pos = a
+        for line_start, body_end, line_end in _lines_in(raw, a, b):
+            if SIGNAL_RE.search(raw, line_start, body_end) is None:
+                continue
+            self._omit_part(pos, line_start, hint)
+            self.plan.keep(line_start, line_end)
+            pos = line_end
+        self._omit_part(pos, b, hint)
+        return hint is not None
+
+    def _omit_part(self, a: int, b: int, hint: re.Match | None) -> None:
+        if b <= a:
+            return
+        self.omit_to(b)
+        if hint is not None:
+            n = sum(1 for s, e, _ in _lines_in(self.raw, a, b) if not difftype.META_RE.match(self.raw, s, e))
+            if n:
+                lead = b"" if self.plan.ends_line() else b"\n"
+                self.show(lead + f"⋯ {n} unchanged line{'s' if n != 1 else ''}".encode() + hint.group(3))
+
+
+def _lines_in(raw: bytes, a: int, b: int):
+    """(start, end of its text, end) of each line in ``raw[a:b]`` (``a`` at a line start)."""
+    while a < b:
+        nl = raw.find(b"\n", a, b)
+        end = b if nl < 0 else nl + 1
+        yield a, line_body_end(raw, a, end), end
+        a = end
 
 
 def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
