@@ -165,7 +165,8 @@ def test_show_keeps_its_message_and_its_patch():
     lines = set(visible.split(b"\n"))
     assert all(line in lines for line in changed_lines(raw))
     # unchanged context goes, but a context line with a signal word stays, the hints count around it
-    context = [line for line in raw.split(b"\n") if line.startswith(b" ")]
+    patch = raw[raw.index(b"\ndiff --git ") :]
+    context = [line for line in patch.split(b"\n") if line.startswith(b" ")]
     with_signal = [line for line in context if SIGNAL_RE.search(line)]
     assert with_signal and all(line in lines for line in with_signal)
     assert b"\xe2\x8b\xaf 2 unchanged lines\n from ..exceptions import LocationParseError\n@@ -14,7" in visible
