@@ -70,6 +70,8 @@ ORDER: tuple[str, ...] = (
     "gitblame",
     "gitstatus",
     "diff",
+    "diagnostics",  # before build: a linter's or compiler's diagnostics alone (build logs say no)
+    "search",  # after diagnostics: path:line:col: CODE lines are diagnostics, path:line:text are hits
     "build",
     "filelist",
     "log",

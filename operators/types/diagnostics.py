@@ -72,6 +72,7 @@ BUILD_MARKER_RE = re.compile(
     re.M,
 )
 DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
+LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
 PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
 TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
@@ -134,7 +135,8 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
     if code_m and code and not sev_m:
         severity = severity or {"E": "error", "F": "error", "W": "warning", "C": "convention", "R": "refactor"}.get(
             chr(code[0]), "")
-    return Diag(i, loc, _key(code, severity, rest), severity, path, rest, style)
+    message = rest[sev_m.end():].lstrip() if sev_m else rest
+    return Diag(i, loc, _key(code, severity, message), severity, path, message, style)
 
 
 class _Parser:
@@ -158,6 +160,11 @@ class _Parser:
         for i in range(n):
             t = self.text[i]
             diag = self._head(i, t, current_file, n)
+            if diag is not None and open_diag is not None and diag.severity == "note" and diag.loc == open_diag.loc:
+                self.kind[i] = DETAIL  # a note at the diagnostic's own place (mypy's hints): help text
+                open_diag.end = i
+                detail_started = True
+                continue
             if diag is not None:
                 self.kind[i] = HEAD
                 self.diags.append(diag)
@@ -166,6 +173,9 @@ class _Parser:
             if open_diag is not None and self.kind[i] == PART:
                 open_diag.head_end = open_diag.end = i
                 continue
+            if open_diag is not None and open_diag.style == "rust" and (m := LINT_RE.search(t)) and b"[" not in \
+                    self.text[open_diag.head].split(b":")[0]:  # no [E0308] code: the lint's name (clippy, rustc)
+                open_diag.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
             if SUMMARY_RE.match(t):
                 self.kind[i], open_diag = SUMMARY, None
                 continue
@@ -264,8 +274,13 @@ def _locations(diags: list[Diag]) -> str:
     """The locations of folded diagnostics: ``path:line:col`` as printed; stylish ones grouped by file."""
     parts: list[str] = []
     last_path = None
+    repeats = Counter(d.loc for d in diags)
+    listed: set[bytes] = set()
     for d in diags:
-        loc = d.loc.decode("utf-8", "replace")
+        if d.loc in listed:
+            continue
+        listed.add(d.loc)
+        loc = d.loc.decode("utf-8", "replace") + (f" ×{repeats[d.loc]}" if repeats[d.loc] > 1 else "")
         if d.style == "stylish":
             path = d.path.decode("utf-8", "replace")
             short = loc[len(path) + 1 :]
