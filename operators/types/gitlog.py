@@ -411,12 +411,19 @@ def _fold_older(em: _Emitter, older: list[Commit]) -> None:
     start, end = lines[older[0].first].start, lines[older[-1].end - 1].end
     plan.omit(start, end, OLDER, OLDER_REASON)
     em.omitted += end - start
-    dates = [c.date for c in older if c.date]
-    span = f" ({dates[-1].decode('utf-8', 'replace')} … {dates[0].decode('utf-8', 'replace')})" if dates else ""
+    span = _date_span(older)
     lead = b"" if plan.ends_line() else b"\n"
     em.show(lead + f"[{len(older):,} older commits{span}: ".encode())
     plan.mark(OLDER)
     em.show(b"]\n")
+
+
+def _date_span(commits: list[Commit]) -> str:
+    """`` (oldest … newest)`` of the commits' dates (as shown), or `` (date)`` when there is one."""
+    dates = [c.date.decode("utf-8", "replace") for c in commits if c.date]
+    if not dates:
+        return ""
+    return f" ({dates[0]})" if dates[0] == dates[-1] else f" ({dates[-1]} … {dates[0]})"
 
 
 def reduce_oneline(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
@@ -509,8 +516,7 @@ def facts(packet):
     if not commits:
         n = sum(1 for ln in lines if ONELINE_RE.match(raw, ln.start, ln.body_end))
         return Facts(f"{n:,} commits", [], 0)
-    dates = [c.date for c in commits if c.date]
-    span = f" ({dates[-1].decode('utf-8', 'replace')} … {dates[0].decode('utf-8', 'replace')})" if dates else ""
+    span = _date_span(commits)
     patches = sum(1 for c in commits if c.patch is not None)
     counts = f"{len(commits):,} commit{'s' if len(commits) != 1 else ''}{span}" + (f", {patches} with patches" if patches else "")
     return Facts(counts, important, len(commits))

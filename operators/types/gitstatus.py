@@ -220,4 +220,6 @@ def facts(packet):
         from operators.overview import IMPORTANT_MAX, clip
 
         return Facts(f"{len(paths):,} changed or untracked paths", [clip(p.strip()) for p in paths[:IMPORTANT_MAX]], len(paths))
+    if _is_tag_list(lines[:400]):
+        return Facts(f"{len(lines):,} tags", [], 0)
     return Facts(f"{len(lines):,} lines", [], 0)
