@@ -81,6 +81,9 @@ def test_near_misses_keep_their_own_type():
     # release tarballs are files, not tags; a bullet list of words is not a branch list
     tarballs = b"".join(b"dist/pkg-1.%d.%d.tar.gz\n" % (i, j) for i in range(5) for j in range(3))
     assert classify(tarballs)[0] != "gitstatus"
+    addresses = b"".join(b"10.0.%d.%d - - [16/Aug/2026:09:00:00 +0000] \"GET / HTTP/1.1\" 200 12\n" % (i, i) for i in range(20))
+    assert classify(addresses)[0] != "gitstatus"
+    assert classify(b"".join(b"10.0.%d.%d\n" % (i, i) for i in range(20)))[0] != "gitstatus"
     bullets = b"* apples\n* pears\n* plums\n"
     assert classify(bullets)[0] != "gitstatus"
     # hex ids at line starts of a log are not a --oneline log

@@ -5,7 +5,7 @@
 * ``git status -s`` / ``--porcelain`` and ``git branch`` (``-a``, ``-r``, ``-v``, ``-vv``): already one
   path or branch a line, all signal: passed through (the type exists so that no other reducer
   folds them).
-* ``git tag`` (and ``git tag -n``): a list of more than ``fold_min`` tags keeps, for each family of
+* ``git tag``: a list of more than ``fold_min`` tags keeps, for each family of
   tags (the name with its version number taken out: ``v1.2.3`` and ``v2.0`` are one family,
   ``pkg-a@1.0`` another), the newest ``keep_newest`` and the oldest ``keep_oldest`` by version order
   (pre-releases before their release), every tag of the newest ``major.minor`` series, the newest of
@@ -54,6 +54,7 @@ VERSION_RE = re.compile(rb"v?(\d+(?:[._]\d+)+|\d+)(?=$|[-+._~a-zA-Z])")
 TAG_RE = re.compile(rb"(?:[\w./@+-]*?[-_/@])?v?\d+(?:\.\d+)+(?:[-+.~_]?[0-9A-Za-z][0-9A-Za-z.+~_-]*)?")
 FILE_EXT_RE = re.compile(rb"\.(?:tar\.gz|tgz|zip|whl|gz|bz2|xz|jar|deb|rpm|txt|md|rst|py|js|ts|json|ya?ml|toml"
                          rb"|exe|dmg|so|dll|html?|css|c|h|go|rs|java|log|csv|lock)$", re.I)
+IPV4_RE = re.compile(rb"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 PRE_RE = re.compile(rb"(?i)(?:dev|alpha|beta|pre|rc|a|b|c)\.?\d*$|(?i:snapshot|nightly)")
 
 
@@ -183,10 +184,12 @@ def _is_tag_list(lines: list[bytes]) -> bool:
         return False
     names = []
     for line in lines:
-        if line[:1].isspace() or line.startswith((b"-", b"#")):
-            return False
-        names.append(line.split(None, 1)[0])
+        if line[:1].isspace() or line.startswith((b"-", b"#")) or len(line.split()) != 1:
+            return False  # one name a line (an access log starts with an address, then more words)
+        names.append(line.strip())
     if any(FILE_EXT_RE.search(name) for name in names):
+        return False
+    if sum(1 for name in names if IPV4_RE.fullmatch(name)) > 0.3 * len(names):
         return False
     versioned = sum(1 for name in names if version_key(name) is not None)
     return versioned >= 0.7 * len(names) and len(set(names)) == len(names)
