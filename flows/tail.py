@@ -16,7 +16,8 @@ bytes in FILE beyond ``out_size`` belong to a window written just before a crash
 checkpointed: they are cut off and that window is produced again from the checkpointed offset, so
 after a SIGKILL no line is lost and none is written twice. On stdout such a window may repeat once.
 
-The store full or read-only: a window whose refs cannot be written is not printed nor checkpointed;
+The store full or read-only (or the disk of ``-o FILE`` full: a window written in part is cut off
+again): a window whose refs cannot be written is not printed nor checkpointed;
 its file is read again from that window after a pause that doubles up to ``MAX_BACKOFF`` seconds, so
 nothing is lost and the tail keeps going. A checkpoint that cannot be written is tried again at the
 next window (a kill before then repeats windows, never loses them). Files are never written through a
@@ -33,6 +34,7 @@ The command's arguments are declared in ``flows.cli``, which imports this module
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import os
 import stat
@@ -191,7 +193,7 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
         if packet.generation < state["generation"].get(packet.tail_path, 0):
             return  # read before a retry was asked for: it comes again
         if packet.error and packet.trace and packet.trace[-1].stage in STORE_STAGES:
-            _retry_later(source, packet, state)
+            _retry_later(source, packet, state, packet.error)
             return
         state["backoff"] = 0.0
         data = packet.visible
@@ -204,6 +206,9 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
             source.stop()
             return
         except OSError as exc:
+            if args.output and exc.errno in (errno.ENOSPC, errno.EDQUOT) and _take_back(out_fd, cp.out_size or 0):
+                _retry_later(source, packet, state, f"cannot write {args.output}: {exc.strerror}")
+                return
             state["error"] = f"cannot write {args.output or 'stdout'}: {exc.strerror or exc}"
             source.stop()
             return
@@ -260,10 +265,19 @@ def _save_or_note(path: Path, cp: Checkpoint, state: dict, strict: bool = False)
     state["cp_error"] = ""
 
 
-def _retry_later(source, packet, state: dict) -> None:
-    """The store could not take this window: neither print nor checkpoint it; read it again later,
-    waiting twice as long each time (up to ``MAX_BACKOFF``) until the store takes windows again."""
+def _take_back(fd: int, size: int) -> bool:
+    """Cut the output back to ``size`` (a window written in part); whether that worked."""
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        return False
+    return True
+
+
+def _retry_later(source, packet, state: dict, error: str) -> None:
+    """The store (or the ``-o`` disk) could not take this window: neither print nor checkpoint it;
+    read it again later, waiting twice as long each time (up to ``MAX_BACKOFF``) until it can."""
     delay = state["backoff"] = min(MAX_BACKOFF, max(FIRST_BACKOFF, state["backoff"] * 2))
     state["generation"][packet.tail_path] = source.retry(packet, delay)
-    emit("TAIL", packet.source, {"what": "store error; the window will be read again", "retry_in_s": delay,
-                                 "error": packet.error})
+    emit("TAIL", packet.source, {"what": "window not delivered; it will be read again", "retry_in_s": delay,
+                                 "error": error})

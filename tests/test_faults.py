@@ -324,7 +324,10 @@ def test_tail_reads_a_recreated_file_at_the_same_inode_from_its_start(tmp_path):
     assert packets[-1].tail_head == 1024 and packets[-1].tail_fingerprint == hashlib.sha256(new[:1024]).hexdigest()
 
 
-def test_tail_keeps_going_while_the_store_is_full_and_loses_nothing(tmp_path, home, monkeypatch):
+@pytest.mark.parametrize("fault", ["store", "output"])
+def test_tail_keeps_going_while_the_disk_is_full_and_loses_nothing(fault, tmp_path, home, monkeypatch):
+    """``store``: refs and checkpoints cannot be written for a while; ``output``: the disk of ``-o
+    FILE`` is full (a window is written in part, then ENOSPC). The tail backs off and goes on."""
     from flows.tail import cmd_tail
     from operators.config import load_config
 
@@ -336,16 +339,27 @@ def test_tail_keeps_going_while_the_store_is_full_and_loses_nothing(tmp_path, ho
     log.write_bytes(b"".join(lines[:100]))
     full = threading.Event()
     full.set()
-    real_temp = store_module._temp_file
     failures = []
+    if fault == "store":
+        real_temp = store_module._temp_file
 
-    def temp_file(directory):
-        if full.is_set():
-            failures.append(directory)
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real_temp(directory)
+        def temp_file(directory):
+            if full.is_set():
+                failures.append(directory)
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real_temp(directory)
 
-    monkeypatch.setattr(store_module, "_temp_file", temp_file)
+        monkeypatch.setattr(store_module, "_temp_file", temp_file)
+    else:
+        real_write = os.write
+
+        def write(fd, data):
+            if full.is_set() and fd > 2 and os.path.samefile(f"/proc/self/fd/{fd}", out):
+                failures.append(real_write(fd, bytes(data)[: len(data) // 2]))  # a part gets out, then the disk is full
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real_write(fd, data)
+
+        monkeypatch.setattr(os, "write", write)
 
     def writer():
         time.sleep(0.3)
@@ -367,7 +381,7 @@ def test_tail_keeps_going_while_the_store_is_full_and_loses_nothing(tmp_path, ho
     thread.start()
     code = cmd_tail(args, load_config(str(cfg)))
     thread.join(5)
-    assert failures  # the store really was full for a while
+    assert failures  # the disk really was full for a while
     assert code == 0
     text = out.read_bytes()
     markers = MARKER_RE.findall(text)
@@ -378,6 +392,7 @@ def test_tail_keeps_going_while_the_store_is_full_and_loses_nothing(tmp_path, ho
         assert stored.count(line) + text.count(b"request %d served" % i) == 1, line
     cp = msgspec.json.decode(next((home / "tail").glob("*.json")).read_bytes())
     assert list(cp["files"].values())[0]["offset"] == len(b"".join(lines))  # and the checkpoint caught up
+    assert cp["out_size"] == len(text)
 
 
 # -- 6. special files ---------------------------------------------------------------------------------
