@@ -226,3 +226,17 @@ def facts(packet):
     if _is_tag_list(lines[:400]):
         return Facts(f"{len(lines):,} tags", [], 0)
     return Facts(f"{len(lines):,} lines", [], 0)
+
+
+PACK_CONTEXT = False  # each path or name is signal on its own
+
+
+def tier(text: bytes, shown: bytes, config):
+    """Pack tiers: every path, branch and tag line is signal; the status' own lines are context."""
+    if text.startswith(b"\t") or SHORT_RE.fullmatch(text) or BRANCH_RE.fullmatch(text):
+        return 0, 0
+    if STATUS_START_RE.match(text) or STATUS_SECTION_RE.match(text):
+        return 0, 1
+    if text and not text[:1].isspace() and len(text.split()) == 1:
+        return 0, 2  # a tag
+    return None
