@@ -60,7 +60,8 @@ def test_git_diff_and_plain_unified_diff():
     assert kind(GIT_DIFF) == "diff"
     plain = b"--- old.txt\t2024-01-01 10:00:00 +0100\n+++ new.txt\t2024-01-01 10:01:00 +0100\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
     assert kind(plain) == "diff"
-    assert kind(b"commit 0123456789abcdef\nAuthor: A <a@b>\n\n    fix\n\n" + GIT_DIFF) == "diff"
+    # a commit with its patch (git show, git log -p) is a commit: the gitlog type reduces its patch as a diff
+    assert kind(b"commit 0123456789abcdef\nAuthor: A <a@b>\n\n    fix\n\n" + GIT_DIFF) == "gitlog"
 
 
 @pytest.mark.parametrize("preamble", [
