@@ -74,7 +74,7 @@ INTERACTIVE = frozenset({
 REPLS = frozenset({"python", "python3", "ipython", "bpython", "node", "deno", "bun", "irb", "pry", "ghci",
                    "R", "julia", "lua", "sqlite3", "psql", "mysql", "mongo", "mongosh", "redis-cli",
                    "bash", "sh", "zsh", "fish", "dash", "ksh", "php", "perl", "scala", "clojure", "erl", "iex"})
-FOLLOWERS = frozenset({"journalctl", "kubectl", "docker", "podman", "stern", "oc"})  # -f/--follow never ends
+FOLLOWERS = frozenset({"kubectl", "docker", "podman", "nerdctl", "oc"})  # their `logs -f` never ends
 TTY_RUNNERS = frozenset({"docker", "podman", "kubectl", "oc", "nerdctl"})  # -it/-t wants a terminal
 WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "builtin", "stdbuf", "ionice",
                       "timeout", "exec", "chronic", "caffeinate"})
@@ -301,13 +301,20 @@ def command_name(words: list[str]) -> tuple[str, list[str]]:
 
 
 def _follows(name: str, args: list[str]) -> bool:
-    """``tail -f``, ``journalctl -f``, ``kubectl logs -f``, ``docker logs --follow`` …"""
+    """``tail -f``, ``journalctl -fu x``, ``kubectl logs -f``, ``docker compose logs --follow``, ``stern`` …"""
+    def short(letters: str) -> bool:
+        return any(a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters) for a in args)
+
+    def long() -> bool:
+        return any(a == "--follow" or a.startswith("--follow=") for a in args)
+
     if name == "tail":
-        return any(a in ("--follow", "--retry") or a.startswith("--follow=")
-                   or (a.startswith("-") and not a.startswith("--") and ("f" in a or "F" in a)) for a in args)
-    if name in FOLLOWERS:
-        return any(a in ("-f", "--follow", "-F") or a.startswith("--follow=") for a in args)
-    return False
+        return long() or "--retry" in args or short("fF")
+    if name == "journalctl":
+        return long() or short("f")
+    if name in FOLLOWERS and "logs" in args:
+        return long() or short("f")
+    return name == "stern"
 
 
 def _wants_tty(name: str, args: list[str]) -> bool:
