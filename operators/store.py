@@ -654,7 +654,7 @@ class Store:
                 return
             _touch(stamp)  # first: concurrent writers do not all collect at once
             self.gc(older_than=policy.max_age, max_bytes=policy.max_bytes, keep_newer=policy.keep_newer)
-        except (OSError, StoreError):
+        except Exception:  # hygiene must never fail the write that triggered it; the next one tries again
             pass
 
     # -- internals ----------------------------------------------------------------------------
