@@ -76,6 +76,7 @@ LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by defau
 PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
 TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
+SEV_HEAD_RE = re.compile(rb"(" + _SEV + rb")\b:?")
 SEV_RE = re.compile(rb"\b(" + _SEV + rb")\b", re.I)
 MASK_RE = re.compile(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
 
@@ -125,7 +126,7 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
     indent, path, rest = m.group(1), m.group(2), m.group(5)
     loc = text[len(indent) : m.start(5)].rstrip(b": -")
     code_m = CODE_RE.match(rest)
-    sev_m = re.match(rb"(" + _SEV + rb")\b:?", rest, re.I)
+    sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest)
     if not (code_m or sev_m or (trail and trail.group(1))):
         return None
@@ -270,9 +271,11 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
     return (text + "]\n").encode()
 
 
-def _locations(diags: list[Diag]) -> str:
-    """The locations of folded diagnostics: ``path:line:col`` as printed; stylish ones grouped by file."""
-    parts: list[str] = []
+def _locations(diags: list[Diag]) -> bytes:
+    """The locations of folded diagnostics, as printed (bytes: a path need not be UTF-8); stylish
+    ones as ``path:line:col`` then ``line:col`` while the file stays the same; a place seen several
+    times once, with ``×N``."""
+    parts: list[bytes] = []
     last_path = None
     repeats = Counter(d.loc for d in diags)
     listed: set[bytes] = set()
@@ -280,15 +283,12 @@ def _locations(diags: list[Diag]) -> str:
         if d.loc in listed:
             continue
         listed.add(d.loc)
-        loc = d.loc.decode("utf-8", "replace") + (f" ×{repeats[d.loc]}" if repeats[d.loc] > 1 else "")
-        if d.style == "stylish":
-            path = d.path.decode("utf-8", "replace")
-            short = loc[len(path) + 1 :]
-            parts.append(loc if path != last_path else short)
-            last_path = path
-        else:
-            parts.append(loc)
-    return " ".join(parts)
+        loc = d.loc
+        if d.style == "stylish" and d.path == last_path:
+            loc = loc[len(d.path) + 1 :]
+        last_path = d.path
+        parts.append(loc + (" \u00d7%d" % repeats[d.loc]).encode() if repeats[d.loc] > 1 else loc)
+    return b" ".join(parts)
 
 
 class _Reducer:
@@ -349,7 +349,7 @@ class _Reducer:
             plan.show(b"\n")
         message = d.message.strip().decode("utf-8", "replace")
         message = message[:50] + "…" if len(message) > 50 else message
-        plan.show(f"[{d.key} ×{len(rest)} more ({message}): {_locations(rest)}; exact lines: ".encode())
+        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(rest) + b"; exact lines: ")
         plan.mark(self._group(d.key))
         plan.show(b"]\n")
 

@@ -55,6 +55,7 @@ BINARY_RE = re.compile(
 SEPARATOR = b"--"
 PATHLIKE_RE = re.compile(rb"^(?:\.{0,2}/)?(?:[\w.@~+-]+/)*[\w.@~+-]*\.[\w]{1,10}$|/")
 WORD_RE = re.compile(rb"[A-Za-z_][\w$]{2,}")
+CASE_RE = re.compile(rb"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # the parts of camelCase and snake_case words
 
 MATCH, CONTEXT, SEP, BINARY, HEADER, BLANK, OTHER = range(7)
 
@@ -83,6 +84,11 @@ def _pathlike(path: bytes) -> bool:
     return b" " not in path.strip() and bool(PATHLIKE_RE.search(path)) and len(path) < 512
 
 
+def _bare_name(path: bytes) -> bool:
+    """A file name without a directory or extension (``Makefile``, ``LICENSE``): enough before ``:12:``."""
+    return re.fullmatch(rb"[\w.@~+-]{1,255}", path) is not None
+
+
 def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
     """Kinds of a non-heading output (``path:12:text`` or, when not ``numbered``, ``path:text``)."""
     known: set[bytes] = set()
@@ -96,7 +102,7 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
             ln.kind = BINARY
         else:
             m = (MATCH_N_RE if numbered else MATCH_RE).match(body)
-            if m and _pathlike(m.group(1)):
+            if m and (_pathlike(m.group(1)) or numbered and _bare_name(m.group(1))):
                 ln.kind, ln.path, ln.text_at = MATCH, m.group(1), ln.start + len(m.group(1)) + 1
                 known.add(ln.path)
     for ln in lines:  # context lines: a known path first (a path may hold "-12-")
@@ -107,7 +113,7 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
             if m is None:
                 continue
             path = next((p for p in known if body.startswith(p + b"-") and re.match(rb"-\d+-", body[len(p):])), m.group(1))
-            if path in known or _pathlike(path):
+            if path in known or _pathlike(path) or _bare_name(path):
                 ln.kind, ln.path, ln.text_at = CONTEXT, path, ln.start + len(path) + 1
 
 
@@ -213,19 +219,25 @@ def detect(sample) -> str | None:
 
 # -- reduction -----------------------------------------------------------------------------------
 def _guess_pattern(raw: bytes, matches: list[Line]) -> bytes:
-    """The word found (case-insensitive) in the most matching lines: most likely the searched text."""
-    counts: Counter = Counter()
-    for ln in matches[:2000]:
-        counts.update({w.lower() for w in WORD_RE.findall(raw, ln.text_at, min(ln.body, ln.text_at + 4096))})
-    if not counts:
-        return b""
-    best = max(counts.items(), key=lambda kv: (kv[1], len(kv[0])))
-    return best[0] if best[1] >= max(2, len(matches) // 2) else b""
+    """The word found (as a substring, case-insensitive) in the most matching lines: most likely the
+    searched text. Candidates are the words of the first lines (split at case changes too:
+    ``logoColor`` holds ``logo``); each is counted over the first thousand lines."""
+    texts = [raw[ln.text_at : min(ln.body, ln.text_at + 4096)].lower() for ln in matches[:1000]]
+    candidates: set[bytes] = set()
+    for ln in matches[:20]:
+        for word in WORD_RE.findall(raw, ln.text_at, min(ln.body, ln.text_at + 4096)):
+            candidates.update(p.lower() for p in CASE_RE.findall(word) + [word] if len(p) >= 3)
+    best, best_count = b"", 0
+    for word in sorted(candidates):
+        count = sum(word in text for text in texts)
+        if (count, len(word)) > (best_count, len(best)):
+            best, best_count = word, count
+    return best if best_count >= max(2, len(texts) // 2) else b""
 
 
 def _char_start(raw: bytes, at: int, low: int) -> int:
     """``at`` moved back to the start of a UTF-8 character (never below ``low``)."""
-    while at > low and 0x80 <= raw[at] < 0xC0:
+    while low < at < len(raw) and 0x80 <= raw[at] < 0xC0:
         at -= 1
     return at
 

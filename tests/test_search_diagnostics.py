@@ -1,0 +1,235 @@
+"""Search results and diagnostics: detection (with near misses), must-see strings, budgets, exact restore."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import FIXTURES, reduce_bytes, tokens_cli
+from operators.classify import classify
+from operators.reduction import omissions, render, restores_to
+from operators.signals import load_sidecar
+from operators.types import diagnostics, search
+
+SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
+                   "git_grep.txt"]
+DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt"]
+
+
+def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
+    """Reduce with one type directly; check the plan restores the original and return visible and refs."""
+    config = type("C", (), {module.NAME: settings})() if settings is not None else None
+    plan = module.reduce(raw, "coarse", config)
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    for group, content in refs.items():  # every group is named by its marker in the visible text
+        assert f"#ref:{ids[group]}".encode() in visible, group
+        assert len(content) > 0
+    return visible, {ids[g]: refs[g] for g in plan.reasons}, plan
+
+
+def planted(name: str) -> list[str]:
+    return load_sidecar(FIXTURES / "signals.toml")[name]
+
+
+# -- detection ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", SEARCH_FIXTURES)
+def test_search_fixtures_are_search(name):
+    assert classify((FIXTURES / name).read_bytes())[0] == "search"
+
+
+@pytest.mark.parametrize("name", DIAG_FIXTURES)
+def test_diagnostic_fixtures_are_diagnostics(name):
+    assert classify((FIXTURES / name).read_bytes())[0] == "diagnostics"
+
+
+def test_a_build_log_with_make_and_compile_lines_stays_build_its_diagnostics_alone_are_diagnostics():
+    raw = (FIXTURES / "gcc_errors.txt").read_bytes()
+    assert classify(raw)[0] == "build"
+    # the same compiler's lines without the build around them (what gcc -fsyntax-only prints)
+    keep = re.compile(rb"^(?:\S+\.c:\d+:\d+: |\S+\.c: In function|\s+\d+ \||\s+\|)")
+    only = b"".join(line for line in raw.splitlines(keepends=True) if keep.match(line))
+    assert only.count(b": error: ") + only.count(b": warning: ") >= 2
+    assert classify(only)[0] == "diagnostics"
+
+
+def test_a_log_with_file_line_prefixes_is_not_search_or_diagnostics():
+    lines = [f"app.py:12: INFO request {i} served in {i % 7}ms\n".encode() for i in range(40)]
+    lines[17] = b"app.py:30: WARNING slow request 17\n"
+    assert classify(b"".join(lines))[0] not in ("search", "diagnostics")
+
+
+def test_a_file_list_and_key_value_lines_are_not_search():
+    files = b"".join(b"./src/pkg/module_%d.py\n" % i for i in range(50))
+    assert classify(files)[0] != "search"
+    env = b"".join(b"/etc/app/%d.conf: enabled\n" % i for i in range(30))  # every path once: a listing
+    assert classify(env)[0] != "search"
+    yaml = b"".join(b"key_%d: value %d\n" % (i, i) for i in range(30))
+    assert classify(yaml)[0] != "search"
+
+
+def test_grep_hits_inside_diagnostics_need_a_rule_or_severity():
+    """path:line:col followed by plain text is a search hit, not a diagnostic."""
+    raw = b"".join(b"src/a.py:%d:    value = compute(%d)\n" % (i * 3 + 1, i) for i in range(20))
+    assert classify(raw)[0] == "search"
+    assert diagnostics.parse(raw).diags == []
+
+
+# -- must-see strings, restore, savings -----------------------------------------------------------
+@pytest.mark.parametrize("name", SEARCH_FIXTURES + DIAG_FIXTURES)
+def test_fixture_keeps_its_planted_signals_and_restores(name):
+    raw = (FIXTURES / name).read_bytes()
+    kind = classify(raw)[0]
+    module = search if kind == "search" else diagnostics
+    visible, _, _ = reduced(module, raw)
+    missing = [s for s in planted(name) if s.encode() not in visible]
+    assert missing == []
+    assert len(visible) < len(raw)
+
+
+def test_overall_savings_on_the_fixtures():
+    raw_total = visible_total = 0
+    for name in SEARCH_FIXTURES + DIAG_FIXTURES:
+        raw = (FIXTURES / name).read_bytes()
+        module = search if name in SEARCH_FIXTURES else diagnostics
+        visible, _, _ = reduced(module, raw)
+        raw_total += len(raw)
+        visible_total += len(visible)
+    assert visible_total <= 0.5 * raw_total
+
+
+@pytest.mark.parametrize("name", ["grep_rn_rare.txt", "rg_common.txt", "git_grep.txt"])
+def test_every_file_name_and_each_files_first_hit_stay(name):
+    raw = (FIXTURES / name).read_bytes()
+    visible, _, _ = reduced(search, raw)
+    first: dict[bytes, bytes] = {}
+    for line in raw.splitlines():
+        m = re.match(rb"^(\S+?\.\w+):(.*)$", line)
+        if m:
+            first.setdefault(m.group(1), m.group(2))
+    assert len(first) >= 4
+    shown = visible.splitlines()
+    for path, hit in first.items():
+        assert any(line == path or line.startswith(path + b" [") for line in shown), path  # the path once, as a header
+        assert hit[:200] in visible, hit
+
+
+def test_search_budget_folds_beyond_per_file_with_a_ref_per_file():
+    raw = (FIXTURES / "rg_common.txt").read_bytes()
+    visible, refs, _ = reduced(search, raw, search.Settings(per_file=3, total=20))
+    m = re.search(rb"^README\.rst \[(\d+) matches, (\d+) shown; the rest: #ref:(ctx_\w+)\]$", visible, re.M)
+    assert m, visible[:500]
+    total, shown = int(m.group(1)), int(m.group(2))
+    assert total == len(re.findall(rb"^README\.rst:\d+:", raw, re.M)) and shown <= 3
+    folded = bytes(refs[m.group(3).decode()])
+    assert folded.count(b"\n") == total - shown
+    assert all(line.startswith(b"README.rst:") for line in folded.splitlines())  # the exact lines, prefix and all
+    # past the total budget each file still shows its first hit
+    for path in set(re.findall(rb"^([^:\n]+):\d+:", raw, re.M)):
+        assert re.search(rb"^" + re.escape(path) + rb"(?: \[|$)", visible, re.M), path
+
+
+def test_long_lines_are_cut_around_the_match():
+    raw = (FIXTURES / "grep_rn_long_lines.txt").read_bytes()
+    visible, _, plan = reduced(search, raw, search.Settings(line_max=80))
+    assert "long" in plan.reasons
+    for line in visible.splitlines():
+        if re.match(rb"^\d+:", line):
+            assert len(line) <= 80 + 12 + 8, line  # the kept window, the line number, two ellipses
+            assert b"logo" in line.lower(), line  # the match stays visible
+    assert b"2 binary files match" in visible
+
+
+def test_search_odd_bytes_crlf_no_final_newline_invalid_utf8():
+    raw = b"".join(b"src/m\xc3\xa9t\xe9o.py:%d:    x = f\xff(%d)  # r\xc3\xa9sultat pattern \r\n" % (i + 1, i)
+                   for i in range(30)) + b"src/other.py:4:" + "é".encode() * 200 + b"pattern" + b"\xe2\x82" * 3
+    assert classify(raw)[0] == "search"
+    visible, _, _ = reduced(search, raw, search.Settings(per_file=5, line_max=60))
+    assert b"src/other.py" in visible and b"pattern" in visible
+
+
+def test_diagnostics_fold_by_rule_keeps_every_location_and_code():
+    raw = (FIXTURES / "tsc.txt").read_bytes()
+    visible, refs, _ = reduced(diagnostics, raw)
+    locations = re.findall(rb"^(\S+\(\d+,\d+\)): error (TS\d+)", raw, re.M)
+    assert len(locations) > 400
+    for loc, code in locations:
+        assert loc in visible and code in visible
+    # a folded rule: its line names the count, and its ref holds exactly the folded lines of that rule
+    m = re.search(rb"^\[TS7006 \xc3\x97(\d+) more \(.*?; exact lines: #ref:(ctx_\w+)\]$", visible, re.M)
+    assert m
+    folded = bytes(refs[m.group(2).decode()])
+    assert folded.count(b"error TS7006") == int(m.group(1)) == raw.count(b"error TS7006") - 2
+    summary = visible.split(b"\n", 1)[0]
+    assert summary.startswith(b"[446 diagnostics (error 446) in 20 files; by rule: TS7006 \xc3\x97224")
+
+
+def test_diagnostics_under_budget_keep_every_line_and_fold_snippets():
+    raw = (FIXTURES / "ruff.txt").read_bytes()
+    visible, refs, _ = reduced(diagnostics, raw)
+    heads = re.findall(rb"^[A-Z]+\d+ .*$|^\s*--> .*$", raw, re.M)
+    assert len(heads) == 62
+    for line in heads:
+        assert line in visible
+    assert b" | " not in visible  # source snippets folded ...
+    [details] = refs.values()
+    assert bytes(details).count(b"^") >= 31  # ... with their carets, into one ref
+    assert b"Found 31 errors." in visible
+
+
+def test_eslint_stylish_and_gcc_locations_survive_folding():
+    raw = (FIXTURES / "eslint.txt").read_bytes()
+    visible, _, _ = reduced(diagnostics, raw)
+    path = None
+    for line in raw.decode().splitlines():
+        if line.startswith("/"):
+            path = line
+        elif m := re.match(r"^\s+(\d+:\d+)\s+(?:error|warning)\s+.*\s(\S+)$", line):
+            assert m.group(1).encode() in visible and m.group(2).encode() in visible
+    assert path and path.encode() in visible
+    raw = (FIXTURES / "gcc_warnings.txt").read_bytes()
+    visible, _, _ = reduced(diagnostics, raw)
+    for loc, flag in re.findall(rb"^(kilo\.c:\d+:\d+): \w+: .*?(?:\[(-W[\w-]+)\])?$", raw, re.M):
+        assert loc in visible and flag in visible
+
+
+def test_diagnostics_odd_bytes_crlf_and_no_final_newline():
+    raw = b"".join(b"src/\xff%d.py:%d:1: F401 `os` imported but unused\r\n" % (i % 3, i + 1) for i in range(60))
+    raw += b"src/a.py:9:1: E999 SyntaxError: bad \xe9 input"
+    assert classify(raw)[0] == "diagnostics"
+    visible, _, _ = reduced(diagnostics, raw, diagnostics.Settings(max_shown=10, examples=1))
+    for i in range(60):
+        assert b"src/\xff%d.py:%d:1" % (i % 3, i + 1) in visible
+    assert raw.rsplit(b"\n", 1)[1] in visible  # the last line, kept verbatim
+
+
+# -- through the product --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["grep_rn_rare.txt", "mypy.txt", "clippy.txt"])
+def test_through_the_graph_signal_recovery_restore(name):
+    raw = (FIXTURES / name).read_bytes()
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
+    assert packet.type in ("search", "diagnostics")
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    for ref in packet.references:
+        assert f"#ref:{ref.id}".encode() in packet.visible
+
+
+def test_tokens_analyze_and_expand_full_restore_byte_exact(tmp_path):
+    env = {"NOLIFE_TOKENS_HOME": str(tmp_path / "home")}
+    for name in ("rg_heading_context.txt", "eslint.txt"):
+        result = tokens_cli("analyze", str(FIXTURES / name), env=env)
+        assert result.returncode == 0, result.stderr
+        assert b"type=search" in result.stderr or b"type=diagnostics" in result.stderr or \
+            b'"type":"search"' in result.stderr or b'"type":"diagnostics"' in result.stderr
+        out = tmp_path / (name + ".reduced")
+        out.write_bytes(result.stdout)
+        full = tokens_cli("expand", "--full", str(out), env=env)
+        assert full.returncode == 0, full.stderr
+        assert full.stdout == (FIXTURES / name).read_bytes()
+        ref = re.search(rb"#ref:(ctx_\w+)", result.stdout).group(1).decode()
+        shown = tokens_cli("expand", ref, env=env)
+        assert shown.returncode == 0 and shown.stdout and shown.stdout in (FIXTURES / name).read_bytes() or \
+            all(line in (FIXTURES / name).read_bytes() for line in shown.stdout.splitlines())
