@@ -20,6 +20,7 @@ SIDECAR = load_sidecar(FIXTURES / "signals.toml")
 EXPECTED_TYPE = {
     "git_log.txt": "gitlog",
     "git_log_stat.txt": "gitlog",
+    "git_log_stat_paths.txt": "gitlog",
     "git_log_p.txt": "gitlog",
     "git_log_graph.txt": "gitlog",
     "git_log_oneline_graph.txt": "gitlog",
@@ -146,6 +147,14 @@ def test_log_stat_totals_stay_on_the_commit_line_and_the_stat_block_goes():
     assert b"Replace deprecated pyOpenSSL `X509.get_subject` and `Context.set_passwd_cb` methods (#5103) [3 files +87 -66]" in visible
     assert b" | " not in visible
     assert len(visible) < 0.3 * len(raw)
+
+
+def test_a_stat_line_with_a_signal_word_stays():
+    raw = fixture("git_log_stat_paths.txt")  # git log --stat -- src/urllib3/util/timeout.py
+    visible, _ = run(gitlog, raw)
+    stat_lines = [line for line in raw.split(b"\n") if b" | " in line]
+    assert len(stat_lines) == 4 and all(line + b"\n" in visible for line in stat_lines)
+    assert b"Create BaseHTTPConnection APIs [1 file +3 -1]\n" in visible
 
 
 def test_log_p_keeps_every_changed_line_and_every_file_header():

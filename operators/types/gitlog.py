@@ -12,7 +12,7 @@ The subject is kept verbatim from the input; hash, refs, date and author are sho
 headers. Omitted, behind the ref (group ``commits``; with granularity ``fine`` one group a commit,
 its marker at the end of its line): the header lines, the message body and trailers, the ``--stat``
 block (its totals stay on the line), the blank separator lines. Kept verbatim, in place: every
-message line that holds a signal word (error, failed, …: ``operators.types.log.SIGNAL_RE``),
+message or stat line that holds a signal word (error, failed, …: ``operators.types.log.SIGNAL_RE``),
 ``--name-status``/``--name-only`` lines, and anything before the first commit (a tag header,
 a warning from git).
 
@@ -305,7 +305,7 @@ class _Emitter:
         if j > c.first and HEADER_RE.match(content):
             return False
         if STAT_RE.match(content) or STAT_TOTAL_RE.match(content):
-            return self.single
+            return self.single or SIGNAL_RE.search(content) is not None
         return True  # --name-status / --name-only lines, anything else git printed
 
     def patch(self, c: Commit) -> None:
