@@ -1,0 +1,239 @@
+"""``tokens init``: installs the hook and the note, idempotent, other hooks left alone, ``--show`` writes
+nothing, ``--uninstall`` gives back every file byte for byte (or removes a file it created)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flows.cli import main
+from flows.init import BEGIN, END
+
+AGENTS = ["claude-code", "codex", "gemini"]
+PLACES = {  # agent -> (settings, note) relative to the home (global) or the project
+    ("claude-code", "global"): (".claude/settings.json", ".claude/CLAUDE.md"),
+    ("claude-code", "project"): (".claude/settings.json", "CLAUDE.md"),
+    ("codex", "global"): (".codex/hooks.json", ".codex/AGENTS.md"),
+    ("codex", "project"): (".codex/hooks.json", "AGENTS.md"),
+    ("gemini", "global"): (".gemini/settings.json", ".gemini/GEMINI.md"),
+    ("gemini", "project"): (".gemini/settings.json", "GEMINI.md"),
+}
+EVENT = {"claude-code": ("PreToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}
+
+# settings as users have them: odd formatting, other keys, another hook on the same event and matcher
+USER_SETTINGS = {
+    "claude-code": b'{"model": "opus",\n  "permissions": {"allow": ["Bash(npm test:*)"], "deny": []},\n'
+                   b'  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
+                   b'"command": "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"}]}],\n'
+                   b'            "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "npx prettier --write"}]}]}}',
+    "codex": b'{\n    "hooks": {\n        "PreToolUse": [\n            {"matcher": "Bash", "hooks": [{"type": "command", '
+             b'"command": "python3 ~/.codex/hooks/policy.py", "statusMessage": "Checking"}]}\n        ],\n'
+             b'        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 30}]}]\n    }\n}\n',
+    "gemini": b'{\n\t"theme": "GitHub",\n\t"security": {"auth": {"selectedType": "oauth-personal"}},\n\t"hooks": {\n'
+              b'\t\t"BeforeTool": [{"matcher": "write_file|replace", "hooks": [{"name": "secret-scan", "type": "command", '
+              b'"command": "$GEMINI_PROJECT_DIR/.gemini/hooks/scan.sh", "timeout": 5000}]}]\n\t}\n}',
+}
+USER_NOTES = "# Project notes\r\n\r\nUse `uv run pytest`.\r\nNo final newline, CRLF, ünïcode".encode()
+
+
+@pytest.fixture
+def places(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("NOLIFE_TOKENS_INIT_HOME", str(home))
+    monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(tmp_path / "store"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(project)
+    return home, project
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and directory (None) under root, links included as their target text."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            rel = str(p.relative_to(root))
+            out[rel] = os.readlink(p).encode() if p.is_symlink() else None if p.is_dir() else p.read_bytes()
+    return out
+
+
+def init(capsys, *args) -> tuple[int, str, str]:
+    code = main(["init", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def both(places):
+    home, project = places
+    return {"global": home, "project": project}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("scope", ["global", "project"])
+def test_init_then_uninstall_is_byte_identical(agent, scope, places, capsys):
+    base = both(places)[scope]
+    settings_rel, notes_rel = PLACES[agent, scope]
+    settings, notes = base / settings_rel, base / notes_rel
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_bytes(USER_SETTINGS[agent])
+    os.chmod(settings, 0o600)
+    notes.write_bytes(USER_NOTES)
+    before_home, before_project = tree(places[0]), tree(places[1])
+
+    code, out, _ = init(capsys, "--agent", agent, f"--{scope}")
+    assert code == 0 and str(settings) in out
+    data = json.loads(settings.read_bytes())
+    user = json.loads(USER_SETTINGS[agent])
+    event, matcher = EVENT[agent]
+    ours = [g for g in data["hooks"][event] if g not in user["hooks"].get(event, [])]
+    assert len(ours) == 1 and ours[0]["matcher"] == matcher and len(ours[0]["hooks"]) == 1
+    assert shlex.split(ours[0]["hooks"][0]["command"])[-3:] == ["-m", "flows.hooks", agent]
+    for key, value in user.items():  # everything of the user's is still there, unchanged
+        if key != "hooks":
+            assert data[key] == value
+    for ev, groups in user["hooks"].items():
+        assert all(g in data["hooks"][ev] for g in groups)
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    text = notes.read_bytes()
+    assert text.startswith(USER_NOTES) and text.count(BEGIN.encode()) == 1 and text.count(END.encode()) == 1
+    assert b"#ref:ctx_" in text and b"tokens expand --full pkt_" in text
+    backups = [p for p in tree(settings.parent) if "nolife-tokens-init" in p]
+    assert backups  # the original bytes are kept
+    assert (settings.parent / "nolife-tokens-init" / (settings.name + ".orig")).read_bytes() == USER_SETTINGS[agent]
+
+    installed = tree(places[0]), tree(places[1])
+    code, out, _ = init(capsys, "--agent", agent, f"--{scope}")  # idempotent
+    assert code == 0 and "nothing to install" in out
+    assert (tree(places[0]), tree(places[1])) == installed
+
+    code, out, _ = init(capsys, "--agent", agent, f"--{scope}", "--uninstall")
+    assert code == 0
+    assert tree(places[0]) == before_home and tree(places[1]) == before_project
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_files_init_created_are_removed_again(agent, places, capsys):
+    home, project = places
+    assert tree(home) == {} and tree(project) == {}
+    code, out, _ = init(capsys, "--agent", agent)
+    assert code == 0 and [line.split()[0] for line in out.splitlines()][:2] == ["created", "created"]
+    assert tree(project) == {}  # --global writes nothing in the current directory
+    assert not [p for p in tree(home) if p.endswith(".tmp")]
+    code, _, _ = init(capsys, "--agent", agent, "--uninstall")
+    assert code == 0 and tree(home) == {} and tree(project) == {}
+
+
+def test_project_scope_writes_only_in_the_project(places, capsys):
+    home, project = places
+    code, _, _ = init(capsys, "--project")
+    assert code == 0 and tree(home) == {}
+    assert (project / ".claude" / "settings.json").is_file() and (project / "CLAUDE.md").is_file()
+    init(capsys, "--project", "--uninstall")
+    assert tree(project) == {}
+
+
+def test_show_prints_the_change_and_writes_nothing(places, capsys):
+    home, project = places
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_bytes(USER_SETTINGS["claude-code"])
+    before = tree(home), tree(project)
+    code, out, _ = init(capsys, "--show")
+    assert code == 0 and (tree(home), tree(project)) == before
+    assert "nothing written" in out and "+            \"command\": " in out and "flows.hooks claude-code" in out
+    assert "+" + BEGIN in out
+    init(capsys)
+    installed = tree(home)
+    code, out, _ = init(capsys, "--show", "--uninstall")
+    assert code == 0 and tree(home) == installed and "-" + BEGIN in out
+
+
+def test_uninstall_after_user_edits_removes_only_ours(places, capsys):
+    home, _ = places
+    init(capsys, "--agent", "gemini")
+    settings = home / ".gemini" / "settings.json"
+    notes = home / ".gemini" / "GEMINI.md"
+    data = json.loads(settings.read_bytes())
+    data["theme"] = "Dracula"
+    data["hooks"]["AfterTool"] = [{"matcher": "*", "hooks": [{"type": "command", "command": "log.sh"}]}]
+    settings.write_text(json.dumps(data))
+    notes.write_bytes(notes.read_bytes() + b"\nMy own line after the block.\n")
+    code, _, _ = init(capsys, "--agent", "gemini", "--uninstall")
+    assert code == 0
+    left = json.loads(settings.read_bytes())
+    assert left == {"theme": "Dracula", "hooks": {"AfterTool": data["hooks"]["AfterTool"]}}
+    assert notes.read_bytes() == b"\nMy own line after the block.\n"
+    assert not (home / ".gemini" / "nolife-tokens-init").exists()
+
+
+def test_reinit_after_user_edits_keeps_the_edits_on_uninstall(places, capsys):
+    home, _ = places
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"model": "opus"}')
+    init(capsys)
+    data = json.loads(settings.read_bytes())
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = "/old/venv/bin/python -I -m flows.hooks claude-code"
+    data["env"] = {"FOO": "1"}
+    settings.write_text(json.dumps(data, indent=4))
+    code, out, _ = init(capsys)  # the stale command is replaced, not doubled
+    assert code == 0 and "updated" in out
+    groups = json.loads(settings.read_bytes())["hooks"]["PreToolUse"]
+    commands = [h["command"] for g in groups for h in g["hooks"]]
+    assert len(commands) == 1 and "/old/venv" not in commands[0]
+    init(capsys, "--uninstall")
+    assert json.loads(settings.read_bytes()) == {"model": "opus", "env": {"FOO": "1"}}
+
+
+def test_symlinks_and_bad_json_are_refused_untouched(places, capsys, tmp_path):
+    home, _ = places
+    real = tmp_path / "dotfiles-settings.json"
+    real.write_bytes(b'{"model": "opus"}')
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").symlink_to(real)
+    code, _, err = init(capsys)
+    assert code == 2 and err.startswith("tokens: error: ") and "symbolic link" in err and err.count("\n") == 1
+    assert real.read_bytes() == b'{"model": "opus"}' and (home / ".claude" / "settings.json").is_symlink()
+    (home / ".claude" / "settings.json").unlink()
+    (home / ".claude" / "settings.json").write_bytes(b'{"model": "opus",}')
+    code, _, err = init(capsys)
+    assert code == 2 and "not valid JSON" in err
+    assert (home / ".claude" / "settings.json").read_bytes() == b'{"model": "opus",}'
+    assert not (home / ".claude" / "CLAUDE.md").exists()
+
+
+def test_home_comes_from_HOME_when_no_override(places, capsys, monkeypatch, tmp_path):
+    other = tmp_path / "other-home"
+    other.mkdir()
+    monkeypatch.delenv("NOLIFE_TOKENS_INIT_HOME")
+    monkeypatch.setenv("HOME", str(other))
+    code, _, _ = init(capsys, "--agent", "codex")
+    assert code == 0 and (other / ".codex" / "hooks.json").is_file()
+    init(capsys, "--agent", "codex", "--uninstall")
+    assert tree(other) == {}
+
+
+def test_the_installed_hook_command_answers_a_payload(places, capsys):
+    home, project = places
+    init(capsys)
+    group = json.loads((home / ".claude" / "settings.json").read_bytes())["hooks"]["PreToolUse"][0]
+    command = group["hooks"][0]["command"]
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "ls -a", "description": "List files"}}
+    proc = subprocess.run(["bash", "-c", command], input=json.dumps(payload).encode(), capture_output=True,
+                          cwd=project, timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    updated = json.loads(proc.stdout)["hookSpecificOutput"]["updatedInput"]
+    assert updated["description"] == "List files" and shlex.split(updated["command"])[-3:] == ["--", "ls", "-a"]
+    run = subprocess.run(["bash", "-c", updated["command"]], capture_output=True, cwd=project, timeout=60,
+                         env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0 and b".." in run.stdout
