@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
+
+import msgspec
 
 from operators.config import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
@@ -49,9 +51,9 @@ MIN_GAIN = 64  # bytes; a smaller saving passes the input through
 
 
 class Settings(Section):
-    hash_chars: int = 12  # hex digits of a commit hash shown on its line
-    max_commits: int = 200  # commits shown one line each; older ones are folded behind a ref
-    context_keep: int = 0  # unchanged lines kept next to each change in a patch (the diff type keeps 1)
+    hash_chars: Annotated[int, msgspec.Meta(ge=7, le=64)] = 12  # hex digits of a commit hash shown on its line
+    max_commits: Annotated[int, msgspec.Meta(ge=1)] = 200  # commits shown one line each; older ones fold behind a ref
+    context_keep: Annotated[int, msgspec.Meta(ge=0)] = 0  # unchanged lines kept next to each change in a patch (the diff type keeps 1)
 
 
 GRAPH_CHARS = rb"*|/\\_.\- "

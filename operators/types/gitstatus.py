@@ -16,6 +16,9 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
+
+import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, passthrough
@@ -31,9 +34,9 @@ MIN_GAIN = 48
 
 
 class Settings(Section):
-    fold_min: int = 40  # tag lists up to this many lines pass through
-    keep_newest: int = 10  # per family of tags
-    keep_oldest: int = 3
+    fold_min: Annotated[int, msgspec.Meta(ge=0)] = 40  # tag lists up to this many lines pass through
+    keep_newest: Annotated[int, msgspec.Meta(ge=0)] = 10  # per family of tags
+    keep_oldest: Annotated[int, msgspec.Meta(ge=0)] = 3
 
 
 STATUS_START_RE = re.compile(
