@@ -323,3 +323,31 @@ def test_output_in_a_missing_directory_is_a_clear_error(tmp_path):
                           cwd=PROJECT, capture_output=True, timeout=30)
     assert proc.returncode != 0
     assert proc.stderr.decode().startswith("tokens: error: no such directory")
+
+
+def test_a_file_recreated_at_the_same_inode_while_the_tail_is_down_is_read_from_its_start(tmp_path):
+    """The checkpoint knows the file by its inode *and* the sha256 of its first bytes: a new file that
+    got the old inode back is not mistaken for the old one (its first bytes are not skipped)."""
+    conf = write_config(tmp_path, min_bytes=10**9, window_lines=20, idle_ms=40, max_ms=150, partial_ms=150, poll_ms=10)
+    log, out = tmp_path / "app.log", tmp_path / "out.txt"
+    old = b"".join(b"old file line %04d\n" % i for i in range(60))
+    log.write_bytes(old)
+    proc = tail_cmd(conf, str(log), "-o", str(out), "--from-start")
+    try:
+        wait_until(lambda: out.exists() and out.stat().st_size == len(old), 10, "the old file in the output")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+        ino = os.stat(log).st_ino
+        new = b"".join(b"NEW file line %04d\n" % i for i in range(120))  # longer than the saved offset
+        with open(log, "r+b") as fh:  # another file's bytes at the same inode
+            fh.truncate(0)
+            fh.write(new)
+        assert os.stat(log).st_ino == ino
+        proc = tail_cmd(conf, str(log), "-o", str(out))
+        wait_until(lambda: out.stat().st_size >= len(old) + len(new), 10, "the new file in the output")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out.read_bytes() == old + new
