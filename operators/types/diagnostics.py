@@ -46,7 +46,7 @@ SIGNALS = ""
 class Settings(Section):
     max_shown: int = 40  # diagnostics shown verbatim before rules are folded
     examples: int = 2  # diagnostics of a folded rule shown verbatim
-    top: int = 8  # rules and files named in the summary line
+    top: int = 6  # rules and files named in the summary line
 
 
 ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -155,50 +155,62 @@ class _Parser:
 
     def run(self) -> "_Parser":
         current_file = b""
-        open_diag: Diag | None = None
-        detail_started = False
+        self.open: Diag | None = None  # the diagnostic whose lines are being read
+        self.detail_started = False
         n = len(self.text)
         for i in range(n):
             t = self.text[i]
             diag = self._head(i, t, current_file, n)
-            if diag is not None and open_diag is not None and diag.severity == "note" and diag.loc == open_diag.loc:
-                self.kind[i] = DETAIL  # a note at the diagnostic's own place (mypy's hints): help text
-                open_diag.end = i
-                detail_started = True
-                continue
             if diag is not None:
-                self.kind[i] = HEAD
-                self.diags.append(diag)
-                open_diag, detail_started = diag, False
+                self._start(i, diag)
                 continue
-            if open_diag is not None and self.kind[i] == PART:
-                open_diag.head_end = open_diag.end = i
+            if self.open is not None and self.kind[i] == PART:  # rustc's --> line
+                self.open.head_end = self.open.end = i
                 continue
-            if open_diag is not None and open_diag.style == "rust" and (m := LINT_RE.search(t)) and b"[" not in \
-                    self.text[open_diag.head].split(b":")[0]:  # no [E0308] code: the lint's name (clippy, rustc)
-                open_diag.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
+            self._lint_name(t)
             if SUMMARY_RE.match(t):
-                self.kind[i], open_diag = SUMMARY, None
-                continue
-            if FILE_RE.match(t) or self._file_line(i, t, n):
-                self.kind[i], open_diag = FILE, None
+                self.kind[i], self.open = SUMMARY, None
+            elif FILE_RE.match(t) or self._file_line(i, t, n):
+                self.kind[i], self.open = FILE, None
                 current_file = t.strip()
-                continue
-            if open_diag is not None:
-                if self._continues(open_diag, t, detail_started):
-                    self.kind[i] = PART
-                    open_diag.head_end = open_diag.end = i
-                    if (m := TRAIL_CODE_RE.search(t)) and not TRAIL_CODE_RE.search(self.text[open_diag.head]):
-                        open_diag.key = next(g for g in m.groups() if g).decode("utf-8", "replace")  # a wrapped code
-                    continue
-                if not t.strip() or DETAIL_RE.match(t):
-                    self.kind[i] = DETAIL
-                    open_diag.end = i
-                    detail_started = True
-                    continue
-                open_diag = None
-            self.kind[i] = BLANK if not t.strip() else OTHER
+            elif self.open is None or not self._inside(i, t):
+                self.open = None
+                self.kind[i] = BLANK if not t.strip() else OTHER
         return self
+
+    def _start(self, i: int, diag: Diag) -> None:
+        """A diagnostic line: a new diagnostic, or a note at the open one's own place (mypy's hints)."""
+        open_diag = self.open
+        if open_diag is not None and diag.severity == "note" and diag.loc == open_diag.loc:
+            self.kind[i] = DETAIL  # help text of the open diagnostic
+            open_diag.end = i
+            self.detail_started = True
+            return
+        self.kind[i] = HEAD
+        self.diags.append(diag)
+        self.open, self.detail_started = diag, False
+
+    def _lint_name(self, t: bytes) -> None:
+        """rustc/clippy without an [E0308] code: the lint's name from its note or help line is the rule."""
+        d = self.open
+        if d is not None and d.style == "rust" and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
+            d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
+
+    def _inside(self, i: int, t: bytes) -> bool:
+        """Whether line ``i`` belongs to the open diagnostic (its wrapped message or a detail); sets its kind."""
+        d = self.open
+        if self._continues(d, t, self.detail_started):
+            self.kind[i] = PART
+            d.head_end = d.end = i
+            if (m := TRAIL_CODE_RE.search(t)) and not TRAIL_CODE_RE.search(self.text[d.head]):
+                d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")  # a wrapped [code]
+            return True
+        if not t.strip() or DETAIL_RE.match(t):
+            self.kind[i] = DETAIL
+            d.end = i
+            self.detail_started = True
+            return True
+        return False
 
     def _head(self, i: int, t: bytes, current_file: bytes, n: int) -> Diag | None:
         if current_file and (m := STYLISH_RE.match(t)):
@@ -394,9 +406,20 @@ def detect(sample) -> str | None:
     return f"{len(diags)} diagnostics in {files} files ({styles} style)"
 
 
+SEVERITY_RANK = {"fatal error": 0, "error": 1, "warning": 2}
+
+
 def facts(packet):
+    """Level 0: the counts, and the first diagnostic of each rule (errors first, then the most frequent)."""
     from operators.types import Facts
 
     diags = parse(packet.raw).diags
-    important = [packet.raw[0:0].decode() + d.loc.decode("utf-8", "replace") + " " + d.key for d in diags[:5]]
-    return Facts(f"{len(diags):,} diagnostics in {len({d.path for d in diags}):,} files", important, len(diags))
+    counts = Counter(d.key for d in diags)
+    first: dict[str, Diag] = {}
+    for d in diags:
+        first.setdefault(d.key, d)
+    ranked = sorted(first.values(), key=lambda d: (SEVERITY_RANK.get(d.severity, 3), -counts[d.key]))
+    important = [f"{d.loc.decode('utf-8', 'replace')} {d.severity} {d.key} ×{counts[d.key]}".replace("  ", " ")
+                 for d in ranked[:5]]
+    files = len({d.path for d in diags})
+    return Facts(f"{len(diags):,} diagnostics in {files:,} files, {len(counts):,} rules", important, len(first))

@@ -427,10 +427,11 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 
 def facts(packet):
+    """Level 0: the counts, and the files with the most matching lines."""
     from operators.types import Facts
 
     lines = _split(packet.raw)
     _shape(packet.raw, lines)
-    paths = {ln.path for ln in lines if ln.kind == MATCH}
-    matches = sum(ln.kind == MATCH for ln in lines)
-    return Facts(f"{matches:,} matching lines in {len(paths):,} files", [], 0)
+    per_file = Counter(ln.path for ln in lines if ln.kind == MATCH)
+    important = [f"{path.decode('utf-8', 'replace')} ×{count}" for path, count in per_file.most_common(5)]
+    return Facts(f"{sum(per_file.values()):,} matching lines in {len(per_file):,} files", important, len(per_file))
