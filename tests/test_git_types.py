@@ -25,6 +25,9 @@ EXPECTED_TYPE = {
     "git_log_graph.txt": "gitlog",
     "git_log_oneline_graph.txt": "gitlog",
     "git_show.txt": "gitlog",
+    "git_show_tag.txt": "gitlog",
+    "git_blame_s.txt": "gitblame",
+    "git_branch_vv.txt": "gitstatus",
     "git_blame.txt": "gitblame",
     "git_blame_porcelain.txt": "gitblame",
     "git_status.txt": "gitstatus",
@@ -185,6 +188,16 @@ def test_show_keeps_its_message_and_its_patch():
     assert sum(1 for line in context if line in lines) < len(context) / 2
 
 
+def test_show_of_a_signed_tag_keeps_the_tag_header_and_folds_the_signature():
+    raw = fixture("git_show_tag.txt")
+    visible, contents = run(gitlog, raw)
+    assert visible.startswith(b"tag 26.1.0\nTagger: Hynek Schlawack <hs@ox.cx>\n")
+    assert b"-----BEGIN SSH SIGNATURE-----\n-----END SSH SIGNATURE-----\n" in visible
+    signature = raw.split(b"-----BEGIN SSH SIGNATURE-----\n")[1].split(b"-----END")[0]
+    assert signature in contents["commits"] and signature not in visible
+    assert b"\n7bfc49e9b22d 2026-03-19 Hynek Schlawack: Prepare 26.1.0\n" in visible
+
+
 def test_graph_keeps_the_commit_lines_graph_prefix():
     visible, _ = run(gitlog, fixture("git_log_graph.txt"))
     assert b"| | | | | | * f18c88e92707 2026-07-24 Casper da Costa-Luis: fix properly\n" in visible
@@ -250,6 +263,21 @@ def test_blame_porcelain_keeps_code_and_one_author_and_summary_per_run():
     assert visible.count(b"summary Add on_setattr hooks to attr.s and attr.ib (#660)") >= 1
 
 
+def test_blame_s_keeps_each_runs_first_line_and_every_number_and_code():
+    raw = fixture("git_blame_s.txt")  # git blame -s (a file blame followed across a rename)
+    visible, _ = run(gitblame, raw)
+    shown = visible.split(b"\n")
+    prev = None
+    for row in raw.split(b"\n")[:-1]:
+        commit = row.split(b" ", 1)[0]
+        if commit != prev:
+            assert row in shown, row
+        else:
+            assert re.search(rb" +(\d+\) .*)$", row).group(1) in visible
+        prev = commit
+    assert len(visible) < 0.9 * len(raw)
+
+
 def test_blame_signal_lines_stay_whole():
     raw = fixture("git_blame.txt")
     with_error = [line for line in raw.split(b"\n") if b"Error" in line or b"error" in line]
@@ -273,7 +301,7 @@ def test_status_keeps_every_path_and_folds_the_hints():
 
 
 def test_short_status_and_branch_lists_pass_through():
-    for name in ("git_status_short.txt", "git_branch_a.txt"):
+    for name in ("git_status_short.txt", "git_branch_a.txt", "git_branch_vv.txt"):
         raw = fixture(name)
         visible, contents = run(gitstatus, raw)
         assert visible == raw and not contents

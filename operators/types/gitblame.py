@@ -11,6 +11,9 @@ number (aligned as git printed it) and the code stay: ``  12) code``. A line hol
 zones, committer, previous, filename, boundary) and, inside a run, the repeated header lines go
 behind the ref. Every ``\\t``-prefixed code line stays.
 
+``-s`` (no author or date): the first line of a run stays whole, the others keep their line number
+and code.
+
 Everything omitted goes to one ref (group ``blame``), named by one marker line at the end.
 """
 
@@ -29,6 +32,8 @@ GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcel
 MIN_GAIN = 64
 
 BLAME_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
+# git blame -s: no author or date, the file name when blame followed the lines across files
+BLAME_S_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) ((?:[^()\s][^()\r\n]*? )?) *(\d+)\) ?")
 PORCELAIN_HEAD_RE = re.compile(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
 PORCELAIN_KEPT = (b"author ", b"summary ")
 
@@ -41,7 +46,7 @@ def reduce_default(raw: bytes, lines: list[Line]) -> Plan | None:
     """The default form; None when a line does not fit it (left to the caller)."""
     matches = []
     for line in lines:
-        m = BLAME_RE.match(raw, line.start, line.body_end)
+        m = BLAME_RE.match(raw, line.start, line.body_end) or BLAME_S_RE.match(raw, line.start, line.body_end)
         if m is None and line.body_end > line.start:
             return None
         matches.append(m)
@@ -86,6 +91,8 @@ class _DefaultWalk:
             return
         self.prev = key
         self.runs += 1
+        if m.re is BLAME_S_RE:
+            return  # no author or date to fold: the run's first line stays whole
         if key in self.seen:  # introduced already: its hash is enough
             self.cut(m.start(2) - 1, number - 1)
             return
@@ -162,6 +169,20 @@ def detect(sample) -> str | None:
     fit = sum(1 for line in lines if BLAME_RE.match(line) and b"-" in line[:120])
     if fit >= 0.9 * len(lines):
         return f"{fit}/{len(lines)} lines are git blame lines (hash (author date line) code)"
+    return _detect_short(lines)
+
+
+def _detect_short(lines: list[bytes]) -> str | None:
+    """``git blame -s``: hash, line number counting up, code; hashes repeat (runs of one commit)."""
+    found = [BLAME_S_RE.match(line) for line in lines]
+    if len(lines) < 5 or not all(found):
+        return None
+    numbers = [int(m.group(3)) for m in found]
+    rising = sum(1 for a, b in zip(numbers, numbers[1:]) if b == a + 1)
+    hashes = {m.group(1) for m in found}
+    widths = {len(h) for h in hashes}  # a boundary commit is "^" and one hex digit less
+    if rising >= 0.9 * (len(numbers) - 1) and len(hashes) < len(lines) and max(widths) - min(widths) <= 1:
+        return f"{len(lines)} lines are git blame -s lines (hash line) code)"
     return None
 
 

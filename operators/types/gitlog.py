@@ -14,7 +14,7 @@ its marker at the end of its line): the header lines, the message body and trail
 block (its totals stay on the line), the blank separator lines. Kept verbatim, in place: every
 message or stat line that holds a signal word (error, failed, …: ``operators.types.log.SIGNAL_RE``),
 ``--name-status``/``--name-only`` lines, and anything before the first commit (a tag header,
-a warning from git).
+a warning from git; the lines inside a signature block there go behind the ref).
 
 A patch (from a commit's first ``diff`` line to its end) is reduced by the diff type
 (``operators.types.diff.reduce_diff``), spliced in place: every changed line and file header stays,
@@ -74,6 +74,8 @@ TRAILER_RE = re.compile(rb"    [A-Z][A-Za-z-]*(?:-by|-to|-Id|-id): ")
 DEFAULT_DATE_RE = re.compile(rb"[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})")
 RFC_DATE_RE = re.compile(rb"(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4})")
 ISO_DATE_RE = re.compile(rb"\d{4}-\d\d-\d\d")
+SIGNATURE_BEGIN_RE = re.compile(rb"-----BEGIN [A-Z ]*SIGNATURE-----$")
+SIGNATURE_END_RE = re.compile(rb"-----END [A-Z ]*SIGNATURE-----$")
 HINT_RE = re.compile(rb"(\n?)\xe2\x8b\xaf (\d+) unchanged lines(\r?\n)")  # the diff type's hint line
 MONTHS = {m: i for i, m in enumerate(b"Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
@@ -387,7 +389,7 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
     em = _Emitter(raw, lines, settings, fine, single)
     plan = em.plan
     if first:
-        plan.keep(0, lines[first].start)
+        _preamble(em, first)
     shown = commits[: max(1, settings.max_commits)]
     if any(c.patch is not None for c in commits[len(shown) :]):
         shown = commits  # a patch's changed lines are never folded away
@@ -406,6 +408,22 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
     if em.omitted - em.shown < MIN_GAIN:
         return passthrough(raw)
     return plan.finish()
+
+
+def _preamble(em: _Emitter, first: int) -> None:
+    """What comes before the first commit (a tag's header, a warning) stays, but for the lines inside
+    a signature block (between ``-----BEGIN … SIGNATURE-----`` and its END line), which go behind the ref."""
+    raw, plan = em.raw, em.plan
+    in_signature = False
+    for line in em.lines[:first]:
+        text = raw[line.start : line.body_end]
+        if in_signature and SIGNATURE_END_RE.match(text):
+            in_signature = False
+        elif in_signature and text[:1] not in (b"+", b"-"):  # (such a line would read as a changed line)
+            em.omit_to(line.end)
+            continue
+        plan.keep(plan.position, line.end)
+        in_signature = in_signature or SIGNATURE_BEGIN_RE.match(text) is not None
 
 
 def _fold_older(em: _Emitter, older: list[Commit]) -> None:

@@ -52,7 +52,7 @@ STATUS_SECTION_RE = re.compile(
 HINT_RE = re.compile(rb'  \((?:use "git |use "git|fix conflicts|all conflicts fixed|commit or discard|'
                      rb'create/copy files|see more in )[^\r\n]*\)\r?$')
 SHORT_RE = re.compile(rb"(?:[ MTADRCU?!]{2} \S[^\r\n]*|## \S[^\r\n]*)\r?")
-BRANCH_RE = re.compile(rb"[*+ ] (?:\([^)\r\n]*\)|\S+)(?: -> \S+)?(?: +[0-9a-f]{7,40}(?: [^\r\n]*)?)?\r?")
+BRANCH_RE = re.compile(rb"[*+ ] (?:\([^)\r\n]*\)|\S+)(?: +-> \S+)?(?: +[0-9a-f]{7,40}(?: [^\r\n]*)?)?\r?")
 VERSION_RE = re.compile(rb"v?(\d+(?:[._]\d+)+|\d+)(?=$|[-+._~a-zA-Z])")
 TAG_RE = re.compile(rb"(?:[\w./@+-]*?[-_/@])?v?\d+(?:\.\d+)+(?:[-+.~_]?[0-9A-Za-z][0-9A-Za-z.+~_-]*)?")
 FILE_EXT_RE = re.compile(rb"\.(?:tar\.gz|tgz|zip|whl|gz|bz2|xz|jar|deb|rpm|txt|md|rst|py|js|ts|json|ya?ml|toml"
