@@ -170,5 +170,5 @@ def write_output(packet: ContextPacket, config: Config) -> Path:
     out_dir = home_path(config) / "out"
     check_directory(out_dir, "output directory")
     target = out_dir / output_name(packet)
-    replace_file(target, packet.visible, "output")
+    replace_file(target, packet.visible, "output", mode=0o644)
     return target

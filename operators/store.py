@@ -297,10 +297,11 @@ def check_directory(path: Path | str, what: str = "directory", create: bool = Tr
     return True
 
 
-def replace_file(path: Path | str, data, what: str = "output") -> None:
+def replace_file(path: Path | str, data, what: str = "output", mode: int = 0o600) -> None:
     """Write ``data`` (bytes or parts) to ``path`` atomically: a complete temp file with a fresh random
-    name in the same directory, then ``os.replace``. Never follows a symlink at ``path`` (refused, like
-    any other non-regular file there). OSError (disk full, read-only) is a StoreError."""
+    name in the same directory (permissions ``mode``), then ``os.replace``. Never follows a symlink at
+    ``path`` (refused, like any other non-regular file there). OSError (disk full, read-only) is a
+    StoreError."""
     check_target(path, what)
     directory = os.path.dirname(os.path.abspath(path))
     try:
@@ -309,6 +310,8 @@ def replace_file(path: Path | str, data, what: str = "output") -> None:
         raise StoreError(f"cannot write {what} {path}: {exc.strerror or exc}", getattr(exc, "errno", None)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
+            if mode != 0o600:
+                os.fchmod(fh.fileno(), mode)
             for part in parts_of(data):
                 fh.write(part)
         os.replace(tmp, path)
