@@ -286,7 +286,7 @@ def command_name(words: list[str]) -> tuple[str, list[str]]:
     k = 0
     while k < len(words):
         w = words[k]
-        if _ASSIGN.match(w) or w in KEYWORDS - {"for", "case", "select", "function"}:
+        if _ASSIGN.match(w) or w in KEYWORDS - {"for", "case", "select", "function", "[["}:
             k += 1
         elif os.path.basename(w) in WRAPPERS:
             wrapper = os.path.basename(w)

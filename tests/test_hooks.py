@@ -227,7 +227,8 @@ def test_background_flags_of_the_agents():
 
 
 def test_allowed_redirects_and_quoted_operators_are_rewritten():
-    for command in ("ls 2>&1", "ls >/dev/null 2>&1", "grep -c 'a > b' notes.txt", "echo \"x >> y\"",
+    for command in ("ls 2>&1", "ls >/dev/null 2>&1", "[[ -f notes.txt ]] && sort notes.txt", "{ ls; ls -a; }",
+                    "git commit -qm 'fix: quote; && | > ok'", "! ls missing", "time ls", "grep -c 'a > b' notes.txt", "echo \"x >> y\"",
                     "sort < input.txt", "git log --oneline | head -3"):
         assert hook("claude-code", claude_payload(command)) != b"", command
 
