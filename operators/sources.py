@@ -4,6 +4,10 @@
 bytes already in hand such as stdin); each worker reads its own files, so a document stays on one
 worker. ``CallbackSink`` hands every finished packet to a function (the CLI collects them; the main
 job writes the reduced text and prints a row).
+
+Only regular files are inputs: ``unreadable_reason`` refuses directories, FIFOs and devices before
+anything is opened, and ``read_input`` checks again with ``fstat`` on a descriptor opened without
+blocking. ``write_output`` replaces its target atomically and never writes through a symlink.
 """
 
 from __future__ import annotations
