@@ -235,7 +235,8 @@ def stat_text(commit: Commit) -> bytes:
 
 
 class _Emitter:
-    """Builds the plan commit by commit; ``group_of`` says where a commit's omissions go."""
+    """Builds the plan commit by commit; ``group`` is where the current commit's omissions go (one
+    group for all, or one a commit with granularity ``fine``)."""
 
     def __init__(self, raw: bytes, lines: list[Line], settings: Settings, fine: bool, single: bool):
         self.raw, self.lines, self.settings = raw, lines, settings
@@ -300,14 +301,12 @@ class _Emitter:
     def _keeps(self, c: Commit, j: int) -> bool:
         """Whether line ``j`` (after the subject, before any patch) stays visible."""
         content = _content(self.raw, self.lines[j], c.width)
-        if not content.strip():
+        if not content.strip() or HEADER_RE.match(content):  # blank, or a header (a commit without message)
             return False
         if j < c.message_end:  # message body
             if self.single:
                 return not TRAILER_RE.match(content)
             return SIGNAL_RE.search(content) is not None and not TRAILER_RE.match(content)
-        if j > c.first and HEADER_RE.match(content):
-            return False
         if STAT_RE.match(content) or STAT_TOTAL_RE.match(content):
             return self.single or SIGNAL_RE.search(content) is not None
         return True  # --name-status / --name-only lines, anything else git printed
@@ -401,7 +400,7 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
     plan.keep_rest()
     if not fine and GROUP in plan.reasons:
         lead = b"" if plan.ends_line() else b"\n"
-        what = "commit" if single else f"{len(shown):,} commits, one line each (hash, date, author: subject);"
+        what = "1 commit;" if single else f"{len(shown):,} commits, one line each (hash, date, author: subject);"
         em.show(lead + f"[git log: {what} full headers, messages, stats and unchanged diff context: ".encode())
         plan.mark(GROUP)
         em.show(b"]\n")
