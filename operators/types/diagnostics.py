@@ -47,6 +47,7 @@ class Settings(Section):
     max_shown: int = 40  # diagnostics shown verbatim before rules are folded
     examples: int = 2  # diagnostics of a folded rule shown verbatim
     top: int = 6  # rules and files named in the summary line
+    max_locations: int = 1000  # locations listed for one folded rule (the rest are counted, in its ref)
 
 
 ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -361,7 +362,10 @@ class _Reducer:
             plan.show(b"\n")
         message = d.message.strip().decode("utf-8", "replace")
         message = message[:50] + "…" if len(message) > 50 else message
-        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(rest) + b"; exact lines: ")
+        listed = rest[: self.s.max_locations]
+        more = f" and {len(rest) - len(listed):,} more places" if len(rest) > len(listed) else ""
+        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(listed) +
+                  f"{more}; exact lines: ".encode())
         plan.mark(self._group(d.key))
         plan.show(b"]\n")
 

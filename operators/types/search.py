@@ -46,8 +46,8 @@ MIN_SAVING = 120  # bytes; below this the output passes through
 # -- line shapes ---------------------------------------------------------------------------------
 _PATH = rb"(?:\./|/|[\w.@~+-])[^\x00\n:]*?"  # a path: no NUL, newline or colon
 MATCH_N_RE = re.compile(rb"(" + _PATH + rb"):(\d+):")
-CONTEXT_N_RE = re.compile(rb"(" + _PATH + rb")-(\d+)-")
 MATCH_RE = re.compile(rb"(" + _PATH + rb"):")
+CONTEXT_AT_RE = re.compile(rb"-\d+-")
 HEADING_LINE_RE = re.compile(rb"(\d+)([:-])")
 BINARY_RE = re.compile(
     rb"^(?:Binary file (.+) matches|grep: (.+): binary file matches|(.+): binary file matches \(found .*\))\s*$"
@@ -106,15 +106,25 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
                 ln.kind, ln.path, ln.text_at = MATCH, m.group(1), ln.start + len(m.group(1)) + 1
                 known.add(ln.path)
     for ln in lines:  # context lines: a known path first (a path may hold "-12-")
-        if ln.kind != OTHER:
+        if ln.kind != OTHER or not numbered:
             continue
         body = raw[ln.start : ln.body]
-        for m in [CONTEXT_N_RE.match(body)] if numbered else []:
-            if m is None:
-                continue
-            path = next((p for p in known if body.startswith(p + b"-") and re.match(rb"-\d+-", body[len(p):])), m.group(1))
-            if path in known or _pathlike(path) or _bare_name(path):
-                ln.kind, ln.path, ln.text_at = CONTEXT, path, ln.start + len(path) + 1
+        path = _context_path(body, known)
+        if path is not None:
+            ln.kind, ln.path, ln.text_at = CONTEXT, path, ln.start + len(path) + 1
+
+
+def _context_path(body: bytes, known: set[bytes]) -> bytes | None:
+    """The path of a ``path-12-text`` context line: the first ``-12-`` after a path that has matching
+    lines, else the first one after a plausible path."""
+    first = None
+    for m in CONTEXT_AT_RE.finditer(body):
+        path = body[: m.start()]
+        if path in known:
+            return path
+        if first is None and path and (_pathlike(path) or _bare_name(path)):
+            first = path
+    return first
 
 
 def _parse_heading(raw: bytes, lines: list[Line]) -> None:
@@ -136,26 +146,26 @@ def _parse_heading(raw: bytes, lines: list[Line]) -> None:
             ln.path = path
 
 
+def _parse(raw: bytes, lines: list[Line], shape: str) -> None:
+    for ln in lines:
+        ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
+    if shape == "heading":
+        _parse_heading(raw, lines)
+    else:
+        _parse_flat(raw, lines, shape == "numbered")
+
+
 def _shape(raw: bytes, lines: list[Line]) -> str:
-    """Parse ``lines`` in place by the shape that explains the most of them: heading, numbered or flat."""
+    """Parse ``lines`` in place by the shape that explains the most of them: heading, numbered or
+    flat. The shape is chosen on the first 2,000 lines; the whole input is parsed once by it."""
+    head = lines[:2000]
     best, best_score = "", -1
     for shape in ("heading", "numbered", "flat"):
-        for ln in lines:
-            ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
-        if shape == "heading":
-            _parse_heading(raw, lines)
-        else:
-            _parse_flat(raw, lines, shape == "numbered")
-        score = sum(ln.kind != OTHER for ln in lines) * 2 + sum(ln.kind == MATCH for ln in lines)
+        _parse(raw, head, shape)
+        score = sum(ln.kind != OTHER for ln in head) * 2 + sum(ln.kind == MATCH for ln in head)
         if score > best_score:
             best, best_score = shape, score
-    if best != "flat":
-        for ln in lines:
-            ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
-        if best == "heading":
-            _parse_heading(raw, lines)
-        else:
-            _parse_flat(raw, lines, True)
+    _parse(raw, lines, best)
     return best
 
 
