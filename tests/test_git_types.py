@@ -188,6 +188,15 @@ def test_show_keeps_its_message_and_its_patch():
     assert sum(1 for line in context if line in lines) < len(context) / 2
 
 
+def test_a_commit_without_message_shows_its_line_and_no_header():
+    raw = fixture("git_show.txt")
+    head, patch = raw.split(b"\n\ndiff --git ", 1)
+    raw = head.split(b"\n\n")[0] + b"\n\ndiff --git " + patch  # commit, Author, Date, then the patch
+    visible, _ = run(gitlog, raw)
+    assert visible.startswith(b"6284887af1df 2026-06-30 William Tan: (no message)\ndiff --git ")
+    assert b"Author:" not in visible and b"Date:" not in visible
+
+
 def test_show_of_a_signed_tag_keeps_the_tag_header_and_folds_the_signature():
     raw = fixture("git_show_tag.txt")
     visible, contents = run(gitlog, raw)
