@@ -9,7 +9,9 @@ The three protocols (as their documentation describes them):
 
 * Claude Code, ``PreToolUse`` on ``Bash``: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
   "updatedInput": {…}}}`` — the whole ``tool_input`` with ``command`` replaced; no
-  ``permissionDecision``, so the user's own permission rules still apply.
+  ``permissionDecision``, so the user's own permission rules still apply. Claude Code versions that
+  apply ``updatedInput`` only together with ``"allow"`` need ``NOLIFE_TOKENS_HOOK_ALLOW=1`` (which
+  also approves the rewritten command without asking).
 * Codex, ``PreToolUse`` on ``Bash``: the same shape, but Codex applies ``updatedInput`` only together
   with ``"permissionDecision": "allow"`` (it rejects one without the other), so that is sent with it.
 * Gemini CLI, ``BeforeTool`` on ``run_shell_command``: ``{"hookSpecificOutput": {"hookEventName":
@@ -336,6 +338,7 @@ class Policy(msgspec.Struct, frozen=True):
     skip: frozenset[str] = frozenset()
     path: str | None = None  # PATH used to find programs (the agent's)
     cwd: str = "."
+    allow: bool = False  # also answer permissionDecision "allow" (Claude Code: opt-in, see docs/agents.md)
 
 
 def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
@@ -491,7 +494,7 @@ def respond(agent: str, payload: object, policy: Policy) -> dict | None:
     updated = dict(tool_input)
     updated["command"] = new
     out: dict = {"hookEventName": "PreToolUse"}
-    if agent == "codex":
+    if agent == "codex" or policy.allow:
         out["permissionDecision"] = "allow"  # Codex applies updatedInput only with it
     out["updatedInput"] = updated
     return {"hookSpecificOutput": out}
@@ -511,7 +514,8 @@ def policy_for(payload: object, skip: list[str] | None = None, environ: dict | N
         tool_input = payload.get("tool_input")
         if isinstance(tool_input, dict) and isinstance(tool_input.get("dir_path"), str):
             cwd = os.path.join(cwd, tool_input["dir_path"])
-    return Policy(skip=frozenset(names), path=env.get("PATH"), cwd=cwd)
+    allow = env.get("NOLIFE_TOKENS_HOOK_ALLOW", "") not in ("", "0")
+    return Policy(skip=frozenset(names), path=env.get("PATH"), cwd=cwd, allow=allow)
 
 
 def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:

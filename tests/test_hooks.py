@@ -112,6 +112,14 @@ def test_claude_code_shape_keeps_the_other_fields_and_decides_no_permission():
     assert shlex.split(updated["command"]) == hooks.tokens_argv() + ["run", "--", "sort", "-r", "notes.txt"]
 
 
+def test_claude_code_allow_is_an_opt_in():
+    spec = json.loads(hook("claude-code", claude_payload("ls"), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}))["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "allow" and spec["updatedInput"]["command"].endswith("run -- ls")
+    assert hook("claude-code", claude_payload("vim x"), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}) == b""  # never alone
+    gemini = json.loads(hook("gemini", gemini_payload("ls"), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}))
+    assert "decision" not in gemini and "permissionDecision" not in gemini["hookSpecificOutput"]
+
+
 def test_codex_shape_carries_the_allow_codex_requires_with_updated_input():
     out = json.loads(hook("codex", codex_payload("ls -la")))
     spec = out["hookSpecificOutput"]
