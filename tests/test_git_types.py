@@ -30,6 +30,7 @@ EXPECTED_TYPE = {
     "git_branch_vv.txt": "gitstatus",
     "git_blame.txt": "gitblame",
     "git_blame_porcelain.txt": "gitblame",
+    "git_blame_line_porcelain.txt": "gitblame",
     "git_status.txt": "gitstatus",
     "git_status_short.txt": "gitstatus",
     "git_tag.txt": "gitstatus",
@@ -285,6 +286,14 @@ def test_blame_s_keeps_each_runs_first_line_and_every_number_and_code():
             assert re.search(rb" +(\d+\) .*)$", row).group(1) in visible
         prev = commit
     assert len(visible) < 0.9 * len(raw)
+
+
+def test_line_porcelain_shows_a_signal_key_line_once_and_folds_the_repeats():
+    raw = fixture("git_blame_line_porcelain.txt")  # --line-porcelain of util/timeout.py: "timeout" is a signal word
+    visible, _ = run(gitblame, raw)
+    assert visible.count(b"filename src/urllib3/util/timeout.py\n") == 1
+    assert raw.count(b"filename src/urllib3/util/timeout.py\n") == 60
+    assert b"committer-time" not in visible and len(visible) < 0.3 * len(raw)
 
 
 def test_blame_signal_lines_stay_whole():

@@ -9,7 +9,8 @@ number (aligned as git printed it) and the code stay: ``  12) code``. A line hol
 ``--porcelain`` and ``--line-porcelain``: the first entry of a run keeps its ``<hash> <orig>
 <final> <count>`` line and its ``author`` and ``summary`` lines; the other key lines (mail, times,
 zones, committer, previous, filename, boundary) and, inside a run, the repeated header lines go
-behind the ref. Every ``\\t``-prefixed code line stays.
+behind the ref (a key line with a signal word is shown the first time it occurs: a file named
+``errors.py``). Every ``\\t``-prefixed code line stays.
 
 ``-s`` (no author or date): the first line of a run stays whole, the others keep their line number
 and code.
@@ -107,6 +108,10 @@ class _DefaultWalk:
 WHO_RE = re.compile(rb"(.*?\S) +(\d{4}-\d\d-\d\d)(?: \d\d:\d\d(?::\d\d)?)?(?: [+-]\d{4})? *$")
 
 
+def head_of(raw: bytes, line: Line) -> re.Match | None:
+    return PORCELAIN_HEAD_RE.match(raw, line.start, line.end)
+
+
 def reduce_porcelain(raw: bytes, lines: list[Line]) -> Plan:
     plan = Plan(raw)
     prev = None
@@ -119,10 +124,17 @@ def reduce_porcelain(raw: bytes, lines: list[Line]) -> Plan:
         plan.omit(line.start, line.end, GROUP, REASON)
         omitted += line.end - line.start
 
+    signals: set[bytes] = set()  # key lines with a signal word shown once (a file named errors.py)
     for line in lines:
         if raw[line.start : line.start + 1] == b"\t":
             continue  # a code line stays
-        head = PORCELAIN_HEAD_RE.match(raw, line.start, line.end)
+        if SIGNAL_RE.search(raw, line.start, line.body_end):
+            text = raw[line.start : line.body_end]
+            if text not in signals:
+                signals.add(text)
+                if head_of(raw, line) is None:
+                    continue  # stays
+        head = head_of(raw, line)
         if head:
             in_first = head.group(1) != prev
             if in_first:
