@@ -157,11 +157,14 @@ def test_long_same_shaped_array_keeps_first_items_and_notable_ones():
     raw = json.dumps({"order": 3, "items": items}, indent=2).encode()
     visible, contents, plan = run(raw)
     got = decode(visible)["items"]
-    assert got[:3] == items[:3]
-    assert re.fullmatch(r"\u2026 96 more items: #ref:ctx_[0-9a-f]{6}", got[3])
-    assert got[4] == items[61] and len(got) == 5
+    # in order: the first three, a marker where 3..60 stood, the failing item, a marker for 62..98, the last
+    assert got[:3] == items[:3] and got[4] == items[61] and got[6] == items[99] and len(got) == 7
+    assert re.fullmatch(r"\u2026 58 more items: #ref:ctx_[0-9a-f]{6}", got[3])
+    assert re.fullmatch(r"\u2026 37 more items: #ref:ctx_[0-9a-f]{6}", got[5])
+    assert MARKER.search(got[3]).group() == MARKER.search(got[5]).group()  # one ref for the array
     rest = content_of(got[3], plan, contents)
-    assert json.loads(b"[" + rest + b"]") == items[3:61] + items[62:]
+    element = [span[1:] for span in iter_spans(raw) if span[0] == "element"]  # the items, in order
+    assert rest == raw[element[3][0] : element[60][1]] + raw[element[62][0] : element[98][1]]
 
 
 def test_error_subtrees_are_never_summarised_or_cut():
@@ -172,7 +175,8 @@ def test_error_subtrees_are_never_summarised_or_cut():
     doc = decode(visible)
     assert doc["errors"] == errors and doc["error"]["details"]["text"] == "why " * 1500
     assert ONLY_MARKER.fullmatch(doc["error"]["debug"])  # noise is parked even under an error
-    assert len(doc["result"]["rows"]) == 4  # other decision keys protect only their own scalar
+    rows = doc["result"]["rows"]  # other decision keys protect only their own scalar
+    assert len(rows) == 5 and rows[:3] == errors[:3] and rows[4] == errors[-1]
 
 
 def test_short_or_mixed_arrays_stay_whole():
@@ -206,8 +210,10 @@ def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
     out = visible.decode().splitlines()
     docs = [json.loads(line) for line in out]  # every visible line is JSON
     assert [d["ts"] for d in docs[:3]] == [0, 1, 2] and ONLY_MARKER.fullmatch(docs[0]["trace"])
-    assert re.fullmatch(r"\u2026 36 more lines: #ref:ctx_[0-9a-f]{6}", docs[3])
-    assert docs[4]["msg"] == "PaymentService timeout"
+    assert re.fullmatch(r"\u2026 22 more lines: #ref:ctx_[0-9a-f]{6}", docs[3])
+    assert docs[4]["msg"] == "PaymentService timeout"  # where it stood: between the lines 0..24 and 26..39
+    assert re.fullmatch(r"\u2026 13 more lines: #ref:ctx_[0-9a-f]{6}", docs[5])
+    assert docs[6]["ts"] == 39 and len(docs) == 7
     assert len(contents) == 2  # all trace values of one path share a ref, plus the folded lines
     packet = reduce_bytes(raw)
     assert packet.type == "json" and packet.restore_pass and packet.recovery_pass

@@ -55,6 +55,11 @@ PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"deta
 
 ELLIPSIS = "\u2026".encode()
 KEEP, RECURSE, NOISE, STRING, RUN = range(5)
+PAD, LINK = ("pad",), ("link",)  # member kinds bucketed per object (see plan_object)
+DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct values is a category
+RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
+BIG_ITEMS = 16384  # bytes from which a few same-shaped items (fewer than array_min) are folded too
+DIGIT = re.compile(rb"[0-9]")
 _INSIDE_RUN = [(KEEP,)]  # entries covered by the RUN action in front of them
 _OBJ, _ARR, _STR = 0x7B, 0x5B, 0x22
 
@@ -87,6 +92,49 @@ NESTED_ARRAY = re.compile(rb"\[[ \t\r\n]*+\[")
 # runs of brackets and spaces: one character class, so the regex engine keeps no state per repetition
 OPEN_RUN = re.compile(rb"[\[ \t\r\n]*+")
 CLOSE_RUN = re.compile(rb"[\] \t\r\n]*+")
+VERSION_KEYS = {b"version", b"latest", b"latest_version", b"current_version", b"latestversion", b"currentversion"}
+TAG_MAPS = {b"dist-tags", b"dist_tags", b"disttags", b"tags"}
+
+
+def important_values(raw: bytes, start: int, ends: Ends) -> set[bytes]:
+    """The strings a folded map or list must keep in view: the document's current version (``version``
+    and the like, at the top or one object down, as in PyPI's ``info``) and every value of a
+    ``dist-tags`` object. Contents without quotes, as they are written."""
+    found: set[bytes] = set()
+    members, _ = scan_level(raw, start, ends)
+    for ks, ke, vs, ve in members:
+        if ve < 0:
+            continue
+        key = raw[ks + 1 : ke - 1].lower()
+        if raw[vs] == _STR and key in VERSION_KEYS and ve - vs <= 130:
+            found.add(raw[vs + 1 : ve - 1])
+        elif raw[vs] == _OBJ and ve - vs <= 1 << 20:
+            tags = key in TAG_MAPS
+            for iks, ike, ivs, ive in scan_level(raw, vs, ends)[0]:
+                if ive >= 0 and raw[ivs] == _STR and ive - ivs <= 130 and (tags or raw[iks + 1 : ike - 1].lower() in VERSION_KEYS):
+                    found.add(raw[ivs + 1 : ive - 1])
+    return found
+
+
+_fold_res: dict[tuple[str, ...], re.Pattern | None] = {}
+
+
+def fold_field_re(fields: tuple[str, ...]) -> re.Pattern | None:
+    """``"<key>": <value>`` for a key whose last word is one of ``fields`` (``status``, ``check_status``,
+    ``statusCode`` is ``code``); group 1 the key, group 2 the value (a string, or the first bytes of
+    anything else). Compiled once per field list."""
+    if fields not in _fold_res:
+        if not fields:
+            _fold_res[fields] = None
+        else:
+            words = b"|".join(re.escape(f.lower().encode()) for f in fields)
+            _fold_res[fields] = re.compile(
+                rb'"((?:[A-Za-z0-9_]{0,40}[_\-. ]|[a-z][a-z0-9]{0,40}(?=[A-Z]))?(?i:' + words + rb'))"[ \t\r\n]*:[ \t\r\n]*'
+                rb'("(?:[^"\\]|\\.){0,200}"|[^,\]}\s]{1,64})'
+            )
+    return _fold_res[fields]
+
+
 WORD_SPLIT = re.compile(rb"[_\-. ]+|(?<=[a-z0-9])(?=[A-Z])")
 STRING_UNIT = re.compile(rb"[^\\]++|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[0-9a-fA-F]{4}|\\u[0-9a-fA-F]{4}|\\.", re.S)
 
@@ -132,6 +180,12 @@ class _Reducer:
         self.noise = {k.lower().encode() for k in cfg.noise_keys}
         self.globs = [g.lower() for g in cfg.padding_globs]
         self.pad_re = re.compile("|".join(fnmatch.translate(g) for g in self.globs)) if self.globs else None
+        self.link_globs = [g.lower() for g in cfg.link_keys] if cfg.links_noise else []
+        self.link_re = re.compile("|".join(fnmatch.translate(g) for g in self.link_globs)) if self.link_globs else None
+        self.link_keep = {k.lower().encode() for k in cfg.link_keep}
+        self.fold_re = fold_field_re(tuple(cfg.fold_fields))
+        self.keep_keys = {k.lower().encode() for k in cfg.keep_keys}
+        self.important: set[bytes] = set()  # the current version and dist-tags (see important_values)
 
     # ---- refs -------------------------------------------------------------------------------
     def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
@@ -200,48 +254,146 @@ class _Reducer:
         similar = sum(1 for keys in keysets if len(keys & core) >= 0.5 * len(keys | core))
         return similar >= 0.8 * len(keysets)
 
-    def summarise(self, entries, idxs: list[int], actions: list, path, unit: str) -> None:
-        """Keep the first items of ``idxs`` (and a few notable ones); bucket the rest into one ref."""
+    def summarise(self, entries, idxs, actions: list, path, unit: str) -> None:
+        """Fold the items ``idxs`` (entry indexes, ascending) of a long array or map: the first
+        ``array_keep`` and last ``array_keep_last`` stay, and so does every item that carries an error
+        or a failing status, whose decision field holds a value no kept item holds (``fold_fields``),
+        or (a map's entry, a string item) whose key or value matters (``keep_keys``, the document's
+        current version and dist-tags). Each run of folded items becomes one marker where the run
+        stood, with its own count: the order never changes. All runs of one array share one ref."""
         raw = self.raw
-        rest = idxs[max(self.cfg.array_keep, 0):]
-        if not rest:
+        cfg = self.cfg
+        n = len(idxs)
+        head, tail = max(cfg.array_keep, 0), max(cfg.array_keep_last, 0)
+        if n <= head + tail:
             return
-        first_kind = raw[entries[rest[0]][2]]
-        notable: list[int] = []
-        extra = 0
-        if first_kind in (_OBJ, _ARR, _STR):
-            last = -1
-            span = (raw, entries[rest[0]][2], entries[rest[-1]][3])
-            hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
-
-            def value_start(i: int) -> int:  # bisect's key: rest holds entry indexes
-                return entries[i][2]
-
-            for hit in hits:
-                j = bisect_right(rest, hit, key=value_start) - 1
-                if j > last and hit < entries[rest[j]][3]:
-                    last = j
-                    if len(notable) < NOTABLE_MAX:
-                        notable.append(j)
-                    else:
-                        extra += 1
-        keep = {rest[j] for j in notable}
-        omitted_count = len(rest) - len(keep)
-        size = entries[rest[-1]][3] - entries[rest[0]][2] - sum(entries[i][3] - entries[i][2] for i in keep)
+        keep = bytearray(n)  # 1: the item at this position of idxs stays visible
+        keep[:head] = b"\x01" * head
+        keep[n - tail :] = b"\x01" * tail
+        first_kind = raw[entries[idxs[head]][2]]
+        errors = self.mark_notable(entries, idxs, keep, head, n - tail, first_kind)
+        if first_kind == _OBJ:
+            self.mark_diverse(entries, idxs, keep)
+        if self.important and (unit == "keys" or first_kind == _STR):
+            self.mark_important(entries, idxs, keep, head, n - tail)
+        runs = self.fold_runs(entries, idxs, keep)
+        size = sum(entries[idxs[b]][3] - entries[idxs[a]][2] for a, b in runs)
         scalar = first_kind not in (_OBJ, _ARR)
-        if not omitted_count or size < (SCALAR_SUMMARY_MIN if scalar else SUMMARY_MIN):
+        if not runs or size < (SCALAR_SUMMARY_MIN if scalar and unit != "keys" else SUMMARY_MIN):
             return
-        omitted = (i for i in rest if i not in keep)  # read once, in order: never a list of them all
-        first = next(i for i in rest if i not in keep)
-        group = self.group(unit, path, f"more {unit} of the same shape", entries[first][2])
-        label = f"\u2026 {omitted_count} more {unit if omitted_count > 1 else unit[:-1]}"
-        if extra:
-            label += f" ({extra} with errors)"
-        if entries[first][0] >= 0:  # an object member: a member of its own
-            before = _json_str("\u2026") + b": " + _json_str(label[2:] + ": ")[:-1]
-        else:
-            before = _json_str(label + ": ")[:-1]
-        self.bucket(omitted, actions, group, before)
+        group = self.group(unit, path, f"more {unit} of the same shape", entries[idxs[runs[0][0]]][2])
+        member = entries[idxs[0]][0] >= 0  # an object's members: each marker is a member of its own
+        for a, b in runs:
+            count = b - a + 1
+            label = f"\u2026 {count} more {unit if count > 1 else unit[:-1]}"
+            folded_errors = sum(1 for j in errors if a <= j <= b)
+            if folded_errors:
+                label += f" ({folded_errors} with errors)"
+            if member:
+                before = _json_str("\u2026") + b": " + _json_str(label[2:] + ": ")[:-1]
+            else:
+                before = _json_str(label + ": ")[:-1]
+            first, last = idxs[a], idxs[b]
+            actions[first] = (RUN, group, before, last)
+            actions[first + 1 : last + 1] = _INSIDE_RUN * (last - first)
+
+    def hit_positions(self, hits, entries, idxs, lo: int, hi: int):
+        """(position in idxs, hit) for each hit offset that lies inside the value of an item in
+        ``idxs[lo:hi]`` (hits ascending)."""
+
+        def value_start(i: int) -> int:  # bisect's key: idxs holds entry indexes
+            return entries[i][2]
+
+        for hit in hits:
+            j = bisect_right(idxs, hit, lo, hi, key=value_start) - 1
+            if j >= lo and hit < entries[idxs[j]][3]:
+                yield j, hit
+
+    def mark_notable(self, entries, idxs, keep: bytearray, lo: int, hi: int, first_kind: int) -> list[int]:
+        """Keep up to NOTABLE_MAX items of ``idxs[lo:hi]`` that carry an error or a failing status (a
+        signal word for strings); returns the positions of the others that do."""
+        if first_kind not in (_OBJ, _ARR, _STR) or lo >= hi:
+            return []
+        span = (self.raw, entries[idxs[lo]][2], entries[idxs[hi - 1]][3])
+        hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
+        kept = 0
+        others: list[int] = []
+        last = -1
+        for j, _ in self.hit_positions(hits, entries, idxs, lo, hi):
+            if j == last:
+                continue
+            last = j
+            if kept < NOTABLE_MAX:
+                keep[j] = 1
+                kept += 1
+            elif not keep[j]:
+                others.append(j)
+        return others
+
+    def mark_diverse(self, entries, idxs, keep: bytearray) -> None:
+        """Keep every item holding a value of a decision field (``fold_fields``: status, conclusion,
+        …) that no item kept before it holds. A field with many distinct values (an id-like code, a
+        zip code) is not a category and is not looked at."""
+        if self.fold_re is None:
+            return
+        raw = self.raw
+        n = len(idxs)
+        span = (raw, entries[idxs[0]][2], entries[idxs[-1]][3])
+        pairs: dict[int, list[tuple[bytes, bytes]]] = {}
+        values: dict[bytes, set[bytes]] = {}
+
+        def value_start(i: int) -> int:
+            return entries[i][2]
+
+        for m in self.fold_re.finditer(*span):
+            j = bisect_right(idxs, m.start(), 0, n, key=value_start) - 1
+            if j < 0 or m.start() >= entries[idxs[j]][3]:
+                continue
+            field, value = m.group(1).lower(), m.group(2)
+            pairs.setdefault(j, []).append((field, value))
+            values.setdefault(field, set()).add(value)
+        limit = max(DIVERSE_MIN, n // 4)
+        fields = {field for field, seen in values.items() if 1 < len(seen) <= limit}
+        if not fields:
+            return
+        seen: set[tuple[bytes, bytes]] = set()
+        for j in range(n):  # what the kept items show already
+            if keep[j]:
+                seen.update(pair for pair in pairs.get(j, ()) if pair[0] in fields)
+        for j in range(n):
+            if not keep[j]:
+                new = [pair for pair in pairs.get(j, ()) if pair[0] in fields and pair not in seen]
+                if new:
+                    keep[j] = 1
+                    seen.update(new)
+
+    def mark_important(self, entries, idxs, keep: bytearray, lo: int, hi: int) -> None:
+        """Keep the entries whose key (a map's) or string value is the document's current version or
+        a dist-tag, or whose key is one of ``keep_keys``."""
+        raw = self.raw
+        important, keys = self.important, self.keep_keys
+        for j in range(lo, hi):
+            ks, ke, vs, ve = entries[idxs[j]]
+            if ks >= 0:
+                key = raw[ks + 1 : ke - 1]
+                if key in important or key.lower() in keys:
+                    keep[j] = 1
+                    continue
+            if raw[vs] == _STR and ve - vs <= 130 and raw[vs + 1 : ve - 1] in important:
+                keep[j] = 1
+
+    def fold_runs(self, entries, idxs, keep: bytearray) -> list[tuple[int, int]]:
+        """Runs ``(a, b)`` of positions of idxs to fold: not kept, next to each other in the container
+        (``idxs[b] - idxs[a] == b - a``), and worth a marker (a lone short item stays)."""
+        runs: list[tuple[int, int]] = []
+        a = None
+        for j in range(len(idxs) + 1):
+            if a is not None and (j == len(idxs) or keep[j] or idxs[j] != idxs[j - 1] + 1):
+                runs.append((a, j - 1))
+                a = None
+            if j < len(idxs) and not keep[j] and a is None:
+                a = j
+        return [(a, b) for a, b in runs if b > a or entries[idxs[a]][3] - entries[idxs[a]][2] >= RUN_MIN]
 
     @staticmethod
     def bucket(members, actions: list, group, before: bytes) -> None:
@@ -261,48 +413,107 @@ class _Reducer:
             actions[first + 1 : last + 1] = _INSIDE_RUN * (last - first)
 
     def plan_object(self, entries, path, protected: bool) -> list:
-        raw = self.raw
-        cfg = self.cfg
         actions: list = [None] * len(entries)
         pad: list[int] = []
+        links: list[int] = []
         normal: list[int] = []
-        for i, (ks, ke, vs, ve) in enumerate(entries):
-            key = raw[ks + 1 : ke - 1]
-            kl = key.lower()
-            container = raw[vs] == _OBJ or raw[vs] == _ARR
-            if kl in self.decision:
-                actions[i] = (RECURSE, _extend(path, _seg(key)), protected or kl in PROTECT) if container else (KEEP,)
-            elif kl in self.noise or kl.lstrip(b"_") in self.noise:
-                if (ve if ve >= 0 else len(raw)) - vs >= NOISE_MIN:  # a truncated one: the rest of the input
-                    actions[i] = (NOISE, _extend(path, _seg(key)))
-                else:
-                    actions[i] = (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
-            elif ve >= 0 and self.pad_re is not None and self.pad_re.match(kl.decode("utf-8", "surrogateescape")):
+        for i, entry in enumerate(entries):
+            action = self.member_action(entry, path, protected)
+            if action is PAD:
                 pad.append(i)
-            elif self.is_decision_word(key):
-                actions[i] = (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
-            else:
+            elif action is LINK:
+                links.append(i)
+            elif action is None:
                 normal.append(i)
-        if pad:
-            if sum(entries[i][3] - entries[i][0] for i in pad) >= BUCKET_MIN:
-                keys = [raw[entries[i][0] + 1 : entries[i][1] - 1].lower().decode("utf-8", "surrogateescape") for i in pad]
-                globs = [g for g in self.globs if any(fnmatch.fnmatchcase(k, g) for k in keys)]
-                label = "|".join(globs) or "padding"
-                group = self.group("padding", path, f"{len(pad)} padding keys ({label})", entries[pad[0]][0])
-                before = _json_str(label) + b": " + _json_str(f"{len(pad)} key{'s' if len(pad) > 1 else ''}: ")[:-1]
-                self.bucket(pad, actions, group, before)
             else:
-                normal = sorted(normal + pad)
-        if not protected and len(normal) >= cfg.array_min and 5 * len(normal) >= 4 * len(entries):
-            complete = [i for i in normal if entries[i][3] >= 0]
-            if complete and len(complete) >= cfg.array_min and all(raw[entries[i][2]] in (_OBJ, _ARR) for i in complete) \
-                    and self.same_shape(entries, complete):
-                self.summarise(entries, complete, actions, path, "keys")
+                actions[i] = action
+        if pad and not self.bucket_keys(pad, entries, actions, path, "padding", self.globs):
+            normal = sorted(normal + pad)
+        if links and not self.bucket_keys(links, entries, actions, path, "links", self.link_globs):
+            normal = sorted(normal + links)
+        if not protected:
+            self.fold_map(entries, normal, actions, path)
+        raw = self.raw
         for i in normal:
             if actions[i] is None:
                 ks, ke, vs, ve = entries[i]
                 actions[i] = self.plain_action(vs, ve, _extend(path, _seg(raw[ks + 1 : ke - 1])), protected)
         return actions
+
+    def member_action(self, entry, path, protected: bool):
+        """What to do with one object member: an action, ``PAD`` or ``LINK`` (bucketed with its
+        siblings of that kind), or None (an ordinary member, decided with its siblings)."""
+        ks, ke, vs, ve = entry
+        raw = self.raw
+        key = raw[ks + 1 : ke - 1]
+        kl = key.lower()
+        container = raw[vs] == _OBJ or raw[vs] == _ARR
+        if kl in self.decision:
+            return (RECURSE, _extend(path, _seg(key)), protected or kl in PROTECT) if container else (KEEP,)
+        if self.link_re is not None and ve >= 0 and kl not in self.link_keep \
+                and self.link_re.match(kl.decode("utf-8", "surrogateescape")) and self.is_link_value(vs, ve):
+            return LINK
+        if kl in self.noise or kl.lstrip(b"_") in self.noise:
+            if (ve if ve >= 0 else len(raw)) - vs >= NOISE_MIN:  # a truncated one: the rest of the input
+                return (NOISE, _extend(path, _seg(key)))
+            return (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
+        if ve >= 0 and self.pad_re is not None and self.pad_re.match(kl.decode("utf-8", "surrogateescape")):
+            return PAD
+        if self.is_decision_word(key):
+            return (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
+        return None
+
+    def is_link_value(self, vs: int, ve: int) -> bool:
+        """A URL (``scheme://…``, ``/path``, ``git@host:…``), or a container of links (HAL ``_links``)."""
+        raw = self.raw
+        c = raw[vs]
+        if c == _STR:
+            head = raw[vs + 1 : min(ve - 1, vs + 24)]
+            return b"://" in head or head.startswith((b"/", b"git@", b"mailto:"))
+        if c == _OBJ or c == _ARR:
+            body = raw[vs : min(ve, vs + 4096)]
+            return b'"href"' in body or b"://" in body
+        return False
+
+    def bucket_keys(self, members: list[int], entries, actions: list, path, kind: str, globs: list[str]) -> bool:
+        """Park ``members`` (padding keys or link fields of one object) in one ref, shown as one member
+        where the first was; False (nothing done) when they hold too few bytes to be worth it."""
+        raw = self.raw
+        if sum(entries[i][3] - entries[i][0] for i in members) < BUCKET_MIN:
+            return False
+        keys = [raw[entries[i][0] + 1 : entries[i][1] - 1].lower().decode("utf-8", "surrogateescape") for i in members]
+        label = "|".join(g for g in globs if any(fnmatch.fnmatchcase(k, g) for k in keys)) or kind
+        count = len(members)
+        noun = "padding key" if kind == "padding" else "link field"
+        group = self.group(kind, path, f"{count} {noun}s ({label})", entries[members[0]][0])
+        shown = f"{count} {'key' if kind == 'padding' else 'link'}{'s' if count > 1 else ''}: "
+        self.bucket(members, actions, group, _json_str(label) + b": " + _json_str(shown)[:-1])
+        return True
+
+    def fold_map(self, entries, normal: list[int], actions: list, path) -> None:
+        """Fold an object whose many ordinary members hold same-shaped values like an array: members
+        holding containers (``{"1.0": {...}, "1.1": {...}}``), or scalars under keys that are data
+        (versions, ids, dates: most keys hold a digit), such as a registry's ``time`` map."""
+        cfg = self.cfg
+        raw = self.raw
+        if len(normal) < cfg.array_min or 5 * len(normal) < 4 * len(entries):
+            return
+        complete = [i for i in normal if entries[i][3] >= 0]
+        if len(complete) < cfg.array_min:
+            return
+        containers = sum(1 for i in complete if raw[entries[i][2]] in (_OBJ, _ARR))
+        if containers == len(complete):
+            pass
+        elif containers or not self.data_keys(entries, complete):
+            return
+        if self.same_shape(entries, complete):
+            self.summarise(entries, complete, actions, path, "keys")
+
+    def data_keys(self, entries, idxs: list[int]) -> bool:
+        """Whether the keys look like data rather than field names: most of them hold a digit."""
+        raw = self.raw
+        digits = sum(1 for i in idxs if DIGIT.search(raw, entries[i][0], entries[i][1]))
+        return 10 * digits >= 6 * len(idxs)
 
     def plan_array(self, entries, path, protected: bool, unit: str = "items") -> list:
         raw = self.raw
@@ -312,15 +523,27 @@ class _Reducer:
             complete = range(len(entries))
         else:
             complete = [i for i, e in enumerate(entries) if e[3] >= 0 and e[0] != BAD]
-        if not protected and complete and len(complete) >= cfg.array_min:
-            scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
-            if (not scalar or len(complete) >= 4 * cfg.array_min) and self.same_shape(entries, complete):
-                self.summarise(entries, complete, actions, path, unit)
+        if not protected and complete and self.long_enough(entries, complete):
+            self.summarise(entries, complete, actions, path, unit)
         child = _extend(path, "[]") if unit == "items" else path  # top-level values sit at $
         for i, (ks, ke, vs, ve) in enumerate(entries):
             if actions[i] is None:
                 actions[i] = (KEEP,) if ks == BAD else self.plain_action(vs, ve, child, protected)
         return actions
+
+    def long_enough(self, entries, complete) -> bool:
+        """Whether an array's complete items are worth folding: ``array_min`` same-shaped containers
+        (four times that many scalars), or a few big same-shaped containers (``BIG_ITEMS`` bytes)."""
+        cfg = self.cfg
+        raw = self.raw
+        n = len(complete)
+        scalar = raw[entries[complete[0]][2]] not in (_OBJ, _ARR)
+        if scalar:
+            enough = n >= 4 * cfg.array_min
+        else:
+            big = entries[complete[-1]][3] - entries[complete[0]][2] >= BIG_ITEMS
+            enough = n >= cfg.array_min or (big and n > max(cfg.array_keep, 0) + max(cfg.array_keep_last, 0) + 1)
+        return enough and self.same_shape(entries, complete)
 
     def plain_action(self, vs: int, ve: int, path, protected: bool):
         c = self.raw[vs]
@@ -384,6 +607,8 @@ class _Reducer:
         items, ndjson = top_level(raw, start, self.ends)
         if not items:
             return passthrough(raw)
+        if len(items) == 1 and raw[items[0][2]] == _OBJ:
+            self.important = important_values(raw, items[0][2], self.ends)
         # the top-level values are walked like the elements of an array (one, or NDJSON lines)
         stack = [[items, self.plan_array(items, None, False, unit="lines" if ndjson else "values"), 0]]
         while stack:
@@ -448,6 +673,17 @@ class Settings(Section):
     array_keep: int = 3  # long arrays of same-shaped objects keep this many items visible
     array_min: int = 8  # ... once they have at least this many
     string_max: int = 2048  # longer non-decision strings go to a ref
+    array_keep_last: int = 1  # ... and this many at their end
+    # an item whose value of one of these (or a key ending in one) differs from every kept item's stays
+    fold_fields: list[str] = msgspec.field(default_factory=lambda: [
+        "status", "code", "error", "state", "conclusion", "severity", "result",
+    ])
+    keep_keys: list[str] = msgspec.field(default_factory=lambda: ["latest", "created", "modified", "current", "stable"])
+    links_noise: bool = True  # hypermedia link fields holding a URL go to one ref per object
+    link_keys: list[str] = msgspec.field(default_factory=lambda: [
+        "*_url", "url", "href", "_links", "links", "*_link", "link", "*_href", "*_uri", "uri",
+    ])
+    link_keep: list[str] = msgspec.field(default_factory=lambda: ["html_url"])  # human links stay
 
 
 class _AnyObject(msgspec.Struct):
