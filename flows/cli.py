@@ -53,8 +53,8 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     packet.forced_type = args.type
     configure_trace(json=args.json or None)
     [packet] = run_packets([packet], args.config, config)
-    if packet.error:
-        raise UsageError(packet.error)
+    if packet.error:  # the store failed (exit 1), or the input (exit 2)
+        raise (TokensError if packet.trace and packet.trace[-1].stage == "STORE" else UsageError)(packet.error)
     figures = {"level": args.level, "l1_est": packet.measure.visible_tokens, "l2_est": packet.measure.raw_tokens}
     if args.level == 0:  # the overview is made only when it is asked for
         from operators.overview import overview
