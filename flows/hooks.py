@@ -129,6 +129,7 @@ def _skip_quoted(cmd: str, i: int, quote: str) -> tuple[int, bool]:
         c = cmd[j]
         if c == "\\":
             j += 2
+            special = True
             continue
         if c == '"':
             return j + 1, special
@@ -200,6 +201,7 @@ def _word(cmd: str, i: int) -> tuple[int, bool]:
         if c == "\\":
             if j + 1 >= len(cmd):
                 raise Unparsed("trailing backslash")
+            special = True  # escapes differ between shlex and bash (e.g. "\\$"): bash reads them
             j += 2
         elif c in "'\"":
             j, expands = _skip_quoted(cmd, j, c)
@@ -431,8 +433,8 @@ def rewrite(command: str, policy: Policy) -> str | None:
                 words = []  # its words are not a program to check
             if why_not(cmd, words, policy):
                 return None
-        body = command[rest[0].toks[0].start if rest[0].toks else prefix_end:].strip()
-        argv = _direct_argv(rest, body)
+        body = command[rest[0].toks[0].start if rest[0].toks else prefix_end:]
+        argv = _direct_argv(rest)
     except Unparsed:
         return None
     if argv is None:
@@ -459,7 +461,7 @@ def _leading_cd(commands: list[Simple]) -> tuple[int, list[Simple]]:
     return end, commands[k:]
 
 
-def _direct_argv(rest: list[Simple], body: str) -> list[str] | None:
+def _direct_argv(rest: list[Simple]) -> list[str] | None:
     """argv to run without a shell when the rest is one plain command (nothing the shell would
     expand, no redirect, no assignment, not a builtin); ``None``: it needs ``bash -c``."""
     if len(rest) != 1 or rest[0].end_op is not None:
@@ -467,7 +469,7 @@ def _direct_argv(rest: list[Simple], body: str) -> list[str] | None:
     toks = rest[0].toks
     if any(t.kind != "word" or t.special for t in toks):
         return None
-    argv = shlex.split(body)
+    argv = [literal(t) for t in toks]
     if not argv or _ASSIGN.match(argv[0]) or argv[0] in BUILTINS or argv[0] in KEYWORDS:
         return None
     return argv

@@ -286,6 +286,10 @@ TRICKY = [
     "echo multi &&\necho line",
     "ls -a",
     "printf 'no final newline'",
+    "/usr/bin/printf '[%s]' \"\\$HOME\" 'a\\b' \"q\\\"q\" x\\ y",
+    "ls \\\n  -a",
+    "/usr/bin/printf '%s|' a \\\n",
+    "/usr/bin/printf '%s|' '' \"\" end",
 ]
 
 
