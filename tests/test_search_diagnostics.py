@@ -14,7 +14,7 @@ from operators.types import diagnostics, search
 
 SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
                    "git_grep.txt"]
-DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt"]
+DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt", "pylint_parseable.txt"]
 
 
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
@@ -233,3 +233,45 @@ def test_tokens_analyze_and_expand_full_restore_byte_exact(tmp_path):
         shown = tokens_cli("expand", ref, env=env)
         assert shown.returncode == 0 and shown.stdout and shown.stdout in (FIXTURES / name).read_bytes() or \
             all(line in (FIXTURES / name).read_bytes() for line in shown.stdout.splitlines())
+
+
+# -- more formats (real outputs of ruff and pylint on tqdm) ----------------------------------------
+RUFF_GROUPED = b"""tqdm/_utils.py:
+  7:89 E501 Line too long (93 > 88)
+
+tqdm/asyncio.py:
+  49:13 B904 Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
+  71:89 E501 Line too long (92 > 88)
+
+tqdm/cli.py:
+  231:17 B904 Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
+
+tqdm/contrib/concurrent.py:
+  51:89 E501 Line too long (90 > 88)
+"""
+RUFF_PARSEABLE = b"""tqdm/_utils.py:7: [E501] Line too long (93 > 88)
+tqdm/asyncio.py:49: [B904] Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
+tqdm/asyncio.py:71: [E501] Line too long (92 > 88)
+tqdm/cli.py:231: [B904] Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
+"""
+
+
+def test_ruff_grouped_and_parseable_formats_are_diagnostics_and_pass_through_when_small():
+    for raw, locations in ((RUFF_GROUPED, [b"7:89", b"49:13", b"71:89", b"231:17", b"51:89"]),
+                           (RUFF_PARSEABLE, [b"tqdm/_utils.py:7", b"tqdm/asyncio.py:49", b"tqdm/cli.py:231"])):
+        assert classify(raw)[0] == "diagnostics"
+        parsed = diagnostics.parse(raw).diags
+        assert [d.key for d in parsed][:2] == ["E501", "B904"]
+        assert all(any(loc in d.loc for d in parsed) for loc in locations)
+        plan = diagnostics.reduce(raw, "coarse", None)
+        assert not plan.omits_anything  # nothing worth folding: no summary, no marker, the text as it is
+
+
+def test_pylint_parseable_fixture_keeps_every_location_and_code():
+    raw = (FIXTURES / "pylint_parseable.txt").read_bytes()
+    assert classify(raw)[0] == "diagnostics"
+    visible, _, _ = reduced(diagnostics, raw)
+    for loc, code in re.findall(rb"^(tqdm/std\.py:\d+): \[([A-Z]\d{4})\(", raw, re.M):
+        assert re.search(re.escape(loc) + rb"\b", visible) and code in visible
+    assert b"Your code has been rated at 8.85/10" in visible
+    assert len(visible) < 0.8 * len(raw)

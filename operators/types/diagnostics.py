@@ -11,8 +11,8 @@ Recognised diagnostic lines (matched on the text without terminal escapes):
 * rustc/cargo/clippy and ruff's full format: ``error[E0308]: message`` or ``F401 message`` followed by
   `` --> path:line:col``.
 
-What the reader sees: a summary line on top (how many diagnostics, by severity, by rule, by file),
-then every diagnostic line verbatim, in place (with its wrapped message lines: pyright's and tsc's
+What the reader sees: a summary line on top (how many diagnostics, by severity, by rule, by file;
+shown when rules are folded or the folded details are worth it), then every diagnostic line verbatim, in place (with its wrapped message lines: pyright's and tsc's
 indented elaboration, mypy ``--pretty``'s wrapped ``[code]``), file and summary lines. Source
 snippets, caret lines, ``= help``/``= note`` text and the blank lines between them go to one ref
 (group ``details``). When there are more than ``max_shown`` diagnostics, the most frequent rules are
@@ -76,12 +76,16 @@ DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||= |help:|note:|\.\.\.|==\S)")  # sn
 LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
 PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
+BRACKET_CODE_RE = re.compile(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
+GROUPED_HEAD_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*:$")  # a path alone, then a colon
+GROUPED_RE = re.compile(rb"^\s+(\d+):(\d+) ([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.*)$")  # ruff --output-format grouped
 TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
 SEV_HEAD_RE = re.compile(rb"(" + _SEV + rb")\b:?")
 SEV_RE = re.compile(rb"\b(" + _SEV + rb")\b", re.I)
 MASK_RE = re.compile(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
 
 HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK = range(7)
+MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 
 
 class Diag:
@@ -126,7 +130,7 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
         return None
     indent, path, rest = m.group(1), m.group(2), m.group(5)
     loc = text[len(indent) : m.start(5)].rstrip(b": -")
-    code_m = CODE_RE.match(rest)
+    code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest)
     if not (code_m or sev_m or (trail and trail.group(1))):
@@ -173,7 +177,7 @@ class _Parser:
                 self.kind[i], self.open = SUMMARY, None
             elif FILE_RE.match(t) or self._file_line(i, t, n):
                 self.kind[i], self.open = FILE, None
-                current_file = t.strip()
+                current_file = t.strip().removesuffix(b":") if GROUPED_HEAD_RE.match(t) else t.strip()
             elif self.open is None or not self._inside(i, t):
                 self.open = None
                 self.kind[i] = BLANK if not t.strip() else OTHER
@@ -214,6 +218,10 @@ class _Parser:
         return False
 
     def _head(self, i: int, t: bytes, current_file: bytes, n: int) -> Diag | None:
+        if current_file and (m := GROUPED_RE.match(t)):
+            loc = current_file + b":" + m.group(1) + b":" + m.group(2)
+            severity = "warning" if m.group(3)[:1] == b"W" else "error"
+            return Diag(i, loc, m.group(3).decode(), severity, current_file, m.group(4), "stylish")
         if current_file and (m := STYLISH_RE.match(t)):
             loc = current_file + b":" + m.group(1) + b":" + m.group(2)
             return Diag(i, loc, _key(m.group(5), m.group(3).decode(), m.group(4)), m.group(3).decode(), current_file,
@@ -234,9 +242,13 @@ class _Parser:
 
     def _file_line(self, i: int, t: bytes, n: int) -> bool:
         """A path alone on its line, followed by an eslint stylish entry or an indented pyright diagnostic."""
-        if not PATHLIKE_RE.match(t) or i + 1 >= n:
+        if i + 1 >= n:
             return False
         nxt = self.text[i + 1]
+        if GROUPED_HEAD_RE.match(t):
+            return bool(GROUPED_RE.match(nxt))
+        if not PATHLIKE_RE.match(t):
+            return False
         return bool(STYLISH_RE.match(nxt)) or (nxt[:1] == b" " and nxt.strip().startswith(t.strip() + b":"))
 
     def _continues(self, diag: Diag, t: bytes, detail_started: bool) -> bool:
@@ -310,6 +322,16 @@ class _Reducer:
         self.plan = Plan(raw)
         self.folded = _fold_plan(parser.diags, settings)
         self.groups: dict[str, str] = {}
+        p = parser
+        self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
+        self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
+
+    def _detail(self, i: int) -> None:
+        p = self.p
+        if self.detail_group:
+            self.plan.omit(p.starts[i], p.ends[i], self.detail_group, "source snippets, carets, help and notes")
+        else:
+            self.plan.keep(p.starts[i], p.ends[i])
 
     def _group(self, key: str) -> str:
         if key not in self.groups:
@@ -319,7 +341,9 @@ class _Reducer:
     def run(self) -> Plan:
         p, plan, s = self.p, self.plan, self.s
         diags = p.diags
-        plan.show(_summary(diags, s))
+        summary = _summary(diags, s)
+        if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
+            plan.show(summary)
         by_key: dict[str, list[Diag]] = {}
         for d in diags:
             by_key.setdefault(d.key, []).append(d)
@@ -342,7 +366,7 @@ class _Reducer:
             else:
                 plan.keep(p.starts[d.head], p.ends[d.head_end])
                 for k in range(d.head_end + 1, d.end + 1):
-                    plan.omit(p.starts[k], p.ends[k], "details", "source snippets, carets, help and notes")
+                    self._detail(k)
                 if d.key in self.folded and index == s.examples:
                     self._folded_line(d, by_key[d.key][s.examples :])
             i = d.end + 1
@@ -352,7 +376,7 @@ class _Reducer:
     def _other(self, i: int) -> None:
         p, plan = self.p, self.plan
         if p.kind[i] == DETAIL:
-            plan.omit(p.starts[i], p.ends[i], "details", "source snippets, carets, help and notes")
+            self._detail(i)
         else:
             plan.keep(p.starts[i], p.ends[i])
 
@@ -388,7 +412,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     parser = parse(raw)
     if not parser.diags:
         return passthrough(raw)
-    return _Reducer(raw, parser, settings).run()
+    plan = _Reducer(raw, parser, settings).run()
+    return plan if plan.omits_anything else passthrough(raw)
 
 
 def detect(sample) -> str | None:
