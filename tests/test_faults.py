@@ -291,6 +291,30 @@ def test_kill_9_during_a_write_then_gc_and_a_rerun_repair(victim, home, tmp_path
     assert_restores(reduced, raw, tmp_path)
 
 
+def test_kill_9_of_a_real_run_while_it_writes_a_big_blob(home, tmp_path):
+    """No injection: SIGKILL ``tokens analyze`` of a 24 MB log as soon as a temp file shows up in the
+    store (a write in progress), then gc and a re-run."""
+    raw = b"".join(b"2024-05-01T10:%02d:%02d.%03dZ INFO worker-%d request %d served in %dms\n"
+                   % (i // 3600 % 60, i // 60 % 60, i % 1000, i % 8, i, i * 7919 % 997) for i in range(350_000))
+    src = tmp_path / "big.log"
+    src.write_bytes(raw)
+    ctx = home / "context"
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "analyze", str(src)], cwd=PROJECT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if ctx.is_dir() and any(p.name.startswith(".tmp-") for p in ctx.iterdir()):
+            break
+        time.sleep(0.0005)
+    proc.kill()
+    proc.wait(10)
+    age(ctx.glob(".tmp-*"), 1)
+    Store(home).gc(older_than=7 * DAY)
+    assert not list(ctx.glob(".tmp-*"))
+    reduced = analyze_ok(src)
+    assert_restores(reduced, raw, tmp_path)
+
+
 # -- 4. tail: inode and fingerprint; retries while the store is full ---------------------------------
 
 def test_tail_reads_a_recreated_file_at_the_same_inode_from_its_start(tmp_path):
