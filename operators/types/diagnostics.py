@@ -452,3 +452,18 @@ def facts(packet):
                  for d in ranked[:5]]
     files = len({d.path for d in diags})
     return Facts(f"{len(diags):,} diagnostics in {files:,} files, {len(counts):,} rules", important, len(first))
+
+
+ERROR_RE = re.compile(rb"\b(?:fatal error|error)\b|\[Error/|\berror\[")
+WARNING_RE = re.compile(rb"\bwarning\b|\[Warning/")
+
+
+def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
+    """Pack tiers: the summary and folded-rule lines first, then errors, then the other diagnostics."""
+    if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
+        return 0, 0
+    if LOC_RE.match(shown) or TSC_RE.match(shown) or STYLISH_RE.match(shown) or ARROW_RE.match(shown):
+        if ERROR_RE.search(shown):
+            return 0, 1
+        return (0, 2) if WARNING_RE.search(shown) or GROUPED_RE.match(shown) else (1, 0)
+    return None

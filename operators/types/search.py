@@ -445,3 +445,20 @@ def facts(packet):
     per_file = Counter(ln.path for ln in lines if ln.kind == MATCH)
     important = [f"{path.decode('utf-8', 'replace')} ×{count}" for path, count in per_file.most_common(5)]
     return Facts(f"{sum(per_file.values()):,} matching lines in {len(per_file):,} files", important, len(per_file))
+
+
+PACK_CONTEXT = False  # the lines around a file's header are its hits, ranked below
+HIT_RE = re.compile(rb"^\d+:")
+CONTEXT_HIT_RE = re.compile(rb"^\d+-")
+
+
+def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
+    """Pack tiers of a reduced search output: file headers first (every file name is must-see), then
+    matching lines, then context lines; a hit's own words (``error`` …) do not make it a signal."""
+    if not shown.strip() or shown.startswith((b"[", b"--")):
+        return None
+    if HIT_RE.match(shown):
+        return 1, 0
+    if CONTEXT_HIT_RE.match(shown):
+        return 2, 0
+    return 0, 1
