@@ -275,3 +275,24 @@ def test_pylint_parseable_fixture_keeps_every_location_and_code():
         assert re.search(re.escape(loc) + rb"\b", visible) and code in visible
     assert b"Your code has been rated at 8.85/10" in visible
     assert len(visible) < 0.8 * len(raw)
+
+
+def test_heading_output_over_budget_keeps_the_path_line_and_names_the_ref():
+    raw = (FIXTURES / "rg_heading_context.txt").read_bytes()
+    visible, refs, _ = reduced(search, raw, search.Settings(per_file=1, total=3))
+    m = re.search(rb"^tests/tests_tqdm\.py \[3 matches, 1 shown; the rest: #ref:(ctx_\w+)\]$", visible, re.M)
+    assert m
+    folded = bytes(refs[m.group(1).decode()])
+    assert b"1822:" in folded and b"1923:" in folded  # the other hits and their context, exact
+    assert b"13:from tqdm import TqdmDeprecationWarning, TqdmWarning, tqdm, trange" in visible
+
+
+def test_pack_ranks_file_headers_and_diagnostics_first():
+    from operators.pack import pack
+
+    packets = [reduce_bytes((FIXTURES / name).read_bytes(), source=name) for name in ("rg_common.txt", "tsc.txt")]
+    text, _ = pack(packets, 700)
+    search_part = text.split(b"=== rg_common.txt", 1)[1]
+    shown = [line for line in search_part.split(b"\n")[1:] if line and not line.startswith((b"[", b"==="))]
+    assert shown and all(not re.match(rb"^\d+[:-]", line) for line in shown)  # file names before any hit
+    assert b"[446 diagnostics (error 446) in 20 files" in text
