@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flows import hooks
 
@@ -354,3 +356,35 @@ def test_reduced_output_keeps_the_signal_and_restores_byte_exact(tmp_path, env):
     assert pkt is not None
     full = subprocess.run(tokens + ["expand", "--full", pkt.group().decode()], env=env, capture_output=True, cwd=work, timeout=60)
     assert full.stdout == original.stdout
+
+
+# ------------------------------------------------------------------------------------ properties
+
+SHELLISH = st.text(alphabet=st.sampled_from(list(" \t\n'\"\\$`*?[]{}~!#;&|<>()=-_aZ09.,:/%@^+") + ["ü", "x"]),
+                   max_size=40)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SHELLISH)
+def test_rewrite_never_raises_and_always_wraps_in_tokens_run(text):
+    for command in (text, "ls " + text, "cd d && ls " + text):
+        out = hooks.rewrite(command, hooks.Policy(path=os.environ.get("PATH"), cwd="/"))
+        if out is not None:
+            assert shlex.join(hooks.tokens_argv() + ["run", "--"]) in out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SHELLISH)
+def test_a_command_run_without_a_shell_gets_the_arguments_bash_would_give(text):
+    """When the hook runs a command directly (no ``bash -c``), its argv must be what bash passes."""
+    command = "/usr/bin/printf '%s\\0' start " + text
+    out = hooks.rewrite(command, hooks.Policy(path=os.environ.get("PATH"), cwd="/"))
+    if out is None:
+        return
+    argv = shlex.split(out)[len(hooks.tokens_argv()) + 2:]
+    if argv[:2] == [argv[0], "-c"] and argv[0].endswith("bash"):
+        assert argv[2].strip() == command.strip() or command.startswith(argv[2].strip())
+        return
+    bash = subprocess.run(["bash", "-c", command], capture_output=True, cwd="/", timeout=10)
+    assert bash.returncode == 0
+    assert bash.stdout.split(b"\0")[:-1] == [a.encode() for a in argv[2:]], (command, argv)
