@@ -70,6 +70,7 @@ class _DefaultWalk:
         self.plan = Plan(raw)
         self.prev: bytes | None = None
         self.seen: set[bytes] = set()
+        self.last_file: bytes | None = None
         self.omitted = self.runs = 0
 
     def cut(self, start: int, end: int) -> None:
@@ -82,22 +83,29 @@ class _DefaultWalk:
         raw = self.raw
         key = run_key(m)
         number = max(m.start(3) - (self.width - len(m.group(3))), m.start(2))  # the aligned line number
+        # the file name column (blame -C, or a file renamed in its history): shown when it changes
+        file_end = m.end(2) if m.re is BLAME_S_RE else m.start(2) - 1
+        file = raw[m.end(1) + 1 : file_end].strip()
+        same_file = bool(file) and file == self.last_file
         if SIGNAL_RE.search(raw, line.start, line.body_end):
             self.prev = key  # a signal line stays whole, and shows its commit
             self.runs += key not in self.seen
             self.seen.add(key)
+            self.last_file = file
             return
         if key == self.prev:
             self.cut(line.start, number)
             return
         self.prev = key
         self.runs += 1
-        if m.re is BLAME_S_RE:
-            return  # no author or date to fold: the run's first line stays whole
-        if key in self.seen:  # introduced already: its hash is enough
-            self.cut(m.start(2) - 1, number - 1)
+        if not same_file:
+            self.last_file = file
+        if m.re is BLAME_S_RE or key in self.seen:  # no author or date, or introduced already: the hash
+            self.cut(m.end(1) if same_file else file_end, number - 1)
             return
         self.seen.add(key)
+        if same_file:
+            self.cut(m.end(1) + 1, m.start(2) - 1)
         who = WHO_RE.match(raw, m.start(2), m.end(2))
         if who is None:
             return  # stays whole
