@@ -237,3 +237,29 @@ def test_the_installed_hook_command_answers_a_payload(places, capsys):
     run = subprocess.run(["bash", "-c", updated["command"]], capture_output=True, cwd=project, timeout=60,
                          env={**os.environ, "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0 and b".." in run.stdout
+
+
+def test_codex_home_is_honoured(places, capsys, monkeypatch, tmp_path):
+    home = tmp_path / "plain-home"
+    codex_home = tmp_path / "codex-home"
+    home.mkdir()
+    codex_home.mkdir()
+    monkeypatch.delenv("NOLIFE_TOKENS_INIT_HOME")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    code, _, _ = init(capsys, "--agent", "codex")
+    assert code == 0 and (codex_home / "hooks.json").is_file() and (codex_home / "AGENTS.md").is_file()
+    assert tree(home) == {}
+    init(capsys, "--agent", "codex", "--uninstall")
+    assert tree(codex_home) == {}
+
+
+def test_unexpected_hooks_shape_is_refused_untouched(places, capsys):
+    home, _ = places
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"hooks": {"PreToolUse": "not a list"}}')
+    code, _, err = init(capsys)
+    assert code == 2 and "unexpected shape" in err
+    assert settings.read_bytes() == b'{"hooks": {"PreToolUse": "not a list"}}'
+    assert sorted(tree(home)) == [".claude", ".claude/settings.json"]
