@@ -57,6 +57,7 @@ ELLIPSIS = "\u2026".encode()
 KEEP, RECURSE, NOISE, STRING, RUN = range(5)
 PAD, LINK = ("pad",), ("link",)  # member kinds bucketed per object (see plan_object)
 DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct values is a category
+HEAD_BYTES = 1024  # the first items of a fold stop here (one at least): big items show one example
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
 BIG_ITEMS = 16384  # bytes from which a few same-shaped items (fewer than array_min) are folded too
 DIGIT = re.compile(rb"[0-9]")
@@ -268,6 +269,7 @@ class _Reducer:
         if n <= head + tail:
             return
         keep = bytearray(n)  # 1: the item at this position of idxs stays visible
+        head = self.head_count(entries, idxs, head)
         keep[:head] = b"\x01" * head
         keep[n - tail :] = b"\x01" * tail
         first_kind = raw[entries[idxs[head]][2]]
@@ -290,12 +292,22 @@ class _Reducer:
             if folded_errors:
                 label += f" ({folded_errors} with errors)"
             if member:
-                before = _json_str("\u2026") + b": " + _json_str(label[2:] + ": ")[:-1]
+                before = _json_str("\u2026") + self.colon(entries[idxs[0]]) + _json_str(label[2:] + ": ")[:-1]
             else:
                 before = _json_str(label + ": ")[:-1]
             first, last = idxs[a], idxs[b]
             actions[first] = (RUN, group, before, last)
             actions[first + 1 : last + 1] = _INSIDE_RUN * (last - first)
+
+    @staticmethod
+    def head_count(entries, idxs, head: int) -> int:
+        """How many first items stay: up to ``head``, but big items stop at ``HEAD_BYTES`` (at least one)."""
+        size = 0
+        for j in range(min(head, len(idxs))):
+            if j and size >= HEAD_BYTES:
+                return j
+            size += entries[idxs[j]][3] - entries[idxs[j]][2]
+        return min(head, len(idxs))
 
     def hit_positions(self, hits, entries, idxs, lo: int, hi: int):
         """(position in idxs, hit) for each hit offset that lies inside the value of an item in
@@ -481,14 +493,22 @@ class _Reducer:
         raw = self.raw
         if sum(entries[i][3] - entries[i][0] for i in members) < BUCKET_MIN:
             return False
+        if kind == "links" and len(members) == 1 and raw[entries[members[0]][2]] == _STR:
+            return False  # an object's one link names it (a reference, a homepage): it stays
         keys = [raw[entries[i][0] + 1 : entries[i][1] - 1].lower().decode("utf-8", "surrogateescape") for i in members]
         label = "|".join(g for g in globs if any(fnmatch.fnmatchcase(k, g) for k in keys)) or kind
         count = len(members)
         noun = "padding key" if kind == "padding" else "link field"
         group = self.group(kind, path, f"{count} {noun}s ({label})", entries[members[0]][0])
         shown = f"{count} {'key' if kind == 'padding' else 'link'}{'s' if count > 1 else ''}: "
-        self.bucket(members, actions, group, _json_str(label) + b": " + _json_str(shown)[:-1])
+        self.bucket(members, actions, group, _json_str(label) + self.colon(entries[members[0]]) + _json_str(shown)[:-1])
         return True
+
+    def colon(self, member) -> bytes:
+        """The colon of a member with the spaces around it as the input wrote them (``": "``, ``":"``):
+        a marker member is written the same way."""
+        sep = self.raw[member[1] : member[2]]
+        return sep if len(sep) <= 8 and sep.strip() == b":" else b": "
 
     def fold_map(self, entries, normal: list[int], actions: list, path) -> None:
         """Fold an object whose many ordinary members hold same-shaped values like an array: members
@@ -542,7 +562,7 @@ class _Reducer:
             enough = n >= 4 * cfg.array_min
         else:
             big = entries[complete[-1]][3] - entries[complete[0]][2] >= BIG_ITEMS
-            enough = n >= cfg.array_min or (big and n > max(cfg.array_keep, 0) + max(cfg.array_keep_last, 0) + 1)
+            enough = n >= cfg.array_min or (big and n >= 3)
         return enough and self.same_shape(entries, complete)
 
     def plain_action(self, vs: int, ve: int, path, protected: bool):
