@@ -14,7 +14,8 @@ from operators.types import diagnostics, search
 
 SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
                    "git_grep.txt"]
-DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt", "pylint_parseable.txt"]
+DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt", "pylint_parseable.txt",
+                 "tsc_pretty.txt"]
 
 
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
@@ -296,3 +297,16 @@ def test_pack_ranks_file_headers_and_diagnostics_first():
     shown = [line for line in search_part.split(b"\n")[1:] if line and not line.startswith((b"[", b"==="))]
     assert shown and all(not re.match(rb"^\d+[:-]", line) for line in shown)  # file names before any hit
     assert b"[446 diagnostics (error 446) in 20 files" in text
+
+
+def test_coloured_tsc_pretty_output_shows_plain_locations_and_restores():
+    raw = (FIXTURES / "tsc_pretty.txt").read_bytes()
+    assert b"\x1b[" in raw
+    assert classify(raw)[0] == "diagnostics"
+    visible, refs, _ = reduced(diagnostics, raw)
+    assert b"\x1b" not in visible
+    plain = re.sub(rb"\x1b\[[0-9;]*m", b"", raw)
+    for loc, code in re.findall(rb"^(\S+:\d+:\d+) - error (TS\d+):", plain, re.M):
+        assert loc + b" - error " + code in visible
+    assert b"~~~" not in visible  # the snippets and their carets are behind the details ref
+    assert any(b"\x1b[" in bytes(content) for content in refs.values())

@@ -72,10 +72,11 @@ BUILD_MARKER_RE = re.compile(
     rb"|npm (?:ERR!|WARN|warn|error) |Collecting \S|Successfully installed )",
     re.M,
 )
-DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
+DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
 LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
 PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
+TS_AFTER_SEV_RE = re.compile(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
 BRACKET_CODE_RE = re.compile(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
 GROUPED_HEAD_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*:$")  # a path alone, then a colon
 GROUPED_RE = re.compile(rb"^\s+(\d+):(\d+) ([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.*)$")  # ruff --output-format grouped
@@ -130,7 +131,7 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
         return None
     indent, path, rest = m.group(1), m.group(2), m.group(5)
     loc = text[len(indent) : m.start(5)].rstrip(b": -")
-    code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest)
+    code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest)
     if not (code_m or sev_m or (trail and trail.group(1))):
@@ -326,12 +327,23 @@ class _Reducer:
         self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
 
+    def _keep(self, start: int, end: int) -> None:
+        """Show ``raw[start:end]`` as a terminal would: colour escapes go to group ``escapes``."""
+        plan, raw = self.plan, self.raw
+        if raw.find(b"\x1b", start, end) < 0:
+            plan.keep(start, end)
+            return
+        for m in ANSI_RE.finditer(raw, start, end):
+            plan.keep(plan.position, m.start())
+            plan.omit(m.start(), m.end(), "escapes", "terminal colour escapes")
+        plan.keep(plan.position, end)
+
     def _detail(self, i: int) -> None:
         p = self.p
         if self.detail_group:
             self.plan.omit(p.starts[i], p.ends[i], self.detail_group, "source snippets, carets, help and notes")
         else:
-            self.plan.keep(p.starts[i], p.ends[i])
+            self._keep(p.starts[i], p.ends[i])
 
     def _group(self, key: str) -> str:
         if key not in self.groups:
@@ -364,7 +376,7 @@ class _Reducer:
             if d.key in self.folded and index > s.examples:
                 plan.omit(p.starts[d.head], p.ends[d.end], self._group(d.key), f"diagnostics of rule {d.key}")
             else:
-                plan.keep(p.starts[d.head], p.ends[d.head_end])
+                self._keep(p.starts[d.head], p.ends[d.head_end])
                 for k in range(d.head_end + 1, d.end + 1):
                     self._detail(k)
                 if d.key in self.folded and index == s.examples:
@@ -378,7 +390,7 @@ class _Reducer:
         if p.kind[i] == DETAIL:
             self._detail(i)
         else:
-            plan.keep(p.starts[i], p.ends[i])
+            self._keep(p.starts[i], p.ends[i])
 
     def _folded_line(self, d: Diag, rest: list[Diag]) -> None:
         plan = self.plan
@@ -395,12 +407,12 @@ class _Reducer:
 
     def _footer(self) -> None:
         plan = self.plan
-        if "details" not in plan.reasons:
-            return
-        lead = b"" if plan.ends_line() else b"\n"
-        plan.show(lead + b"[source snippets, carets, help and notes folded: ")
-        plan.mark("details")
-        plan.show(b"]\n")
+        for group, text in (("details", b"[source snippets, carets, help and notes folded: "),
+                            ("escapes", b"[terminal colour escapes removed: ")):
+            if group in plan.reasons:
+                plan.show((b"" if plan.ends_line() else b"\n") + text)
+                plan.mark(group)
+                plan.show(b"]\n")
 
 
 def parse(raw: bytes) -> _Parser:
