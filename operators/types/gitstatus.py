@@ -204,16 +204,27 @@ def detect(sample) -> str | None:
         return None
     if STATUS_START_RE.match(lines[0]) and STATUS_SECTION_RE.search(sample.head[:4096]):
         return "git status (long form)"
-    if len(lines) >= 2 and all(SHORT_RE.fullmatch(line) for line in lines) \
-            and any(not line.startswith((b"## ", b"   ")) for line in lines):
+    if _is_short_status(lines):
         return "git status --short lines (XY path)"
-    if len(lines) >= 2 and all(BRANCH_RE.fullmatch(line) for line in lines):
-        current = sum(1 for line in lines if line.startswith(b"* "))
-        if current <= 1 and (current or any(b"remotes/" in line or b" -> " in line for line in lines)):
-            return "git branch list"
+    if _is_branch_list(lines):
+        return "git branch list"
     if _is_tag_list(lines):
         return "git tag list (version-like names)"
     return None
+
+
+def _is_short_status(lines: list[bytes]) -> bool:
+    return len(lines) >= 2 and all(SHORT_RE.fullmatch(line) for line in lines) \
+        and any(not line.startswith((b"## ", b"   ")) for line in lines)
+
+
+def _is_branch_list(lines: list[bytes]) -> bool:
+    """One branch a line, at most one current (``*``), and a sign it is git's: a current branch, a
+    remote branch or a symbolic ref (``->``)."""
+    if len(lines) < 2 or not all(BRANCH_RE.fullmatch(line) for line in lines):
+        return False
+    current = sum(1 for line in lines if line.startswith(b"* "))
+    return current <= 1 and bool(current or any(b"remotes/" in line or b" -> " in line for line in lines))
 
 
 def facts(packet):
