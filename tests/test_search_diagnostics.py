@@ -310,3 +310,18 @@ def test_coloured_tsc_pretty_output_shows_plain_locations_and_restores():
         assert loc + b" - error " + code in visible
     assert b"~~~" not in visible  # the snippets and their carets are behind the details ref
     assert any(b"\x1b[" in bytes(content) for content in refs.values())
+
+
+def test_cargo_progress_around_clippy_output_stays_diagnostics():
+    raw = (FIXTURES / "clippy.txt").read_bytes()
+    wrapped = (b"    Checking itoa v1.0.18 (/src/itoa)\n" + raw.replace(b"warning: 95 warnings emitted",
+               b"warning: `itoa` (lib) generated 95 warnings") + b"    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.61s\n")
+    assert classify(wrapped)[0] == "diagnostics"
+    visible, _, _ = reduced(diagnostics, wrapped)
+    assert b"Checking itoa v1.0.18" in visible and b"generated 95 warnings" in visible and b"Finished `dev`" in visible
+
+
+def test_python_warnings_with_source_lines_are_neither_search_nor_diagnostics():
+    raw = b"".join(b"/venv/lib/python3.11/site-packages/pkg/mod%d.py:%d: DeprecationWarning: pkg_resources is deprecated\n"
+                   b"  import pkg_resources\n" % (i, i * 7 + 3) for i in range(12))
+    assert classify(raw)[0] not in ("search", "diagnostics")
