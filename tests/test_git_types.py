@@ -34,6 +34,7 @@ EXPECTED_TYPE = {
     "git_status.txt": "gitstatus",
     "git_status_short.txt": "gitstatus",
     "git_tag.txt": "gitstatus",
+    "git_tag_n.txt": "gitstatus",
     "git_branch_a.txt": "gitstatus",
 }
 MODULES = {"gitlog": gitlog, "gitblame": gitblame, "gitstatus": gitstatus}
@@ -347,6 +348,20 @@ def test_tags_keep_newest_oldest_and_count_the_rest():
     assert kept + counted == len(tags)
     assert b"v4.19.9" not in shown and b"v4.19.9\n" in contents["tags"]
     assert f"[git tag: {len(tags)} tags, {kept} shown".encode() in visible
+
+
+def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
+    raw = fixture("git_tag_n.txt")  # git tag -n: each name padded, then its note
+    visible, contents = run(gitstatus, raw)
+    lines = raw.split(b"\n")[:-1]
+    shown = set(visible.split(b"\n"))
+    assert [line for line in lines if line.startswith(b"v4.69.1 ")][0] in shown
+    assert [line for line in lines if line.startswith(b"v4.19.9 ")][0] + b"\n" in contents["tags"]
+    for line in lines:
+        if SIGNAL_RE.search(line):
+            assert line in shown, line
+    assert len(visible) < 0.2 * len(raw)
+    assert classify(b"".join(b"1.%d.0 is the release of week %d\n" % (i, i) for i in range(20)))[0] != "gitstatus"
 
 
 def test_short_tag_lists_pass_through():

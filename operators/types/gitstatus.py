@@ -5,11 +5,12 @@
 * ``git status -s`` / ``--porcelain`` and ``git branch`` (``-a``, ``-r``, ``-v``, ``-vv``): already one
   path or branch a line, all signal: passed through (the type exists so that no other reducer
   folds them).
-* ``git tag``: a list of more than ``fold_min`` tags keeps, for each family of
+* ``git tag`` (also ``git tag -n``, each name with its note): a list of more than ``fold_min`` tags keeps, for each family of
   tags (the name with its version number taken out: ``v1.2.3`` and ``v2.0`` are one family,
   ``pkg-a@1.0`` another), the newest ``keep_newest`` and the oldest ``keep_oldest`` by version order
   (pre-releases before their release), every tag of the newest ``major.minor`` series, the newest of
-  each major version, and every tag that carries no version. Each run of other tags becomes one line
+  each major version, every tag that carries no version, and every line with a signal word (a
+  ``git tag -n`` note that says "failed"). Each run of other tags becomes one line
   ``⋯ N more tags (first … last)`` in place; the exact lines go to one ref (group ``tags``).
 """
 
@@ -90,7 +91,8 @@ def reduce_status(raw: bytes, lines: list[Line]) -> Plan:
 
 
 def tag_name(raw: bytes, line: Line) -> bytes:
-    return raw[line.start : line.body_end].split(None, 1)[0] if line.body_end > line.start else b""
+    text = raw[line.start : line.body_end]
+    return text.split(None, 1)[0] if text.strip() else b""
 
 
 def version_key(name: bytes) -> tuple[bytes, tuple] | None:
@@ -133,6 +135,7 @@ def reduce_tags(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
     if len(lines) <= settings.fold_min:
         return passthrough(raw)
     keep = kept_tags(names, settings)
+    keep.update(i for i, line in enumerate(lines) if SIGNAL_RE.search(raw, line.start, line.body_end))
     plan = Plan(raw)
     folded = 0
     i, n = 0, len(lines)
@@ -186,10 +189,15 @@ def _is_tag_list(lines: list[bytes]) -> bool:
     if len(lines) < 5:
         return False
     names = []
+    annotated = 0
     for line in lines:
-        if line[:1].isspace() or line.startswith((b"-", b"#")) or len(line.split()) != 1:
-            return False  # one name a line (an access log starts with an address, then more words)
-        names.append(line.strip())
+        if line[:1].isspace() or line.startswith((b"-", b"#")):
+            return False
+        name, _, note = line.partition(b" ")
+        annotated += bool(note.strip())
+        names.append(name)
+    if annotated and annotated < 0.9 * len(lines) or annotated and b"    " not in lines[0]:
+        return False  # git tag -n pads each name to 15 columns; a line of words is not a tag list
     if any(FILE_EXT_RE.search(name) for name in names):
         return False
     if sum(1 for name in names if IPV4_RE.fullmatch(name)) > 0.3 * len(names):
