@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Annotated
+
+import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
@@ -44,10 +47,10 @@ SIGNALS = ""
 
 
 class Settings(Section):
-    max_shown: int = 40  # diagnostics shown verbatim before rules are folded
-    examples: int = 2  # diagnostics of a folded rule shown verbatim
-    top: int = 6  # rules and files named in the summary line
-    max_locations: int = 1000  # locations listed for one folded rule (the rest are counted, in its ref)
+    max_shown: Annotated[int, msgspec.Meta(ge=1)] = 40  # diagnostics shown verbatim before rules are folded
+    examples: Annotated[int, msgspec.Meta(ge=1)] = 2  # diagnostics of a folded rule shown verbatim
+    top: Annotated[int, msgspec.Meta(ge=1)] = 6  # rules and files named in the summary line
+    max_locations: Annotated[int, msgspec.Meta(ge=1)] = 1000  # locations listed for one folded rule (the rest are counted, in its ref)
 
 
 ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")

@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Annotated
+
+import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
@@ -35,10 +38,10 @@ SIGNALS = ""
 
 
 class Settings(Section):
-    per_file: int = 8  # matching lines shown per file while the total lasts
-    total: int = 60  # matching lines shown in all; past it each file shows its first hit
-    max_files: int = 400  # past this many files, a file shows only its header and count
-    line_max: int = 240  # a longer line is cut around the match
+    per_file: Annotated[int, msgspec.Meta(ge=1)] = 8  # matching lines shown per file while the total lasts
+    total: Annotated[int, msgspec.Meta(ge=1)] = 60  # matching lines shown in all; past it each file shows its first hit
+    max_files: Annotated[int, msgspec.Meta(ge=1)] = 400  # past this many files, a file shows only its header and count
+    line_max: Annotated[int, msgspec.Meta(ge=40)] = 240  # a longer line is cut around the match
 
 
 MIN_SAVING = 120  # bytes; below this the output passes through
