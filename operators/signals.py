@@ -2,8 +2,10 @@
 
 Two sources, checked together by the SIGNAL stage:
 * planted signals listed for a fixture in ``fixtures/signals.toml``;
-* automatic signals derived from the raw input, independently of any reducer: every error/warning
-  line of a log, text or build output, and every changed line of a diff.
+* automatic signals derived from the raw input by the signal vocabulary alone (``operators.vocab``),
+  independently of any reducer and sharing no state with one: for a log, text or build output (any
+  type whose module says ``SIGNALS = "lines"``) every line with a signal word in any inflection or an
+  error code (one RE2 pass over the buffer); for a diff every changed line.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Iterator
 
 import msgspec
 
-from operators.types.log import signal_lines
+from operators.vocab import CONTROL_RE, LineFinder, display_line, display_text, signal_lines  # noqa: F401 (LineFinder re-exported)
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
 
@@ -29,25 +31,6 @@ def load_sidecar(path: Path) -> dict[str, list[str]]:
         return {}
     table = msgspec.toml.decode(path.read_bytes(), type=dict[str, FixtureSignals])
     return {name: entry.signals for name, entry in table.items()}
-
-
-class LineFinder:
-    """Every line of a buffer (without its ``\\n``) that starts with a match of ``head``, in order.
-
-    Searched as ``\\n`` + head, which ``re`` finds at C speed (a pattern starting with ``^`` is tried
-    at every byte); the first line has no ``\\n`` before it and is matched on its own. No list of
-    every line is made."""
-
-    def __init__(self, head: bytes):
-        self._first = re.compile(head + rb"[^\n]*")
-        self._rest = re.compile(rb"\n(" + head + rb"[^\n]*)")
-
-    def __call__(self, raw: bytes) -> Iterator[bytes]:
-        first = self._first.match(raw)
-        if first:
-            yield first.group()
-        for match in self._rest.finditer(raw):
-            yield match.group(1)
 
 
 changed_line_bodies = LineFinder(rb"(?:\+(?!\+\+ )|-(?!-- ))")  # + or - lines, not the file headers
@@ -72,7 +55,7 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
 
     kind = getattr(types.get(content_type), "SIGNALS", "lines") if content_type in types.names() else "lines"
     if kind == "lines":
-        found = [line.rstrip() for line in signal_lines(raw)]
+        found = signal_lines(raw, MAX_AUTO)
     elif kind == "changed":
         found = changed_lines(raw)
     else:
@@ -89,7 +72,7 @@ def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> l
 
     An auto signal line counts as kept when a visible line equals it (trailing whitespace aside) or,
     for the few shown with a suffix (``×N``), when it occurs in the visible text. Text with terminal
-    controls is compared as a terminal displays it (``build.display_line``), line by line."""
+    controls is compared as a terminal displays it (``vocab.display_line``), line by line."""
     if _has_terminal_controls(visible) or any(_has_terminal_controls(line) for line in auto):
         return _missing_as_displayed(visible, expected, auto)
     return _missing(visible, expected, auto)
@@ -109,16 +92,13 @@ def _missing(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str
 def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
     """``_missing`` on the text as displayed, one visible line at a time: only a line holding a
     control byte is converted, and no displayed copy of the whole text is made."""
-    # imported only when needed (startup time); CONTROL_RE: every byte display_line may change
-    from operators.types.build import CONTROL_RE, display_line, display_signals
-
     needles = [s.encode() for s in expected]
     if any(b"\n" in needle for needle in needles):  # a planted string across lines: display the whole text
-        shown_text, shown_auto = display_signals(visible, auto)
-        return _missing(shown_text, expected, shown_auto)
+        shown_auto = [shown for shown in (display_line(s).rstrip() for s in auto) if shown]
+        return _missing(display_text(visible), expected, shown_auto)
     shown_auto = [shown for shown in (display_line(line).rstrip() for line in auto) if shown]
     wanted = set(shown_auto)
-    # as build.display_text: a text without ESC, CR or backspace is shown as it is; else each line
+    # as vocab.display_text: a text without ESC, CR or backspace is shown as it is; else each line
     # holding any control byte is converted
     has_control = CONTROL_RE.search if _has_terminal_controls(visible) else _never
     found: set[bytes] = set()

@@ -33,56 +33,17 @@ import re
 import re2
 
 from operators.reduction import Plan
-from operators.types.log import MASK_RE, SIGNAL_RE, signal_line_indexes
+from operators.types.log import MASK_RE, signal_line_indexes
+from operators.vocab import (  # noqa: F401  (the terminal helpers and markers stay importable from here)
+    CONTROL_RE, ESC_BS_RE, ESC_RE, ESCAPES_PATTERN as _ESCAPES, EXTRA_SIGNAL_PATTERN as _EXTRA_SIGNAL,
+    EXTRA_SIGNAL_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, SIGNAL_RE, display_line, display_text,
+    escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
+)
 
 FOLD_MIN = 5  # unknown lines repeating by template this often are folded
 CONTINUATION_MAX = 400  # lines kept after one error line as its context
 CAPTURED_HEAD, CAPTURED_TAIL = 12, 6  # long captured output inside a pytest failure
 SECTION_HEAD, SECTION_TAIL = 40, 5  # long warnings / durations / coverage sections
-
-# -- terminal escapes ---------------------------------------------------------------------------
-_ESCAPES = (
-    rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erase line
-    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
-    rb"|\x1b[()*+][0-9A-Za-z]"  # charset selection
-    rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
-    rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
-)
-ESC_RE = re.compile(_ESCAPES)
-# with backspaces: a character followed by \x08 is erased too (spinners: "-\x08 \x08\\\x08 \x08done")
-ESC_BS_RE = re.compile(rb"(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|" + _ESCAPES)
-
-
-def _escapes(segment: bytes) -> re.Pattern:
-    return ESC_BS_RE if b"\x08" in segment else ESC_RE
-
-
-def strip_escapes(segment: bytes) -> bytes:
-    return _escapes(segment).sub(b"", segment)
-
-
-def _frame(raw: bytes, start: int, end: int) -> tuple[int, int]:
-    """The span of ``raw[start:end]`` (one line, no line ending) that a terminal ends up showing.
-
-    ``\r`` returns the cursor to the start of the line: the last frame with visible text wins."""
-    cut = raw.rfind(b"\r", start, end)
-    if cut < 0:
-        return start, end
-    fe = end
-    while True:
-        fs = cut + 1 if cut >= 0 else start
-        if _has_text(raw, fs, fe):
-            return fs, fe
-        if cut < 0:
-            last = raw.rfind(b"\r", start, end)
-            return last + 1, end  # nothing visible anywhere: the last frame
-        fe = cut
-        cut = raw.rfind(b"\r", start, cut)
-
-
-def _has_text(raw: bytes, start: int, end: int) -> bool:
-    return bool(strip_escapes(raw[start:end]).strip())
-
 
 def _redrawn(raw: bytes, start: int, end: int, fs: int) -> bool:
     """Whether a frame before the shown one (starting at ``fs``) had visible text too."""
@@ -100,20 +61,6 @@ def _redrawn(raw: bytes, start: int, end: int, fs: int) -> bool:
 def _line_end(raw: bytes, start: int, end: int) -> int:
     """Where the body of a line ends: before a CRLF's ``\\r``."""
     return end - 1 if end > start and raw[end - 1 : end] == b"\r" else end
-
-
-def display_line(line: bytes) -> bytes:
-    """One line (no ``\\n``) as a terminal shows it: last ``\\r`` frame, escapes removed."""
-    end = _line_end(line, 0, len(line))
-    fs, fe = _frame(line, 0, end)
-    return strip_escapes(line[fs:fe])
-
-
-def display_text(data: bytes) -> bytes:
-    """``data`` as a terminal shows it, line by line (line endings kept as ``\\n``)."""
-    if b"\x1b" not in data and b"\r" not in data and b"\x08" not in data:
-        return data
-    return b"\n".join(display_line(line) for line in data.split(b"\n"))
 
 
 def display_signals(visible: bytes, auto: list[bytes]) -> tuple[bytes, list[bytes]]:
@@ -135,15 +82,6 @@ def visible_signal_lines(raw: bytes) -> list[bytes]:
 
 
 # -- line kinds (matched on the displayed text) -------------------------------------------------
-_EXTRA_SIGNAL = (
-    rb"^E(?: |$)"  # pytest assertion detail
-    rb"|undefined reference to|multiple definition of|[Nn]o rule to make target|\bnot ok\b"
-    rb"|^[ \t]*(?:\xe2\x9c\x95|\xe2\x9c\x97|\xc3\x97|\xe2\x9d\x8c)[ \t]"  # ✕ ✗ × ❌
-    rb"|^[ \t]*npm (?:ERR!|error)|\bERR!"
-)
-EXTRA_SIGNAL_RE = re.compile(_EXTRA_SIGNAL)
-_EXTRA_SIGNAL_SCAN = re2.compile(b"(?m)" + _EXTRA_SIGNAL)  # one linear pass over a whole buffer
-CONTROL_RE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
 SECTION_RE = re.compile(rb"^={3,} ?(.*?) ?={3,}\s*$")
 SUMMARY_RE = re.compile(
     rb"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)(?:, )?)+"
@@ -278,11 +216,6 @@ class _Lines:
 
     def __len__(self) -> int:
         return len(self.starts)
-
-
-def is_signal_text(text: bytes) -> bool:
-    """A displayed line that must stay visible (and that a budget packer shows first)."""
-    return SIGNAL_RE.search(text) is not None or EXTRA_SIGNAL_RE.search(text) is not None
 
 
 def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:

@@ -28,8 +28,6 @@ from bisect import bisect_right
 from itertools import accumulate, islice, repeat
 from operator import add
 
-import re2
-
 from typing import Annotated
 
 import msgspec
@@ -42,14 +40,11 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     _kernel = None
 
-_SIGNAL_PATTERN = (
-    rb"(?i:\b(?:errors?|err|warn|warning|fatal|critical|crit|alert|emerg|severe|exception|traceback"
-    rb"|panic|panicked|fail|failed|failure|failures|denied|refused|unable|cannot|timeout|timed out"
-    rb"|killed|abort|aborted|segfault|invalid|unauthorized|forbidden|unreachable|oom)\b)"
-    rb"|[A-Za-z](?:Exception|Error)\b"
-    rb'|" [45]\d\d '
+# the signal vocabulary lives in operators.vocab; the names stay importable from here
+from operators.vocab import (  # noqa: E402,F401  (re-exported)
+    CODE_RE, LEVEL_RE, LOG_LINE_RE, SHAPE_CODE_RE, SHAPE_STATUS, SIGNAL_PATTERN as _SIGNAL_PATTERN, SIGNAL_RE,
+    STATUS_RE, WORD_RE as SHAPE_SIGNAL_RE, is_log_line, signal_line_spans as signal_line_spans_direct,
 )
-SIGNAL_RE = re2.compile(_SIGNAL_PATTERN)
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 # hex numbers; uuid-like runs of 4+ hex groups joined by "-" (one of them holding a digit: a group of
 # letters only, like "beef", must not keep a uuid apart); hex words holding a digit, also right after
@@ -66,27 +61,7 @@ SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
-SHAPE_SIGNAL_RE = re2.compile(_SIGNAL_PATTERN.rpartition(b"|")[0])  # what a shape can tell
-SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
 SHAPE_SHARE_MAX = 4  # scan the shapes only when they are at most 1/4 of the input
-MEMO_MIN = 1 << 20  # inputs this big keep their signal lines for the next caller (the SIGNAL stage)
-_last_signals: tuple[bytes, tuple[int, ...], tuple[tuple[int, int], ...]] = (b"", (), ())
-
-
-def signal_line_spans_direct(raw: bytes) -> list[tuple[int, int]]:
-    """The definition: (start, end) of every line where ``SIGNAL_RE`` matches, newline excluded."""
-    spans = []
-    end = -1
-    for match in SIGNAL_RE.finditer(raw):
-        pos = match.start()
-        if pos <= end:
-            continue  # same line as the previous match
-        start = raw.rfind(b"\n", 0, pos) + 1
-        end = raw.find(b"\n", pos)
-        if end == -1:
-            end = len(raw)
-        spans.append((start, end))
-    return spans
 
 
 def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
@@ -94,11 +69,12 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     """Indexes of the signal lines, found by scanning each distinct shape once instead of every line.
 
     A shape differs from its lines only in digit runs (one ``0`` each), and the word alternatives of
-    the signal pattern hold no digit and end at the same word boundaries: a shape matches them exactly
-    when its lines do. Only the status alternative (``" 4xx ``) needs digits: shapes holding ``" 0 ``
-    are candidates, and their lines are checked on the raw bytes. ``shape_data`` holds the shapes, each
-    followed by a newline (``shape_ends``: where each ends). When the shapes are more than
-    1/``shape_share`` of the input (few repeats), the raw buffer is scanned instead.
+    the signal vocabulary (``vocab.WORD_PATTERN``) hold no digit and end at the same word boundaries: a
+    shape matches them exactly when its lines do. The status and error-code alternatives need digits:
+    shapes holding ``" 0 `` or matching ``vocab.SHAPE_CODE_RE`` are candidates, and their lines are
+    checked on the raw bytes. ``shape_data`` holds the shapes, each followed by a newline
+    (``shape_ends``: where each ends). When the shapes are more than 1/``shape_share`` of the input
+    (few repeats), the raw buffer is scanned instead.
     """
     if (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
         return tuple(_line_indexes(raw, signal_line_spans_direct(raw)))
@@ -113,9 +89,19 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
         if not signal[shape]:
             candidate[shape] = 1
         at = shape_data.find(SHAPE_STATUS, ends[shape])  # on from the next shape
+    coded = bytearray(len(ends))
+    for match in SHAPE_CODE_RE.finditer(shape_data):
+        shape = bisect_right(ends, match.start())
+        if not signal[shape]:
+            coded[shape] = 1
     found = lines_with(ids, signal)
+    extra: list[int] = []
     if 1 in candidate:
-        found = sorted((*found, *status_lines(raw, starts, lines_with(ids, candidate))))
+        extra.extend(status_lines(raw, starts, lines_with(ids, candidate)))
+    if 1 in coded:
+        extra.extend(i for i in lines_with(ids, coded) if CODE_RE.search(raw, starts[i], _line_end(raw, starts[i], starts[i + 1])))
+    if extra:
+        found = sorted(set((*found, *extra)))
     return tuple(found)
 
 
@@ -130,43 +116,23 @@ def _line_indexes(raw: bytes, spans) -> list[int]:
     return found
 
 
-def _remember(raw: bytes, lines, spans) -> None:
-    global _last_signals
-    if len(raw) >= MEMO_MIN:
-        _last_signals = (raw, tuple(lines), tuple(spans))
-
-
 def _line_end(raw: bytes, start: int, next_start: int) -> int:
     return next_start - 1 if next_start > start and raw[next_start - 1] == 10 else next_start
 
 
-def _signal_scan(raw: bytes) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-    """Line indexes and spans of the signal lines of ``raw``. The log reducer finds them on its line
-    shapes and leaves them here for the last big buffer (by identity: the same bytes object, never an
-    equal copy), so the SIGNAL check of a log does not scan again; any other input is scanned
-    directly (RE2 over the buffer: no per-line memory)."""
-    last_raw, last_lines, last_spans = _last_signals
-    if raw is last_raw:
-        return last_lines, last_spans
-    spans = tuple(signal_line_spans_direct(raw))
-    lines = tuple(_line_indexes(raw, spans))
-    _remember(raw, lines, spans)
-    return lines, spans
-
-
-def signal_line_spans(raw: bytes) -> tuple[tuple[int, int], ...]:
-    """(start, end) of every line holding a signal, newline excluded (see ``signal_line_spans_direct``)."""
-    return _signal_scan(raw)[1]
+def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every line holding a signal, newline excluded (``vocab.signal_line_spans``)."""
+    return signal_line_spans_direct(raw)
 
 
 def signal_line_indexes(raw: bytes) -> list[int]:
     """Indexes (0-based, split on ``\\n``) of the lines holding a signal."""
-    return list(_signal_scan(raw)[0])
+    return _line_indexes(raw, signal_line_spans_direct(raw))
 
 
 def signal_lines(raw: bytes) -> list[bytes]:
     """Every distinct signal line of ``raw`` (line ending stripped): what must stay visible."""
-    return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans(raw)))
+    return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans_direct(raw)))
 
 
 def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
@@ -235,9 +201,6 @@ def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
 def lines_with_py(ids, flags) -> array:
     """Pure-Python twin of ``_kernel.lines_with``: the lines whose shape is flagged."""
     return array("q", [i for i, shape_id in enumerate(ids) if flags[shape_id]])
-
-
-STATUS_RE = re.compile(rb'" [45]\d\d ')
 
 
 def status_lines_py(raw: bytes, starts, lines) -> array:
@@ -384,7 +347,6 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
         signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
-        _remember(raw, signal_indexes, ((starts[i], _line_end(raw, starts[i], starts[i + 1])) for i in signal_indexes))
     else:
         signal_indexes = signal_line_indexes(raw)
     verbatim = array("q", sorted(_verbatim_lines(raw, starts, n, signal_indexes)))
@@ -526,19 +488,6 @@ class Settings(Section):
     fold_min: Annotated[int, msgspec.Meta(ge=2)] = 3  # a template seen fewer times than this is a rare line and stays visible
     mask_templates: bool = True  # group lines that differ only by numbers, ids, hex, timestamps
     long_line: Annotated[int, msgspec.Meta(ge=0)] = 4096  # bytes of a non-signal line shown; the rest to a ref (0: never cut)
-
-LOG_LINE_RE = re.compile(
-    rb"^(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
-    rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
-    rb"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
-)
-LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
-
-
-def is_log_line(line: bytes) -> bool:
-    """A line that starts like a log record (a timestamp) or names a level near its start."""
-    return LOG_LINE_RE.match(line) is not None or LEVEL_RE.search(line[:200]) is not None
-
 
 def detect(sample) -> str | None:
     lines = sample.lines

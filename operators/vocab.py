@@ -1,0 +1,229 @@
+"""The signal vocabulary: what an error, a warning or a failure looks like, and how a terminal shows a line.
+
+A leaf module (it imports nothing from the project) that the reducers and the checks share:
+
+* **signal words** (``SIGNAL_RE``): error, warning, failure, exception, crash, … in any inflection
+  (``errors``, ``warnings``, ``failures``, ``crashed``, ``rejected``, ``unavailable``, ``denied``, …),
+  camel-case exception names (``IOException``, ``ValueError``, ``DeprecationWarning``) and **error
+  codes** (an HTTP 4xx/5xx status, ``exit code 2``, errno names like ``ECONNREFUSED``, ``ORA-00942``,
+  failing HRESULTs ``0x800f081f``, npm's ``E404``). ``signal_line_spans`` finds every line holding one
+  in a single RE2 pass over the buffer: the definition the SIGNAL check uses on its own.
+  ``WORD_PATTERN`` holds no digit, so it matches a line's *shape* (digit runs as one ``0``) exactly
+  when it matches the line; ``CODE_RE`` needs the digits, and ``SHAPE_CODE_RE`` finds the shapes that
+  may hold one (a superset: each candidate line is checked on its raw bytes).
+* build/test markers that are signal in runner output (``EXTRA_SIGNAL_RE``: pytest ``E`` lines, linker
+  errors, ``npm ERR!``, jest's ``✕``) and the ranking regexes of level 0 (``ERROR_RE``, ``WARN_RE``,
+  ``CONCLUSION_RE``, ``EXCEPTION_RE``);
+* line finders (``LineFinder``): every line starting with a pattern, at C speed;
+* terminal display (``display_line``, ``display_text``, ``strip_escapes``, ``CONTROL_RE``): escapes,
+  backspaces and ``\\r`` redraws as a terminal resolves them;
+* log records (``LOG_LINE_RE``, ``LEVEL_RE``, ``is_log_line``): the timestamps and levels that start a
+  log line, from ISO and syslog to logcat, Apache, HDFS, Spark, Windows CBS and epoch-stamped HPC logs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+import re2
+
+# -- signal words and error codes ----------------------------------------------------------------
+WORD_PATTERN = (
+    rb"(?i:\b(?:err|errs|errors?|errored|erroring|erroneous|errno|warn|warns|warned|warnings?"
+    rb"|fatal|fatally|critical|crit|alerts?|emerg|emergency|severe|exceptions?|traceback"
+    rb"|panic|panics|panicked|panicking|fail|fails|failed|failing|failures?"
+    rb"|denied|denial|denials|refused|refuse|refuses|refusing|reject|rejects|rejected|rejecting|rejections?"
+    rb"|unable|cannot|can't|couldn't|could not|unavailable|timeouts?|timed out"
+    rb"|killed|abort|aborts|aborted|aborting|crash|crashes|crashed|crashing"
+    rb"|segfaults?|segmentation fault|invalid|unauthori[sz]ed|forbidden|unreachable|oom|out of memory"
+    rb"|corrupt|corrupted|corruption|violations?|deadlocks?|deadlocked|unhandled|uncaught|unexpected|unexpectedly"
+    rb"|sqlstate)\b)"
+    rb"|[A-Za-z](?:Exception|Error|Warning|Failure)s?\b"
+    rb"|\bE(?:NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|ADDRINUSE|ADDRNOTAVAIL|NOSPC|NOMEM"
+    rb"|PIPE|EXIST|NOTDIR|ISDIR|AGAIN|INVAL|BUSY|HOSTUNREACH|NETUNREACH|NETDOWN|MFILE|NFILE|NOTEMPTY|ROFS"
+    rb"|NOTFOUND|BADF|NOTCONN|NOTSUP|DQUOT)\b"
+    rb"|\bERR_[A-Z][A-Z_]{2,}\b"
+)
+STATUS_PATTERN = rb'" [45]\d\d '  # an access log's status field
+CODE_PATTERN = (  # error codes that need their digits
+    rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?[1-9]"
+    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+[45]\d\d\b"
+    rb"|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
+    rb"|\bORA-\d{5}\b|\bE[45]\d\d\b"
+    rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x8[0-9A-Fa-f]{7}\b"
+)
+# the same alternatives on a shape (every digit run one "0"): a superset of the shapes of CODE_PATTERN's lines
+SHAPE_CODE_PATTERN = (
+    rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?0"
+    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+0\b"
+    rb"|\bHTTP/0(?:\.0)? 0\b"
+    rb"|\bORA-0\b|\bE0\b"
+    rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x"
+)
+SIGNAL_PATTERN = WORD_PATTERN + rb"|" + CODE_PATTERN + rb"|" + STATUS_PATTERN
+SIGNAL_RE = re2.compile(SIGNAL_PATTERN)
+WORD_RE = re2.compile(WORD_PATTERN)  # what a shape can tell
+CODE_RE = re2.compile(CODE_PATTERN)
+SHAPE_CODE_RE = re2.compile(SHAPE_CODE_PATTERN)
+SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
+STATUS_RE = re.compile(STATUS_PATTERN)
+
+
+def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
+    """The definition: (start, end) of every line where ``SIGNAL_RE`` matches, newline excluded.
+    One RE2 pass over the buffer; no list of lines is made."""
+    spans = []
+    end = -1
+    for match in SIGNAL_RE.finditer(raw):
+        pos = match.start()
+        if pos <= end:
+            continue  # same line as the previous match
+        start = raw.rfind(b"\n", 0, pos) + 1
+        end = raw.find(b"\n", pos)
+        if end == -1:
+            end = len(raw)
+        spans.append((start, end))
+    return spans
+
+
+def signal_lines(raw: bytes, limit: int = 0) -> list[bytes]:
+    """Every distinct signal line of ``raw`` (trailing whitespace stripped, empty ones dropped), in
+    order; at most ``limit`` of them when given."""
+    out: dict[bytes, None] = {}
+    for start, end in signal_line_spans(raw):
+        line = raw[start:end].rstrip()
+        if line:
+            out.setdefault(line, None)
+            if limit and len(out) >= limit:
+                break
+    return list(out)
+
+
+# -- build and test runner markers, level-0 ranking ------------------------------------------------
+EXTRA_SIGNAL_PATTERN = (
+    rb"^E(?: |$)"  # pytest assertion detail
+    rb"|undefined reference to|multiple definition of|[Nn]o rule to make target|\bnot ok\b"
+    rb"|^[ \t]*(?:\xe2\x9c\x95|\xe2\x9c\x97|\xc3\x97|\xe2\x9d\x8c)[ \t]"  # ✕ ✗ × ❌
+    rb"|^[ \t]*npm (?:ERR!|error)|\bERR!"
+)
+EXTRA_SIGNAL_RE = re.compile(EXTRA_SIGNAL_PATTERN)
+EXTRA_SIGNAL_SCAN = re2.compile(b"(?m)" + EXTRA_SIGNAL_PATTERN)  # one linear pass over a whole buffer
+
+ERROR_RE = re.compile(
+    rb"(?i:\b(?:errors?|err!?|fatal|failed|failure|failures|exception|traceback|panic|panicked|critical|segfault"
+    rb"|killed|aborted|not ok)\b)|[A-Za-z](?:Exception|Error)\b|^E(?: |$)|undefined reference"
+)
+CONCLUSION_RE = re.compile(  # the lines that say what went wrong, best first
+    rb"^(?:FAILED|ERROR) \S+::|: (?:fatal )?error(?:\[\w+\])?: |^\s*error(?:\[\w+\])?: |^ERROR: |^npm (?:ERR!|error) code "
+    rb"|make(?:\[\d+\])?: \*\*\*|^--- FAIL: |^FAIL\b|undefined reference|^\s*(?:\xe2\x97\x8f|\xe2\x9c\x95) "
+)
+EXCEPTION_RE = re.compile(rb"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): |^E\s+\w+(?:Error|Exception)\b")
+WARN_RE = re.compile(rb"(?i:\bwarn(?:ing|ings)?\b)|[a-z]Warning\b")
+
+
+def is_signal_text(text: bytes) -> bool:
+    """A displayed line that must stay visible (and that a budget packer shows first)."""
+    return SIGNAL_RE.search(text) is not None or EXTRA_SIGNAL_RE.search(text) is not None
+
+
+# -- line finders ----------------------------------------------------------------------------------
+class LineFinder:
+    """Every line of a buffer (without its ``\\n``) that starts with a match of ``head``, in order.
+
+    Searched as ``\\n`` + head, which ``re`` finds at C speed (a pattern starting with ``^`` is tried
+    at every byte); the first line has no ``\\n`` before it and is matched on its own. No list of
+    every line is made."""
+
+    def __init__(self, head: bytes):
+        self._first = re.compile(head + rb"[^\n]*")
+        self._rest = re.compile(rb"\n(" + head + rb"[^\n]*)")
+
+    def __call__(self, raw: bytes) -> Iterator[bytes]:
+        first = self._first.match(raw)
+        if first:
+            yield first.group()
+        for match in self._rest.finditer(raw):
+            yield match.group(1)
+
+
+# -- terminal display ------------------------------------------------------------------------------
+ESCAPES_PATTERN = (
+    rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erase line
+    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    rb"|\x1b[()*+][0-9A-Za-z]"  # charset selection
+    rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
+    rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
+)
+ESC_RE = re.compile(ESCAPES_PATTERN)
+# with backspaces: a character followed by \x08 is erased too (spinners: "-\x08 \x08\\\x08 \x08done")
+ESC_BS_RE = re.compile(rb"(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|" + ESCAPES_PATTERN)
+CONTROL_RE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
+
+
+def escapes_re(segment: bytes) -> re.Pattern:
+    return ESC_BS_RE if b"\x08" in segment else ESC_RE
+
+
+def strip_escapes(segment: bytes) -> bytes:
+    return escapes_re(segment).sub(b"", segment)
+
+
+def has_text(raw: bytes, start: int, end: int) -> bool:
+    return bool(strip_escapes(raw[start:end]).strip())
+
+
+def frame(raw: bytes, start: int, end: int) -> tuple[int, int]:
+    """The span of ``raw[start:end]`` (one line, no line ending) that a terminal ends up showing.
+
+    ``\\r`` returns the cursor to the start of the line: the last frame with visible text wins."""
+    cut = raw.rfind(b"\r", start, end)
+    if cut < 0:
+        return start, end
+    fe = end
+    while True:
+        fs = cut + 1 if cut >= 0 else start
+        if has_text(raw, fs, fe):
+            return fs, fe
+        if cut < 0:
+            last = raw.rfind(b"\r", start, end)
+            return last + 1, end  # nothing visible anywhere: the last frame
+        fe = cut
+        cut = raw.rfind(b"\r", start, cut)
+
+
+def display_line(line: bytes) -> bytes:
+    """One line (no ``\\n``) as a terminal shows it: last ``\\r`` frame, escapes removed."""
+    end = len(line) - 1 if line.endswith(b"\r") else len(line)
+    fs, fe = frame(line, 0, end)
+    return strip_escapes(line[fs:fe])
+
+
+def display_text(data: bytes) -> bytes:
+    """``data`` as a terminal shows it, line by line (line endings kept as ``\\n``)."""
+    if b"\x1b" not in data and b"\r" not in data and b"\x08" not in data:
+        return data
+    return b"\n".join(display_line(line) for line in data.split(b"\n"))
+
+
+# -- log records -------------------------------------------------------------------------------------
+_MON = rb"[A-Z][a-z]{2}"
+LOG_LINE_RE = re.compile(
+    rb"^(?:<\d{1,3}>\d? ?)?(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}[:.]\d{2}|\[?\d{2}:\d{2}:\d{2}"
+    rb"|\[?" + _MON + rb" +\d{1,2} \d{2}:\d{2}:\d{2}"  # syslog (no year)
+    rb"|\[" + _MON + rb" " + _MON + rb" [ \d]\d \d{2}:\d{2}:\d{2}"  # Apache error log
+    rb"|\d{8}-\d{2}:\d{2}:\d{2}"  # 20171223-22:15:29:606
+    rb"|\d{2}-\d{2} \d{2}:\d{2}:\d{2}"  # Android logcat
+    rb"|\d{4}[/.]\d{2}[/.]\d{2}[ T-]\d{2}[:.]\d{2}"  # nginx, Go, BGL
+    rb"|\[\d{2}\.\d{2} \d{2}:\d{2}:\d{2}\]"  # Proxifier
+    rb"|\d{2}\.\d{2}\.\d{4},? \d{2}:\d{2}"
+    rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
+    rb"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
+    rb"|^(?:\S+\s+){1,4}1\d{9} \d+ [A-Za-z]"  # HPC: the epoch after a record id and a node
+)
+LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
+
+
+def is_log_line(line: bytes) -> bool:
+    """A line that starts like a log record (a timestamp) or names a level near its start."""
+    return LOG_LINE_RE.match(line) is not None or LEVEL_RE.search(line[:200]) is not None
