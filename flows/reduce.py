@@ -123,7 +123,7 @@ def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
         sink = benchmark_table()
     if config is None:  # a bad config file is one line and exit 2 here (the bytewax.run entry);
         try:            # code that wants the exception loads the config itself and passes config=
-            config = load_config(config_path)
+            config = load_config(config_path, project=True)
         except ConfigError as exc:
             _exit_with(exc)
     if source is None and tail:
@@ -146,7 +146,7 @@ def __getattr__(name: str) -> Dataflow:
     configure_trace(json="--json" in sys.argv or None)
     failed: dict[str, int] = {}
     try:
-        config = load_config(None)
+        config = load_config(None, project=True)
         flow = get_flow(config=config, sink=CallbackSink(write_and_report(config, failed)))
     except (ConfigError, StoreError) as exc:
         _exit_with(exc)

@@ -1,8 +1,17 @@
 """Configuration: typed msgspec Structs, loaded from TOML and validated at the edge.
 
 The defaults live here; ``config/default.toml`` spells them out for users to copy and edit. The file
-read is ``$NOLIFE_TOKENS_CONFIG`` if set, else the project's ``config/default.toml`` if present.
+read by ``tokens`` is ``$NOLIFE_TOKENS_CONFIG`` if set, else the user's ``config.toml`` in the
+platform's config dir (``$XDG_CONFIG_HOME/nolife-tokens/config.toml``, ``~/.config/…``) if present,
+else none (the defaults). The project's main job (``load_config(project=True)``) reads
+``$NOLIFE_TOKENS_CONFIG`` or the project's ``config/default.toml``.
 Unknown keys and wrong types are readable errors naming the file and the key.
+
+Where the store lives (``home``), never the current directory unless asked for: ``$NOLIFE_TOKENS_HOME``
+(a relative value: from the current directory, as any path typed by hand), else the config's ``home``
+(a relative value: from the directory of the config file, the project root for the project's
+``config/default.toml``), else the per-user data dir (``$XDG_DATA_HOME/nolife-tokens``,
+``~/.local/share/nolife-tokens``), or for the main job in a checkout the checkout's ``var/``.
 """
 
 from __future__ import annotations
@@ -69,7 +78,7 @@ class _TypesOnly(msgspec.Struct):
 class BaseConfig(Section):
     """The settings every run has; ``Config`` adds one section per content type (see ``config_class``)."""
 
-    home: str = "var"  # store and outputs live under here
+    home: str = ""  # store and outputs live under here; empty: the per-user data dir (see home_path)
     reduce: ReduceConfig = msgspec.field(default_factory=ReduceConfig)
     tail: TailConfig = msgspec.field(default_factory=TailConfig)
     stages: list[StageSpec] = []
@@ -115,12 +124,32 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def load_config(path: str | Path | None = None) -> Config:
+APP_NAME = "nolife-tokens"
+
+
+def user_config_file() -> Path:
+    """The user's config file (it may not exist): ``<user config dir>/nolife-tokens/config.toml``."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+def user_data_dir() -> Path:
+    """The default store home: ``$XDG_DATA_HOME/nolife-tokens`` (``~/.local/share/nolife-tokens``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def load_config(path: str | Path | None = None, project: bool = False) -> Config:
+    """Load and validate a config. ``path`` None: ``$NOLIFE_TOKENS_CONFIG``, else the user's config file
+    when present (``project``: the project's ``config/default.toml``), else the defaults. ``project``:
+    the main job, whose default home in a checkout is the checkout's ``var/``."""
     if path is None:
         env = os.environ.get("NOLIFE_TOKENS_CONFIG")
-        path = Path(env) if env else DEFAULT_CONFIG
+        path = Path(env) if env else DEFAULT_CONFIG if project else user_config_file()
         if not env and not path.exists():
-            return _with_env(config_class()())
+            return _with_env(config_class()(), project)
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -134,7 +163,10 @@ def load_config(path: str | Path | None = None) -> Config:
     except msgspec.DecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
     _check_types(config, path)
-    return _with_env(config)
+    if config.home and not Path(config.home).is_absolute():  # relative to the file, never to the cwd
+        base = PROJECT_ROOT if IN_CHECKOUT and path.resolve() == DEFAULT_CONFIG else path.resolve().parent
+        config.home = str(base / config.home)
+    return _with_env(config, project)
 
 
 def register_types(specs: list[TypeSpec], path: Path) -> None:
@@ -166,13 +198,19 @@ def _check_types(config, path: Path) -> None:
                           f"(one of: {', '.join(types.names())})")
 
 
-def _with_env(config: Config) -> Config:
+def _with_env(config: Config, project: bool = False) -> Config:
     home = os.environ.get("NOLIFE_TOKENS_HOME")
     if home:
-        config.home = home
+        config.home = os.path.abspath(home)
+    elif not config.home and project and IN_CHECKOUT:
+        config.home = str(PROJECT_ROOT / "var")  # the main job in a checkout keeps the checkout's store
     return config
 
 
 def home_path(config: Config) -> Path:
+    """The store home: ``config.home`` (made absolute by ``load_config``; a relative one set in code is
+    taken from the current directory), or the per-user data dir when it is empty."""
+    if not config.home:
+        return user_data_dir()
     home = Path(config.home)
     return home if home.is_absolute() else Path.cwd() / home

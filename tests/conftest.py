@@ -21,6 +21,7 @@ def home(tmp_path, monkeypatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(home))
     monkeypatch.delenv("NOLIFE_TOKENS_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # nor the user's config.toml
     return home
 
 
