@@ -61,6 +61,7 @@ HEAD_BYTES = 1024  # the first items of a fold stop here (one at least): big ite
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
 BIG_ITEMS = 16384  # bytes from which a few same-shaped items (fewer than array_min) are folded too
 DIGIT = re.compile(rb"[0-9]")
+LONE_LINKS = {b"url", b"href", b"link", b"uri"}
 _INSIDE_RUN = [(KEEP,)]  # entries covered by the RUN action in front of them
 _OBJ, _ARR, _STR = 0x7B, 0x5B, 0x22
 
@@ -493,8 +494,9 @@ class _Reducer:
         raw = self.raw
         if sum(entries[i][3] - entries[i][0] for i in members) < BUCKET_MIN:
             return False
-        if kind == "links" and len(members) == 1 and raw[entries[members[0]][2]] == _STR:
-            return False  # an object's one link names it (a reference, a homepage): it stays
+        if kind == "links" and len(members) == 1 and raw[entries[members[0]][2]] == _STR \
+                and raw[entries[members[0]][0] + 1 : entries[members[0]][1] - 1].lower() in LONE_LINKS:
+            return False  # an object's one url/href names it (a reference, a homepage): it stays
         keys = [raw[entries[i][0] + 1 : entries[i][1] - 1].lower().decode("utf-8", "surrogateescape") for i in members]
         label = "|".join(g for g in globs if any(fnmatch.fnmatchcase(k, g) for k in keys)) or kind
         count = len(members)
