@@ -1,6 +1,7 @@
 import hashlib
 import multiprocessing
 import os
+import time
 
 import msgspec
 import pytest
@@ -274,3 +275,31 @@ def test_a_blob_already_in_the_store_is_not_written_again_but_marked_in_use(home
     assert not [name for name in written if name.startswith("blob_")]  # ... sharing the blob, not rewriting it
     assert blob.stat().st_mtime > 1  # in use again: gc by age keeps it
     assert store.get(second.id).content == content
+
+
+def test_gc_removes_a_shared_blob_only_with_its_last_ref_and_old_orphan_blobs(home):
+    from operators.store import SIDECAR_MIN, TEMP_GRACE
+
+    store = Store(home)
+    content = b"\x00shared large content\n" * (SIDECAR_MIN // 10)
+    a, _ = store.put("a.log", "log", "r", content)
+    b, _ = store.put("b.log", "log", "r", content)
+    [blob] = store.dir.glob("blob_*.bin")
+    old = time.time() - 30 * 86400
+    os.utime(store.dir / f"{a.id}.json", (old, old))
+    os.utime(blob, (old, old))
+    store.gc(older_than=7 * 86400)
+    assert not (store.dir / f"{a.id}.json").exists()
+    assert blob.exists() and store.get(b.id).content == content  # b still needs it
+    os.utime(store.dir / f"{b.id}.json", (old, old))
+    os.utime(blob, (old, old))
+    store.gc(older_than=7 * 86400)
+    assert not blob.exists() and not list(store.dir.glob("ctx_*"))
+    # a blob no record points to (its writer was killed before the record): kept while young, then removed
+    orphan = store.dir / ("blob_" + "0" * 64 + ".bin")
+    orphan.write_bytes(b"orphan")
+    store.gc(older_than=7 * 86400)
+    assert orphan.exists()
+    os.utime(orphan, (time.time() - TEMP_GRACE - 60,) * 2)
+    store.gc(older_than=7 * 86400)
+    assert not orphan.exists()
