@@ -184,7 +184,8 @@ def test_text_fixture_normalises_whitespace_only(sample_text):
 
 
 def test_text_with_nothing_to_normalise_passes_through():
-    raw = b"# Title\n\nA paragraph of text.\nAnother line.\n\n## Section\n\nMore words here.\n" * 20
+    raw = b"".join(b"# Title %d\n\nA paragraph of text %d.\nAnother line.\n\n## Section\n\nMore words here.\n" % (i, i)
+                   for i in range(20))
     plan, visible = run(text, raw)
     assert visible == raw and not plan.reasons
 
@@ -201,7 +202,32 @@ def test_text_no_final_newline_invalid_utf8_and_nul():
     raw = b"\xff\xfe caf\xe9  \n\x00\x00 \t\n\n\n\n" * 30 + b"last \xc3( line   "
     plan, visible = run(text, raw)
     assert b"last \xc3( line\n[whitespace normalised" in visible
-    assert b"\xff\xfe caf\xe9\n\x00\x00\n\n\xff" in visible
+    # the first copy normalised, the 29 identical copies after it folded into one line
+    assert visible.startswith(b"\xff\xfe caf\xe9\n\x00\x00\n\n[the 5 lines above \xc3\x9730]\nlast")
+    assert b"[29 repeated copies folded" in visible
+
+
+def test_text_folds_runs_of_identical_lines_and_blocks_and_restores():
+    from operators.reduction import restores_to
+
+    raw = (b"start\n" + b"Compiling module\n" * 2000 + b"middle\n" + b"  at frame a\n  at frame b\n  at frame c\n" * 40
+           + b"ERROR same failure\n" * 3 + b"end")
+    plan, visible = run(text, raw)
+    lines = visible.split(b"\n")
+    assert lines[:3] == [b"start", b"Compiling module \xc3\x972000", b"middle"]
+    assert lines[3:7] == [b"  at frame a", b"  at frame b", b"  at frame c", b"[the 3 lines above \xc3\x9740]"]
+    assert lines[7:9] == [b"ERROR same failure \xc3\x973", b"end"]
+    assert b"[2,040 repeated copies folded" in visible
+    contents = omissions(plan)
+    assert contents["repeats"] == b"Compiling module\n" * 1999 + b"  at frame a\n  at frame b\n  at frame c\n" * 39 + b"ERROR same failure\n" * 2
+    visible_, layout, _ = render(plan, {g: "ctx_%06x" % i for i, g in enumerate(plan.reasons)})
+    assert restores_to(raw, visible_, layout, list(contents.values()))
+
+
+def test_text_repeat_folding_stays_linear_on_one_huge_line():
+    raw = b"x" * 5_000_000  # no newline: nothing to compare, and no regex backtracking over it
+    plan, visible = run(text, raw)
+    assert visible == raw
 
 
 @pytest.mark.parametrize("seed", range(15))

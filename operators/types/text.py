@@ -1,11 +1,14 @@
-"""Text reducer: whitespace normalisation only; every word stays where it was.
+"""Text reducer: whitespace normalisation and folded repeats; every distinct line stays where it was.
 
 * Trailing spaces and tabs at the end of a line go (the line ending itself stays, ``\\r\\n`` too).
 * A run of blank (empty or whitespace-only) lines keeps its first line; the others go.
+* A run of ``REPEAT_MIN`` or more identical lines keeps its first line, shown as ``line ×N``; a block
+  of 2 to ``BLOCK_MAX`` lines repeated ``REPEAT_MIN`` or more times in a row keeps its first copy,
+  followed by ``[the 3 lines above ×40]``. The copies go to one ref (group ``repeats``).
 
-Everything removed goes into one ref (group ``whitespace``), named by one marker line at the end.
-A text with nothing (or too little) to normalise passes through untouched: a marker line that costs
-more than it saves is not worth a ref.
+The whitespace goes into one ref (group ``whitespace``); each group is named by one marker line at
+the end. A text with nothing (or too little) to normalise or fold passes through untouched: a marker
+line that costs more than it saves is not worth a ref.
 
 Speed and memory: one RE2 search over the bytes; Python sees each match (a run of blank lines is one),
 and the cuts are two int64 columns, merged where they touch.
@@ -15,13 +18,20 @@ from __future__ import annotations
 
 from array import array
 
+from itertools import islice
+from operator import eq
+
 import re2
 
 from operators.reduction import Plan, line_body_end, passthrough
 
 GROUP = "whitespace"
 REASON = "trailing whitespace and blank-line runs"
+REPEATS, REPEATS_REASON = "repeats", "identical copies of repeated lines and blocks"
 MIN_SAVING = 160  # bytes; below this the marker line (~70 bytes) eats most of the gain
+REPEAT_MIN = 3  # a line or block seen this many times in a row is folded
+BLOCK_MAX = 8  # lines in the longest repeated block looked for
+BLOCK_WORK = 4_000_000  # line comparisons spent on blocks of 2+ lines (bounds the time on huge inputs)
 
 # A line's body is the line without its "\n" and without one "\r" right before it (or before the end
 # of the input); it is blank when the body holds only spaces and tabs. One search (RE2: linear time,
@@ -75,22 +85,107 @@ def _next_line(raw: bytes, start: int) -> int:
     return len(raw) if nl < 0 else nl + 1
 
 
+def repeat_runs(raw: bytes) -> list[tuple[int, int, int, int, int]]:
+    """Each folded run, in order: (start, end of its first copy, end of the run, copies, lines per copy).
+
+    For each period p (1 line, 2 lines … ``BLOCK_MAX``) one C-speed pass marks the lines equal to the
+    line p further on; a run of such marks ``(REPEAT_MIN - 1) * p`` long is a block of p lines
+    repeated (blocks are looked for while that costs at most ``BLOCK_WORK`` comparisons in all; single
+    lines always). Runs are taken from the start, the shortest period first where two start together;
+    blank blocks are left to the whitespace cut. Only whole lines (ending in ``\\n``) take part."""
+    lines = raw.split(b"\n")
+    lines.pop()  # the text after the last newline: not a whole line
+    if len(lines) < REPEAT_MIN:
+        return []
+    found = []
+    for period in range(1, BLOCK_MAX + 1):
+        if len(lines) < REPEAT_MIN * period or (period > 1 and len(lines) * period > BLOCK_WORK):
+            break
+        marks = bytes(map(eq, lines, islice(lines, period, None)))
+        need = b"\x01" * ((REPEAT_MIN - 1) * period)
+        at = marks.find(need)
+        while at >= 0:
+            end = marks.find(b"\x00", at)
+            end = len(marks) if end < 0 else end
+            copies = (end - at) // period + 1
+            found.append((at, period, copies))
+            at = marks.find(need, at + (copies - 1) * period)
+    found.sort()
+    runs = []
+    taken = 0  # lines before this one are folded already
+    line, offset = 0, 0  # a line index and where it starts: moved forward as runs are met
+
+    def start_of(index: int) -> int:
+        nonlocal line, offset
+        offset += sum(map(len, islice(lines, line, index))) + (index - line)
+        line = index
+        return offset
+
+    for first, period, copies in found:
+        if first < taken:
+            continue
+        start, first_end, run_end = start_of(first), start_of(first + period), start_of(first + period * copies)
+        if not raw[start:first_end].strip():
+            continue  # blank lines: the whitespace cut folds them
+        runs.append((start, first_end, run_end, copies, period))
+        taken = first + period * copies
+    return runs
+
+
 def reduce_text(raw: bytes) -> Plan:
     starts, ends, trailing, blank = cuts_of(raw)
+    runs = repeat_runs(raw)
+    folded = sum(end - first_end for _, first_end, end, _, _ in runs)
     saved = sum(ends) - sum(starts)
-    if saved < MIN_SAVING:
+    if saved + folded < MIN_SAVING:
         return passthrough(raw)
-
     plan = Plan(raw)
-    for a, b in zip(starts, ends):
-        plan.keep(plan.position, a)
-        plan.omit(a, b, GROUP, REASON)
+    if folded < MIN_SAVING // 2:
+        runs = []  # not worth a second marker line
+    elif saved < MIN_SAVING // 2:
+        starts, ends = array("q"), array("q")
+    cuts = iter(zip(starts, ends))
+    cut = next(cuts, None)
+    whitespace = repeated = 0
+    for run_start, first_end, run_end, copies, lines in runs + [(len(raw), len(raw), len(raw), 0, 0)]:
+        while cut is not None and cut[1] <= first_end:  # the cuts before the run and in its first copy
+            plan.keep(plan.position, cut[0])
+            plan.omit(cut[0], cut[1], GROUP, REASON)
+            whitespace += 1
+            cut = next(cuts, None)
+        if not copies:
+            break
+        _fold_run(plan, run_start, first_end, run_end, copies, lines)
+        repeated += copies - 1
+        while cut is not None and cut[0] < run_end:  # cuts inside the folded copies: in the repeats ref
+            cut = next(cuts, None)
     plan.keep_rest()
     lead = b"" if plan.ends_line() else b"\n"
-    plan.show(lead + f"[whitespace normalised ({trailing} trailing, {blank} blank lines); original: ".encode())
-    plan.mark(GROUP)
-    plan.show(b"]\n")
+    if GROUP in plan.reasons:
+        plan.show(lead + f"[whitespace normalised ({trailing} trailing, {blank} blank lines); original: ".encode())
+        plan.mark(GROUP)
+        plan.show(b"]\n")
+        lead = b""
+    if REPEATS in plan.reasons:
+        plan.show(lead + f"[{repeated:,} repeated copies folded (×N: N identical copies in a row); exact lines: ".encode())
+        plan.mark(REPEATS)
+        plan.show(b"]\n")
     return plan.finish()
+
+
+def _fold_run(plan: Plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int) -> None:
+    """Keep the first copy of a run (a line shown as ``line ×N``), omit the others."""
+    raw = plan.raw
+    if lines == 1:
+        body_end = line_body_end(raw, run_start, first_end)
+        plan.keep(plan.position, body_end)
+        plan.show(f" ×{copies}".encode())
+        plan.keep(body_end, first_end)
+        plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
+    else:
+        plan.keep(plan.position, first_end)
+        plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
+        plan.show(f"[the {lines} lines above ×{copies}]\n".encode())
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
