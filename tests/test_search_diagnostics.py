@@ -15,7 +15,7 @@ from operators.types import diagnostics, search
 SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
                    "git_grep.txt"]
 DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt", "pylint_parseable.txt",
-                 "tsc_pretty.txt"]
+                 "tsc_pretty.txt", "pyright.txt"]
 
 
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
@@ -325,3 +325,17 @@ def test_python_warnings_with_source_lines_are_neither_search_nor_diagnostics():
     raw = b"".join(b"/venv/lib/python3.11/site-packages/pkg/mod%d.py:%d: DeprecationWarning: pkg_resources is deprecated\n"
                    b"  import pkg_resources\n" % (i, i * 7 + 3) for i in range(12))
     assert classify(raw)[0] not in ("search", "diagnostics")
+
+
+def test_pyright_rule_codes_on_continuation_lines_count_and_stay_visible():
+    """pyright indents a message's elaboration with no-break spaces and ends it with the rule."""
+    raw = (FIXTURES / "pyright.txt").read_bytes()
+    visible, _, _ = reduced(diagnostics, raw)
+    codes = set(re.findall(rb"\((report\w+)\)$", raw, re.M))
+    assert len(codes) >= 10
+    for code in codes:
+        assert code in visible
+    for loc in re.findall(rb"^  (/\S+:\d+:\d+) - ", raw, re.M):
+        assert loc in visible
+    summary = visible.split(b"\n", 1)[0]
+    assert b"by rule: reportArgumentType \xc3\x97113" in summary

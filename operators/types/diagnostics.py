@@ -260,12 +260,17 @@ class _Parser:
         if detail_started or not t.strip():
             return False
         if diag.style in ("tsc", "pyright"):
-            indent = len(t) - len(t.lstrip())
-            head = self.text[diag.head]
-            return indent > len(head) - len(head.lstrip())
+            return _indent(t) > _indent(self.text[diag.head])
         if diag.style == "gnu":  # mypy --pretty wraps the message and the [code] at the terminal width
             return t[:1] not in b" \t|"
         return False
+
+
+INDENT_RE = re.compile(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
+
+
+def _indent(text: bytes) -> int:
+    return INDENT_RE.match(text).end()
 
 
 def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
