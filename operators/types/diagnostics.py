@@ -127,6 +127,9 @@ def _key(code: bytes | None, severity: str, message: bytes) -> str:
     return f"{severity}: {masked}" if severity else masked
 
 
+PYLINT_CATEGORY = {"F": "fatal error", "E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
+
+
 def _loc_diag(i: int, text: bytes) -> Diag | None:
     """A ``path:line:col: …`` or ``path:line:col - …`` diagnostic, or None when the rest is not one."""
     m = LOC_RE.match(text)
@@ -142,9 +145,8 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
     code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
     style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
-    if code_m and code and not sev_m:
-        severity = severity or {"E": "error", "F": "error", "W": "warning", "C": "convention", "R": "refactor"}.get(
-            chr(code[0]), "")
+    if code and not sev_m and re.fullmatch(rb"[CRWEFI]\d{4}", code):  # pylint: the letter is the category
+        severity = severity or PYLINT_CATEGORY.get(chr(code[0]), "")
     message = rest[sev_m.end():].lstrip() if sev_m else rest
     return Diag(i, loc, _key(code, severity, message), severity, path, message, style)
 
@@ -288,7 +290,7 @@ def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
 
 
 def _summary(diags: list[Diag], s: Settings) -> bytes:
-    sev = Counter(d.severity or "other" for d in diags)
+    sev = Counter(d.severity for d in diags if d.severity)
     rules = Counter(d.key for d in diags)
     files = Counter(d.path.decode("utf-8", "replace") for d in diags if d.path)
 
@@ -298,8 +300,8 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
             items.append(f"+{len(counter) - s.top} more")
         return ", ".join(items)
 
-    sev_text = ", ".join(f"{k} {v}" for k, v in sev.most_common())
-    text = f"[{len(diags)} diagnostics ({sev_text}) in {len(files)} files; by rule: {top(rules)}"
+    sev_text = " (" + ", ".join(f"{k} {v}" for k, v in sev.most_common()) + ")" if sev else ""
+    text = f"[{len(diags)} diagnostics{sev_text} in {len(files)} files; by rule: {top(rules)}"
     if len(files) > 1:
         text += f"; by file: {top(files)}"
     return (text + "]\n").encode()
@@ -404,7 +406,7 @@ class _Reducer:
         plan = self.plan
         if not plan.ends_line():
             plan.show(b"\n")
-        message = d.message.strip().decode("utf-8", "replace")
+        message = d.message.strip().decode("utf-8", "replace").removeprefix(d.key).lstrip(": ")
         message = message[:50] + "…" if len(message) > 50 else message
         listed = rest[: self.s.max_locations]
         more = f" and {len(rest) - len(listed):,} more places" if len(rest) > len(listed) else ""
