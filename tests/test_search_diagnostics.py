@@ -339,3 +339,19 @@ def test_pyright_rule_codes_on_continuation_lines_count_and_stay_visible():
         assert loc in visible
     summary = visible.split(b"\n", 1)[0]
     assert b"by rule: reportArgumentType \xc3\x97113" in summary
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FRAGMENTS = [b"src/a.py:", b"src/b c.py:", b"Makefile", b"12:", b"3-", b"--", b"\n", b"\r\n", b"error: ", b"E501 ",
+             b" --> x.rs:1:2", b"  |", b"   ^~~", b"\xff\xfe", b"\xc3\xa9", b"\x1b[31m", b"\x1b[0m", b"warning[W1]: ",
+             b"(1,2): error TS1: ", b"  4:2  error  msg  rule", b"Binary file x matches", b"pattern" * 40, b" "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=80), st.integers(1, 4), st.integers(1, 3))
+def test_any_input_restores_exactly(parts, per_file, examples):
+    raw = b"".join(parts)
+    reduced(search, raw, search.Settings(per_file=per_file, total=per_file * 2, line_max=40))
+    reduced(diagnostics, raw, diagnostics.Settings(max_shown=per_file, examples=examples, max_locations=2))
