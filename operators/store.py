@@ -884,14 +884,17 @@ def _stale_temps(directory: Path, now: float) -> list[tuple[int, str]]:
 
 
 def _remove(paths: list[str]) -> int:
-    """Unlink ``paths``; the bytes freed (files already gone count nothing)."""
+    """Unlink ``paths``; the bytes freed (files already gone count nothing). A file that cannot be
+    removed (read-only store) is a StoreError."""
     freed = 0
     for path in paths:
         try:
             size = os.lstat(path).st_size
             os.unlink(path)
-        except OSError:
+        except FileNotFoundError:
             continue
+        except OSError as exc:
+            raise StoreError(f"cannot remove {path}: {exc.strerror or exc}", exc.errno) from None
         freed += size
     return freed
 

@@ -564,6 +564,23 @@ def test_run_with_a_full_store_prints_the_raw_output_and_keeps_the_exit_code(mon
     assert "No space left on device" in err and "Traceback" not in err and "panicked" not in err
 
 
+def test_gc_of_a_read_only_store_is_one_error_line(monkeypatch, capsys, home):
+    from flows.cli import main
+
+    store = Store(home)
+    ref, _ = store.put("s", "log", "r", b"x" * 100)
+
+    def read_only(path, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(store_module.os, "unlink", read_only)
+    assert main(["refs", "gc", "--max-bytes", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tokens: error: cannot remove ") and "Read-only file system" in err and err.count("\n") == 1
+    monkeypatch.undo()
+    assert store.get(ref.id).content == b"x" * 100
+
+
 def test_a_write_that_fails_half_way_leaves_no_partial_record(monkeypatch, home):
     import io
 
