@@ -355,3 +355,14 @@ def test_any_input_restores_exactly(parts, per_file, examples):
     raw = b"".join(parts)
     reduced(search, raw, search.Settings(per_file=per_file, total=per_file * 2, line_max=40))
     reduced(diagnostics, raw, diagnostics.Settings(max_shown=per_file, examples=examples, max_locations=2))
+
+
+def test_rg_binary_notices_fold_into_one_line():
+    raw = (FIXTURES / "grep_rn_long_lines.txt").read_bytes().replace(
+        b"grep: ./.git/index: binary file matches\n",
+        b'./.git/index: binary file matches (found "\\0" byte around offset 4)\n')
+    assert classify(raw)[0] == "search"
+    visible, refs, _ = reduced(search, raw)
+    assert b"byte around offset" not in visible
+    m = re.search(rb"2 binary files match \(\./\.git/objects/pack/\S+, \./\.git/index\): #ref:(ctx_\w+)", visible)
+    assert m and bytes(refs[m.group(1).decode()]).count(b"binary file matches") == 2
