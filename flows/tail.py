@@ -148,6 +148,9 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
     configure_trace(json=args.json or None)
     granularity = args.granularity or config.reduce.granularity
 
+    from operators.store import check_directory
+
+    check_directory(home_path(config) / "context", "store directory", create=False)  # a symlink or file: now, once
     cp_path = checkpoint_path(config, paths, args.output)
     cp = load_checkpoint(cp_path, args.output or "-")
     out_fd = sys.stdout.fileno()

@@ -510,6 +510,15 @@ def test_tail_checkpoint_and_output_never_follow_a_symlink(tmp_path, home):
     assert victim.read_bytes() == b"precious\n"
 
 
+def test_tail_with_a_symlinked_store_directory_is_one_error_line(tmp_path, home):
+    log = tmp_path / "app.log"
+    log.write_bytes(b"2024-05-01 10:00:00 INFO hello\n")
+    (tmp_path / "elsewhere").mkdir()
+    home.mkdir()
+    (home / "context").symlink_to(tmp_path / "elsewhere")
+    assert "symlink" in one_error_line(tokens_cli("tail", str(log), "--from-start"))
+
+
 def test_the_tail_checkpoint_temp_name_is_not_predictable(tmp_path, home):
     from flows.tail import Checkpoint, save_checkpoint
 
