@@ -135,18 +135,42 @@ def signal_lines(raw: bytes) -> list[bytes]:
     return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans_direct(raw)))
 
 
+def _signal_blocks(raw: bytes, starts, n: int, signal_indexes) -> list[tuple[int, int]]:
+    """(first, stop) of each signal line with the stack-trace lines that follow it (indented lines,
+    ``Caused by``, ``... N more``); an identical copy of the signal line starts a block of its own."""
+    blocks: list[tuple[int, int]] = []
+    covered = 0
+    for i in signal_indexes:
+        if i >= n or i < covered:
+            continue
+        head = raw[starts[i] : starts[i + 1]]
+        j = i + 1
+        while (j < n and starts[j + 1] - starts[j] > 1 and CONTINUATION_RE.match(raw, starts[j], starts[j + 1])
+               and raw[starts[j] : starts[j + 1]] != head):
+            j += 1
+        blocks.append((i, j))
+        covered = j
+    return blocks
+
+
 def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
     """Signal lines and the stack-trace lines that follow them."""
-    keep: set[int] = set()
-    for i in signal_indexes:
-        if i >= n or i in keep:
-            continue
-        keep.add(i)
-        j = i + 1
-        while j < n and starts[j + 1] - starts[j] > 1 and CONTINUATION_RE.match(raw, starts[j], starts[j + 1]):
-            keep.add(j)
-            j += 1
-    return keep
+    return {j for first, stop in _signal_blocks(raw, starts, n, signal_indexes) for j in range(first, stop)}
+
+
+def _duplicate_blocks(raw: bytes, starts, blocks) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
+    """Exact copies among the signal blocks (also far apart; line endings aside): the first block of each
+    text with its number of copies (only when more than one), and each later copy -> (stop, first)."""
+    first_of: dict[bytes, int] = {}
+    copies: dict[int, int] = {}
+    later: dict[int, tuple[int, int]] = {}
+    for first, stop in blocks:
+        key = raw[starts[first] : line_body_end(raw, starts[stop - 1], starts[stop])]
+        rep = first_of.setdefault(key, first)
+        if rep != first:
+            copies[rep] = copies.get(rep, 1) + 1
+            later[first] = (stop, rep)
+    return copies, later
 
 
 def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, bytes, array, array]:
@@ -255,6 +279,66 @@ def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings) -> tuple:
                                                   *((template_of, names) if mode == 2 else ()))
     if template_of is None:
         template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts)
+    elif cfg.mask_templates and 2 in modes:
+        template_of, names, totals = _split_variants(shape_data, shape_ends, modes, counts, template_of, names,
+                                                     totals, cfg.fold_min)
+    return template_of, names, totals
+
+
+VARIANT_GROUP_MAX = 256  # shapes of one word-keyed template compared token by token (bounds the cost)
+
+
+def _word_groups(modes: bytearray, template_of, totals, fold_min: int) -> dict[int, list[int]]:
+    """The shapes keyed by their words (mode 2), by template; only templates frequent enough to fold."""
+    groups: dict[int, list[int]] = {}
+    at = modes.find(2)
+    while at != -1:
+        t = template_of[at]
+        if totals[t] >= fold_min:
+            groups.setdefault(t, []).append(at)
+        at = modes.find(2, at + 1)
+    return {t: shapes for t, shapes in groups.items() if 1 < len(shapes) <= VARIANT_GROUP_MAX}
+
+
+def _variants(tokens: list[list[bytes]], weights: list[int], fold_min: int) -> list[int]:
+    """Indexes of the rare members (fewer than ``fold_min`` lines) that differ from all the others at a
+    position where all the others agree: a word, not an id (ids are masked in ``tokens``)."""
+    found = []
+    for k, own in enumerate(tokens):
+        if weights[k] >= fold_min:
+            continue
+        others = [tokens[m] for m in range(len(tokens)) if m != k]
+        for p, token in enumerate(own):
+            seen = {other[p] if p < len(other) else None for other in others}
+            if len(seen) == 1 and token not in seen:
+                found.append(k)
+                break
+    return found
+
+
+def _split_variants(shape_data: bytes, shape_ends, modes: bytearray, counts, template_of, names, totals,
+                    fold_min: int) -> tuple:
+    """A frequent template must not absorb a rare variant: a shape that joined a template by its words
+    (mode 2) but differs from every other member in a word where all of them agree (``reason = DeauthInd``
+    among thirteen ``reason = AuthFail``) gets a template of its own, so it stays visible as a rare line."""
+    groups = _word_groups(modes, template_of, totals, fold_min)
+    moved: list[tuple[int, int]] = []
+    for shapes in groups.values():
+        tokens = []
+        for shape_id in shapes:
+            start = shape_ends[shape_id - 1] if shape_id else 0
+            tokens.append(_mask(shape_data[start : shape_ends[shape_id] - 1]).split())
+        weights = [counts[shape_id] for shape_id in shapes]
+        moved.extend((shapes[k], weights[k]) for k in _variants(tokens, weights, fold_min))
+    if not moved:
+        return template_of, names, totals
+    template_of, totals, names = array("i", template_of), array("q", totals), list(names)
+    for shape_id, weight in moved:
+        totals[template_of[shape_id]] -= weight
+        template_of[shape_id] = len(names)
+        start = shape_ends[shape_id - 1] if shape_id else 0
+        names.append(b"\x02" + shape_data[start : shape_ends[shape_id] - 1])
+        totals.append(weight)
     return template_of, names, totals
 
 
@@ -349,7 +433,10 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
         signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
     else:
         signal_indexes = signal_line_indexes(raw)
-    verbatim = array("q", sorted(_verbatim_lines(raw, starts, n, signal_indexes)))
+    blocks = _signal_blocks(raw, starts, n, signal_indexes)
+    verbatim = array("q", [j for first, stop in blocks for j in range(first, stop)])
+    copies, later = _duplicate_blocks(raw, starts, blocks)
+    del blocks
     for i in verbatim:
         counts[ids[i]] -= 1  # verbatim lines are never folded: they do not count for their template
     template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg)
@@ -371,23 +458,24 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
             _omit_copies(plan, starts, ids, template_of, names, group_of, i, line, fine)
         pos, line_end = starts[line], starts[line + 1]
         if line in is_verbatim:
-            # signal or trace line; identical consecutive signal copies show once
-            body = raw[pos:line_end]
-            run = 1
-            while (v + run < nvisible and visible[v + run] == line + run and line + run in is_verbatim
-                   and raw[starts[line + run] : starts[line + run + 1]] == body):
-                run += 1
-            if run == 1:
-                plan.keep(pos, line_end)  # signal lines stay whole, however long
-            else:
+            # a signal or trace line; exact copies of a signal block (also far apart) show once, with ×N
+            if line in later:
+                stop, rep = later[line]
+                plan.omit(pos, starts[stop], f"s{rep}" if fine else "log", _reason(fine, raw[starts[rep] : starts[rep + 1]]))
+                folded += stop - line
+                while v < nvisible and visible[v] < stop:
+                    v += 1
+                i = stop
+                continue
+            if line in copies:
                 group = f"s{line}" if fine else "log"
-                if fine:
-                    plan.reasons.setdefault(group, _reason(fine, body))
-                _representative(plan, pos, line_end, f" ×{run}".encode(), group if fine else None)
-                plan.omit(line_end, starts[line + run], group, _reason(fine, body))
-                folded += run - 1
-            v += run
-            i = line + run
+                if fine:  # the ref must exist before its marker: the copies are omitted further down
+                    plan.reasons.setdefault(group, _reason(fine, raw[pos:line_end]))
+                _representative(plan, pos, line_end, f" ×{copies[line]}".encode(), group if fine else None)
+            else:
+                plan.keep(pos, line_end)  # signal lines stay whole, however long
+            v += 1
+            i = line + 1
             continue
         t = template_of[ids[line]]
         if frequent[t]:  # the first line of a frequent template: shown with its count
