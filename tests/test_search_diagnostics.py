@@ -6,16 +6,16 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
+from conftest import FIXTURES, PROJECT, reduce_bytes, tokens_cli
 from operators.classify import classify
 from operators.reduction import omissions, render, restores_to
 from operators.signals import load_sidecar
 from operators.types import diagnostics, search
 
 SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
-                   "git_grep.txt"]
-DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt", "pylint_parseable.txt",
-                 "tsc_pretty.txt", "pyright.txt"]
+                   "grep_n_one_file.txt", "git_grep.txt"]
+DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt",
+                 "pylint_parseable.txt", "tsc_pretty.txt", "pyright.txt"]
 
 
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
@@ -366,3 +366,21 @@ def test_rg_binary_notices_fold_into_one_line():
     assert b"byte around offset" not in visible
     m = re.search(rb"2 binary files match \(\./\.git/objects/pack/\S+, \./\.git/index\): #ref:(ctx_\w+)", visible)
     assert m and bytes(refs[m.group(1).decode()]).count(b"binary file matches") == 2
+
+
+def test_one_files_hits_without_a_path_fold_past_the_total_budget():
+    """grep -n PATTERN FILE (real: self. in tqdm/std.py): no path to group by; the total budget applies."""
+    raw = (FIXTURES / "grep_n_one_file.txt").read_bytes()
+    assert classify(raw)[0] == "search"
+    visible, refs, _ = reduced(search, raw, search.Settings(total=50))
+    lines = raw.splitlines(keepends=True)
+    assert visible.startswith(f"[{len(lines)} matches, 50 shown; the rest: #ref:".encode())
+    assert visible.split(b"\n", 1)[1] == b"".join(lines[:50])
+    [rest] = refs.values()
+    assert bytes(rest) == b"".join(lines[50:])
+
+
+def test_a_numbered_listing_of_a_file_is_not_search():
+    source = (PROJECT / "operators" / "types" / "search.py").read_bytes().splitlines(keepends=True)[:60]
+    numbered = b"".join(b"%d:%s" % (i + 1, line) for i, line in enumerate(source))
+    assert classify(numbered)[0] != "search"

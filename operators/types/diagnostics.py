@@ -7,19 +7,23 @@ Recognised diagnostic lines (matched on the text without terminal escapes):
   ``-f unix`` (``… [Warning/rule]``);
 * ``path(line,col): error TS2322: …`` (tsc) and ``path:line:col - error …`` (tsc ``--pretty``,
   pyright, indented under a file line);
-* eslint's stylish format: a file line, then ``  12:5  warning  message  rule`` entries;
+* ``path:line: [CODE] message`` — ruff and pylint ``parseable`` (``[C0325(superfluous-parens), ]``);
+* eslint's stylish format: a file line, then ``  12:5  warning  message  rule`` entries; ruff's
+  ``grouped`` format: ``path:`` alone, then ``  12:5 E501 message`` entries;
 * rustc/cargo/clippy and ruff's full format: ``error[E0308]: message`` or ``F401 message`` followed by
   `` --> path:line:col``.
 
 What the reader sees: a summary line on top (how many diagnostics, by severity, by rule, by file;
-shown when rules are folded or the folded details are worth it), then every diagnostic line verbatim, in place (with its wrapped message lines: pyright's and tsc's
-indented elaboration, mypy ``--pretty``'s wrapped ``[code]``), file and summary lines. Source
-snippets, caret lines, ``= help``/``= note`` text and the blank lines between them go to one ref
-(group ``details``). When there are more than ``max_shown`` diagnostics, the most frequent rules are
-folded first until it fits: a folded rule keeps its first ``examples`` diagnostics verbatim, and the
-rest are listed right after the last example by location only — ``[E501 ×118 more (line too long…):
-a.py:1:80 a.py:5:80 …; exact lines: #ref]`` — so every ``path:line:col`` and rule code stays visible
-while the repeated messages go to the rule's ref.
+shown when rules are folded or the folded details are worth it), then every diagnostic line verbatim,
+in place, with its wrapped message lines (pyright's and tsc's indented elaboration, mypy
+``--pretty``'s wrapped ``[code]``), file and summary lines. Source snippets, caret lines, ``= help``/
+``= note`` text, notes at the diagnostic's own place and the blank lines between them go to one ref
+(group ``details``); colour escapes of the shown lines to another (``escapes``). When there are more
+than ``max_shown`` diagnostics, the most frequent rules are folded first until it fits: a folded rule
+keeps its first ``examples`` diagnostics verbatim, and the rest are listed right after the last
+example by location only — ``[E501 ×118 more (line too long…): a.py:1:80 a.py:5:80 …; exact lines:
+#ref]`` — so every ``path:line:col`` and rule code stays visible while the repeated messages go to
+the rule's ref (at most ``max_locations`` places a rule; past that they are counted).
 
 Boundary with ``build`` (detected after this type): a compiler's diagnostics alone (``gcc
 -fsyntax-only``, ``cargo clippy``, a linter run) are this type; a build log — make lines, compile

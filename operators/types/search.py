@@ -6,6 +6,8 @@ Recognised shapes, line by line:
   ``path:text`` (no line numbers: ``git grep``, ``grep -r``), ``--`` between context blocks;
 * ``--heading`` (rg's default on a terminal): the path alone on a line, then ``12:text``/``12-text``
   lines, a blank line between files;
+* one file's hits without a path (``grep -n PATTERN FILE``): ``12:text`` lines whose numbers go up
+  but not one by one (a numbered listing of a file is not a search); the ``total`` budget applies;
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
 What the reader sees: each file's path once (a header line), then its lines as ``12:text`` — the
@@ -149,11 +151,25 @@ def _parse_heading(raw: bytes, lines: list[Line]) -> None:
             ln.path = path
 
 
+def _parse_bare(raw: bytes, lines: list[Line]) -> None:
+    """Kinds of one file's hits without a path (``grep -n PATTERN FILE``): ``12:text``, ``12-text``."""
+    for ln in lines:
+        body = raw[ln.start : ln.body]
+        if not body.strip():
+            ln.kind = BLANK
+        elif body == SEPARATOR:
+            ln.kind = SEP
+        elif m := HEADING_LINE_RE.match(body):
+            ln.kind = MATCH if m.group(2) == b":" else CONTEXT
+
+
 def _parse(raw: bytes, lines: list[Line], shape: str) -> None:
     for ln in lines:
         ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
     if shape == "heading":
         _parse_heading(raw, lines)
+    elif shape == "bare":
+        _parse_bare(raw, lines)
     else:
         _parse_flat(raw, lines, shape == "numbered")
 
@@ -163,7 +179,7 @@ def _shape(raw: bytes, lines: list[Line]) -> str:
     flat. The shape is chosen on the first 2,000 lines; the whole input is parsed once by it."""
     head = lines[:2000]
     best, best_score = "", -1
-    for shape in ("heading", "numbered", "flat"):
+    for shape in ("heading", "numbered", "flat", "bare"):
         _parse(raw, head, shape)
         score = sum(ln.kind != OTHER for ln in head) * 2 + sum(ln.kind == MATCH for ln in head)
         if score > best_score:
@@ -182,8 +198,8 @@ def _numbers_increase(raw: bytes, lines: list[Line], shape: str) -> bool:
     for ln in lines:
         if ln.kind not in (MATCH, CONTEXT):
             continue
-        at = ln.text_at if shape == "heading" else ln.start + len(ln.path) + 1
-        m = re.match(rb"\d+", raw[ln.start if shape == "heading" else at : ln.body])
+        at = ln.start if shape in ("heading", "bare") else ln.start + len(ln.path) + 1
+        m = re.match(rb"\d+", raw[at : ln.body])
         if m is None:
             continue
         number = int(m.group())
@@ -194,6 +210,11 @@ def _numbers_increase(raw: bytes, lines: list[Line], shape: str) -> bool:
                 downs += 1
         last[ln.path] = number
     return downs <= max(1, ups // 20)
+
+
+def _consecutive(raw: bytes, lines: list[Line]) -> bool:
+    numbers = [int(HEADING_LINE_RE.match(raw, ln.start).group(1)) for ln in lines if ln.kind in (MATCH, CONTEXT)]
+    return all(b == a + 1 for a, b in zip(numbers, numbers[1:]))
 
 
 def _explains(sample_raw: bytes) -> tuple[str, int, int, int] | None:
@@ -226,7 +247,10 @@ def detect(sample) -> str | None:
         return None  # path:text with every path different: a listing, not search results
     if not _numbers_increase(head, lines, shape):
         return None  # one place repeated: a log with file:line prefixes
-    kind = {"heading": "grouped by file", "numbered": "path:line:text", "flat": "path:text"}[shape]
+    if shape == "bare" and (matches < 5 or _consecutive(head, lines)):
+        return None  # every line numbered in turn: a numbered listing of a file, not its hits
+    kind = {"heading": "grouped by file", "numbered": "path:line:text", "flat": "path:text",
+            "bare": "line:text of one file"}[shape]
     return f"{matches} search hits in {len(paths)} files ({kind})"
 
 
@@ -261,10 +285,12 @@ class _Budget:
         self.shown = 0
         self.files = 0
 
-    def allowed(self) -> int:
-        """How many matching lines the next file may show."""
+    def allowed(self, alone: bool = False) -> int:
+        """How many matching lines the next file may show (``alone``: the hits of one file, no paths)."""
         s = self.settings
         self.files += 1
+        if alone:
+            return s.total
         if self.files > s.max_files:
             return 0
         if self.shown >= s.total:
@@ -326,7 +352,7 @@ class _Reducer:
         heading = lines[i].kind == HEADER
         path = lines[i].path
         matches = [k for k in range(i, j) if lines[k].kind == MATCH]
-        allowed = self.budget.allowed()
+        allowed = self.budget.allowed(alone=not path)
         if not matches:
             show_upto = j  # context lines alone (a cut output): all shown
         else:
@@ -337,14 +363,15 @@ class _Reducer:
             plan.keep(lines[i].start, lines[i].body)
             i += 1
         else:
-            plan.show(path)
+            plan.show(path)  # nothing for one file's hits (grep -n PATTERN FILE): no path printed
         if hidden:
-            plan.show(f" [{len(matches)} matches, {len(matches) - hidden} shown; the rest: ".encode())
+            lead = " " if path else ""
+            plan.show(f"{lead}[{len(matches)} matches, {len(matches) - hidden} shown; the rest: ".encode())
             plan.mark(group)
             plan.show(b"]")
         if heading:
             plan.keep(lines[i - 1].body, lines[i - 1].end)
-        else:
+        elif path or hidden:
             plan.show(b"\n")
         last_shown_sep = True
         trailing = True  # context right after the last shown match (same block) stays with it
