@@ -348,8 +348,7 @@ class _Reducer:
         return self.plan.finish()
 
     def _file(self, i: int, j: int) -> None:
-        plan, raw, lines = self.plan, self.raw, self.lines
-        heading = lines[i].kind == HEADER
+        plan, lines = self.plan, self.lines
         path = lines[i].path
         matches = [k for k in range(i, j) if lines[k].kind == MATCH]
         allowed = self.budget.allowed(alone=not path)
@@ -359,20 +358,7 @@ class _Reducer:
             show_upto = matches[min(allowed, len(matches)) - 1] if allowed else -1  # the last match shown
         hidden = len(matches) - min(allowed, len(matches))
         group = self._group(path) if hidden else ""
-        if heading:
-            plan.keep(lines[i].start, lines[i].body)
-            i += 1
-        else:
-            plan.show(path)  # nothing for one file's hits (grep -n PATTERN FILE): no path printed
-        if hidden:
-            lead = " " if path else ""
-            plan.show(f"{lead}[{len(matches)} matches, {len(matches) - hidden} shown; the rest: ".encode())
-            plan.mark(group)
-            plan.show(b"]")
-        if heading:
-            plan.keep(lines[i - 1].body, lines[i - 1].end)
-        elif path or hidden:
-            plan.show(b"\n")
+        i = self._header(i, len(matches), hidden, group)
         last_shown_sep = True
         trailing = True  # context right after the last shown match (same block) stays with it
         for k in range(i, j):
@@ -387,19 +373,39 @@ class _Reducer:
                 trailing = trailing and ln.kind == CONTEXT
             if not shown:
                 plan.omit(ln.start, ln.end, group or "prefixes", f"search results of {path.decode('utf-8', 'replace')}")
-                continue
-            self.budget.shown += ln.kind == MATCH
-            if ln.kind == SEP:
+            elif ln.kind == SEP:
                 if last_shown_sep:
                     plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
                 else:
                     plan.keep(ln.start, ln.end)
                 last_shown_sep = True
-                continue
-            last_shown_sep = False
-            if ln.text_at > ln.start:
-                plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
-            self._line(ln)
+            else:
+                self.budget.shown += ln.kind == MATCH
+                last_shown_sep = False
+                if ln.text_at > ln.start:
+                    plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
+                self._line(ln)
+
+    def _header(self, i: int, matches: int, hidden: int, group: str) -> int:
+        """A file's header: its path once (rg --heading's own line, else shown) with, when some of its
+        hits are folded, their count and ref; returns the index of its first hit line."""
+        plan, ln = self.plan, self.lines[i]
+        heading = ln.kind == HEADER
+        if heading:
+            plan.keep(ln.start, ln.body)
+        else:
+            plan.show(ln.path)  # nothing for one file's hits (grep -n PATTERN FILE): no path printed
+        if hidden:
+            lead = " " if ln.path else ""
+            plan.show(f"{lead}[{matches} matches, {matches - hidden} shown; the rest: ".encode())
+            plan.mark(group)
+            plan.show(b"]")
+        if heading:
+            plan.keep(ln.body, ln.end)
+            return i + 1
+        if ln.path or hidden:
+            plan.show(b"\n")
+        return i
 
     def _group(self, path: bytes) -> str:
         self.more += 1
