@@ -400,7 +400,7 @@ class _Reducer:
         return plan.finish()
 
     def _other(self, i: int) -> None:
-        p, plan = self.p, self.plan
+        p = self.p
         if p.kind[i] == DETAIL:
             self._detail(i)
         else:
