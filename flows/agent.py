@@ -18,10 +18,14 @@ Their arguments are declared in ``flows.cli``, which imports this module only to
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import signal
 import sys
 
 SOURCE_MAX = 200  # characters of the command line kept as the packet's source
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # passed on to the command's process group
+REAP_GRACE = 1.0  # seconds an interrupted command has to exit before its group is killed
 
 
 def _quiet_trace(enabled: bool) -> None:
@@ -37,76 +41,245 @@ def _exit_code(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-def cmd_run(args: argparse.Namespace, config) -> int:
-    import shlex
+class _Run:
+    """What one ``tokens run`` has printed and stored so far (its windows arrive one by one)."""
+
+    def __init__(self, args: argparse.Namespace, out):
+        self.args = args
+        self.out = out
+        self.signum = 0  # the first SIGINT/SIGTERM/SIGHUP received (forwarded to the command)
+        self.closed = False  # our reader went away (| head)
+        self.windows = 0
+        self.first: object = None  # the first window's packet (kept while it may be the only one)
+        self.parts: list[tuple[str, bytes]] = []  # (manifest id, visible) of every window, for the whole packet
+        self.raw_sha = hashlib.sha256()
+        self.raw_bytes = 0
+        self.any_refs = False
+        self.stored = True  # every window's refs were written
+        self.failed_checks: set[str] = set()
+        self.header_printed = False
+        self.ends_with_newline = True
+
+
+def window_text(packet, level: int, raw: bool) -> bytes:
+    """The bytes one window shows: the only place a window's printed text is decided."""
+    from operators.overview import overview
+
+    if raw or packet.error:
+        text = packet.raw
+        if packet.error and packet.exit_code:
+            text = f"[command failed: exit code {packet.exit_code}]\n".encode() + text
+        return text
+    if level == 0:
+        text = overview(packet)
+        return packet.visible if len(packet.visible) <= len(text) else text
+    return packet.visible
+
+
+def _on_window(run: _Run, packet) -> None:
+    """Print one window as soon as the graph has finished it, and note what the run needs at its end."""
+    run.windows += 1
+    if run.windows == 1:
+        run.first = packet
+    run.raw_sha.update(packet.raw)
+    run.raw_bytes += len(packet.raw)
+    if packet.error:  # e.g. the store is full: its markers would name refs never written
+        run.stored = False
+        if not run.args.raw:
+            print(f"tokens: warning: reduction failed ({packet.error}); raw output follows", file=sys.stderr)
+    else:
+        run.parts.append((packet.manifest_id, packet.visible))
+        run.any_refs = run.any_refs or bool(packet.references)
+        run.failed_checks.update(name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
+                                                       ("RESTORE", packet.restore_pass)) if ok is False)
+    text = window_text(packet, run.args.level, run.args.raw)
+    run.header_printed = run.header_printed or bool(packet.exit_code)
+    if run.closed or not text:
+        return
+    try:
+        run.out.write(text)
+        run.out.flush()
+    except BrokenPipeError:
+        run.closed = True
+        return
+    run.ends_with_newline = text.endswith(b"\n")
+
+
+def _store_whole(run: _Run, config, source: str) -> str:
+    """Store the whole output of a run of several windows as one packet: its visible text is the
+    windows' visible texts one after the other, its layout theirs (offsets and ref indexes moved), so
+    ``tokens expand --full`` gives the entire original. Returns its id ('' when it cannot be stored)."""
+    import time
+
+    import msgspec
+
+    from operators.config import home_path
+    from operators.reduction import FROM_VISIBLE, Layout
+    from operators.store import Manifest, Store, StoreError, manifest_layout
+
+    store = Store(home_path(config))
+    entries: list[list[int]] = []
+    markers: list[list[int]] = []
+    refs: list[str] = []
+    vbase = 0
+    try:
+        kinds = set()
+        for pkt_id, visible in run.parts:
+            part = store.get_manifest(pkt_id)
+            kinds.add(part.type)
+            rbase = len(refs)
+            for entry in manifest_layout(part):
+                entry = list(entry)
+                entry[1] += vbase if entry[0] == FROM_VISIBLE else rbase
+                entries.append(entry)
+            markers.extend([m[0] + vbase, m[1] + rbase, *m[2:]] for m in part.markers)
+            refs.extend(part.refs)
+            vbase += len(visible)
+        visible = b"".join(v for _, v in run.parts)
+        manifest = Manifest(id="", source=source, type=kinds.pop() if len(kinds) == 1 else "mixed",
+                            raw_bytes=run.raw_bytes, raw_sha256=run.raw_sha.hexdigest(), visible_bytes=len(visible),
+                            visible_sha256=hashlib.sha256(visible).hexdigest(), refs=refs,
+                            layout=msgspec.Raw(Layout.from_lists(entries).to_json()), markers=markers,
+                            created=time.time())
+        pkt_id = store.put_manifest(manifest)
+        store.put_visible(pkt_id, visible)
+    except (StoreError, OSError, ValueError) as exc:
+        print(f"tokens: warning: the whole output could not be stored as one packet ({exc}); "
+              "each window's refs are kept", file=sys.stderr)
+        return ""
+    return pkt_id
+
+
+def _start(cmd: list[str]):
+    """Start CMD in its own process group (signals reach all of it); (proc, None) or (None, exit code)."""
     import subprocess
 
-    from flows.cli import UsageError, run_packets
-    from operators.overview import overview
-    from operators.packet import ContextPacket
+    try:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=None,
+                                start_new_session=True), None
+    except FileNotFoundError:
+        print(f"tokens: error: command not found: {cmd[0]}", file=sys.stderr)
+        return None, 127
+    except PermissionError:
+        print(f"tokens: error: cannot execute (permission denied): {cmd[0]}", file=sys.stderr)
+        return None, 126
+    except OSError as exc:
+        print(f"tokens: error: cannot execute {cmd[0]}: {exc.strerror or exc}", file=sys.stderr)
+        return None, 126
+
+
+def _signal_group(proc, signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap(proc, interrupted: bool) -> None:
+    """After the output is done: an interrupted command gets REAP_GRACE s to go, then its whole group
+    is killed (no orphans); otherwise the command has exited already (background children it left
+    are its own business)."""
+    import subprocess
+
+    if interrupted:
+        try:
+            proc.wait(timeout=REAP_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        _signal_group(proc, signal.SIGKILL)
+    proc.wait()
+
+
+def cmd_run(args: argparse.Namespace, config) -> int:
+    import shlex
+
+    from bytewax._bytewax import run_main
+
+    from flows.cli import UsageError, startup_done
+    from flows.reduce import get_flow
+    from operators.runsource import RunSource
+    from operators.sources import CallbackSink
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
     if not cmd:
         raise UsageError("tokens run needs a command: tokens run -- CMD ARGS…")
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except FileNotFoundError:
-        print(f"tokens: error: command not found: {cmd[0]}", file=sys.stderr)
-        return 127
-    except PermissionError:
-        print(f"tokens: error: cannot execute (permission denied): {cmd[0]}", file=sys.stderr)
-        return 126
-    except OSError as exc:
-        print(f"tokens: error: cannot execute {cmd[0]}: {exc.strerror or exc}", file=sys.stderr)
-        return 126
-    try:
-        output, _ = proc.communicate()
-    except KeyboardInterrupt:
-        proc.kill()
-        proc.wait()
-        raise
-    code = _exit_code(proc.returncode)
-
     source = "run: " + shlex.join(cmd)
     if len(source) > SOURCE_MAX:
         source = source[: SOURCE_MAX - 1] + "…"
-    packet = ContextPacket(source=source, raw=output, exit_code=code, forced_type=args.type,
-                           granularity=args.granularity or config.reduce.granularity)
-    out = sys.stdout.buffer
     _quiet_trace(args.trace)
-    try:
-        [packet] = run_packets([packet], args.config, config)
-        if packet.error:  # e.g. the store is full: its markers would name refs never written
-            raise RuntimeError(packet.error)
-    except Exception as exc:  # never lose the command's output because the reduction failed
-        print(f"tokens: warning: reduction failed ({type(exc).__name__}: {exc}); raw output follows", file=sys.stderr)
-        if code:
-            out.write(f"[command failed: exit code {code}]\n".encode())
-        out.write(output)
-        out.flush()
+    flow_source = None  # built after the command starts; the handlers below may fire before
+    proc, code = _start(cmd)
+    if proc is None:
         return code
-    if args.level == 0:
-        text = overview(packet)
-        if len(packet.visible) <= len(text):  # the whole reduced output is no longer than its overview
-            text = packet.visible
-    else:
-        text = packet.visible
-        if packet.references:
-            lead = b"" if not text or text.endswith(b"\n") else b"\n"
-            text += lead + f"[full output: tokens expand --full {packet.manifest_id}]\n".encode()
-    out.write(text)
-    if text and not text.endswith(b"\n"):
-        out.write(b"\n")
-    out.flush()
-    failed = [name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
-                                    ("RESTORE", packet.restore_pass)) if ok is False]
-    if failed:
-        print(f"tokens: warning: {'/'.join(failed)} check failed for this output; the original is "
-              f"{'kept: tokens expand --full ' + packet.manifest_id if 'RESTORE' not in failed else 'not recoverable'}",
-              file=sys.stderr)
-    return code
+    run = _Run(args, sys.stdout.buffer)
+
+    def on_signal(signum, frame) -> None:
+        if run.signum:  # a second one: no more grace
+            _signal_group(proc, signal.SIGKILL)
+            return
+        run.signum = signum
+        _signal_group(proc, signum)
+        if flow_source is not None:
+            flow_source.stop()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in FORWARDED}
+    try:
+        flow_source = RunSource(proc, source, config, granularity=args.granularity or config.reduce.granularity,
+                                forced_type=args.type)
+        if run.signum:
+            flow_source.stop()
+
+        def on_window(packet) -> None:
+            _on_window(run, packet)
+            if run.closed and not run.signum:  # the reader went away: stop the command as a pipe would
+                on_signal(signal.SIGPIPE, None)
+
+        try:
+            flow = get_flow(source=flow_source, sink=CallbackSink(on_window), config=config)
+            startup_done()
+            run_main(flow)
+        finally:
+            _reap(proc, interrupted=bool(run.signum) or proc.poll() is None)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    code = _exit_code(proc.returncode)
+    return _finish(run, config, source, 128 + run.signum if run.signum else code, code)
+
+
+def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
+    """The run's last lines: the failure line when the first window could not carry it, the pointer to
+    the full output, the failed checks (stderr). Returns ``status``."""
+    lines = b""
+    if not run.args.raw:
+        if status and not run.header_printed:
+            lines += f"[command failed: exit code {status}]\n".encode()
+        pkt_id = ""
+        if run.any_refs and run.stored:
+            pkt_id = run.first.manifest_id if run.windows == 1 else _store_whole(run, config, source)
+        elif run.windows > 1 and run.stored:
+            _store_whole(run, config, source)  # kept as one packet all the same
+        if pkt_id and run.args.level != 0:
+            lines += f"[full output: tokens expand --full {pkt_id}]\n".encode()
+    elif run.windows > 1 and run.stored:
+        _store_whole(run, config, source)
+    if lines and not run.ends_with_newline:
+        lines = b"\n" + lines
+    elif not run.args.raw and not run.ends_with_newline:
+        lines = b"\n"
+    if lines and not run.closed:
+        try:
+            run.out.write(lines)
+            run.out.flush()
+        except BrokenPipeError:
+            pass
+    if run.failed_checks:
+        failed = [name for name in ("SIGNAL", "RECOVERY", "RESTORE") if name in run.failed_checks]
+        print(f"tokens: warning: {'/'.join(failed)} check failed for this output"
+              + ("; the original is not recoverable" if "RESTORE" in failed else ""), file=sys.stderr)
+    return status
 
 
 def cmd_pack(args: argparse.Namespace, config) -> int:

@@ -305,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--granularity", choices=["coarse", "fine"])
     p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
     p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
+    p.add_argument("--raw", action="store_true", help="print the output unchanged (it is still stored)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
     p.set_defaults(func=_command("flows.agent:cmd_run"))
 
