@@ -15,7 +15,7 @@ from operators.types import diagnostics, search
 SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
                    "grep_n_one_file.txt", "git_grep.txt"]
 DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt",
-                 "pylint_parseable.txt", "tsc_pretty.txt", "pyright.txt"]
+                 "pylint_parseable.txt", "tsc_pretty.txt", "pyright.txt", "rustc_errors.txt"]
 
 
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
@@ -384,3 +384,14 @@ def test_a_numbered_listing_of_a_file_is_not_search():
     source = (PROJECT / "operators" / "types" / "search.py").read_bytes().splitlines(keepends=True)[:60]
     numbered = b"".join(b"%d:%s" % (i + 1, line) for i, line in enumerate(source))
     assert classify(numbered)[0] != "search"
+
+
+def test_rustc_errors_keep_code_header_and_arrow_fold_the_snippets():
+    raw = (FIXTURES / "rustc_errors.txt").read_bytes()
+    visible, refs, _ = reduced(diagnostics, raw)
+    heads = re.findall(rb"^error\[E\d+\]: .*\n +--> .*$", raw, re.M)
+    assert len(heads) == 12
+    for head in heads:
+        assert head in visible  # the header and its --> line, together and verbatim
+    assert b"= help:" not in visible and b"^^^^" not in visible
+    assert visible.startswith(b"[12 diagnostics (error 12) in 1 file; by rule: E0599 \xc3\x9710, E0432 \xc3\x971, E0433 \xc3\x971]")

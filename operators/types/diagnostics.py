@@ -46,6 +46,11 @@ import msgspec
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
 
+
+def _files_n(n: int) -> str:
+    return f"{n:,} file" + ("" if n == 1 else "s")
+
+
 NAME = "diagnostics"
 SIGNALS = ""
 
@@ -305,7 +310,7 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
         return ", ".join(items)
 
     sev_text = " (" + ", ".join(f"{k} {v}" for k, v in sev.most_common()) + ")" if sev else ""
-    text = f"[{len(diags)} diagnostics{sev_text} in {len(files)} files; by rule: {top(rules)}"
+    text = f"[{len(diags)} diagnostics{sev_text} in {_files_n(len(files))}; by rule: {top(rules)}"
     if len(files) > 1:
         text += f"; by file: {top(files)}"
     return (text + "]\n").encode()
@@ -458,7 +463,7 @@ def detect(sample) -> str | None:
         return None
     styles = Counter(d.style for d in diags).most_common(1)[0][0]
     files = len({d.path for d in diags})
-    return f"{len(diags)} diagnostics in {files} files ({styles} style)"
+    return f"{len(diags)} diagnostics in {_files_n(files)} ({styles} style)"
 
 
 SEVERITY_RANK = {"fatal error": 0, "error": 1, "warning": 2}
@@ -477,7 +482,7 @@ def facts(packet):
     important = [f"{d.loc.decode('utf-8', 'replace')} {d.severity} {d.key} ×{counts[d.key]}".replace("  ", " ")
                  for d in ranked[:5]]
     files = len({d.path for d in diags})
-    return Facts(f"{len(diags):,} diagnostics in {files:,} files, {len(counts):,} rules", important, len(first))
+    return Facts(f"{len(diags):,} diagnostics in {_files_n(files)}, {len(counts):,} rules", important, len(first))
 
 
 ERROR_RE = re.compile(rb"\b(?:fatal error|error)\b|\[Error/|\berror\[")

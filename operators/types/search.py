@@ -35,6 +35,11 @@ import msgspec
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
 
+
+def _files_n(n: int) -> str:
+    return f"{n:,} file" + ("" if n == 1 else "s")
+
+
 NAME = "search"
 SIGNALS = ""
 
@@ -251,7 +256,7 @@ def detect(sample) -> str | None:
         return None  # every line numbered in turn: a numbered listing of a file, not its hits
     kind = {"heading": "grouped by file", "numbered": "path:line:text", "flat": "path:text",
             "bare": "line:text of one file"}[shape]
-    return f"{matches} search hits in {len(paths)} files ({kind})"
+    return f"{matches} search hits in {_files_n(len(paths))} ({kind})"
 
 
 # -- reduction -----------------------------------------------------------------------------------
@@ -443,7 +448,7 @@ class _Reducer:
         if "binary" in plan.reasons:
             names = ", ".join(p.decode("utf-8", "replace") for p in self.binary[:3])
             more = f" and {len(self.binary) - 3} more" if len(self.binary) > 3 else ""
-            notes.append((f"{len(self.binary)} binary files match ({names}{more}): ", "binary"))
+            notes.append((f"{len(self.binary)} binary file{'s' if len(self.binary) != 1 else ''} match ({names}{more}): ", "binary"))
         if "prefixes" in plan.reasons:
             notes.append(("grouped by file; the repeated path prefixes: ", "prefixes"))
         if "long" in plan.reasons:
@@ -480,7 +485,7 @@ def facts(packet):
     _shape(packet.raw, lines)
     per_file = Counter(ln.path for ln in lines if ln.kind == MATCH)
     important = [f"{path.decode('utf-8', 'replace')} ×{count}" for path, count in per_file.most_common(5)]
-    return Facts(f"{sum(per_file.values()):,} matching lines in {len(per_file):,} files", important, len(per_file))
+    return Facts(f"{sum(per_file.values()):,} matching lines in {_files_n(len(per_file))}", important, len(per_file))
 
 
 PACK_CONTEXT = False  # the lines around a file's header are its hits, ranked below
