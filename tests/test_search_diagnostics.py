@@ -395,3 +395,12 @@ def test_rustc_errors_keep_code_header_and_arrow_fold_the_snippets():
         assert head in visible  # the header and its --> line, together and verbatim
     assert b"= help:" not in visible and b"^^^^" not in visible
     assert visible.startswith(b"[12 diagnostics (error 12) in 1 file; by rule: E0599 \xc3\x9710, E0432 \xc3\x971, E0433 \xc3\x971]")
+
+
+def test_npm_run_lint_wrapper_lines_do_not_make_a_linter_output_a_build():
+    raw = (b"\n> debug@4.4.3 lint\n> eslint src test.js\n\n" + (FIXTURES / "eslint.txt").read_bytes()
+           + b"npm error Lifecycle script `lint` failed with error:\nnpm error code 1\n"
+             b"npm error command failed\nnpm error command sh -c eslint src test.js\n")
+    assert classify(raw)[0] == "diagnostics"
+    visible, _, _ = reduced(diagnostics, raw)
+    assert b"npm error code 1" in visible and b"> eslint src test.js" in visible

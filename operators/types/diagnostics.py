@@ -27,9 +27,10 @@ the rule's ref (at most ``max_locations`` places a rule; past that they are coun
 
 Boundary with ``build`` (detected after this type): a compiler's diagnostics alone (``gcc
 -fsyntax-only``, ``cargo clippy``, a linter run) are this type; a build log — make lines, compile
-commands, a pytest session, npm or pip output — stays ``build``, which keeps its diagnostics too.
+commands, a pytest session, pip output — stays ``build``, which keeps its diagnostics too.
 ``detect`` says yes only when diagnostics, their details and summaries make up at least 80% of the
-lines and no build-runner line is present.
+lines and no such build line is present (``npm run lint``'s own ``> script`` and ``npm error`` lines
+around a linter's output are only a wrapper: they count against the 80%, nothing more).
 
 ``SIGNALS`` is empty: the lines that must stay are the locations and codes, which this type lists
 even when it folds their messages; the fixtures' planted signals check them.
@@ -81,7 +82,7 @@ SUMMARY_RE = re.compile(
 )
 BUILD_MARKER_RE = re.compile(
     rb"^(?:g?make(?:\[\d+\])?: |\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+)? .*-c |=+ test session starts"
-    rb"|npm (?:ERR!|WARN|warn|error) |Collecting \S|Successfully installed )",
+    rb"|Collecting \S|Successfully installed )",
     re.M,
 )
 DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
