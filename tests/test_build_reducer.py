@@ -83,13 +83,20 @@ def test_pytest_keeps_every_failed_line_summary_and_traceback(pytest_raw):
     for line in failed:
         assert line in visible
     assert b"========= 3 failed, 118 passed, 1 skipped, 1 warning, 1 error in 2.37s =========" in visible
-    # each failure's whole section: from its ____ header to the next
+    # each failure's traceback: its ____ header, the failing ">" line, every "E" line and each frame's
+    # file:line stay as whole lines; the rest of the quoted source folds behind the ref
     text = pytest_raw.decode()
-    start = text.index("=================================== FAILURES")
+    start = text.index("==================================== ERRORS")
     end = text.index("=============================== warnings summary")
-    assert text[start:end].encode() in visible
-    errors = text[text.index("==================================== ERRORS"):start]
-    assert errors.encode() in visible
+    section = text[start:end].encode().split(b"\n")
+    visible_lines = set(visible.split(b"\n"))
+    must = [line for line in section if re.match(rb"^(?:>|E(?: |$)|_{3,} |\S+?:\d+: )", line)]
+    assert len(must) >= 20
+    assert [line for line in must if line not in visible_lines] == []
+    quoted = [line for line in section if line.startswith(b"    ") and not SIGNAL_RE.search(line)]
+    assert len(quoted) >= 10
+    assert sum(line in visible_lines for line in quoted) < len(quoted) // 2
+    assert re.search(rb"\[\d+ source lines\]", visible)
     assert b"tests/test_cart.py::test_add_quantity[1] PASSED" not in visible
     assert b"[folded 37 lines: PASSED \xc3\x9737]" in visible
     assert b"rootdir: /home/ci/work/shop" not in visible

@@ -87,7 +87,7 @@ SUMMARY_RE = re.compile(
     rb"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)(?:, )?)+"
     rb"(?: in [\d.]+s)?(?: \([\d:.]+\))?\s*=*\s*$"
     rb"|^=*\s*no tests ran\b"
-    rb"|^Successfully installed |^Installing collected packages:|^Installed \d+ packages?"
+    rb"|^\s*Successfully (?:installed|built) |^Installing collected packages:|^Installed \d+ packages?"
     rb"|^(?:added|removed|changed|updated|audited) \d+ packages?|^up to date\b|^found \d+ vulnerabilit"
     rb"|^\d+ (?:\w+ )?vulnerabilit|^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated"
     rb"|^(?:Tests|Test Suites|Snapshots|Time|Ran all test suites):?\s"
@@ -121,11 +121,22 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                          rb"|Processing \S+\.(?:whl|tar\.gz|zip)\b|Saved \S+\.(?:whl|tar\.gz|zip)\b"
                          rb"|Link requires a different Python|Created wheel for|Stored in directory:"
                          rb"|Building wheels for collected packages:|Attempting uninstall:|Found existing installation:"
-                         rb"|Uninstalling \S+:|Successfully uninstalled|Successfully built )"),
+                         rb"|Uninstalling \S+:|Successfully uninstalled)"),
         ("pip step done", rb"^\s*(?:Preparing metadata|Installing build dependencies|Getting requirements to build"
                           rb"|Building wheel for|Installing backend dependencies|Building editable for|Running setup\.py)"
                           rb".*\.\.\. done\s*$"),
         ("pip notice", rb"^\[notice\] "),
+        ("setuptools build", rb"^\s*(?:running (?:build|build_py|build_ext|build_clib|build_scripts|egg_info|dist_info|install"
+                             rb"|install_lib|install_egg_info|install_scripts|install_headers|install_data|bdist_wheel"
+                             rb"|bdist_egg|sdist|develop|editable_wheel|check)\s*$|copying \S+ -> \S+|Copying \S+ to \S+"
+                             rb"|creating \S+|adding '[^']+'|adding license file |writing \S+|writing (?:[\w-]+ )+to \S+"
+                             rb"|reading manifest (?:file|template) |building '\S+' extension|installing to \S+|removing \S+"
+                             rb"|byte-compiling \S+|(?:Getting requirements to build wheel|Preparing metadata \(pyproject\.toml\)"
+                             rb"|Building wheel for \S+ \(pyproject\.toml\)|Installing build dependencies|Installing backend"
+                             rb" dependencies): (?:started|finished with status 'done')|Running command (?:python setup\.py|Getting"
+                             rb" requirements|Preparing metadata|Building wheel|pip subprocess|Preparing)|Source in \S+ has version"
+                             rb"|(?:Added|Removed) \S+ (?:to|from) build tracker|Created temporary directory:|Using pip \d"
+                             rb"|Non-user install |Skipping link:|Found link |Fetched page |Remote version of pip)"),
         ("progress bar", rb"^\s*" + _BAR + rb"{6,}.*(?:\d+(?:\.\d+)?/\d+(?:\.\d+)?|\d+%|eta|/s\b)"
                          rb"|^\s*\d+%\|.*\|\s*\d+/\d+|\beta \d+:\d\d:\d\d\b|\beta -:--:--"),
         ("npm log", rb"^npm (?:http|timing|sill|silly|verb|verbose|info|notice)\b|^(?:gyp|node-gyp) info "),
@@ -218,6 +229,32 @@ class _Lines:
         return len(self.starts)
 
 
+TRACEBACK_KEEP_RE = re.compile(rb"^(?:>|E(?: |$))|^\S+?:\d+: |^\S+?:\d+$")  # failing line, assertion, frame location
+FRAME_SEPARATOR_RE = re.compile(rb"^(?:_ ){8,}_?\s*$")
+FRAME_LOCAL_RE = re.compile(rb"^[A-Za-z_]\w* = ")  # an argument of the frame: self = <…>
+
+
+def _traceback_fold(text: bytes, signal: bool, quoted_seen: set[bytes]) -> tuple[int, str] | None:
+    """How a line of a pytest traceback is folded, or None when it stays: the failing ``>`` line, the
+    ``E`` lines and each frame's ``file:line`` stay; the rest of the quoted source (indented lines,
+    ``^^^^`` marks), frame separators and argument lines fold. A quoted line holding a signal word stays
+    the first time it is quoted (failures often quote the same function again)."""
+    if not text.strip():
+        return BLANK, ""
+    if TRACEBACK_KEEP_RE.match(text):
+        return None
+    if FRAME_SEPARATOR_RE.match(text):
+        return NOISE, "frame separator"
+    if text[:1] in b" \t" or FRAME_LOCAL_RE.match(text):
+        if signal:
+            key = text.strip()
+            if key not in quoted_seen:
+                quoted_seen.add(key)
+                return None
+        return NOISE, "quoted source"
+    return None
+
+
 def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
     """Each line's kind (KEEP or NOISE) and, for noise, its label."""
     lines = _Lines(raw)
@@ -234,6 +271,7 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
     subprocess_left = 0  # lines left in pip's "╰─> [N lines of output]" block
     dirs: list[int] = []  # open `make: Entering directory` lines
     rescued: set[int] = set()
+    quoted_seen: set[bytes] = set()  # signal lines of quoted source already shown in a traceback
 
     def close_capped() -> None:
         head, tail, name = cap
@@ -275,6 +313,8 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
                 cap = (CAPTURED_HEAD, CAPTURED_TAIL, "captured output")
             elif in_captured:
                 capped.append(i)
+            elif (folded_as := _traceback_fold(text, signal, quoted_seen)) is not None:
+                kind[i], label[i] = folded_as
             continue
         if section == b"short test summary info":
             short = SHORT_RESULT_RE.match(text)
@@ -457,7 +497,12 @@ def _keep_line(plan: Plan, raw: bytes, lines: _Lines, i: int, group: str, reason
     return True
 
 
+TRACEBACK_LABELS = {"quoted source", "frame separator", "blank"}
+
+
 def _run_summary(count: int, run: dict[str, int]) -> str:
+    if "quoted source" in run and run.keys() <= TRACEBACK_LABELS:  # inside a traceback: short, there are many
+        return f"[{count} source line{'s' if count != 1 else ''}]"
     parts = [f"{name} ×{c}" for name, c in sorted(run.items(), key=lambda kv: -kv[1])]
     if len(parts) > 4:
         parts = parts[:4] + [f"+{len(parts) - 4} more kinds"]
