@@ -26,11 +26,11 @@ SIDECAR = load_sidecar(FIXTURES / "signals.toml")
 MARKER = re.compile(rb"#ref:ctx_[0-9a-f]{6,64}")
 # measured saved % (coarse), and the floor a test asserts
 SAVED = {
-    "github_workflow_runs.json": (88.5, 85.0),
-    "github_check_runs.json": (75.1, 72.0),
-    "github_dependabot_alerts.json": (67.7, 64.0),
+    "github_workflow_runs.json": (93.1, 90.0),
+    "github_check_runs.json": (84.4, 81.0),
+    "github_dependabot_alerts.json": (70.8, 67.0),  # every alert of a new state or severity stays
     "npm_view_vite.json": (89.7, 87.0),
-    "pypi_httpx.json": (88.1, 85.0),
+    "pypi_httpx.json": (90.5, 87.0),
 }
 # a decision field and its value (a string, or the first bytes of anything else)
 DECISION_PAIR = re.compile(
@@ -82,7 +82,7 @@ def test_median_saving_over_the_real_documents():
         raw = (FIXTURES / name).read_bytes()
         visible, _, _ = reduce_alone(raw)
         saved.append(100 * (1 - len(visible) / len(raw)))
-    assert statistics.median(saved) >= 85.0  # measured: 88.1
+    assert statistics.median(saved) >= 87.0  # measured: 89.7
 
 
 def _items_in_order(visible: bytes, key: bytes) -> list:
@@ -123,7 +123,7 @@ def test_items_differing_only_in_a_decision_field_are_kept():
     visible, _, _ = reduce_alone(raw)
     shown = msgspec.json.decode(visible)
     def key(alert):
-        return alert["repository"]["full_name"], alert["number"]
+        return alert["html_url"]  # the repository object of later alerts is a marker (same as above)
 
     order = [key(a) for a in original]
     kept = [key(a) for a in shown if isinstance(a, dict)]

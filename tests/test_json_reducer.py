@@ -140,7 +140,7 @@ def test_padding_keys_share_one_ref_and_commas_stay_valid(indent, layout):
     else:
         obj = dict(pads)
     raw = json.dumps({"outer": obj, "items": [obj, obj]}, indent=indent).encode()
-    visible, contents, plan = run(raw)
+    visible, contents, plan = run(raw, repeats=False)  # each copy on its own (repeats: see below)
     doc = decode(visible)
     for node in (doc["outer"], doc["items"][0], doc["items"][1]):
         real = {k: v for k, v in obj.items() if k not in pads}
@@ -464,7 +464,7 @@ def test_deep_value_under_wrapper_arrays_is_still_reduced():
     inner = b'{"status": "failed", "debug": "' + b"d" * 300 + b'"}'
     for raw in (b"[" * 5_000 + inner + b"]" * 5_000, b"[\n " * 3_000 + b"[1, " + inner + b"]" + b"\n]" * 3_000,
                 b"[[" + b"[" * 4_000 + inner + b"]" * 4_000 + b", [[" + inner + b"]]], 2]"):
-        visible, contents, plan = run(raw)
+        visible, contents, plan = run(raw, repeats=False)
         assert visible.count(b'"status": "failed", "debug": "#ref:ctx_') == raw.count(inner)
         assert b"".join(contents.values()) == (b'"' + b"d" * 300 + b'"') * raw.count(inner)
         assert is_valid_json(visible)
@@ -486,3 +486,22 @@ def test_work_left_on_every_level_keeps_the_deep_rest_verbatim():
 ])
 def test_bracket_runs_are_validated_like_single_brackets(text):
     assert is_valid_json(text) == _msgspec_accepts(text)
+
+
+def test_a_container_equal_to_one_shown_before_is_parked_with_where_it_was():
+    owner = {"login": "octo", "id": 1, "type": "Organization", "site_admin": False, "description": "x" * 300}
+    repo = {"name": "r", "owner": owner}
+    items = [{"id": i, "state": "open", "owner": owner, "repo": repo} for i in range(3)]
+    raw = json.dumps({"items": items}, indent=2).encode()
+    visible, contents, plan = run(raw)
+    doc = decode(visible)
+    assert doc["items"][0]["owner"] == owner and doc["items"][0]["repo"] == repo  # the first copies stay
+    for item in doc["items"][1:]:
+        assert re.fullmatch(r"\u2026 same as \$\.items\[\]\.owner above: #ref:ctx_[0-9a-f]{6}", item["owner"])
+        assert re.fullmatch(r"\u2026 same as \$\.items\[\]\.repo above: #ref:ctx_[0-9a-f]{6}", item["repo"])
+    assert [item["state"] for item in doc["items"]] == ["open"] * 3  # decision fields untouched
+    owners = [raw[span[3] : span[4]] for span in iter_spans(raw) if span[0] == "member" and raw[span[1] : span[2]] == b'"owner"']
+    [group] = [g for g in plan.reasons if g.startswith("repeat $.items[].owner")]
+    assert contents[group] == owners[2] + owners[4]  # the item-level copies (0 shown, 1 inside the shown repo)
+    visible, contents, _ = run(raw, repeats=False)
+    assert decode(visible) == json.loads(raw) and not contents

@@ -31,6 +31,7 @@ duplicate keys, 10,000-deep nesting) never raises: what parses is reduced, the r
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import re
 from bisect import bisect_right
 
@@ -62,6 +63,7 @@ RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
 BIG_ITEMS = 16384  # bytes from which a few same-shaped items (fewer than array_min) are folded too
 DIGIT = re.compile(rb"[0-9]")
 LONE_LINKS = {b"url", b"href", b"link", b"uri"}
+REPEAT_MIN, REPEAT_MAX = 256, 1 << 16  # bytes of a container compared with those shown before it
 _INSIDE_RUN = [(KEEP,)]  # entries covered by the RUN action in front of them
 _OBJ, _ARR, _STR = 0x7B, 0x5B, 0x22
 
@@ -78,7 +80,8 @@ NOTABLE_RE = re.compile(_ERROR_KEY + rb'+(?!null\b|false\b|""|\[[ \t\r\n]*\]|\{[
 # the same without the lookahead RE2 lacks, byte by byte (Latin-1): a superset, each hit checked with NOTABLE_RE
 _LATIN1 = re2.Options()
 _LATIN1.encoding = re2.Options.Encoding.LATIN1
-NOTABLE_CANDIDATE_RE = re2.compile(_ERROR_KEY + b"|" + _FAILING_STATUS, options=_LATIN1)
+# (without the \b: RE2 looks past ``end`` for it, where ``re`` takes ``end`` as the end of the text)
+NOTABLE_CANDIDATE_RE = re2.compile(_ERROR_KEY + b"|" + _FAILING_STATUS.replace(rb"\b", b""), options=_LATIN1)
 
 
 def notable_starts(raw: bytes, start: int, end: int):
@@ -155,6 +158,12 @@ def _extend(path: tuple[str, ...] | None, seg: str) -> tuple[str, ...]:
     return (_CUT,) + path[-(PATH_PARTS - 1) :] + (seg,)
 
 
+def shallow(path: tuple[str, ...] | None) -> bool:
+    """Whether a path is short enough to compare its value with earlier ones (under ``PATH_PARTS``
+    segments: a document 100,000 levels deep is not hashed once per level)."""
+    return path is None or (len(path) < PATH_PARTS and path[0] != _CUT)
+
+
 def _render_path(path: tuple[str, ...] | None) -> str:
     return "$" + "".join(path or ())
 
@@ -188,6 +197,7 @@ class _Reducer:
         self.fold_re = fold_field_re(tuple(cfg.fold_fields))
         self.keep_keys = {k.lower().encode() for k in cfg.keep_keys}
         self.important: set[bytes] = set()  # the current version and dist-tags (see important_values)
+        self.shown: dict[bytes, tuple[str, ...] | None] = {}  # digest of a container walked -> its path
 
     # ---- refs -------------------------------------------------------------------------------
     def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
@@ -590,6 +600,20 @@ class _Reducer:
         return cut
 
     # ---- the walk ---------------------------------------------------------------------------
+    def repeated(self, vs: int, ve: int, path) -> bool:
+        """A container byte-equal to one shown earlier (the same ``owner``, ``repository`` or ``app``
+        object in every item of an API response) is parked behind a marker naming where it was shown."""
+        if not self.cfg.repeats:
+            return False
+        digest = hashlib.blake2b(memoryview(self.raw)[vs:ve], digest_size=16).digest()
+        first = self.shown.get(digest)
+        if first is None:
+            self.shown[digest] = path
+            return False
+        label = f"\u2026 same as {_render_path(first)} above: "
+        self.edit(vs, ve, self.group("repeat", path, "a value shown earlier", vs), _json_str(label)[:-1], b'"')
+        return True
+
     def skip_wrappers(self, vs: int, path):
         """Jump over arrays that hold nothing but the next array (``[[[[…]]]]``): nothing in them can be
         reduced, and a walk level each would cost time per level. Returns the innermost such array's
@@ -646,6 +670,9 @@ class _Reducer:
                 continue
             ks, ke, vs, ve = entries[i]
             if kind == RECURSE:
+                if not action[2] and REPEAT_MIN <= ve - vs <= REPEAT_MAX and shallow(action[1]) \
+                        and self.repeated(vs, ve, action[1]):
+                    continue
                 if i + 1 == len(entries):
                     stack.pop()  # nothing left at this level: `[[[…]]]` holds one frame, not one per level
                 elif len(stack) >= MAX_PENDING:
@@ -706,6 +733,7 @@ class Settings(Section):
         "*_url", "url", "href", "_links", "links", "*_link", "link", "*_href", "*_uri", "uri",
     ])
     link_keep: list[str] = msgspec.field(default_factory=lambda: ["html_url"])  # human links stay
+    repeats: bool = True  # a container byte-equal to one shown before it is parked behind a marker
 
 
 class _AnyObject(msgspec.Struct):
