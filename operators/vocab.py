@@ -9,8 +9,8 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
   failing HRESULTs ``0x800f081f``, npm's ``E404``). ``signal_line_spans`` finds every line holding one
   in a single RE2 pass over the buffer: the definition the SIGNAL check uses on its own.
   ``WORD_PATTERN`` holds no digit, so it matches a line's *shape* (digit runs as one ``0``) exactly
-  when it matches the line. A word followed by ``.x``, ``/`` or ``-`` is part of a name, not a
-  signal (``copying pkg/errors.py``, ``libgpg-error-dev``); ``CODE_RE`` needs the digits, and ``SHAPE_CODE_RE`` finds the shapes that
+  when it matches the line (a word inside a file name counts too: ``util/timeout.py`` is a signal
+  line, as a reader scanning for trouble would see it); ``CODE_RE`` needs the digits, and ``SHAPE_CODE_RE`` finds the shapes that
   may hold one (a superset: each candidate line is checked on its raw bytes).
 * build/test markers that are signal in runner output (``EXTRA_SIGNAL_RE``: pytest ``E`` lines, linker
   errors, ``npm ERR!``, jest's ``✕``) and the ranking regexes of level 0 (``ERROR_RE``, ``WARN_RE``,
@@ -39,7 +39,7 @@ WORD_PATTERN = (
     rb"|killed|abort|aborts|aborted|aborting|crash|crashes|crashed|crashing"
     rb"|segfaults?|segmentation fault|invalid|unauthori[sz]ed|forbidden|unreachable|oom|out of memory"
     rb"|corrupt|corrupted|corruption|violations?|deadlocks?|deadlocked|unhandled|uncaught|unexpected|unexpectedly"
-    rb"|sqlstate)\b)(?:[^./\-\w]|\.(?:[^\w/]|$)|$)"  # not a file or directory name: errors.py, error/, -error-
+    rb"|sqlstate)\b)"
     rb"|[A-Za-z](?:Exception|Error|Warning|Failure)s?\b"
     rb"|\bE(?:NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|ADDRINUSE|ADDRNOTAVAIL|NOSPC|NOMEM"
     rb"|PIPE|EXIST|NOTDIR|ISDIR|AGAIN|INVAL|BUSY|HOSTUNREACH|NETUNREACH|NETDOWN|MFILE|NFILE|NOTEMPTY|ROFS"
