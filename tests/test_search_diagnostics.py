@@ -404,3 +404,14 @@ def test_npm_run_lint_wrapper_lines_do_not_make_a_linter_output_a_build():
     assert classify(raw)[0] == "diagnostics"
     visible, _, _ = reduced(diagnostics, raw)
     assert b"npm error code 1" in visible and b"> eslint src test.js" in visible
+
+
+@pytest.mark.parametrize("line", [
+    b"2026-01-01T10:%02d:%02d.123Z INFO http GET /api/v1/items/%d 200 4ms\n",  # ISO time: "2026-01-01T10" is no path
+    b"12:%02d:%02d.%03d INFO worker done\n",  # time of day: "12:" is no line number
+    b"Dec  3 09:%02d:%02d host sshd[%d]: Accepted publickey\n",
+])
+def test_timestamped_logs_are_not_search(line):
+    raw = b"".join(line % (i // 60 % 60, i % 60, i) for i in range(300))
+    assert classify(raw)[0] not in ("search", "diagnostics")
+    assert search.detect(__import__("operators.types", fromlist=["Sample"]).Sample(raw)) is None

@@ -96,7 +96,7 @@ def _pathlike(path: bytes) -> bool:
 
 def _bare_name(path: bytes) -> bool:
     """A file name without a directory or extension (``Makefile``, ``LICENSE``): enough before ``:12:``."""
-    return re.fullmatch(rb"[\w.@~+-]{1,255}", path) is not None
+    return re.fullmatch(rb"[A-Za-z_.][\w.@~+-]{0,254}", path) is not None  # not "2026-01-01T10" (a timestamp)
 
 
 def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
