@@ -415,3 +415,15 @@ def test_timestamped_logs_are_not_search(line):
     raw = b"".join(line % (i // 60 % 60, i % 60, i) for i in range(300))
     assert classify(raw)[0] not in ("search", "diagnostics")
     assert search.detect(__import__("operators.types", fromlist=["Sample"]).Sample(raw)) is None
+
+
+def test_go_compiler_and_linter_lines_are_diagnostics_vimgrep_hits_are_not():
+    go_build = (b"# example.com/app\n./main.go:12:2: undefined: foo\n"
+                b"./main.go:15:9: cannot use x (variable of type int) as string value in return statement\n"
+                b"./server/http.go:51:3: declared and not used: n\n")
+    assert classify(go_build)[0] == "diagnostics"
+    lint = (b"main.go:12:2: Error return value of `f.Close` is not checked (errcheck)\n"
+            b"main.go:20:5: SA4006: this value of err is never used (staticcheck)\n")
+    assert [d.key for d in diagnostics.parse(lint).diags] == ["errcheck", "SA4006"]
+    vimgrep = b"".join(b"main.go:%d:5:\tx := compute(%d)\n" % (i * 2 + 1, i) for i in range(20))
+    assert classify(vimgrep)[0] == "search"

@@ -88,6 +88,8 @@ BUILD_MARKER_RE = re.compile(
 DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
 LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
 PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
+GO_RE = re.compile(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
+GO_CODE_RE = re.compile(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
 CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
 TS_AFTER_SEV_RE = re.compile(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
 BRACKET_CODE_RE = re.compile(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
@@ -150,8 +152,11 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
     code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest)
-    if not (code_m or sev_m or (trail and trail.group(1))):
+    go = GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
+    if not (code_m or sev_m or (trail and trail.group(1)) or go):
         return None
+    if go and not (code_m or sev_m):
+        trail = GO_CODE_RE.search(rest) or trail
     code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
     style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
