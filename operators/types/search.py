@@ -217,6 +217,12 @@ def _numbers_increase(raw: bytes, lines: list[Line], shape: str) -> bool:
     return downs <= max(1, ups // 20)
 
 
+def _repeats(lines: list[Line]) -> int:
+    """Matching lines whose path is the one of the matching line before."""
+    hits = [ln.path for ln in lines if ln.kind == MATCH]
+    return sum(a == b for a, b in zip(hits, hits[1:]))
+
+
 def _consecutive(raw: bytes, lines: list[Line]) -> bool:
     numbers = [int(HEADING_LINE_RE.match(raw, ln.start).group(1)) for ln in lines if ln.kind in (MATCH, CONTEXT)]
     return all(b == a + 1 for a, b in zip(numbers, numbers[1:]))
@@ -248,8 +254,8 @@ def detect(sample) -> str | None:
     lines = _split(head)
     _shape(head, lines)
     paths = {ln.path for ln in lines if ln.kind == MATCH}
-    if shape == "flat" and (len(paths) == len(lines) or matches < 5):
-        return None  # path:text with every path different: a listing, not search results
+    if shape == "flat" and (matches < 5 or _repeats(lines) < 0.3 * matches):
+        return None  # path:text with paths seldom repeated: a listing or key: value lines, not search hits
     if not _numbers_increase(head, lines, shape):
         return None  # one place repeated: a log with file:line prefixes
     if shape == "bare" and (matches < 5 or _consecutive(head, lines)):
