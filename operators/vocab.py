@@ -38,7 +38,7 @@ WORD_PATTERN = (
     rb"|unable|cannot|can't|couldn't|could not|unavailable|timeouts?|timed out"
     rb"|killed|abort|aborts|aborted|aborting|crash|crashes|crashed|crashing"
     rb"|segfaults?|segmentation fault|invalid|unauthori[sz]ed|forbidden|unreachable|oom|out of memory"
-    rb"|corrupt|corrupted|corruption|violations?|deadlocks?|deadlocked|unhandled|uncaught|unexpected|unexpectedly"
+    rb"|not found|no such file|unsupported|corrupt|corrupted|corruption|violations?|deadlocks?|deadlocked|unhandled|uncaught|unexpected|unexpectedly"
     rb"|sqlstate)\b)"
     rb"|[A-Za-z](?:Exception|Error|Warning|Failure)s?\b"
     rb"|\bE(?:NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|ADDRINUSE|ADDRNOTAVAIL|NOSPC|NOMEM"
@@ -49,7 +49,7 @@ WORD_PATTERN = (
 STATUS_PATTERN = rb'" [45]\d\d '  # an access log's status field
 CODE_PATTERN = (  # error codes that need their digits
     rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?[1-9]"
-    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+[45]\d\d\b"
+    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+[45]\d\d\b|(?i:\b(?:code|error)[ =:]+)[45]\d\d\b"
     rb"|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
     rb"|\bORA-\d{5}\b|\bE[45]\d\d\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x8[0-9A-Fa-f]{7}\b"
@@ -57,7 +57,7 @@ CODE_PATTERN = (  # error codes that need their digits
 # the same alternatives on a shape (every digit run one "0"): a superset of the shapes of CODE_PATTERN's lines
 SHAPE_CODE_PATTERN = (
     rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?0"
-    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+0\b"
+    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+0\b|(?i:\b(?:code|error)[ =:]+)0\b"
     rb"|\bHTTP/0(?:\.0)? 0\b"
     rb"|\bORA-0\b|\bE0\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x"
@@ -221,6 +221,7 @@ LOG_LINE_RE = re.compile(
     rb"|\d{6} \d{6}|\d{2}/\d{2}/\d{2,4}|\[\d+/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s"
     rb"|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
     rb"|^(?:\S+\s+){1,4}1\d{9} \d+ [A-Za-z]"  # HPC: the epoch after a record id and a node
+    rb"|^(?:\S+\s+){1,3}\[\d{1,2}/[A-Z][a-z]{2}/\d{4}[: ]\d{2}:\d{2}"  # access logs: host ident user [date]
 )
 LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
 
