@@ -13,10 +13,25 @@ valid JSON (or NDJSON) whenever the input was.
 * **padding keys** (``padding_*``, ``noise_*`` … globs): all of one object go to one ref, shown as one
   member ``"padding_*|noise_*": "80 keys: #ref:ctx_…"`` where the first one was; each later one leaves
   with the comma in front of it, so the commas stay right.
-* **long arrays** of same-shaped items (and objects whose many members all hold same-shaped
-  containers, e.g. ``{"1.0": {...}, "1.1": {...}, …}``): the first ``array_keep`` stay, plus up to
-  three later items that carry an error or a failing status; the rest go to one ref, shown as one
-  element ``"… 95 more items: #ref:ctx_…"``.
+* **link fields** (``*_url``, ``url``, ``href``, ``_links``, ``*_link`` … whose value is a URL or a
+  container of links; ``link_keys``, ``links_noise``): all of one object go to one ref, shown as one
+  member ``"*_url|url": "38 links: #ref:ctx_…"`` like padding keys; ``html_url`` (``link_keep``) stays,
+  and so does an object's lone ``url``/``href`` (it names the object).
+* **long arrays** of same-shaped items (``array_min``; or a few same-shaped items of 16 KB together)
+  and **long maps** (objects whose many members hold same-shaped containers, ``{"1.0": {...}, …}``,
+  or scalars under keys that are data, such as a registry's ``time`` map of version → timestamp):
+  the first ``array_keep`` items (up to about 1 KB: one big item is example enough) and the last
+  ``array_keep_last`` stay, and so does every item that carries an error or a failing status (up to
+  three), every item whose decision field (``fold_fields``: status, conclusion, state, code,
+  severity, result, error) holds a value no kept item holds (a field with many distinct values, such
+  as a zip code, is no category), and every map entry or string item whose key or value is the
+  document's current version or a dist-tag (or a ``keep_keys`` key: ``latest``, ``created`` …). Each
+  run of folded items becomes one element ``"… 95 more items: #ref:ctx_…"`` (a member ``"…": "95
+  more keys: #ref:ctx_…"`` in a map) exactly where the run stood, so the order never changes; all
+  runs of one container share one ref.
+* **repeats** (``repeats``): a container of 256 bytes or more byte-equal to one shown before it (the
+  same ``owner`` or ``repository`` object in every item) becomes ``"… same as $.items[].owner above:
+  #ref:ctx_…"``.
 * **long strings** (over ``string_max``, not under a decision key): the head stays (cut on a character,
   never inside an escape), the tail goes to a ref: ``"head… +12345 bytes #ref:ctx_…"``.
 * **NDJSON** (one value per line) is a sequence treated like an array: each line is reduced, newlines
@@ -26,6 +41,11 @@ Refs are grouped by path (``$.events[].metadata`` is one ref however many items 
 capped per document (``coarse``: 10, ``fine``: 64, where every occurrence gets its own ref until the
 cap); past the cap, omissions share one overflow ref. Broken input (truncated, invalid bytes,
 duplicate keys, 10,000-deep nesting) never raises: what parses is reduced, the rest stays verbatim.
+Memory and time stay linear in the input at any depth: a level with nothing left to do is dropped
+from the walk (arrays holding only the next array are jumped over in one pass), at most
+``MAX_PENDING`` levels with work left are held (a value deeper than that stays verbatim), and paths
+keep their last ``PATH_PARTS`` segments. A marker member is written with the input's own colon
+spacing; everything else shown is the input's own bytes, so pretty-printing and key order stay.
 """
 
 from __future__ import annotations
