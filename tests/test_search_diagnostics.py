@@ -221,7 +221,7 @@ def test_through_the_graph_signal_recovery_restore(name):
 def test_tokens_analyze_and_expand_full_restore_byte_exact(tmp_path):
     env = {"NOLIFE_TOKENS_HOME": str(tmp_path / "home")}
     for name in ("rg_heading_context.txt", "eslint.txt"):
-        result = tokens_cli("analyze", str(FIXTURES / name), env=env)
+        result = tokens_cli("analyze", "--trace", str(FIXTURES / name), env=env)
         assert result.returncode == 0, result.stderr
         assert len(result.stdout) < len((FIXTURES / name).read_bytes()) and b"#ref:ctx_" in result.stdout
         out = tmp_path / (name + ".reduced")
@@ -426,3 +426,16 @@ def test_go_compiler_and_linter_lines_are_diagnostics_vimgrep_hits_are_not():
     assert [d.key for d in diagnostics.parse(lint).diags] == ["errcheck", "SA4006"]
     vimgrep = b"".join(b"main.go:%d:5:\tx := compute(%d)\n" % (i * 2 + 1, i) for i in range(20))
     assert classify(vimgrep)[0] == "search"
+
+
+def test_cargo_build_progress_folds_and_the_errors_stay():
+    raw = (FIXTURES / "rustc_errors.txt").read_bytes()
+    progress = b"".join(b"   Compiling dep%d v1.0.%d\n" % (i, i) for i in range(60))
+    wrapped = progress + raw
+    assert classify(wrapped)[0] == "diagnostics"
+    visible, refs, _ = reduced(diagnostics, wrapped)
+    assert b"Compiling dep" not in visible
+    m = re.search(rb"\[60 cargo progress lines folded: #ref:(ctx_\w+)\]", visible)
+    assert m and bytes(refs[m.group(1).decode()]) == progress
+    for head in re.findall(rb"^error\[E\d+\]: .*\n +--> .*$", raw, re.M):
+        assert head in visible

@@ -77,7 +77,7 @@ SUMMARY_RE = re.compile(
     rb"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ (?:errors?|problems?)\b"
     rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
     rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
-    rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished |\s+(?:Checking|Compiling) \S+ v\d"
+    rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
     rb"|\d+ problems?$)"
 )
 BUILD_MARKER_RE = re.compile(
@@ -100,7 +100,10 @@ SEV_HEAD_RE = re.compile(rb"(" + _SEV + rb")\b:?")
 SEV_RE = re.compile(rb"\b(" + _SEV + rb")\b", re.I)
 MASK_RE = re.compile(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
 
-HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK = range(7)
+HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK, PROGRESS = range(8)
+PROGRESS_MIN = 5  # cargo progress lines folded from this many on
+PROGRESS_RE = re.compile(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
+                         rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 
 
@@ -194,7 +197,9 @@ class _Parser:
                 self.open.head_end = self.open.end = i
                 continue
             self._lint_name(t)
-            if SUMMARY_RE.match(t):
+            if PROGRESS_RE.match(t):
+                self.kind[i], self.open = PROGRESS, None
+            elif SUMMARY_RE.match(t):
                 self.kind[i], self.open = SUMMARY, None
             elif FILE_RE.match(t) or self._file_line(i, t, n):
                 self.kind[i], self.open = FILE, None
@@ -351,6 +356,7 @@ class _Reducer:
         p = parser
         self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
+        self.progress = p.kind.count(PROGRESS)
 
     def _keep(self, start: int, end: int) -> None:
         """Show ``raw[start:end]`` as a terminal would: colour escapes go to group ``escapes``."""
@@ -414,6 +420,8 @@ class _Reducer:
         p = self.p
         if p.kind[i] == DETAIL:
             self._detail(i)
+        elif p.kind[i] == PROGRESS and self.progress >= PROGRESS_MIN:
+            self.plan.omit(p.starts[i], p.ends[i], "progress", "cargo progress lines")
         else:
             self._keep(p.starts[i], p.ends[i])
 
@@ -433,6 +441,7 @@ class _Reducer:
     def _footer(self) -> None:
         plan = self.plan
         for group, text in (("details", b"[source snippets, carets, help and notes folded: "),
+                            ("progress", f"[{self.progress} cargo progress lines folded: ".encode()),
                             ("escapes", b"[terminal colour escapes removed: ")):
             if group in plan.reasons:
                 plan.show((b"" if plan.ends_line() else b"\n") + text)
