@@ -151,22 +151,32 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
     if m is None:
         return None
     indent, path, rest = m.group(1), m.group(2), m.group(5)
+    go = GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
+    found = _code_and_severity(rest, go)
+    if found is None:
+        return None
+    code, severity, sev_m = found
     loc = text[len(indent) : m.start(5)].rstrip(b": -")
+    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
+    message = rest[sev_m.end():].lstrip() if sev_m else rest
+    return Diag(i, loc, _key(code, severity, message), severity, path, message, style)
+
+
+def _code_and_severity(rest: bytes, go: bool):
+    """(code, severity, the severity's match) of what follows a location, or None when it has neither
+    a rule code nor a severity word (then it is no diagnostic: a search hit, a log line)."""
     code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest)
-    go = GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
     if not (code_m or sev_m or (trail and trail.group(1)) or go):
         return None
     if go and not (code_m or sev_m):
         trail = GO_CODE_RE.search(rest) or trail
     code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
-    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
     if code and not sev_m and re.fullmatch(rb"[CRWEFI]\d{4}", code):  # pylint: the letter is the category
         severity = severity or PYLINT_CATEGORY.get(chr(code[0]), "")
-    message = rest[sev_m.end():].lstrip() if sev_m else rest
-    return Diag(i, loc, _key(code, severity, message), severity, path, message, style)
+    return code, severity, sev_m
 
 
 class _Parser:
