@@ -170,3 +170,69 @@ def test_uuids_fold_into_one_template_even_with_a_group_of_letters_only():
     raw = b"".join(b"2026-01-01 10:00:%02d INFO done request_id=%s\n" % (i % 60, str(u).encode()) for i, u in enumerate(ids))
     visible = reduce_bytes(raw, "uuids.log").visible
     assert visible.count(b"INFO done") == 1 and b" \xc3\x97400\n" in visible
+
+
+# -- a frequent template never absorbs a rare variant; exact signal copies fold, distinct ones stay ----
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "olivia", "peggy"]
+
+
+def _authfail_log(variant: bool) -> tuple[bytes, bytes]:
+    lines = [b"Mar  2 08:00:%02d ap0 hostapd: heartbeat seq=%d" % (k % 60, k) for k in range(120)]
+    for k, name in enumerate(NAMES):  # one line per station: each shape rare, grouped by their words
+        lines.insert(5 + 8 * k, b"Mar  2 08:01:%02d ap0 hostapd: AuthFail sta=host-%s reason = PrevAuthNotValid:%d"
+                     % (k, name.encode(), k % 3 + 2))
+    odd = b"Mar  2 08:01:59 ap0 hostapd: AuthFail sta=host-trent reason = DeauthInd:3"
+    if variant:
+        lines.insert(60, odd)
+    return b"\n".join(lines) + b"\n", odd
+
+
+@pytest.mark.parametrize("granularity", ["coarse", "fine"])
+def test_a_rare_variant_inside_a_frequent_word_template_stays_visible(granularity, monkeypatch):
+    from operators.types import log
+
+    raw, odd = _authfail_log(variant=True)
+    packet = reduce_bytes(raw, source="hostapd.log", forced_type="log", granularity=granularity)
+    assert odd + b"\n" in packet.visible
+    assert " ×13".encode() in packet.visible  # the thirteen AuthFail lines still fold together
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    # without the split the variant would be one of the folded copies
+    monkeypatch.setattr(log, "_split_variants", lambda *args: args[4:7])
+    hidden = reduce_bytes(raw, source="hostapd.log", forced_type="log", granularity=granularity)
+    assert odd not in hidden.visible and " ×14".encode() in hidden.visible
+
+
+def test_members_that_differ_only_in_ids_are_no_variants():
+    raw, _ = _authfail_log(variant=False)
+    packet = reduce_bytes(raw, source="hostapd.log", forced_type="log")
+    assert packet.visible.count(b"AuthFail") == 1 and " ×13".encode() in packet.visible
+
+
+def _trace_log() -> bytes:
+    tick = [b"12:00:%02d INFO tick %d\n" % (i % 60, i) for i in range(90)]
+    same = b"12:01:00 ERROR PaymentService charge failed\n    at Gateway.charge(Gateway.java:421)\n    at Main.run(Main.java:9)\n"
+    other = b"12:01:00 ERROR PaymentService charge failed\n    at Gateway.refund(Gateway.java:88)\n"
+    return b"".join(tick[:30]) + same + b"".join(tick[30:60]) + same + b"".join(tick[60:]) + other + same
+
+
+@pytest.mark.parametrize("granularity", ["coarse", "fine"])
+def test_identical_signal_blocks_fold_with_a_count_even_far_apart_distinct_ones_stay(granularity, home):
+    raw = _trace_log()
+    packet = reduce_bytes(raw, source="app.log", forced_type="log", granularity=granularity)
+    visible = packet.visible
+    head = b"12:01:00 ERROR PaymentService charge failed"
+    assert visible.count(head) == 2  # the block shown once with ×3, the block with another trace once
+    assert re.search(rb"charge failed \xc3\x973( #ref:ctx_[0-9a-f]+)?\n    at Gateway\.charge", visible)
+    assert visible.count(b"at Gateway.charge(Gateway.java:421)") == 1
+    assert b"    at Gateway.refund(Gateway.java:88)\n" in visible
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    stored = b"".join(Store(home).get(ref.id).content for ref in packet.references)
+    assert stored.count(b"at Gateway.charge(Gateway.java:421)") == 2  # the two later copies, exact
+
+
+def test_distinct_signal_lines_all_stay():
+    raw = b"".join(b"12:00:%02d ERROR job %d failed: disk quota exceeded on /dev/sd%s\n" % (i, i, b"abcdefgh"[i % 8:i % 8 + 1])
+                   for i in range(40))
+    packet = reduce_bytes(raw, source="jobs.log", forced_type="log")
+    for line in raw.split(b"\n")[:-1]:
+        assert line + b"\n" in packet.visible

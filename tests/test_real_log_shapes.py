@@ -114,3 +114,46 @@ def test_real_log_shapes_fold_but_keep_every_rare_and_signal_line(system):
     assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
     assert packet.measure.saved_pct >= 80, packet.measure.saved_pct
     assert len(packet.references) == 1
+
+
+# -- real outputs gathered for the fixtures (fixtures/signals.toml lists their must-see strings) ------
+from conftest import FIXTURES  # noqa: E402
+from operators.signals import load_sidecar  # noqa: E402
+
+REAL_LOGS = ["postgres_server.log", "python_http_server.log"]
+
+
+@pytest.mark.parametrize("name", REAL_LOGS)
+def test_real_logs_keep_every_must_see_string_and_save_70_percent(name):
+    raw = (FIXTURES / name).read_bytes()
+    planted = load_sidecar(FIXTURES / "signals.toml")[name]
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted)
+    assert packet.type == "log"
+    for signal in planted:
+        assert signal.encode() in packet.visible, signal
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert packet.measure.saved_pct >= 70, packet.measure.saved_pct
+
+
+def test_real_postgres_log_keeps_every_error_fatal_and_statement_line():
+    raw = (FIXTURES / "postgres_server.log").read_bytes()
+    packet = reduce_bytes(raw, source="fixtures/postgres_server.log")
+    lines = raw.split(b"\n")
+    for k, line in enumerate(lines):
+        if b" ERROR:  " in line or b" FATAL:  " in line:
+            assert line in packet.visible, line
+            if k + 1 < len(lines) and b"STATEMENT:  " in lines[k + 1] and b"(7, 'dup'" not in lines[k + 1]:
+                assert lines[k + 1] in packet.visible, lines[k + 1]
+
+
+def test_real_access_log_exact_duplicates_fold_with_a_count_distinct_ones_stay():
+    raw = (FIXTURES / "python_http_server.log").read_bytes()
+    packet = reduce_bytes(raw, source="fixtures/python_http_server.log")
+    dup = b"127.0.0.1 - - [03/Dec/2026 09:29:45] code 404, message File not found"
+    assert raw.count(dup + b"\n") == 4  # four copies, each after a GET line (not consecutive)
+    assert packet.visible.count(dup) == 1 and dup + " ×4".encode() + b"\n" in packet.visible
+    later = b"127.0.0.1 - - [03/Dec/2026 09:29:46] code 404, message File not found"  # another second: distinct
+    assert later + b"\n" in packet.visible
+    for line in raw.split(b"\n"):
+        if b'" 404 ' in line or b'" 501 ' in line:
+            assert line + b"\n" in packet.visible, line
