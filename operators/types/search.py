@@ -15,7 +15,8 @@ repeated ``path:`` prefixes go to one ref (group ``prefixes``), so RESTORE stays
 keeps its first ``per_file`` matching lines (and their context) while the whole output has shown
 fewer than ``total``; past that, each file still shows its first hit, and past ``max_files`` files
 only its header with a count. The lines a file does not show go to that file's own ref, named in its
-header (``path [42 matches, 8 shown; the rest: #ref:…]``). A line longer than ``line_max`` bytes is
+header (``path [42 matches, 8 shown; the rest: #ref:…]``; past the first ``OWN_REFS`` such files, one
+shared ref named at the end). A line longer than ``line_max`` bytes is
 cut around the match (the pattern is guessed: the word found in most matching lines), the cut bytes
 to group ``long``. Binary-file notices fold into one line with a ref.
 
@@ -52,6 +53,8 @@ class Settings(Section):
 
 
 MIN_SAVING = 120  # bytes; below this the output passes through
+OWN_REFS = 15  # files whose folded matches get a ref of their own (named in their header)
+SHARED = "more"  # the group of the folded matches of the files after those
 
 # -- line shapes ---------------------------------------------------------------------------------
 _PATH = rb"(?:\./|/|[\w.@~+-])[^\x00\n:]*?"  # a path: no NUL, newline or colon
@@ -406,7 +409,9 @@ class _Reducer:
             plan.keep(ln.start, ln.body)
         else:
             plan.show(ln.path)  # nothing for one file's hits (grep -n PATTERN FILE): no path printed
-        if hidden:
+        if hidden and group == SHARED:  # past the first files with a ref of their own: the footer names it
+            plan.show(f" [{matches} matches, {matches - hidden} shown]".encode())
+        elif hidden:
             lead = " " if ln.path else ""
             plan.show(f"{lead}[{matches} matches, {matches - hidden} shown; the rest: ".encode())
             plan.mark(group)
@@ -420,7 +425,7 @@ class _Reducer:
 
     def _group(self, path: bytes) -> str:
         self.more += 1
-        return "more:" + path.decode("utf-8", "replace") if self.more <= 40 else "more"
+        return "more:" + path.decode("utf-8", "replace") if self.more <= OWN_REFS else SHARED
 
     def _line(self, ln: Line) -> None:
         """Keep one line from its shown part on, cut around the match when it is long."""
@@ -459,8 +464,8 @@ class _Reducer:
             notes.append(("grouped by file; the repeated path prefixes: ", "prefixes"))
         if "long" in plan.reasons:
             notes.append(("long lines cut around the match (…); cut parts: ", "long"))
-        if "more" in plan.reasons:
-            notes.append(("matches of the files past the first 40 folded: ", "more"))
+        if SHARED in plan.reasons:
+            notes.append((f"the other folded matches (files past the first {OWN_REFS} with folded matches): ", SHARED))
         if not notes:
             return
         plan.show(lead + f"[{self.total_matches} matching lines; ".encode())
