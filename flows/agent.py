@@ -205,6 +205,9 @@ def cmd_run(args: argparse.Namespace, config) -> int:
         cmd = cmd[1:]
     if not cmd:
         raise UsageError("tokens run needs a command: tokens run -- CMD ARGS…")
+    from flows.retrieve import own_command
+
+    args.raw = args.raw or own_command(cmd)  # our own output (an expanded ref, …) is never reduced again
     source = "run: " + shlex.join(cmd)
     if len(source) > SOURCE_MAX:
         source = source[: SOURCE_MAX - 1] + "…"
@@ -262,7 +265,9 @@ def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
         elif run.windows > 1 and run.stored:
             _store_whole(run, config, source)  # kept as one packet all the same
         if pkt_id and run.args.level != 0:
-            lines += f"[full output: tokens expand --full {pkt_id}]\n".encode()
+            from flows.retrieve import refs_hint  # one line: how to expand a ref, and the whole original
+
+            lines += refs_hint(pkt_id)
     elif run.windows > 1 and run.stored:
         _store_whole(run, config, source)
     if lines and not run.ends_with_newline:

@@ -14,7 +14,6 @@ import importlib
 import os
 import re
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done  # noqa: F401 (run_packets: used by flows.agent)
@@ -42,7 +41,7 @@ def _check_readable(path: str) -> None:
 
 def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     from operators.sources import file_packets
-    from operators.trace import configure_trace, emit
+    from operators.trace import configure_trace, emit, progress
 
     granularity = args.granularity or config.reduce.granularity
     if args.path == "-":
@@ -51,7 +50,9 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
         _check_readable(args.path)
         packet = file_packets([args.path], [granularity])[0]
     packet.forced_type = args.type
-    configure_trace(json=args.json or None)
+    traced = args.trace or sys.stderr.isatty()  # the trace: on a terminal, or asked for (JSON lines off a terminal)
+    configure_trace() if traced else configure_trace(json=True, stream=open(os.devnull, "w"))
+    progress("reducing", args.path, len(packet.raw) if args.path == "-" else os.stat(args.path).st_size)
     [packet] = run_packets([packet], args.config, config)
     if packet.error:  # the store failed (exit 1), or the input (exit 2)
         raise (TokensError if packet.trace and packet.trace[-1].stage == "STORE" else UsageError)(packet.error)
@@ -66,8 +67,18 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
         text = packet.visible if args.level == 1 else packet.raw
     emit("LEVELS", packet.source, figures)
     out = sys.stdout.buffer
-    out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
+    if args.json:  # the result, machine-readable: text, refs, packet, figures, invariants, trace
+        from flows.retrieve import analyze_result
+
+        packet.add_trace("LEVELS", **figures)
+        out.write(analyze_result(packet, text, figures))
+    else:
+        out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
     out.flush()
+    if packet.references and args.level == 1 and not (args.json or args.trace):
+        from flows.retrieve import refs_hint
+
+        sys.stderr.write(refs_hint(packet.manifest_id, packet.references[0].id).decode())
     _check_invariants([packet])
     return 0
 
@@ -106,7 +117,10 @@ def cmd_show_ref(args: argparse.Namespace, config: Config) -> int:
     from operators.config import home_path
     from operators.store import Store
 
+    from operators.usage import record_use
+
     ref = Store(home_path(config)).get(args.id)
+    record_use(home_path(config), "show-ref", ref.id)
     out = sys.stdout.buffer
     out.write(f"Source: {ref.source}\nType: {ref.type}\nReason: {ref.reason}\nBytes: {len(ref.content)}\n--- RAW CONTENT ---\n".encode())
     out.write(ref.content)
@@ -115,29 +129,9 @@ def cmd_show_ref(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_expand(args: argparse.Namespace, config: Config) -> int:
-    from operators.config import home_path
-    from operators.store import PKT_ID_RE, Store
+    from flows.retrieve import cmd_expand as expand  # slices (--lines, --grep, --head, --tail) live there
 
-    store = Store(home_path(config))
-    if not args.full:
-        data = store.get(args.target).content
-    else:
-        if PKT_ID_RE.fullmatch(args.target):
-            manifest = store.get_manifest(args.target)
-            data = store.restore(manifest, store.get_visible(manifest))
-        else:
-            from operators.sources import read_input
-
-            _check_readable(args.target)
-            visible = read_input(args.target)
-            manifest = store.find_manifest_for_visible(visible)
-            data = store.restore(manifest, visible)
-    if args.output:
-        Path(args.output).write_bytes(data)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    return 0
+    return expand(args, config)
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhdw])")
@@ -227,6 +221,20 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed package's version (read only when asked)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("nolife-tokens")
+        except PackageNotFoundError:
+            number = "unknown (not installed)"
+        print(f"tokens (nolife-tokens) {number}")
+        parser.exit()
+
+
 def _type_names() -> tuple[str, ...]:
     """The registered content types (``--type`` choices): the registry only, no type is imported."""
     from operators import types
@@ -244,6 +252,7 @@ def _check_type(name: str | None) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     parser.add_argument("--config", help="TOML config file (default: config/default.toml)")
     parser.add_argument("--tokenizer", choices=["bytes4", "o200k", "cl100k"],
                         help="token counts in the trace: bytes/4 (default) or a real BPE count, offline "
@@ -254,7 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("--granularity", choices=["coarse", "fine"])
     p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
-    p.add_argument("--json", action="store_true", help="trace as JSON lines")
+    p.add_argument("--json", action="store_true",
+                   help="print the result as JSON: visible text, refs, packet, figures, invariants, trace")
+    p.add_argument("--trace", action="store_true", help="the stage trace on stderr (JSON lines when not a terminal); "
+                                                        "without it the trace shows only on a terminal")
     p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
                    help="0: overview, 1: reduced text with refs (default), 2: raw input")
     p.set_defaults(func=cmd_analyze)
@@ -268,11 +280,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="#ref:ctx_… or ctx_…")
     p.set_defaults(func=cmd_show_ref)
 
-    p = sub.add_parser("expand", help="a ref's content, or with --full the restored original")
+    p = sub.add_parser("expand", help="a ref's content (or a slice of it), or with --full the restored original")
     p.add_argument("target", help="ref id; with --full: a reduced file or a packet id (pkt_…)")
     p.add_argument("--full", action="store_true", help="restore the whole original input")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    from flows.retrieve import add_slice_arguments
+
+    add_slice_arguments(p)
     p.set_defaults(func=cmd_expand)
+
+    p = sub.add_parser("search", help="find words in the stored refs of recent packets: ref, source, lines")
+    p.add_argument("pattern", help="words to find (every one of them, case-insensitive)")
+    p.add_argument("--limit", type=int, default=10, help="refs to show at most (default 10)")
+    p.add_argument("--json", action="store_true", help="the hits as JSON")
+    p.set_defaults(func=_command("flows.retrieve:cmd_search"))
+
+    p = sub.add_parser("gain", help="savings over real use, per command and in total (local; nothing is sent)")
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.set_defaults(func=_command("flows.retrieve:cmd_gain"))
+
+    p = sub.add_parser("mcp", help="MCP server on stdio: tools run, expand, search, stats (needs the [mcp] extra)")
+    p.set_defaults(func=_command("flows.mcp_server:cmd_mcp"))
 
     p = sub.add_parser("refs", help="store hygiene")
     refs_sub = p.add_subparsers(dest="refs_command", required=True)

@@ -20,6 +20,7 @@ from operators.classify import classify
 from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
+from operators.index import index_packet
 from operators.signals import auto_signals, missing_signals
 from operators.store import REF_ID_LEN, Manifest, Store, StoreError, content_sha256, manifest_layout, ref_digest
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
@@ -168,6 +169,7 @@ def make_store(store: Store) -> StageFn:
         )
         packet.manifest_id = store.put_manifest(manifest)
         store.put_visible(packet.manifest_id, visible)
+        index_packet(store.home, manifest, stored)  # for tokens search; never fails the run
         files, size = store.size()
         packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
                          store_files=files, store_bytes=size)

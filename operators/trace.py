@@ -2,12 +2,15 @@
 
 Each event is named after its stage (``LOAD``, ``CLASSIFY``, …) and carries ``source`` and the stage's
 figures. On a terminal it renders as aligned ``STAGE | source | figures`` lines; with ``--json`` or
-when stderr is not a terminal, as one JSON object per line. Tests capture the events with
-``structlog.testing.capture_logs`` instead of reading printed text.
+when stderr is not a terminal, as one JSON object per line. On a terminal PASS is green and FAIL red,
+unless ``NO_COLOR`` is set (https://no-color.org) or ``TERM=dumb``. Tests capture the events with
+``structlog.testing.capture_logs`` instead of reading printed text. ``progress`` says on a terminal
+that a big input (``PROGRESS_MIN`` bytes or more) is being worked on.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
@@ -17,6 +20,18 @@ import structlog
 log = structlog.get_logger("nolife_tokens")
 
 _json_encoder = msgspec.json.Encoder()
+PROGRESS_MIN = 50 * 1024 * 1024  # bytes: inputs this big get a progress line on a terminal
+_COLORS = {"PASS": "\x1b[32mPASS\x1b[0m", "FAIL": "\x1b[31mFAIL\x1b[0m"}
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set (to anything but "") or TERM is dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _fmt(value: Any) -> str:
@@ -38,6 +53,14 @@ def render_console(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     return f"{stage:<12} | {source} | {figures}".rstrip(" |")
 
 
+def render_console_color(logger: Any, name: str, event: dict[str, Any]) -> str:
+    """``render_console`` with PASS/FAIL coloured (a terminal without NO_COLOR)."""
+    for key, value in event.items():
+        if isinstance(value, bool) and key != "event":
+            event[key] = _COLORS["PASS" if value else "FAIL"]
+    return render_console(logger, name, event)
+
+
 def render_json(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     event["stage"] = event.pop("event")
     return _json_encoder.encode(event).decode()
@@ -48,7 +71,7 @@ def configure_trace(json: bool | None = None, stream: TextIO | None = None) -> N
     stream = stream or sys.stderr
     as_json = (not stream.isatty()) if json is None else json
     structlog.configure(
-        processors=[render_json if as_json else render_console],
+        processors=[render_json if as_json else render_console_color if use_color(stream) else render_console],
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
@@ -56,3 +79,12 @@ def configure_trace(json: bool | None = None, stream: TextIO | None = None) -> N
 
 def emit(stage: str, source: str, figures: dict[str, Any]) -> None:
     log.info(stage, source=source, **figures)
+
+
+def progress(what: str, name: str | None, size: int, stream: TextIO | None = None) -> None:
+    """One line on a terminal's stderr before a long step over a big input (``size`` bytes)."""
+    stream = stream or sys.stderr
+    if size < PROGRESS_MIN or not stream.isatty():
+        return
+    stream.write(f"tokens: {what} {name or 'input'} ({size / 1024 / 1024:,.0f} MB)…\n")
+    stream.flush()

@@ -51,7 +51,7 @@ def test_bad_input_reduces_or_passes_through_and_restores(name, tmp_path):
     source.parent.mkdir()
     source.write_bytes(CASES[name])
     home = work / "var"
-    result = tokens_cli("analyze", str(source), "--json", cwd=work, env={"NOLIFE_TOKENS_HOME": str(home)})
+    result = tokens_cli("analyze", str(source), "--trace", cwd=work, env={"NOLIFE_TOKENS_HOME": str(home)})
     err = result.stderr.decode("utf-8", "replace")
     assert result.returncode == 0, err[-2000:]
     assert "Traceback" not in err
@@ -96,7 +96,7 @@ def test_a_50_mb_single_line_is_handled_and_restores(tmp_path):
             fh.write(b"%07d " % i + b"payload " * 131071)
         fh.write(b"ERROR at the very end")
     home = tmp_path / "home"
-    result = tokens_cli("analyze", str(source), "--json", env={"NOLIFE_TOKENS_HOME": str(home)})
+    result = tokens_cli("analyze", str(source), "--trace", env={"NOLIFE_TOKENS_HOME": str(home)})
     err = result.stderr.decode("utf-8", "replace")
     assert result.returncode == 0 and "Traceback" not in err, err[-2000:]
     events = {e["stage"]: e for e in map(jsonlib.loads, err.splitlines())}
@@ -115,7 +115,7 @@ def test_marker_looking_json_values_are_not_refs(tmp_path):
            "padding_1": "p" * 500, "padding_2": "#ref:ctx_123456"}
     raw = jsonlib.dumps(doc, indent=2).encode()
     home = tmp_path / "home"
-    result = tokens_cli("analyze", "-", "--json", stdin=raw, env={"NOLIFE_TOKENS_HOME": str(home)})
+    result = tokens_cli("analyze", "-", "--trace", stdin=raw, env={"NOLIFE_TOKENS_HOME": str(home)})
     assert result.returncode == 0
     events = {e["stage"]: e for e in map(jsonlib.loads, result.stderr.decode().splitlines())}
     assert events["RESTORE"]["result"] is True

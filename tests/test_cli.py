@@ -36,7 +36,7 @@ def test_analyze_prints_visible_text_and_show_ref_returns_exact_bytes(home):
 
 def test_analyze_reads_stdin_with_source_name_stdin(home):
     data = LOG.read_bytes()
-    result = tokens_cli("analyze", "-", "--json", stdin=data)
+    result = tokens_cli("analyze", "-", "--trace", stdin=data)
     assert result.returncode == 0
     assert b'"source":"stdin"' in result.stderr
     assert b"ERROR PaymentService line 421" in result.stdout
@@ -55,7 +55,7 @@ def test_expand_full_refuses_a_manifest_whose_layout_was_changed(home, tmp_path)
     import os
     import re
 
-    result = tokens_cli("analyze", str(LOG))
+    result = tokens_cli("analyze", str(LOG), "--trace")
     pkt = re.search(rb"pkt_[0-9a-f]{12}", result.stderr).group().decode()
     path = Store(home).dir / f"{pkt}.json"
     data = path.read_bytes()
@@ -107,7 +107,7 @@ def test_refs_list_and_gc(home):
 def test_analyze_levels_and_their_estimated_tokens_in_the_trace(level, home):
     import json
 
-    result = tokens_cli("analyze", str(LOG), "--level", str(level), "--json")
+    result = tokens_cli("analyze", str(LOG), "--level", str(level), "--trace")
     assert result.returncode == 0
     events = [json.loads(line) for line in result.stderr.decode().splitlines()]
     levels = events[-1]
@@ -165,7 +165,7 @@ def _modules_after(*argv: str) -> dict:
 
 
 def test_analyze_imports_neither_the_tail_nor_the_agent_commands_nor_asyncio(home):
-    after = _modules_after("analyze", str(LOG), "--json")
+    after = _modules_after("analyze", str(LOG), "--trace")
     assert after["rc"] == 0
     assert after["loaded"] == []  # flows.tail, flows.agent, operators.report, tempfile, asyncio
     assert not after["real_asyncio"]

@@ -26,7 +26,7 @@ def toy_config(tmp_path):
 def test_a_toy_type_is_classified_reduced_and_restored(tmp_path, toy_config):
     table = tmp_path / "users.csv"
     table.write_bytes(ROWS)
-    result = tokens_cli("analyze", str(table), "--json", env=toy_config)
+    result = tokens_cli("analyze", str(table), "--trace", env=toy_config)
     assert result.returncode == 0, result.stderr.decode()[-1500:]
     visible = result.stdout
     events = [json.loads(line) for line in result.stderr.decode().splitlines() if line.startswith("{")]

@@ -121,7 +121,7 @@ def test_main_job_reduces_every_fixture_and_two_workers_write_the_same_refs(tmp_
 
 def test_trace_is_json_lines_when_not_a_terminal(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "analyze", str(FIXTURES / "sample.log")],
+        [sys.executable, "-m", "flows.cli", "analyze", "--trace", str(FIXTURES / "sample.log")],
         cwd=PROJECT, capture_output=True, timeout=120, env={**__import__("os").environ, "NOLIFE_TOKENS_HOME": str(tmp_path)},
     )
     events = [json.loads(line) for line in out.stderr.decode().splitlines()]

@@ -185,7 +185,7 @@ def test_cli_tokenizer_switch_overrides_the_config_and_reports_a_missing_package
 
 @needs_bpe
 def test_cli_tokenizer_switch_puts_real_counts_in_the_trace(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "flows.cli", "--tokenizer", "o200k", "analyze", "--json",
+    proc = subprocess.run([sys.executable, "-m", "flows.cli", "--tokenizer", "o200k", "analyze", "--trace",
                            str(FIXTURES / "sample.log")], capture_output=True, cwd=PROJECT, timeout=120,
                           env={**os.environ, "NOLIFE_TOKENS_HOME": str(tmp_path)})
     assert proc.returncode == 0

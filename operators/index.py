@@ -1,0 +1,231 @@
+"""The search index of stored refs: ``<home>/index.sqlite`` (stdlib ``sqlite3`` with FTS5).
+
+STORE calls ``index_packet`` for every packet it writes. Each ref is cut into chunks of whole lines
+(``CHUNK`` bytes at most) and each chunk's words go into a *contentless* FTS5 table: the index holds
+words and where they are (ref, first line, byte offset), never a second copy of the bytes. ``search``
+finds the chunks holding every word asked for, newest packets first, reads those refs back from the
+store and prints the lines that hold the words, with their line numbers. A ref removed from the store
+since is skipped (and dropped from the index).
+
+Bounds: at most ``INDEX_MAX`` bytes of refs per packet are indexed (a 200 MB run stays fast; the rest
+of such a ref is reachable with ``tokens expand ID --grep``), at most ``REFS_MAX`` refs are kept in
+the index (the oldest go first). Indexing never fails a run: every problem (a locked, damaged or
+read-only index, a full disk) is swallowed, and the next packet tries again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterable
+
+import msgspec
+
+INDEX_FILE = "index.sqlite"
+CHUNK = 64 * 1024  # bytes of whole lines per indexed row
+INDEX_MAX = 8 * 1024 * 1024  # bytes of refs indexed per packet
+REFS_MAX = 20_000  # refs kept in the index
+BUSY_MS = 2000  # how long a writer waits for another one
+HITS_LINES = 20  # matching lines kept per ref in a result
+SCHEMA = (
+    "create table if not exists refs (ref text primary key, pkt text, source text, created real,"
+    " bytes integer, indexed integer)",
+    "create table if not exists chunks (id integer primary key, ref text, line integer, offset integer, length integer)",
+    "create index if not exists chunks_ref on chunks(ref)",
+    "create virtual table if not exists words using fts5(text, content='', tokenize='unicode61')",
+)
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+
+class Hit(msgspec.Struct, kw_only=True):
+    """One ref holding the words: its id, source, packet, and (line number, line) of the lines that
+    hold them all (or any of them, when no single line holds them all)."""
+
+    ref: str
+    source: str
+    packet: str
+    lines: list[tuple[int, str]]
+    more_lines: bool = False
+
+
+def _connect(home: Path | str):
+    import sqlite3
+
+    path = Path(home) / INDEX_FILE
+    if os.path.islink(path):
+        raise OSError(f"{path} is a symlink")
+    db = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None)
+    db.execute(f"pragma busy_timeout={BUSY_MS}")
+    return db
+
+
+def _chunks(data: bytes) -> Iterable[tuple[int, int, int]]:
+    """(first line number, offset, length) of each run of whole lines of at most CHUNK bytes (a
+    longer line is cut)."""
+    line, at, size = 1, 0, len(data)
+    while at < size:
+        end = min(size, at + CHUNK)
+        if end < size:
+            cut = data.rfind(b"\n", at, end)
+            end = cut + 1 if cut >= at else end
+        yield line, at, end - at
+        line += data.count(b"\n", at, end)
+        at = end
+
+
+def _bytes_of(content, limit: int) -> bytes:
+    """At most ``limit`` bytes of a ref's content (bytes, a memoryview or ``Spans``)."""
+    if hasattr(content, "view"):  # Spans: one copy of what is indexed only
+        return bytes(content.view(0, min(limit, len(content))))
+    return bytes(content[:limit])
+
+
+def index_packet(store_home: Path | str, manifest, refs) -> None:
+    """Index the refs of one stored packet (a ``Manifest`` and its ``Reference``s). Never raises."""
+    try:
+        if not refs or not os.path.isdir(store_home):
+            return
+        _index(store_home, manifest, refs)
+    except Exception:  # the index is a convenience: a run never fails because of it
+        pass
+
+
+def _index(store_home: Path | str, manifest, refs) -> None:
+    db = _connect(store_home)
+    try:
+        for statement in SCHEMA:
+            db.execute(statement)
+        budget = INDEX_MAX
+        db.execute("begin immediate")
+        for ref in refs:
+            row = db.execute("select indexed from refs where ref = ?", (ref.id,)).fetchone()
+            if row is not None:  # the same content stored again: newer now, indexed already
+                db.execute("update refs set created = ?, pkt = ? where ref = ?", (manifest.created, manifest.id, ref.id))
+                continue
+            data = _bytes_of(ref.content, budget)
+            budget -= len(data)
+            db.execute("insert into refs values (?, ?, ?, ?, ?, ?)",
+                       (ref.id, manifest.id, ref.source, manifest.created, len(ref.content), len(data)))
+            for line, offset, length in _chunks(data):
+                cur = db.execute("insert into chunks (ref, line, offset, length) values (?, ?, ?, ?)",
+                                 (ref.id, line, offset, length))
+                text = data[offset : offset + length].decode("utf-8", "replace")
+                db.execute("insert into words (rowid, text) values (?, ?)", (cur.lastrowid, text))
+        db.execute("commit")
+        _trim(db)
+    finally:
+        db.close()
+
+
+def _trim(db) -> None:
+    """Keep the newest REFS_MAX refs (checked now and then: one packet in 64). A contentless FTS5 table
+    cannot forget a row's words without its text, so the words of forgotten chunks stay behind, never
+    joined to a chunk again; when they are most of the index, the index is emptied (it is a cache)."""
+    if os.urandom(1)[0] >= 4:
+        return
+    (count,) = db.execute("select count(*) from refs").fetchone()
+    if count > REFS_MAX:
+        old = [r for (r,) in db.execute("select ref from refs order by created limit ?", (count - REFS_MAX,))]
+        _forget(db, old)
+    (live,) = db.execute("select count(*) from chunks").fetchone()
+    (made,) = db.execute("select coalesce(max(id), 0) from chunks").fetchone()
+    if made > 4 * live + 10_000:
+        db.execute("begin immediate")
+        for table in ("words", "chunks", "refs"):
+            db.execute(f"delete from {table}")
+        db.execute("commit")
+        db.execute("vacuum")
+
+
+def _forget(db, refs: list[str]) -> None:
+    db.execute("begin immediate")
+    for ref in refs:
+        db.execute("delete from chunks where ref = ?", (ref,))
+        db.execute("delete from refs where ref = ?", (ref,))
+    db.execute("commit")
+
+
+def words_of(pattern: str) -> list[str]:
+    """The words of a search pattern (what FTS5 indexed: letters, digits and underscores)."""
+    return _WORD_RE.findall(pattern)
+
+
+def _match_query(words: list[str]) -> str:
+    return " ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], int]:
+    """Refs of recent packets holding every word of ``pattern`` (newest first, at most ``limit``),
+    with their matching lines; and how many refs the index holds."""
+    from operators.store import Store, StoreError
+
+    words = words_of(pattern)
+    if not words or not os.path.exists(Path(home) / INDEX_FILE):
+        return [], 0
+    db = _connect(home)
+    try:
+        (held,) = db.execute("select count(*) from refs").fetchone()
+        rows = db.execute(
+            "select c.ref, c.line, c.offset, c.length, r.source, r.pkt from words w join chunks c on c.id = w.rowid"
+            " join refs r on r.ref = c.ref where words match ? order by r.created desc, c.id", (_match_query(words),),
+        ).fetchall()
+    finally:
+        db.close()
+    store = Store(home, retention=None)
+    hits: dict[str, Hit] = {}
+    contents: dict[str, bytes] = {}
+    gone = []
+    for ref, line, offset, length, source, pkt in rows:
+        if ref not in hits:
+            if len(hits) >= limit:
+                break
+            try:
+                contents[ref] = store.get(ref).content
+            except StoreError:
+                gone.append(ref)
+                continue
+            hits[ref] = Hit(ref=ref, source=source, packet=pkt, lines=[])
+        _add_lines(hits[ref], contents[ref], line, offset, length, words)
+    if gone:
+        _drop(home, gone)
+    return list(hits.values()), held
+
+
+def _add_lines(hit: Hit, data: bytes, line: int, offset: int, length: int, words: list[str]) -> None:
+    from flows.retrieve import LINE_MAX
+
+    chunk = data[offset : offset + length].decode("utf-8", "replace").split("\n")
+    if chunk and chunk[-1] == "":
+        chunk.pop()
+    lowered = [w.lower() for w in words]
+    numbered = [(line + i, text) for i, text in enumerate(chunk)]
+    every = [(n, t) for n, t in numbered if all(w in t.lower() for w in lowered)]
+    found = every or [(n, t) for n, t in numbered if any(w in t.lower() for w in lowered)]
+    for n, text in found:
+        if len(hit.lines) >= HITS_LINES:
+            hit.more_lines = True
+            return
+        hit.lines.append((n, text if len(text) <= LINE_MAX else text[:LINE_MAX] + " …"))
+
+
+def _drop(home: Path | str, refs: list[str]) -> None:
+    try:
+        db = _connect(home)
+        try:
+            _forget(db, refs)
+        finally:
+            db.close()
+    except Exception:
+        pass
+
+
+def indexed_refs(home: Path | str) -> list[str]:
+    """The ref ids the index holds (tests, diagnostics)."""
+    if not os.path.exists(Path(home) / INDEX_FILE):
+        return []
+    db = _connect(home)
+    try:
+        return [r for (r,) in db.execute("select ref from refs order by created")]
+    finally:
+        db.close()

@@ -1,0 +1,250 @@
+"""Local usage records and the savings report (``tokens gain``).
+
+Each ``tokens expand``/``show-ref`` (and the MCP server's ``expand``) appends one JSON line to
+``<home>/usage.jsonl``: when, which command, which id, which slice. Runs themselves write nothing new:
+the report reads the packet manifests the store keeps anyway (``<home>/context/pkt_*.json``: source,
+raw and visible bytes, refs, created). Nothing leaves the machine.
+
+What the report can and cannot say: a packet is one distinct output (the same output stored twice is
+one content-addressed packet), a run of several windows is stored per window and once whole (only
+the whole one is counted when present), and ``tokens refs gc`` or the automatic retention removes old
+packets, so the report covers what the store still holds. Tokens are estimated (bytes/4). Whether a
+run hit the output ceiling is read from the manifest when it records it (``ceiling``); otherwise it
+is reported as unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import msgspec
+
+USAGE_FILE = "usage.jsonl"
+WINDOWS_MAX = 256  # windows of one run looked back at (read_packets)
+USAGE_MAX = 4 * 1024 * 1024  # bytes: the file is moved to usage.jsonl.1 (one old generation) beyond this
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class Use(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One read back from the store."""
+
+    t: float
+    cmd: str  # expand, show-ref, mcp-expand
+    id: str  # ctx_… or pkt_…
+    slice: str = ""  # lines, grep, head, tail, or "" (the whole)
+
+
+class _PacketInfo(msgspec.Struct):
+    """What the report reads of a manifest (the layout is skipped, not parsed)."""
+
+    id: str = ""
+    source: str = ""
+    type: str = ""
+    raw_bytes: int = 0
+    visible_bytes: int = 0
+    refs: list[str] = []
+    created: float = 0.0
+    ceiling: bool | None = None  # recorded by a store that knows it (an output cut to the ceiling)
+
+
+class GainRow(msgspec.Struct, kw_only=True):
+    command: str
+    packets: int = 0
+    raw_tokens: int = 0
+    visible_tokens: int = 0
+    saved_tokens: int = 0
+    saved_pct: float = 0.0
+    refs: int = 0
+    refs_expanded: int = 0  # refs read back (tokens expand ID, show-ref) after the packet was made
+    originals_restored: int = 0  # packets read back whole (tokens expand --full pkt_…)
+    ceiling_hits: int | None = None  # None: not recorded by the store
+
+
+class GainReport(msgspec.Struct, kw_only=True):
+    home: str
+    rows: list[GainRow]
+    total: GainRow
+    expansions: int  # reads back recorded in usage.jsonl (all of them, of any id)
+    since: float | None  # the oldest packet counted
+    estimated: str = "tokens are estimated as ceil(bytes / 4)"
+
+
+_use_encoder = msgspec.json.Encoder()
+_use_decoder = msgspec.json.Decoder(Use)
+_info_decoder = msgspec.json.Decoder(_PacketInfo)
+
+
+def record_use(home: Path | str, cmd: str, ident: str, args=None) -> None:
+    """Append one read back to ``<home>/usage.jsonl``; never fails the command that reads."""
+    kind = ""
+    for name in ("lines", "grep", "head", "tail"):
+        if args is not None and getattr(args, name, None) is not None:
+            kind = name
+    line = _use_encoder.encode(Use(t=time.time(), cmd=cmd, id=ident, slice=kind)) + b"\n"
+    path = Path(home) / USAGE_FILE
+    try:
+        if not os.path.isdir(Path(home)) or os.path.islink(Path(home)):
+            return
+        try:
+            if os.lstat(path).st_size > USAGE_MAX:
+                os.replace(path, path.with_name(USAGE_FILE + ".1"))
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600)
+        try:
+            os.write(fd, line)  # one write of a short line with O_APPEND: lines of concurrent readers do not mix
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def read_uses(home: Path | str) -> list[Use]:
+    """Every recorded read back (the old generation first); unreadable lines are skipped."""
+    from operators.store import read_regular
+
+    uses = []
+    for name in (USAGE_FILE + ".1", USAGE_FILE):
+        try:
+            data = read_regular(Path(home) / name, "usage file")
+        except FileNotFoundError:
+            continue
+        except Exception:  # a symlink, a FIFO: not ours to read
+            continue
+        for line in data.splitlines():
+            try:
+                uses.append(_use_decoder.decode(line))
+            except msgspec.DecodeError:
+                continue
+    return uses
+
+
+def command_of(source: str, type_: str) -> str:
+    """The command a packet came from: ``run: git status -s`` -> ``git status``; a file or stdin -> ``analyze (TYPE)``."""
+    if source.startswith("run: "):
+        import shlex
+
+        try:
+            words = shlex.split(source[5:])
+        except ValueError:
+            words = source[5:].split()
+        if words and os.path.basename(words[0]) in ("bash", "sh", "zsh") and words[1:2] == ["-c"] and len(words) > 2:
+            words = words[2].split()  # the program of a shell line
+        words = [os.path.basename(words[0])] + words[1:] if words else ["?"]
+        sub = words[1] if len(words) > 1 and words[1][:1].isalpha() and words[1].replace("-", "").isalnum() else ""
+        return "run: " + " ".join(filter(None, (words[0], sub)))
+    if "#" in source and source.rsplit("#", 1)[1].replace("-", "").isdigit():
+        return f"tail ({type_ or '?'})"
+    return f"analyze ({type_ or '?'})"
+
+
+def read_packets(home: Path | str) -> list[_PacketInfo]:
+    """The manifests the store holds (unreadable ones skipped), without the windows of a run that was
+    also stored whole (their figures are in the whole packet)."""
+    from operators.store import read_regular
+
+    directory = Path(home) / "context"
+    infos = []
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return infos
+    for name in names:
+        if not (name.startswith("pkt_") and name.endswith(".json")):
+            continue
+        try:
+            infos.append(_info_decoder.decode(read_regular(directory / name, "store file")))
+        except Exception:
+            continue
+    by_source: dict[str, list[_PacketInfo]] = {}
+    for info in infos:
+        by_source.setdefault(info.source, []).append(info)
+    kept = []
+    for group in by_source.values():
+        group.sort(key=lambda i: i.created)
+        windows = _windows_of_wholes(group) if group[0].source.startswith("run: ") else set()
+        kept.extend(info for k, info in enumerate(group) if k not in windows)
+    return kept
+
+
+def _windows_of_wholes(group: list[_PacketInfo]) -> set[int]:
+    """Indexes (in ``group``, one source by creation time) of the windows of a run stored whole after
+    them: two or more packets just before it whose refs, one after the other, are its refs and whose
+    sizes add up to its size."""
+    windows: set[int] = set()
+    for j, whole in enumerate(group):
+        size, refs = 0, []
+        for k in range(j - 1, max(-1, j - 1 - WINDOWS_MAX), -1):
+            part = group[k]
+            if k in windows:
+                break
+            size += part.raw_bytes
+            refs[:0] = part.refs
+            if size > whole.raw_bytes:
+                break
+            if j - k >= 2 and size == whole.raw_bytes and refs == whole.refs:
+                windows.update(range(k, j))
+                break
+    return windows
+
+
+def _tokens(size: int) -> int:
+    return -(-size // 4)
+
+
+def gain(home: Path | str) -> GainReport:
+    """The savings report over the packets the store holds and the recorded read backs."""
+    packets = read_packets(home)
+    uses = read_uses(home)
+    expanded: dict[str, float] = {}  # id -> first time it was read back
+    for use in uses:
+        expanded.setdefault(use.id, use.t)
+    rows: dict[str, GainRow] = {}
+    total = GainRow(command="total")
+    for info in packets:
+        row = rows.setdefault(command_of(info.source, info.type), GainRow(command=command_of(info.source, info.type)))
+        for r in (row, total):
+            r.packets += 1
+            r.raw_tokens += _tokens(info.raw_bytes)
+            r.visible_tokens += _tokens(info.visible_bytes)
+            r.refs += len(info.refs)
+            r.refs_expanded += sum(1 for ref in set(info.refs) if expanded.get(ref, 0.0) >= info.created - 1)
+            r.originals_restored += int(info.id in expanded)
+            if info.ceiling is not None:
+                r.ceiling_hits = (r.ceiling_hits or 0) + int(info.ceiling)
+    for r in [*rows.values(), total]:
+        r.saved_tokens = r.raw_tokens - r.visible_tokens
+        r.saved_pct = round(100.0 * r.saved_tokens / r.raw_tokens, 1) if r.raw_tokens else 0.0
+    ordered = sorted(rows.values(), key=lambda r: (-r.saved_tokens, r.command))
+    since = min((i.created for i in packets), default=None)
+    return GainReport(home=str(home), rows=ordered, total=total, expansions=len(uses), since=since)
+
+
+def format_gain(report: GainReport) -> str:
+    """The report as a table, with what its numbers mean."""
+    if not report.rows:
+        return f"no packets in {report.home} yet: run something through tokens run or tokens analyze\n"
+    head = ("COMMAND", "PACKETS", "RAW", "VISIBLE", "SAVED", "SAVED%", "REFS", "EXPANDED", "RESTORED", "CEILING")
+    table = [head]
+    for r in [*report.rows, report.total]:
+        table.append((r.command[:40], f"{r.packets:,}", f"{r.raw_tokens:,}", f"{r.visible_tokens:,}",
+                      f"{r.saved_tokens:,}", f"{r.saved_pct:.1f}%", f"{r.refs:,}", f"{r.refs_expanded:,}", f"{r.originals_restored:,}",
+                      "?" if r.ceiling_hits is None else f"{r.ceiling_hits:,}"))
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+             for row in table]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.insert(len(lines) - 1, "  ".join("-" * w for w in widths))
+    since = time.strftime("%Y-%m-%d %H:%M", time.localtime(report.since)) if report.since else "?"
+    lines += [
+        "",
+        f"Since {since}, over the packets {report.home} still holds (gc and retention remove old ones).",
+        "RAW/VISIBLE/SAVED: estimated tokens (bytes/4) of the original output and of what was shown.",
+        f"PACKETS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
+        f"later with tokens expand/show-ref ({report.expansions:,} reads recorded); RESTORED: whole originals read",
+        "back (tokens expand --full pkt_…). CEILING: outputs cut to the output ceiling (? = not recorded by this store).",
+    ]
+    return "\n".join(lines) + "\n"
