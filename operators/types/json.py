@@ -114,6 +114,9 @@ def notable_starts(raw: bytes, start: int, end: int):
 
 
 NESTED_ARRAY = re.compile(rb"\[[ \t\r\n]*+\[")
+# an object whose first member holds a container (group 1 the key, group 2 the container's bracket)
+SINGLE_MEMBER = re.compile(rb'\{[ \t\r\n]*+("(?:[^"\\]++|\\.)*+")[ \t\r\n]*+:[ \t\r\n]*+([\[{])')
+CLOSE_OBJ = re.compile(rb"[ \t\r\n]*+\}")
 # runs of brackets and spaces: one character class, so the regex engine keeps no state per repetition
 OPEN_RUN = re.compile(rb"[\[ \t\r\n]*+")
 CLOSE_RUN = re.compile(rb"[\] \t\r\n]*+")
@@ -620,6 +623,29 @@ class _Reducer:
         return cut
 
     # ---- the walk ---------------------------------------------------------------------------
+    def skip_single_members(self, vs: int, path, protected: bool):
+        """Deep down (past ``PATH_PARTS`` levels), go straight through objects whose one member holds
+        a container that is simply walked (``{"a":{"a":{…}}}``): the same result as a walk level each,
+        at a few regex steps a level. Returns the container to walk, its path and protection."""
+        raw, ends = self.raw, self.ends
+        while True:
+            m = SINGLE_MEMBER.match(raw, vs)
+            if m is None:
+                break
+            cs = m.start(2)
+            ce = ends.get(cs)
+            close = CLOSE_OBJ.match(raw, ce) if ce is not None else None
+            if close is None or close.end() != ends.get(vs):
+                break
+            entry = (m.start(1), m.end(1), cs, ce)
+            action = self.member_action(entry, path, protected)
+            if action is None:
+                action = self.plain_action(cs, ce, _extend(path, _seg(raw[entry[0] + 1 : entry[1] - 1])), protected)
+            if action[0] != RECURSE:
+                break
+            vs, path, protected = cs, action[1], action[2]
+        return vs, path, protected
+
     def repeated(self, vs: int, ve: int, path) -> bool:
         """A container byte-equal to one shown earlier (the same ``owner``, ``repository`` or ``app``
         object in every item of an API response) is parked behind a marker naming where it was shown."""
@@ -662,6 +688,8 @@ class _Reducer:
     def children(self, vs: int, path, protected: bool) -> tuple[list, list]:
         if self.raw[vs] == _ARR and NESTED_ARRAY.match(self.raw, vs):
             vs, path = self.skip_wrappers(vs, path)
+        elif self.raw[vs] == _OBJ and not shallow(path):
+            vs, path, protected = self.skip_single_members(vs, path, protected)
         entries, _ = scan_level(self.raw, vs, self.ends)
         if self.raw[vs] == _OBJ:
             return entries, self.plan_object(entries, path, protected)
