@@ -317,3 +317,58 @@ def test_missing_signals_makes_no_displayed_copy_of_a_big_text():
         tracemalloc.stop()
     assert missing == ["WARN gone"]
     assert peak < len(visible) // 4  # no displayed copy, no list of lines
+
+
+# -- real pip -v build from source, real pytest tracebacks ------------------------------------------
+REAL_BUILD = ["pip_install_sdist_verbose.txt", "pytest_tracebacks_tomli.txt"]
+
+
+@pytest.mark.parametrize("name", REAL_BUILD)
+def test_real_build_output_keeps_must_see_strings_and_saves_half(name):
+    from operators.signals import load_sidecar
+
+    raw = (FIXTURES / name).read_bytes()
+    planted = load_sidecar(FIXTURES / "signals.toml")[name]
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted)
+    assert packet.type == "build"
+    for signal in planted:
+        assert signal.encode() in packet.visible, signal
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert packet.measure.saved_pct >= 50, packet.measure.saved_pct
+
+
+def test_pip_build_chatter_folds_keeping_warnings_errors_and_successfully_lines():
+    raw = (FIXTURES / "pip_install_sdist_verbose.txt").read_bytes()
+    visible, exact = plan_visible(raw)
+    assert exact
+    visible_lines = set(visible.split(b"\n"))
+    lines = raw.split(b"\n")
+    for line in lines:
+        if SIGNAL_RE.search(line) or re.match(rb"^\s*Successfully (?:built|installed) ", line):
+            assert line in visible_lines, line
+    chatter = [line for line in lines if re.match(rb"^\s*(?:copying \S+ -> |running build_ext|creating |adding '|gcc )", line)
+               and not SIGNAL_RE.search(line)]
+    assert len(chatter) >= 60
+    assert [line for line in chatter if line in visible_lines] == []
+
+
+def test_real_pytest_traceback_keeps_failing_lines_assertions_and_frame_locations():
+    raw = (FIXTURES / "pytest_tracebacks_tomli.txt").read_bytes()
+    visible, exact = plan_visible(raw)
+    assert exact
+    visible_lines = set(visible.split(b"\n"))
+    text = raw.split(b"=== FAILURES ===")[1].split(b"short test summary info")[0]
+    section = text.split(b"\n")
+    must = [line for line in section if re.match(rb"^(?:>|E(?: |$)|_{3,} |\S+?:\d+: )", line)]
+    assert len(must) >= 100
+    assert [line for line in must if line not in visible_lines] == []
+    quoted = [line for line in section if line.startswith(b"    ") and not SIGNAL_RE.search(line)]
+    assert sum(line in visible_lines for line in quoted) < len(quoted) // 4
+
+
+def test_a_quoted_signal_line_is_shown_the_first_time_only():
+    raw = (FIXTURES / "pytest_tracebacks_tomli.txt").read_bytes()
+    visible, _ = plan_visible(raw)
+    line = b"                except UnicodeDecodeError:"
+    assert raw.count(line + b"\n") > 5
+    assert visible.count(line + b"\n") == 1
