@@ -38,6 +38,7 @@ even when it folds their messages; the fixtures' planted signals check them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from typing import Annotated
@@ -333,7 +334,12 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
     sev_text = " (" + ", ".join(f"{k} {v}" for k, v in sev.most_common()) + ")" if sev else ""
     text = f"[{len(diags)} diagnostics{sev_text} in {_files_n(len(files))}; by rule: {top(rules)}"
     if len(files) > 1:
-        text += f"; by file: {top(files)}"
+        common = os.path.commonpath(list(files)) if all(f.startswith("/") for f in files) else ""
+        if len(common) > 1:  # absolute paths (pyright, eslint): their common directory once
+            files = Counter({f[len(common) + 1 :]: n for f, n in files.items()})
+            text += f"; by file (in {common}/): {top(files)}"
+        else:
+            text += f"; by file: {top(files)}"
     return (text + "]\n").encode()
 
 
