@@ -505,3 +505,15 @@ def test_a_container_equal_to_one_shown_before_is_parked_with_where_it_was():
     assert contents[group] == owners[2] + owners[4]  # the item-level copies (0 shown, 1 inside the shown repo)
     visible, contents, _ = run(raw, repeats=False)
     assert decode(visible) == json.loads(raw) and not contents
+
+
+@pytest.mark.parametrize("keys", [[b"a"], [b"a", b"error", b"b"], [b"x", b"debug", b"y"], [b"k", b"padding_1"],
+                                  [b"items", b"self_url"], [b"q", b"errors"]])
+def test_deep_single_member_objects_reduce_as_the_walk_would(keys, monkeypatch):
+    """The tight loop through deep one-member objects gives the plan a walk level each gives."""
+    body = b'{"status": "failed", "telemetry": "' + b"t" * 200 + b'", "note": "' + b"n" * 3000 + b'"}'
+    raw = b"".join(b'{"' + keys[i % len(keys)] + b'": ' for i in range(3_000)) + body + b"}" * 3_000
+    fast = run(raw)
+    monkeypatch.setattr(json_reducer._Reducer, "skip_single_members", lambda self, vs, path, protected: (vs, path, protected))
+    slow = run(raw)
+    assert fast[0] == slow[0] and fast[1] == slow[1] and fast[2].reasons == slow[2].reasons
