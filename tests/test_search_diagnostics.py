@@ -439,3 +439,20 @@ def test_cargo_build_progress_folds_and_the_errors_stay():
     assert m and bytes(refs[m.group(1).decode()]) == progress
     for head in re.findall(rb"^error\[E\d+\]: .*\n +--> .*$", raw, re.M):
         assert head in visible
+
+
+YAMLLINT = b"""./.pre-commit-config.yaml
+  1:1       warning  missing document start "---"  (document-start)
+  4:1       error    wrong indentation: expected 2 but found 0  (indentation)
+  7:3       error    wrong indentation: expected 4 but found 2  (indentation)
+
+./environment.yml
+  1:1       warning  missing document start "---"  (document-start)
+  4:1       error    wrong indentation: expected 2 but found 0  (indentation)
+"""
+
+
+def test_yamllint_entries_take_their_rule_from_the_parentheses():
+    parsed = diagnostics.parse(YAMLLINT).diags
+    assert [d.key for d in parsed] == ["document-start", "indentation", "indentation", "document-start", "indentation"]
+    assert parsed[3].loc == b"./environment.yml:1:1"

@@ -8,7 +8,8 @@ Recognised diagnostic lines (matched on the text without terminal escapes):
 * ``path(line,col): error TS2322: …`` (tsc) and ``path:line:col - error …`` (tsc ``--pretty``,
   pyright, indented under a file line);
 * ``path:line: [CODE] message`` — ruff and pylint ``parseable`` (``[C0325(superfluous-parens), ]``);
-* eslint's stylish format: a file line, then ``  12:5  warning  message  rule`` entries; ruff's
+* eslint's stylish format (and yamllint's, ``(rule)``): a file line, then ``  12:5  warning  message
+  rule`` entries; ruff's
   ``grouped`` format: ``path:`` alone, then ``  12:5 E501 message`` entries;
 * rustc/cargo/clippy and ruff's full format: ``error[E0308]: message`` or ``F401 message`` followed by
   `` --> path:line:col``.
@@ -69,7 +70,7 @@ _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convent
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
 LOC_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
 TSC_RE = re.compile(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
-STYLISH_RE = re.compile(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(@?[\w/@.-]+))?\s*$")
+STYLISH_RE = re.compile(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = re.compile(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
 ARROW_RE = re.compile(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
 FILE_RE = re.compile(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
