@@ -60,7 +60,9 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
         found = changed_lines(raw)
     else:
         found = []
-    return [s for s in found if s][:MAX_AUTO]
+    from operators.safety import signal_parts  # as the visible text shows them: cleaned, an over-long line's head and tail
+
+    return [part for s in found if s for part in signal_parts(s, kind=content_type)][:MAX_AUTO]
 
 
 def _has_terminal_controls(data: bytes) -> bool:

@@ -20,6 +20,7 @@ from operators.classify import classify
 from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
+from operators.safety import secure
 from operators.index import index_packet
 from operators.signals import auto_signals, missing_signals
 from operators.store import REF_ID_LEN, Manifest, Store, StoreError, content_sha256, manifest_layout, ref_digest
@@ -99,7 +100,7 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
 def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
-        apply_plan(packet, plan, guard)
+        apply_plan(packet, secure(plan, config, packet.type), guard)
         figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(packet.visible)}
         if packet.type == "log":
             figures["granularity"] = packet.granularity
@@ -122,7 +123,10 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "") -> None:
     visible, layout, markers = render(plan, ids)
     rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
     if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
-        plan, guard, contents, ids = passthrough(packet.raw), "never worse than raw: passed through", {}, {}
+        safe = secure(passthrough(packet.raw), None, packet.type)
+        if safe.omits_anything:  # the raw text is not safe to show as it is: its cleaned version
+            return apply_plan(packet, safe, "never worse than raw: passed through")
+        plan, guard, contents, ids = safe, "never worse than raw: passed through", {}, {}
         visible, rendered = packet.raw, None
     if packet.exit_code:  # never let a failure read like success: say so first
         header = f"[command failed: exit code {packet.exit_code}]\n".encode()

@@ -1,0 +1,544 @@
+"""Safe, bounded visible text for every content type: one generic pass over a reducer's finished plan.
+
+``secure(plan, config)`` returns a plan whose visible text
+
+* carries no terminal control sequence: ESC sequences (CSI, OSC such as clipboard writes and window
+  titles, DCS/SOS/PM/APC, two-byte escapes), C0 controls but tab and newline (a backspace erases the
+  character before it, as a terminal shows it), C1 controls (UTF-8 encoded U+0080–U+009F and raw
+  0x80–0x9f bytes outside valid UTF-8), BiDi overrides, isolates and marks, invisible format
+  characters (zero-width spaces and joiners, word joiner, BOM, tag characters) and carriage-return
+  overprint (only the last frame of a line with text is shown, as a terminal does);
+* quotes text that looks like a marker: ``#ref:ctx_…`` in the input is shown as ``#ref\\:ctx_…``
+  (``\\u0023ref:ctx_…`` in JSON, which decodes to the very same string), so only real markers read
+  as ``#ref:ctx_…``;
+* has a ceiling for what cannot be reduced: binary content (a known magic number, or a sample full of
+  control bytes) becomes one line (size, what it looks like, its first and last bytes in hex, a ref)
+  and a line longer than ``long_line`` bytes (``line_cap`` for a signal line) keeps its head and tail
+  around ``[N bytes cut: #ref:…]``.
+
+Nothing is lost: a kept span that changes becomes an omission (its original bytes go to a ref) plus
+the cleaned text shown in its place, so RESTORE stays byte-exact. Cleaned lines share one ref,
+announced by one line at the end: ``[terminal control sequences removed: 12; original bytes: #ref:…]``.
+Text a reducer adds (SHOW pieces) is cleaned the same way; it is not part of the original.
+
+Cost: when nothing needs doing (the common case) the same plan object comes back after a sampled
+binary check, a windowed search for long lines (one ``bytes.find`` per ``long_line / 2`` bytes) and
+one RE2 search over the input. Otherwise the work is one pass over the pieces and one RE2 search per
+dirty region (a region spans at least ``CHUNK`` bytes of whole lines): never a Python loop per byte.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import msgspec
+import re2
+
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
+
+CHUNK = 4096  # a dirty region extends to at least this many bytes (whole lines): few regions on dense escapes
+WINDOW, SAMPLE = 1 << 16, 8192  # binary check: the first SAMPLE bytes of every WINDOW bytes
+CONTROLS, CONTROLS_REASON = "safety:controls", "original bytes of lines shown without terminal controls"
+CUT_REASON, BINARY_REASON = "cut from an over-long line", "binary data"
+MAX_GROUPS = 64  # over-long lines and binary regions with a ref of their own; later ones share the last
+
+
+class SafetySettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The ``[safety]`` config section."""
+
+    long_line: Annotated[int, msgspec.Meta(ge=64)] = 4096  # a longer line (not a signal line) is cut
+    line_cap: Annotated[int, msgspec.Meta(ge=64)] = 16384  # every longer line is cut, signal lines too
+    keep_head: Annotated[int, msgspec.Meta(ge=0)] = 1024  # bytes of a cut line shown before the cut
+    keep_tail: Annotated[int, msgspec.Meta(ge=0)] = 256  # ... and after it
+
+    def __post_init__(self) -> None:
+        if self.keep_head + self.keep_tail >= min(self.long_line, self.line_cap):
+            raise ValueError("keep_head + keep_tail must be less than long_line and line_cap")
+
+
+def settings_of(config) -> SafetySettings:
+    found = getattr(config, "safety", None)
+    return found if isinstance(found, SafetySettings) else SafetySettings()
+
+
+def _latin1(pattern: bytes):
+    """An RE2 pattern over bytes as bytes (Latin-1), not as UTF-8 code points."""
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return re2.compile(pattern, options)
+
+
+# invisible or reordering characters (UTF-8): ZWSP/ZWNJ/ZWJ, LRM/RLM (U+200B-U+200F), LRE..RLO
+# (U+202A-U+202E), word joiner and invisible operators (U+2060-U+2064), LRI..PDI (U+2066-U+2069),
+# the Arabic letter mark (U+061C), BOM / zero-width no-break space (U+FEFF), tag characters (U+E0000-U+E007F)
+_INVISIBLE = (
+    rb"\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xd8\x9c|\xef\xbb\xbf|\xf3\xa0[\x80\x81][\x80-\xbf]"
+)
+_VALID_MB = (  # a valid UTF-8 multi-byte sequence
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}|\xed[\x80-\x9f][\x80-\xbf]"
+    rb"|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+MARKER_LOOKALIKE = b"#ref:ctx_"
+# what may need cleaning (a superset: a region found here and left as it is costs nothing but time)
+FIND_RE = _latin1(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?:[^\n]|\z)|\xc2[\x80-\x9f]|" + _INVISIBLE
+    + rb"|#ref:ctx_|(?:[\x00-\x7f\xc0\xc1\xf5-\xff]|" + _VALID_MB + rb")[\x80-\xbf]*[\x80-\x9f]"
+)
+# what is removed from shown text (raw C1 bytes outside UTF-8 are removed before, by decoding; a
+# character erased by a backspace after); every alternative starts with a byte of its own, so sre
+# skips to candidates instead of trying each alternative at every byte
+_STRIP = (
+    rb"\x1b(?:\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, erase, ESC[6n queries (cut short too)
+    rb"|[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (titles, OSC 52 clipboard), DCS, SOS, PM, APC
+    rb"|[ -/]*[0-~]?)"  # two-byte and nF escapes (charset selection, ESC c reset), a lone ESC
+    rb"|\xc2(?:\x9b[0-?]*[ -/]*[@-~]?"  # C1 CSI (U+009B) and its parameters
+    rb"|[\x90\x98\x9d-\x9f][^\x07\x1b\n\xc2]*(?:\x07|\xc2\x9c|\x1b\\)?"  # C1 DCS/SOS/OSC/PM/APC strings
+    rb"|[\x80-\x9f])"  # other C1 controls
+    rb"|[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other C0 controls (not tab, newline, CR, backspace)
+    rb"|" + _INVISIBLE
+)
+STRIP_RE = re.compile(_STRIP)  # sre: its sub runs in C (the re2 module's sub loops in Python per match)
+ERASE_RE = re.compile(rb"(?:[^\x08\r\n\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|\x08")  # erased, or a lone backspace
+_OVERPRINT_RE = re.compile(rb"[^\n]*\r(?!\n)[^\n]*")  # a line holding a carriage return not ending it
+_RAW_C1 = dict.fromkeys(range(0xDC80, 0xDCA0))  # raw 0x80-0x9f bytes outside UTF-8, decoded by surrogateescape
+
+
+_PLAIN = bytes(range(0x20, 0x7F)) + b"\t"
+
+
+class Cleaned(msgspec.Struct):
+    text: bytes
+    removed: int = 0  # control sequences and characters removed, hidden overprinted frames
+    quoted: int = 0  # marker look-alikes quoted
+
+
+def _quote(kind: str) -> bytes:
+    return b"\\u0023ref:ctx_" if kind == "json" else b"#ref\\:ctx_"
+
+
+def clean(data: bytes, kind: str = "") -> Cleaned:
+    """``data`` as the visible text shows it: overprinted frames, controls and invisible characters
+    removed, marker look-alikes quoted (``kind``: the content type, ``json`` quotes the JSON way)."""
+    removed = 0
+    if b"\r" in data:
+        data, removed = _overprint(data)
+    if not data.isascii():
+        text = data.decode("utf-8", "surrogateescape")
+        stripped = text.translate(_RAW_C1)
+        if len(stripped) != len(text):
+            removed += len(text) - len(stripped)
+            data = stripped.encode("utf-8", "surrogateescape")
+    data, count = STRIP_RE.subn(b"", data)
+    removed += count
+    if b"\x08" in data:
+        data, count = ERASE_RE.subn(b"", data)
+        removed += count
+    quoted = data.count(MARKER_LOOKALIKE)
+    if quoted:
+        data = data.replace(MARKER_LOOKALIKE, _quote(kind))
+    return Cleaned(data, removed, quoted)
+
+
+def clean_text(data: bytes, kind: str = "") -> bytes:
+    """``clean(data).text``: what any text derived from the input should be shown as."""
+    return clean(data, kind).text
+
+
+def _overprint(data: bytes) -> tuple[bytes, int]:
+    """Each line with a carriage return that does not end it: only its last frame holding text (and
+    the empty frames after it) stays, as a terminal shows it. Returns the text and the carriage
+    returns removed."""
+    removed = 0
+
+    def frame(match: re.Match) -> bytes:
+        nonlocal removed
+        line = match.group()
+        end = match.end()
+        suffix = b""
+        if line.endswith(b"\r") and data[end : end + 1] == b"\n":
+            line, suffix = line[:-1], b"\r"  # the line ending of a CRLF line
+        frames = line.split(b"\r")
+        removed += len(frames) - 1
+        shown = len(frames) - 1
+        while shown > 0 and not ERASE_RE.sub(b"", STRIP_RE.sub(b"", frames[shown])).strip():
+            shown -= 1
+        return b"".join(frames[shown:]) + suffix
+
+    return _OVERPRINT_RE.sub(frame, data), removed
+
+
+# -- binary content ----------------------------------------------------------------------------
+_CONTROL_BYTES = bytes([*range(0x00, 0x08), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x7fELF", "ELF executable"), (b"\x89PNG\r\n\x1a\n", "PNG image"), (b"\x1f\x8b", "gzip data"),
+    (b"PK\x03\x04", "zip archive"), (b"PK\x05\x06", "zip archive"), (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"), (b"GIF89a", "GIF image"), (b"%PDF-", "PDF document"), (b"BZh", "bzip2 data"),
+    (b"\xfd7zXZ\x00", "xz data"), (b"\x28\xb5\x2f\xfd", "zstd data"), (b"7z\xbc\xaf\x27\x1c", "7-zip archive"),
+    (b"\xcf\xfa\xed\xfe", "Mach-O executable"), (b"\xce\xfa\xed\xfe", "Mach-O executable"),
+    (b"\xca\xfe\xba\xbe", "Java class or Mach-O universal binary"), (b"MZ", "DOS/Windows executable"),
+    (b"\x00asm", "WebAssembly module"), (b"SQLite format 3\x00", "SQLite database"),
+    (b"\xff\xfe", "UTF-16 text"), (b"\xfe\xff", "UTF-16 text"),
+)
+
+
+def what_is(head: bytes) -> str:
+    """What binary bytes look like, from their magic number."""
+    for magic, name in MAGIC:
+        if head.startswith(magic):
+            return name
+    if head[257:262] == b"ustar":
+        return "tar archive"
+    return "binary data"
+
+
+def _binary_sample(sample: bytes) -> bool:
+    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
+    return controls >= 8 and controls * 20 >= len(sample)  # text in any encoding has almost none
+
+
+def binary_regions(raw: bytes) -> list[tuple[int, int]]:
+    """The spans of ``raw`` that are binary: every window whose sample is mostly control bytes
+    (adjacent ones merged); all of it when it starts with a known magic number and holds NUL bytes
+    or when its first window is binary."""
+    if not raw:
+        return []
+    head = raw[:SAMPLE]
+    if _binary_sample(head) or (what_is(head) not in ("binary data", "PDF document") and b"\x00" in head):
+        return [(0, len(raw))]
+    regions: list[tuple[int, int]] = []
+    for start in range(WINDOW, len(raw), WINDOW):
+        if _binary_sample(raw[start : start + SAMPLE]):
+            end = min(start + WINDOW, len(raw))
+            if regions and regions[-1][1] == start:
+                regions[-1] = (regions[-1][0], end)
+            else:
+                regions.append((start, end))
+    return regions
+
+
+def _hex(data: bytes) -> str:
+    return data.hex(" ")
+
+
+def describe(raw: bytes, start: int, end: int) -> bytes:
+    """The one line shown for binary bytes ``raw[start:end]``, up to the ref's marker."""
+    size = end - start
+    head = raw[start : start + 16]
+    text = f"[binary data: {size:,} bytes, {what_is(raw[start : start + 264])}; starts {_hex(head)}"
+    if size > 16:
+        text += f", ends {_hex(raw[max(end - 8, start + 16) : end])}"
+    return (text + "; exact bytes: ").encode()
+
+
+# -- long lines --------------------------------------------------------------------------------
+def long_lines(raw: bytes, limit: int, skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(start, end) of every line (newline excluded) longer than ``limit`` bytes, outside ``skip``.
+
+    Every such line holds a whole aligned window of ``limit // 2`` bytes without a newline: one
+    ``find`` per window, not one step per line."""
+    step = max(limit // 2, 1)
+    found: list[tuple[int, int]] = []
+    size = len(raw)
+    regions = iter(skip)
+    region = next(regions, None)
+    pos = 0
+    while pos + step <= size:
+        while region is not None and region[1] <= pos:
+            region = next(regions, None)
+        if region is not None and region[0] < pos + step:
+            pos = region[1]
+            continue
+        if raw.find(b"\n", pos, pos + step) >= 0:
+            pos += step
+            continue
+        start = raw.rfind(b"\n", 0, pos) + 1
+        end = raw.find(b"\n", pos)
+        end = size if end < 0 else end
+        if end - start > limit:
+            found.append((start, end))
+        pos = end + 1
+    return found
+
+
+def is_signal_line(line: bytes) -> bool:
+    """Whether the SIGNAL check may ask for this line: a signal line of a log, or a diff's changed line."""
+    from operators.types.log import signal_line_spans
+
+    if line[:1] in (b"+", b"-") and line[:4] not in (b"+++ ", b"--- "):
+        return True
+    return bool(signal_line_spans(line))
+
+
+def _char_start(raw: bytes, pos: int, low: int) -> int:
+    """``pos`` moved back to the start of a UTF-8 character (never below ``low``)."""
+    back = pos
+    while back > low and pos - back < 3 and 0x80 <= raw[back] < 0xC0:
+        back -= 1
+    return back if 0x80 <= raw[pos] < 0xC0 and raw[back] >= 0xC0 else pos
+
+
+def cut_span(raw: bytes, start: int, end: int, settings: SafetySettings) -> tuple[int, int]:
+    """The part of the line ``raw[start:end]`` that is cut out: what lies between its head and its tail."""
+    head = _char_start(raw, start + settings.keep_head, start)
+    tail = _char_start(raw, end - settings.keep_tail, head)
+    return head, tail
+
+
+def signal_parts(line: bytes, config=None, kind: str = "") -> list[bytes]:
+    """What the visible text shows of one input line (no newline), as the SIGNAL check should look
+    for it: the cleaned line, or the cleaned head and tail of a line longer than ``line_cap``."""
+    settings = settings_of(config)
+    if len(line) <= settings.line_cap:
+        if not line.translate(None, _PLAIN) and MARKER_LOOKALIKE not in line:
+            return [line]  # printable ASCII: shown as it is (the common case, checked at C speed)
+        return [clean_text(line, kind)]
+    head, tail = cut_span(line, 0, len(line), settings)
+    return [part for part in (clean_text(line[:head], kind).strip(), clean_text(line[tail:], kind).strip()) if part]
+
+
+# -- the pass ----------------------------------------------------------------------------------
+class _Builder:
+    """The new plan's pieces, appended in order; consecutive shown texts are joined once."""
+
+    def __init__(self, plan: Plan, kind: str):
+        self.raw = plan.raw
+        self.pieces = Pieces()
+        self.reasons = dict(plan.reasons)
+        self.kind = kind
+        self.shown: list[bytes] = []
+        self.removed = self.quoted = 0
+        self.groups = 0
+
+    def _flush(self) -> None:
+        if self.shown:
+            self.pieces.append([SHOW, b"".join(self.shown)])
+            self.shown = []
+
+    def keep(self, start: int, end: int) -> None:
+        if end <= start:
+            return
+        self._flush()
+        pieces = self.pieces
+        if pieces.kinds and pieces.kinds[-1] == KEEP and pieces.ends[-1] == start:
+            pieces.ends[-1] = end
+        else:
+            pieces.append([KEEP, start, end])
+
+    def omit(self, start: int, end: int, group: str, reason: str) -> None:
+        if end <= start:
+            return
+        self.reasons.setdefault(group, reason)
+        pieces = self.pieces
+        last = len(pieces) - 1
+        if not self.shown and last >= 0 and pieces.kinds[last] == OMIT and pieces.ends[last] == start and pieces.objs[last] == group:
+            pieces.ends[last] = end
+        else:
+            self._flush()
+            pieces.append([OMIT, start, end, group])
+
+    def show(self, text: bytes) -> None:
+        if text:
+            self.shown.append(text)
+
+    def mark(self, group: str) -> None:
+        self._flush()
+        self.pieces.append([MARK, group])
+
+    def new_group(self, prefix: str) -> str:
+        self.groups += 1
+        return f"safety:{prefix}:{min(self.groups, MAX_GROUPS)}"
+
+    def show_cleaned(self, text: bytes) -> bytes:
+        done = clean(text, self.kind)
+        self.removed += done.removed
+        self.quoted += done.quoted
+        return done.text
+
+    def plan(self) -> Plan:
+        self._flush()
+        plan = Plan(self.raw)
+        plan.pieces, plan.reasons = self.pieces, self.reasons
+        plan._pos = len(self.raw)
+        return plan
+
+
+class _Pass:
+    """One walk over a plan's kept spans: binary regions, over-long lines, then dirty lines."""
+
+    def __init__(self, plan: Plan, settings: SafetySettings, kind: str,
+                 binary: list[tuple[int, int]], long: list[tuple[int, int]]):
+        self.raw, self.settings = plan.raw, settings
+        self.out = _Builder(plan, kind)
+        self.binary, self.bi, self.described = binary, 0, -1
+        self.long, self.li = long, 0
+        self.caps: dict[int, int] = {}
+        self.found_from, self.found = -1, None  # the last search: from where, and its match
+
+    def keep(self, start: int, end: int) -> None:
+        binary = self.binary
+        while self.bi < len(binary) and binary[self.bi][1] <= start:
+            self.bi += 1
+        i = self.bi
+        while start < end and i < len(binary) and binary[i][0] < end:
+            a, b = binary[i]
+            self.text(start, max(start, a))
+            start = max(start, a)
+            stop = min(end, b)
+            self.binary_part(i, start, stop)
+            start = stop
+            if b <= end:
+                i += 1
+        self.bi = i
+        self.text(start, end)
+
+    def binary_part(self, i: int, start: int, stop: int) -> None:
+        out = self.out
+        group = f"safety:binary:{min(i + 1, MAX_GROUPS)}"
+        if self.described < i:
+            self.described = i
+            a, b = self.binary[i]
+            if out.pieces and not _ends_line(out):
+                out.show(b"\n")
+            out.show(describe(self.raw, a, b))
+            out.omit(start, stop, group, BINARY_REASON)
+            out.mark(group)
+            out.show(b"]\n")
+        else:
+            out.omit(start, stop, group, BINARY_REASON)
+
+    def text(self, start: int, end: int) -> None:
+        long, raw = self.long, self.raw
+        while self.li < len(long) and long[self.li][1] <= start:
+            self.li += 1
+        i = self.li
+        while start < end and i < len(long) and long[i][0] < end:
+            a, b = max(long[i][0], start), min(long[i][1], end)
+            if b - a > self.cap(i):
+                head, tail = cut_span(raw, a, b, self.settings)
+                self.clean(start, head)
+                group = self.out.new_group("cut")
+                self.out.show(f" \u2026 [{tail - head:,} bytes cut: ".encode())
+                self.out.omit(head, tail, group, CUT_REASON)
+                self.out.mark(group)
+                self.out.show("] \u2026 ".encode())
+                start = tail
+            if long[i][1] <= end:
+                i += 1
+            else:
+                break
+        self.li = i
+        self.clean(start, end)
+
+    def cap(self, i: int) -> int:
+        cap = self.caps.get(i)
+        if cap is None:
+            start, end = self.long[i]
+            signal = is_signal_line(self.raw[start:end])
+            cap = self.caps[i] = self.settings.line_cap if signal else min(self.settings.long_line, self.settings.line_cap)
+        return cap
+
+    def next_match(self, pos: int, end: int):
+        """The first match that reaches into ``raw[pos:end]`` (searched with a few bytes before
+        ``pos`` as context for stray continuation bytes), or None."""
+        look = max(pos - 4, 0)
+        while True:
+            if not (0 <= self.found_from <= look and (self.found is None or self.found.start() >= look)):
+                self.found_from, self.found = look, FIND_RE.search(self.raw, look)
+            m = self.found
+            if m is None or m.start() >= end:
+                return None
+            if m.end() > pos:
+                return m
+            look = m.end()
+
+    def clean(self, start: int, end: int) -> None:
+        raw, out = self.raw, self.out
+        pos = start
+        while pos < end:
+            m = self.next_match(pos, end)
+            if m is None:
+                break
+            at = max(m.start(), pos)
+            a = max(raw.rfind(b"\n", pos, at) + 1, pos)
+            stop = min(max(m.end(), a + CHUNK), end)
+            b = raw.find(b"\n", stop - 1, end)
+            b = end if b < 0 else b + 1
+            original = raw[a:b]
+            shown = out.show_cleaned(original)
+            out.keep(pos, a)
+            if shown == original:
+                out.keep(a, b)
+            else:
+                out.omit(a, b, CONTROLS, CONTROLS_REASON)
+                out.show(shown)
+            pos = b
+        out.keep(pos, end)
+
+
+def _ends_line(out: _Builder) -> bool:
+    """Whether what the new plan shows so far ends a line (or shows nothing)."""
+    if out.shown:
+        return out.shown[-1].endswith(b"\n")
+    pieces = out.pieces
+    for i in range(len(pieces) - 1, -1, -1):
+        kind = pieces.kinds[i]
+        if kind == KEEP:
+            return out.raw[pieces.ends[i] - 1 : pieces.ends[i]] == b"\n"
+        if kind == SHOW:
+            return pieces.objs[i].endswith(b"\n")
+        if kind == MARK:
+            return False
+    return True
+
+
+def _dirty_shows(pieces: Pieces) -> bool:
+    shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
+    return bool(shows) and FIND_RE.search(b"\n".join(shows)) is not None
+
+
+def secure(plan: Plan, config, kind: str = "") -> Plan:
+    """The plan whose visible text is safe and bounded (see the module docstring); ``plan`` itself
+    when nothing needs doing. ``kind``: the content type (``json`` quotes look-alikes the JSON way)."""
+    settings = settings_of(config)
+    raw = plan.raw
+    binary = binary_regions(raw)
+    long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
+    pieces = plan.pieces
+    if not binary and not long and FIND_RE.search(raw) is None and not _dirty_shows(pieces):
+        return plan
+    work = _Pass(plan, settings, kind, binary, long)
+    out = work.out
+    for piece_kind, start, end, obj in zip(pieces.kinds, pieces.starts, pieces.ends, pieces.objs):
+        if piece_kind == KEEP:
+            work.keep(start, end)
+        elif piece_kind == OMIT:
+            out.omit(start, end, obj, plan.reasons[obj])
+        elif piece_kind == SHOW:
+            out.show(out.show_cleaned(obj))
+        else:
+            out.mark(obj)
+    if out.removed or out.quoted:
+        _note(out, kind)
+    result = out.plan()
+    if result.pieces == pieces and result.reasons == plan.reasons:
+        return plan
+    return result
+
+
+def _note(out: _Builder, kind: str) -> None:
+    """The one line that says what was removed or quoted, with the ref of the original bytes."""
+    if CONTROLS not in out.reasons:
+        return  # only reducer-made text was cleaned: nothing of the input to point at
+    if kind == "json" and not out.removed:
+        return  # \u0023 decodes to the very same string: the JSON stays valid and says it all
+    said = []
+    if out.removed:
+        said.append(f"terminal control sequences removed: {out.removed:,}")
+    if out.quoted:
+        said.append(f"marker look-alikes quoted as {_quote(kind).decode()}: {out.quoted:,}")
+    if not _ends_line(out):
+        out.show(b"\n")
+    out.show(f"[{', '.join(said)}; original bytes: ".encode())
+    out.mark(CONTROLS)
+    out.show(b"]\n")
