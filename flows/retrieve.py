@@ -141,7 +141,7 @@ def grep_lines(data: bytes, starts: list[int], pattern: str, context: int) -> tu
     matches = []
     search = regex.search
     for i in range(total):
-        end = starts[i + 1] - 1 if i + 1 < total else len(data)  # without its newline: ^ and $ are the line's
+        end = starts[i + 1] - 1 if i + 1 < total else len(data) - data.endswith(b"\n")  # ^ and $ are the line's
         if search(data[starts[i] : end]) is not None:
             matches.append(i)
     shown, more = matches[:GREP_MAX], max(0, len(matches) - GREP_MAX)
@@ -150,7 +150,7 @@ def grep_lines(data: bytes, starts: list[int], pattern: str, context: int) -> tu
     hits = set(shown)
     for i in shown:
         lo, hi = max(0, i - context), min(total - 1, i + context)
-        if prev >= 0 and lo > prev + 1:
+        if context and prev >= 0 and lo > prev + 1:  # like grep: groups of context apart
             out.append(b"--\n")
         for j in range(max(lo, prev + 1), hi + 1):
             line = _lines(data, starts, j + 1, j + 1)

@@ -160,18 +160,25 @@ def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], 
     with their matching lines; and how many refs the index holds."""
     from operators.store import Store, StoreError
 
+    import sqlite3
+
     words = words_of(pattern)
-    if not words or not os.path.exists(Path(home) / INDEX_FILE):
+    path = Path(home) / INDEX_FILE
+    if not words or not os.path.lexists(path):
         return [], 0
-    db = _connect(home)
     try:
-        (held,) = db.execute("select count(*) from refs").fetchone()
-        rows = db.execute(
-            "select c.ref, c.line, c.offset, c.length, r.source, r.pkt from words w join chunks c on c.id = w.rowid"
-            " join refs r on r.ref = c.ref where words match ? order by r.created desc, c.id", (_match_query(words),),
-        ).fetchall()
-    finally:
-        db.close()
+        db = _connect(home)
+        try:
+            (held,) = db.execute("select count(*) from refs").fetchone()
+            rows = db.execute(
+                "select c.ref, c.line, c.offset, c.length, r.source, r.pkt from words w join chunks c on c.id = w.rowid"
+                " join refs r on r.ref = c.ref where words match ? order by r.created desc, c.id", (_match_query(words),),
+            ).fetchall()
+        finally:
+            db.close()
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreError(f"the search index {path} cannot be read ({exc}); remove it: "
+                         "packets stored from then on are indexed again") from None
     store = Store(home, retention=None)
     hits: dict[str, Hit] = {}
     contents: dict[str, bytes] = {}
