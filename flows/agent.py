@@ -59,6 +59,8 @@ class _Run:
         self.failed_checks: set[str] = set()
         self.header_printed = False
         self.ends_with_newline = True
+        self.budget = None  # the output ceiling the windows share (operators.ceiling.RunBudget)
+        self.unshown = [0, 0]  # windows not printed (the ceiling was reached before them), their lines
 
 
 def window_text(packet, level: int, raw: bool) -> bytes:
@@ -93,6 +95,11 @@ def _on_window(run: _Run, packet) -> None:
         run.failed_checks.update(name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
                                                        ("RESTORE", packet.restore_pass)) if ok is False)
     text = window_text(packet, run.args.level, run.args.raw)
+    if run.budget is not None and text and not run.budget.spend(packet.budget, len(text), packet.last):
+        run.unshown[0] += 1  # over the ceiling: counted on the last lines, kept in the whole packet
+        run.unshown[1] += packet.raw.count(b"\n")
+        run.any_refs = True
+        return
     run.header_printed = run.header_printed or bool(packet.exit_code)
     if run.closed or not text:
         return
@@ -231,6 +238,11 @@ def cmd_run(args: argparse.Namespace, config) -> int:
     try:
         flow_source = RunSource(proc, source, config, granularity=args.granularity or config.reduce.granularity,
                                 forced_type=args.type)
+        if not args.raw:  # the windows share one output ceiling
+            from flows.cli import _budget
+            from operators.ceiling import run_budget
+
+            flow_source.budget = run.budget = run_budget(_budget(args.budget), config)
         if run.signum:
             flow_source.stop()
 
@@ -264,6 +276,9 @@ def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
             pkt_id = run.first.manifest_id if run.windows == 1 else _store_whole(run, config, source)
         elif run.windows > 1 and run.stored:
             _store_whole(run, config, source)  # kept as one packet all the same
+        if run.unshown[0]:
+            lines += (f"[… {run.unshown[1]:,} more lines in {run.unshown[0]:,} window{'s' if run.unshown[0] != 1 else ''}"
+                      f" not shown (output ceiling): tokens expand --full {pkt_id or 'pkt_…'}]\n").encode()
         if pkt_id and run.args.level != 0:
             from flows.retrieve import refs_hint  # one line: how to expand a ref, and the whole original
 

@@ -50,6 +50,7 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
         _check_readable(args.path)
         packet = file_packets([args.path], [granularity])[0]
     packet.forced_type = args.type
+    packet.budget = _budget(args.budget)
     traced = args.trace or sys.stderr.isatty()  # the trace: on a terminal, or asked for (JSON lines off a terminal)
     configure_trace() if traced else configure_trace(json=True, stream=open(os.devnull, "w"))
     progress("reducing", args.path, len(packet.raw) if args.path == "-" else os.stat(args.path).st_size)
@@ -81,6 +82,13 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
         sys.stderr.write(refs_hint(packet.manifest_id, packet.references[0].id).decode())
     _check_invariants([packet])
     return 0
+
+
+def _budget(value: int | None) -> int | None:
+    """``--budget N``: estimated tokens the output may take (the ``[ceiling]`` default when not given)."""
+    if value is not None and value < 1:
+        raise UsageError("--budget must be a positive number of estimated tokens")
+    return value
 
 
 def _check_invariants(packets: list[ContextPacket]) -> None:
@@ -250,6 +258,9 @@ def _check_type(name: str | None) -> None:
         raise UsageError(f"unknown content type {name!r} (one of: {', '.join(types.names())})")
 
 
+BUDGET_HELP = "estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, 25,000 characters)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
@@ -267,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the result as JSON: visible text, refs, packet, figures, invariants, trace")
     p.add_argument("--trace", action="store_true", help="the stage trace on stderr (JSON lines when not a terminal); "
                                                         "without it the trace shows only on a terminal")
+    p.add_argument("--budget", type=int, metavar="N", help=BUDGET_HELP)
     p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
                    help="0: overview, 1: reduced text with refs (default), 2: raw input")
     p.set_defaults(func=cmd_analyze)
@@ -328,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a command, print its reduced output, exit with its exit code",
                        description="Run CMD without a shell (use `bash -c '…'` for pipes), reduce its combined "
                                    "stdout+stderr and exit with its exit code.")
+    p.add_argument("--budget", type=int, metavar="N", help=BUDGET_HELP)
     p.add_argument("--level", type=int, choices=[0, 1], default=1,
                    help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
     p.add_argument("--granularity", choices=["coarse", "fine"])

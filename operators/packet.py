@@ -82,6 +82,7 @@ class ContextPacket(msgspec.Struct, kw_only=True):
     granularity: str = "coarse"
     expected_signals: list[str] = []
     exit_code: int | None = None
+    budget: int | None = None  # estimated tokens the visible text may take (None: the [ceiling] config)
     # filled in by the stages
     type: str = ""
     classify_reason: str = ""

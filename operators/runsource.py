@@ -126,6 +126,7 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self.out.append(RunPacket(
             source=self.src.source, raw=raw, granularity=self.src.granularity, forced_type=self.src.forced_type,
             exit_code=code, window=self.windows, start=start, end=self.emitted, closed_by=why, last=last,
+            budget=self.src.budget.allot() if self.src.budget is not None else None,
         ))
         self.scan = max(0, self.scan - n)
         self.signal_at = None
@@ -215,6 +216,7 @@ class RunSource(FixedPartitionedSource[ContextPacket, None]):
         self.config = config
         self.granularity = granularity
         self.forced_type = forced_type
+        self.budget = None  # an operators.ceiling.RunBudget the windows share (set by tokens run)
         self.stopping = threading.Event()
 
     def list_parts(self) -> list[str]:

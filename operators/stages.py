@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple
 
 import msgspec
 
-from operators import types
+from operators import ceiling, types
 from operators.classify import classify
 from operators.config import Config, ConfigError
 from operators.packet import ContextPacket, Reference, Rendered
@@ -100,7 +100,8 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
 def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
-        apply_plan(packet, secure(plan, config, packet.type), guard)
+        plan, guard = ceiling.apply(packet, secure(plan, config, packet.type), guard, config)
+        apply_plan(packet, plan, guard)
         figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(packet.visible)}
         if packet.type == "log":
             figures["granularity"] = packet.granularity
@@ -214,6 +215,8 @@ def _measure_visible(packet: ContextPacket) -> dict:
 def signal(packet: ContextPacket) -> ContextPacket:
     auto = auto_signals(packet.type, packet.raw)
     packet.missing_signals = missing_signals(packet.visible, packet.expected_signals, auto)
+    if packet.missing_signals and ceiling.CEILING_GUARD in packet.guard:  # folded lines count by template
+        packet.missing_signals = ceiling.uncounted(packet.missing_signals, packet.visible)
     packet.signal_pass = not packet.missing_signals
     figures = {"result": packet.signal_pass, "planted": len(packet.expected_signals), "auto": len(auto)}
     if packet.missing_signals:

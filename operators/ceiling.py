@@ -1,0 +1,465 @@
+"""The output ceiling: one generic pass over a finished plan that keeps its visible text under a budget.
+
+``fit(plan, budget_bytes, signal)`` returns ``plan`` itself when its visible text fits (the common
+case costs one sum over the pieces). Otherwise it cuts the visible text into lines and keeps, until
+the budget is spent:
+
+1. one line per *signal template* (``signal`` finds the signal lines of the visible text; numbers,
+   ids, paths and other identifier-like tokens are masked to make the template): its first
+   occurrence, shown as it is, followed by ``(×N similar, first 08:01:02, last 08:59:58)`` when the
+   template occurs more than once;
+2. the head and the tail of the output, a line from each in turn.
+
+Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
+go to one new ref, its synthetic lines (summaries, markers) are dropped, and one line stands where
+it was: ``[… 1,234 lines (56 KB) not shown: #ref:ctx_…]`` (the first one also says how to read a
+ref). A reducer group whose bytes all went into gaps disappears with its marker; one that keeps
+bytes outside the gaps but lost its every marker is named on a last line, so no omission is
+unnamed. Signal templates that did not fit are counted on a first line. A line longer than
+``LINE_MAX`` (or a tenth of the budget) is shown cut, the rest of it in the next gap's ref.
+
+Linear: the visible text is built once, the signal lines are found in one RE2 pass and their
+templates in one more; only the lines shown (a budget's worth) are handled one by one, and the gaps
+are located by bisection over the pieces' offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+from operator import sub
+from typing import Annotated, Callable
+
+import msgspec
+import re2
+
+from operators.config import Section
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end
+from operators.store import REF_ID_LEN
+from operators.vocab import signal_line_spans
+
+MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
+GAP_REASON = "not shown: over the output ceiling"
+GAP_EST = 80  # bytes a gap line takes at most (its counts, its size and its marker)
+HINT = " — tokens expand ctx_… --grep PATTERN".encode()
+SUMMARY_EST = 200  # the line counting the signal templates that did not fit
+SIGNAL_SHARE = 0.75  # of the budget the signal templates may take; the rest goes to head and tail
+LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
+SUFFIX_EST = 60
+CEILING_GUARD = "output ceiling"
+RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
+BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
+# identifier-like tokens: holding a digit, or ':', '/', '=', '@' inside (paths, key=value, host:port)
+_IDENT = re2.compile(rb"[^\s]*(?:[0-9]|[:/=@][^\s])[^\s]*")
+_TIME = re.compile(rb"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
+_COUNT = re2.compile(b"(?m) \xc3\x97" + rb"[0-9][0-9,]*[ \t\r]*$")  # a reducer's " ×52" at a line's end
+_FOLD = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
+
+
+class CeilingSettings(Section):
+    """``[ceiling]``: the most characters (counted as bytes) an output of ``tokens run``/``analyze``
+    shows; sized to fit under the tool-output limits of common coding agents."""
+
+    max_chars: Annotated[int, msgspec.Meta(ge=1000)] = 25_000
+
+
+def settings_of(config) -> CeilingSettings:
+    return getattr(config, "ceiling", None) or CeilingSettings()
+
+
+def budget_of(packet, config) -> int:
+    """The bytes a packet's plan may show: its own ``budget`` (estimated tokens, 4 bytes each) or the
+    configured ceiling, less what is printed around it (a failure header, the hint line)."""
+    total = packet.budget * 4 if packet.budget else settings_of(config).max_chars
+    return max(BUDGET_MIN, total - RESERVE)
+
+
+def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
+    """OPTIMIZE's ceiling step: the plan cut to the packet's budget, and the guard saying so."""
+    budget = budget_of(packet, config)
+    if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
+        return plan, guard
+    new = fit(plan, budget, signal_line_spans)
+    if new is plan:
+        return plan, guard
+    return new, (guard + "; " if guard else "") + f"{CEILING_GUARD}: {budget:,} bytes"
+
+
+def visible_size(plan: Plan) -> int:
+    """The plan's visible bytes, markers counted at their usual length."""
+    pieces = plan.pieces
+    size = 0
+    for kind, start, end, obj in zip(pieces.kinds, pieces.starts, pieces.ends, pieces.objs):
+        if kind == KEEP:
+            size += end - start
+        elif kind == SHOW:
+            size += len(obj)
+        elif kind == MARK:
+            size += MARK_LEN
+    return size
+
+
+def template(line: bytes) -> bytes:
+    """A line's template: identifier-like tokens (numbers, ids, paths, key=value) masked, a
+    reducer's ``×N`` count at its end left out."""
+    return _templates([line])[0]
+
+
+def _templates(lines: list[bytes]) -> list[bytes]:
+    """The templates of many lines in one RE2 pass (lines hold no newline)."""
+    if not lines:
+        return []
+    masked = _IDENT.sub(b"#", _COUNT.sub(b"", b"\n".join(lines))).split(b"\n")
+    return [t.rstrip() for t in masked]
+
+
+def uncounted(missing: list[str], visible: bytes) -> list[str]:
+    """The missing signal lines whose template no fold line of the ceiling counts."""
+    folded = set()
+    for line in visible.split(b"\n"):
+        line = line.rstrip(b"\r")
+        m = _FOLD.search(line)
+        if m:
+            folded.add(template(line[: m.start()]))
+    return [s for s in missing if template(s.encode("utf-8", "replace")) not in folded]
+
+
+class _View:
+    """The plan's visible text (markers as placeholders of their usual length) and, for every piece,
+    where it starts in the visible text (``vstart``) and in the raw input (``rstart``)."""
+
+    def __init__(self, plan: Plan):
+        pieces = plan.pieces
+        cols = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
+        placeholder = b"#ref:ctx_" + b"0" * REF_ID_LEN
+        parts = []
+        widths = []
+        raw = memoryview(plan.raw)
+        for kind, start, end, obj in zip(*cols):
+            if kind == KEEP:
+                parts.append(raw[start:end])
+                widths.append(end - start)
+            elif kind == SHOW:
+                parts.append(obj)
+                widths.append(len(obj))
+            elif kind == MARK:
+                parts.append(placeholder)
+                widths.append(MARK_LEN)
+            else:
+                widths.append(0)
+        self.text = b"".join(parts)
+        self.vstart = array("q", accumulate(widths, initial=0))
+        self.rstart = array("q", accumulate(map(sub, pieces.ends, pieces.starts), initial=0))
+        self.n = len(pieces)
+
+    def cut_low(self, v: int) -> tuple[int, int]:
+        """The cut at visible offset ``v`` before any zero-width piece there: (piece, offset in it)."""
+        i = bisect_left(self.vstart, v)
+        if i <= self.n and self.vstart[i] == v:
+            return i, 0
+        return i - 1, v - self.vstart[i - 1]
+
+    def cut_high(self, v: int) -> tuple[int, int]:
+        """The cut at visible offset ``v`` after every zero-width piece there."""
+        i = bisect_right(self.vstart, v) - 1  # the last piece starting at v comes after the zero-width ones
+        return i, v - self.vstart[i]
+
+    def raw_at(self, plan: Plan, cut: tuple[int, int]) -> int:
+        i, o = cut
+        if o and plan.pieces.kinds[i] == KEEP:
+            return self.rstart[i] + o
+        return self.rstart[i]
+
+    def piece_at(self, v: int) -> int:
+        """The piece of positive width holding visible offset ``v``."""
+        return bisect_right(self.vstart, v) - 1
+
+
+class _Choice:
+    """The lines chosen so far: ``items`` maps a line's visible start to (shown end, insert offset,
+    insert text); the cost of each addition counts its bytes and the gap lines it adds or removes."""
+
+    def __init__(self, view: _View, budget: int, kinds: bytearray):
+        self.view = view
+        self.kinds = kinds
+        self.size = len(view.text)
+        self.budget = budget
+        self.used = GAP_EST + len(HINT)  # nothing shown yet: one gap
+        self.items: dict[int, tuple[int, int, bytes]] = {}
+        self.ends: set[int] = set()  # line ends (after the newline) of whole lines shown
+        self.line_max = max(80, min(LINE_MAX, budget // 10))
+
+    def clip(self, vs: int, le: int) -> int:
+        """Where a line [vs, le) is cut when it is too long (``le`` when it is not)."""
+        if le - vs <= self.line_max:
+            return le
+        view = self.view
+        v = vs + self.line_max
+        i = view.piece_at(v)
+        kind = self.kinds[i]
+        if kind == MARK:
+            v = view.vstart[i] if view.vstart[i] > vs else view.vstart[i + 1]
+        elif kind == KEEP:
+            text = view.text
+            back = 0
+            while back < 3 and 0x80 <= text[v] < 0xC0:  # not inside a UTF-8 character
+                v -= 1
+                back += 1
+        return v
+
+    def add(self, vs: int, le: int, suffix: bytes = b"") -> bool:
+        """Show line [vs, le) (``le`` after its newline), with ``suffix`` before its line end, if it fits."""
+        if vs in self.items:
+            return True
+        ve = self.clip(vs, le)
+        cut = ve < le
+        prev_adj = vs == 0 or vs in self.ends
+        next_adj = not cut and (le == self.size or le in self.items)
+        delta = (not prev_adj) + (not next_adj) - 1
+        cost = (ve - vs) + len(suffix) + delta * GAP_EST
+        if self.used + cost > self.budget:
+            return False
+        self.used += cost
+        if cut:
+            ins = ve
+        else:
+            ins = vs + len(self.view.text[vs:le].rstrip(b"\r\n")) if suffix else ve
+        self.items[vs] = (ve, ins, suffix)
+        if not cut:
+            self.ends.add(le)
+        return True
+
+
+def _line_end(text: bytes, vs: int) -> int:
+    e = text.find(b"\n", vs)
+    return len(text) if e < 0 else e + 1
+
+
+def _fold_suffix(text: bytes, count: int, first: tuple[int, int], last: tuple[int, int]) -> bytes:
+    if count < 2:
+        return b""
+    out = " (×{:,} similar".format(count).encode()
+    t0 = _TIME.search(text, first[0], first[1])
+    t1 = _TIME.search(text, last[0], last[1])
+    if t0 and t1:
+        out += b", first " + t0.group() + b", last " + t1.group()
+    return out + b")"
+
+
+def _signal_groups(text: bytes, signal: Callable) -> dict[bytes, list]:
+    """Template -> [count, first (start, end), last (start, end)], in order of first occurrence."""
+    spans = signal(text)
+    keys = _templates([text[s:e] for s, e in spans])
+    groups: dict[bytes, list] = {}
+    for key, span in zip(keys, spans):
+        g = groups.get(key)
+        if g is None:
+            groups[key] = [1, span, span]
+        else:
+            g[0] += 1
+            g[2] = span
+    return groups
+
+
+def _choose(view: _View, budget: int, signal: Callable, kinds) -> tuple[_Choice, int, int]:
+    """Pick the lines to show; returns the choice and the signal templates (and lines) left out."""
+    choice = _Choice(view, budget, kinds)
+    text = view.text
+    groups = _signal_groups(text, signal)
+    left_templates = left_lines = 0
+    if groups:
+        choice.used += SUMMARY_EST
+        signal_budget = int(budget * SIGNAL_SHARE)
+        for count, first, last in groups.values():
+            suffix = _fold_suffix(text, count, first, last)
+            fits = choice.used < signal_budget and choice.add(first[0], _line_end(text, first[0]), suffix)
+            if not fits:
+                left_templates += 1
+                left_lines += count
+        if not left_templates:
+            choice.used -= SUMMARY_EST
+    head, tail = 0, len(text)
+    open_head = open_tail = True
+    while (open_head or open_tail) and head < tail:
+        if open_head:
+            le = _line_end(text, head)
+            open_head = choice.add(head, le)
+            if open_head:
+                head = le
+        if open_tail and head < tail:
+            vs = text.rfind(b"\n", 0, tail - 1) + 1
+            open_tail = choice.add(vs, tail)
+            if open_tail:
+                tail = vs
+    return choice, left_templates, left_lines
+
+
+def _size_text(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.0f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+class _Builder:
+    """Writes the new plan: shown ranges copied piece by piece, each gap as one omission and its line."""
+
+    def __init__(self, plan: Plan, view: _View):
+        self.old = plan
+        self.view = view
+        self.new = Plan(plan.raw)
+        self.gaps = 0
+        self.marks_in_gaps: set[str] = set()
+
+    def group(self) -> str:
+        """A new gap's group, never one of the reducer's."""
+        self.gaps += 1
+        group = f"ceiling-{self.gaps}"
+        while group in self.old.reasons:
+            group += "+"
+        return group
+
+    def shown(self, c0: tuple[int, int], c1: tuple[int, int]) -> None:
+        if c1 <= c0:
+            return
+        old, new = self.old, self.new
+        pieces = old.pieces
+        kinds, starts, ends, objs = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
+        vstart = self.view.vstart
+        i0, o0 = c0
+        i1, o1 = c1
+        for i in range(i0, min(i1 + 1, self.view.n)):
+            a = o0 if i == i0 else 0
+            if i == i1:
+                if o1 == 0:
+                    break
+                b = o1
+            else:
+                b = vstart[i + 1] - vstart[i]
+            kind = kinds[i]
+            if kind == KEEP:
+                new.keep(starts[i] + a, starts[i] + b)
+            elif kind == OMIT:
+                new.omit(starts[i], ends[i], objs[i], old.reasons[objs[i]])
+            elif kind == SHOW:
+                new.show(objs[i][a:b])
+            else:
+                new.mark(objs[i])
+
+    def gap(self, c0: tuple[int, int], c1: tuple[int, int]) -> None:
+        if c1 <= c0:
+            return
+        raw, new, kinds = self.old.raw, self.new, self.old.pieces.kinds
+        i = kinds.find(MARK, c0[0], c1[0] + (1 if c1[1] else 0))
+        while i >= 0:
+            self.marks_in_gaps.add(self.old.pieces.objs[i])
+            i = kinds.find(MARK, i + 1, c1[0] + (1 if c1[1] else 0))
+        r0, r1 = self.view.raw_at(self.old, c0), self.view.raw_at(self.old, c1)
+        if r1 <= r0:
+            return  # only synthetic lines: nothing to keep
+        group = self.group()
+        lines = raw.count(b"\n", r0, r1) + (raw[r1 - 1 : r1] != b"\n")
+        new.omit(r0, r1, group, GAP_REASON)
+        lead = b"" if new.ends_line() else b"\n"
+        new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''} ({_size_text(r1 - r0)}) not shown: ".encode())
+        new.mark(group)
+        new.show((HINT if self.gaps == 1 else b"") + b"]\n")
+
+
+def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int]) -> Plan:
+    b = _Builder(plan, view)
+    cur, cur_v = (0, 0), 0
+    for vs in sorted(choice.items):
+        ve, ins, suffix = choice.items[vs]
+        if vs > cur_v:
+            b.gap(cur, view.cut_high(vs))
+            cur = view.cut_high(vs)
+        if suffix:
+            at = max(cur, view.cut_low(ins))
+            b.shown(cur, at)
+            b.new.show(suffix)
+            cur = at
+        end = max(cur, view.cut_low(ve))
+        b.shown(cur, end)
+        cur, cur_v = end, ve
+    last = (view.n, 0)
+    if cur_v < len(view.text):
+        b.gap(cur, last)
+    else:
+        b.shown(cur, last)
+    new = b.new
+    if b.new.position != len(plan.raw):  # defensive: never lose a byte (cannot happen by construction)
+        new.omit(new.position, len(plan.raw), b.group(), GAP_REASON)
+    _fix_marks(plan, new, b.marks_in_gaps)
+    if left[0]:
+        head = (f"[{left[0]:,} more signal template{'s' if left[0] != 1 else ''} ({left[1]:,} lines) "
+                "not shown: they are in the refs below]\n").encode()
+        new.pieces.insert(0, [SHOW, head])
+    return new.finish()
+
+
+def _fix_marks(old: Plan, new: Plan, marks_in_gaps: set[str]) -> None:
+    """A marker whose group went wholly into gaps says so instead; a group that keeps bytes but lost
+    every marker is named on a last line."""
+    pieces = new.pieces
+    marked = set()
+    for i, (kind, obj) in enumerate(zip(pieces.kinds, pieces.objs)):
+        if kind == MARK:
+            if obj in new.reasons:
+                marked.add(obj)
+            else:
+                pieces.kinds[i] = SHOW
+                pieces.objs[i] = b"(in the refs of the lines not shown)"
+    orphans = [g for g in new.reasons if g not in marked and g in marks_in_gaps]
+    if orphans:
+        new.show((b"" if new.ends_line() else b"\n") + b"[also omitted:")
+        for group in orphans:
+            new.show(b" ")
+            new.mark(group)
+        new.show(b"]\n")
+
+
+def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list]) -> Plan:
+    """``plan`` when its visible text fits in ``budget_bytes``; else a plan that does (see the module
+    docstring). ``signal(visible)`` gives the (start, end) of each signal line of a visible text."""
+    if visible_size(plan) <= budget_bytes:
+        return plan
+    view = _View(plan)
+    choice, left_templates, left_lines = _choose(view, budget_bytes, signal, plan.pieces.kinds)
+    return _build(plan, view, choice, (left_templates, left_lines))
+
+
+class RunBudget:
+    """The ceiling of a run printed window by window (``tokens run``): the windows share one budget.
+
+    Each window is allotted half of what is left when it is cut (``allot``, in estimated tokens, for
+    its packet's ``budget``), never less than a gap line's worth; what a window prints is counted when
+    it is printed (``spend``). Once the budget is spent, a window that is not the last is not printed
+    (``spend`` says so) and the caller counts it on its last line, with the packet of the whole output."""
+
+    def __init__(self, total_bytes: int):
+        self.total = total_bytes
+        self.spent = 0
+        self.pending = 0  # allotted to windows cut but not printed yet
+
+    def allot(self) -> int:
+        share = max((self.total - self.spent - self.pending) // 2, BUDGET_MIN + RESERVE)
+        self.pending += share
+        return share // 4
+
+    def spend(self, allotted: int | None, printed: int, last: bool) -> bool:
+        """Count a window's printed bytes; False when it would go over the budget and is not the last."""
+        self.pending = max(0, self.pending - (allotted or 0) * 4)
+        if not last and self.spent + printed > self.total:
+            return False
+        self.spent += printed
+        return True
+
+
+def run_budget(budget_tokens: int | None, config) -> RunBudget:
+    """The budget a run's windows share: ``--budget`` (estimated tokens) or the configured ceiling."""
+    total = budget_tokens * 4 if budget_tokens else settings_of(config).max_chars
+    return RunBudget(max(BUDGET_MIN, total - RESERVE))

@@ -1,0 +1,266 @@
+"""The output ceiling: a huge output is shown under the budget, every signal template visible or
+counted, every gap a ref holding exactly its lines, and the whole input restored byte for byte."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from operators.ceiling import CEILING_GUARD, RunBudget, fit, template, visible_size
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, omissions, passthrough, render, restore
+from operators.vocab import signal_line_spans
+from tests.conftest import reduce_bytes, tokens_cli
+
+CEILING = 25_000
+GAP_RE = re.compile(rb"^\[\xe2\x80\xa6 ([0-9,]+) lines? \([^)]*\) not shown: #ref:(ctx_[0-9a-f]+)", re.M)
+PKT_RE = re.compile(rb"pkt_[0-9a-f]{12}")
+
+ROUTINE = [
+    "INFO  http GET /api/v1/items/{a} 200 {b}ms",
+    "DEBUG worker-{c} heartbeat seq={a}",
+    "INFO  cache hit for key session:{h}",
+    "INFO  request finished req_id={a} user=u{b}",
+    "DEBUG pool size={c} idle={b}",
+    "INFO  scheduler tick {a} queued={b}",
+]
+REPEATED = [  # signal lines that come back hundreds of times, numbers and hosts varying
+    "ERROR timeout connecting to db-{c} after {b}ms",
+    "WARN  disk usage at {c}% on /var/lib/app",
+]
+PLANTED = [  # each once: a distinct template that must be seen
+    "ERROR PaymentService charge declined for order {a}",
+    "FATAL out of memory in worker-{c} (rss={b}MB)",
+    "ERROR ECONNREFUSED 10.0.0.{c}:5432 while opening pool",
+    "WARNING certificate for api.example.com expires in {c} days",
+    "CRITICAL replication lag {b}s on replica-{c}",
+    "ERROR schema migration 0042_add_index failed: duplicate key",
+    "Traceback (most recent call last): worker crashed in handler {b}",
+    "ERROR upstream returned HTTP/1.1 503 for /checkout",
+]
+
+
+def _big_log(lines: int = 200_000, seed: int = 14) -> tuple[bytes, dict[str, int]]:
+    """A log of ``lines`` lines: routine templates, two repeated error templates, planted ones.
+    Returns it and how many lines each signal template has."""
+    rnd = random.Random(seed)
+    plant_at = {int(lines * (i + 1) / (len(PLANTED) + 1)): p for i, p in enumerate(PLANTED)}
+    counts: dict[str, int] = {}
+    out = []
+    t = 8 * 3600.0
+    for i in range(lines):
+        t += rnd.random() * 0.02
+        stamp = "2026-08-16 %02d:%02d:%06.3f" % (t // 3600, (t % 3600) // 60, t % 60)
+        if i in plant_at:
+            form = plant_at[i]
+        elif rnd.random() < 0.003:
+            form = rnd.choice(REPEATED)
+        else:
+            form = rnd.choice(ROUTINE)
+        if form in REPEATED or form in PLANTED:
+            counts[form] = counts.get(form, 0) + 1
+        out.append(stamp + " " + form.format(a=rnd.randrange(10**6), b=rnd.randrange(1, 1000), c=rnd.randrange(9),
+                                             h="%08x" % rnd.getrandbits(32)))
+    return ("\n".join(out) + "\n").encode(), counts
+
+
+@pytest.fixture(scope="module")
+def big_log(tmp_path_factory):
+    raw, counts = _big_log()
+    path = tmp_path_factory.mktemp("ceiling") / "service.log"
+    path.write_bytes(raw)
+    return path, raw, counts
+
+
+def _words(form: str) -> str:
+    """The fixed words of a template (what every line of it shows whatever its numbers)."""
+    return form.split("{")[0].split(" ", 1)[1].strip() if "{" in form else form.split(" ", 1)[1]
+
+
+def _check_templates(out: bytes, counts: dict[str, int]) -> None:
+    """Every signal template of the input is in ``out``: a line of it shown as it is, and the
+    repeated ones folded with their exact count."""
+    text = out.decode("utf-8", "replace")
+    for form, count in counts.items():
+        words = _words(form)
+        shown = [line for line in text.splitlines() if words in line]
+        assert shown, f"signal template not visible: {form}"
+        if count > 1 and len(shown) < count:
+            counted = [line for line in shown if re.search(r"\(×([0-9,]+) similar", line)]
+            assert counted, f"repeated template neither shown whole nor counted: {form}"
+            total = max(int(re.search(r"\(×([0-9,]+) similar", line).group(1).replace(",", "")) for line in counted)
+            assert total >= min(count, 2)
+
+
+def _check_gaps(out: bytes, raw: bytes, home) -> None:
+    """Every gap line names a ref holding exactly that many whole lines of the input, in one piece."""
+    gaps = GAP_RE.findall(out)
+    assert gaps, "a cut output says where its lines went"
+    for count, ref in gaps:
+        done = tokens_cli("expand", ref.decode())
+        assert done.returncode == 0, done.stderr
+        content = done.stdout
+        at = raw.find(content)
+        assert at >= 0 and (at == 0 or raw[at - 1 : at] == b"\n"), "a gap is a run of whole input lines"
+        assert content.count(b"\n") + (not content.endswith(b"\n")) == int(count.replace(b",", b""))
+
+
+def test_analyze_of_a_200k_line_log_stays_under_the_ceiling(big_log, home):
+    path, raw, counts = big_log
+    done = tokens_cli("analyze", str(path), "--trace")
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert len(out.decode("utf-8")) < CEILING < len(raw)
+    assert CEILING_GUARD.encode() in done.stderr
+    _check_templates(out, counts)
+    _check_gaps(out, raw, home)
+    [pkt] = set(PKT_RE.findall(done.stderr))
+    full = tokens_cli("expand", "--full", pkt.decode())
+    assert full.returncode == 0 and full.stdout == raw
+
+
+def test_run_cat_of_a_200k_line_log_stays_under_the_ceiling(big_log, home):
+    path, raw, counts = big_log
+    done = tokens_cli("run", "--", "cat", str(path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert len(out.decode("utf-8")) < CEILING
+    _check_templates(out, counts)
+    _check_gaps(out, raw, home)
+    pkt = PKT_RE.findall(out)[-1]
+    full = tokens_cli("expand", "--full", pkt.decode())
+    assert full.returncode == 0 and full.stdout == raw
+
+
+def test_budget_option_in_estimated_tokens(big_log, home):
+    path, raw, counts = big_log
+    done = tokens_cli("analyze", str(path), "--budget", "1500")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(done.stdout) <= 1500 * 4
+    assert b"PaymentService" in done.stdout or b"more signal template" in done.stdout
+    bad = tokens_cli("analyze", str(path), "--budget", "0")
+    assert bad.returncode == 2 and bad.stderr.startswith(b"tokens: error: --budget")
+
+
+def test_a_small_output_is_untouched(home):
+    raw = b"".join(b"2026-08-16 08:00:%02d INFO request %d done\n" % (i % 60, i) for i in range(40))
+    raw += b"2026-08-16 08:01:00 ERROR something broke\n"
+    plan = passthrough(raw)
+    assert fit(plan, CEILING, signal_line_spans) is plan
+    packet = reduce_bytes(raw)
+    assert CEILING_GUARD not in packet.guard and packet.restore_pass and packet.signal_pass
+
+
+def test_a_long_single_line_is_cut_and_restored():
+    raw = b"ERROR " + b"x" * 200_000 + b"\n" + b"tail line\n"
+    plan = passthrough(raw)
+    new = fit(plan, CEILING, signal_line_spans)
+    visible, layout, contents = _rendered(new)
+    assert len(visible) < CEILING
+    assert visible.startswith(b"ERROR xxx") and b"tail line" in visible and b"not shown: #ref:" in visible
+    assert restore(visible, layout, contents) == raw
+
+
+def _rendered(plan: Plan):
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _markers = render(plan, ids)
+    contents = omissions(plan)
+    return visible, layout, [contents[g] for g in plan.reasons]
+
+
+def test_repeated_signal_lines_fold_with_count_and_first_last(home):
+    lines = [b"2026-08-16 08:%02d:%02d.000 INFO routine work item %d" % (i // 60 % 60, i % 60, i) for i in range(30_000)]
+    errors = 0
+    for i in range(100, 30_000, 70):
+        lines[i] = b"2026-08-16 08:%02d:%02d.000 ERROR timeout connecting to db-%d" % (i // 60 % 60, i % 60, i % 7)
+        errors += 1
+    raw = b"\n".join(lines) + b"\n"
+    packet = reduce_bytes(raw, forced_type="text")
+    assert CEILING_GUARD in packet.guard and len(packet.visible) < CEILING
+    m = re.search(rb"ERROR timeout connecting to db-\d \(\xc3\x97([0-9,]+) similar, first (\S+), last (\S+)\)", packet.visible)
+    assert m, packet.visible[:3000]
+    assert int(m.group(1).replace(b",", b"")) == errors
+    assert packet.signal_pass and packet.restore_pass
+
+
+def test_signal_templates_are_masked():
+    assert template(b"2026-01-01 10:00:01 ERROR timeout to db-3 after 55ms") == template(
+        b"2026-01-02 11:30:59 ERROR timeout to db-7 after 1200ms")
+    assert template(b"ERROR timeout to db-3") != template(b"ERROR refused by db-3")
+
+
+def test_run_budget_shares_one_ceiling():
+    budget = RunBudget(10_000)
+    printed = 0
+    for i in range(50):
+        allotted = budget.allot()
+        text = allotted * 4  # every window uses all it was given
+        if budget.spend(allotted, text, last=False):
+            printed += text
+    assert printed <= 10_000
+
+
+# ------------------------------------------------------------------------------------ random plans
+
+FRAGMENTS = [b"\n", b"\r\n", b"ERROR ", b"WARN ", b"failed ", b"INFO ok ", b"12:00:01 ", b"db-3 ", b"\xff\xfe",
+             b"\xc3\xa9", b"\x00", b"x" * 50, b"#ref:ctx_abcdef "]
+raws = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.binary(max_size=30)), min_size=1, max_size=200).map(b"".join)
+
+
+@st.composite
+def plans(draw):
+    """A random well-formed plan: keeps, omissions in a few groups, synthetic text and markers."""
+    raw = draw(raws)
+    plan = Plan(raw)
+    pos = 0
+    groups = ["a", "b", "c"]
+    while pos < len(raw):
+        n = draw(st.integers(1, max(1, len(raw) - pos)))
+        if draw(st.booleans()):
+            plan.keep(pos, pos + n)
+        else:
+            group = draw(st.sampled_from(groups))
+            plan.omit(pos, pos + n, group, f"reason {group}")
+        pos += n
+        if draw(st.integers(0, 3)) == 0:
+            plan.show(draw(st.sampled_from([b" \xc3\x972\n", b"[folded ", b"\n", b"ERROR summary\n"])))
+        if plan.reasons and draw(st.integers(0, 3)) == 0:
+            plan.mark(draw(st.sampled_from(list(plan.reasons))))
+    return plan.finish()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=plans(), budget=st.integers(256, 2000))
+def test_random_plans_with_a_tiny_budget_restore_exactly(plan, budget):
+    new = fit(plan, budget, signal_line_spans)
+    if visible_size(plan) <= budget:
+        assert new is plan
+        return
+    new.finish()
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(new.reasons)}
+    visible, layout, markers = render(new, ids)
+    contents = omissions(new)
+    assert restore(visible, layout, [contents[g] for g in new.reasons]) == plan.raw
+    assert len(visible) <= max(budget, 400)
+    shown_marks = {obj for kind, obj in zip(new.pieces.kinds, new.pieces.objs) if kind == MARK}
+    assert shown_marks <= set(new.reasons)
+    for group, content in contents.items():  # a gap's ref is one run of the input
+        if group.startswith("ceiling-"):
+            assert content in plan.raw and group in shown_marks
+
+
+def test_fit_is_linear_on_a_big_passthrough():
+    import time
+
+    raw, _ = _big_log(400_000, seed=3)
+    plan = passthrough(raw)
+    start = time.perf_counter()
+    new = fit(plan, CEILING, signal_line_spans)
+    took = time.perf_counter() - start
+    assert new is not plan and visible_size(new) <= CEILING
+    assert took < 5, f"{len(raw) / took / 1e6:.0f} MB/s"
+    print(f"fit on {len(raw) / 1e6:.0f} MB passthrough: {took:.2f} s", file=sys.stderr)
