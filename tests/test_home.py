@@ -92,12 +92,17 @@ def test_the_user_config_file_is_read_and_its_relative_home_is_beside_it(user):
     config = load_config()
     assert config.reduce.min_bytes == 1000000
     assert home_path(config) == conf.parent / "store"
-    done = tokens("run", "--", "cat", str(FIXTURES / "sample.log"), cwd=cwd)
+    small = cfg / "small.log"  # reduced with the default min_bytes, under the config's
+    small.write_bytes(b"".join(b"2026-01-01 00:00:%02d INFO GET /items/%d 200\n" % (i, i) for i in range(60)))
+    done = tokens("run", "--", "cat", str(small), cwd=cwd)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (FIXTURES / "sample.log").read_bytes()  # under min_bytes: untouched
+    assert done.stdout == small.read_bytes()  # under min_bytes: untouched
     assert (conf.parent / "store" / "context").is_dir()
     assert not (data / "nolife-tokens").exists()
     assert list(cwd.iterdir()) == []
+    conf.unlink()  # without the user's config: the defaults, and the default home
+    assert tokens("run", "--", "cat", str(small), cwd=cwd).stdout != small.read_bytes()
+    assert (data / "nolife-tokens" / "context").is_dir()
 
 
 def test_overrides_env_config_then_env_home(user, tmp_path, monkeypatch):
