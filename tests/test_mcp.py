@@ -1,0 +1,118 @@
+"""``tokens mcp`` driven by the MCP SDK's own client over stdio: each tool, on the same store."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+
+import pytest
+
+from conftest import FIXTURES, PROJECT
+from operators.store import Store
+
+mcp = pytest.importorskip("mcp")
+
+LOG = FIXTURES / "sample.log"
+
+
+async def _session(home, calls):
+    from mcp import StdioServerParameters
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    env = {**os.environ, "NOLIFE_TOKENS_HOME": str(home)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "flows.cli", "mcp"], env=env, cwd=str(PROJECT))
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await calls(session)
+
+
+def drive(home, calls):
+    import anyio
+
+    return anyio.run(_session, home, calls)
+
+
+def text_of(result) -> str:
+    return "".join(part.text for part in result.content if getattr(part, "type", "") == "text")
+
+
+def test_every_tool_through_the_sdk_client(home):
+    async def calls(session):
+        out = {"tools": sorted(t.name for t in (await session.list_tools()).tools)}
+        out["run"] = await session.call_tool("run", {"command": f"cat {LOG}; echo done >&2; exit 3"})
+        text = text_of(out["run"])
+        ref = re.search(r"#ref:(ctx_[0-9a-f]+)", text).group(1)
+        pkt = re.search(r"--full (pkt_[0-9a-f]+)", text).group(1)
+        out["ids"] = ref, pkt
+        out["lines"] = await session.call_tool("expand", {"id": ref, "lines": "2:3"})
+        out["whole"] = await session.call_tool("expand", {"id": f"#ref:{ref}"})
+        out["grep"] = await session.call_tool("expand", {"id": pkt, "full": True, "grep": "PaymentService", "context": 1})
+        out["bad"] = await session.call_tool("expand", {"id": ref, "grep": "(unclosed"})
+        out["unknown"] = await session.call_tool("expand", {"id": "ctx_000000"})
+        out["search"] = await session.call_tool("search", {"pattern": "heartbeat", "limit": 1})
+        out["stats"] = await session.call_tool("stats", {})
+        return out
+
+    out = drive(home, calls)
+    assert out["tools"] == ["expand", "run", "search", "stats"]
+    ref, pkt = out["ids"]
+    run = text_of(out["run"])
+    assert not out["run"].is_error
+    assert run.startswith("[command failed: exit code 3]\n")
+    assert "ERROR PaymentService line 421: charge declined" in run  # the signal survives
+    assert "\ndone\n" in run  # stderr merged in, in order
+    assert run.endswith(f"; whole original: tokens expand --full {pkt}]\n[exit code 3]")  # the exit code last
+    content = Store(home).get(ref).content
+    assert text_of(out["whole"]) == content.decode()
+    lines = content.split(b"\n")
+    total = len(lines) - (content.endswith(b"\n"))
+    assert text_of(out["lines"]) == f"[{ref} lines 2-3 of {total}]\n" + (lines[1] + b"\n" + lines[2] + b"\n").decode()
+    grep = text_of(out["grep"])
+    assert grep.startswith(f"[{pkt} (original) grep 'PaymentService': 2 matching lines")
+    assert "203:2026-08-16 09:01:28.329 ERROR PaymentService line 421" in grep and "\n--\n" in grep
+    for bad, words in (("bad", "bad --grep pattern"), ("unknown", "unknown ref ctx_000000")):
+        assert out[bad].is_error and words in text_of(out[bad]) and "Traceback" not in text_of(out[bad])
+    search = text_of(out["search"])
+    assert search.startswith(f"{ref} | run: /bin/bash -c") or search.startswith(f"{ref} | run: bash -c"), search
+    assert "[1 ref;" in search
+    stats = json.loads(text_of(out["stats"]))
+    [row] = [r for r in stats["rows"] if r["command"] == "run: cat"]
+    assert row["packets"] == 1 and row["refs_expanded"] == 1 and row["originals_restored"] == 1
+    assert row["raw_tokens"] == -(-(LOG.stat().st_size + len(b"done\n")) // 4)  # the log, then stderr's line
+
+
+def _sleepers(tag: str) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if fh.read().split(b"\0")[:2] == [b"sleep", tag.encode()]:
+                        found.append(int(pid))
+            except OSError:
+                continue
+    return found
+
+
+def test_a_run_that_times_out_returns_what_it_printed_and_leaves_nothing_running(home):
+    tag = "97.31"
+
+    async def calls(session):
+        return await session.call_tool("run", {"command": f"echo started; sleep {tag}", "timeout": 2})
+
+    start = time.monotonic()
+    result = drive(home, calls)
+    text = text_of(result)
+    assert time.monotonic() - start < 60
+    assert text.startswith("started\n") and "[timed out after 2 s: stopped]" in text
+    assert re.search(r"\[exit code \d+\]$", text)
+    deadline = time.monotonic() + 5
+    while _sleepers(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _sleepers(tag) == []
