@@ -1,10 +1,25 @@
 """Agent-facing commands: ``tokens run`` and ``tokens pack``.
 
-    tokens run [--level 0|1] -- CMD ARGS…
-        Run CMD (no shell; stdout and stderr captured together, in order), reduce its output through
-        the graph (source ``run: CMD ARGS``, its exit code on the packet), print the result and exit
-        with CMD's exit code (128+N when a signal N killed it, 127 when CMD does not exist, 126 when
-        it cannot be executed). A failed command's output starts with ``[command failed: exit code N]``.
+    tokens run [--level 0|1] [--raw] -- CMD ARGS…
+        Run CMD (no shell; stdout and stderr captured together, in order) in its own process group.
+        Its output is a stream source (``operators.runsource``): cut into windows as it is produced,
+        each reduced by the graph (source ``run: CMD ARGS``) and printed as soon as it is done
+        (``window_text`` decides what one window shows), so a signal line shows within a second.
+        Exit with CMD's exit code (128+N when a signal N killed it, 127 when CMD does not exist, 126
+        when it cannot be executed). A failed command's output starts with
+        ``[command failed: exit code N]`` when the whole output was one window (a command that ends
+        at once: the common case, exactly as a batch run); after windows already printed it is the
+        last line instead. ``[full output: tokens expand --full pkt_…]`` names one packet for the
+        whole output: the window's own, or for several windows one more packet stored at the end
+        whose visible text is the windows' texts in order and whose layout is theirs (its refs are
+        the windows' refs), so ``expand --full`` gives the entire original byte for byte.
+        SIGINT, SIGTERM and SIGHUP (a caller's ``timeout``, Ctrl-C, a closed terminal) are forwarded
+        to CMD's process group; what CMD prints in the next moments is still read, everything is
+        printed and stored, the group is killed if still there a second later (no orphans), and the
+        exit status is 128+N. When CMD exits but a background child keeps the pipe open, reading
+        stops once the pipe is quiet (0.1 s, 1 s at most): the child does not hold ``tokens``.
+        ``--raw`` prints the output unchanged (no failure line, no pointer), window by window, and
+        still stores it.
 
     tokens pack --budget N PATH… [--json]
         Reduce each input, then print as much signal as fits in N estimated tokens, headers included

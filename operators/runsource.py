@@ -58,7 +58,7 @@ class RunPacket(ContextPacket, kw_only=True):
     start: int = 0  # byte range [start, end) of the command's output
     end: int = 0
     closed_by: str = ""  # end | signal | idle | max | bytes | drain | stop
-    last: bool = False  # the last window of the run
+    last: bool = False  # the window that ended the run (none is, when nothing was pending then)
 
 
 class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
@@ -140,14 +140,11 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self._cut(end or (limit or len(self.buf)), why)
 
     def _finish(self, why: str) -> None:
+        """The last window: what is pending (an empty output is one empty window, with its exit code)."""
         if self.buf or self.windows == 0:
             self._cut(len(self.buf), why, last=True)
         elif self.out:
             self.out[-1].last = True
-        else:
-            self.out.append(RunPacket(source=self.src.source, raw=b"", granularity=self.src.granularity,
-                                      forced_type=self.src.forced_type, window=self.windows + 1,
-                                      start=self.emitted, end=self.emitted, closed_by=why, last=True))
         self.finished = True
 
     def _timers(self, now: float) -> None:
