@@ -517,3 +517,22 @@ def test_deep_single_member_objects_reduce_as_the_walk_would(keys, monkeypatch):
     monkeypatch.setattr(json_reducer._Reducer, "skip_single_members", lambda self, vs, path, protected: (vs, path, protected))
     slow = run(raw)
     assert fast[0] == slow[0] and fast[1] == slow[1] and fast[2].reasons == slow[2].reasons
+
+
+def test_link_fields_lone_urls_and_camel_case():
+    api = "https://api.example.com/v1/things/1234567890/with/a/long/path"
+    raw = json.dumps({
+        "ref": {"title": "advisory", "url": api},  # its one url names it: stays
+        "self": {"id": 1, "url": api, "html_url": "https://example.com/things/1"},  # html_url stays, url parked
+        "gql": {"login": "x", "avatarUrl": api + "/avatar", "url": api, "profileHref": api + "/p"},
+        "off": {"id": 2, "events_url": api + "/events", "comments_url": api + "/comments", "count": 3},
+    }, indent=2).encode()
+    visible, contents, plan = run(raw)
+    doc = decode(visible)
+    assert doc["ref"] == {"title": "advisory", "url": api}
+    assert doc["self"]["html_url"] == "https://example.com/things/1"
+    assert re.fullmatch(r"1 link: #ref:ctx_[0-9a-f]{6}", doc["self"]["url"])  # the bucket, labelled by its glob
+    assert set(doc["gql"]) == {"login", "url|*url|*href"} and doc["gql"]["url|*url|*href"].startswith("3 links: #ref:")
+    assert doc["off"]["*_url"].startswith("2 links: #ref:") and doc["off"]["count"] == 3
+    visible, contents, _ = run(raw, links_noise=False)
+    assert decode(visible) == json.loads(raw) and not contents

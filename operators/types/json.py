@@ -80,7 +80,7 @@ PAD, LINK = ("pad",), ("link",)  # member kinds bucketed per object (see plan_ob
 DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct values is a category
 HEAD_BYTES = 512  # the first items of a fold stop here (one at least): big items show one example
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
-BIG_ITEMS = 16384  # bytes from which a few same-shaped items (fewer than array_min) are folded too
+BIG_ITEMS = 4096  # bytes from which a few same-shaped items (fewer than array_min) are folded too
 DIGIT = re.compile(rb"[0-9]")
 LONE_LINKS = {b"url", b"href", b"link", b"uri"}
 REPEAT_MIN, REPEAT_MAX = 256, 1 << 16  # bytes of a container compared with those shown before it
@@ -475,7 +475,8 @@ class _Reducer:
                 actions[i] = action
         if pad and not self.bucket_keys(pad, entries, actions, path, "padding", self.globs):
             normal = sorted(normal + pad)
-        if links and not self.bucket_keys(links, entries, actions, path, "links", self.link_globs):
+        if links and not self.bucket_keys(links, entries, actions, path, "links", self.link_globs,
+                                          self.has_human_link(entries)):
             normal = sorted(normal + links)
         if not protected:
             self.fold_map(entries, normal, actions, path)
@@ -521,17 +522,25 @@ class _Reducer:
             return b'"href"' in body or b"://" in body
         return False
 
-    def bucket_keys(self, members: list[int], entries, actions: list, path, kind: str, globs: list[str]) -> bool:
+    def has_human_link(self, entries) -> bool:
+        """Whether the object has a ``link_keep`` member (``html_url``) that stays in view."""
+        raw = self.raw
+        return bool(self.link_keep) and any(raw[ks + 1 : ke - 1].lower() in self.link_keep for ks, ke, _, _ in entries)
+
+    def bucket_keys(self, members: list[int], entries, actions: list, path, kind: str, globs: list[str],
+                    human: bool = False) -> bool:
         """Park ``members`` (padding keys or link fields of one object) in one ref, shown as one member
-        where the first was; False (nothing done) when they hold too few bytes to be worth it."""
+        where the first was; False (nothing done) when they hold too few bytes to be worth it. An
+        object's one ``url``/``href`` stays unless a human link (``human``: ``html_url``) stays."""
         raw = self.raw
         if sum(entries[i][3] - entries[i][0] for i in members) < BUCKET_MIN:
             return False
-        if kind == "links" and len(members) == 1 and raw[entries[members[0]][2]] == _STR \
+        if kind == "links" and not human and len(members) == 1 and raw[entries[members[0]][2]] == _STR \
                 and raw[entries[members[0]][0] + 1 : entries[members[0]][1] - 1].lower() in LONE_LINKS:
             return False  # an object's one url/href names it (a reference, a homepage): it stays
         keys = [raw[entries[i][0] + 1 : entries[i][1] - 1].lower().decode("utf-8", "surrogateescape") for i in members]
-        label = "|".join(g for g in globs if any(fnmatch.fnmatchcase(k, g) for k in keys)) or kind
+        firsts = {next((g for g in globs if fnmatch.fnmatchcase(k, g)), kind) for k in keys}  # each key's first glob
+        label = "|".join(g for g in globs if g in firsts) or kind
         count = len(members)
         noun = "padding key" if kind == "padding" else "link field"
         group = self.group(kind, path, f"{count} {noun}s ({label})", entries[members[0]][0])
@@ -778,7 +787,7 @@ class Settings(Section):
     keep_keys: list[str] = msgspec.field(default_factory=lambda: ["latest", "created", "modified", "current", "stable"])
     links_noise: bool = True  # hypermedia link fields holding a URL go to one ref per object
     link_keys: list[str] = msgspec.field(default_factory=lambda: [
-        "*_url", "url", "href", "_links", "links", "*_link", "link", "*_href", "*_uri", "uri",
+        "*_url", "url", "href", "_links", "links", "*_link", "link", "*_href", "*_uri", "uri", "*Url", "*Uri", "*Href",
     ])
     link_keep: list[str] = msgspec.field(default_factory=lambda: ["html_url"])  # human links stay
     repeats: bool = True  # a container byte-equal to one shown before it is parked behind a marker
