@@ -17,7 +17,7 @@ valid JSON (or NDJSON) whenever the input was.
   container of links; ``link_keys``, ``links_noise``): all of one object go to one ref, shown as one
   member ``"*_url|url": "38 links: #ref:ctx_…"`` like padding keys; ``html_url`` (``link_keep``) stays,
   and so does an object's lone ``url``/``href`` (it names the object).
-* **long arrays** of same-shaped items (``array_min``; or a few same-shaped items of 16 KB together)
+* **long arrays** of same-shaped items (``array_min``; or a few same-shaped items of 4 KB together)
   and **long maps** (objects whose many members hold same-shaped containers, ``{"1.0": {...}, …}``,
   or scalars under keys that are data, such as a registry's ``time`` map of version → timestamp):
   the first ``array_keep`` items (up to about 1 KB: one big item is example enough) and the last
