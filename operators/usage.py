@@ -199,9 +199,9 @@ def gain(home: Path | str) -> GainReport:
     """The savings report over the packets the store holds and the recorded read backs."""
     packets = read_packets(home)
     uses = read_uses(home)
-    expanded: dict[str, float] = {}  # id -> first time it was read back
+    expanded: dict[str, float] = {}  # id -> the last time it was read back
     for use in uses:
-        expanded.setdefault(use.id, use.t)
+        expanded[use.id] = max(use.t, expanded.get(use.id, use.t))
     rows: dict[str, GainRow] = {}
     total = GainRow(command="total")
     for info in packets:
