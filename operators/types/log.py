@@ -457,25 +457,11 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
             folded += line - i
             _omit_copies(plan, starts, ids, template_of, names, group_of, i, line, fine)
         pos, line_end = starts[line], starts[line + 1]
-        if line in is_verbatim:
-            # a signal or trace line; exact copies of a signal block (also far apart) show once, with ×N
-            if line in later:
-                stop, rep = later[line]
-                plan.omit(pos, starts[stop], f"s{rep}" if fine else "log", _reason(fine, raw[starts[rep] : starts[rep + 1]]))
-                folded += stop - line
-                while v < nvisible and visible[v] < stop:
-                    v += 1
-                i = stop
-                continue
-            if line in copies:
-                group = f"s{line}" if fine else "log"
-                if fine:  # the ref must exist before its marker: the copies are omitted further down
-                    plan.reasons.setdefault(group, _reason(fine, raw[pos:line_end]))
-                _representative(plan, pos, line_end, f" ×{copies[line]}".encode(), group if fine else None)
-            else:
-                plan.keep(pos, line_end)  # signal lines stay whole, however long
-            v += 1
-            i = line + 1
+        if line in is_verbatim:  # a signal or trace line
+            i = _show_verbatim(plan, starts, line, fine, copies, later)
+            folded += i - line - 1
+            while v < nvisible and visible[v] < i:
+                v += 1
             continue
         t = template_of[ids[line]]
         if frequent[t]:  # the first line of a frequent template: shown with its count
@@ -503,15 +489,39 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
         folded += n - i
         _omit_copies(plan, starts, ids, template_of, names, group_of, i, n, fine)
 
-    if folded:
-        lead = b"" if plan.ends_line() else b"\n"
-        if fine:
-            plan.show(lead + f"[{folded} repeated lines folded; ×N counts lines of one template (numbers and ids may differ); exact lines behind each #ref]\n".encode())
-        else:
-            plan.show(lead + f"[{folded} repeated lines folded; ×N counts lines of one template (numbers and ids may differ); exact lines: ".encode())
-            plan.mark("log")
-            plan.show(b"]\n")
+    _footer(plan, folded, fine)
     return plan.finish()
+
+
+def _show_verbatim(plan: Plan, starts, line: int, fine: bool, copies: dict[int, int], later: dict[int, tuple[int, int]]) -> int:
+    """Show signal or trace line ``line`` (whole, however long) and return the next line to place. Exact
+    copies of a signal block (also far apart) show once, with ×N; a later copy is omitted whole."""
+    raw = plan.raw
+    pos, line_end = starts[line], starts[line + 1]
+    if line in later:
+        stop, rep = later[line]
+        plan.omit(pos, starts[stop], f"s{rep}" if fine else "log", _reason(fine, raw[starts[rep] : starts[rep + 1]]))
+        return stop
+    if line in copies:
+        group = f"s{line}" if fine else "log"
+        if fine:  # the ref must exist before its marker: the copies are omitted further down
+            plan.reasons.setdefault(group, _reason(fine, raw[pos:line_end]))
+        _representative(plan, pos, line_end, f" ×{copies[line]}".encode(), group if fine else None)
+    else:
+        plan.keep(pos, line_end)
+    return line + 1
+
+
+def _footer(plan: Plan, folded: int, fine: bool) -> None:
+    if not folded:
+        return
+    lead = b"" if plan.ends_line() else b"\n"
+    if fine:
+        plan.show(lead + f"[{folded} repeated lines folded; ×N counts lines of one template (numbers and ids may differ); exact lines behind each #ref]\n".encode())
+    else:
+        plan.show(lead + f"[{folded} repeated lines folded; ×N counts lines of one template (numbers and ids may differ); exact lines: ".encode())
+        plan.mark("log")
+        plan.show(b"]\n")
 
 
 def _omit_copies(plan: Plan, starts, ids, template_of, names, group_of, first: int, stop: int, fine: bool) -> None:
