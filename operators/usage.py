@@ -52,7 +52,7 @@ class _PacketInfo(msgspec.Struct):
 
 class GainRow(msgspec.Struct, kw_only=True):
     command: str
-    packets: int = 0
+    runs: int = 0  # distinct outputs stored (an identical output stored again is one packet)
     raw_tokens: int = 0
     visible_tokens: int = 0
     saved_tokens: int = 0
@@ -207,7 +207,7 @@ def gain(home: Path | str) -> GainReport:
     for info in packets:
         row = rows.setdefault(command_of(info.source, info.type), GainRow(command=command_of(info.source, info.type)))
         for r in (row, total):
-            r.packets += 1
+            r.runs += 1
             r.raw_tokens += _tokens(info.raw_bytes)
             r.visible_tokens += _tokens(info.visible_bytes)
             r.refs += len(info.refs)
@@ -227,10 +227,10 @@ def format_gain(report: GainReport) -> str:
     """The report as a table, with what its numbers mean."""
     if not report.rows:
         return f"no packets in {report.home} yet: run something through tokens run or tokens analyze\n"
-    head = ("COMMAND", "PACKETS", "RAW", "VISIBLE", "SAVED", "SAVED%", "REFS", "EXPANDED", "RESTORED", "CEILING")
+    head = ("COMMAND", "RUNS", "RAW", "VISIBLE", "SAVED", "SAVED%", "REFS", "EXPANDED", "RESTORED", "CEILING")
     table = [head]
     for r in [*report.rows, report.total]:
-        table.append((r.command[:40], f"{r.packets:,}", f"{r.raw_tokens:,}", f"{r.visible_tokens:,}",
+        table.append((r.command[:40], f"{r.runs:,}", f"{r.raw_tokens:,}", f"{r.visible_tokens:,}",
                       f"{r.saved_tokens:,}", f"{r.saved_pct:.1f}%", f"{r.refs:,}", f"{r.refs_expanded:,}", f"{r.originals_restored:,}",
                       "?" if r.ceiling_hits is None else f"{r.ceiling_hits:,}"))
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
@@ -243,7 +243,7 @@ def format_gain(report: GainReport) -> str:
         "",
         f"Since {since}, over the packets {report.home} still holds (gc and retention remove old ones).",
         "RAW/VISIBLE/SAVED: estimated tokens (bytes/4) of the original output and of what was shown.",
-        f"PACKETS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
+        f"RUNS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
         f"later with tokens expand/show-ref ({report.expansions:,} reads recorded); RESTORED: whole originals read",
         "back (tokens expand --full pkt_…). CEILING: outputs cut to the output ceiling (? = not recorded by this store).",
     ]

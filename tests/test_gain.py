@@ -32,7 +32,7 @@ def test_an_empty_store_says_so(home, capsysbinary):
     assert code == 0 and out.startswith(b"no packets in ")
     code, out = run_cli(capsysbinary, "gain", "--json")
     doc = json.loads(out)
-    assert doc["rows"] == [] and doc["total"]["packets"] == 0
+    assert doc["rows"] == [] and doc["total"]["runs"] == 0
 
 
 def test_per_command_and_total_from_the_manifests_and_the_reads(home, capsysbinary):
@@ -50,14 +50,14 @@ def test_per_command_and_total_from_the_manifests_and_the_reads(home, capsysbina
     rows = {r["command"]: r for r in doc["rows"]}
     assert set(rows) == {"analyze (log)", "run: git diff", "run: pytest"}
     git = rows["run: git diff"]
-    assert git["packets"] == 2
+    assert git["runs"] == 2
     assert git["raw_tokens"] == est(len(diff.raw)) + est(len(again.raw))
     assert git["visible_tokens"] == est(len(diff.visible)) + est(len(again.visible))
     assert git["refs"] == len(diff.references) + len(again.references)
     assert (git["refs_expanded"], git["originals_restored"]) == (0, 1)
     assert (rows["analyze (log)"]["refs_expanded"], rows["analyze (log)"]["originals_restored"]) == (1, 0)
     total = doc["total"]
-    assert total["packets"] == 4 and total["refs_expanded"] == 1 and total["originals_restored"] == 1
+    assert total["runs"] == 4 and total["refs_expanded"] == 1 and total["originals_restored"] == 1
     assert total["raw_tokens"] == sum(r["raw_tokens"] for r in rows.values())
     assert total["saved_tokens"] == total["raw_tokens"] - total["visible_tokens"] > 0
     assert total["saved_pct"] == round(100 * total["saved_tokens"] / total["raw_tokens"], 1)
@@ -128,3 +128,19 @@ def test_gain_reads_the_store_only(home):
     gain(home)
     assert sorted(os.listdir(home)) == before  # the report writes nothing
     assert Store(home).list_refs()
+
+
+def test_a_real_streamed_run_of_several_windows_counts_once(home):
+    parts = [LOG, FIXTURES / "pytest_failure.txt"]
+    script = f"cat {parts[0]}; sleep 2; cat {parts[1]}; sleep 2; echo ERROR final"
+    result = tokens_cli("run", "--", "bash", "-c", script)
+    assert result.returncode == 0
+    manifests = [p for p in os.listdir(home / "context") if p.startswith("pkt_") and p.endswith(".json")]
+    doc = gain(home)
+    [row] = doc.rows
+    assert row.command == "run: cat" and row.runs == 1
+    raw = sum(p.stat().st_size for p in parts) + len(b"ERROR final\n")
+    assert row.raw_tokens == est(raw)
+    if len(manifests) == 1:  # the output came in one window after all: nothing to merge
+        return
+    assert len(manifests) > 2  # windows and the whole run

@@ -83,7 +83,7 @@ def test_every_tool_through_the_sdk_client(home):
     assert "[1 ref;" in search
     stats = json.loads(text_of(out["stats"]))
     [row] = [r for r in stats["rows"] if r["command"] == "run: cat"]
-    assert row["packets"] == 1 and row["refs_expanded"] == 1 and row["originals_restored"] == 1
+    assert row["runs"] == 1 and row["refs_expanded"] == 1 and row["originals_restored"] == 1
     assert row["raw_tokens"] == -(-(LOG.stat().st_size + len(b"done\n")) // 4)  # the log, then stderr's line
 
 
