@@ -114,19 +114,20 @@ def repeat_runs(raw: bytes) -> list[tuple[int, int, int, int, int]]:
     runs = []
     taken = 0  # lines before this one are folded already
     line, offset = 0, 0  # a line index and where it starts: moved forward as runs are met
+    rest = iter(lines)  # the lines from ``line`` on (consumed as it moves: each line is summed once)
 
     def start_of(index: int) -> int:
         nonlocal line, offset
-        offset += sum(map(len, islice(lines, line, index))) + (index - line)
+        offset += sum(map(len, islice(rest, index - line))) + (index - line)
         line = index
         return offset
 
     for first, period, copies in found:
         if first < taken:
             continue
-        start, first_end, run_end = start_of(first), start_of(first + period), start_of(first + period * copies)
-        if not raw[start:first_end].strip():
+        if not any(lines[k].strip() for k in range(first, first + period)):
             continue  # blank lines: the whitespace cut folds them
+        start, first_end, run_end = start_of(first), start_of(first + period), start_of(first + period * copies)
         runs.append((start, first_end, run_end, copies, period))
         taken = first + period * copies
     return runs

@@ -1,0 +1,89 @@
+"""Peak memory of ``tokens analyze`` net of the interpreter, for every input type at 20 MB and 100 MB.
+
+    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,json,ndjson,diff,text]
+
+Each input is generated (bench/generate.py: the same inputs as bench/throughput.py), then reduced by
+``tokens analyze FILE`` in a child process; its peak RSS comes from ``wait4`` (the child alone). The
+interpreter's idle RSS is the peak of ``tokens analyze`` on a 20 KB log (every module loaded, next to
+no data). Printed per input: peak RSS, RSS/in (gross) and net/in = (peak - idle) / input size.
+Target (issue: start-up and memory): net/in <= 2.5x for every type at 20 MB and 100 MB.
+Needs about 2 GB of free disk under the temporary directory for the 100 MB inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import make_diff, make_json, make_log, make_ndjson  # noqa: E402
+
+MB = 1024 * 1024
+TARGET_NET = 2.5
+MAKERS = {"log": make_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff}
+
+
+def make_text(target: int) -> bytes:
+    """Prose-like lines with repeats: the text type's input."""
+    words = b"the quick brown fox jumps over a lazy dog while the build keeps running".split()
+    out, i = [], 0
+    size = 0
+    while size < target:
+        line = b" ".join(words[(i * 7 + k) % len(words)] for k in range(3 + i % 9)) + b"\n"
+        out.append(line * (1 + (i % 5 == 0) * 3))
+        size += len(out[-1])
+        i += 1
+    return b"".join(out)[:target]
+
+
+MAKERS["text"] = make_text
+
+
+def peak(cmd: list[str], env: dict) -> tuple[int, float, int]:
+    """(peak RSS in bytes, wall seconds, exit code) of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss * 1024, time.perf_counter() - start, os.waitstatus_to_exitcode(status)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="20,100", help="input sizes in MB")
+    parser.add_argument("--kinds", default="log,json,ndjson,diff,text")
+    args = parser.parse_args(argv)
+    tokens = [sys.executable, "-m", "flows.cli", "analyze"]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        env = {**os.environ, "NOLIFE_TOKENS_HOME": str(work / "home")}
+        env.pop("NOLIFE_TOKENS_CONFIG", None)
+        small = work / "small.log"
+        small.write_bytes(make_log(20 * 1024))
+        idle = min(peak([*tokens, str(small)], env)[0] for _ in range(3))
+        print(f"interpreter idle RSS (tokens analyze of 20 KB): {idle / MB:.0f} MB\n")
+        print(f"{'input':<8} {'size':>7} {'peak RSS':>9} {'RSS/in':>7} {'net/in':>7} {'wall':>7}  target net <= {TARGET_NET}x")
+        worst = 0.0
+        for size_mb in (int(s) for s in args.sizes.split(",")):
+            for kind in args.kinds.split(","):
+                path = work / f"input.{kind}"
+                path.write_bytes(MAKERS[kind](size_mb * MB))
+                size = path.stat().st_size
+                rss, wall, rc = peak([*tokens, str(path)], env)
+                net = max(0, rss - idle) / size
+                worst = max(worst, net)
+                verdict = "FAILED" if rc else ("PASS" if net <= TARGET_NET else "MISS")
+                print(f"{kind:<8} {size / MB:>5.0f}MB {rss / MB:>7.0f}MB {rss / size:>6.2f}x {net:>6.2f}x {wall:>6.1f}s  {verdict}",
+                      flush=True)
+                path.unlink()
+                subprocess.run(["rm", "-rf", str(work / "home")], check=False)
+        print(f"\nworst net/in: {worst:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
