@@ -24,7 +24,7 @@ import msgspec
 
 INDEX_FILE = "index.sqlite"
 CHUNK = 64 * 1024  # bytes of whole lines per indexed row
-INDEX_MAX = 8 * 1024 * 1024  # bytes of refs indexed per packet
+INDEX_MAX = 4 * 1024 * 1024  # bytes of refs indexed per packet (about 0.15 s)
 REFS_MAX = 20_000  # refs kept in the index
 BUSY_MS = 2000  # how long a writer waits for another one
 HITS_LINES = 20  # matching lines kept per ref in a result
@@ -55,6 +55,11 @@ def _connect(home: Path | str):
     path = Path(home) / INDEX_FILE
     if os.path.islink(path):
         raise OSError(f"{path} is a symlink")
+    if not os.path.exists(path):  # created private, like the store's files (it holds words of the outputs)
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        except FileExistsError:
+            pass
     db = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None)
     db.execute(f"pragma busy_timeout={BUSY_MS}")
     return db

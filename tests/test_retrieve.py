@@ -221,6 +221,7 @@ def test_search_finds_a_folded_line_with_its_ref_source_and_line_number(home, ca
     number, line = next((n, l) for n, l in enumerate(lines, 1) if n > 30 and b"session:" in l)
     word = re.search(rb"session:([0-9a-f]+)", line).group(1).decode()
     assert word.encode() not in packet.visible  # only a ref holds it
+    assert os.stat(home / "index.sqlite").st_mode & 0o777 == 0o600  # private, like the store
     code, out, _ = run_cli(capsysbinary, "search", word)
     text = out.decode()
     assert code == 0
