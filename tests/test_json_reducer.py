@@ -536,3 +536,16 @@ def test_link_fields_lone_urls_and_camel_case():
     assert doc["off"]["*_url"].startswith("2 links: #ref:") and doc["off"]["count"] == 3
     visible, contents, _ = run(raw, links_noise=False)
     assert decode(visible) == json.loads(raw) and not contents
+
+
+def test_metadata_that_names_a_package_or_resource_is_walked_not_parked():
+    pod = {"kind": "Pod", "metadata": {"name": "api-7f9c", "namespace": "prod", "uid": "u" * 36,
+                                       "managedFields": [{"manager": "kubelet", "operation": "Update"}] * 12},
+           "status": {"phase": "Running"}}
+    package = {"metadata": {"name": "rich", "version": "15.0.0", "summary": "s" * 80}, "requested": True}
+    other = {"metadata": {"build": "b" * 80, "region": "eu-west-1"}, "id": 7}
+    visible, _, _ = run(json.dumps({"pod": pod, "package": package, "other": other}, indent=2).encode())
+    doc = decode(visible)
+    assert doc["pod"]["metadata"]["name"] == "api-7f9c" and doc["pod"]["metadata"]["namespace"] == "prod"
+    assert doc["package"]["metadata"]["name"] == "rich" and doc["package"]["metadata"]["version"] == "15.0.0"
+    assert ONLY_MARKER.fullmatch(doc["other"]["metadata"])  # metadata that names nothing is still noise

@@ -501,6 +501,8 @@ class _Reducer:
                 and self.link_re.match(kl.decode("utf-8", "surrogateescape")) and self.is_link_value(vs, ve):
             return LINK
         if kl in self.noise or kl.lstrip(b"_") in self.noise:
+            if raw[vs] == _OBJ and ve >= 0 and self.names_something(vs):
+                return None  # a package's or a resource's metadata: walked like any member
             if (ve if ve >= 0 else len(raw)) - vs >= NOISE_MIN:  # a truncated one: the rest of the input
                 return (NOISE, _extend(path, _seg(key)))
             return (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
@@ -509,6 +511,14 @@ class _Reducer:
         if self.is_decision_word(key):
             return (RECURSE, _extend(path, _seg(key)), protected) if container else (KEEP,)
         return None
+
+    def names_something(self, vs: int) -> bool:
+        """Whether the object at ``vs`` has a ``name`` (or ``namespace``) member next to a ``version``
+        or a ``namespace``: it identifies a package or a resource (pip's and Kubernetes' ``metadata``),
+        so it is no noise."""
+        raw = self.raw
+        keys = {raw[ks + 1 : ke - 1] for ks, ke, _, _ in scan_level(raw, vs, self.ends)[0]}
+        return b"name" in keys and (b"version" in keys or b"namespace" in keys)
 
     def is_link_value(self, vs: int, ve: int) -> bool:
         """A URL (``scheme://…``, ``/path``, ``git@host:…``), or a container of links (HAL ``_links``)."""
