@@ -6,12 +6,14 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
   (``errors``, ``warnings``, ``failures``, ``crashed``, ``rejected``, ``unavailable``, ``denied``, …),
   camel-case exception names (``IOException``, ``ValueError``, ``DeprecationWarning``) and **error
   codes** (an HTTP 4xx/5xx status, ``exit code 2``, errno names like ``ECONNREFUSED``, ``ORA-00942``,
-  failing HRESULTs ``0x800f081f``, npm's ``E404``). ``signal_line_spans`` finds every line holding one
-  in a single RE2 pass over the buffer: the definition the SIGNAL check uses on its own.
-  ``WORD_PATTERN`` holds no digit, so it matches a line's *shape* (digit runs as one ``0``) exactly
-  when it matches the line (a word inside a file name counts too: ``util/timeout.py`` is a signal
-  line, as a reader scanning for trouble would see it); ``CODE_RE`` needs the digits, and ``SHAPE_CODE_RE`` finds the shapes that
-  may hold one (a superset: each candidate line is checked on its raw bytes).
+  failing HRESULTs ``0x800f081f``, npm's ``E404``) and the error/warning level fields of logcat and
+  glog/klog lines, which carry no word (``03-02 08:01:02.345  1702  2395 E Tag:``, ``E0302 08:01:02.123456``).
+  ``signal_line_spans`` finds every line holding one in a single RE2 pass over the buffer: the
+  definition the SIGNAL check uses on its own. ``WORD_PATTERN`` holds no digit, so it matches a line's
+  *shape* (digit runs as one ``0``) exactly when it matches the line (a word inside a file name counts
+  too: ``util/timeout.py`` is a signal line, as a reader scanning for trouble would see it);
+  ``CODE_RE`` needs the digits, and ``SHAPE_CODE_RE`` finds the shapes that may hold one (a superset:
+  each candidate line is checked on its raw bytes).
 * build/test markers that are signal in runner output (``EXTRA_SIGNAL_RE``: pytest ``E`` lines, linker
   errors, ``npm ERR!``, jest's ``✕``) and the ranking regexes of level 0 (``ERROR_RE``, ``WARN_RE``,
   ``CONCLUSION_RE``, ``EXCEPTION_RE``);
@@ -38,7 +40,7 @@ WORD_PATTERN = (
     rb"|unable|cannot|can't|couldn't|could not|unavailable|timeouts?|timed out"
     rb"|killed|abort|aborts|aborted|aborting|crash|crashes|crashed|crashing"
     rb"|segfaults?|segmentation fault|invalid|unauthori[sz]ed|forbidden|unreachable|oom|out of memory"
-    rb"|not found|no such file|unsupported|corrupt|corrupted|corruption|violations?|deadlocks?|deadlocked|unhandled|uncaught|unexpected|unexpectedly"
+    rb"|not found|no such file|unsupported|abnormal|abnormally|break-in|non-zero|corrupt|corrupted|corruption|violations?|deadlocks?|deadlocked|unhandled|uncaught|unexpected|unexpectedly"
     rb"|sqlstate)\b)"
     rb"|[A-Za-z](?:Exception|Error|Warning|Failure)s?\b"
     rb"|\bE(?:NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|ADDRINUSE|ADDRNOTAVAIL|NOSPC|NOMEM"
@@ -53,6 +55,9 @@ CODE_PATTERN = (  # error codes that need their digits
     rb"|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
     rb"|\bORA-\d{5}\b|\bE[45]\d\d\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x8[0-9A-Fa-f]{7}\b"
+    rb"|\d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ [EWFA] "  # Android logcat (threadtime): error, warning, fatal, assert
+    rb"|\b[EWF]/[\w.$-]+\( *\d+\): "  # logcat brief: E/Tag( 123):
+    rb"|\b[EWF]\d{4} \d\d:\d\d:\d\d\.\d{6} "  # glog / klog (Kubernetes): E0302 08:01:02.123456
 )
 # the same alternatives on a shape (every digit run one "0"): a superset of the shapes of CODE_PATTERN's lines
 SHAPE_CODE_PATTERN = (
@@ -61,6 +66,9 @@ SHAPE_CODE_PATTERN = (
     rb"|\bHTTP/0(?:\.0)? 0\b"
     rb"|\bORA-0\b|\bE0\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x"
+    rb"|0:0:0\.0 +0 +0 [EWFA] "
+    rb"|\b[EWF]/[\w.$-]+\( *0\): "
+    rb"|\b[EWF]0 0:0:0\.0 "
 )
 SIGNAL_PATTERN = WORD_PATTERN + rb"|" + CODE_PATTERN + rb"|" + STATUS_PATTERN
 SIGNAL_RE = re2.compile(SIGNAL_PATTERN)

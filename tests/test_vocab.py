@@ -30,10 +30,15 @@ CODE_LINES = [
     b"connect ECONNREFUSED 127.0.0.1:5432", b"Error: ENOENT: no such file", b"npm error code E404",
     b"hr = 0x800f081f", b"HRESULT = 0x80070005", b"status=503 upstream", b"status code: 404", b"HTTP/1.1 500 Internal",
     b'GET /x HTTP/1.1" 404 512 ', b"code 404, message File not found", b"errno 13", b"err=ERR_MODULE_NOT_FOUND",
+    b"03-02 08:01:02.345  1702  2395 E SysUtils: ApplicationContext is null", b"03-02 08:01:02.345   877  1754 W Binder: x",
+    b"E/MediaPlayer( 1234): stop called in state 0", b"E0302 08:01:02.123456    4242 reflector.go:138] list pods",
+    b"sshd[24200]: POSSIBLE BREAK-IN ATTEMPT!", b"ALERT exited abnormally with [1]", b"returned non-zero exit status 2",
 ]
 QUIET_LINES = [
     b"all good", b"exit code 0", b"status=200 ok", b"status code: 302", b"HTTP/1.1 200 OK", b"hr = 0x00000000",
     b"terrorist novel", b"informational", b"warningless", b"code 200", b"ORA-1", b"EVENT fired", b"Warn_count=0x0",
+    b"03-02 08:01:02.345  1702  2395 I ActivityManager: Start proc", b"03-02 08:01:02.345  1702  2395 D Power: acquire",
+    b"I0302 08:01:02.123456    4242 reflector.go:138] list pods", b"I/MediaPlayer( 1234): start",
 ]
 
 
