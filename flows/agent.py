@@ -9,7 +9,8 @@
         when it cannot be executed). A failed command's output starts with
         ``[command failed: exit code N]`` when the whole output was one window (a command that ends
         at once: the common case, exactly as a batch run); after windows already printed it is the
-        last line instead. ``[full output: tokens expand --full pkt_…]`` names one packet for the
+        last line instead. The last line (``flows.retrieve.refs_hint``: ``… whole original: tokens
+        expand --full pkt_…]``) names one packet for the
         whole output: the window's own, or for several windows one more packet stored at the end
         whose visible text is the windows' texts in order and whose layout is theirs (its refs are
         the windows' refs), so ``expand --full`` gives the entire original byte for byte.
@@ -113,6 +114,7 @@ def _on_window(run: _Run, packet) -> None:
     if run.budget is not None and text and not run.budget.spend(packet.budget, len(text), packet.last):
         run.unshown[0] += 1  # over the ceiling: counted on the last lines, kept in the whole packet
         run.unshown[1] += packet.raw.count(b"\n")
+        run.budget.absorb(packet.raw)  # its signal templates: shown at the end
         run.any_refs = True
         return
     run.header_printed = run.header_printed or bool(packet.exit_code)
@@ -292,6 +294,7 @@ def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
         elif run.windows > 1 and run.stored:
             _store_whole(run, config, source)  # kept as one packet all the same
         if run.unshown[0]:
+            lines += run.budget.summary()
             lines += (f"[… {run.unshown[1]:,} more lines in {run.unshown[0]:,} window{'s' if run.unshown[0] != 1 else ''}"
                       f" not shown (output ceiling): tokens expand --full {pkt_id or 'pkt_…'}]\n").encode()
         if pkt_id and run.args.level != 0:
