@@ -549,3 +549,16 @@ def test_metadata_that_names_a_package_or_resource_is_walked_not_parked():
     assert doc["pod"]["metadata"]["name"] == "api-7f9c" and doc["pod"]["metadata"]["namespace"] == "prod"
     assert doc["package"]["metadata"]["name"] == "rich" and doc["package"]["metadata"]["version"] == "15.0.0"
     assert ONLY_MARKER.fullmatch(doc["other"]["metadata"])  # metadata that names nothing is still noise
+
+
+def test_status_like_fields_are_categories_however_many_values_they_have():
+    """Counts by state (GraphQL's checkRunCountsByState): every item has its own state, and none folds;
+    a code with as many values is id-like and does not keep its items."""
+    states = ["ACTION_REQUIRED", "CANCELLED", "COMPLETED", "FAILURE", "IN_PROGRESS", "NEUTRAL", "PENDING",
+              "QUEUED", "SKIPPED", "STALE", "STARTUP_FAILURE", "SUCCESS", "TIMED_OUT", "WAITING"]
+    by_state = [{"state": state, "count": i % 3} for i, state in enumerate(states)]
+    by_code = [{"zip_code": f"{10000 + i}", "count": i % 3} for i in range(len(states))]
+    visible, _, _ = run(json.dumps({"byState": by_state, "byCode": by_code}, indent=2).encode())
+    doc = decode(visible)
+    assert doc["byState"] == by_state
+    assert any(isinstance(item, str) and "more items" in item for item in doc["byCode"])

@@ -77,6 +77,7 @@ PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"deta
 ELLIPSIS = "\u2026".encode()
 KEEP, RECURSE, NOISE, STRING, RUN = range(5)
 PAD, LINK = ("pad",), ("link",)  # member kinds bucketed per object (see plan_object)
+ENUMS = {b"status", b"state", b"conclusion", b"severity", b"result"}  # always categories (see mark_diverse)
 DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct values is a category
 HEAD_BYTES = 512  # the first items of a fold stop here (one at least): big items show one example
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
@@ -378,8 +379,9 @@ class _Reducer:
 
     def mark_diverse(self, entries, idxs, keep: bytearray) -> None:
         """Keep every item holding a value of a decision field (``fold_fields``: status, conclusion,
-        …) that no item kept before it holds. A field with many distinct values (an id-like code, a
-        zip code) is not a category and is not looked at."""
+        …) that no item kept before it holds. ``status``, ``state``, ``conclusion``, ``severity`` and
+        ``result`` are always categories; another field with many distinct values (an id-like code, a
+        zip code, error texts) is not looked at."""
         if self.fold_re is None:
             return
         raw = self.raw
@@ -399,7 +401,7 @@ class _Reducer:
             pairs.setdefault(j, []).append((field, value))
             values.setdefault(field, set()).add(value)
         limit = max(DIVERSE_MIN, n // 4)
-        fields = {field for field, seen in values.items() if 1 < len(seen) <= limit}
+        fields = {field for field, seen in values.items() if 1 < len(seen) and (field in ENUMS or len(seen) <= limit)}
         if not fields:
             return
         seen: set[tuple[bytes, bytes]] = set()
