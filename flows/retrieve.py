@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 GREP_MAX = 200  # matching lines --grep prints at most
 PATTERN_MAX = 1000  # characters of a --grep pattern
+PROGRESS_MIN = 50 * 1024 * 1024  # operators.trace.PROGRESS_MIN (a restore this big says so on a terminal)
 LINE_MAX = 2000  # bytes of one line --grep and search print (the rest: --lines N:N gives it whole)
 HINT_RE = re.compile(rb"(?:^|(?<=\n))\[(?:refs: tokens expand [^\n]*|full output: tokens expand --full pkt_[0-9a-f]+)\]\n?\Z")
 
@@ -217,6 +218,10 @@ def expand_output(store, args: argparse.Namespace) -> tuple[bytes, str]:
         name = ref_id
     elif PKT_ID_RE.fullmatch(args.target):
         manifest = store.get_manifest(args.target)
+        if manifest.raw_bytes >= PROGRESS_MIN and sys.stderr.isatty():  # operators.trace imports structlog: only then
+            from operators.trace import progress
+
+            progress("restoring", manifest.id, manifest.raw_bytes)
         data, name = store.restore(manifest, store.get_visible(manifest)), f"{manifest.id} (original)"
     else:
         data, pkt_id = _restore_file(store, args.target)
