@@ -33,7 +33,6 @@ from operator import sub
 from typing import Annotated, Callable
 
 import msgspec
-import re2
 
 from operators.config import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end
@@ -52,9 +51,10 @@ CEILING_GUARD = "output ceiling"
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 # identifier-like tokens: holding a digit, or ':', '/', '=', '@' inside (paths, key=value, host:port)
-_IDENT = re2.compile(rb"[^\s]*(?:[0-9]|[:/=@][^\s])[^\s]*")
-_TIME = re.compile(rb"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
-_COUNT = re2.compile(b"(?m) \xc3\x97" + rb"[0-9][0-9,]*[ \t\r]*$")  # a reducer's " ×52" at a line's end
+# (a token start, then one possessive scan of the token: linear whatever the line)
+_IDENT = re.compile(rb"(?<!\S)(?=[^\s0-9:/=@]*+(?:[0-9]|[:/=@]\S))\S++")
+_TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
+_COUNT = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
 _FOLD = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
 
 
@@ -435,31 +435,74 @@ def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list]) -> Plan:
 class RunBudget:
     """The ceiling of a run printed window by window (``tokens run``): the windows share one budget.
 
-    Each window is allotted half of what is left when it is cut (``allot``, in estimated tokens, for
-    its packet's ``budget``), never less than a gap line's worth; what a window prints is counted when
-    it is printed (``spend``). Once the budget is spent, a window that is not the last is not printed
-    (``spend`` says so) and the caller counts it on its last line, with the packet of the whole output."""
+    Each window is allotted half of what is left of the windows' share when it is cut (``allot``, in
+    estimated tokens, for its packet's ``budget``), never less than a gap line's worth; what a window
+    prints is counted when it is printed (``spend``). Once that share is spent, a window that is not
+    the last is not printed (``spend`` says so): the caller hands its raw bytes to ``absorb``, and at
+    the end ``summary`` shows each signal template of those windows once with its count, in the part
+    of the budget kept for it (``END_SHARE``); the templates that do not fit are counted."""
+
+    END_SHARE = 0.25
 
     def __init__(self, total_bytes: int):
         self.total = total_bytes
+        self.windows_share = int(total_bytes * (1 - self.END_SHARE))
         self.spent = 0
         self.pending = 0  # allotted to windows cut but not printed yet
+        self.unshown: dict[bytes, list] = {}  # template -> [count, first line] of the windows not printed
 
     def allot(self) -> int:
-        share = max((self.total - self.spent - self.pending) // 2, BUDGET_MIN + RESERVE)
+        share = max((self.windows_share - self.spent - self.pending) // 2, BUDGET_MIN + RESERVE)
         self.pending += share
         return share // 4
 
     def spend(self, allotted: int | None, printed: int, last: bool) -> bool:
-        """Count a window's printed bytes; False when it would go over the budget and is not the last."""
+        """Count a window's printed bytes; False when it would go over the windows' share and is not the last."""
         self.pending = max(0, self.pending - (allotted or 0) * 4)
-        if not last and self.spent + printed > self.total:
+        if not last and self.spent + printed > self.windows_share:
             return False
         self.spent += printed
         return True
+
+    def absorb(self, raw: bytes) -> None:
+        """Count the signal lines of a window that is not printed, by template."""
+        spans = signal_line_spans(raw)
+        lines = [raw[s:e] for s, e in spans]
+        for key, line in zip(_templates(lines), lines):
+            entry = self.unshown.get(key)
+            if entry is None:
+                self.unshown[key] = [1, line]
+            else:
+                entry[0] += 1
+
+    def summary(self) -> bytes:
+        """The signal templates of the windows not printed: a line of each with its count, as many as
+        the rest of the budget holds; the others counted on one line."""
+        if not self.unshown:
+            return b""
+        from operators.safety import clean_text
+
+        room = self.total - self.spent - SUMMARY_EST
+        out = [b"[signal lines in the windows not shown, one per template:]\n"]
+        used = len(out[0])
+        left = [0, 0]
+        line_max = max(80, min(LINE_MAX, self.total // 10))
+        for count, line in self.unshown.values():
+            shown = clean_text(line).rstrip()[:line_max]  # as any visible text: controls and look-alikes made safe
+            text = shown + (" (×{:,})".format(count).encode() if count > 1 else b"") + b"\n"
+            if used + len(text) > room:
+                left[0] += 1
+                left[1] += count
+                continue
+            out.append(text)
+            used += len(text)
+        if left[0]:
+            out.append(f"[{left[0]:,} more signal template{'s' if left[0] != 1 else ''} ({left[1]:,} lines) "
+                       "in the windows not shown]\n".encode())
+        return b"".join(out)
 
 
 def run_budget(budget_tokens: int | None, config) -> RunBudget:
     """The budget a run's windows share: ``--budget`` (estimated tokens) or the configured ceiling."""
     total = budget_tokens * 4 if budget_tokens else settings_of(config).max_chars
-    return RunBudget(max(BUDGET_MIN, total - RESERVE))
+    return RunBudget(max(BUDGET_MIN, total - 2 * RESERVE))  # and the run's last lines: windows not shown, refs

@@ -194,14 +194,27 @@ def test_signal_templates_are_masked():
 
 
 def test_run_budget_shares_one_ceiling():
+    """Fifty windows that each use all they are given, then the last lines: under the total, and every
+    signal template of the windows not printed is shown once with its count or counted."""
     budget = RunBudget(10_000)
     printed = 0
+    skipped = 0
     for i in range(50):
         allotted = budget.allot()
-        text = allotted * 4  # every window uses all it was given
+        text = allotted * 4
         if budget.spend(allotted, text, last=False):
             printed += text
-    assert printed <= 10_000
+        else:
+            skipped += 1
+            budget.absorb(b"INFO fine\nERROR disk full on /dev/sd%d\nWARN slow reply from db-%d in %dms\n" % (i, i, i * 7))
+            if i == 40:
+                budget.absorb(b"FATAL kernel panic: not syncing\n")
+    assert skipped
+    summary = budget.summary()
+    assert printed + len(summary) <= 10_000
+    assert "ERROR disk full on /dev/sd".encode() in summary and f"(×{skipped})".encode() in summary
+    assert b"WARN slow reply from db-" in summary and b"FATAL kernel panic" in summary
+    assert summary.count(b"ERROR disk full") == 1
 
 
 # ------------------------------------------------------------------------------------ random plans
@@ -264,3 +277,25 @@ def test_fit_is_linear_on_a_big_passthrough():
     assert new is not plan and visible_size(new) <= CEILING
     assert took < 5, f"{len(raw) / took / 1e6:.0f} MB/s"
     print(f"fit on {len(raw) / 1e6:.0f} MB passthrough: {took:.2f} s", file=sys.stderr)
+
+
+def test_no_bundled_fixture_reaches_the_ceiling():
+    """The benchmark's rows stay as they were: every fixture's reduced text is far below the ceiling."""
+    from operators import types
+    from operators.ceiling import CeilingSettings, RESERVE
+    from operators.classify import classify
+    from operators.config import load_config
+    from tests.conftest import FIXTURES
+
+    config = load_config(project=True)
+    budget = CeilingSettings().max_chars - RESERVE
+    checked = 0
+    for path in sorted(FIXTURES.iterdir()):
+        if not path.is_file() or path.suffix == ".toml":
+            continue
+        raw = path.read_bytes()
+        kind, _why = classify(raw, None)
+        plan = types.get(kind).reduce(raw, "coarse", config)
+        assert fit(plan, budget, signal_line_spans) is plan, path.name
+        checked += 1
+    assert checked >= 10
