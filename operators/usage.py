@@ -9,8 +9,8 @@ What the report can and cannot say: a packet is one distinct output (the same ou
 one content-addressed packet), a run of several windows is stored per window and once whole (only
 the whole one is counted when present), and ``tokens refs gc`` or the automatic retention removes old
 packets, so the report covers what the store still holds. Tokens are estimated (bytes/4). Whether a
-run hit the output ceiling is read from the manifest when it records it (``ceiling``); otherwise it
-is reported as unknown, never guessed.
+run hit the output ceiling is read from its refs: the ceiling parks every gap it cuts in a ref whose
+reason is ``operators.ceiling.GAP_REASON`` (without that module the count is unknown, never guessed).
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ class _PacketInfo(msgspec.Struct):
     visible_bytes: int = 0
     refs: list[str] = []
     created: float = 0.0
-    ceiling: bool | None = None  # recorded by a store that knows it (an output cut to the ceiling)
 
 
 class GainRow(msgspec.Struct, kw_only=True):
@@ -60,7 +59,7 @@ class GainRow(msgspec.Struct, kw_only=True):
     refs: int = 0
     refs_expanded: int = 0  # refs read back (tokens expand ID, show-ref) after the packet was made
     originals_restored: int = 0  # packets read back whole (tokens expand --full pkt_…)
-    ceiling_hits: int | None = None  # None: not recorded by the store
+    ceiling_hits: int | None = None  # outputs cut to the output ceiling (None: unknown)
 
 
 class GainReport(msgspec.Struct, kw_only=True):
@@ -191,6 +190,38 @@ def _windows_of_wholes(group: list[_PacketInfo]) -> set[int]:
     return windows
 
 
+class _RefReason(msgspec.Struct):
+    """What the report reads of a ref record: its reason (the content is skipped, not decoded)."""
+
+    reason: str = ""
+
+
+_reason_decoder = msgspec.json.Decoder(_RefReason)
+
+
+def _gap_reason() -> str | None:
+    try:
+        from operators.ceiling import GAP_REASON
+    except ImportError:
+        return None
+    return GAP_REASON
+
+
+def _hit_ceiling(directory: Path, refs: list[str], gap_reason: str) -> bool:
+    """Whether one of these refs holds lines the output ceiling cut (a ref gone from the store: no)."""
+    from operators.store import REF_ID_RE, read_regular
+
+    for ref in refs:
+        if not REF_ID_RE.fullmatch(ref):
+            continue
+        try:
+            if _reason_decoder.decode(read_regular(directory / f"{ref}.json", "store file")).reason == gap_reason:
+                return True
+        except Exception:
+            continue
+    return False
+
+
 def _tokens(size: int) -> int:
     return -(-size // 4)
 
@@ -204,7 +235,9 @@ def gain(home: Path | str) -> GainReport:
         expanded[use.id] = max(use.t, expanded.get(use.id, use.t))
     rows: dict[str, GainRow] = {}
     total = GainRow(command="total")
+    gap_reason = _gap_reason()
     for info in packets:
+        hit = None if gap_reason is None else _hit_ceiling(Path(home) / "context", info.refs, gap_reason)
         row = rows.setdefault(command_of(info.source, info.type), GainRow(command=command_of(info.source, info.type)))
         for r in (row, total):
             r.runs += 1
@@ -213,8 +246,8 @@ def gain(home: Path | str) -> GainReport:
             r.refs += len(info.refs)
             r.refs_expanded += sum(1 for ref in set(info.refs) if expanded.get(ref, 0.0) >= info.created - 1)
             r.originals_restored += int(info.id in expanded)
-            if info.ceiling is not None:
-                r.ceiling_hits = (r.ceiling_hits or 0) + int(info.ceiling)
+            if hit is not None:
+                r.ceiling_hits = (r.ceiling_hits or 0) + int(hit)
     for r in [*rows.values(), total]:
         r.saved_tokens = r.raw_tokens - r.visible_tokens
         r.saved_pct = round(100.0 * r.saved_tokens / r.raw_tokens, 1) if r.raw_tokens else 0.0
@@ -245,6 +278,6 @@ def format_gain(report: GainReport) -> str:
         "RAW/VISIBLE/SAVED: estimated tokens (bytes/4) of the original output and of what was shown.",
         f"RUNS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
         f"later with tokens expand/show-ref ({report.expansions:,} reads recorded); RESTORED: whole originals read",
-        "back (tokens expand --full pkt_…). CEILING: outputs cut to the output ceiling (? = not recorded by this store).",
+        "back (tokens expand --full pkt_…). CEILING: outputs cut to the output ceiling (their gaps are refs).",
     ]
     return "\n".join(lines) + "\n"

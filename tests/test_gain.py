@@ -61,7 +61,7 @@ def test_per_command_and_total_from_the_manifests_and_the_reads(home, capsysbina
     assert total["raw_tokens"] == sum(r["raw_tokens"] for r in rows.values())
     assert total["saved_tokens"] == total["raw_tokens"] - total["visible_tokens"] > 0
     assert total["saved_pct"] == round(100 * total["saved_tokens"] / total["raw_tokens"], 1)
-    assert total["ceiling_hits"] is None  # not recorded by this store: unknown, never guessed
+    assert total["ceiling_hits"] == 0  # every output fitted under the ceiling
     assert doc["expansions"] == 3
     code, out = run_cli(capsysbinary, "gain")
     table = out.decode()
@@ -144,3 +144,13 @@ def test_a_real_streamed_run_of_several_windows_counts_once(home):
     if len(manifests) == 1:  # the output came in one window after all: nothing to merge
         return
     assert len(manifests) > 2  # windows and the whole run
+
+
+def test_runs_cut_to_the_output_ceiling_are_counted(home):
+    from operators.ceiling import CEILING_GUARD
+
+    fits = reduce_bytes((FIXTURES / "pytest_failure.txt").read_bytes(), source="run: pytest -q")
+    cut = reduce_bytes((FIXTURES / "sample.diff").read_bytes(), source="run: pytest -x", budget=120)
+    assert CEILING_GUARD in cut.guard and CEILING_GUARD not in fits.guard
+    [row] = gain(home).rows
+    assert row.command == "run: pytest" and row.runs == 2 and row.ceiling_hits == 1
