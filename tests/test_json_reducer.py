@@ -562,3 +562,17 @@ def test_status_like_fields_are_categories_however_many_values_they_have():
     doc = decode(visible)
     assert doc["byState"] == by_state
     assert any(isinstance(item, str) and "more items" in item for item in doc["byCode"])
+
+
+def test_recorded_http_exchanges_park_their_headers():
+    """A recorder's entry (nock style): request and raw response headers are noise, status and body stay."""
+    raw_headers = ["Server", "GitHub.com", "Date", "Fri, 23 Oct 2020 03:05:08 GMT", "X-RateLimit-Remaining", "4890",
+                   "Content-Type", "application/json; charset=utf-8", "ETag", 'W/"23899cd4213d4493f54600e5"']
+    entry = {"scope": "https://api.github.com:443", "method": "GET", "path": "/repos/o/r", "status": 404,
+             "response": {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"},
+             "rawHeaders": raw_headers, "reqheaders": {"accept": "application/vnd.github.v3+json", "user-agent": "x" * 40}}
+    visible, contents, plan = run(json.dumps([entry], indent=2).encode())
+    [doc] = decode(visible)
+    assert doc["status"] == 404 and doc["response"]["message"] == "Not Found"
+    assert ONLY_MARKER.fullmatch(doc["rawHeaders"]) and ONLY_MARKER.fullmatch(doc["reqheaders"])
+    assert json.loads(content_of(doc["rawHeaders"], plan, contents)) == raw_headers

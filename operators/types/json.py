@@ -784,7 +784,7 @@ class Settings(Section):
     ])
     noise_keys: list[str] = msgspec.field(default_factory=lambda: [
         "telemetry", "debug", "trace", "traces", "tracing", "metrics", "diagnostics", "stacktrace_raw",
-        "_links", "links", "headers", "request_headers", "response_headers", "meta", "metadata",
+        "_links", "links", "headers", "request_headers", "response_headers", "reqheaders", "rawHeaders", "meta", "metadata",
         "raw", "internal", "profiling", "timings", "spans", "logs", "history", "audit",
     ])
     padding_globs: list[str] = msgspec.field(default_factory=lambda: ["padding_*", "noise_*", "filler_*", "_pad*"])
