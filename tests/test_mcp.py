@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import subprocess
 import re
 import sys
 import time
@@ -13,7 +15,7 @@ import pytest
 from conftest import FIXTURES, PROJECT
 from operators.store import Store
 
-mcp = pytest.importorskip("mcp")
+needs_mcp = pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="the [mcp] extra is not installed")
 
 LOG = FIXTURES / "sample.log"
 
@@ -42,6 +44,7 @@ def text_of(result) -> str:
     return "".join(part.text for part in result.content if getattr(part, "type", "") == "text")
 
 
+@needs_mcp
 def test_every_tool_through_the_sdk_client(home):
     async def calls(session):
         out = {"tools": sorted(t.name for t in (await session.list_tools()).tools)}
@@ -100,6 +103,7 @@ def _sleepers(tag: str) -> list[int]:
     return found
 
 
+@needs_mcp
 def test_a_run_that_times_out_returns_what_it_printed_and_leaves_nothing_running(home):
     tag = "97.31"
 
@@ -116,3 +120,11 @@ def test_a_run_that_times_out_returns_what_it_printed_and_leaves_nothing_running
     while _sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _sleepers(tag) == []
+
+
+def test_without_the_sdk_it_is_one_error_line(home):
+    code = "import sys; sys.modules['mcp'] = None; from flows.cli import main; raise SystemExit(main(['mcp']))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=PROJECT, timeout=60, stdin=subprocess.DEVNULL)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert err == "tokens: error: tokens mcp needs the MCP SDK: pip install 'nolife-tokens[mcp]'\n"
