@@ -77,6 +77,7 @@ class _Run:
         self.ends_with_newline = True
         self.budget = None  # the output ceiling the windows share (operators.ceiling.RunBudget)
         self.unshown = [0, 0]  # windows not printed (the ceiling was reached before them), their lines
+        self.ceiling_hit = False  # a window was cut to the ceiling, or not printed
 
 
 def window_text(packet, level: int, raw: bool) -> bytes:
@@ -108,6 +109,7 @@ def _on_window(run: _Run, packet) -> None:
     else:
         run.parts.append((packet.manifest_id, packet.visible))
         run.any_refs = run.any_refs or bool(packet.references)
+        run.ceiling_hit = run.ceiling_hit or "output ceiling" in packet.guard
         run.failed_checks.update(name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
                                                        ("RESTORE", packet.restore_pass)) if ok is False)
     text = window_text(packet, run.args.level, run.args.raw)
@@ -164,7 +166,7 @@ def _store_whole(run: _Run, config, source: str) -> str:
                             raw_bytes=run.raw_bytes, raw_sha256=run.raw_sha.hexdigest(), visible_bytes=len(visible),
                             visible_sha256=hashlib.sha256(visible).hexdigest(), refs=refs,
                             layout=msgspec.Raw(Layout.from_lists(entries).to_json()), markers=markers,
-                            created=time.time())
+                            created=time.time(), ceiling=run.ceiling_hit or bool(run.unshown[0]))
         pkt_id = store.put_manifest(manifest)
         store.put_visible(pkt_id, visible)
     except (StoreError, OSError, ValueError) as exc:

@@ -171,6 +171,7 @@ def make_store(store: Store) -> StageFn:
             raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
             visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
             layout=msgspec.Raw(layout_json), markers=markers, created=time.time(),
+            ceiling=ceiling.CEILING_GUARD in packet.guard,
         )
         packet.manifest_id = store.put_manifest(manifest)
         store.put_visible(packet.manifest_id, visible)

@@ -116,6 +116,7 @@ class Manifest(msgspec.Struct, kw_only=True):
     layout: msgspec.Raw  # JSON [[0, visible_offset, length] | [1, ref_index, ref_offset, length], ...]: see Layout
     markers: list[list[int]]
     created: float
+    ceiling: bool = False  # the visible text was cut to the output ceiling (operators.ceiling)
 
 
 class _ManifestRefs(msgspec.Struct):

@@ -121,6 +121,8 @@ def test_analyze_of_a_200k_line_log_stays_under_the_ceiling(big_log, home):
     [pkt] = set(PKT_RE.findall(done.stderr))
     full = tokens_cli("expand", "--full", pkt.decode())
     assert full.returncode == 0 and full.stdout == raw
+    gain = tokens_cli("gain", "--json")
+    assert gain.returncode == 0 and b'"ceiling_hits":1' in gain.stdout.replace(b" ", b"")
 
 
 def test_run_cat_of_a_200k_line_log_stays_under_the_ceiling(big_log, home):
@@ -134,6 +136,8 @@ def test_run_cat_of_a_200k_line_log_stays_under_the_ceiling(big_log, home):
     pkt = PKT_RE.findall(out)[-1]
     full = tokens_cli("expand", "--full", pkt.decode())
     assert full.returncode == 0 and full.stdout == raw
+    gain = tokens_cli("gain", "--json")
+    assert gain.returncode == 0 and b'"ceiling_hits":1' in gain.stdout.replace(b" ", b"")
 
 
 def test_budget_option_in_estimated_tokens(big_log, home):
