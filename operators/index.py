@@ -28,6 +28,7 @@ INDEX_MAX = 4 * 1024 * 1024  # bytes of refs indexed per packet (about 0.15 s)
 REFS_MAX = 20_000  # refs kept in the index
 BUSY_MS = 2000  # how long a writer waits for another one
 HITS_LINES = 20  # matching lines kept per ref in a result
+HIT_LINE_MAX = 300  # characters of one matching line in a result (the whole line: tokens expand ID --lines N)
 SCHEMA = (
     "create table if not exists refs (ref text primary key, pkt text, source text, created real,"
     " bytes integer, indexed integer)",
@@ -205,8 +206,6 @@ def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], 
 
 
 def _add_lines(hit: Hit, data: bytes, line: int, offset: int, length: int, words: list[str]) -> None:
-    from flows.retrieve import LINE_MAX
-
     chunk = data[offset : offset + length].decode("utf-8", "replace").split("\n")
     if chunk and chunk[-1] == "":
         chunk.pop()
@@ -218,7 +217,7 @@ def _add_lines(hit: Hit, data: bytes, line: int, offset: int, length: int, words
         if len(hit.lines) >= HITS_LINES:
             hit.more_lines = True
             return
-        hit.lines.append((n, text if len(text) <= LINE_MAX else text[:LINE_MAX] + " …"))
+        hit.lines.append((n, text if len(text) <= HIT_LINE_MAX else text[:HIT_LINE_MAX] + " …"))
 
 
 def _drop(home: Path | str, refs: list[str]) -> None:
