@@ -81,7 +81,7 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     budget = budget_of(packet, config)
     if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
         return plan, guard
-    new = fit(plan, budget, signal_line_spans)
+    new = fit(plan, budget, signal_line_spans, hint=getattr(packet, "window", 1) <= 1)  # a run's later windows: no hint again
     if new is plan:
         return plan, guard
     return new, (guard + "; " if guard else "") + f"{CEILING_GUARD}: {budget:,} bytes"
@@ -307,7 +307,8 @@ def _size_text(n: int) -> str:
 class _Builder:
     """Writes the new plan: shown ranges copied piece by piece, each gap as one omission and its line."""
 
-    def __init__(self, plan: Plan, view: _View):
+    def __init__(self, plan: Plan, view: _View, hint: bool):
+        self.hint = hint
         self.old = plan
         self.view = view
         self.new = Plan(plan.raw)
@@ -366,11 +367,11 @@ class _Builder:
         lead = b"" if new.ends_line() else b"\n"
         new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''} ({_size_text(r1 - r0)}) not shown: ".encode())
         new.mark(group)
-        new.show((HINT if self.gaps == 1 else b"") + b"]\n")
+        new.show((HINT if self.gaps == 1 and self.hint else b"") + b"]\n")
 
 
-def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int]) -> Plan:
-    b = _Builder(plan, view)
+def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int], hint: bool) -> Plan:
+    b = _Builder(plan, view, hint)
     cur, cur_v = (0, 0), 0
     for vs in sorted(choice.items):
         ve, ins, suffix = choice.items[vs]
@@ -422,14 +423,15 @@ def _fix_marks(old: Plan, new: Plan, marks_in_gaps: set[str]) -> None:
         new.show(b"]\n")
 
 
-def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list]) -> Plan:
+def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list], hint: bool = True) -> Plan:
     """``plan`` when its visible text fits in ``budget_bytes``; else a plan that does (see the module
-    docstring). ``signal(visible)`` gives the (start, end) of each signal line of a visible text."""
+    docstring). ``signal(visible)`` gives the (start, end) of each signal line of a visible text;
+    ``hint``: the first gap line says how to read a ref."""
     if visible_size(plan) <= budget_bytes:
         return plan
     view = _View(plan)
     choice, left_templates, left_lines = _choose(view, budget_bytes, signal, plan.pieces.kinds)
-    return _build(plan, view, choice, (left_templates, left_lines))
+    return _build(plan, view, choice, (left_templates, left_lines), hint)
 
 
 class RunBudget:
