@@ -129,10 +129,10 @@ def _lines(data: bytes, starts: list[int], first: int, last: int) -> bytes:
     return data[starts[first - 1] : end]
 
 
-def _clip(line: bytes) -> bytes:
+def _clip(line: bytes, number: int) -> bytes:
     if len(line) <= LINE_MAX:
         return line
-    return line[:LINE_MAX] + f" … [{len(line) - LINE_MAX:,} more bytes]".encode()
+    return line[:LINE_MAX] + f" … [{len(line) - LINE_MAX:,} more bytes: --lines {number}]".encode()
 
 
 def grep_lines(data: bytes, starts: list[int], pattern: str, context: int) -> tuple[bytes, int, int]:
@@ -155,7 +155,7 @@ def grep_lines(data: bytes, starts: list[int], pattern: str, context: int) -> tu
             out.append(b"--\n")
         for j in range(max(lo, prev + 1), hi + 1):
             line = _lines(data, starts, j + 1, j + 1)
-            body = _clip(line.rstrip(b"\n"))
+            body = _clip(line.rstrip(b"\n"), j + 1)
             out.append(b"%d%s%s\n" % (j + 1, b":" if j in hits else b"-", body))
         prev = max(prev, hi)
     return b"".join(out), len(matches), more

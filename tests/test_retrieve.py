@@ -253,6 +253,27 @@ def test_search_output_is_bounded(home, capsysbinary):
     assert [h["source"] for h in hits] == ["w3.log", "w2.log", "w1.log", "w0.log"]
 
 
+def test_long_lines_are_clipped_in_search_and_grep_and_say_how_to_get_them(home, capsysbinary):
+    from flows.retrieve import LINE_MAX
+    from operators.index import HIT_LINE_MAX
+
+    from types import SimpleNamespace
+
+    from operators.index import index_packet
+
+    long_line = b"INFO payload " + b"z" * 9000
+    content = b"".join(b"INFO tick %d\n" % i for i in range(40)) + long_line + b"\nINFO done\n"
+    ref, _ = Store(home).put("long.log", "log", "test content", content)
+    index_packet(home, SimpleNamespace(id="pkt_" + "0" * 12, created=time.time()), [ref])
+    _, out, _ = run_cli(capsysbinary, "search", "payload", "--json")
+    [hit] = json.loads(out)
+    assert hit["ref"] == ref.id and hit["lines"] == [[41, long_line[:HIT_LINE_MAX].decode() + " …"]]
+    _, out, _ = run_cli(capsysbinary, "expand", ref.id, "--grep", "payload")
+    assert out.endswith(b"41:" + long_line[:LINE_MAX] + f" … [{len(long_line) - LINE_MAX:,} more bytes: --lines 41]\n".encode())
+    _, out, _ = run_cli(capsysbinary, "expand", ref.id, "--lines", "41")
+    assert out.split(b"\n")[1] == long_line
+
+
 @pytest.mark.parametrize("damage", ["directory", "garbage", "symlink"])
 def test_a_broken_index_never_fails_a_run(home, damage, capsysbinary):
     home.mkdir(parents=True)
