@@ -17,7 +17,9 @@ how to expand what an output folded.
         Savings over real use, per command and in total (``operators.usage``).
 
 Every expansion is recorded (``operators.usage``) so ``gain`` can say how many refs were read back.
-Nothing here prints the trace or starts the graph.
+Also here: the hint line (``refs_hint``, printed by ``run`` and ``analyze``), ``own_command`` (``run``
+passes our own output through unreduced) and ``analyze_result`` (``analyze --json``). Nothing here
+prints the trace or starts the graph.
 """
 
 from __future__ import annotations
