@@ -270,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(needs pip install -e '.[tokenizers]'); overrides [reduce] tokenizer")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("analyze", help="trace and reduced text for one file (- for stdin)")
+    p = sub.add_parser("analyze", help="reduced text of one file (- for stdin); --json: the whole result")
     p.add_argument("path")
     p.add_argument("--granularity", choices=["coarse", "fine"])
     p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
