@@ -342,6 +342,10 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
         else:
             _check_readable(path)
             packets.extend(file_packets([path], [granularity]))
+    from operators.ceiling import settings_of
+
+    for packet in packets:  # no input's reduction is cut below the pack's own budget
+        packet.budget = max(args.budget, settings_of(config).max_chars // 4)
     _quiet_trace(args.trace)
     done = run_packets(packets, args.config, config)
     errors = [p for p in done if p.error]
