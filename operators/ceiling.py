@@ -25,6 +25,7 @@ are located by bisection over the pieces' offsets.
 
 from __future__ import annotations
 
+import io
 import re
 from array import array
 from bisect import bisect_left, bisect_right
@@ -130,29 +131,31 @@ class _View:
     """The plan's visible text (markers as placeholders of their usual length) and, for every piece,
     where it starts in the visible text (``vstart``) and in the raw input (``rstart``)."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, size: int):
         pieces = plan.pieces
-        cols = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
-        placeholder = b"#ref:ctx_" + b"0" * REF_ID_LEN
-        parts = []
-        widths = []
-        raw = memoryview(plan.raw)
-        for kind, start, end, obj in zip(*cols):
-            if kind == KEEP:
-                parts.append(raw[start:end])
-                widths.append(end - start)
-            elif kind == SHOW:
-                parts.append(obj)
-                widths.append(len(obj))
-            elif kind == MARK:
-                parts.append(placeholder)
-                widths.append(MARK_LEN)
-            else:
-                widths.append(0)
-        self.text = b"".join(parts)
-        self.vstart = array("q", accumulate(widths, initial=0))
+        out = io.BytesIO(bytes(size))  # written in place: no object kept per piece
+        self.vstart = array("q", accumulate(self._widths(plan, out), initial=0))
+        out.truncate()
+        self.text = out.getvalue()
         self.rstart = array("q", accumulate(map(sub, pieces.ends, pieces.starts), initial=0))
         self.n = len(pieces)
+
+    @staticmethod
+    def _widths(plan: Plan, out: io.BytesIO):
+        """Each piece's visible width, its visible bytes written to ``out`` on the way."""
+        pieces = plan.pieces
+        placeholder = b"#ref:ctx_" + b"0" * REF_ID_LEN
+        raw = memoryview(plan.raw)
+        write = out.write
+        for kind, start, end, obj in zip(pieces.kinds, pieces.starts, pieces.ends, pieces.objs):
+            if kind == KEEP:
+                yield write(raw[start:end])
+            elif kind == SHOW:
+                yield write(obj)
+            elif kind == MARK:
+                yield write(placeholder)
+            else:
+                yield 0
 
     def cut_low(self, v: int) -> tuple[int, int]:
         """The cut at visible offset ``v`` before any zero-width piece there: (piece, offset in it)."""
@@ -427,9 +430,10 @@ def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list], hint: bo
     """``plan`` when its visible text fits in ``budget_bytes``; else a plan that does (see the module
     docstring). ``signal(visible)`` gives the (start, end) of each signal line of a visible text;
     ``hint``: the first gap line says how to read a ref."""
-    if visible_size(plan) <= budget_bytes:
+    size = visible_size(plan)
+    if size <= budget_bytes:
         return plan
-    view = _View(plan)
+    view = _View(plan, size)
     choice, left_templates, left_lines = _choose(view, budget_bytes, signal, plan.pieces.kinds)
     return _build(plan, view, choice, (left_templates, left_lines), hint)
 
