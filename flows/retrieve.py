@@ -109,15 +109,17 @@ def parse_range(text: str, total: int) -> tuple[int, int]:
 
 
 def compile_pattern(pattern: str):
-    """An RE2 pattern over bytes; SliceError (one line) when it is not a valid one."""
+    """An RE2 pattern over bytes that matches within one line (``^`` and ``$`` at the line's ends, no
+    match across a newline); SliceError (one line) when it is not a valid one."""
     import re2
 
     if len(pattern) > PATTERN_MAX:
         raise SliceError(f"--grep pattern longer than {PATTERN_MAX} characters")
     options = re2.Options()
     options.log_errors = False
+    options.never_nl = True
     try:
-        return re2.compile(pattern.encode(), options)
+        return re2.compile(b"(?m)" + pattern.encode(), options)
     except re2.error as exc:
         detail = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         raise SliceError(f"bad --grep pattern {pattern!r}: {detail}") from None
@@ -137,16 +139,31 @@ def _clip(line: bytes, number: int) -> bytes:
     return line[:LINE_MAX] + f" … [{len(line) - LINE_MAX:,} more bytes: --lines {number}]".encode()
 
 
+def _matching_lines(regex, data: bytes, starts: list[int]) -> list[int]:
+    """Indexes of the lines holding a match: one search of the whole buffer per matching line (RE2,
+    linear), going on from the next line's start."""
+    from bisect import bisect_right
+
+    total, size = len(starts), len(data)
+    found: list[int] = []
+    pos = 0
+    while total:
+        m = regex.search(data, pos)
+        if m is None or (m.start() == size and data.endswith(b"\n")):  # after the last newline: no line there
+            break
+        i = bisect_right(starts, m.start()) - 1
+        found.append(i)
+        if i + 1 >= total:
+            break
+        pos = starts[i + 1]
+    return found
+
+
 def grep_lines(data: bytes, starts: list[int], pattern: str, context: int) -> tuple[bytes, int, int]:
     """``grep -n -C context``: (the numbered lines, matching lines, matching lines not printed)."""
     regex = compile_pattern(pattern)
     total = len(starts)
-    matches = []
-    search = regex.search
-    for i in range(total):
-        end = starts[i + 1] - 1 if i + 1 < total else len(data) - data.endswith(b"\n")  # ^ and $ are the line's
-        if search(data[starts[i] : end]) is not None:
-            matches.append(i)
+    matches = _matching_lines(regex, data, starts)
     shown, more = matches[:GREP_MAX], max(0, len(matches) - GREP_MAX)
     out = []
     prev = -1

@@ -376,3 +376,20 @@ def test_progress_only_on_a_terminal_and_for_big_inputs():
     progress("reducing", "big.log", PROGRESS_MIN + 1, stream=pipe)
     progress("reducing", "small.log", PROGRESS_MIN - 1, stream=tty)
     assert tty.getvalue() == "tokens: reducing big.log (50 MB)…\n" and pipe.getvalue() == ""
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"a\n", b"a\n\n", b"a", b"ok\r\nok\n", b"x\ny", AWKWARD,
+                                  b"ERROR a\nok\n  ERROR b\nERRORS\n\nlast ERROR"])
+@pytest.mark.parametrize("pattern", ["^$", "$", "^", "a", "ok$", "^y$", "[^a]", r"\s", "ERROR", "^ERROR", r"ERROR\b",
+                                     "x*", r"\x00", "(?i)error", "a\nb"])
+def test_the_whole_buffer_search_matches_a_line_by_line_search(data, pattern):
+    import re2
+
+    from flows.retrieve import _matching_lines, compile_pattern, line_starts
+
+    starts = line_starts(data)
+    one = re2.compile(pattern.encode())
+    by_line = [i for i, start in enumerate(starts)
+               if one.search(data[start : starts[i + 1] - 1 if i + 1 < len(starts) else len(data) - data.endswith(b"\n")])
+               is not None]
+    assert _matching_lines(compile_pattern(pattern), data, starts) == by_line
