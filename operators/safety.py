@@ -80,10 +80,15 @@ _VALID_MB = (  # a valid UTF-8 multi-byte sequence
     rb"|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}"
 )
 MARKER_LOOKALIKE = b"#ref:ctx_"
-# what may need cleaning (a superset: a region found here and left as it is costs nothing but time)
+# what may need cleaning (a superset: a region found here and left as it is costs nothing but time);
+# raw C1 bytes first: their context byte (ASCII, often a control) must not be taken by another alternative
 FIND_RE = _latin1(
-    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?:[^\n]|\z)|\xc2[\x80-\x9f]|" + _INVISIBLE
-    + rb"|#ref:ctx_|(?:[\x00-\x7f\xc0\xc1\xf5-\xff]|" + _VALID_MB + rb")[\x80-\xbf]*[\x80-\x9f]"
+    rb"(?:\A|[\x00-\x7f\xc0\xc1\xf5-\xff]|" + _VALID_MB + rb")[\x80-\xbf]*[\x80-\x9f]"
+    # C1-range bytes in invalid sequences: overlong or out-of-range forms, surrogates, cut-short sequences
+    rb"|\xe0[\x80-\x9f]|\xed[\xa0-\xbf][\x80-\x9f]|\xf0[\x80-\x8f]|\xf4[\x90-\x9f]"
+    rb"|[\xe1-\xef][\x80-\x9f](?:[^\x80-\xbf]|\z)"
+    rb"|[\xf0-\xf4](?:[\x80-\x9f]|[\x80-\xbf][\x80-\x9f]|[\x80-\x9f][\x80-\xbf])(?:[^\x80-\xbf]|\z)"
+    rb"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?:[^\n]|\z)|\xc2[\x80-\x9f]|" + _INVISIBLE + rb"|#ref:ctx_"
 )
 # what is removed from shown text (raw C1 bytes outside UTF-8 are removed before, by decoding; a
 # character erased by a backspace after); every alternative starts with a byte of its own, so sre
@@ -101,6 +106,8 @@ _STRIP = (
 STRIP_RE = re.compile(_STRIP)  # sre: its sub runs in C (the re2 module's sub loops in Python per match)
 ERASE_RE = re.compile(rb"(?:[^\x08\r\n\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|\x08")  # erased, or a lone backspace
 _OVERPRINT_RE = re.compile(rb"[^\n]*\r(?!\n)[^\n]*")  # a line holding a carriage return not ending it
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+_CONTINUATION = re.compile(rb"[\x80-\xbf]*")
 _RAW_C1 = dict.fromkeys(range(0xDC80, 0xDCA0))  # raw 0x80-0x9f bytes outside UTF-8, decoded by surrogateescape
 
 
@@ -123,21 +130,36 @@ def clean(data: bytes, kind: str = "") -> Cleaned:
     removed = 0
     if b"\r" in data:
         data, removed = _overprint(data)
-    if not data.isascii():
-        text = data.decode("utf-8", "surrogateescape")
-        stripped = text.translate(_RAW_C1)
-        if len(stripped) != len(text):
-            removed += len(text) - len(stripped)
-            data = stripped.encode("utf-8", "surrogateescape")
-    data, count = STRIP_RE.subn(b"", data)
-    removed += count
-    if b"\x08" in data:
-        data, count = ERASE_RE.subn(b"", data)
+    while True:  # again while something goes: removing a byte may join its neighbours into a new one
+        data, count = _strip_once(data)
+        if not count:
+            break
         removed += count
+    if data[:1] and 0x80 <= data[0] < 0xC0:  # cannot continue what is shown before it: stray
+        rest = data.lstrip(_CONTINUATION_BYTES)
+        removed, data = removed + len(data) - len(rest), rest
     quoted = data.count(MARKER_LOOKALIKE)
     if quoted:
         data = data.replace(MARKER_LOOKALIKE, _quote(kind))
     return Cleaned(data, removed, quoted)
+
+
+def _strip_once(data: bytes) -> tuple[bytes, int]:
+    """Raw C1 bytes outside UTF-8, then escape sequences, controls and invisible characters, then
+    characters erased by a backspace: the bytes left and how many things went."""
+    count = 0
+    if not data.isascii():
+        text = data.decode("utf-8", "surrogateescape")
+        stripped = text.translate(_RAW_C1)
+        if len(stripped) != len(text):
+            count += len(text) - len(stripped)
+            data = stripped.encode("utf-8", "surrogateescape")
+    data, found = STRIP_RE.subn(b"", data)
+    count += found
+    if b"\x08" in data:
+        data, found = ERASE_RE.subn(b"", data)
+        count += found
+    return data, count
 
 
 def clean_text(data: bytes, kind: str = "") -> bytes:
@@ -309,15 +331,29 @@ class _Builder:
         self.shown: list[bytes] = []
         self.removed = self.quoted = 0
         self.groups = 0
+        self.tail = b""  # the last visible bytes (a look-alike must not form across two pieces)
 
     def _flush(self) -> None:
         if self.shown:
             self.pieces.append([SHOW, b"".join(self.shown)])
             self.shown = []
 
+    def _join(self, head: bytes) -> None:
+        """Quote a look-alike that the visible text would form where ``head`` follows what is shown."""
+        tail = self.tail
+        at = (tail + head[: len(MARKER_LOOKALIKE)]).find(MARKER_LOOKALIKE, max(len(tail) - len(MARKER_LOOKALIKE) + 1, 0))
+        if 0 <= at < len(tail):
+            self.shown.append(b"\\")  # "#re" + "\\" + "f:ctx_": no longer a marker
+            self.quoted += 1
+            tail = b""
+        self.tail = (tail + head[-len(MARKER_LOOKALIKE):])[-len(MARKER_LOOKALIKE):] if len(head) < len(MARKER_LOOKALIKE) \
+            else head[-len(MARKER_LOOKALIKE):]
+
     def keep(self, start: int, end: int) -> None:
         if end <= start:
             return
+        self._join(self.raw[start:end] if end - start <= 2 * len(MARKER_LOOKALIKE)
+                   else self.raw[start : start + len(MARKER_LOOKALIKE)] + self.raw[end - len(MARKER_LOOKALIKE) : end])
         self._flush()
         pieces = self.pieces
         if pieces.kinds and pieces.kinds[-1] == KEEP and pieces.ends[-1] == start:
@@ -339,11 +375,14 @@ class _Builder:
 
     def show(self, text: bytes) -> None:
         if text:
+            self._join(text if len(text) <= 2 * len(MARKER_LOOKALIKE)
+                       else text[: len(MARKER_LOOKALIKE)] + text[-len(MARKER_LOOKALIKE):])
             self.shown.append(text)
 
     def mark(self, group: str) -> None:
         self._flush()
         self.pieces.append([MARK, group])
+        self.tail = b""  # a marker ends in hex digits: nothing forms across it
 
     def new_group(self, prefix: str) -> str:
         self.groups += 1
@@ -453,8 +492,12 @@ class _Pass:
             look = m.end()
 
     def clean(self, start: int, end: int) -> None:
-        raw, out = self.raw, self.out
+        raw = self.raw
         pos = start
+        if start < end and 0x80 <= raw[start] < 0xC0:  # starts inside a character: its bytes are stray here
+            pos = _CONTINUATION.match(raw, start, end).end()
+            self.out.omit(start, pos, CONTROLS, CONTROLS_REASON)
+            self.out.removed += pos - start
         while pos < end:
             m = self.next_match(pos, end)
             if m is None:
@@ -463,17 +506,30 @@ class _Pass:
             a = max(raw.rfind(b"\n", pos, at) + 1, pos)
             stop = min(max(m.end(), a + CHUNK), end)
             b = raw.find(b"\n", stop - 1, end)
-            b = end if b < 0 else b + 1
-            original = raw[a:b]
-            shown = out.show_cleaned(original)
-            out.keep(pos, a)
-            if shown == original:
-                out.keep(a, b)
-            else:
-                out.omit(a, b, CONTROLS, CONTROLS_REASON)
-                out.show(shown)
-            pos = b
-        out.keep(pos, end)
+            pos = self.region(pos, a, end if b < 0 else b + 1)
+        if pos < end and raw[end - 1] == 13:  # a CR whose LF is not shown right after it: a lone CR
+            pos = self.region(pos, max(raw.rfind(b"\n", pos, end) + 1, pos), end)
+        cut = _char_start(raw, end, pos) if end < len(raw) else end
+        if cut < end and raw[cut] >= 0xC0:  # ends inside a character: its first bytes are stray here
+            self.out.keep(pos, cut)
+            self.out.omit(cut, end, CONTROLS, CONTROLS_REASON)
+            self.out.removed += end - cut
+            return
+        self.out.keep(pos, end)
+
+    def region(self, pos: int, a: int, b: int) -> int:
+        """Keep ``raw[pos:a]``, show ``raw[a:b]`` cleaned (its bytes to the ref) unless cleaning
+        changes nothing; returns ``b``."""
+        out = self.out
+        original = self.raw[a:b]
+        shown = out.show_cleaned(original)
+        out.keep(pos, a)
+        if shown == original:
+            out.keep(a, b)
+        else:
+            out.omit(a, b, CONTROLS, CONTROLS_REASON)
+            out.show(shown)
+        return b
 
 
 def _ends_line(out: _Builder) -> bool:
@@ -492,6 +548,12 @@ def _ends_line(out: _Builder) -> bool:
     return True
 
 
+def _keeps_cr_without_lf(plan: Plan) -> bool:
+    """Whether a kept span ends between the CR and the LF of a CRLF (what follows it is not the LF)."""
+    raw, pieces = plan.raw, plan.pieces
+    return any(kind == KEEP and raw[end - 1] == 13 for kind, end in zip(pieces.kinds, pieces.ends))
+
+
 def _dirty_shows(pieces: Pieces) -> bool:
     shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
     return bool(shows) and FIND_RE.search(b"\n".join(shows)) is not None
@@ -505,7 +567,8 @@ def secure(plan: Plan, config, kind: str = "") -> Plan:
     binary = binary_regions(raw)
     long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
-    if not binary and not long and FIND_RE.search(raw) is None and not _dirty_shows(pieces):
+    if not binary and not long and FIND_RE.search(raw) is None and not _dirty_shows(pieces) \
+            and not (b"\r\n" in raw and _keeps_cr_without_lf(plan)):
         return plan
     work = _Pass(plan, settings, kind, binary, long)
     out = work.out

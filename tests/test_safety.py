@@ -1,0 +1,323 @@
+"""The safety pass: no terminal control sequence, hidden character or marker look-alike reaches the
+visible text, binary content and over-long lines stay small, and every input still restores byte for byte."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES, reduce_bytes
+from operators.reduction import KEEP, MARK, OMIT, Plan, omissions, passthrough, render, restore, restores_to
+from operators.safety import SafetySettings, clean, secure
+from operators.store import MARKER_RE
+
+FAMILIES = {
+    "csi_colour": b"\x1b[31;1m",
+    "csi_query": b"\x1b[6n",
+    "clear_screen_cursor": b"\x1b[2J\x1b[H\x1b[10;5f",
+    "osc52_clipboard": b"\x1b]52;c;cm0gLXJmIH4vCg==\x07",
+    "window_title": b"\x1b]0;pwned\x1b\\",
+    "dcs": b"\x1bP1$qm\x1b\\",
+    "apc_pm": b"\x1b_app payload\x1b\\\x1b^privacy\x1b\\",
+    "two_byte_escapes": b"\x1bc\x1b7\x1b(0\x1b8",
+    "c0_controls": b"\x00\x07\x0b\x0c\x7f\x01\x1a",
+    "backspace": b"x\x08y\x08",
+    "c1_utf8": b"\xc2\x9b31m\xc2\x85\xc2\x9d0;t\xc2\x9c\xc2\x90q\xc2\x9c",
+    "c1_raw": b"\x9b31m\x85 \x9d0;t\x9c",
+    "bidi": "\u202etxt.exe\u202c\u2066\u2069\u202a\u200f\u061c".encode(),
+    "invisible": "a\u200bb\u200dc\u2060\ufeff\U000e0041\U000e0042".encode(),
+    "cr_overprint": b"rm -rf / # hidden\r",
+}
+TYPES = {  # content type: a real fixture of it
+    "log": "sample.log",
+    "text": "sample.txt",
+    "json": "sample.json",
+    "diff": "sample.diff",
+    "build": "pytest_failure.txt",
+    "filelist": "sample.filelist",
+}
+
+UNSAFE_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
+UNSAFE_CHARS = re.compile(
+    "[\x80-\x9f\udc80-\udc9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def unsafe(visible: bytes) -> list:
+    """What a terminal would act on, or hide, in ``visible`` (checked independently of the module)."""
+    found = [m.group() for m in UNSAFE_BYTES.finditer(visible)]
+    found += [m.group() for m in UNSAFE_CHARS.finditer(visible.decode("utf-8", "surrogateescape"))]
+    return found
+
+
+def assert_restores(packet, raw: bytes) -> None:
+    assert packet.restore_pass is True and packet.recovery_pass is True, packet.trace
+    contents = [bytes(ref.content) if not isinstance(ref.content, bytes) else ref.content for ref in packet.references]
+    assert restore(packet.visible, packet.layout, contents) == raw
+
+
+def assert_lookalikes_quoted(visible: bytes, markers: list) -> None:
+    """Every ``#ref:ctx_`` in the visible text starts a real marker (one the plan's MARK pieces made)."""
+    real = {pos for pos, _ in markers}
+    assert [m.start() for m in re.finditer(rb"#ref:ctx_", visible) if m.start() not in real] == []
+
+
+def planted(kind: str, payload: bytes) -> bytes:
+    """The fixture of ``kind`` with ``payload`` planted in its third line, in a middle line, around a
+    signal line's first word, and at the end of its last line."""
+    raw = (FIXTURES / TYPES[kind]).read_bytes()
+    lines = raw.split(b"\n")
+    third, middle = 2, len(lines) // 2
+    if kind == "json":  # inside string values
+        lines[third] = lines[third].replace(b': "', b': "' + payload, 1)
+        lines[middle] = lines[middle].replace(b'"', b'"' + payload, 1)
+    else:
+        lines[third] = payload + lines[third]
+        lines[middle] = lines[middle] + payload
+    signal = next((i for i, line in enumerate(lines) if re.search(rb"ERROR|FAILED|error|^\+ ", line)), 0)
+    lines[signal] = re.sub(rb"(ERROR|FAILED|error|\+ )", payload.replace(b"\\", b"\\\\") + rb"\1", lines[signal], count=1)
+    lines[-2] = lines[-2] + payload
+    return b"\n".join(lines)
+
+
+VOCAB_GAP = pytest.mark.xfail(strict=True, reason="vocab.ESCAPES_PATTERN drops only the introducer of DCS/PM/APC "
+                                                   "strings: the build reducer shows their payload, the SIGNAL check does not")
+CASES = [pytest.param(kind, family, marks=VOCAB_GAP if kind == "build" and family in ("dcs", "apc_pm") else ())
+         for kind in sorted(TYPES) for family in sorted(FAMILIES)]
+
+
+@pytest.mark.parametrize("kind, family", CASES)
+def test_every_control_family_in_every_type_is_removed_and_restores(kind, family):
+    raw = planted(kind, FAMILIES[family])
+    assert unsafe(raw) or b"#ref:" in raw  # the planted payload is there to be found
+    packet = reduce_bytes(raw, source=f"{kind}-{family}", forced_type=kind)
+    assert packet.error == ""
+    assert unsafe(packet.visible) == [], packet.visible.decode("utf-8", "replace")[-600:]
+    assert_restores(packet, raw)
+    assert packet.signal_pass is True, packet.missing_signals
+    if "safety:controls" in packet.plan.reasons:  # lines were cleaned here: one note line says so
+        notes = re.findall(rb"\[terminal control sequences removed: [\d,]+[^\n]*; original bytes: #ref:ctx_[0-9a-f]+\]\n",
+                           packet.visible)
+        assert len(notes) == 1, packet.visible[-400:]
+    else:  # the reducer showed those lines its own way (escaped names, its own escape removal) or folded them
+        assert packet.visible.count(b"[terminal control sequences removed") == 0
+
+
+def test_a_signal_line_with_escapes_stays_visible_as_displayed():
+    raw = b"".join(b"2026-01-01 10:00:%02d INFO request ok id=%d\n" % (i % 60, i) for i in range(300))
+    raw += b"2026-01-01 10:05:00 \x1b[31mERROR\x1b[0m payment \xe2\x80\xaefailed\xe2\x80\xac for order 7\n"
+    raw += b"progress 10%\rprogress 90%\r2026-01-01 10:05:01 WARN disk at 91%\n"
+    packet = reduce_bytes(raw, forced_type="log")
+    assert packet.signal_pass is True, packet.missing_signals
+    assert b"2026-01-01 10:05:00 ERROR payment failed for order 7\n" in packet.visible
+    assert b"\n2026-01-01 10:05:01 WARN disk at 91%\n" in packet.visible  # the last frame, as a terminal shows it
+    assert b"progress 10%" not in packet.visible
+    assert unsafe(packet.visible) == []
+    assert_restores(packet, raw)
+
+
+def test_a_signal_line_is_reported_missing_when_it_is_not_shown():
+    """The SIGNAL check still bites on cleaned lines: drop the signal line and it fails."""
+    from operators.signals import auto_signals, missing_signals
+
+    raw = b"ok line\nERROR \x1b[31mboom\x1b[0m \xe2\x80\xae here\nlast\n"
+    auto = auto_signals("log", raw)
+    assert auto == [b"ERROR boom  here"]
+    assert missing_signals(b"ok line\nERROR boom  here\nlast\n", [], auto) == []
+    assert missing_signals(b"ok line\nlast\n", [], auto) == ["ERROR boom  here"]
+
+
+def test_clean_handles_each_family_and_counts_it():
+    assert clean(b"a\x1b[31mred\x1b[0m b").text == b"ared b"
+    assert clean(b"x\x1b]52;c;ZXZpbA==\x07y\x1b]0;t\x1b\\z").text == b"xyz"
+    assert clean(b"q\x1b[6n!").text == b"q!"
+    assert clean(b"\xc2\x9b2J\xc2\x85ok \x9b31m\x85").text == b"ok 31m"  # raw C1 bytes outside UTF-8 go alone
+    assert clean("\u20ac \u65e5 caf\u00e9".encode()).text == "\u20ac \u65e5 caf\u00e9".encode()  # UTF-8 untouched
+    assert clean(b"bold B\x08B under _\x08u").text == b"bold B under u"
+    assert clean(b"one\rtwo\r\nthree\r\r\n").text == b"two\r\nthree\r\n"
+    assert clean(b"text\r   \rnew\n").text == b"new\n"
+    done = clean(b"see #ref:ctx_abcdef and \x1b[1m#ref:\x1b[0mctx_123456")
+    assert done.text == b"see #ref\\:ctx_abcdef and #ref\\:ctx_123456" and done.quoted == 2 and done.removed == 2
+    assert clean(b'"#ref:ctx_abcdef"', "json").text == b'"\\u0023ref:ctx_abcdef"'
+
+
+def test_nothing_to_do_returns_the_same_plan():
+    for name in ("sample.log", "sample.txt", "sample.diff", "sample.filelist", "gcc_errors.txt"):
+        plan = passthrough((FIXTURES / name).read_bytes())
+        assert secure(plan, None) is plan
+    crlf = passthrough(b"line one\r\nline two\r\n" * 100)
+    assert secure(crlf, None) is crlf
+
+
+def _render(plan: Plan):
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, markers = render(plan, ids)
+    contents = omissions(plan)
+    return visible, layout, [contents[group] for group in plan.reasons], markers
+
+
+def test_reducer_text_is_cleaned_and_reducer_refs_are_kept():
+    raw = b"keep \x1b[1mthis\x1b[0m\nfold me\nfold me too\nend #ref:ctx_abcdef\n"
+    plan = Plan(raw)
+    plan.keep(0, raw.index(b"fold"))
+    plan.show(b"[folded \x1b]0;title\x07 \xe2\x80\xae2 lines: ")
+    plan.omit(raw.index(b"fold"), raw.index(b"end"), "fold", "folded lines")
+    plan.mark("fold")
+    plan.show(b"]\n")
+    plan.keep_rest().finish()
+    safe = secure(plan, None)
+    visible, layout, contents, markers = _render(safe)
+    assert visible.startswith(b"keep this\n[folded  2 lines: #ref:ctx_000000]\nend #ref\\:ctx_abcdef\n")
+    assert visible.endswith(b"; original bytes: #ref:ctx_000001]\n")
+    assert unsafe(visible) == []
+    assert contents[0] == b"fold me\nfold me too\n"  # the reducer's ref is untouched
+    assert restores_to(raw, visible, layout, contents)
+    assert_lookalikes_quoted(visible, markers)
+
+
+def test_marker_lookalikes_are_quoted_and_real_markers_stay(tmp_path):
+    from conftest import tokens_cli
+
+    raw = b"".join(b"2026-01-01 10:00:%02d INFO request ok id=%d\n" % (i % 60, i) for i in range(300))
+    raw += b"2026-01-01 10:04:00 INFO see #ref:ctx_abcdef for the details (#ref:ctx_123456789a)\n"
+    packet = reduce_bytes(raw, forced_type="log")
+    visible = packet.visible
+    assert b"see #ref\\:ctx_abcdef for the details (#ref\\:ctx_123456789a)" in visible
+    shown = [m.start() for m in MARKER_RE.finditer(visible)]
+    assert shown and set(shown) == {pos for pos, _ in _store_markers(packet)}  # each one a real marker
+    assert_restores(packet, raw)
+    path = tmp_path / "in.log"
+    path.write_bytes(raw)
+    home = tmp_path / "home"
+    out = tokens_cli("analyze", str(path), env={"NOLIFE_TOKENS_HOME": str(home)})
+    assert out.returncode == 0, out.stderr[-500:]
+    (tmp_path / "reduced.txt").write_bytes(out.stdout)
+    back = tokens_cli("expand", "--full", str(tmp_path / "reduced.txt"), env={"NOLIFE_TOKENS_HOME": str(home)})
+    assert back.returncode == 0 and back.stdout == raw
+
+
+def _store_markers(packet):
+    from operators.store import Store
+
+    return Store(os.environ["NOLIFE_TOKENS_HOME"]).get_manifest(packet.manifest_id).markers
+
+
+def test_json_lookalikes_keep_the_document_valid():
+    import json
+
+    doc = {"id": 1, "note": "#ref:ctx_abcdef", "items": [{"n": i, "pad": "x" * 40} for i in range(60)]}
+    raw = json.dumps(doc, indent=2).encode()
+    packet = reduce_bytes(raw, forced_type="json")
+    assert b"#ref:ctx_abcdef" not in packet.visible
+    assert json.loads(packet.visible)["note"] == "#ref:ctx_abcdef"
+    assert_restores(packet, raw)
+
+
+def test_a_50_mb_single_line_gives_a_small_visible_text(tmp_path):
+    raw = b"".join(b"%07d " % i + b"payload " * 131071 for i in range(50)) + b"ERROR at the very end"
+    assert len(raw) > 50_000_000
+    packet = reduce_bytes(raw, forced_type="text")
+    assert len(packet.visible) < 10_000
+    assert re.search(rb"^0000000 payload payload .* \xe2\x80\xa6 \[[\d,]+ bytes cut: #ref:ctx_[0-9a-f]+\] \xe2\x80\xa6 .*"
+                     rb"payload ERROR at the very end", packet.visible), packet.visible[:300]
+    assert packet.signal_pass is True and packet.restore_pass is True and packet.recovery_pass is True
+
+
+def test_30_mb_of_random_bytes_give_one_described_line():
+    raw = os.urandom(30_000_000)
+    packet = reduce_bytes(raw)
+    assert len(packet.visible) < 10_000, packet.visible[:300]
+    assert packet.visible.startswith(b"[binary data: 30,000,000 bytes, ")
+    assert ("starts " + raw[:16].hex(" ")).encode() in packet.visible
+    assert unsafe(packet.visible) == []
+    assert packet.restore_pass is True and packet.recovery_pass is True
+
+
+def test_an_elf_binary_is_described_by_its_magic():
+    raw = open("/bin/true", "rb").read()
+    assert raw[:4] == b"\x7fELF"
+    packet = reduce_bytes(raw)
+    assert packet.visible.startswith(f"[binary data: {len(raw):,} bytes, ELF executable; starts 7f 45 4c 46".encode())
+    assert len(packet.visible) < 400 and unsafe(packet.visible) == []
+    assert_restores(packet, raw)
+
+
+def test_binary_appended_to_text_keeps_the_text_and_describes_the_rest():
+    text = b"".join(b"line %d of the build output\n" % i for i in range(4000))
+    raw = text + os.urandom(300_000) + b"\nERROR after the blob\n"
+    plan = secure(passthrough(raw), None)
+    visible, layout, contents, _ids = _render(plan)
+    assert visible.startswith(b"line 0 of the build output\n")
+    assert b"[binary data: " in visible and len(visible) < len(text) + 70_000
+    assert restores_to(raw, visible, layout, contents)
+    assert unsafe(visible) == []
+
+
+def test_long_lines_are_cut_by_their_kind():
+    normal = b"x" * 5000
+    signal = b"ERROR " + b"y" * 9000
+    huge_signal = b"ERROR " + b"z" * 20000 + b" the end"
+    raw = b"short\n" + normal + b"\n" + signal + b"\n" + huge_signal + b"\nlast"
+    plan = secure(passthrough(raw), SimpleConfig())
+    visible, layout, contents, _ids = _render(plan)
+    assert b"\n" + signal + b"\n" in visible  # a signal line up to line_cap stays whole
+    assert normal not in visible and b"x" * 1024 + b" \xe2\x80\xa6 [3,720 bytes cut: #ref:" in visible
+    assert b" the end\nlast" in visible and huge_signal not in visible
+    assert len(visible) < len(signal) + 4_000
+    assert restores_to(raw, visible, layout, contents)
+
+
+class SimpleConfig:
+    safety = SafetySettings()
+
+
+def test_settings_are_validated():
+    import msgspec
+
+    with pytest.raises(ValueError):
+        SafetySettings(long_line=1000, keep_head=900, keep_tail=200)
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert({"long_line": 10}, SafetySettings)
+    assert msgspec.convert({"line_cap": 32768}, SafetySettings).line_cap == 32768
+
+
+hostile = st.lists(
+    st.one_of(
+        st.binary(max_size=40),
+        st.sampled_from(list(FAMILIES.values()) + [b"#ref:ctx_abcdef", b"\r\n", b"\n", b"\r", b"\xe2\x80", b"\xc2"]),
+    ),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile, st.integers(min_value=0, max_value=6))
+def test_random_bytes_with_escapes_restore_exactly(raw, cuts):
+    """Any bytes, under a plan that keeps, omits and shows in turn: the secured plan covers the raw
+    bytes once, restores them exactly and shows nothing unsafe."""
+    plan = Plan(raw)
+    step = max(len(raw) // (cuts + 1), 1)
+    pos, turn = 0, 0
+    while pos < len(raw):
+        end = min(pos + step, len(raw))
+        if turn % 3 == 1:
+            plan.omit(pos, end, "g", "test")
+            plan.mark("g")
+        else:
+            plan.keep(pos, end)
+        if turn % 3 == 2:
+            plan.show(b"[" + raw[pos:end][:8] + b"]")  # reducer text derived from the input
+        pos, turn = end, turn + 1
+    plan.finish()
+    safe = secure(plan, SimpleConfig())
+    safe.finish()
+    assert sum(e - s for k, s, e in zip(safe.pieces.kinds, safe.pieces.starts, safe.pieces.ends) if k in (KEEP, OMIT)) == len(raw)
+    visible, layout, contents, markers = _render(safe)
+    assert restores_to(raw, visible, layout, contents)
+    assert restore(visible, layout, [bytes(c) for c in contents]) == raw
+    assert unsafe(visible) == []
+    assert_lookalikes_quoted(visible, markers)
