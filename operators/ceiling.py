@@ -49,6 +49,9 @@ SIGNAL_SHARE = 0.75  # of the budget the signal templates may take; the rest goe
 LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
 SUFFIX_EST = 60
 CEILING_GUARD = "output ceiling"
+IN_GAPS = b"(in the gaps)"  # stands for a marker whose ref went wholly into the gaps (not longer than one)
+REST_GROUP, REST_REASON = "ceiling:between", "omitted between lines shown under the output ceiling"
+REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 # identifier-like tokens: holding a digit, or ':', '/', '=', '@' inside (paths, key=value, host:port)
@@ -189,7 +192,7 @@ class _Choice:
         self.kinds = kinds
         self.size = len(view.text)
         self.budget = budget
-        self.used = GAP_EST + len(HINT)  # nothing shown yet: one gap
+        self.used = GAP_EST + len(HINT) + REST_EST  # nothing shown yet: one gap; and the pooled ref's line
         self.items: dict[int, tuple[int, int, bytes]] = {}
         self.ends: set[int] = set()  # line ends (after the newline) of whole lines shown
         self.line_max = max(80, min(LINE_MAX, budget // 10))
@@ -406,8 +409,9 @@ def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int], hint
 
 
 def _fix_marks(old: Plan, new: Plan, marks_in_gaps: set[str]) -> None:
-    """A marker whose group went wholly into gaps says so instead; a group that keeps bytes but lost
-    every marker is named on a last line."""
+    """A marker whose group went wholly into gaps says so instead (in no more bytes than a marker);
+    the bytes of groups that lost every marker to the gaps (the reducer's copies of lines shown only
+    there) are pooled into one more ref, named on a last line."""
     pieces = new.pieces
     marked = set()
     for i, (kind, obj) in enumerate(zip(pieces.kinds, pieces.objs)):
@@ -416,14 +420,26 @@ def _fix_marks(old: Plan, new: Plan, marks_in_gaps: set[str]) -> None:
                 marked.add(obj)
             else:
                 pieces.kinds[i] = SHOW
-                pieces.objs[i] = b"(in the refs of the lines not shown)"
-    orphans = [g for g in new.reasons if g not in marked and g in marks_in_gaps]
-    if orphans:
-        new.show((b"" if new.ends_line() else b"\n") + b"[also omitted:")
-        for group in orphans:
-            new.show(b" ")
-            new.mark(group)
-        new.show(b"]\n")
+                pieces.objs[i] = IN_GAPS
+    orphans = {g for g in new.reasons if g not in marked and g in marks_in_gaps}
+    if not orphans:
+        return
+    rest = REST_GROUP
+    while rest in old.reasons:
+        rest += "+"
+    for i, (kind, obj) in enumerate(zip(pieces.kinds, pieces.objs)):
+        if kind == OMIT and obj in orphans:
+            pieces.objs[i] = rest
+    reasons = {}
+    for group, reason in new.reasons.items():
+        if group in orphans:
+            reasons.setdefault(rest, REST_REASON)
+        else:
+            reasons[group] = reason
+    new.reasons = reasons
+    new.show((b"" if new.ends_line() else b"\n") + b"[more lines omitted between the lines shown: ")
+    new.mark(rest)
+    new.show(b"]\n")
 
 
 def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list], hint: bool = True) -> Plan:
