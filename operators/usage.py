@@ -9,8 +9,9 @@ What the report can and cannot say: a packet is one distinct output (the same ou
 one content-addressed packet), a run of several windows is stored per window and once whole (only
 the whole one is counted when present), and ``tokens refs gc`` or the automatic retention removes old
 packets, so the report covers what the store still holds. Tokens are estimated (bytes/4). Whether a
-run hit the output ceiling is read from its refs: the ceiling parks every gap it cuts in a ref whose
-reason is ``operators.ceiling.GAP_REASON`` (without that module the count is unknown, never guessed).
+run hit the output ceiling is the manifest's ``ceiling`` flag; a manifest written before the flag
+existed is read from its refs instead (the ceiling parks every gap it cuts in a ref whose reason is
+``operators.ceiling.GAP_REASON``); without either the count is unknown, never guessed.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class _PacketInfo(msgspec.Struct):
     visible_bytes: int = 0
     refs: list[str] = []
     created: float = 0.0
+    ceiling: bool | None = None  # the output ceiling cut it (None: a manifest older than the flag)
 
 
 class GainRow(msgspec.Struct, kw_only=True):
@@ -237,7 +239,9 @@ def gain(home: Path | str) -> GainReport:
     total = GainRow(command="total")
     gap_reason = _gap_reason()
     for info in packets:
-        hit = None if gap_reason is None else _hit_ceiling(Path(home) / "context", info.refs, gap_reason)
+        hit = info.ceiling
+        if hit is None and gap_reason is not None:
+            hit = _hit_ceiling(Path(home) / "context", info.refs, gap_reason)
         row = rows.setdefault(command_of(info.source, info.type), GainRow(command=command_of(info.source, info.type)))
         for r in (row, total):
             r.runs += 1

@@ -154,3 +154,19 @@ def test_runs_cut_to_the_output_ceiling_are_counted(home):
     assert CEILING_GUARD in cut.guard and CEILING_GUARD not in fits.guard
     [row] = gain(home).rows
     assert row.command == "run: pytest" and row.runs == 2 and row.ceiling_hits == 1
+
+
+def test_the_manifest_flag_and_older_manifests_without_it(home):
+    import msgspec
+
+    cut = reduce_bytes((FIXTURES / "sample.diff").read_bytes(), source="run: pytest -x", budget=120)
+    path = home / "context" / f"{cut.manifest_id}.json"
+    doc = json.loads(path.read_bytes())
+    assert doc.get("ceiling") is True  # recorded by STORE
+    assert gain(home).total.ceiling_hits == 1
+    del doc["ceiling"]  # a manifest written before the flag: its gap refs tell
+    path.write_bytes(msgspec.json.encode(doc))
+    assert gain(home).total.ceiling_hits == 1
+    doc["ceiling"] = False  # the flag wins when it is there
+    path.write_bytes(msgspec.json.encode(doc))
+    assert gain(home).total.ceiling_hits == 0
