@@ -24,6 +24,7 @@ from operators.packet import ContextPacket
 from operators.tokens import estimate_tokens
 from operators.types import Facts
 from operators.types.build import display_line
+from operators.safety import clean_text
 from operators.types.log import signal_line_spans
 
 IMPORTANT_MAX = 5  # signal lines shown
@@ -72,7 +73,7 @@ def overview(packet: ContextPacket) -> bytes:
         lines.append(f"refs: none ({packet.guard})")
     if packet.manifest_id:
         lines.append(f"original: tokens expand --full {packet.manifest_id}")
-    body = "\n".join(lines) + "\n"
+    body = clean_text(("\n".join(lines) + "\n").encode()).decode()  # lines from the input: no terminal controls
     level0 = 0
     for _ in range(4):  # the line holds its own size: settle it
         tail = f"est. tokens L0/L1/L2: ~{level0:,}/~{m.visible_tokens:,}/~{m.raw_tokens:,}\n"

@@ -321,3 +321,16 @@ def test_random_bytes_with_escapes_restore_exactly(raw, cuts):
     assert restore(visible, layout, [bytes(c) for c in contents]) == raw
     assert unsafe(visible) == []
     assert_lookalikes_quoted(visible, markers)
+
+
+def test_level_0_overview_shows_no_controls(tmp_path):
+    from conftest import tokens_cli
+
+    raw = b"".join(b"2026-01-01 10:00:%02d INFO ok %d\n" % (i % 60, i) for i in range(200))
+    raw += b"2026-01-01 10:01:00 \x1b]52;c;cm0=\x07ERROR deploy \xe2\x80\xaegnp.exe\xe2\x80\xac \xc2\x9b6n failed\n"
+    path = tmp_path / "deploy.log"
+    path.write_bytes(raw)
+    out = tokens_cli("analyze", "--level", "0", str(path), env={"NOLIFE_TOKENS_HOME": str(tmp_path / "home")})
+    assert out.returncode == 0, out.stderr[-500:]
+    assert b"  2026-01-01 10:01:00 ERROR deploy gnp.exe  failed\n" in out.stdout
+    assert unsafe(out.stdout) == []
