@@ -119,15 +119,23 @@ def _templates(lines: list[bytes]) -> list[bytes]:
     return [t.rstrip() for t in masked]
 
 
-def uncounted(missing: list[str], visible: bytes) -> list[str]:
-    """The missing signal lines whose template no fold line of the ceiling counts."""
+def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "") -> list[str]:
+    """The missing signals a ceiling's cut does not account for: planted strings stay missing; a
+    signal line of a ``SIGNALS = "lines"`` type is accounted for when a fold line counts its template;
+    the signals of other types (a diff's changed lines) lie in gaps whose lines say how many lines
+    they hold and which ref (the ceiling shows the first of them and cuts whole runs)."""
+    from operators import types
+
+    lines_kind = kind not in types.names() or getattr(types.get(kind), "SIGNALS", "lines") == "lines"
+    wanted = set(planted)
     folded = set()
-    for line in visible.split(b"\n"):
+    for line in visible.split(b"\n") if lines_kind else ():
         line = line.rstrip(b"\r")
         m = _FOLD.search(line)
         if m:
             folded.add(template(line[: m.start()]))
-    return [s for s in missing if template(s.encode("utf-8", "replace")) not in folded]
+    return [s for s in missing
+            if s in wanted or (lines_kind and template(s.encode("utf-8", "replace")) not in folded)]
 
 
 class _View:
@@ -465,6 +473,7 @@ class RunBudget:
     of the budget kept for it (``END_SHARE``); the templates that do not fit are counted."""
 
     END_SHARE = 0.25
+    WINDOW_MIN = 4000  # bytes a printed window is given at least
 
     def __init__(self, total_bytes: int):
         self.total = total_bytes
@@ -474,7 +483,8 @@ class RunBudget:
         self.unshown: dict[bytes, list] = {}  # template -> [count, first line] of the windows not printed
 
     def allot(self) -> int:
-        share = max((self.windows_share - self.spent - self.pending) // 2, BUDGET_MIN + RESERVE)
+        floor = max(BUDGET_MIN + RESERVE, min(self.WINDOW_MIN, self.windows_share // 4))  # room for a few templates
+        share = max((self.windows_share - self.spent - self.pending) // 2, floor)
         self.pending += share
         return share // 4
 

@@ -217,7 +217,8 @@ def signal(packet: ContextPacket) -> ContextPacket:
     auto = auto_signals(packet.type, packet.raw)
     packet.missing_signals = missing_signals(packet.visible, packet.expected_signals, auto)
     if packet.missing_signals and ceiling.CEILING_GUARD in packet.guard:  # folded lines count by template
-        packet.missing_signals = ceiling.uncounted(packet.missing_signals, packet.visible)
+        packet.missing_signals = ceiling.uncounted(packet.missing_signals, packet.visible, packet.expected_signals,
+                                                   packet.type)
     packet.signal_pass = not packet.missing_signals
     figures = {"result": packet.signal_pass, "planted": len(packet.expected_signals), "auto": len(auto)}
     if packet.missing_signals:

@@ -315,3 +315,19 @@ def test_fine_log_with_a_ref_per_template_fits_and_restores(home):
     assert packet.restore_pass and packet.recovery_pass and packet.signal_pass
     assert len(packet.references) < 400
     _check_templates(packet.visible, counts)
+
+
+def test_a_big_diff_shows_its_first_changes_and_counts_the_rest(home):
+    """A diff's signal is every changed line: under the ceiling the first ones show, every cut run of
+    lines is a counted gap with its ref, SIGNAL accepts that, and the diff restores exactly."""
+    parts = []
+    for f in range(300):
+        parts.append(b"diff --git a/src/f%d.py b/src/f%d.py\n--- a/src/f%d.py\n+++ b/src/f%d.py\n@@ -1,40 +1,40 @@\n" % (f, f, f, f))
+        for k in range(40):
+            parts.append(b" context line %d\n" % k if k % 5 else b"-old value %d %d\n+new value %d %d\n" % (f, k, f, k))
+    raw = b"".join(parts)
+    packet = reduce_bytes(raw, forced_type="diff")
+    assert CEILING_GUARD in packet.guard and len(packet.visible) < CEILING
+    assert packet.visible.startswith(b"diff --git a/src/f0.py") and b"+new value 0 0\n" in packet.visible
+    assert GAP_RE.search(packet.visible)
+    assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
