@@ -53,6 +53,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
+from array import array
 from bisect import bisect_right
 
 import msgspec
@@ -145,22 +146,28 @@ def important_values(raw: bytes, start: int, ends: Ends) -> set[bytes]:
     return found
 
 
-_fold_res: dict[tuple[str, ...], re.Pattern | None] = {}
+_fold_res: dict[tuple[str, ...], tuple | None] = {}
 
 
-def fold_field_re(fields: tuple[str, ...]) -> re.Pattern | None:
+def fold_field_re(fields: tuple[str, ...]) -> tuple | None:
     """``"<key>": <value>`` for a key whose last word is one of ``fields`` (``status``, ``check_status``,
-    ``statusCode`` is ``code``); group 1 the key, group 2 the value (a string, or the first bytes of
-    anything else). Compiled once per field list."""
+    ``statusCode`` is ``code``: a camel-case word starts upper-case): an RE2 (Latin-1) pattern without
+    groups that finds them, and the ``match`` of the same pattern in ``re`` reading group 1 (the key)
+    and group 2 (the value: a string, or the first bytes of anything else). None for no fields.
+    Compiled once per field list."""
     if fields not in _fold_res:
-        if not fields:
+        words = [f.lower().encode() for f in fields if f]
+        if not words:
             _fold_res[fields] = None
         else:
-            words = b"|".join(re.escape(f.lower().encode()) for f in fields)
-            _fold_res[fields] = re.compile(
-                rb'"((?:[A-Za-z0-9_]{0,40}[_\-. ]|[a-z][a-z0-9]{0,40}(?=[A-Z]))?(?i:' + words + rb'))"[ \t\r\n]*:[ \t\r\n]*'
-                rb'("(?:[^"\\]|\\.){0,200}"|[^,\]}\s]{1,64})'
-            )
+            plain = b"|".join(re.escape(w) for w in words)
+            camel = b"|".join(re.escape(w[:1].upper()) + b"(?i:" + re.escape(w[1:]) + b")" for w in words)
+            key = rb'(?:[A-Za-z0-9_]{0,40}[_\-. ])?(?i:' + plain + rb')|[a-z][a-z0-9]{0,40}(?:' + camel + rb')'
+            value = rb'"(?:[^"\\]|\\.){0,200}"|[^,\]}\s]{1,64}'
+            gap = rb"[ \t\r\n]*:[ \t\r\n]*"
+            scan = re2.compile(rb'"(?:' + key + rb')"' + gap + rb"(?:" + value + rb")", options=_LATIN1)
+            read = re.compile(rb'"(' + key + rb')"' + gap + rb"(" + value + rb")").match
+            _fold_res[fields] = (scan, read)
     return _fold_res[fields]
 
 
@@ -386,34 +393,49 @@ class _Reducer:
             return
         raw = self.raw
         n = len(idxs)
-        span = (raw, entries[idxs[0]][2], entries[idxs[-1]][3])
-        pairs: dict[int, list[tuple[bytes, bytes]]] = {}
-        values: dict[bytes, set[bytes]] = {}
-
-        def value_start(i: int) -> int:
-            return entries[i][2]
-
-        for m in self.fold_re.finditer(*span):
-            j = bisect_right(idxs, m.start(), 0, n, key=value_start) - 1
-            if j < 0 or m.start() >= entries[idxs[j]][3]:
+        starts, ends = entries.vs, entries.ve
+        span = (raw, starts[idxs[0]], ends[idxs[-1]])
+        pair_ids: dict[tuple[bytes, bytes], int] = {}  # (field, value) -> a number
+        hits, hit_pairs = array("q"), array("i")  # where each pair was found, in order
+        scan, read = self.fold_re
+        for found in scan.finditer(*span):  # RE2 finds them (a DFA: fast over megabytes of NDJSON)
+            m = read(raw, found.start(), span[2])  # ``re`` reads the key and the value
+            if m is None:  # the engines differ on a byte such as \v: skip it
                 continue
-            field, value = m.group(1).lower(), m.group(2)
-            pairs.setdefault(j, []).append((field, value))
-            values.setdefault(field, set()).add(value)
+            hits.append(m.start())
+            hit_pairs.append(pair_ids.setdefault((m[1].lower(), m[2]), len(pair_ids)))
+        counts: dict[bytes, int] = {}
+        for field, _ in pair_ids:
+            counts[field] = counts.get(field, 0) + 1
         limit = max(DIVERSE_MIN, n // 4)
-        fields = {field for field, seen in values.items() if 1 < len(seen) and (field in ENUMS or len(seen) <= limit)}
+        fields = {field for field, count in counts.items() if count > 1 and (field in ENUMS or count <= limit)}
         if not fields:
-            return
-        seen: set[tuple[bytes, bytes]] = set()
-        for j in range(n):  # what the kept items show already
+            return  # one value each (every line "status": 200): nothing to keep
+        useful = bytearray(len(pair_ids))  # 1: a pair of a category field
+        for (field, _), pid in pair_ids.items():
+            useful[pid] = field in fields
+        item_pairs: dict[int, list[int]] = {}  # position in idxs -> its useful pairs (ascending positions)
+        j = 0
+        for at, pid in zip(hits, hit_pairs):
+            if not useful[pid]:
+                continue
+            while j < n and ends[idxs[j]] <= at:  # the items and the hits both move forward
+                j += 1
+            if j == n:
+                break
+            if at >= starts[idxs[j]]:
+                item_pairs.setdefault(j, []).append(pid)
+        seen = bytearray(len(pair_ids))
+        for j, pids in item_pairs.items():  # what the kept items show already
             if keep[j]:
-                seen.update(pair for pair in pairs.get(j, ()) if pair[0] in fields)
-        for j in range(n):
-            if not keep[j]:
-                new = [pair for pair in pairs.get(j, ()) if pair[0] in fields and pair not in seen]
-                if new:
-                    keep[j] = 1
-                    seen.update(new)
+                for pid in pids:
+                    seen[pid] = 1
+        for j, pids in item_pairs.items():
+            new = [pid for pid in pids if not seen[pid]]
+            if new and not keep[j]:
+                keep[j] = 1
+                for pid in new:
+                    seen[pid] = 1
 
     def mark_important(self, entries, idxs, keep: bytearray, lo: int, hi: int) -> None:
         """Keep the entries whose key (a map's) or string value is the document's current version or
