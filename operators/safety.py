@@ -554,6 +554,14 @@ def _keeps_cr_without_lf(plan: Plan) -> bool:
     return any(kind == KEEP and raw[end - 1] == 13 for kind, end in zip(pieces.kinds, pieces.ends))
 
 
+def _cuts_a_character(plan: Plan) -> bool:
+    """Whether a kept span starts or ends inside a UTF-8 character (its bytes would be stray)."""
+    raw, pieces = plan.raw, plan.pieces
+    size = len(raw)
+    return any(kind == KEEP and (0x80 <= raw[start] < 0xC0 or (end < size and 0x80 <= raw[end] < 0xC0))
+               for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends))
+
+
 def _dirty_shows(pieces: Pieces) -> bool:
     shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
     return bool(shows) and FIND_RE.search(b"\n".join(shows)) is not None
@@ -568,7 +576,8 @@ def secure(plan: Plan, config, kind: str = "") -> Plan:
     long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
     if not binary and not long and FIND_RE.search(raw) is None and not _dirty_shows(pieces) \
-            and not (b"\r\n" in raw and _keeps_cr_without_lf(plan)):
+            and not (b"\r\n" in raw and _keeps_cr_without_lf(plan)) \
+            and (raw.isascii() or not _cuts_a_character(plan)):
         return plan
     work = _Pass(plan, settings, kind, binary, long)
     out = work.out

@@ -334,3 +334,13 @@ def test_level_0_overview_shows_no_controls(tmp_path):
     assert out.returncode == 0, out.stderr[-500:]
     assert b"  2026-01-01 10:01:00 ERROR deploy gnp.exe  failed\n" in out.stdout
     assert unsafe(out.stdout) == []
+
+
+@pytest.mark.parametrize("raw", [
+    b"\x1b[31mhi\x1b[0m\n",  # shorter than min_bytes: passed through, still cleaned
+    b"a\x1b]0;t\x07\n" * 200,  # a plan no smaller than the input falls back to the cleaned input
+])
+def test_passed_through_inputs_are_cleaned_too(raw):
+    packet = reduce_bytes(raw)
+    assert unsafe(packet.visible) == [] and b"\x1b" not in packet.visible
+    assert_restores(packet, raw)
