@@ -13,14 +13,19 @@ the budget is spent:
 Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
 go to one new ref, its synthetic lines (summaries, markers) are dropped, and one line stands where
 it was: ``[… 1,234 lines (56 KB) not shown: #ref:ctx_…]`` (the first one also says how to read a
-ref). A reducer group whose bytes all went into gaps disappears with its marker; one that keeps
-bytes outside the gaps but lost its every marker is named on a last line, so no omission is
-unnamed. Signal templates that did not fit are counted on a first line. A line longer than
-``LINE_MAX`` (or a tenth of the budget) is shown cut, the rest of it in the next gap's ref.
+ref). A reducer group whose bytes all went into gaps disappears, its marker reading ``(in the
+gaps)``; the bytes of groups that keep some outside the gaps but lost every marker are pooled into
+one more ref named on a last line, so no omission is unnamed. Signal templates that did not fit are
+counted on a first line. A line longer than ``LINE_MAX`` (or a tenth of the budget) is shown cut,
+the rest of it in the next gap's ref.
+
+``apply`` is OPTIMIZE's step (after the reducer and the safety pass): the packet's ``budget``
+(estimated tokens) or ``[ceiling] max_chars``. ``RunBudget`` shares one ceiling among the windows of
+a ``tokens run``. The SIGNAL check asks ``uncounted`` which missing signals a cut accounts for.
 
 Linear: the visible text is built once, the signal lines are found in one RE2 pass and their
-templates in one more; only the lines shown (a budget's worth) are handled one by one, and the gaps
-are located by bisection over the pieces' offsets.
+templates in one regex pass; only the lines shown (a budget's worth) are handled one by one, and
+the gaps are located by bisection over the pieces' offsets.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import Annotated, Callable
 import msgspec
 
 from operators.config import Section
-from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan
 from operators.store import REF_ID_LEN
 from operators.vocab import signal_line_spans
 
@@ -47,7 +52,6 @@ HINT = " — tokens expand ctx_… --grep PATTERN".encode()
 SUMMARY_EST = 200  # the line counting the signal templates that did not fit
 SIGNAL_SHARE = 0.75  # of the budget the signal templates may take; the rest goes to head and tail
 LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
-SUFFIX_EST = 60
 CEILING_GUARD = "output ceiling"
 IN_GAPS = b"(in the gaps)"  # stands for a marker whose ref went wholly into the gaps (not longer than one)
 REST_GROUP, REST_REASON = "ceiling:between", "omitted between lines shown under the output ceiling"

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from operators.ceiling import CEILING_GUARD, RunBudget, fit, template, visible_size
-from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, omissions, passthrough, render, restore
+from operators.reduction import MARK, Plan, omissions, passthrough, render, restore
 from operators.vocab import signal_line_spans
 from tests.conftest import reduce_bytes, tokens_cli
 
