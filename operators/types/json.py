@@ -78,7 +78,8 @@ PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"deta
 ELLIPSIS = "\u2026".encode()
 KEEP, RECURSE, NOISE, STRING, RUN = range(5)
 PAD, LINK = ("pad",), ("link",)  # member kinds bucketed per object (see plan_object)
-ENUMS = {b"status", b"state", b"conclusion", b"severity", b"result"}  # always categories (see mark_diverse)
+ENUMS = {b"status", b"state", b"conclusion", b"severity", b"result"}  # categories (see mark_diverse) ...
+ENUM_MAX = 64  # ... up to this many distinct values however few the items (free text is no category)
 DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct values is a category
 HEAD_BYTES = 512  # the first items of a fold stop here (one at least): big items show one example
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
@@ -387,8 +388,8 @@ class _Reducer:
     def mark_diverse(self, entries, idxs, keep: bytearray) -> None:
         """Keep every item holding a value of a decision field (``fold_fields``: status, conclusion,
         …) that no item kept before it holds. ``status``, ``state``, ``conclusion``, ``severity`` and
-        ``result`` are always categories; another field with many distinct values (an id-like code, a
-        zip code, error texts) is not looked at."""
+        ``result`` are categories up to ``ENUM_MAX`` distinct values; another field with many distinct
+        values (an id-like code, a zip code, error texts) is not looked at."""
         if self.fold_re is None:
             return
         raw = self.raw
@@ -408,7 +409,7 @@ class _Reducer:
         for field, _ in pair_ids:
             counts[field] = counts.get(field, 0) + 1
         limit = max(DIVERSE_MIN, n // 4)
-        fields = {field for field, count in counts.items() if count > 1 and (field in ENUMS or count <= limit)}
+        fields = {field for field, count in counts.items() if 1 < count <= (max(ENUM_MAX, limit) if field in ENUMS else limit)}
         if not fields:
             return  # one value each (every line "status": 200): nothing to keep
         useful = bytearray(len(pair_ids))  # 1: a pair of a category field
