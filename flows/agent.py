@@ -239,7 +239,10 @@ def cmd_run(args: argparse.Namespace, config) -> int:
         source = source[: SOURCE_MAX - 1] + "…"
     _quiet_trace(args.trace)
     flow_source = None  # built after the command starts; the handlers below may fire before
-    proc, code = _start(cmd)
+    from flows.quick import take_started
+
+    started = take_started(cmd)  # a command the fast path started and handed over (signals blocked)
+    proc, code = (started.child, 0) if started is not None else _start(cmd)
     if proc is None:
         return code
     run = _Run(args, sys.stdout.buffer)
@@ -254,9 +257,12 @@ def cmd_run(args: argparse.Namespace, config) -> int:
             flow_source.stop()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in FORWARDED}
+    if started is not None:
+        started.unblock()  # a signal that came while the fast path held the command is handled now
     try:
         flow_source = RunSource(proc, source, config, granularity=args.granularity or config.reduce.granularity,
-                                forced_type=args.type)
+                                forced_type=args.type, initial=started.data if started else b"",
+                                ended=bool(started and started.eof))
         if not args.raw:  # the windows share one output ceiling
             from flows.cli import _budget
             from operators.ceiling import run_budget

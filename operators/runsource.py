@@ -66,7 +66,7 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self.src = source
         self.fd = source.proc.stdout.fileno()
         os.set_blocking(self.fd, False)
-        self.buf = bytearray()
+        self.buf = bytearray(source.initial)
         self.scan = 0  # buf[:scan] was searched for signal lines
         self.emitted = 0  # bytes of output in windows so far
         now = time.monotonic()
@@ -74,10 +74,12 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self.signal_at: float | None = None
         self.exited_at: float | None = None
         self.stop_at: float | None = None
-        self.eof = False
+        self.eof = source.ended
         self.windows = 0
         self.out: list[ContextPacket] = []
         self.finished = False
+        if self.buf:
+            self._find_signal()
 
     # -- reading ---------------------------------------------------------------------------------
     def _read(self) -> None:
@@ -207,8 +209,10 @@ class RunSource(FixedPartitionedSource[ContextPacket, None]):
     ``source``: the packets' source name (``run: CMD ARGS``). Single partition; one worker."""
 
     def __init__(self, proc: subprocess.Popen, source: str, config: Config, granularity: str = "coarse",
-                 forced_type: str | None = None):
+                 forced_type: str | None = None, initial: bytes = b"", ended: bool = False):
         self.proc = proc
+        self.initial = initial  # output already read from the pipe (by the fast path of tokens run)
+        self.ended = ended  # ... up to its end
         self.source = source
         self.config = config
         self.granularity = granularity

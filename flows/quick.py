@@ -1,0 +1,220 @@
+"""The ``tokens`` entry point, and the short-output fast path of ``tokens run``.
+
+An agent sends every shell command through ``tokens run``; most print a few lines, which the graph
+would pass through untouched (shorter than ``min_bytes``). Paying for the engine's start-up on each
+of them would cost far more than the command itself, so ``main`` looks first, importing nothing
+but ``os``, ``sys`` and ``select``:
+
+* only ``tokens run -- CMD …`` (or ``tokens run CMD …``) with no options, on Linux, with no config
+  file that could change ``min_bytes`` (no ``$NOLIFE_TOKENS_CONFIG``, no user config file) and
+  ``NOLIFE_TOKENS_QUICK`` not ``0``;
+* the command starts exactly as the full path starts it (its own session, stdout and stderr on one
+  pipe, default signal dispositions) and is read for at most ``QUICK_WAIT`` s;
+* when it exits within that time having printed fewer than ``DEFAULT_MIN_BYTES`` bytes of plain
+  printable ASCII (tab, newline and CRLF allowed; no ``#ref:``), the result is what the graph prints
+  for it — the bytes unchanged, ``[command failed: exit code N]`` first when it failed, a final
+  newline when the output lacks one — and nothing is stored (nothing was omitted);
+* otherwise (more output, a slower command, other bytes) the command keeps running and is handed to
+  the full path (``flows.agent.cmd_run``) with what was read so far: nothing is read twice or lost.
+
+SIGINT, SIGTERM and SIGHUP are blocked while the fast path holds the command (the child starts with
+an empty mask); a signal that arrives then stays pending and is delivered once the full path has
+installed its handlers, which forward it to the command's group. ``tests/test_quick.py`` proves the
+fast path prints byte for byte what the graph prints, for every fixture and bad input cut short.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+QUICK_WAIT = 0.25  # seconds the fast path waits for a command to finish
+DEFAULT_MIN_BYTES = 512  # operators.config.ReduceConfig.min_bytes: shorter inputs pass through
+_PLAIN = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
+class Child:
+    """A command started by ``posix_spawn``, with what ``flows.agent``/``operators.runsource`` use of a
+    ``subprocess.Popen``: ``pid``, ``stdout``, ``poll()``, ``wait(timeout)`` and ``returncode``."""
+
+    def __init__(self, pid: int, read_fd: int):
+        self.pid = pid
+        self.stdout = os.fdopen(read_fd, "rb", buffering=0)
+        self.returncode: int | None = None
+
+    def _status(self, flags: int) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, flags)
+            except ChildProcessError:
+                return self.returncode
+            if pid:
+                self.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self._status(os.WNOHANG)
+
+    def wait(self, timeout: float | None = None) -> int:
+        if timeout is None:
+            return self._status(0)
+        import time
+
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            if time.monotonic() >= deadline:
+                import subprocess
+
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.01)
+        return self.returncode
+
+
+class Started:
+    """A command the fast path started and handed over: the process, the bytes read, whether the output
+    has ended, and the signal mask to restore once the full path handles signals."""
+
+    def __init__(self, cmd: list[str], child: Child, data: bytes, eof: bool, mask):
+        self.cmd, self.child, self.data, self.eof, self._mask = cmd, child, data, eof, mask
+
+    def unblock(self) -> None:
+        """Restore the signal mask: a signal that arrived meanwhile is delivered now."""
+        import _signal
+
+        if self._mask is not None:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, self._mask)
+            self._mask = None
+
+
+_handover: Started | None = None
+
+
+def take_started(cmd: list[str]) -> Started | None:
+    """The command the fast path started for ``cmd``, once (None when it started none)."""
+    global _handover
+    started, _handover = _handover, None
+    return started if started is not None and started.cmd == cmd else None
+
+
+def _command(argv: list[str]) -> list[str] | None:
+    """The command of a ``run`` with no options, else None."""
+    if len(argv) < 2 or argv[0] != "run":
+        return None
+    cmd = argv[2:] if argv[1] == "--" else argv[1:]
+    if not cmd or cmd[0].startswith("-") or os.path.basename(cmd[0]) == "tokens":
+        return None
+    return cmd
+
+
+def _eligible() -> bool:
+    if sys.platform != "linux" or os.environ.get("NOLIFE_TOKENS_QUICK") == "0":
+        return False
+    if os.environ.get("NOLIFE_TOKENS_CONFIG"):
+        return False
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
+    return not os.path.exists(os.path.join(base, "nolife-tokens", "config.toml"))
+
+
+def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
+    """Start ``cmd`` as ``flows.agent`` does: (child, 0), or (None, exit code) with the same message."""
+    import _signal
+
+    read_fd, write_fd = os.pipe()
+    if min(read_fd, write_fd) < 3:  # a standard stream was closed: leave it to the full path
+        os.close(read_fd)
+        os.close(write_fd)
+        return None, -1
+    defaults = [_signal.SIGPIPE, _signal.SIGXFSZ]  # Python ignores these; a command must not inherit that
+    try:
+        pid = os.posix_spawnp(cmd[0], cmd, os.environ, setsid=True, setsigmask=(), setsigdef=defaults,
+                              file_actions=[(os.POSIX_SPAWN_DUP2, write_fd, 1), (os.POSIX_SPAWN_DUP2, write_fd, 2),
+                                            (os.POSIX_SPAWN_CLOSE, read_fd), (os.POSIX_SPAWN_CLOSE, write_fd)])
+    except FileNotFoundError:
+        message, code = f"command not found: {cmd[0]}", 127
+    except PermissionError:
+        message, code = f"cannot execute (permission denied): {cmd[0]}", 126
+    except OSError as exc:
+        message, code = f"cannot execute {cmd[0]}: {exc.strerror or exc}", 126
+    else:
+        os.close(write_fd)
+        return Child(pid, read_fd), 0
+    os.close(read_fd)
+    os.close(write_fd)
+    print(f"tokens: error: {message}", file=sys.stderr)
+    return None, code
+
+
+def _read(child: Child, limit: int) -> tuple[bytes, bool]:
+    """What the command prints within QUICK_WAIT s (stopping at ``limit`` bytes), and whether the
+    output ended and the command exited."""
+    import select
+    import time
+
+    fd = child.stdout.fileno()
+    deadline = time.monotonic() + QUICK_WAIT
+    data = bytearray()
+    while len(data) < limit:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return bytes(data), False
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    else:
+        return bytes(data), False
+    while child.poll() is None:  # the output ended: the command is about to exit
+        if time.monotonic() >= deadline:
+            return bytes(data), False
+        time.sleep(0.001)
+    return bytes(data), True
+
+
+def _plain(data: bytes) -> bool:
+    return not data.translate(None, _PLAIN) and b"#ref:" not in data and data.replace(b"\r\n", b"").find(b"\r") < 0
+
+
+def try_run(argv: list[str]) -> int | None:
+    """Run a short command completely (its exit status), or hand it over (None: the full path goes on)."""
+    global _handover
+    cmd = _command(argv)
+    if cmd is None or not _eligible():
+        return None
+    import _signal
+
+    mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, [_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP])
+    child, code = _spawn(cmd)
+    if child is None:
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
+        return None if code < 0 else code
+    data, done = _read(child, DEFAULT_MIN_BYTES)
+    if not (done and len(data) < DEFAULT_MIN_BYTES and _plain(data)):
+        _handover = Started(cmd, child, data, done, mask)
+        return None
+    child.stdout.close()
+    status = child.returncode
+    status = 128 - status if status < 0 else status
+    out = (f"[command failed: exit code {status}]\n".encode() if status else b"") + data
+    if data and not data.endswith(b"\n"):
+        out += b"\n"
+    try:
+        os.write(1, out) if out else None
+    except BrokenPipeError:
+        pass
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)  # a signal that came meanwhile ends us now
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``tokens`` console script: the fast path first, else the full command line (``flows.cli``)."""
+    if argv is None:
+        status = try_run(sys.argv[1:])
+        if status is not None:
+            return status
+    from flows.cli import main as full
+
+    return full(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
