@@ -291,8 +291,8 @@ def _choose(view: _View, budget: int, signal: Callable, kinds) -> tuple[_Choice,
         choice.used += SUMMARY_EST
         signal_budget = int(budget * SIGNAL_SHARE)
         for count, first, last in groups.values():
-            suffix = _fold_suffix(text, count, first, last)
-            fits = choice.used < signal_budget and choice.add(first[0], _line_end(text, first[0]), suffix)
+            fits = choice.used < signal_budget and choice.add(  # the suffix is made only for a line tried
+                first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
             if not fits:
                 left_templates += 1
                 left_lines += count
