@@ -44,9 +44,10 @@ STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SI
 
 def load(packet: ContextPacket) -> ContextPacket:
     if packet.path is not None:
+        from operators.sources import read_input  # never a hang: a FIFO or device swapped in is an error
+
         try:
-            with open(packet.path, "rb") as fh:
-                packet.raw = fh.read()
+            packet.raw = read_input(packet.path)
         except OSError as exc:
             packet.error = f"cannot read {packet.path}: {exc.strerror or exc}"
             packet.add_trace("LOAD", error=packet.error)
