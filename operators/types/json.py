@@ -230,6 +230,7 @@ class _Reducer:
         self.keep_keys = {k.lower().encode() for k in cfg.keep_keys}
         self.important: set[bytes] = set()  # the current version and dist-tags (see important_values)
         self.shown: dict[bytes, tuple[str, ...] | None] = {}  # digest of a container walked -> its path
+        self.plain_keys: dict[bytes, str] = {}  # ordinary keys (quoted) and their path segment (see skip_single_members)
 
     # ---- refs -------------------------------------------------------------------------------
     def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
@@ -672,6 +673,7 @@ class _Reducer:
         a container that is simply walked (``{"a":{"a":{…}}}``): the same result as a walk level each,
         at a few regex steps a level. Returns the container to walk, its path and protection."""
         raw, ends = self.raw, self.ends
+        plain = self.plain_keys
         while True:
             m = SINGLE_MEMBER.match(raw, vs)
             if m is None:
@@ -681,14 +683,29 @@ class _Reducer:
             close = CLOSE_OBJ.match(raw, ce) if ce is not None else None
             if close is None or close.end() != ends.get(vs):
                 break
-            entry = (m.start(1), m.end(1), cs, ce)
-            action = self.member_action(entry, path, protected)
+            key = m.group(1)
+            seg = plain.get(key)
+            if seg is not None:  # an ordinary key met before: its container is simply walked
+                vs, path = cs, _extend(path, seg)
+                continue
+            action = self.member_action((m.start(1), m.end(1), cs, ce), path, protected)
             if action is None:
-                action = self.plain_action(cs, ce, _extend(path, _seg(raw[entry[0] + 1 : entry[1] - 1])), protected)
+                seg = _seg(key[1:-1])
+                if self.key_only(key[1:-1]):
+                    plain[key] = seg
+                action = self.plain_action(cs, ce, _extend(path, seg), protected)
             if action[0] != RECURSE:
                 break
             vs, path, protected = cs, action[1], action[2]
         return vs, path, protected
+
+    def key_only(self, key: bytes) -> bool:
+        """Whether a key found ordinary is ordinary whatever its value (no link or noise key, whose
+        fate depends on the value)."""
+        kl = key.lower()
+        if kl in self.noise or kl.lstrip(b"_") in self.noise:
+            return False
+        return self.link_re is None or not self.link_re.match(kl.decode("utf-8", "surrogateescape"))
 
     def repeated(self, vs: int, ve: int, path) -> bool:
         """A container byte-equal to one shown earlier (the same ``owner``, ``repository`` or ``app``
