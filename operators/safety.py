@@ -118,6 +118,7 @@ class Cleaned(msgspec.Struct):
     text: bytes
     removed: int = 0  # control sequences and characters removed, hidden overprinted frames
     quoted: int = 0  # marker look-alikes quoted
+    escaped: int = 0  # characters shown as JSON escapes (``\\u202e``): the JSON still decodes to the same
 
 
 def _quote(kind: str) -> bytes:
@@ -127,7 +128,9 @@ def _quote(kind: str) -> bytes:
 def clean(data: bytes, kind: str = "") -> Cleaned:
     """``data`` as the visible text shows it: overprinted frames, controls and invisible characters
     removed, marker look-alikes quoted (``kind``: the content type, ``json`` quotes the JSON way)."""
-    removed = 0
+    removed = escaped = 0
+    if kind == "json":
+        data, escaped = _json_escape(data)
     if b"\r" in data:
         data, removed = _overprint(data)
     while True:  # again while something goes: removing a byte may join its neighbours into a new one
@@ -141,7 +144,31 @@ def clean(data: bytes, kind: str = "") -> Cleaned:
     quoted = data.count(MARKER_LOOKALIKE)
     if quoted:
         data = data.replace(MARKER_LOOKALIKE, _quote(kind))
-    return Cleaned(data, removed, quoted)
+    return Cleaned(data, removed, quoted, escaped)
+
+
+_JSON_ESCAPABLE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|" + _INVISIBLE + rb"|\r(?!\n)")
+JSON_ESCAPES_MAX = 64  # in one cleaned region; more are removed instead (the visible text must not grow)
+
+
+def _json_escape(data: bytes) -> tuple[bytes, int]:
+    """In JSON, characters that are valid in a string but act on or hide from a terminal (DEL, C1,
+    BiDi and invisible characters) become ``\\uXXXX`` escapes: the document stays valid and decodes
+    to the very same strings. A lone CR becomes a newline (JSON whitespace)."""
+    if len(_JSON_ESCAPABLE.findall(data)) > JSON_ESCAPES_MAX:
+        return data, 0
+    return _JSON_ESCAPABLE.subn(_json_escape_one, data)
+
+
+def _json_escape_one(match: re.Match) -> bytes:
+    char = match.group()
+    if char == b"\r":
+        return b"\n"
+    code = ord(char.decode("utf-8"))
+    if code > 0xFFFF:  # a surrogate pair
+        code -= 0x10000
+        return b"\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+    return b"\\u%04x" % code
 
 
 def _strip_once(data: bytes) -> tuple[bytes, int]:
@@ -329,7 +356,7 @@ class _Builder:
         self.reasons = dict(plan.reasons)
         self.kind = kind
         self.shown: list[bytes] = []
-        self.removed = self.quoted = 0
+        self.removed = self.quoted = self.escaped = 0
         self.groups = 0
         self.tail = b""  # the last visible bytes (a look-alike must not form across two pieces)
 
@@ -392,6 +419,7 @@ class _Builder:
         done = clean(text, self.kind)
         self.removed += done.removed
         self.quoted += done.quoted
+        self.escaped += done.escaped
         return done.text
 
     def plan(self) -> Plan:
@@ -590,7 +618,7 @@ def secure(plan: Plan, config, kind: str = "") -> Plan:
             out.show(out.show_cleaned(obj))
         else:
             out.mark(obj)
-    if out.removed or out.quoted:
+    if out.removed or out.quoted or out.escaped:
         _note(out, kind)
     result = out.plan()
     if result.pieces == pieces and result.reasons == plan.reasons:
@@ -603,12 +631,14 @@ def _note(out: _Builder, kind: str) -> None:
     if CONTROLS not in out.reasons:
         return  # only reducer-made text was cleaned: nothing of the input to point at
     if kind == "json" and not out.removed:
-        return  # \u0023 decodes to the very same string: the JSON stays valid and says it all
+        return  # \u escapes decode to the very same strings: the JSON stays valid and says it all
     said = []
     if out.removed:
         said.append(f"terminal control sequences removed: {out.removed:,}")
     if out.quoted:
         said.append(f"marker look-alikes quoted as {_quote(kind).decode()}: {out.quoted:,}")
+    if out.escaped:
+        said.append(f"characters shown as JSON escapes: {out.escaped:,}")
     if not _ends_line(out):
         out.show(b"\n")
     out.show(f"[{', '.join(said)}; original bytes: ".encode())
