@@ -7,7 +7,9 @@
   character before it, as a terminal shows it), C1 controls (UTF-8 encoded U+0080–U+009F and raw
   0x80–0x9f bytes outside valid UTF-8), BiDi overrides, isolates and marks, invisible format
   characters (zero-width spaces and joiners, word joiner, BOM, tag characters) and carriage-return
-  overprint (only the last frame of a line with text is shown, as a terminal does);
+  overprint (only the last frame of a line with text is shown, as a terminal does). In JSON, the
+  characters a string may hold (DEL, C1, BiDi, invisible ones) are shown as ``\\uXXXX`` escapes
+  instead and a lone CR as a newline: the document stays valid and decodes to the same strings;
 * quotes text that looks like a marker: ``#ref:ctx_…`` in the input is shown as ``#ref\\:ctx_…``
   (``\\u0023ref:ctx_…`` in JSON, which decodes to the very same string), so only real markers read
   as ``#ref:ctx_…``;
@@ -18,8 +20,10 @@
 
 Nothing is lost: a kept span that changes becomes an omission (its original bytes go to a ref) plus
 the cleaned text shown in its place, so RESTORE stays byte-exact. Cleaned lines share one ref,
-announced by one line at the end: ``[terminal control sequences removed: 12; original bytes: #ref:…]``.
-Text a reducer adds (SHOW pieces) is cleaned the same way; it is not part of the original.
+announced by one line at the end: ``[terminal control sequences removed: 12; original bytes: #ref:…]``
+(none in JSON when escapes were enough). Text a reducer adds (SHOW pieces) is cleaned the same way;
+it is not part of the original. ``signal_parts`` tells the SIGNAL check what a signal line looks like
+once shown, ``clean_text`` cleans any other text taken from the input (the level-0 overview).
 
 Cost: when nothing needs doing (the common case) the same plan object comes back after a sampled
 binary check, a windowed search for long lines (one ``bytes.find`` per ``long_line / 2`` bytes) and
