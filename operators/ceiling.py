@@ -89,10 +89,35 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     budget = budget_of(packet, config)
     if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
         return plan, guard
-    new = fit(plan, budget, signal_line_spans, hint=getattr(packet, "window", 1) <= 1)  # a run's later windows: no hint again
+    hint = getattr(packet, "window", 1) <= 1  # a run's later windows do not repeat it
+    if _signals_kind(packet.type) == "changed":  # a diff: each file's header line first, its changes in a gap's ref
+        new = fit(plan, budget, file_header_spans, hint, key=list, noun="changed file")
+    else:
+        new = fit(plan, budget, signal_line_spans, hint)
     if new is plan:
         return plan, guard
     return new, (guard + "; " if guard else "") + f"{CEILING_GUARD}: {budget:,} bytes"
+
+
+def _signals_kind(kind: str) -> str:
+    from operators import types
+
+    return getattr(types.get(kind), "SIGNALS", "lines") if kind in types.names() else "lines"
+
+
+def file_header_spans(text: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every ``diff --git`` line of a diff (newline excluded), found at C speed."""
+    head = b"diff --git "
+    spans = []
+    at = text.find(b"\n" + head)
+    pos = 0 if text.startswith(head) else (at + 1 if at >= 0 else -1)
+    while pos >= 0:
+        end = text.find(b"\n", pos)
+        end = len(text) if end < 0 else end
+        spans.append((pos, end))
+        at = text.find(b"\n" + head, end)
+        pos = at + 1 if at >= 0 else -1
+    return spans
 
 
 def visible_size(plan: Plan) -> int:
@@ -128,9 +153,7 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     signal line of a ``SIGNALS = "lines"`` type is accounted for when a fold line counts its template;
     the signals of other types (a diff's changed lines) lie in gaps whose lines say how many lines
     they hold and which ref (the ceiling shows the first of them and cuts whole runs)."""
-    from operators import types
-
-    lines_kind = kind not in types.names() or getattr(types.get(kind), "SIGNALS", "lines") == "lines"
+    lines_kind = _signals_kind(kind) == "lines"
     wanted = set(planted)
     folded = set()
     for line in visible.split(b"\n") if lines_kind else ():
@@ -227,6 +250,18 @@ class _Choice:
                 back += 1
         return v
 
+    def fold(self, vs: int, suffix: bytes) -> bool:
+        """Whether the line at ``vs`` is shown, given ``suffix`` when it has none and it still fits."""
+        item = self.items.get(vs)
+        if item is None:
+            return False
+        ve, ins, had = item
+        if suffix and not had and self.used + len(suffix) <= self.budget:
+            self.used += len(suffix)
+            end = vs + len(self.view.text[vs:ve].rstrip(b"\r\n")) if ve in self.ends else ve
+            self.items[vs] = (ve, end, suffix)
+        return True
+
     def add(self, vs: int, le: int, suffix: bytes = b"") -> bool:
         """Show line [vs, le) (``le`` after its newline), with ``suffix`` before its line end, if it fits."""
         if vs in self.items:
@@ -266,10 +301,10 @@ def _fold_suffix(text: bytes, count: int, first: tuple[int, int], last: tuple[in
     return out + b")"
 
 
-def _signal_groups(text: bytes, signal: Callable) -> dict[bytes, list]:
+def _signal_groups(text: bytes, signal: Callable, key: Callable) -> dict[bytes, list]:
     """Template -> [count, first (start, end), last (start, end)], in order of first occurrence."""
     spans = signal(text)
-    keys = _templates([text[s:e] for s, e in spans])
+    keys = key([text[s:e] for s, e in spans])
     groups: dict[bytes, list] = {}
     for key, span in zip(keys, spans):
         g = groups.get(key)
@@ -281,12 +316,12 @@ def _signal_groups(text: bytes, signal: Callable) -> dict[bytes, list]:
     return groups
 
 
-def _choose(view: _View, budget: int, signal: Callable, kinds) -> tuple[_Choice, int, int]:
+def _choose(view: _View, budget: int, signal: Callable, key: Callable, kinds) -> tuple[_Choice, int, int]:
     """Pick the lines to show; returns the choice and the signal templates (and lines) left out."""
     choice = _Choice(view, budget, kinds)
     text = view.text
-    groups = _signal_groups(text, signal)
-    left_templates = left_lines = 0
+    groups = _signal_groups(text, signal, key)
+    left = []  # groups whose line did not fit
     if groups:
         choice.used += SUMMARY_EST
         signal_budget = int(budget * SIGNAL_SHARE)
@@ -294,10 +329,16 @@ def _choose(view: _View, budget: int, signal: Callable, kinds) -> tuple[_Choice,
             fits = choice.used < signal_budget and choice.add(  # the suffix is made only for a line tried
                 first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
             if not fits:
-                left_templates += 1
-                left_lines += count
-        if not left_templates:
+                left.append((count, first, last))
+        if not left:
             choice.used -= SUMMARY_EST
+    _head_and_tail(choice, text)
+    left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
+    return choice, len(left), sum(g[0] for g in left)
+
+
+def _head_and_tail(choice: _Choice, text: bytes) -> None:
+    """Lines from the head and the tail, one of each in turn, while they fit."""
     head, tail = 0, len(text)
     open_head = open_tail = True
     while (open_head or open_tail) and head < tail:
@@ -311,7 +352,6 @@ def _choose(view: _View, budget: int, signal: Callable, kinds) -> tuple[_Choice,
             open_tail = choice.add(vs, tail)
             if open_tail:
                 tail = vs
-    return choice, left_templates, left_lines
 
 
 def _size_text(n: int) -> str:
@@ -414,7 +454,8 @@ def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int], hint
         new.omit(new.position, len(plan.raw), b.group(), GAP_REASON)
     _fix_marks(plan, new, b.marks_in_gaps)
     if left[0]:
-        head = (f"[{left[0]:,} more signal template{'s' if left[0] != 1 else ''} ({left[1]:,} lines) "
+        lines = f" ({left[1]:,} lines)" if left[1] != left[0] else ""
+        head = (f"[{left[0]:,} more {left[2]}{'s' if left[0] != 1 else ''}{lines} "
                 "not shown: they are in the refs below]\n").encode()
         new.pieces.insert(0, [SHOW, head])
     return new.finish()
@@ -454,16 +495,18 @@ def _fix_marks(old: Plan, new: Plan, marks_in_gaps: set[str]) -> None:
     new.show(b"]\n")
 
 
-def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list], hint: bool = True) -> Plan:
+def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list], hint: bool = True,
+        key: Callable[[list[bytes]], list[bytes]] = _templates, noun: str = "signal template") -> Plan:
     """``plan`` when its visible text fits in ``budget_bytes``; else a plan that does (see the module
     docstring). ``signal(visible)`` gives the (start, end) of each signal line of a visible text;
-    ``hint``: the first gap line says how to read a ref."""
+    ``hint``: the first gap line says how to read a ref; ``key(lines)`` groups signal lines (their
+    templates; ``list``: each line its own), ``noun`` names a group on the line counting those left out."""
     size = visible_size(plan)
     if size <= budget_bytes:
         return plan
     view = _View(plan, size)
-    choice, left_templates, left_lines = _choose(view, budget_bytes, signal, plan.pieces.kinds)
-    return _build(plan, view, choice, (left_templates, left_lines), hint)
+    choice, left_templates, left_lines = _choose(view, budget_bytes, signal, key, plan.pieces.kinds)
+    return _build(plan, view, choice, (left_templates, left_lines, noun), hint)
 
 
 class RunBudget:

@@ -328,6 +328,10 @@ def test_a_big_diff_shows_its_first_changes_and_counts_the_rest(home):
     raw = b"".join(parts)
     packet = reduce_bytes(raw, forced_type="diff")
     assert CEILING_GUARD in packet.guard and len(packet.visible) < CEILING
-    assert packet.visible.startswith(b"diff --git a/src/f0.py") and b"+new value 0 0\n" in packet.visible
+    assert b"\ndiff --git a/src/f0.py" in packet.visible and b"+new value 0 0\n" in packet.visible
     assert GAP_RE.search(packet.visible)
     assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
+    # every file is named, or counted: its header line first, its changes in the gap's ref after it
+    shown = packet.visible.count(b"\ndiff --git ") + packet.visible.startswith(b"diff --git ")
+    counted = re.search(rb"^\[([0-9,]+) more changed files not shown", packet.visible, re.M)
+    assert shown > 50 and shown + (int(counted.group(1).replace(b",", b"")) if counted else 0) == 300
