@@ -404,19 +404,29 @@ def bench_scaling(paths: dict, work: Path) -> None:
     addresses = ";".join(f"127.0.0.1:{p}" for p in ports)
     configs.append(("2 processes x 1 worker (-i/-a, loopback)", [base + ["-i", str(i), "-a", addresses] for i in range(2)]))
     configs.append(("2 independent processes, 2 files each (no cluster)", [job(parts[0::2]), job(parts[1::2])]))
-    for label, cmds in configs:
-        home = work / "home-scale"
-        r = run_group(cmds, child_env(home), work)
-        shutil.rmtree(home, ignore_errors=True)
-        passed = r.stdout.count("SIGNAL PASS RECOVERY PASS RESTORE PASS")
-        if r.rc != 0:
-            rows.append([label, "FAILED", failure(r), "", "", "", ""])
+    rounds = 3  # the settings run in turn, round after round: each sees the same machine load; medians
+    runs: dict[str, list] = {label: [] for label, _ in configs}
+    for _round in range(rounds):
+        for label, cmds in configs:
+            home = work / "home-scale"
+            runs[label].append(run_group(cmds, child_env(home), work))
+            shutil.rmtree(home, ignore_errors=True)
+    for label, _ in configs:
+        done = runs[label]
+        failed = next((r for r in done if r.rc != 0), None)
+        if failed is not None:
+            rows.append([label, "FAILED", failure(failed), "", "", "", "", ""])
             continue
-        mbs = total / MB / r.wall
-        one = one or r.wall
-        rows.append([label, f"{r.wall:.2f}s", f"{mbs:.1f}", f"{one / r.wall:.2f}x", f"{total / MB / r.cpu:.1f}",
-                     f"{r.cpu / r.wall:.2f}", f"{r.rss / MB:,.0f} MB", f"{passed}/{len(parts)}"])
-    print(table(["run", "wall", "MB/s", "speed-up", "MB/s cpu", "cores used", "peak RSS (sum)", "rows PASS"], rows))
+        wall = median([r.wall for r in done])
+        cpu = median([r.cpu for r in done])
+        passed = min(r.stdout.count("SIGNAL PASS RECOVERY PASS RESTORE PASS") for r in done)
+        one = one or wall
+        spread = f"{min(r.wall for r in done):.2f}-{max(r.wall for r in done):.2f}s"
+        rows.append([label, f"{wall:.2f}s ({spread})", f"{total / MB / wall:.1f}", f"{one / wall:.2f}x",
+                     f"{total / MB / cpu:.1f}", f"{cpu / wall:.2f}", f"{max(r.rss for r in done) / MB:,.0f} MB",
+                     f"{passed}/{len(parts)}"])
+    print(table(["run", "wall (min-max)", "MB/s", "speed-up", "MB/s cpu", "cores used", "peak RSS (sum)", "rows PASS"], rows))
+    print(f"median of {rounds} rounds; in each round the four settings run one after the other (paired).")
     print("Workers of one process are threads sharing the GIL: with -w 2 only what releases it (file reads and writes,\n"
           "sha256, the kernel's line scans of logs and diffs) overlaps; the Python parts of the graph take turns.\n"
           "cores used = CPU seconds / wall seconds; the last row is what this machine gives two processes without a cluster.")
