@@ -25,7 +25,7 @@ import structlog
 from bytewax.dataflow import Dataflow
 from bytewax.inputs import Source
 
-from operators.config import Config, ConfigError, home_path, load_config
+from operators.config import Config, ConfigError, home_path, load_config, retention_of
 from operators.packet import ContextPacket
 from operators.sinks import StoreSink
 from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, write_output
@@ -49,7 +49,7 @@ def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_
 
     The stages up to SIGNAL are ``op.map`` steps; the output step ``store`` writes the refs and the
     manifest, checks them (RECOVERY, RESTORE) and only then hands each packet to ``sink``."""
-    store = Store(home_path(config))
+    store = Store(home_path(config), retention=retention_of(config))
     graph = build_stages(config, store)
     flow = Dataflow(name)
     stream = op.input("source", flow, source)

@@ -51,6 +51,15 @@ class ReduceConfig(Section):
     tokenizer: Literal["bytes4", "o200k", "cl100k"] = "bytes4"  # bytes4 = ceil(bytes/4); others: real BPE counts, offline
 
 
+class StoreSettings(Section):
+    """``[store]``: the automatic retention of the store (``operators.store.Retention``)."""
+
+    max_age_days: Annotated[float, msgspec.Meta(gt=0)] = 30  # records unused this long go
+    max_bytes: Annotated[int, msgspec.Meta(ge=0)] = 2 * 1024**3  # then the least recently used, down to this size
+    keep_newer_hours: Annotated[float, msgspec.Meta(ge=0)] = 24  # nothing used this recently is ever removed
+    auto: bool = True  # false: only `tokens refs gc` removes anything
+
+
 class TailConfig(Section):
     window_lines: Annotated[int, msgspec.Meta(ge=1)] = 2000  # a window closes after this many lines
     idle_ms: Annotated[int, msgspec.Meta(ge=1)] = 500  # ... or when the file was quiet this long
@@ -81,6 +90,7 @@ class BaseConfig(Section):
     home: str = ""  # store and outputs live under here; empty: the per-user data dir (see home_path)
     reduce: ReduceConfig = msgspec.field(default_factory=ReduceConfig)
     tail: TailConfig = msgspec.field(default_factory=TailConfig)
+    store: StoreSettings = msgspec.field(default_factory=StoreSettings)
     stages: list[StageSpec] = []
     types: list[TypeSpec] = []  # extra content types, registered when the config is loaded
     inputs: list[str] = []  # default: every fixture in fixtures/
@@ -90,14 +100,19 @@ _config_class: type | None = None
 
 
 def config_class() -> type:
-    """``Config``: ``BaseConfig`` plus a ``[name]`` section for every registered content type that
-    declares ``Settings`` (built on first use from the registry, so a type brings its own section)."""
+    """``Config``: ``BaseConfig`` plus the ``[safety]`` and ``[ceiling]`` sections of those passes and
+    a ``[name]`` section for every registered content type that declares ``Settings`` (built on first
+    use from the registry, so a type brings its own section)."""
     global _config_class
     from operators import types
 
     names = types.names()
     if _config_class is None or _config_class.__type_names__ != names:
-        fields = []
+        from operators.ceiling import CeilingSettings
+        from operators.safety import SafetySettings
+
+        fields = [("safety", SafetySettings, msgspec.field(default_factory=SafetySettings)),
+                  ("ceiling", CeilingSettings, msgspec.field(default_factory=CeilingSettings))]
         for name in names:
             settings = getattr(types.get(name), "Settings", None)
             if settings is not None:
@@ -205,6 +220,17 @@ def _with_env(config: Config, project: bool = False) -> Config:
     elif not config.home and project and IN_CHECKOUT:
         config.home = str(PROJECT_ROOT / "var")  # the main job in a checkout keeps the checkout's store
     return config
+
+
+def retention_of(config):
+    """The store's automatic retention from ``[store]`` (None when ``auto`` is off)."""
+    from operators.store import Retention
+
+    settings = config.store
+    if not settings.auto:
+        return None
+    return Retention(max_age=settings.max_age_days * 86400, max_bytes=settings.max_bytes,
+                     keep_newer=settings.keep_newer_hours * 3600)
 
 
 def home_path(config: Config) -> Path:
