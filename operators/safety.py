@@ -235,6 +235,9 @@ MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 
 
+_WEAK_MAGIC = ("binary data", "PDF document", "UTF-16 text", "DOS/Windows executable", "bzip2 data")  # text may start so
+
+
 def what_is(head: bytes) -> str:
     """What binary bytes look like, from their magic number."""
     for magic, name in MAGIC:
@@ -246,8 +249,13 @@ def what_is(head: bytes) -> str:
 
 
 def _binary_sample(sample: bytes) -> bool:
+    """Text in any encoding has almost no control bytes; binary data has many, and (compressed or
+    random) mostly invalid UTF-8 too, or (UTF-16, tables of numbers) NUL bytes everywhere."""
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
-    return controls >= 8 and controls * 20 >= len(sample)  # text in any encoding has almost none
+    if controls < 8 or controls * 20 < len(sample):
+        return False
+    invalid = len(sample) - len(sample.decode("utf-8", "ignore").encode())
+    return controls * 5 >= len(sample) or invalid * 5 >= len(sample)
 
 
 def binary_regions(raw: bytes) -> list[tuple[int, int]]:
@@ -257,7 +265,7 @@ def binary_regions(raw: bytes) -> list[tuple[int, int]]:
     if not raw:
         return []
     head = raw[:SAMPLE]
-    if _binary_sample(head) or (what_is(head) not in ("binary data", "PDF document") and b"\x00" in head):
+    if _binary_sample(head) or (what_is(head) not in _WEAK_MAGIC and b"\x00" in head):
         return [(0, len(raw))]
     regions: list[tuple[int, int]] = []
     for start in range(WINDOW, len(raw), WINDOW):

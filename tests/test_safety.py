@@ -360,3 +360,16 @@ def test_passed_through_inputs_are_cleaned_too(raw):
     packet = reduce_bytes(raw)
     assert unsafe(packet.visible) == [] and b"\x1b" not in packet.visible
     assert_restores(packet, raw)
+
+
+def test_binary_detection_keeps_text_with_stray_control_bytes():
+    from operators.safety import binary_regions
+
+    assert binary_regions(b"\xff\xfe INFO start\n" + b"INFO \x00 tick\n" * 100) == []  # a NUL a line: still text
+    assert binary_regions("日志 ERROR 失败\n".encode("gbk") * 500) == []  # another encoding: still text
+    utf16 = "INFO all good\n".encode("utf-16") * 50
+    assert binary_regions(utf16) == [(0, len(utf16))]
+    assert binary_regions(os.urandom(5000)) == [(0, 5000)]
+    tail = b"text line\n" * 20_000 + os.urandom(200_000)
+    [(start, end)] = binary_regions(tail)
+    assert end == len(tail) and 200_000 - 65_536 < start <= 200_000
