@@ -37,12 +37,14 @@ def _same(tmp_path, *cmd: str) -> bytes:
 
 
 @pytest.mark.parametrize("name", sorted(INPUTS))
-@pytest.mark.parametrize("cut", [100, 511])
-def test_a_short_output_prints_what_the_graph_prints(tmp_path, name, cut):
+def test_a_short_output_prints_what_the_graph_prints(tmp_path, name):
     path = tmp_path / "input"
+    cut = 100 + len(name) * 37 % 411  # a different length under min_bytes for each input
     path.write_bytes(INPUTS[name][:cut])
-    _same(tmp_path, "cat", str(path))
-    _same(tmp_path, "bash", "-c", f'cat "{path}"; exit 3')
+    if len(name) % 2:  # half of them from a command that fails
+        _same(tmp_path, "bash", "-c", f'cat "{path}"; exit 3')
+    else:
+        _same(tmp_path, "cat", str(path))
 
 
 @pytest.mark.parametrize("name", ["sample.log", "pytest_failure.txt", "sample.json", "bad:crlf-bom-nul.txt"])
