@@ -160,6 +160,7 @@ class LineFinder:
 ESCAPES_PATTERN = (
     rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erase line
     rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    rb"|\x1b[PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # DCS, SOS, PM, APC strings (as operators.safety)
     rb"|\x1b[()*+][0-9A-Za-z]"  # charset selection
     rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
     rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
