@@ -101,8 +101,7 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
 def make_optimize(config: Config) -> StageFn:
     def optimize(packet: ContextPacket) -> ContextPacket:
         plan, guard = plan_for(packet, config)
-        plan, guard = ceiling.apply(packet, secure(plan, config, packet.type), guard, config)
-        apply_plan(packet, plan, guard)
+        apply_plan(packet, *bound_plan(packet, plan, guard, config), config)
         figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(packet.visible)}
         if packet.type == "log":
             figures["granularity"] = packet.granularity
@@ -114,7 +113,13 @@ def make_optimize(config: Config) -> StageFn:
     return optimize
 
 
-def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "") -> None:
+def bound_plan(packet: ContextPacket, plan: Plan, guard: str, config: Config) -> tuple[Plan, str]:
+    """A reducer's (or a plug-in's) plan made safe to show (``operators.safety``) and kept under the
+    output ceiling (``operators.ceiling``): every plan passes here before it is applied."""
+    return ceiling.apply(packet, secure(plan, config, packet.type), guard, config)
+
+
+def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Config | None = None) -> None:
     """Make ``plan`` the packet's reduction: its refs (hashed once here), its visible text and the
     render STORE reuses. Guards: never worse than raw; a failed command says so first."""
     contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
@@ -125,9 +130,9 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "") -> None:
     visible, layout, markers = render(plan, ids)
     rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
     if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
-        safe = secure(passthrough(packet.raw), None, packet.type)
+        safe = secure(passthrough(packet.raw), config, packet.type)
         if safe.omits_anything:  # the raw text is not safe to show as it is: its cleaned version
-            return apply_plan(packet, safe, "never worse than raw: passed through")
+            return apply_plan(packet, safe, "never worse than raw: passed through", config)
         plan, guard, contents, ids = safe, "never worse than raw: passed through", {}, {}
         visible, rendered = packet.raw, None
     if packet.exit_code:  # never let a failure read like success: say so first
@@ -321,12 +326,13 @@ def build_stages(config: Config, store: Store) -> Graph:
         # after the named stage and any plug-ins already placed after it
         while at + 1 < len(stages) and stages[at + 1][0] not in STAGE_ORDER:
             at += 1
-        stages.insert(at + 1, (name, plugin(name, fn, after_store=STAGE_ORDER.index(spec.after) >= STAGE_ORDER.index("STORE"))))
+        after_store = STAGE_ORDER.index(spec.after) >= STAGE_ORDER.index("STORE")
+        stages.insert(at + 1, (name, plugin(name, fn, after_store, config)))
     cut = next(i for i, (stage, _) in enumerate(stages) if stage == "STORE")
     return Graph(stages[:cut], stages[cut:])
 
 
-def plugin(name: str, fn: StageFn, after_store: bool) -> StageFn:
+def plugin(name: str, fn: StageFn, after_store: bool, config: Config) -> StageFn:
     """A plug-in stage under the contract (docs/extending.md): before STORE it may set ``type``,
     ``granularity`` and ``expected_signals`` (before OPTIMIZE), replace ``plan`` with another finished
     plan (after OPTIMIZE: the refs and visible text are made from it again) or change a ref's
@@ -344,7 +350,7 @@ def plugin(name: str, fn: StageFn, after_store: bool) -> StageFn:
         if plan is not None and packet.plan is not plan:
             if not isinstance(packet.plan, Plan):
                 raise StageError(f"stage {name} set packet.plan to something that is not a Plan")
-            apply_plan(packet, packet.plan, packet.guard)
+            apply_plan(packet, *bound_plan(packet, packet.plan, packet.guard, config), config)
         elif packet.visible is not visible and packet.visible != visible:
             raise StageError(f"stage {name} edited packet.visible; change packet.plan instead (docs/extending.md)")
         return packet

@@ -49,3 +49,15 @@ def test_an_unknown_type_set_by_a_stage_is_an_error_not_silently_text(tmp_path, 
     packet, _ = _run(tmp_path, monkeypatch, '[[stages]]\npath = "plugin_stages:set_unknown_type"\nafter = "CLASSIFY"\n')
     assert "unknown content type 'no-such-type'" in packet.error
     assert packet.visible == b""
+
+
+def test_a_plugin_plan_is_made_safe_and_bounded_like_a_reducer_plan(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(PROJECT / "tests"))
+    conf = tmp_path / "conf.toml"
+    conf.write_text('[[stages]]\npath = "plugin_stages:keep_everything"\nafter = "OPTIMIZE"\n')
+    raw = b"".join(b"2026-01-01 10:00:%02d \x1b[31mERROR\x1b[0m step %d failed\x1b]52;c;aGk=\x07\n" % (i % 60, i)
+                   for i in range(40))
+    [packet] = run_packets([ContextPacket(source="esc.log", raw=raw)], config_path=str(conf))
+    assert not packet.error and b"\x1b" not in packet.visible and b"\x07" not in packet.visible
+    assert b"ERROR step 39 failed" in packet.visible
+    assert packet.restore_pass and packet.recovery_pass
