@@ -17,6 +17,7 @@ Where the store lives (``home``), never the current directory unless asked for: 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -142,18 +143,27 @@ def __getattr__(name: str):
 APP_NAME = "nolife-tokens"
 
 
-def user_config_file() -> Path:
-    """The user's config file (it may not exist): ``<user config dir>/nolife-tokens/config.toml``."""
+def _user_dir(kind: str) -> Path:
+    """``<user config|data dir>/nolife-tokens``. On Linux the XDG base directories are read directly
+    (``$XDG_CONFIG_HOME`` or ``~/.config``, ``$XDG_DATA_HOME`` or ``~/.local/share``, as platformdirs
+    reads them; importing it costs every start a few ms); elsewhere ``platformdirs`` knows the place."""
+    if sys.platform.startswith("linux"):
+        var, default = ("XDG_CONFIG_HOME", "~/.config") if kind == "config" else ("XDG_DATA_HOME", "~/.local/share")
+        base = os.environ.get(var, "").strip() or os.path.expanduser(default)
+        return Path(base) / APP_NAME
     import platformdirs
 
-    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+    return Path(platformdirs.user_config_dir(APP_NAME) if kind == "config" else platformdirs.user_data_dir(APP_NAME))
+
+
+def user_config_file() -> Path:
+    """The user's config file (it may not exist): ``<user config dir>/nolife-tokens/config.toml``."""
+    return _user_dir("config") / "config.toml"
 
 
 def user_data_dir() -> Path:
     """The default store home: ``$XDG_DATA_HOME/nolife-tokens`` (``~/.local/share/nolife-tokens``)."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME))
+    return _user_dir("data")
 
 
 def load_config(path: str | Path | None = None, project: bool = False) -> Config:
