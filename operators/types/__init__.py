@@ -72,8 +72,12 @@ ORDER: tuple[str, ...] = (
     "diff",
     "diagnostics",  # before build: a linter's or compiler's diagnostics alone (build logs say no)
     "search",  # after diagnostics: path:line:col: CODE lines are diagnostics, path:line:text are hits
+    "packages",  # before build (npm ls ends in npm error lines) and listing (npm ls draws a tree too)
     "build",
+    "listing",  # ls -l, ls -R, tree, du
+    "table",  # ps aux, df -h, docker ps, env
     "filelist",
+    "source",  # after filelist and before log: code, not records
     "log",
     "text",
 )

@@ -1,0 +1,329 @@
+"""Directory listings: ``ls -l``/``-la`` (and ``ls -lR``), ``ls -R``, ``tree`` and ``du``/``du -h``.
+
+Every top-level entry of a listing stays visible; the rest folds with counts, behind refs.
+
+* ``ls -l``: each entry line keeps its type (``d``, ``l``, ``-`` …), its size and its name (a
+  symlink's ``-> target`` too); the mode bits, link count and date go to one ref (group ``columns``),
+  and so do the owner and group when they are the same on every line. A note line on top names the
+  values left out. ``total N`` lines, headers and anything else stay.
+* ``ls -R`` (with or without ``-l``): every directory header (``./dir:``) stays; the first section
+  (the top level) keeps all its entries; another section keeps its first ``max_entries`` entries and
+  the others become one line ``… N more entries`` (group ``entries``).
+* ``tree``: every top-level entry and the summary line (``N directories, M files``) stay; an entry
+  deeper than ``max_depth`` levels, or past the first ``max_entries`` of its directory, folds with the
+  others of its run into one line ``… N more entries`` drawn at the place of the first (group ``entries``).
+* ``du``: the total and the top-level entries stay, and so do the ``keep_biggest`` biggest entries;
+  each run of other lines becomes ``… N more entries`` (group ``entries``).
+
+``find`` output is the ``filelist`` type. A listing whose folding would save little passes through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Annotated
+
+import msgspec
+
+from operators.config import Section
+from operators.reduction import Plan, passthrough
+from operators.types.gitlog import Line, split_lines
+
+NAME = "listing"
+SIGNALS = ""
+
+COLUMNS, COLUMNS_REASON = "columns", "ls -l mode, links, owner, group and date columns"
+ENTRIES, ENTRIES_REASON = "entries", "listing entries past the shown ones"
+MIN_SAVING = 200
+
+
+class Settings(Section):
+    max_entries: Annotated[int, msgspec.Meta(ge=1)] = 12  # entries shown per directory below the top level
+    max_depth: Annotated[int, msgspec.Meta(ge=1)] = 3  # tree levels shown
+    keep_biggest: Annotated[int, msgspec.Meta(ge=0)] = 15  # du lines kept by size
+
+
+LONG_RE = re.compile(
+    rb"([-dlcbpsDn?])([rwxsStTlL-]{9}[.+@]?)( +\d+)( +\S+)( +\S+)( +(?:\d+, +)?[\d.,]+[KMGTPE]?)"
+    rb"( +(?:[A-Z][a-z]{2} +\d{1,2} +(?:\d{4}|\d\d:\d\d)|\d{1,2} +[A-Za-z]{3}\.? +(?:\d{4}|\d\d:\d\d)"
+    rb"|\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?: [+-]\d{4})?)?))( .*)"
+)
+TOTAL_RE = re.compile(rb"total \d[\d.,]*[KMGTPE]?")
+HEADER_RE = re.compile(rb"\S.*:")
+TREE_RE = re.compile(r"^((?:[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*)(├── |└── |\|-- |`-- )")
+TREE_SUMMARY_RE = re.compile(rb"\d+ director(?:y|ies)(?:, \d+ files?)?")
+DU_RE = re.compile(rb"(\d+(?:[.,]\d+)?)([KMGTPE]?)\t(.+)")
+UNITS = {b"": 1, b"K": 1 << 10, b"M": 1 << 20, b"G": 1 << 30, b"T": 1 << 40, b"P": 1 << 50, b"E": 1 << 60}
+
+
+def settings_of(config) -> Settings:
+    return getattr(config, NAME, None) or Settings()
+
+
+def _bodies(raw: bytes, lines: list[Line]) -> list[bytes]:
+    return [raw[ln.start : ln.body_end] for ln in lines]
+
+
+def _more(n: int) -> str:
+    return f"… {n:,} more entr{'y' if n == 1 else 'ies'}"
+
+
+def _close(plan: Plan, group: str, text: str) -> Plan:
+    plan.keep_rest()
+    if group in plan.reasons:
+        plan.show((b"" if plan.ends_line() else b"\n") + text.encode())
+        plan.mark(group)
+        plan.show(b"]\n")
+    return plan.finish()
+
+
+# -- shapes ----------------------------------------------------------------------------------------
+
+
+def shape_of(lines: list[bytes]) -> str | None:
+    """``long``, ``recursive``, ``tree`` or ``du`` when the non-blank lines are such a listing."""
+    n = len(lines)
+    if n < 3:
+        return None
+    long = sum(1 for line in lines if LONG_RE.fullmatch(line))
+    totals = sum(1 for line in lines if TOTAL_RE.fullmatch(line))
+    headers = sum(1 for line in lines if HEADER_RE.fullmatch(line) and b": " not in line)
+    if long >= 0.6 * n and long + totals + headers >= 0.95 * n:
+        return "long"
+    text = [line.decode("utf-8", "replace") for line in lines]
+    tree = sum(1 for line in text if TREE_RE.match(line))
+    if tree >= 0.8 * (n - 2) and (TREE_SUMMARY_RE.fullmatch(lines[-1]) or tree >= 0.95 * (n - 1)):
+        return "tree"
+    if sum(1 for line in lines if DU_RE.fullmatch(line)) >= 0.95 * n:
+        return "du"
+    if headers >= 2 and HEADER_RE.fullmatch(lines[0]) and not any(line[:1].isspace() for line in lines):
+        spaced = sum(1 for line in lines if b": " in line or line.count(b" ") > 3)
+        if spaced <= 0.1 * n:
+            return "recursive"
+    return None
+
+
+def detect(sample) -> str | None:
+    lines = [line.rstrip(b"\r") for line in sample.lines[:2000]]
+    shape = shape_of(lines)
+    return {
+        "long": "ls -l lines (mode, links, owner, group, size, date, name)",
+        "tree": "tree drawing (├── entries)",
+        "du": "du lines (size, tab, path)",
+        "recursive": "ls -R sections (dir: headers)",
+    }.get(shape or "")
+
+
+# -- ls -l columns ---------------------------------------------------------------------------------
+
+
+def _long_lines(raw: bytes, lines: list[Line]) -> dict[int, re.Match]:
+    return {ln.start: m for ln in lines if (m := LONG_RE.fullmatch(raw, ln.start, ln.body_end))}
+
+
+def _pad(m: re.Match, group: int) -> int:
+    text = m.group(group)
+    return len(text) - len(text.lstrip())
+
+
+def _columns(plan: Plan, m: re.Match, hide_owner: bool) -> None:
+    """Keep the type, the size and the name of one ``ls -l`` line (and the owner and group unless
+    ``hide_owner``); the other columns and the padding but one space go to the ref."""
+    plan.keep(plan.position, m.end(1))
+    if hide_owner:
+        plan.omit(m.start(2), m.start(6) + _pad(m, 6) - 1, COLUMNS, COLUMNS_REASON)
+    else:
+        plan.omit(m.start(2), m.start(4) + _pad(m, 4) - 1, COLUMNS, COLUMNS_REASON)
+        plan.keep(plan.position, m.start(6))
+        plan.omit(m.start(6), m.start(6) + _pad(m, 6) - 1, COLUMNS, COLUMNS_REASON)
+    plan.keep(plan.position, m.end(6))
+    plan.omit(m.start(7), m.end(7), COLUMNS, COLUMNS_REASON)
+
+
+def _column_note(matches: list[re.Match], hide_owner: bool) -> str:
+    modes = Counter(m.group(1) + m.group(2) for m in matches).most_common(4)
+    said = ", ".join(f"{mode.decode('utf-8', 'replace')} ×{n}" for mode, n in modes)
+    owner = ""
+    if hide_owner:
+        owner = f"owner {matches[0].group(4).strip().decode('utf-8', 'replace')}, group {matches[0].group(5).strip().decode('utf-8', 'replace')}; "
+    return f"[ls -l: {len(matches):,} entries shown as type, size, name; {owner}modes {said}; modes, links, dates: "
+
+
+# -- the reducers ----------------------------------------------------------------------------------
+
+
+def reduce_long(raw: bytes, lines: list[Line], settings: Settings, fold_sections: bool) -> Plan:
+    matches = _long_lines(raw, lines)
+    owners = {(m.group(4).strip(), m.group(5).strip()) for m in matches.values()}
+    hide_owner = len(owners) == 1
+    folded = _section_folds(raw, lines, settings) if fold_sections else {}
+    plan = Plan(raw)
+    hidden = 0
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        fold = folded.get(i)
+        if fold is not None:
+            end, count, pad = fold
+            plan.keep(plan.position, ln.start)
+            plan.omit(ln.start, lines[end - 1].end, ENTRIES, ENTRIES_REASON)
+            plan.show(f"{pad}{_more(count)}\n".encode())
+            hidden += count
+            i = end
+            continue
+        m = matches.get(ln.start)
+        if m is not None:
+            _columns(plan, m, hide_owner)
+        i += 1
+    note = _column_note(list(matches.values()), hide_owner) if matches else ""
+    plan.keep_rest()
+    if ENTRIES in plan.reasons:
+        plan.show((b"" if plan.ends_line() else b"\n") + f"[{hidden:,} entries of big directories folded; exact lines: ".encode())
+        plan.mark(ENTRIES)
+        plan.show(b"]\n")
+    if COLUMNS in plan.reasons:
+        plan.show((b"" if plan.ends_line() else b"\n") + note.encode())
+        plan.mark(COLUMNS)
+        plan.show(b"]\n")
+    return plan.finish()
+
+
+def _section_folds(raw: bytes, lines: list[Line], settings: Settings) -> dict[int, tuple[int, int, str]]:
+    """ls -R: line index -> (end index, entries, pad) of each run of entries to fold (not in the first section)."""
+    folds: dict[int, tuple[int, int, str]] = {}
+    bodies = _bodies(raw, lines)
+    section = 0
+    i = 0
+    while i < len(bodies):
+        body = bodies[i]
+        if HEADER_RE.fullmatch(body) and (i == 0 or not bodies[i - 1].strip()):
+            section += 1
+            j = i + 1
+            while j < len(bodies) and bodies[j].strip():
+                j += 1
+            entries = [k for k in range(i + 1, j) if not TOTAL_RE.fullmatch(bodies[k])]
+            if section > 1 and len(entries) > settings.max_entries + 2:
+                first = entries[settings.max_entries]
+                folds[first] = (j, j - first, "")
+            i = j
+        else:
+            i += 1
+    return folds
+
+
+def reduce_tree(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+    plan = Plan(raw)
+    counters: list[int] = []
+    run: list[int] = []  # indexes of the hidden lines of the current run
+
+    def flush() -> None:
+        if not run:
+            return
+        first, last = lines[run[0]], lines[run[-1]]
+        text = raw[first.start : first.body_end].decode("utf-8", "replace")
+        m = TREE_RE.match(text)
+        pad = (m.group(1) + m.group(2)) if m else ""
+        plan.keep(plan.position, first.start)
+        plan.omit(first.start, last.end, ENTRIES, ENTRIES_REASON)
+        plan.show(f"{pad}{_more(len(run))}\n".encode())
+        run.clear()
+
+    total = 0
+    for index, ln in enumerate(lines):
+        m = TREE_RE.match(raw[ln.start : ln.body_end].decode("utf-8", "replace"))
+        if m is None:
+            flush()
+            continue
+        depth = len(m.group(1)) // 4 + 1
+        del counters[depth:]
+        while len(counters) < depth:
+            counters.append(0)
+        counters[depth - 1] += 1
+        hide = depth > 1 and (depth > settings.max_depth or counters[depth - 1] > settings.max_entries)
+        if hide:
+            run.append(index)
+            total += 1
+        else:
+            flush()
+    flush()
+    return _close(plan, ENTRIES, f"[tree: {total:,} deeper or further entries folded; exact lines: ")
+
+
+def _du_size(m: re.Match) -> float:
+    return float(m.group(1).replace(b",", b".")) * UNITS.get(m.group(2), 1)
+
+
+def reduce_du(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+    parsed = [(ln, DU_RE.fullmatch(raw, ln.start, ln.body_end)) for ln in lines]
+    entries = [(ln, m) for ln, m in parsed if m]
+    if not entries:
+        return passthrough(raw)
+    depths = [m.group(3).rstrip(b"/").count(b"/") for _, m in entries]
+    top = min(depths)
+    keep = {ln.start for (ln, m), d in zip(entries, depths) if d <= top + 1}
+    biggest = sorted(entries, key=lambda e: -_du_size(e[1]))[: settings.keep_biggest]
+    keep.update(ln.start for ln, _ in biggest)
+    plan = Plan(raw)
+    run: list[Line] = []
+    total = 0
+
+    def flush() -> None:
+        if len(run) >= 2:
+            plan.keep(plan.position, run[0].start)
+            plan.omit(run[0].start, run[-1].end, ENTRIES, ENTRIES_REASON)
+            plan.show(f"{_more(len(run))}\n".encode())
+        run.clear()
+
+    for ln, m in parsed:
+        if m is not None and ln.start not in keep:
+            run.append(ln)
+            total += 1
+        else:
+            flush()
+    flush()
+    return _close(plan, ENTRIES, f"[du: {len(entries):,} entries, the total, top level and {settings.keep_biggest} biggest shown; exact lines: ")
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    lines = split_lines(raw)
+    bodies = [b for b in _bodies(raw, lines[:2000]) if b.strip()]
+    shape = shape_of(bodies)
+    settings = settings_of(config)
+    if shape == "long":
+        plan = reduce_long(raw, lines, settings, fold_sections=True)
+    elif shape == "recursive":
+        plan = reduce_long(raw, lines, settings, fold_sections=True)
+    elif shape == "tree":
+        plan = reduce_tree(raw, lines, settings)
+    elif shape == "du":
+        plan = reduce_du(raw, lines, settings)
+    else:
+        return passthrough(raw)
+    return plan if _saving(plan) >= MIN_SAVING else passthrough(raw)
+
+
+def _saving(plan: Plan) -> int:
+    omitted = sum(e - s for k, s, e in zip(plan.pieces.kinds, plan.pieces.starts, plan.pieces.ends) if k == 2)
+    shown = sum(len(o) for k, o in zip(plan.pieces.kinds, plan.pieces.objs) if k == 1)
+    return omitted - shown - 20 * sum(1 for k in plan.pieces.kinds if k == 3)
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    raw = packet.raw
+    bodies = [b for b in _bodies(raw, split_lines(raw)) if b.strip()]
+    shape = shape_of(bodies[:2000]) or "listing"
+    summary = [b.decode("utf-8", "replace") for b in bodies[-1:] if TREE_SUMMARY_RE.fullmatch(b)]
+    return Facts(f"{len(bodies):,} lines ({shape})", summary, len(summary))
+
+
+PACK_CONTEXT = False
+
+
+def tier(text: bytes, shown: bytes, config):
+    """Pack tiers: summary, total and header lines are signal; entries context."""
+    if TREE_SUMMARY_RE.fullmatch(shown) or TOTAL_RE.fullmatch(shown) or HEADER_RE.fullmatch(shown):
+        return 0, 0
+    return None

@@ -1,0 +1,259 @@
+"""Source code (``cat``, ``head``, ``sed -n``, ``cat -n`` of a Python, JS/TS, Go, Rust, Java, C/C++ or shell file).
+
+The reader asked to read the file, so level 1 passes it through: only trailing whitespace and runs of
+blank lines are normalised (as the ``text`` type does; group ``whitespace``), and a license header —
+the leading comment block (after a shebang) that says Copyright, License or SPDX — goes behind a ref
+(group ``license``), replaced by one line ``[license header: N lines (…first words…); #ref:…]``.
+
+Level 0 (``facts``) is an outline: the language, the number of lines and imports, and every class,
+function and method signature with its line number (``12: def parse(raw: bytes) -> Plan:``). With
+``cat -n`` numbering the numbers printed are used.
+
+Detection asks for several signals at once, so that prose with a code snippet, a log or a diff is not
+taken for source: lines that start with a language keyword, lines that end in ``{``, ``}``, ``;``,
+``:`` or ``,``, indented lines, and few lines that look like prose sentences or log records.
+
+``SIGNALS`` is empty: ``raise ValueError`` in a file is code, not an event.
+"""
+
+from __future__ import annotations
+
+import re
+
+from operators.reduction import Plan, passthrough
+from operators.types import text as texttype
+from operators.types.gitlog import split_lines
+
+NAME = "source"
+SIGNALS = ""
+
+LICENSE, LICENSE_REASON = "license", "license header comment"
+MIN_HEADER_LINES = 3
+
+NUMBERED_RE = re.compile(rb"^ {0,8}(\d{1,7})(?:\t| {1,2}|: ?)")  # cat -n, nl, grep -n of a whole file
+KEYWORD_RE = re.compile(
+    rb"^\s*(?:def|class|import|from\s+[\w.]+\s+import|async\s+def|return|if|elif|else|for|while|try|except|finally|with"
+    rb"|raise|yield|function|const|let|var|export|package|func|fn|pub|use|impl|struct|enum|trait|mod|match|#include"
+    rb"|#define|#ifn?def|#endif|#pragma|public|private|protected|static|final|abstract|interface|namespace|template"
+    rb"|typedef|switch|case|break|continue|do|then|fi|done|esac|local|echo|set|unset|type|void|int|char|bool|auto"
+    rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require)\b"
+)
+END_RE = re.compile(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$")
+PROSE_RE = re.compile(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
+LOG_RE = re.compile(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d[.,]|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d|"
+                    rb"^\s*(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\b[ :\]]")
+DIFF_RE = re.compile(rb"^(?:diff --git |@@ -\d|\+\+\+ |--- a/|index [0-9a-f]{7})")
+COMMENT_RE = re.compile(rb"^\s*(?:#(?!include|define|if|endif|pragma|!)|//|/\*|\*|\*/|--|;;|\"\"\"|''')")
+LICENSE_WORD_RE = re.compile(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all rights reserved")
+
+SIGNATURE_RES = {
+    "python": re.compile(rb"^\s*(?:async\s+def|def|class)\s+\w+"),
+    "go": re.compile(rb"^(?:func\s|type\s+\w+\s+(?:struct|interface)\b)"),
+    "rust": re.compile(rb"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern\s+\"[^\"]*\")\s+)*"
+                       rb"(?:fn\s+\w+|struct\s+\w+|enum\s+\w+|trait\s+\w+|impl\b|mod\s+\w+\s*\{|macro_rules!)"),
+    "js": re.compile(
+        rb"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+        rb"(?:function\b\*?\s*\w*|class\s+\w+|interface\s+\w+|type\s+\w+\s*(?:<[^=]*>)?\s*=|enum\s+\w+"
+        rb"|(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>|<))"
+        rb"|^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override)\s+)*(?!(?:if|for|while|switch|catch|return|function)\b)"
+        rb"\w+\s*(?:<[^>]*>)?\([^)]*\)?\s*(?::\s*[^{;=]+)?\{\s*$"
+    ),
+    "java": re.compile(
+        rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
+        rb"(?:class|interface|enum|record)\s+\w+|^\s*(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+"
+        rb"[\w<>\[\], ?]+\s+\w+\s*\("
+    ),
+    "c": re.compile(
+        rb"^(?!(?:if|for|while|switch|return|else|do|case)\b)[A-Za-z_][\w \t\*&:<>,]*?[\s\*&]\**(?:\w+::)?~?\w+\s*\([^;]*$"
+        rb"|^(?:typedef\s+)?(?:struct|class|union|enum)\s+\w+[^;]*$"
+    ),
+    "shell": re.compile(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
+}
+IMPORT_RE = re.compile(
+    rb"^\s*(?:import\b|from\s+[\w.]+\s+import\b|#include\b|use\s+[\w:{]|extern crate\b|using\s+[\w.]+;"
+    rb"|(?:const|let|var)\s+[\w{}, ]+=\s*require\(|require\(|source\s|\.\s+\S+\.sh)"
+)
+LANG_HINTS = (
+    ("go", re.compile(rb"^package \w+\s*$|^func (?:\([^)]*\) )?\w+\(|:= ", re.M)),
+    ("rust", re.compile(rb"^\s*(?:pub )?fn \w+|^use [\w:]+|^\s*impl\b|^\s*let mut |->\s*(?:Self|Result|Option)", re.M)),
+    ("python", re.compile(rb"^\s*(?:def \w+\(.*\)(?: -> .+)?:\s*$|class \w+.*:\s*$|from [\w.]+ import |import \w+\s*$|if __name__)", re.M)),
+    ("java", re.compile(rb"^\s*(?:public|private|protected) (?:static )?(?:final )?(?:class|[\w<>\[\]]+ \w+\()|^package [\w.]+;", re.M)),
+    ("js", re.compile(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)|=>", re.M)),
+    ("c", re.compile(rb"^#include [<\"]|^#define |^\w[\w \*]*\s\**\w+\([^;]*\)\s*\{?\s*$", re.M)),
+    ("shell", re.compile(rb"^#!/(?:usr/)?bin/(?:env )?(?:ba|z|da)?sh|^\s*(?:fi|done|esac)\s*$|\$\{?\w+\}?", re.M)),
+)
+
+
+def _strip_number(line: bytes, numbered: bool) -> bytes:
+    if numbered:
+        m = NUMBERED_RE.match(line)
+        if m:
+            return line[m.end() :]
+    return line
+
+
+def is_numbered(lines: list[bytes]) -> bool:
+    """``cat -n`` output: nearly every line starts with a number that goes up by one."""
+    nums = [int(m.group(1)) for line in lines if (m := NUMBERED_RE.match(line))]
+    if len(lines) < 3 or len(nums) < 0.95 * len(lines):
+        return False
+    steps = sum(1 for a, b in zip(nums, nums[1:]) if b == a + 1)
+    return steps >= 0.9 * (len(nums) - 1)
+
+
+def language(text: bytes) -> str:
+    scores = {lang: len(pattern.findall(text[:32768])) for lang, pattern in LANG_HINTS}
+    best = max(scores, key=lambda k: scores[k])
+    return best if scores[best] else "code"
+
+
+def score(lines: list[bytes]) -> tuple[int, int, int] | None:
+    """(keyword lines, code-ending lines, n) of the lines when they look like source, else None."""
+    n = len(lines)
+    if n < 5:
+        return None
+    keyword = sum(1 for line in lines if KEYWORD_RE.match(line))
+    ending = sum(1 for line in lines if END_RE.search(line))
+    indented = sum(1 for line in lines if line[:1] in (b" ", b"\t"))
+    comments = sum(1 for line in lines if COMMENT_RE.match(line))
+    prose = sum(1 for line in lines if PROSE_RE.match(line))
+    logs = sum(1 for line in lines if LOG_RE.match(line))
+    diff = sum(1 for line in lines[:50] if DIFF_RE.match(line))
+    markup = sum(1 for line in lines if line.lstrip().startswith((b"```", b"<p>", b"* ", b"- ", b"> ", b"##")))
+    code = n - comments
+    if diff or logs > 0.1 * n or prose > 0.15 * n or markup > 0.2 * n or code <= 0:
+        return None
+    if keyword >= 0.15 * code and keyword + ending >= 0.45 * code and indented >= 0.2 * n:
+        return keyword, ending, n
+    return None
+
+
+def _sample_lines(sample_lines: list[bytes]) -> tuple[list[bytes], bool]:
+    lines = [line.rstrip(b"\r") for line in sample_lines[:1500]]
+    numbered = is_numbered(lines)
+    return [_strip_number(line, numbered) for line in lines], numbered
+
+
+def detect(sample) -> str | None:
+    lines, numbered = _sample_lines(sample.lines)
+    got = score([line for line in lines if line.strip()])
+    if got is None:
+        return None
+    keyword, ending, n = got
+    lang = language(b"\n".join(lines))
+    return f"{lang} source{' (numbered lines)' if numbered else ''}: {keyword}/{n} lines start with keywords, {ending} end like code"
+
+
+# -- level 1 ---------------------------------------------------------------------------------------
+
+
+def license_header(raw: bytes, numbered: bool) -> tuple[int, int, int]:
+    """(start, end, lines) of the leading comment block that names a license, else (0, 0, 0)."""
+    lines = split_lines(raw[:65536])
+    i = 0
+    if lines and _strip_number(raw[lines[0].start : lines[0].body_end], numbered).startswith(b"#!"):
+        i = 1
+    start = lines[i].start if i < len(lines) else 0
+    j = i
+    in_block = False
+    while j < len(lines):
+        body = _strip_number(raw[lines[j].start : lines[j].body_end], numbered)
+        stripped = body.strip()
+        if in_block:
+            if b"*/" in stripped or stripped.endswith((b'"""', b"'''")):
+                in_block = False
+            j += 1
+            continue
+        if stripped.startswith((b"/*", b'"""', b"'''")):
+            rest = stripped[3:] if stripped[:3] in (b'"""', b"'''") else stripped[2:]
+            in_block = not (b"*/" in rest or rest.endswith((b'"""', b"'''")))
+        elif not (COMMENT_RE.match(body) and not stripped.startswith(b"*/")) and stripped:
+            break
+        j += 1
+    if j - i < MIN_HEADER_LINES or in_block:
+        return 0, 0, 0
+    end = lines[j - 1].end
+    if not LICENSE_WORD_RE.search(raw, start, end):
+        return 0, 0, 0
+    return start, end, j - i
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    lines = [raw[ln.start : ln.body_end] for ln in split_lines(raw[:65536]) if ln.body_end > ln.start]
+    numbered = is_numbered(lines[:1500])
+    start, end, count = license_header(raw, numbered)
+    starts, ends, trailing, blank = texttype.cuts_of(raw)
+    saved = sum(b - a for a, b in zip(starts, ends) if a >= end or b <= start)
+    if not count and saved < texttype.MIN_SAVING:
+        return passthrough(raw)
+    plan = Plan(raw)
+    cuts = [(a, b) for a, b in zip(starts, ends) if saved >= texttype.MIN_SAVING and (a >= end or b <= start)]
+    for a, b in cuts:
+        if count and a >= end and plan.position <= start:
+            _license(plan, start, end, count)
+        plan.keep(plan.position, a)
+        plan.omit(a, b, texttype.GROUP, texttype.REASON)
+    if count and plan.position <= start:
+        _license(plan, start, end, count)
+    plan.keep_rest()
+    if texttype.GROUP in plan.reasons:
+        plan.show((b"" if plan.ends_line() else b"\n")
+                  + f"[whitespace normalised ({trailing} trailing, {blank} blank lines); original: ".encode())
+        plan.mark(texttype.GROUP)
+        plan.show(b"]\n")
+    return plan.finish()
+
+
+def _license(plan: Plan, start: int, end: int, count: int) -> None:
+    plan.keep(plan.position, start)
+    words = LICENSE_WORD_RE.search(plan.raw, start, end)
+    line_start = plan.raw.rfind(b"\n", start, words.start()) + 1
+    line_end = plan.raw.find(b"\n", words.start(), end)
+    said = plan.raw[max(line_start, start) : line_end if line_end >= 0 else end].strip(b" \t\r#/*-;")
+    said = said.decode("utf-8", "replace")[:80]
+    plan.omit(start, end, LICENSE, LICENSE_REASON)
+    plan.show(f"[license header: {count} lines ({said}); ".encode())
+    plan.mark(LICENSE)
+    plan.show(b"]\n")
+
+
+# -- level 0 ---------------------------------------------------------------------------------------
+
+
+def outline(raw: bytes) -> tuple[str, int, int, list[str]]:
+    """(language, lines, imports, ["12: def f(x):", …]) of a source text."""
+    all_lines = [raw[ln.start : ln.body_end] for ln in split_lines(raw)]
+    numbered = is_numbered([ln for ln in all_lines[:1500] if ln.strip()])
+    lang = language(b"\n".join(_strip_number(ln, numbered) for ln in all_lines[:2000]))
+    sig_re = SIGNATURE_RES.get(lang)
+    imports = 0
+    sigs: list[str] = []
+    for index, line in enumerate(all_lines, 1):
+        number = index
+        if numbered and (m := NUMBERED_RE.match(line)):
+            number, line = int(m.group(1)), line[m.end() :]
+        if IMPORT_RE.match(line):
+            imports += 1
+        if sig_re is not None and sig_re.match(line):
+            sigs.append(f"{number}: {line.rstrip().decode('utf-8', 'replace')[:200]}")
+    return lang, len(all_lines), imports, sigs
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    lang, nlines, imports, sigs = outline(packet.raw)
+    return Facts(f"{lang}, {nlines:,} lines, {imports:,} imports, {len(sigs):,} definitions", sigs, len(sigs), lang)
+
+
+PACK_CONTEXT = False
+
+
+def tier(text: bytes, shown: bytes, config):
+    """Pack tiers: signatures are signal; imports context."""
+    for pattern in SIGNATURE_RES.values():
+        if pattern.match(shown):
+            return 0, 0
+    if IMPORT_RE.match(shown):
+        return 1, 0
+    return None

@@ -1,0 +1,241 @@
+"""Tables and process lists (``ps aux``, ``docker ps``, ``df -h``, ``kubectl get``) and environments (``env``).
+
+* A table is a header line of column names (``USER PID %CPU …``, ``Filesystem Size Used …``,
+  ``CONTAINER ID   IMAGE …``) and rows of whitespace-separated cells. Up to ``fold_rows`` rows it
+  passes through. A longer one keeps the header and every row; each column whose cell is the same in
+  every row (``USER root``, ``TTY ?``) leaves every row and the header, its bytes (with the padding
+  after it) go to one ref (group ``columns``), named in a note line that gives the dropped values.
+  Lines that are not rows (an error of ``df``, a blank line) stay where they are.
+* ``env`` / ``printenv`` / ``export -p`` output (``KEY=value`` lines): every line stays, except the
+  value of a variable that looks like a secret — its name holds TOKEN, SECRET, PASSWORD, KEY, AUTH,
+  CREDENTIAL …, or its value looks like a key (a JWT, a known token prefix, a long high-entropy
+  string). Such a value is never printed in the visible text: it reads
+  ``KEY=<hidden: N bytes, #ref:ctx_…>`` and its bytes are in the ref (group ``secrets``). This happens
+  whatever the size of the output.
+
+``SIGNALS`` is empty: a cell or a value that says "error" is data, not an event of the program.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Annotated
+
+import msgspec
+
+from operators.config import Section
+from operators.reduction import Plan, passthrough
+from operators.types.gitlog import Line, split_lines
+
+NAME = "table"
+SIGNALS = ""
+
+COLUMNS, COLUMNS_REASON = "columns", "table columns with one value in every row"
+SECRETS, SECRETS_REASON = "secrets", "values of variables that look like secrets"
+
+
+class Settings(Section):
+    fold_rows: Annotated[int, msgspec.Meta(ge=0)] = 40  # tables with up to this many rows pass through
+
+
+# -- env ------------------------------------------------------------------------------------------
+ENV_RE = re.compile(rb"(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=")
+SECRET_NAME_RE = re.compile(
+    rb"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|KEY|APIKEY|AUTH|CREDENTIAL|CREDENTIALS|"
+    rb"PRIVATE|COOKIE|SESSION|DSN|SIGNATURE|CERT)S?(?:_|$)|(?i:TOKEN|SECRET|PASSWORD|APIKEY|CREDENTIAL)"
+)
+SECRET_VALUE_RE = re.compile(
+    rb"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+    rb"|sk-[A-Za-z0-9_-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|glpat-[\w-]{20}|AIza[\w-]{30,}"
+    rb"|-----BEGIN [A-Z ]*PRIVATE KEY|://[^/\s:@]+:[^/\s@]+@"  # a URL with user:password
+)
+PLAIN_PATH_RE = re.compile(rb"[~/.][\w./:@+-]*")
+
+
+def _entropy(value: bytes) -> float:
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def looks_secret(name: bytes, value: bytes) -> bool:
+    """Whether a variable's value must not be shown: by its name, or by the look of its value."""
+    value = value.strip().strip(b"\"'")
+    if not value:
+        return False
+    if SECRET_VALUE_RE.search(value):
+        return True
+    if SECRET_NAME_RE.search(name):
+        return not (PLAIN_PATH_RE.fullmatch(value) and _entropy(value) < 4.2) and value.lower() not in (b"true", b"false", b"0", b"1")
+    if len(value) >= 24 and b" " not in value and not value.startswith((b"/", b"~", b"http")) and b":/" not in value:
+        classes = sum(bool(re.search(p, value)) for p in (rb"[a-z]", rb"[A-Z]", rb"[0-9]"))
+        return classes == 3 and _entropy(value) >= 4.0
+    return False
+
+
+def _is_env(lines: list[bytes]) -> bool:
+    if len(lines) < 3:
+        return False
+    hits = sum(1 for line in lines if ENV_RE.match(line))
+    return hits >= 0.9 * len(lines)
+
+
+def reduce_env(raw: bytes, lines: list[Line]) -> Plan:
+    plan = Plan(raw)
+    for line in lines:
+        m = ENV_RE.match(raw, line.start, line.body_end)
+        if m is None:
+            continue
+        name, at = m.group(1), m.end()
+        value = raw[at : line.body_end]
+        if not looks_secret(name, value):
+            continue
+        plan.keep(plan.position, at)
+        plan.omit(at, line.body_end, SECRETS, SECRETS_REASON)
+        plan.show(f"<hidden: {line.body_end - at} bytes, ".encode())
+        plan.mark(SECRETS)
+        plan.show(b">")
+    plan.keep_rest()
+    return plan.finish()
+
+
+# -- tables ---------------------------------------------------------------------------------------
+HEADER_WORD_RE = re.compile(rb"%?[A-Z][A-Z0-9%_/()-]*[A-Z0-9%)]?|[A-Z][a-z]+(?:[- ][a-z]+)?|%[A-Za-z]+|[A-Z]")
+KNOWN_HEADER_RE = re.compile(
+    rb"^\s*(?:USER +PID|UID +PID|PID +|F +S +UID|Filesystem +(?:Size|1K-blocks|Type|Inodes|1M-blocks)|CONTAINER ID +"
+    rb"|REPOSITORY +TAG|NAME +(?:READY|STATUS|TYPE|IMAGE|ID|STATE|NAMESPACE|CPU)|NAMESPACE +NAME|IMAGE +|ID +NAME"
+    rb"|COMMAND +PID|Proto +Recv-Q|Netid +State|State +Recv-Q|NAME +MAJ:MIN|Name +Version)"
+)
+TIMESTAMP_RE = re.compile(rb"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} +\d+ \d\d:)")
+
+
+def _splitter(header: bytes) -> re.Pattern:
+    """Cells are split on runs of 2+ spaces when a column name holds a space (``CONTAINER ID``)."""
+    return re.compile(rb"\s{2,}" if re.search(rb"\S \S", header.strip()) and re.search(rb"\S {2,}\S", header) else rb"\s+")
+
+
+def cells(line: bytes, splitter: re.Pattern, n: int) -> list[tuple[int, int]]:
+    """Spans of up to ``n`` cells of a row (the last cell takes the rest of the line)."""
+    spans = []
+    pos = len(line) - len(line.lstrip())
+    while pos < len(line) and len(spans) < n - 1:
+        m = splitter.search(line, pos)
+        if m is None:
+            break
+        spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(line):
+        spans.append((pos, len(line.rstrip())))
+    return spans
+
+
+def _header_ok(header: bytes) -> bool:
+    if KNOWN_HEADER_RE.match(header):
+        return True
+    words = header.split()
+    if len(words) < 3 or TIMESTAMP_RE.match(header):
+        return False
+    upper = sum(1 for w in words if HEADER_WORD_RE.fullmatch(w) and w.upper() == w)
+    return upper >= 0.8 * len(words) and len(words) <= 20
+
+
+def table_shape(lines: list[bytes]) -> tuple[int, re.Pattern, int] | None:
+    """(header index, splitter, columns) when the lines are a table, else None."""
+    if len(lines) < 2:
+        return None
+    header = lines[0]
+    if not _header_ok(header):
+        return None
+    splitter = _splitter(header)
+    ncols = len(cells(header, splitter, 99))
+    rows = lines[1:]
+    fitting = sum(1 for row in rows if len(cells(row, splitter, ncols)) >= max(2, ncols - 2) and not TIMESTAMP_RE.match(row))
+    if ncols < 2 or fitting < 0.8 * len(rows):
+        return None
+    return 0, splitter, ncols
+
+
+def reduce_table(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+    nonblank = [ln for ln in lines if ln.body_end > ln.start]
+    bodies = [raw[ln.start : ln.body_end] for ln in nonblank]
+    shape = table_shape(bodies)
+    if shape is None or len(bodies) - 1 <= settings.fold_rows:
+        return passthrough(raw)
+    _, splitter, ncols = shape
+    rows = [(ln, cells(body, splitter, ncols)) for ln, body in zip(nonblank, bodies)]
+    full = [(ln, spans) for ln, spans in rows if len(spans) == ncols]
+    header_ln, header_spans = rows[0]
+    if len(header_spans) != ncols or len(full) < 0.8 * len(rows):
+        return passthrough(raw)
+    data = full[1:]
+    uniform = [c for c in range(ncols - 1)
+               if len({raw[ln.start + s[c][0] : ln.start + s[c][1]] for ln, s in data}) == 1]
+    if not uniform:
+        return passthrough(raw)
+    cut_rows = {ln.start: spans for ln, spans in full}
+    plan = Plan(raw)
+    for ln in lines:
+        spans = cut_rows.get(ln.start)
+        if spans is None:
+            continue
+        for c in uniform:  # a cell and the padding after it
+            a, b = ln.start + spans[c][0], ln.start + spans[c + 1][0]
+            plan.keep(plan.position, a)
+            plan.omit(a, b, COLUMNS, COLUMNS_REASON)
+    plan.keep_rest()
+    first = data[0]
+    names = ", ".join(
+        f"{raw[header_ln.start + header_spans[c][0] : header_ln.start + header_spans[c][1]].decode('utf-8', 'replace')}="
+        f"{raw[first[0].start + first[1][c][0] : first[0].start + first[1][c][1]].decode('utf-8', 'replace')}"
+        for c in uniform
+    )
+    plan.show((b"" if plan.ends_line() else b"\n")
+              + f"[table: {len(data):,} rows; columns with one value in every row left out ({names}); exact lines: ".encode())
+    plan.mark(COLUMNS)
+    plan.show(b"]\n")
+    return plan.finish()
+
+
+# -- the content type -----------------------------------------------------------------------------
+
+
+def settings_of(config) -> Settings:
+    return getattr(config, NAME, None) or Settings()
+
+
+def reduce(raw: bytes, granularity: str, config) -> Plan:
+    lines = split_lines(raw)
+    bodies = [raw[ln.start : ln.body_end] for ln in lines if ln.body_end > ln.start]
+    if _is_env(bodies[:400]):
+        return reduce_env(raw, lines)
+    return reduce_table(raw, lines, settings_of(config))
+
+
+def detect(sample) -> str | None:
+    lines = [line.rstrip(b"\r") for line in sample.lines[:400]]
+    if _is_env(lines):
+        return f"{len(lines)} KEY=value lines (environment)"
+    if len(lines) >= 3 and table_shape(lines) is not None:
+        return f"a header of column names and {len(lines) - 1} rows"
+    return None
+
+
+def facts(packet):
+    from operators.types import Facts
+
+    raw = packet.raw
+    bodies = [raw[ln.start : ln.body_end] for ln in split_lines(raw) if ln.body_end > ln.start]
+    if _is_env(bodies[:400]):
+        hidden = sum(1 for b in bodies if (m := ENV_RE.match(b)) and looks_secret(m.group(1), b[m.end() :]))
+        return Facts(f"{len(bodies):,} variables, {hidden:,} secret-looking values hidden", [], 0, "env")
+    header = bodies[0].decode("utf-8", "replace").strip() if bodies else ""
+    return Facts(f"{max(0, len(bodies) - 1):,} rows", [header[:150]] if header else [], 1 if header else 0)
+
+
+def tier(text: bytes, shown: bytes, config):
+    """Pack tiers: the header and the fold note are signal, rows context."""
+    if shown.startswith(b"[table: ") or KNOWN_HEADER_RE.match(shown):
+        return 0, 0
+    return None
