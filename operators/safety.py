@@ -602,6 +602,23 @@ def _cuts_a_character(plan: Plan) -> bool:
                for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends))
 
 
+def _kept_text_dirty(plan: Plan) -> bool:
+    """Whether ``FIND_RE`` finds anything in what the plan keeps: the kept spans (merged where they
+    touch) one by one when they are a small part of the input (a folded log), else the whole input in
+    one scan. A kept span starting inside a character is ``_cuts_a_character``'s to see."""
+    raw, pieces = plan.raw, plan.pieces
+    spans: list[tuple[int, int]] = []
+    for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends):
+        if kind == KEEP and end > start:
+            if spans and spans[-1][1] == start:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+    if sum(end - start for start, end in spans) * 8 >= len(raw):
+        return FIND_RE.search(raw) is not None
+    return any(FIND_RE.search(raw, start, end) is not None for start, end in spans)
+
+
 def _dirty_shows(pieces: Pieces) -> bool:
     shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
     return bool(shows) and FIND_RE.search(b"\n".join(shows)) is not None
@@ -615,8 +632,8 @@ def secure(plan: Plan, config, kind: str = "") -> Plan:
     binary = binary_regions(raw)
     long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
-    if not binary and not long and FIND_RE.search(raw) is None and not _dirty_shows(pieces) \
-            and not (b"\r\n" in raw and _keeps_cr_without_lf(plan)) \
+    if not binary and not long and not _kept_text_dirty(plan) and not _dirty_shows(pieces) \
+            and not (b"\r" in raw and _keeps_cr_without_lf(plan)) \
             and (raw.isascii() or not _cuts_a_character(plan)):
         return plan
     work = _Pass(plan, settings, kind, binary, long)
