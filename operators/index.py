@@ -24,7 +24,7 @@ import msgspec
 
 INDEX_FILE = "index.sqlite"
 CHUNK = 64 * 1024  # bytes of whole lines per indexed row
-INDEX_MAX = 4 * 1024 * 1024  # bytes of refs indexed per packet (about 0.15 s)
+INDEX_MAX = 1024 * 1024  # bytes of refs indexed per packet (about 0.04 s: what a big run adds to its time)
 REFS_MAX = 20_000  # refs kept in the index
 BUSY_MS = 2000  # how long a writer waits for another one
 HITS_LINES = 20  # matching lines kept per ref in a result
