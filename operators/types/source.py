@@ -42,6 +42,8 @@ END_RE = re.compile(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$")
 PROSE_RE = re.compile(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
 LOG_RE = re.compile(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d[.,]|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d|"
                     rb"^\s*(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\b[ :\]]")
+WORDY_RE = re.compile(rb"^\s*[A-Za-z][a-z',]*(?: +[A-Za-z][a-z',.:]*){5,}")  # six plain words in a row
+UNDERLINE_RE = re.compile(rb"^\s*(?:={3,}|-{3,}|~{3,}|\^{3,}|\.\. [\w|-]+::?)")  # rst/markdown titles, directives
 DIFF_RE = re.compile(rb"^(?:diff --git |@@ -\d|\+\+\+ |--- a/|index [0-9a-f]{7})")
 COMMENT_RE = re.compile(rb"^\s*(?:#(?!include|define|if|endif|pragma|!)|//|/\*|\*|\*/|--|;;|\"\"\"|''')")
 LICENSE_WORD_RE = re.compile(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all rights reserved")
@@ -107,8 +109,29 @@ def language(text: bytes) -> str:
     return best if scores[best] else "code"
 
 
+def _outside_comments(lines: list[bytes]) -> list[bytes]:
+    """The lines outside docstrings (triple quotes) and ``/* … */`` blocks: prose there is the code's own."""
+    out: list[bytes] = []
+    closing = b""
+    for line in lines:
+        if closing:
+            if closing in line:
+                closing = b""
+            continue
+        stripped = line.strip()
+        for opener, closer in ((b'"""', b'"""'), (b"'''", b"'''"), (b"/*", b"*/")):
+            at = line.find(opener)
+            if at >= 0 and closer not in line[at + len(opener) :]:
+                closing = closer
+                break
+        if not closing and not stripped.startswith((b"*", b"//", b"#")) or stripped.startswith(b"#!"):
+            out.append(line)
+    return out
+
+
 def score(lines: list[bytes]) -> tuple[int, int, int] | None:
     """(keyword lines, code-ending lines, n) of the lines when they look like source, else None."""
+    lines = _outside_comments(lines)
     n = len(lines)
     if n < 5:
         return None
@@ -119,9 +142,11 @@ def score(lines: list[bytes]) -> tuple[int, int, int] | None:
     prose = sum(1 for line in lines if PROSE_RE.match(line))
     logs = sum(1 for line in lines if LOG_RE.match(line))
     diff = sum(1 for line in lines[:50] if DIFF_RE.match(line))
-    markup = sum(1 for line in lines if line.lstrip().startswith((b"```", b"<p>", b"* ", b"- ", b"> ", b"##")))
+    markup = sum(1 for line in lines if line.lstrip().startswith((b"```", b"<p>", b"* ", b"- ", b"> ", b"##"))
+                 or UNDERLINE_RE.match(line))
+    wordy = sum(1 for line in lines if WORDY_RE.match(line) and not COMMENT_RE.match(line))
     code = n - comments
-    if diff or logs > 0.1 * n or prose > 0.15 * n or markup > 0.2 * n or code <= 0:
+    if diff or logs > 0.1 * n or prose > 0.15 * n or markup > 0.05 * n or wordy > 0.25 * n or code <= 0:
         return None
     if keyword >= 0.15 * code and keyword + ending >= 0.45 * code and indented >= 0.2 * n:
         return keyword, ending, n
@@ -167,7 +192,10 @@ def license_header(raw: bytes, numbered: bool) -> tuple[int, int, int]:
         if stripped.startswith((b"/*", b'"""', b"'''")):
             rest = stripped[3:] if stripped[:3] in (b'"""', b"'''") else stripped[2:]
             in_block = not (b"*/" in rest or rest.endswith((b'"""', b"'''")))
-        elif not (COMMENT_RE.match(body) and not stripped.startswith(b"*/")) and stripped:
+        elif not stripped:
+            if j > i and LICENSE_WORD_RE.search(raw, start, lines[j - 1].end):
+                break  # a blank line after the license: what follows (a package doc) is not the header
+        elif not (COMMENT_RE.match(body) and not stripped.startswith(b"*/")):
             break
         j += 1
     if j - i < MIN_HEADER_LINES or in_block:
@@ -190,11 +218,11 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     cuts = [(a, b) for a, b in zip(starts, ends) if saved >= texttype.MIN_SAVING and (a >= end or b <= start)]
     for a, b in cuts:
         if count and a >= end and plan.position <= start:
-            _license(plan, start, end, count)
+            _license(plan, start, end, count, numbered)
         plan.keep(plan.position, a)
         plan.omit(a, b, texttype.GROUP, texttype.REASON)
     if count and plan.position <= start:
-        _license(plan, start, end, count)
+        _license(plan, start, end, count, numbered)
     plan.keep_rest()
     if texttype.GROUP in plan.reasons:
         plan.show((b"" if plan.ends_line() else b"\n")
@@ -204,12 +232,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     return plan.finish()
 
 
-def _license(plan: Plan, start: int, end: int, count: int) -> None:
+def _license(plan: Plan, start: int, end: int, count: int, numbered: bool) -> None:
     plan.keep(plan.position, start)
     words = LICENSE_WORD_RE.search(plan.raw, start, end)
     line_start = plan.raw.rfind(b"\n", start, words.start()) + 1
     line_end = plan.raw.find(b"\n", words.start(), end)
-    said = plan.raw[max(line_start, start) : line_end if line_end >= 0 else end].strip(b" \t\r#/*-;")
+    said = _strip_number(plan.raw[max(line_start, start) : line_end if line_end >= 0 else end], numbered).strip(b" \t\r#/*-;")
     said = said.decode("utf-8", "replace")[:80]
     plan.omit(start, end, LICENSE, LICENSE_REASON)
     plan.show(f"[license header: {count} lines ({said}); ".encode())

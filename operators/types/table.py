@@ -111,9 +111,18 @@ KNOWN_HEADER_RE = re.compile(
 TIMESTAMP_RE = re.compile(rb"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} +\d+ \d\d:)")
 
 
+MULTIWORD_RE = re.compile(rb"CONTAINER ID|IMAGE ID|LAST SEEN|NOMINATED NODE|READINESS GATES|CREATED AT|NETWORK ID")
+
+
 def _splitter(header: bytes) -> re.Pattern:
-    """Cells are split on runs of 2+ spaces when a column name holds a space (``CONTAINER ID``)."""
-    return re.compile(rb"\s{2,}" if re.search(rb"\S \S", header.strip()) and re.search(rb"\S {2,}\S", header) else rb"\s+")
+    """Cells are split on runs of 2+ spaces when a column name holds a space (``CONTAINER ID``: docker
+    and kubectl pad columns with 3 spaces, and their cells hold single spaces), else on any space."""
+    return re.compile(rb"\s{2,}" if MULTIWORD_RE.search(header) else rb"\s+")
+
+
+def _ncols(header: bytes, splitter: re.Pattern) -> int:
+    n = len(cells(header, splitter, 99))
+    return n - 1 if header.rstrip().endswith(b"Mounted on") and splitter.pattern == rb"\s+" else n  # df
 
 
 def cells(line: bytes, splitter: re.Pattern, n: int) -> list[tuple[int, int]]:
@@ -149,7 +158,7 @@ def table_shape(lines: list[bytes]) -> tuple[int, re.Pattern, int] | None:
     if not _header_ok(header):
         return None
     splitter = _splitter(header)
-    ncols = len(cells(header, splitter, 99))
+    ncols = _ncols(header, splitter)
     rows = lines[1:]
     fitting = sum(1 for row in rows if len(cells(row, splitter, ncols)) >= max(2, ncols - 2) and not TIMESTAMP_RE.match(row))
     if ncols < 2 or fitting < 0.8 * len(rows):
