@@ -268,16 +268,19 @@ def render_tree(root: Node, max_entries: int, max_depth: int) -> list[str]:
         if bulk or depth >= max_depth:
             return
         inner = "  " * (depth + 1)
+        top = depth == 0  # every top-level entry is shown, with find's "./" prefix when it printed one
+        lead = name if top and name.startswith("./") else ""
         if node.files:
             names = sorted(node.files)
-            text = ", ".join(show_name(f) for f in names[:max_entries])
-            if len(names) > max_entries:
-                text += f", … +{len(names) - max_entries:,} more"
+            cap = len(names) if top else max_entries
+            text = ", ".join(show_name(lead.encode() + f) for f in names[:cap])
+            if len(names) > cap:
+                text += f", … +{len(names) - cap:,} more"
             lines.append(inner + text)
         names = sorted(node.dirs)
-        for dname in names[:dir_cap]:
-            walk(node.dirs[dname], show_name(dname) + "/", depth + 1)
-        rest = names[dir_cap:]
+        for dname in names[: len(names) if top else dir_cap]:
+            walk(node.dirs[dname], show_name(lead.encode() + dname) + "/", depth + 1)
+        rest = names[len(names) if top else dir_cap :]
         if rest:
             files = sum(node.dirs[d].nfiles for d in rest)
             dirs = len(rest) + sum(node.dirs[d].ndirs for d in rest)
