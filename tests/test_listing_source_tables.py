@@ -21,6 +21,7 @@ TYPED = {
     "du_h_dist_packages.txt": "listing",
     "npm_ls_all.txt": "packages",
     "pip_list.txt": "packages",
+    "pipdeptree.txt": "packages",
     "cat_tqdm_utils_py.txt": "source",
     "cat_n_pflag_flag_go.txt": "source",
     "cat_zustand_persist_ts.txt": "source",
@@ -281,6 +282,15 @@ def test_npm_ls_keeps_every_top_level_dependency_and_problem_line():
             assert line in visible, line
     assert b"(75 deduped)" in visible
     assert b"ms@2.1.3" not in visible and any(b"ms@2.1.3" in c for c in refs.values())
+
+
+def test_pipdeptree_keeps_every_root_and_first_level_requirement():
+    raw = raw_of("pipdeptree.txt")
+    visible, _ = reduced(packages, raw)
+    for line in raw.splitlines():
+        if not line.startswith((" ".encode(), "│".encode())):  # a root package or one of its requirements
+            assert b"\n" + line + b"\n" in b"\n" + visible, line
+    assert b"more packages" in visible and len(visible) < len(raw)
 
 
 def test_pip_list_and_freeze_pass_through_whole():
