@@ -39,6 +39,7 @@ def reducer_for(content_type: str):
         return types.get(content_type).reduce
     except KeyError:
         raise StageError(f"unknown content type {content_type!r} (registered: {', '.join(types.names())})") from None
+REDACTED = "secrets"  # a plan's group of hidden secret values: never shown raw, even when not smaller
 STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "STORE", "RECOVERY", "RESTORE")
 
 
@@ -86,8 +87,8 @@ def make_measure_raw(config: Config) -> StageFn:
 def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
     """The reducer's plan, or a pass-through plan and the guard that fired."""
     raw = packet.raw
-    if len(raw) < config.reduce.min_bytes:
-        return passthrough(raw), "short input passes through"
+    if len(raw) < config.reduce.min_bytes and not getattr(types.get(packet.type), "REDACTS", False):
+        return passthrough(raw), "short input passes through"  # a type that hides secrets reduces any size
     reducer = reducer_for(packet.type)
     try:
         plan = reducer(raw, packet.granularity, config)
@@ -129,7 +130,7 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Confi
     ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
     visible, layout, markers = render(plan, ids)
     rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
-    if not guard and plan.omits_anything and len(visible) >= len(packet.raw):
+    if not guard and plan.omits_anything and len(visible) >= len(packet.raw) and REDACTED not in plan.reasons:
         safe = secure(passthrough(packet.raw), config, packet.type)
         if safe.omits_anything:  # the raw text is not safe to show as it is: its cleaned version
             return apply_plan(packet, safe, "never worse than raw: passed through", config)

@@ -318,6 +318,15 @@ def test_env_secret_values_never_reach_the_visible_text():
         assert keep + b"\n" in packet.visible
 
 
+def test_a_short_env_with_a_short_secret_still_hides_it():
+    """Shorter than the graph's pass-through size, and longer once hidden: the value stays out anyway."""
+    raw = b"HOME=/home/dev\nUSER=dev\nDB_PASSWORD=pw1\nLANG=C.UTF-8\n"
+    packet = reduce_bytes(raw, source="env")
+    assert packet.type == "table" and packet.restore_pass and packet.recovery_pass
+    assert b"pw1" not in packet.visible and b"DB_PASSWORD=<hidden: 3 bytes, #ref:ctx_" in packet.visible
+    assert [bytes(ref.content) for ref in packet.references] == [b"pw1"]
+
+
 @pytest.mark.parametrize(("name", "value", "secret"), [
     (b"API_TOKEN", b"abc", True), (b"MY_PASSWORD", b"x", True), (b"STRIPE_KEY", b"rk_live_51abc", True),
     (b"NOTES", b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", True),

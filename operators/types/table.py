@@ -11,7 +11,8 @@
   CREDENTIAL …, or its value looks like a key (a JWT, a known token prefix, a long high-entropy
   string). Such a value is never printed in the visible text: it reads
   ``KEY=<hidden: N bytes, #ref:ctx_…>`` and its bytes are in the ref (group ``secrets``). This happens
-  whatever the size of the output.
+  whatever the size of the output (``REDACTS``: the graph's short-input pass-through and its
+  never-worse-than-raw fallback do not apply to a plan that hides secrets).
 
 ``SIGNALS`` is empty: a cell or a value that says "error" is data, not an event of the program.
 """
@@ -31,6 +32,7 @@ from operators.types.gitlog import Line, split_lines
 
 NAME = "table"
 SIGNALS = ""
+REDACTS = True  # reduced at any size, and never shown raw when hiding a secret makes the text longer
 
 COLUMNS, COLUMNS_REASON = "columns", "table columns with one value in every row"
 SECRETS, SECRETS_REASON = "secrets", "values of variables that look like secrets"
