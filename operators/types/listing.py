@@ -81,27 +81,38 @@ def _close(plan: Plan, group: str, text: str) -> Plan:
 # -- shapes ----------------------------------------------------------------------------------------
 
 
+def _is_long(lines: list[bytes]) -> bool:
+    n = len(lines)
+    long = sum(1 for line in lines if LONG_RE.fullmatch(line))
+    other = sum(1 for line in lines if TOTAL_RE.fullmatch(line) or HEADER_RE.fullmatch(line) and b": " not in line)
+    return long >= 0.6 * n and long + other >= 0.95 * n
+
+
+def _is_tree(lines: list[bytes]) -> bool:
+    n = len(lines)
+    tree = sum(1 for line in lines if TREE_RE.match(line.decode("utf-8", "replace")))
+    return tree >= 0.8 * (n - 2) and (TREE_SUMMARY_RE.fullmatch(lines[-1]) is not None or tree >= 0.95 * (n - 1))
+
+
+def _is_recursive(lines: list[bytes]) -> bool:
+    n = len(lines)
+    headers = sum(1 for line in lines if HEADER_RE.fullmatch(line) and b": " not in line)
+    if headers < 2 or not HEADER_RE.fullmatch(lines[0]) or any(line[:1].isspace() for line in lines):
+        return False
+    return sum(1 for line in lines if b": " in line or line.count(b" ") > 3) <= 0.1 * n
+
+
 def shape_of(lines: list[bytes]) -> str | None:
     """``long``, ``recursive``, ``tree`` or ``du`` when the non-blank lines are such a listing."""
-    n = len(lines)
-    if n < 3:
+    if len(lines) < 3:
         return None
-    long = sum(1 for line in lines if LONG_RE.fullmatch(line))
-    totals = sum(1 for line in lines if TOTAL_RE.fullmatch(line))
-    headers = sum(1 for line in lines if HEADER_RE.fullmatch(line) and b": " not in line)
-    if long >= 0.6 * n and long + totals + headers >= 0.95 * n:
+    if _is_long(lines):
         return "long"
-    text = [line.decode("utf-8", "replace") for line in lines]
-    tree = sum(1 for line in text if TREE_RE.match(line))
-    if tree >= 0.8 * (n - 2) and (TREE_SUMMARY_RE.fullmatch(lines[-1]) or tree >= 0.95 * (n - 1)):
+    if _is_tree(lines):
         return "tree"
-    if sum(1 for line in lines if DU_RE.fullmatch(line)) >= 0.95 * n:
+    if sum(1 for line in lines if DU_RE.fullmatch(line)) >= 0.95 * len(lines):
         return "du"
-    if headers >= 2 and HEADER_RE.fullmatch(lines[0]) and not any(line[:1].isspace() for line in lines):
-        spaced = sum(1 for line in lines if b": " in line or line.count(b" ") > 3)
-        if spaced <= 0.1 * n:
-            return "recursive"
-    return None
+    return "recursive" if _is_recursive(lines) else None
 
 
 def detect(sample) -> str | None:

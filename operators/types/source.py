@@ -129,26 +129,34 @@ def _outside_comments(lines: list[bytes]) -> list[bytes]:
     return out
 
 
+def _is_markup(line: bytes) -> bool:
+    return line.lstrip().startswith((b"```", b"<p>", b"* ", b"- ", b"> ", b"##")) or UNDERLINE_RE.match(line) is not None
+
+
+LINE_TESTS = {  # what each line is counted as (a line may count several times)
+    "keyword": lambda line: KEYWORD_RE.match(line) is not None,
+    "ending": lambda line: END_RE.search(line) is not None,
+    "indented": lambda line: line[:1] in (b" ", b"\t"),
+    "comment": lambda line: COMMENT_RE.match(line) is not None,
+    "prose": lambda line: PROSE_RE.match(line) is not None,
+    "log": lambda line: LOG_RE.match(line) is not None,
+    "markup": _is_markup,
+    "wordy": lambda line: WORDY_RE.match(line) is not None and COMMENT_RE.match(line) is None,
+}
+
+
 def score(lines: list[bytes]) -> tuple[int, int, int] | None:
     """(keyword lines, code-ending lines, n) of the lines when they look like source, else None."""
     lines = _outside_comments(lines)
     n = len(lines)
-    if n < 5:
+    if n < 5 or any(DIFF_RE.match(line) for line in lines[:50]):
         return None
-    keyword = sum(1 for line in lines if KEYWORD_RE.match(line))
-    ending = sum(1 for line in lines if END_RE.search(line))
-    indented = sum(1 for line in lines if line[:1] in (b" ", b"\t"))
-    comments = sum(1 for line in lines if COMMENT_RE.match(line))
-    prose = sum(1 for line in lines if PROSE_RE.match(line))
-    logs = sum(1 for line in lines if LOG_RE.match(line))
-    diff = sum(1 for line in lines[:50] if DIFF_RE.match(line))
-    markup = sum(1 for line in lines if line.lstrip().startswith((b"```", b"<p>", b"* ", b"- ", b"> ", b"##"))
-                 or UNDERLINE_RE.match(line))
-    wordy = sum(1 for line in lines if WORDY_RE.match(line) and not COMMENT_RE.match(line))
-    code = n - comments
-    if diff or logs > 0.1 * n or prose > 0.15 * n or markup > 0.05 * n or wordy > 0.25 * n or code <= 0:
+    c = {name: sum(map(test, lines)) for name, test in LINE_TESTS.items()}
+    code = n - c["comment"]
+    if c["log"] > 0.1 * n or c["prose"] > 0.15 * n or c["markup"] > 0.05 * n or c["wordy"] > 0.25 * n or code <= 0:
         return None
-    if keyword >= 0.15 * code and keyword + ending >= 0.45 * code and indented >= 0.2 * n:
+    keyword, ending = c["keyword"], c["ending"]
+    if keyword >= 0.15 * code and keyword + ending >= 0.45 * code and c["indented"] >= 0.2 * n:
         return keyword, ending, n
     return None
 
