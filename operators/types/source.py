@@ -158,6 +158,8 @@ def score(lines: list[bytes]) -> tuple[int, int, int] | None:
     keyword, ending = c["keyword"], c["ending"]
     if keyword >= 0.15 * code and keyword + ending >= 0.45 * code and c["indented"] >= 0.2 * n:
         return keyword, ending, n
+    if keyword >= 0.05 * code and ending >= 0.8 * code and c["indented"] >= 0.6 * n:  # calls and literals (tests)
+        return keyword, ending, n
     return None
 
 
