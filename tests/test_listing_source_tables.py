@@ -359,3 +359,19 @@ def test_small_tables_pass_through_and_a_log_is_not_a_table():
     log = b"".join(b"2026-08-16 09:00:%02d INFO GET /api/orders/%d 200 in %dms\n" % (i % 60, i, i % 90) for i in range(60))
     assert classify(log)[0] != "table"
     assert table.table_shape(log.splitlines()) is None
+
+
+def test_docker_ps_style_columns_split_on_wide_gaps_and_keep_every_name():
+    """docker ps pads its columns with 3+ spaces and its cells hold single spaces ("Up 2 hours")."""
+    head = b"CONTAINER ID   IMAGE          COMMAND                  CREATED       STATUS       PORTS     NAMES\n"
+    rows = b"".join(
+        b'%012x   nginx:1.27     "/docker-entrypoint.\xe2\x80\xa6"   2 hours ago   Up 2 hours   80/tcp    web_%d\n' % (0xABC000 + i, i)
+        for i in range(45)
+    )
+    raw = head + rows
+    assert classify(raw)[0] == "table"
+    visible, refs = reduced(table, raw)
+    for i in range(45):
+        assert b"%012x" % (0xABC000 + i) in visible and b"web_%d\n" % i in visible
+    assert b"STATUS=Up 2 hours" in visible and b"IMAGE=nginx:1.27" in visible
+    assert visible.count(b"Up 2 hours") == 1  # only in the note
