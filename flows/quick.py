@@ -11,7 +11,8 @@ but ``os``, ``sys`` and ``select``:
 * the command starts exactly as the full path starts it (its own session, stdout and stderr on one
   pipe, default signal dispositions) and is read for at most ``QUICK_WAIT`` s;
 * when it exits within that time having printed fewer than ``DEFAULT_MIN_BYTES`` bytes of plain
-  printable ASCII (tab, newline and CRLF allowed; no ``#ref:``), the result is what the graph prints
+  printable ASCII (tab, newline and CRLF allowed; no ``#ref:``; no ``=`` and no secret-like word, which
+  a type that hides secrets even in short inputs could claim), the result is what the graph prints
   for it — the bytes unchanged, ``[command failed: exit code N]`` first when it failed, a final
   newline when the output lacks one — and nothing is stored (nothing was omitted);
 * otherwise (more output, a slower command, other bytes) the command keeps running and is handed to
@@ -170,8 +171,19 @@ def _read(child: Child, limit: int) -> tuple[bytes, bool]:
     return bytes(data), True
 
 
+_SECRET_WORDS = (b"token", b"secret", b"pass", b"key", b"auth", b"credential", b"private", b"cookie", b"session",
+                 b"dsn", b"signature", b"cert", b"bearer")
+
+
 def _plain(data: bytes) -> bool:
-    return not data.translate(None, _PLAIN) and b"#ref:" not in data and data.replace(b"\r\n", b"").find(b"\r") < 0
+    """Plain printable ASCII the graph would show as it is: no control byte, no marker look-alike, and
+    nothing a type that hides secrets (``REDACTS``: ``KEY=value`` lines, secret-like words) could claim."""
+    if data.translate(None, _PLAIN) or b"#ref:" in data or data.replace(b"\r\n", b"").find(b"\r") >= 0:
+        return False
+    if b"=" in data:  # KEY=value lines (env, config dumps): the table type may hide values
+        return False
+    lower = data.lower()
+    return not any(word in lower for word in _SECRET_WORDS)
 
 
 def try_run(argv: list[str]) -> int | None:

@@ -62,6 +62,11 @@ def test_edge_cases_print_what_the_graph_prints(tmp_path):
     assert _same(tmp_path, "printf", "a\\r\\nb\\r\\n") == b"a\r\nb\r\n"
     assert _same(tmp_path, "printf", "x\\033[31mred\\033[0m\\n").count(b"\x1b") == 0  # handed over: secured
     assert _same(tmp_path, "bash", "-c", "sleep 0.4; echo late") == b"late\n"  # slower than the fast path waits
+    env_like = b"HOME=/home/dev\nAPI_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\nSHELL=/bin/bash\n"
+    (tmp_path / "env.txt").write_bytes(env_like)
+    shown = _same(tmp_path, "cat", str(tmp_path / "env.txt"))  # short, but a secret: the graph hides it
+    assert b"ghp_0123456789" not in shown and b"HOME=/home/dev" in shown
+    (tmp_path / "env.txt").unlink()
     missing = _run(tmp_path, True, "no-such-command-xyz")
     assert missing.returncode == 127 and missing.stderr == b"tokens: error: command not found: no-such-command-xyz\n"
 
