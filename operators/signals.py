@@ -5,7 +5,8 @@ Two sources, checked together by the SIGNAL stage:
 * automatic signals derived from the raw input by the signal vocabulary alone (``operators.vocab``),
   independently of any reducer and sharing no state with one: for a log, text or build output (any
   type whose module says ``SIGNALS = "lines"``) every line with a signal word in any inflection or an
-  error code (one RE2 pass over the buffer); for a diff every changed line.
+  error code (one RE2 pass over the buffer); for a diff every changed line, but for the lines of
+  summarised files and moved lines (see ``changed_lines``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Iterator
 
 import msgspec
 
-from operators.vocab import CONTROL_RE, LineFinder, display_line, display_text, signal_lines  # noqa: F401 (LineFinder re-exported)
+from operators.vocab import CONTROL_RE, LineFinder, display_line, display_text, signal_lines, summarised_spans  # noqa: F401 (LineFinder re-exported)
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
 
@@ -37,15 +38,30 @@ changed_line_bodies = LineFinder(rb"(?:\+(?!\+\+ )|-(?!-- ))")  # + or - lines, 
 
 
 def changed_lines(raw: bytes) -> list[bytes]:
-    """The distinct changed lines of a diff (``\\r`` stripped, longer than their sign), the first ``MAX_AUTO``."""
+    """The distinct changed lines of a diff (``\\r`` stripped, longer than their sign), the first ``MAX_AUTO``.
+
+    Two rules of the diff vocabulary apply, both computed from the raw diff alone: the files a diff
+    summarises (``vocab.summarised_file``: lockfiles, minified files, snapshots, told by their path)
+    are skipped, and a changed line that also occurs with the opposite sign in the diff (a moved
+    line: ``-x`` and ``+x``) is not asked for on either side."""
+    spans = summarised_spans(raw)
+    if spans:
+        parts, pos = [], 0
+        for a, b in spans:
+            parts.append(raw[pos:a])
+            pos = b
+        parts.append(raw[pos:])
+        raw = b"".join(parts)
     out: dict[bytes, None] = {}
+    seen: set[tuple[bytes, int]] = set()  # (sign, hash of the text) of every changed line: 1 small entry a line
     for line in changed_line_bodies(raw):
         body = line.rstrip(b"\r")
         if len(body) > 1:
-            out.setdefault(body, None)
-            if len(out) >= MAX_AUTO:
-                break
-    return list(out)
+            seen.add((body[:1], hash(body[1:])))
+            if len(out) < 2 * MAX_AUTO:
+                out.setdefault(body, None)
+    other = {b"+": b"-", b"-": b"+"}
+    return [body for body in out if (other[body[:1]], hash(body[1:])) not in seen][:MAX_AUTO]
 
 
 def auto_signals(content_type: str, raw: bytes) -> list[bytes]:

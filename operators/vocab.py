@@ -238,3 +238,38 @@ LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|C
 def is_log_line(line: bytes) -> bool:
     """A line that starts like a log record (a timestamp) or names a level near its start."""
     return LOG_LINE_RE.match(line) is not None or LEVEL_RE.search(line[:200]) is not None
+
+
+# -- diffs: files whose hunks are summarised -----------------------------------------------------------
+# Lockfiles and generated files: a diff shows their path and a summary, their hunks go behind a ref, and
+# the SIGNAL check does not ask for their changed lines. The rule is the path alone (the ``b/`` side of
+# a ``diff --git`` line), so the check computes it from the raw diff on its own.
+SUMMARISED_PATH_RE = re.compile(
+    rb"(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock"
+    rb"|Gemfile\.lock|go\.sum|composer\.lock)$|\.min\.(?:js|css)$|\.map$|\.snap$|(?:^|/)__snapshots__/"
+)
+GIT_FILE_LINE_RE = re.compile(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
+
+
+def summarised_file(path: bytes) -> bool:
+    """Whether a diff summarises the file at ``path`` (a lockfile, a minified or source-map file, a snapshot)."""
+    return SUMMARISED_PATH_RE.search(path) is not None
+
+
+def git_file_path(line: bytes) -> bytes | None:
+    """The new (``b/``) path a ``diff --git a/X b/Y`` line names, or None."""
+    m = GIT_FILE_LINE_RE.match(line)
+    return m.group(1) if m else None
+
+
+def summarised_spans(raw: bytes) -> list[tuple[int, int]]:
+    """The byte spans of a diff's summarised files: from each ``diff --git`` line whose path is
+    summarised to the next ``diff --git``/``diff --cc`` line (or the end)."""
+    spans = []
+    starts = [m.start(1) for m in re.finditer(rb"(?:^|\n)(diff --(?:git|cc|combined) )", raw)]
+    for k, s in enumerate(starts):
+        nl = raw.find(b"\n", s)
+        path = git_file_path(raw[s : len(raw) if nl < 0 else nl])
+        if path is not None and summarised_file(path):
+            spans.append((s, starts[k + 1] if k + 1 < len(starts) else len(raw)))
+    return spans

@@ -18,7 +18,7 @@ from operators.reduction import KEEP, MARK, OMIT, SHOW, omissions, render, resto
 from operators.signals import load_sidecar
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-HINT_RE = re.compile(rb"^\xe2\x8b\xaf (\d+) unchanged lines\r?$", re.M)  # "⋯ N unchanged lines"
+HINT_RE = re.compile(rb"^\xe2\x8b\xaf (\d+)\r?$", re.M)  # "⋯ N": N unchanged lines
 
 
 def run(raw: bytes, context_keep: int = 1):
@@ -76,8 +76,11 @@ def test_fixture_keeps_every_changed_line_and_planted_signal(sample):
 def test_fixture_keeps_file_and_hunk_headers_and_drops_index_lines(sample):
     raw, _, visible = sample
     lines = vis_lines(visible)
+    binary = binary_file_lines(raw)  # a binary file shows as its one "Binary files … differ" line
     for line in raw.split(b"\n"):
-        if line.startswith((b"diff --git ", b"--- ", b"+++ ", b"@@ ", b"rename ", b"new file mode", b"Binary files", b"\\ ")):
+        if line in binary:
+            assert line not in lines, line
+        elif line.startswith((b"diff --git ", b"--- ", b"+++ ", b"@@ ", b"rename ", b"new file mode", b"Binary files", b"\\ ")):
             assert line in lines, line
         if line.startswith((b"index ", b"similarity index", b"old mode")):
             assert line not in lines, line
@@ -98,7 +101,17 @@ def test_fixture_hints_account_for_every_unchanged_line(sample):
     assert hinted > 0
     assert context_shown + hinted == context_raw
     ref = omissions(plan)["context"]
-    assert ref.count(b"\n") == hinted + sum(1 for l in raw.split(b"\n") if l.startswith((b"index ", b"similarity", b"old mode")))
+    metadata = sum(1 for l in raw.split(b"\n") if l.startswith((b"index ", b"similarity", b"old mode")))
+    assert ref.count(b"\n") == hinted + metadata + len(binary_file_lines(raw))
+
+
+def binary_file_lines(raw: bytes) -> set[bytes]:
+    """The ``diff --git`` lines of files whose header is only an index line and ``Binary files … differ``."""
+    lines = raw.split(b"\n")
+    return {
+        line for k, line in enumerate(lines[:-2])
+        if line.startswith(b"diff --git ") and lines[k + 1].startswith(b"index ") and lines[k + 2].startswith(b"Binary files ")
+    }
 
 
 def test_fixture_saves_at_least_a_fifth(sample):
@@ -169,10 +182,12 @@ def test_rename_mode_change_new_file_and_binary_patch():
     plan, visible = run(raw)
     lines = vis_lines(visible)
     for kept in (b"rename from old.php", b"rename to new.php", b"-namespace A;", b"+namespace B;", b"new mode 100755",
-                 b"new file mode 100644", b"GIT binary patch", b"literal 300", b"literal 0", b"deleted file mode 100644",
+                 b"new file mode 100644", b"GIT binary patch", b"literal 300", b"literal 0",
                  b"Binary files a/gone.txt and /dev/null differ"):
         assert kept in lines, kept
-    for dropped in (b"similarity index 98%", b"old mode 100644", b"index 1111111..2222222 100644", b"HcmV?d00001"):
+    # a deleted binary file is one line: "Binary files a/gone.txt and /dev/null differ" says it all
+    for dropped in (b"similarity index 98%", b"old mode 100644", b"index 1111111..2222222 100644", b"HcmV?d00001",
+                    b"deleted file mode 100644", b"diff --git a/gone.txt b/gone.txt"):
         assert dropped not in lines, dropped
     assert b"zcmV-Y0@v0XA9x" not in visible
     assert b"lines of binary patch data" in visible
@@ -221,7 +236,7 @@ def test_crlf_diff_cuts_context_and_keeps_crlf():
     )
     plan, visible = run(raw)
     assert HINT_RE.findall(visible) == [b"9", b"9"]
-    assert b"unchanged lines\r\n" in visible
+    assert b"\xe2\x8b\xaf 9\r\n" in visible
     assert b"\r\n-old();\r\n+new();\r\n" in visible
     assert list(plan.reasons) == ["context"]
 

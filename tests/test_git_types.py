@@ -186,7 +186,7 @@ def test_show_keeps_its_message_and_its_patch():
     context = [line for line in patch.split(b"\n") if line.startswith(b" ")]
     with_signal = [line for line in context if SIGNAL_RE.search(line)]
     assert with_signal and all(line in lines for line in with_signal)
-    assert b"\xe2\x8b\xaf 2 unchanged lines\n from ..exceptions import LocationParseError\n@@ -14,7" in visible
+    assert b"\xe2\x8b\xaf 2\n from ..exceptions import LocationParseError\n@@ -14,7" in visible
     assert sum(1 for line in context if line in lines) < len(context) / 2
 
 

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from itertools import accumulate, islice, repeat
 from operator import add
 
 from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.log import is_log_line
+from operators.vocab import git_file_path, summarised_file
 
 try:
     from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
@@ -46,9 +48,11 @@ except ImportError:  # pragma: no cover - exercised by installs without a compil
 GROUP = "context"
 REASON = "unchanged diff context, git metadata and binary patch data"
 
-OTHER, META, CTX, CHG, NONL, BIN = range(6)
+OTHER, META, CTX, CHG, NONL, BIN, SPECIAL = range(7)  # SPECIAL: a summarised file's or a moved block's lines
 ANCHORS = (CHG, NONL)
 MIN_CUT = 2  # cut a context run only when at least this many lines can go
+PURE_KEEP = 0  # unchanged lines kept next to a block that only adds or only removes lines
+HINT = "⋯"  # starts every line the reducer shows; "⋯ N" stands for N unchanged lines
 MIN_GAIN = 64  # bytes; a smaller net saving is not worth a ref and a marker: pass through
 
 FILE_START_RE = re.compile(rb"diff (?:--git|--cc|--combined) ")
@@ -62,10 +66,10 @@ BINARY_DATA_RE = re.compile(rb"[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]*$")
 BINARY_HUNK_RE = re.compile(rb"(?:literal|delta) \d+$")
 BINARY_PATCH = b"GIT binary patch"
 # over the kinds of the lines (a bytearray): a run of CTX, of META, of BIN, or of lines that stay
-RUN_RE = re.compile(b"%c+|%c+|%c+|[%c%c%c]+" % (CTX, META, BIN, OTHER, CHG, NONL))
+RUN_RE = re.compile(b"%c+|%c+|%c+|%c+|[%c%c%c]+" % (CTX, META, BIN, SPECIAL, OTHER, CHG, NONL))
 HUNK_FIRSTS_RE = re.compile(rb"[ +\-\\]*")  # over first bytes: lines a one-parent hunk can hold
 HUNK_KINDS = bytes.maketrans(b" +-\\", bytes([CTX, CHG, CHG, NONL]))  # first byte -> kind
-NL, CR, PLUS, MINUS, BACKSLASH = b"\n\r+-\\"
+NL, CR, PLUS, MINUS, BACKSLASH, SPACE = b"\n\r+-\\ "
 BLOCK = 1 << 18  # bytes split at a time when finding line starts (a few times that in transient objects)
 
 
@@ -213,12 +217,22 @@ def _hunk_lines(firsts: bytes, i: int, old: int, new: int) -> tuple[int, int, in
     return i, old, new
 
 
-def reduce_diff(raw: bytes, context_keep: int) -> Plan:
+def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> Plan:
+    """The plan of a diff: ``context_keep`` unchanged lines stay next to a change that mixes removed
+    and added lines, ``pure_keep`` (default: the smaller of ``PURE_KEEP`` and ``context_keep``) next
+    to a block that only adds or only removes lines, or a moved block."""
     starts, kinds = lines_and_kinds(raw)
     n = len(kinds)
     keep_n = max(0, context_keep)
+    pure_n = max(0, min(PURE_KEEP, keep_n) if pure_keep is None else pure_keep)
+    special = _special_blocks(raw, starts, kinds)  # first line -> (end line, shown text, what)
+    if special:
+        kinds = bytearray(kinds)
+        for a, (b, _, _) in special.items():
+            kinds[a:b] = bytes([SPECIAL]) * (b - a)
     plan = Plan(raw)
     cut_context = cut_meta = cut_binary = 0
+    cut_special = {"generated": 0, "moved": 0, "header": 0}
     omitted = shown = 0  # bytes, for the MIN_GAIN check
     hints: dict[tuple[int, bool], bytes] = {}  # one bytes object per distinct hint, shared by its pieces
 
@@ -226,7 +240,7 @@ def reduce_diff(raw: bytes, context_keep: int) -> Plan:
         crlf = raw.endswith(b"\r\n", starts[last], starts[last + 1])
         text = hints.get((n_lines, crlf))
         if text is None:
-            text = hints[n_lines, crlf] = f"⋯ {n_lines} unchanged lines".encode() + (b"\r\n" if crlf else b"\n")
+            text = hints[n_lines, crlf] = f"{HINT} {n_lines}".encode() + (b"\r\n" if crlf else b"\n")
         return text
 
     def cut(start: int, end: int) -> None:  # everything since the last cut stays, then start:end goes
@@ -240,12 +254,15 @@ def reduce_diff(raw: bytes, context_keep: int) -> Plan:
         shown += len(text)
         plan.show(text)
 
+    def keep_next(k: int, step: int) -> int:  # context kept on the side of the change at line k
+        return keep_n if _mixed_change(raw, starts, kinds, k, step) else pure_n
+
     for run in RUN_RE.finditer(kinds):  # runs of context, of git metadata, of binary data, of the rest
         i, j = run.span()
         kind = kinds[i]
         if kind == CTX:
-            head = keep_n if i > 0 and kinds[i - 1] in ANCHORS else 0
-            tail = keep_n if j < n and kinds[j] in ANCHORS else 0
+            head = keep_next(i - 1, -1) if i > 0 and kinds[i - 1] in ANCHORS else 0
+            tail = keep_next(j, 1) if j < n and kinds[j] in ANCHORS else 0
             if j < n and kinds[j] == NONL:
                 tail = max(tail, 1)  # the line a "\ No newline" note is about
             a, b = i + head, j - tail
@@ -260,24 +277,317 @@ def reduce_diff(raw: bytes, context_keep: int) -> Plan:
         elif kind == BIN:
             cut(starts[i], starts[j])
             crlf = raw.endswith(b"\r\n", starts[j - 1], starts[j])
-            show(_after_newline(plan, f"⋯ {_count(j - i, 'line')} of binary patch data".encode() + (b"\r\n" if crlf else b"\n")))
+            show(_after_newline(plan, f"{HINT} {_count(j - i, 'line')} of binary patch data".encode() + (b"\r\n" if crlf else b"\n")))
             cut_binary += j - i
+        elif kind == SPECIAL:
+            while i < j:
+                b, text, what = special[i]
+                cut(starts[i], starts[b])
+                if text:
+                    show(_after_newline(plan, text))
+                cut_special[what] += b - i
+                i = b
     plan.keep_rest()
 
     if plan.omits_anything:
         parts = []
         if cut_context:
-            parts.append(_count(cut_context, "unchanged context line"))
+            parts.append(_count(cut_context, "unchanged context line") + f" ({HINT} N)")
         if cut_meta:
             parts.append(_count(cut_meta, "index/mode line"))
         if cut_binary:
             parts.append(_count(cut_binary, "line") + " of binary patch data")
+        if cut_special["generated"]:
+            parts.append(_count(cut_special["generated"], "line") + " of lockfiles/generated files")
+        if cut_special["header"]:
+            parts.append(_count(cut_special["header"], "header line") + " of renamed/binary files")
+        if cut_special["moved"]:
+            parts.append(_count(cut_special["moved"], "moved line"))
         show(_after_newline(plan, f"[diff: omitted {', '.join(parts)}; exact bytes: ".encode()))
         plan.mark(GROUP)
         show(b"]\n")
         if omitted - shown - len("#ref:ctx_000000") < MIN_GAIN:
             return passthrough(raw)
     return plan.finish()
+
+
+def _mixed_change(raw: bytes, starts, kinds, k: int, step: int) -> bool:
+    """Whether the block of changed lines that starts at line ``k`` (read in direction ``step``)
+    both removes and adds lines (or is a combined diff's), rather than only adding or only removing."""
+    n = len(kinds)
+    signs = set()
+    while 0 <= k < n and kinds[k] in ANCHORS:
+        if kinds[k] == CHG:
+            signs.add(raw[starts[k]])
+            if len(signs) > 1:
+                return True
+        k += step
+    return not signs <= {PLUS, MINUS}
+
+
+# -- lockfiles and generated files, moved blocks ----------------------------------------------------
+HEADER_LINE_RE = re.compile(
+    rb"(?:--- |\+\+\+ |@@|new file mode|deleted file mode|new mode|rename |copy |Binary files|GIT binary patch"
+    rb"|literal \d|delta \d)"
+)
+FILE_LINE_RE = re.compile(rb"(?:^|\n)(diff --(?:git|cc|combined) )")
+PATH_LINE_RE = re.compile(rb"(?:^|\n)(\+\+\+ )")
+
+
+def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, str]]:
+    """The lines that go behind the ref as a whole, each block with the one line shown instead:
+    summarised files (all but their ``diff --git`` line) and moved blocks (both places)."""
+    files = _file_lines(raw, starts, kinds)
+    blocks: dict[int, tuple[int, bytes, str]] = {}
+    skip = bytearray(len(kinds))  # lines of summarised files: no moved block there
+    for k, f in enumerate(files):
+        end = files[k + 1] if k + 1 < len(files) else len(kinds)
+        path = git_file_path(_body(raw, starts, f))
+        if path is None or not summarised_file(path):
+            continue
+        while end > f + 1 and kinds[end - 1] == OTHER and not HEADER_LINE_RE.match(_body(raw, starts, end - 1)):
+            end -= 1  # lines after the file's last hunk are not its own
+        if CHG not in kinds[f + 1 : end]:
+            continue
+        blocks[f + 1] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, f + 1, end)), "generated")
+        skip[f + 1 : end] = b"\x01" * (end - f - 1)
+    for k, f in enumerate(files):
+        header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
+        if header is not None:
+            blocks[header[0]] = (header[1], b"", "header")
+    for d, a, length in _moved_blocks(raw, starts, kinds, skip):
+        old = _where(raw, starts, kinds, d, MINUS)
+        new = _where(raw, starts, kinds, a, PLUS)
+        text = f"{HINT} moved {_count(length, 'line')} from {old} to {new}"
+        blocks[d] = (d + length, _eol(raw, starts, d + length - 1, text), "moved")
+        blocks[a] = (a + length, _eol(raw, starts, a + length - 1, text), "moved")
+    return blocks
+
+
+RENAME_RE = re.compile(rb"rename (?:from|to) ")
+PLAIN_MODE_RE = re.compile(rb"(?:new|deleted) file mode 100644$")
+BINARY_FILES_RE = re.compile(rb"Binary files .* differ$")
+
+
+def _header_only(raw: bytes, starts, kinds, f: int, end: int) -> tuple[int, int] | None:
+    """The lines ``(a, b)`` to omit so that a file without hunks shows as one line: a rename-only
+    file keeps its ``diff --git a/X b/Y`` line (``rename from``/``to`` and ``similarity index`` go),
+    a binary one its ``Binary files … differ`` line (the ``diff --git`` line and a plain
+    ``new``/``deleted file mode 100644`` go). Other files without hunks (mode changes, copies,
+    binary patches) stay as they are: None."""
+    k, renames = f + 1, 0
+    while k < end and kinds[k] in (OTHER, META):
+        line = _body(raw, starts, k)
+        if kinds[k] == OTHER and RENAME_RE.match(line):
+            renames += 1
+        elif BINARY_FILES_RE.match(line) and not renames:
+            return (f, k) if k + 1 == end or _trailing(raw, starts, kinds, k + 1, end) else None
+        elif kinds[k] == OTHER and not PLAIN_MODE_RE.match(line):
+            break
+        k += 1
+    if renames == 2 and (k == end or _trailing(raw, starts, kinds, k, end)):
+        plain = [j for j in range(f + 1, k) if PLAIN_MODE_RE.match(_body(raw, starts, j))]
+        return None if plain else (f + 1, k)
+    return None
+
+
+def _trailing(raw: bytes, starts, kinds, k: int, end: int) -> bool:
+    """Whether lines ``k:end`` after a file's header are none of its own (no hunk, no header line)."""
+    return all(kinds[j] == OTHER and not HEADER_LINE_RE.match(_body(raw, starts, j)) for j in range(k, end))
+
+
+def _file_lines(raw: bytes, starts, kinds) -> list[int]:
+    """The line numbers of the ``diff --git``/``diff --cc`` lines that start files."""
+    out = []
+    for m in FILE_LINE_RE.finditer(raw):
+        k = bisect_right(starts, m.start(1)) - 1
+        if starts[k] == m.start(1) and kinds[k] == OTHER:
+            out.append(k)
+    return out
+
+
+def _body(raw: bytes, starts, k: int) -> bytes:
+    return raw[starts[k] : starts[k + 1]].rstrip(b"\r\n")
+
+
+def _eol(raw: bytes, starts, last: int, text: str) -> bytes:
+    """``text`` as a line, ending as line ``last`` of the input ends (CRLF or LF)."""
+    return text.encode() + (b"\r\n" if raw.endswith(b"\r\n", starts[last], starts[last + 1]) else b"\n")
+
+
+# one package's name or version on a lockfile line (the text after the diff's sign, stripped)
+LOCK_NAME_RES = (
+    re.compile(rb'"(?:[^"]*/)?node_modules/((?:@[^/"]+/)?[^/"]+)": \{'),  # package-lock.json v2/v3
+    re.compile(rb'"?name"?\s*[=:]\s*"([^"]+)"'),  # Cargo.lock, poetry.lock, composer.lock
+    re.compile(rb'"?((?:@[^@/\s"]+/)?[^@\s",]+)@[^\n]*:$'),  # yarn.lock entry header
+)
+LOCK_VERSION_RE = re.compile(rb'"?version"?\s*[=:]?\s*"?([^",\s]+)"?,?$')
+LOCK_INLINE_RES = (
+    re.compile(rb"/?((?:@[^@/\s]+/)?[^@\s/][^@\s]*)@(\d[^:\s(]*)(?:\([^)]*\))*:$"),  # pnpm-lock.yaml
+    re.compile(rb"([A-Za-z0-9_.-]+) \((\d[^)]*)\)$"),  # Gemfile.lock
+    re.compile(rb"(\S+) (v\d[^\s/]*)(?:/go\.mod)? h1:"),  # go.sum
+)
+MAX_NAMED = 12  # packages named on the summary line; the rest are counted
+
+
+def _lock_summary(raw: bytes, starts, kinds, a: int, b: int) -> str:
+    """``⋯ N packages changed: name old → new, …`` for the lines ``a:b`` of a lockfile, with the
+    count of changed lines; just the counts when no package version is recognised."""
+    old: dict[bytes, list[bytes]] = {}
+    new: dict[bytes, list[bytes]] = {}
+    added = removed = 0
+    name = None
+    for k in range(a, b):
+        kind = kinds[k]
+        line = _body(raw, starts, k)
+        if kind == OTHER:
+            if line.startswith(b"@@"):
+                name = None
+            continue
+        if kind not in (CTX, CHG):
+            continue
+        sign, text = line[:1], line[1:].strip()
+        if kind == CHG:
+            added += sign == b"+"
+            removed += sign == b"-"
+        for rx in LOCK_INLINE_RES:
+            m = rx.match(text)
+            if m:
+                if kind == CHG:
+                    _add_version(old if sign == b"-" else new, m.group(1), m.group(2))
+                break
+        else:
+            m = next((m for m in map(lambda rx: rx.match(text), LOCK_NAME_RES) if m), None)
+            if m:
+                name = m.group(1)
+            elif kind == CHG and name is not None:
+                v = LOCK_VERSION_RE.match(text)
+                if v:
+                    _add_version(old if sign == b"-" else new, name, v.group(1))
+    counts = f"+{added} -{removed} lines"
+    changes = [_change(p, old.get(p, []), new.get(p, [])) for p in dict.fromkeys([*old, *new])]
+    changes = [c for c in changes if c]
+    if not changes:
+        return f"{HINT} generated file: {counts}"
+    shown = ", ".join(changes[:MAX_NAMED]) + (f", +{len(changes) - MAX_NAMED} more" if len(changes) > MAX_NAMED else "")
+    return f"{HINT} {_count(len(changes), 'package')} changed: {shown} ({counts})"
+
+
+def _add_version(side: dict, name: bytes, version: bytes) -> None:
+    versions = side.setdefault(name, [])
+    if version not in versions:
+        versions.append(version)
+
+
+def _change(name: bytes, old: list[bytes], new: list[bytes]) -> str:
+    if sorted(old) == sorted(new):
+        return ""
+    text = name.decode("utf-8", "replace")
+    was, now = (b",".join(v).decode("utf-8", "replace") for v in (old, new))
+    if not old:
+        return f"{text} (added {now})"
+    if not new:
+        return f"{text} (removed {was})"
+    return f"{text} {was} → {now}"
+
+
+MOVED_MIN_LINES, MOVED_MIN_BYTES, MOVED_MIN_ALNUM = 3, 80, 20
+MAX_MOVED_CANDIDATES = 32  # places tried for each removed line (bounds repetitive diffs)
+MAX_MOVED_LINES = 200_000  # changed lines beyond which moved blocks are not looked for
+ALNUM_RE = re.compile(rb"[0-9A-Za-z]")
+
+
+def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int, int, int]]:
+    """Blocks of removed lines added back verbatim elsewhere (as git's ``--color-moved`` finds them):
+    ``(first removed line, first added line, lines)``, each at least ``MOVED_MIN_LINES`` lines or
+    ``MOVED_MIN_BYTES`` bytes and ``MOVED_MIN_ALNUM`` letters or digits, longest match first."""
+    changed = [m.start() for m in re.finditer(bytes([CHG]), kinds)]
+    if len(changed) > MAX_MOVED_LINES:
+        return []
+    added: dict[bytes, list[int]] = {}
+    removed = []
+    for k in changed:
+        if skip[k]:
+            continue
+        sign = raw[starts[k]]
+        if sign == PLUS:
+            added.setdefault(raw[starts[k] + 1 : starts[k + 1]], []).append(k)
+        elif sign == MINUS:
+            removed.append(k)
+    if not added:
+        return []
+    used = bytearray(len(kinds))
+    out = []
+
+    def line(k: int, sign: int) -> bytes | None:
+        if k >= len(kinds) or kinds[k] != CHG or skip[k] or used[k] or raw[starts[k]] != sign:
+            return None
+        return raw[starts[k] + 1 : starts[k + 1]]
+
+    for d in removed:
+        if used[d]:
+            continue
+        best = (0, 0)
+        for a in added.get(raw[starts[d] + 1 : starts[d + 1]], ())[:MAX_MOVED_CANDIDATES]:
+            length = 0
+            while True:
+                text = line(d + length, MINUS)
+                if text is None or a + length == d or line(a + length, PLUS) != text:
+                    break
+                length += 1
+            if length > best[1]:
+                best = (a, length)
+        a, length = best
+        if length and _big_enough(raw, starts[d], starts[d + length], length):
+            used[d : d + length] = used[a : a + length] = b"\x01" * length
+            out.append((d, a, length))
+    return out
+
+
+def _big_enough(raw: bytes, start: int, end: int, length: int) -> bool:
+    size = end - start - length  # without the signs
+    return (length >= MOVED_MIN_LINES or size >= MOVED_MIN_BYTES) and len(ALNUM_RE.findall(raw, start, end)) >= MOVED_MIN_ALNUM
+
+
+def _where(raw: bytes, starts, kinds, k: int, sign: int) -> str:
+    """``path:line`` of changed line ``k`` on its side (``sign``: removed, the old file; added, the new)."""
+    number, path = 0, "?"
+    j = k - 1
+    while j >= 0:
+        if kinds[j] == OTHER:
+            m = HUNK_RE.match(_body(raw, starts, j))
+            if m:
+                first = RANGE_RE.match(m.group(2)).group(1) if sign == MINUS else m.group(3)
+                number += int(first)
+                path = _hunk_path(raw, starts, j, sign)
+                break
+        elif kinds[j] in (CTX, CHG) and raw[starts[j]] in (SPACE, sign):
+            number += 1
+        j -= 1
+    return f"{path}:{number}"
+
+
+def _hunk_path(raw: bytes, starts, j: int, sign: int) -> str:
+    """The path of the file the hunk header at line ``j`` belongs to, from its ``---``/``+++`` lines."""
+    old = new = None
+    while j >= 0:
+        line = _body(raw, starts, j)
+        if line.startswith(b"+++ ") and new is None:
+            new = _strip_path(line[4:], b"b/")
+        elif line.startswith(b"--- ") and old is None:
+            old = _strip_path(line[4:], b"a/")
+        elif FILE_START_RE.match(line) or (old is not None and new is not None):
+            break
+        j -= 1
+    path = (old if sign == MINUS else new) or new or old or b"?"
+    return path.decode("utf-8", "replace")
+
+
+def _strip_path(text: bytes, prefix: bytes) -> bytes | None:
+    text = text.split(b"\t")[0].strip(b'"')
+    if text == b"/dev/null":
+        return None
+    return text[len(prefix) :] if text.startswith(prefix) else text
 
 
 def _count(n: int, noun: str) -> str:
@@ -289,7 +599,7 @@ def _after_newline(plan: Plan, text: bytes) -> bytes:
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_diff(raw, config.diff.context_keep)
+    return reduce_diff(raw, config.diff.context_keep, config.diff.pure_keep)
 
 
 # -- the content type ----------------------------------------------------------------------------
@@ -298,7 +608,8 @@ SIGNALS = "changed"  # every changed line must stay visible
 
 
 class Settings(Section):
-    context_keep: int = 1  # unchanged lines kept next to each change
+    context_keep: int = 1  # unchanged lines kept next to a change that removes and adds lines
+    pure_keep: int = PURE_KEEP  # unchanged lines kept next to a block that only adds or only removes lines
 
 GIT_FILE_RE = re.compile(rb"^diff --(?:git|cc|combined) ", re.M)
 GIT_EVIDENCE_RE = re.compile(

@@ -76,7 +76,7 @@ RFC_DATE_RE = re.compile(rb"(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4}
 ISO_DATE_RE = re.compile(rb"\d{4}-\d\d-\d\d")
 SIGNATURE_BEGIN_RE = re.compile(rb"-----BEGIN [A-Z ]*SIGNATURE-----$")
 SIGNATURE_END_RE = re.compile(rb"-----END [A-Z ]*SIGNATURE-----$")
-HINT_RE = re.compile(rb"(\n?)\xe2\x8b\xaf (\d+) unchanged lines(\r?\n)")  # the diff type's hint line
+HINT_RE = re.compile(rb"(\n?)\xe2\x8b\xaf (\d+)(\r?\n)")  # the diff type's hint line: "⋯ N" (N unchanged lines)
 MONTHS = {m: i for i, m in enumerate(b"Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
 
@@ -367,7 +367,7 @@ class _Emitter:
             n = sum(1 for s, e, _ in _lines_in(self.raw, a, b) if not difftype.META_RE.match(self.raw, s, e))
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
-                self.show(lead + f"⋯ {n} unchanged line{'s' if n != 1 else ''}".encode() + hint.group(3))
+                self.show(lead + f"⋯ {n}".encode() + hint.group(3))
 
 
 def _lines_in(raw: bytes, a: int, b: int):
