@@ -158,4 +158,9 @@ def tier(text: bytes, shown: bytes, config):
     """Pack tiers: problem lines first, then the root and top-level entries."""
     if PROBLEM_RE.search(shown):
         return 0, 0
+    if ROOT_RE.match(shown) or shown.startswith(TOP_LEVEL):
+        return 0, 1
     return None
+
+
+TOP_LEVEL = tuple(c.encode() for c in ("├─┬ ", "└─┬ ", "├── ", "└── ", "|-- ", "`-- "))
