@@ -10,6 +10,8 @@ A content type module (``operators/types/<name>.py``) owns everything about its 
     def tier(line) -> int | None         # optional: pack tier of a reduced line, 0 signal, 1 context
     SIGNALS = "lines"                    # automatic SIGNAL check: "lines" (signal words), "changed"
                                          # (+/- lines of a diff) or "" (none); see operators.signals
+    REDACTS = True                       # optional: reduced at any size; a plan with a "secrets" group is
+                                         # never swapped for the raw text (operators.stages)
 
 ``ORDER`` is the detection order: ``classify`` asks each type's ``detect`` in turn and the first that
 answers wins; ``text`` is last and takes everything. Config validation, the CLI's ``--type`` choices,
