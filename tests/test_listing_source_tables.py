@@ -334,6 +334,8 @@ def test_a_short_env_with_a_short_secret_still_hides_it():
     (b"PWD", b"/home/dev", False), (b"KEYBOARD", b"us", False), (b"PATH", b"/usr/bin:/bin", False),
     (b"HOME", b"/home/dev", False), (b"GIT_SHA", b"3f2c1e9a", False), (b"AUTH_ENABLED", b"true", False),
     (b"LS_COLORS", b"rs=0:di=01;34:ln=01;36:mh=00", False),
+    (b"DBUS_SESSION_BUS_ADDRESS", b"unix:path=/run/user/1000/bus", False), (b"SSL_CERT_FILE", b"/etc/ssl/cert.pem", False),
+    (b"SESSION_TOKEN", b"FQoGZXIvYXdzEBYaDH", True), (b"DSN", b"https://abc@o1.ingest.example.io/2", True),
 ])
 def test_looks_secret(name, value, secret):
     assert table.looks_secret(name, value) is secret

@@ -46,7 +46,7 @@ class Settings(Section):
 ENV_RE = re.compile(rb"(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=")
 SECRET_NAME_RE = re.compile(
     rb"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|KEY|APIKEY|AUTH|CREDENTIAL|CREDENTIALS|"
-    rb"PRIVATE|COOKIE|SESSION|DSN|SIGNATURE|CERT)S?(?:_|$)|(?i:TOKEN|SECRET|PASSWORD|APIKEY|CREDENTIAL)"
+    rb"PRIVATE|COOKIE|DSN|SIGNATURE)S?(?:_|$)|(?i:TOKEN|SECRET|PASSWORD|APIKEY|CREDENTIAL)"
 )
 SECRET_VALUE_RE = re.compile(
     rb"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
