@@ -1,17 +1,31 @@
-"""Diff reducer: keep what changed and what tells the reader where; park unchanged context in one ref.
+"""Diff reducer: keep what changed and what tells the reader where; park the rest in one ref.
 
 Kept verbatim, in place: every file header (``diff --git``, ``---``/``+++``, rename/copy from/to,
 ``new``/``deleted file mode``, ``new mode``, ``Binary files … differ``, ``GIT binary patch`` with its
 ``literal``/``delta`` lines), every hunk header, every ``+``/``-`` line, every ``\\ No newline at end of
 file``, and anything that is not part of a diff (commit headers, messages, stat blocks, trailers).
 
-Omitted, all into ONE coarse ref (group ``context``):
+Omitted, all into ONE coarse ref (group ``context``), each place with one line starting ``⋯``:
 
 * git metadata with no decision value: ``index abc..def 100644``, ``old mode``, ``similarity index``,
   ``dissimilarity index`` (the rename/copy lines and ``new mode`` stay);
-* unchanged context lines further than ``context_keep`` lines from a change, when at least two lines
-  in a row can go; a hint line ``⋯ N unchanged lines`` stands where they were;
-* the base85 data of ``GIT binary patch`` blocks (hint ``⋯ N lines of binary patch data``).
+* unchanged context lines: ``context_keep`` lines (default 1) stay next to a change that removes and
+  adds lines, ``pure_keep`` lines (default 0) next to a block that only adds or only removes lines
+  (its hunk header already says where it is); the rest of a run goes, ``⋯ N`` standing for N lines;
+* the base85 data of ``GIT binary patch`` blocks (hint ``⋯ N lines of binary patch data``);
+* the hunks of lockfiles and generated files (``operators.vocab.summarised_file``: package-lock.json,
+  yarn.lock, pnpm-lock.yaml, poetry.lock, Cargo.lock, Gemfile.lock, go.sum, composer.lock, *.min.js,
+  *.min.css, *.map, snapshots): the ``diff --git`` line stays, then one line ``⋯ N packages changed:
+  name old → new, … (+A -D lines)`` (``⋯ generated file: +A -D lines`` when no version is recognised);
+* moved blocks: removed lines added back verbatim elsewhere in the diff (as git's ``--color-moved``
+  finds them; at least 3 lines or 80 bytes, and 20 letters or digits), shown at both places as
+  ``⋯ moved N lines from A:line to B:line``;
+* files without hunks become one line: a rename-only file its ``diff --git a/X b/Y`` line (the
+  ``rename from``/``to`` lines go), a binary file its ``Binary files … differ`` line (its ``diff
+  --git`` line and a plain ``new``/``deleted file mode 100644`` go).
+
+The SIGNAL check asks for every changed line but those of summarised files (told by path alone) and
+those that occur with both signs (moved lines): ``operators.signals.changed_lines``.
 
 Hunks are walked by their line counts, so a removed line that reads ``--- a/x`` or ``diff --git`` is
 still a changed line. Combined diffs (``diff --cc``, ``@@@``) work the same way with one prefix column
@@ -21,7 +35,8 @@ bytes net (hints and marker included) passes through untouched.
 
 Memory: no line is copied. The walk holds an int64 start offset and a kind byte a line, reads the
 raw bytes in place, and the plan it makes is compact (``operators.reduction.Pieces``); one hint
-bytes object is shared by every hint of the same text.
+bytes object is shared by every hint of the same text. Moved blocks are looked for among at most
+``MAX_MOVED_LINES`` changed lines (a dict of the added lines' bytes).
 
 Speed: line starts and roles come from one pass of the C kernel (``_kernel.diff_lines``) when it
 is built; ``line_starts`` and ``classify_lines_py`` are its pure-Python twins (same results).
@@ -50,10 +65,10 @@ REASON = "unchanged diff context, git metadata and binary patch data"
 
 OTHER, META, CTX, CHG, NONL, BIN, SPECIAL = range(7)  # SPECIAL: a summarised file's or a moved block's lines
 ANCHORS = (CHG, NONL)
-MIN_CUT = 2  # cut a context run only when at least this many lines can go
+MIN_CUT = 1  # cut a context run only when at least this many lines can go
 PURE_KEEP = 0  # unchanged lines kept next to a block that only adds or only removes lines
 HINT = "⋯"  # starts every line the reducer shows; "⋯ N" stands for N unchanged lines
-MIN_GAIN = 64  # bytes; a smaller net saving is not worth a ref and a marker: pass through
+MIN_GAIN = 32  # bytes; a smaller net saving is not worth a ref and a marker: pass through
 
 FILE_START_RE = re.compile(rb"diff (?:--git|--cc|--combined) ")
 HUNK_RE = re.compile(rb"(@{2,}) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? \1(?:[ \t]|$)")
@@ -292,7 +307,7 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
     if plan.omits_anything:
         parts = []
         if cut_context:
-            parts.append(_count(cut_context, "unchanged context line") + f" ({HINT} N)")
+            parts.append(_count(cut_context, "unchanged line") + f" ({HINT} N)")
         if cut_meta:
             parts.append(_count(cut_meta, "index/mode line"))
         if cut_binary:
