@@ -377,3 +377,44 @@ def test_docker_ps_style_columns_split_on_wide_gaps_and_keep_every_name():
         assert b"%012x" % (0xABC000 + i) in visible and b"web_%d\n" % i in visible
     assert b"STATUS=Up 2 hours" in visible and b"IMAGE=nginx:1.27" in visible
     assert visible.count(b"Up 2 hours") == 1  # only in the note
+
+
+JAVA = b"""package com.example.demo;
+
+import java.util.List;
+import java.util.Map;
+
+public class OrderService implements Service {
+    private final Map<String, Order> orders;
+
+    public OrderService(Map<String, Order> orders) {
+        this.orders = orders;
+    }
+
+    @Override
+    public List<Order> findAll() {
+        return List.copyOf(orders.values());
+    }
+
+    private static int count(String key) throws IOException {
+        if (key == null) {
+            throw new IllegalStateException(key);
+        }
+        return orders.get(key).size();
+    }
+
+    interface Listener {
+        void onOrder(Order order);
+    }
+}
+"""
+
+
+def test_level_0_outline_of_java_has_constructors_methods_and_interface_methods_not_statements():
+    facts = source.outline(JAVA)
+    assert facts[0] == "java" and facts[2] == 2
+    assert facts[3] == ["6: public class OrderService implements Service {",
+                        "9:     public OrderService(Map<String, Order> orders) {",
+                        "14:     public List<Order> findAll() {",
+                        "18:     private static int count(String key) throws IOException {",
+                        "25:     interface Listener {", "26:         void onOrder(Order order);"]

@@ -64,6 +64,9 @@ SIGNATURE_RES = {
         rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
         rb"(?:class|interface|enum|record)\s+\w+|^\s*(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+"
         rb"[\w<>\[\], ?]+\s+\w+\s*\("
+        rb"|^\s*(?:public|private|protected)\s+[A-Z]\w*\s*\("  # a constructor
+        rb"|^\s*(?!(?:return|throw|new|else|case|yield|import|package)\b)[\w<>\[\]?,.]+(?:\s+[\w<>\[\]?,.]+)*\s+\w+\s*"
+        rb"\([^;{=]*\)\s*(?:throws\s+[\w., ]+)?\s*[;{]\s*$"  # a method without modifiers (interfaces)
     ),
     "c": re.compile(
         rb"^(?!(?:if|for|while|switch|return|else|do|case)\b)[A-Za-z_][\w \t\*&:<>,]*?[\s\*&]\**(?:\w+::)?~?\w+\s*\([^;]*$"
