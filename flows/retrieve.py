@@ -284,8 +284,10 @@ def cmd_expand(args: argparse.Namespace, config: Config) -> int:
     home = home_path(config)
     data, read = expand_output(Store(home), args)
     record_use(home, "expand", read, args)
-    if args.output:
-        Path(args.output).write_bytes(data)
+    if args.output:  # atomically, never through a symlink (one clear error, like a store path)
+        from operators.store import replace_file
+
+        replace_file(args.output, data, "output file", mode=0o644)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -681,3 +681,17 @@ def test_retention_runs_by_itself_when_a_packet_is_stored(home):
     reduce_bytes(LOG.read_bytes(), source="any.log")  # STORE writes a manifest: the budget is applied
     assert not (store.dir / f"{old.id}.json").exists()
     assert (store.dir / ".retained").stat().st_mtime > time.time() - 60
+
+
+def test_expand_output_never_writes_through_a_symlink(tmp_path):
+    reduced = tmp_path / "reduced.txt"
+    result = tokens_cli("analyze", str(FIXTURES / "sample.log"))
+    reduced.write_bytes(result.stdout)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep me\n")
+    (tmp_path / "link").symlink_to(victim)
+    refused = tokens_cli("expand", "--full", str(reduced), "-o", str(tmp_path / "link"))
+    assert refused.returncode == 1 and b"symlink" in refused.stderr and refused.stderr.count(b"\n") == 1
+    assert victim.read_bytes() == b"keep me\n"
+    ok = tokens_cli("expand", "--full", str(reduced), "-o", str(tmp_path / "out.log"))
+    assert ok.returncode == 0 and (tmp_path / "out.log").read_bytes() == (FIXTURES / "sample.log").read_bytes()
