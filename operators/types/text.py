@@ -16,9 +16,11 @@ and the cuts are two int64 columns, merged where they touch.
 
 from __future__ import annotations
 
+import re
 from array import array
-
-from itertools import islice
+from bisect import bisect_right
+from heapq import merge
+from itertools import accumulate, chain, islice, repeat
 from operator import eq
 
 import re2
@@ -85,7 +87,7 @@ def _next_line(raw: bytes, start: int) -> int:
     return len(raw) if nl < 0 else nl + 1
 
 
-def repeat_runs(raw: bytes) -> list[tuple[int, int, int, int, int]]:
+def repeat_runs(raw: bytes) -> "Runs":
     """Each folded run, in order: (start, end of its first copy, end of the run, copies, lines per copy).
 
     For each period p (1 line, 2 lines … ``BLOCK_MAX``) one C-speed pass marks the lines equal to the
@@ -93,44 +95,121 @@ def repeat_runs(raw: bytes) -> list[tuple[int, int, int, int, int]]:
     repeated (blocks are looked for while that costs at most ``BLOCK_WORK`` comparisons in all; single
     lines always). Runs are taken from the start, the shortest period first where two start together;
     blank blocks are left to the whitespace cut. Only whole lines (ending in ``\\n``) take part."""
-    lines = raw.split(b"\n")
-    lines.pop()  # the text after the last newline: not a whole line
-    if len(lines) < REPEAT_MIN:
+    lines = _WholeLines(raw)
+    if lines.count < REPEAT_MIN:
         return []
-    found = []
-    for period in range(1, BLOCK_MAX + 1):
-        if len(lines) < REPEAT_MIN * period or (period > 1 and len(lines) * period > BLOCK_WORK):
-            break
-        marks = bytes(map(eq, lines, islice(lines, period, None)))
+    found = []  # per period, its runs in order: (period, first lines, copies)
+    for period, marks in lines.marks().items():
         need = b"\x01" * ((REPEAT_MIN - 1) * period)
+        firsts, counts = array("q"), array("q")
         at = marks.find(need)
         while at >= 0:
             end = marks.find(b"\x00", at)
             end = len(marks) if end < 0 else end
             copies = (end - at) // period + 1
-            found.append((at, period, copies))
+            firsts.append(at)
+            counts.append(copies)
             at = marks.find(need, at + (copies - 1) * period)
-    found.sort()
-    runs = []
+        found.append(zip(firsts, repeat(period), counts))
+    runs = Runs()
     taken = 0  # lines before this one are folded already
-    line, offset = 0, 0  # a line index and where it starts: moved forward as runs are met
-    rest = iter(lines)  # the lines from ``line`` on (consumed as it moves: each line is summed once)
-
-    def start_of(index: int) -> int:
-        nonlocal line, offset
-        offset += sum(map(len, islice(rest, index - line))) + (index - line)
-        line = index
-        return offset
-
-    for first, period, copies in found:
+    for first, period, copies in merge(*found):  # by first line, then period
         if first < taken:
             continue
-        if not any(lines[k].strip() for k in range(first, first + period)):
+        start, first_end = lines.start_of(first), lines.start_of(first + period)
+        if not INK_RE.search(raw, start, first_end):
             continue  # blank lines: the whitespace cut folds them
-        start, first_end, run_end = start_of(first), start_of(first + period), start_of(first + period * copies)
-        runs.append((start, first_end, run_end, copies, period))
+        runs.append((start, first_end, lines.start_of(first + period * copies), copies, period))
         taken = first + period * copies
     return runs
+
+
+class Runs:
+    """Folded runs in five int64 columns (a text of short repeated lines has a run every few lines);
+    iterating gives each run as a tuple."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self) -> None:
+        self.columns = tuple(array("q") for _ in range(5))
+
+    def append(self, run: tuple[int, int, int, int, int]) -> None:
+        for column, value in zip(self.columns, run):
+            column.append(value)
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def __iter__(self):
+        return zip(*self.columns)
+
+
+INK_RE = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # a byte ``bytes.strip()`` keeps: the line is not blank
+BLOCK_BYTES = 1 << 18  # whole lines are split a block of about this size at a time
+
+
+class _WholeLines:
+    """The whole lines of ``raw`` (each ends in ``\\n``), split a block at a time: at no time is more
+    than a block's worth of lines a Python list. Kept for the input: one mark byte per line and
+    period, and where each block starts (line index, byte offset)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.end = raw.rfind(b"\n") + 1
+        self.count = raw.count(b"\n", 0, self.end)
+        self.first_lines, self.offsets = array("q"), array("q")  # of each block
+        self._cached = -1, [0]  # a block's index and the offsets of its lines (relative, one past the last)
+
+    def blocks(self):
+        """(start, stop) of the blocks: whole lines, about ``BLOCK_BYTES`` each, in order."""
+        pos = 0
+        while pos < self.end:
+            stop = self.raw.find(b"\n", min(pos + BLOCK_BYTES, self.end) - 1) + 1
+            yield pos, stop
+            pos = stop
+
+    def periods(self) -> list[int]:
+        """The periods looked for: single lines always, blocks while the work stays bounded."""
+        out = []
+        for period in range(1, BLOCK_MAX + 1):
+            if self.count < REPEAT_MIN * period or (period > 1 and self.count * period > BLOCK_WORK):
+                break
+            out.append(period)
+        return out
+
+    def marks(self) -> dict[int, bytearray]:
+        """For each period p: byte i is 1 when line i equals line i + p (one split of the input)."""
+        marks = {period: bytearray(self.count - period) for period in self.periods()}  # written in place
+        tail: list[bytes] = []  # the last ``BLOCK_MAX`` lines of the blocks before
+        line = 0
+        for start, stop in self.blocks():
+            block = self.raw[start:stop].split(b"\n")
+            block.pop()  # after the block's last newline: nothing
+            self.first_lines.append(line)
+            self.offsets.append(start)
+            window, known = tail + block, len(tail)
+            for period, out in marks.items():  # each pair once: the one whose later line is in this block
+                j = max(0, known - period)
+                done = max(0, line - period)  # pairs counted in the blocks before
+                same = bytes(map(eq, islice(window, j, None), islice(window, j + period, None)))
+                out[done : done + len(same)] = same
+            tail = window[-BLOCK_MAX:]
+            line += len(block)
+        return marks
+
+    def start_of(self, index: int) -> int:
+        """Where line ``index`` starts (the end of the whole lines for ``index == count``)."""
+        if index >= self.count:
+            return self.end
+        b = bisect_right(self.first_lines, index) - 1
+        if self._cached[0] != b:
+            start = self.offsets[b]
+            stop = self.offsets[b + 1] if b + 1 < len(self.offsets) else self.end
+            lines = self.raw[start:stop].split(b"\n")
+            lines.pop()
+            self._cached = b, list(accumulate(map(len, lines), initial=0))
+        within = index - self.first_lines[b]
+        return self.offsets[b] + self._cached[1][within] + within
 
 
 def reduce_text(raw: bytes) -> Plan:
@@ -142,13 +221,14 @@ def reduce_text(raw: bytes) -> Plan:
         return passthrough(raw)
     plan = Plan(raw)
     if folded < MIN_SAVING // 2:
-        runs = []  # not worth a second marker line
+        runs = Runs()  # not worth a second marker line
     elif saved < MIN_SAVING // 2:
         starts, ends = array("q"), array("q")
     cuts = iter(zip(starts, ends))
     cut = next(cuts, None)
     whitespace = repeated = 0
-    for run_start, first_end, run_end, copies, lines in runs + [(len(raw), len(raw), len(raw), 0, 0)]:
+    tags: dict[tuple[int, int], bytes] = {}  # one shown " ×N" (or block note) object for every run alike
+    for run_start, first_end, run_end, copies, lines in chain(runs, [(len(raw), len(raw), len(raw), 0, 0)]):
         while cut is not None and cut[1] <= first_end:  # the cuts before the run and in its first copy
             plan.keep(plan.position, cut[0])
             plan.omit(cut[0], cut[1], GROUP, REASON)
@@ -156,7 +236,7 @@ def reduce_text(raw: bytes) -> Plan:
             cut = next(cuts, None)
         if not copies:
             break
-        _fold_run(plan, run_start, first_end, run_end, copies, lines)
+        _fold_run(plan, run_start, first_end, run_end, copies, lines, tags)
         repeated += copies - 1
         while cut is not None and cut[0] < run_end:  # cuts inside the folded copies: in the repeats ref
             cut = next(cuts, None)
@@ -174,19 +254,24 @@ def reduce_text(raw: bytes) -> Plan:
     return plan.finish()
 
 
-def _fold_run(plan: Plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int) -> None:
-    """Keep the first copy of a run (a line shown as ``line ×N``), omit the others."""
+def _fold_run(plan: Plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int,
+              tags: dict[tuple[int, int], bytes]) -> None:
+    """Keep the first copy of a run (a line shown as ``line ×N``), omit the others. ``tags``: the
+    shown texts made so far, by (lines, copies): a plan holds one object for all the runs alike."""
     raw = plan.raw
+    tag = tags.get((lines, copies))
+    if tag is None:
+        tag = tags[lines, copies] = (f" ×{copies}" if lines == 1 else f"[the {lines} lines above ×{copies}]\n").encode()
     if lines == 1:
         body_end = line_body_end(raw, run_start, first_end)
         plan.keep(plan.position, body_end)
-        plan.show(f" ×{copies}".encode())
+        plan.show(tag)
         plan.keep(body_end, first_end)
         plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
     else:
         plan.keep(plan.position, first_end)
         plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
-        plan.show(f"[the {lines} lines above ×{copies}]\n".encode())
+        plan.show(tag)
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
