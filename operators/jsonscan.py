@@ -28,10 +28,8 @@ from array import array
 from bisect import bisect_left
 from typing import Iterator
 
-try:
-    from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
-except ImportError:  # pragma: no cover - depends on the machine
-    _kernel = None
+from operators.kernel import pair_brackets  # the C kernel's, or its pure-Python twin
+from operators.kernel.json_twins import container_ends_py  # noqa: F401  (re-exported)
 
 BOM = b"\xef\xbb\xbf"
 BAD = -2  # key_start of a top-level segment that did not parse (kept verbatim by the reducer)
@@ -59,9 +57,6 @@ def _token_re(escape: bytes) -> re.Pattern:
 T_STRING, T_KEY, T_NUMBER, T_LITERAL, T_OPEN, T_CLOSE, T_COMMA, T_ERROR = 1, 2, 3, 4, 5, 6, 7, 8
 TOKEN = _token_re(_ESCAPE)  # lenient about lone surrogates: the reducer copes with them
 STRICT_TOKEN = _token_re(_ESCAPE_STRICT)
-
-# Up to the next bracket outside a string; possessive, so an unterminated string fails fast.
-_STRUCT = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])', re.S)
 
 _OPEN_OBJ, _OPEN_ARR, _CLOSE_OBJ, _CLOSE_ARR = 0x7B, 0x5B, 0x7D, 0x5D
 
@@ -103,47 +98,14 @@ def container_ends(raw: bytes, start: int, stop: int, ends: Ends) -> int:
 
     Records the end of every container closed on the way in ``ends`` and returns the end of the one
     at ``start``, or -1 when it does not close (truncated, mismatched bracket, stray string). The
-    pairing runs in the C kernel when it is built (``_kernel.pair_brackets``), else in
-    ``container_ends_py``: the same results, the tests check.
+    pairing runs in the C kernel when it is built (``_kernel.pair_brackets``), else in its twin
+    ``operators.kernel.json_twins.container_ends_py``: the same results, the tests check.
     """
-    opens, closes = ends.opens, ends.closes
+    opens = ends.opens
     if opens and opens[-1] >= start:  # scanned already (never twice: the arrays stay sorted)
         end = ends.get(start)
         return -1 if end is None else end
-    if _kernel is None:
-        return container_ends_py(raw, start, stop, ends)
-    new_opens, new_closes, end = _kernel.pair_brackets(raw, start, stop, opens.typecode == "q")
-    opens.frombytes(new_opens)  # the kernel wrote them in the arrays' own width
-    closes.frombytes(new_closes)
-    return end
-
-
-def container_ends_py(raw: bytes, start: int, stop: int, ends: Ends) -> int:
-    """Pure-Python twin of ``_kernel.pair_brackets`` feeding ``ends`` (see ``container_ends``)."""
-    match = _STRUCT.match
-    opens, closes = ends.opens, ends.closes
-    stack = [len(opens)]
-    opens.append(start)
-    closes.append(-1)
-    pos = start + 1
-    while True:
-        m = match(raw, pos, stop)
-        if m is None:
-            return -1
-        p = m.start(1)
-        c = raw[p]
-        if c == _OPEN_OBJ or c == _OPEN_ARR:
-            stack.append(len(opens))
-            opens.append(p)
-            closes.append(-1)
-        else:
-            i = stack.pop()
-            if raw[opens[i]] + 2 != c:  # '{'+2 == '}', '['+2 == ']'
-                return -1
-            closes[i] = p + 1
-            if not stack:
-                return p + 1
-        pos = p + 1
+    return pair_brackets(raw, start, stop, ends)
 
 
 class Entries:

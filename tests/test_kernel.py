@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from operators import jsonscan
 from operators.config import Config
+from operators.kernel import C as kernel, TWINS, json_twins, log_twins as twins
 from operators.types import log
 
-kernel = log._kernel
 if kernel is None:  # no C compiler at install: the twins run everywhere and every other test checks them
     pytest.skip("the C kernel operators/kernel/_kernel was not built (no C compiler at install): "
                 "the pure-Python twins are in use", allow_module_level=True)
@@ -36,7 +37,7 @@ def shapes_of(shape_data, shape_ends):
 
 
 def py_scan(raw, mask):
-    starts, ids, shape_data, shape_ends, counts = log.scan_lines_py(raw, mask)
+    starts, ids, shape_data, shape_ends, counts = twins.scan_lines_py(raw, mask)
     return list(starts), list(ids), shapes_of(shape_data, shape_ends), list(counts)
 
 
@@ -84,7 +85,7 @@ def test_select_matches_the_python_twin(data):
     frequent = bytes(data.draw(st.lists(st.integers(0, 1), min_size=n_templates, max_size=n_templates)))
     verbatim = array("q", sorted(data.draw(st.sets(st.integers(0, max(len(ids) - 1, 0)), max_size=5))) if ids else [])
     got = list(memoryview(kernel.select(ids, template_of, frequent, verbatim)).cast("q"))
-    assert got == list(log.select_py(ids, template_of, frequent, verbatim))
+    assert got == list(twins.select_py(ids, template_of, frequent, verbatim))
 
 
 def test_select_rejects_ids_out_of_range():
@@ -98,7 +99,7 @@ def test_select_rejects_ids_out_of_range():
     st.lists(st.sampled_from(list(b"0a9fE-_ zx-")), max_size=40).map(bytes),  # dashed hex runs, uuid-like
 ))
 def test_mask_matches_the_regex(shape):
-    assert kernel.mask(shape) == log.mask_py(shape)
+    assert kernel.mask(shape) == twins.mask_py(shape)
 
 
 def test_mask_examples():
@@ -107,14 +108,28 @@ def test_mask_examples():
     assert kernel.mask(b"dead-beef-cafe-babe a1-b2-c3 ab-cd-ef-ab--5") == b"dead-beef-cafe-babe #-#-# #--#"
 
 
+# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's
+LOG_DISPATCHED = [name for name in TWINS if name not in ("pair_brackets", "words")]
+
+
+def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
+    import operators.kernel as dispatch
+
+    assert set(LOG_DISPATCHED) <= set(vars(log))  # the log reducer calls the dispatched functions
+    for name, twin in TWINS.items():
+        assert getattr(dispatch, name) is not twin  # the kernel is built here: none dispatches to its twin
+        assert twin.__module__ in (twins.__name__, json_twins.__name__)
+    assert jsonscan.pair_brackets is dispatch.pair_brackets
+
+
 @settings(max_examples=150, deadline=None)
 @given(raw=LINEISH, fold_min=st.integers(2, 4), granularity=st.sampled_from(["coarse", "fine"]))
 def test_reducer_gives_the_same_plan_with_or_without_the_kernel(raw, fold_min, granularity, monkeypatch_module):
     cfg = Config().log
     cfg = type(cfg)(**{**{f: getattr(cfg, f) for f in cfg.__struct_fields__}, "fold_min": fold_min})
     with_kernel = log.reduce_log(raw * 3, granularity, cfg)
-    monkeypatch_module.setattr(log, "_kernel", None)
-    monkeypatch_module.setattr(log, "_mask", log.mask_py)
+    for name in LOG_DISPATCHED:  # the log reducer's kernel functions, each replaced by its twin
+        monkeypatch_module.setattr(log, name, TWINS[name])
     try:
         without = log.reduce_log(raw * 3, granularity, cfg)
     finally:
@@ -144,7 +159,7 @@ SIGNALISH = st.lists(
 def test_signal_lines_from_shapes_match_the_direct_scan(raw):
     expected = log.signal_line_spans_direct(raw)
     assert list(log.signal_line_spans(raw)) == expected
-    starts, ids, shape_data, shape_ends, _ = log.scan_lines_py(raw, True)
+    starts, ids, shape_data, shape_ends, _ = twins.scan_lines_py(raw, True)
     for share in (0, 4):  # 0: always the shapes; 4 (the default): the raw buffer when shapes are most of it
         lines = log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends, shape_share=share)
         assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in lines] == expected
@@ -157,10 +172,10 @@ def test_lines_with_and_status_lines_match_the_python_twins(raw, data):
     flags = bytes(data.draw(st.lists(st.integers(0, 1), min_size=len(shapes), max_size=len(shapes))))
     ids_a, starts_a = array("i", ids), array("q", starts)
     got = list(memoryview(kernel.lines_with(ids_a, flags)).cast("q"))
-    assert got == list(log.lines_with_py(ids_a, flags))
+    assert got == list(twins.lines_with_py(ids_a, flags))
     lines = array("q", range(len(ids)))
     got = list(memoryview(kernel.status_lines(raw, starts_a, lines)).cast("q"))
-    assert got == list(log.status_lines_py(raw, starts_a, lines))
+    assert got == list(twins.status_lines_py(raw, starts_a, lines))
 
 
 def test_status_lines_rejects_offsets_out_of_range():
@@ -184,7 +199,7 @@ def test_big_access_log_signal_lines_match_the_direct_scan():
 @settings(max_examples=2000, deadline=None)
 @given(shape=st.lists(st.sampled_from(list(b"0a :/=@#\t\r\x0b\x0c\n_x\xff")), max_size=16).map(bytes))
 def test_words_matches_the_python_twin(shape):
-    assert kernel.words(shape) == log.words_py(shape)
+    assert kernel.words(shape) == twins.words_py(shape)
 
 
 def test_words_examples():
@@ -194,10 +209,10 @@ def test_words_examples():
 @settings(max_examples=1000, deadline=None)
 @given(raw=LINEISH, data=st.data())
 def test_group_shapes_matches_the_python_twin(raw, data):
-    _, _, shape_data, shape_ends, counts = log.scan_lines_py(raw, True)
+    _, _, shape_data, shape_ends, counts = twins.scan_lines_py(raw, True)
     modes = bytes(data.draw(st.lists(st.integers(0, 2), min_size=len(counts), max_size=len(counts))))
     c_ids, c_names, c_totals = kernel.group_shapes(shape_data, shape_ends, modes, counts)
-    py_ids, py_names, py_totals = log.group_shapes_py(shape_data, shape_ends, modes, counts)
+    py_ids, py_names, py_totals = twins.group_shapes_py(shape_data, shape_ends, modes, counts)
     assert (list(memoryview(c_ids).cast("i")), c_names, list(memoryview(c_totals).cast("q"))) == (
         list(py_ids), py_names, list(py_totals))
 
@@ -205,20 +220,20 @@ def test_group_shapes_matches_the_python_twin(raw, data):
 @settings(max_examples=1000, deadline=None)
 @given(raw=LINEISH, data=st.data())
 def test_group_shapes_keeping_earlier_keys_and_mark_rare_match_the_python_twins(raw, data):
-    _, _, shape_data, shape_ends, counts = log.scan_lines_py(raw, True)
+    _, _, shape_data, shape_ends, counts = twins.scan_lines_py(raw, True)
     n = len(counts)
     modes = bytearray(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
-    prev_ids, prev_names, totals = log.group_shapes_py(shape_data, shape_ends, modes, counts)
+    prev_ids, prev_names, totals = twins.group_shapes_py(shape_data, shape_ends, modes, counts)
     fold_min = data.draw(st.integers(1, 4))
     c_modes, py_modes = bytearray(modes), bytearray(modes)
-    assert kernel.mark_rare(counts, prev_ids, totals, fold_min, c_modes, 2) == log.mark_rare_py(
+    assert kernel.mark_rare(counts, prev_ids, totals, fold_min, c_modes, 2) == twins.mark_rare_py(
         counts, prev_ids, totals, fold_min, py_modes, 2)
     assert c_modes == py_modes
-    assert kernel.mark_rare(counts, None, counts, fold_min, c_modes, 1) == log.mark_rare_py(
+    assert kernel.mark_rare(counts, None, counts, fold_min, c_modes, 1) == twins.mark_rare_py(
         counts, None, counts, fold_min, py_modes, 1)
     assert c_modes == py_modes
     c_ids, c_names, c_totals = kernel.group_shapes(shape_data, shape_ends, bytes(c_modes), counts, prev_ids, prev_names)
-    py_ids, py_names, py_totals = log.group_shapes_py(shape_data, shape_ends, bytes(py_modes), counts, prev_ids, prev_names)
+    py_ids, py_names, py_totals = twins.group_shapes_py(shape_data, shape_ends, bytes(py_modes), counts, prev_ids, prev_names)
     assert (list(memoryview(c_ids).cast("i")), c_names, list(memoryview(c_totals).cast("q"))) == (
         list(py_ids), py_names, list(py_totals))
 
@@ -243,15 +258,13 @@ JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"',
 @settings(max_examples=1500, deadline=None)
 @given(raw=JSONISH, data=st.data())
 def test_pair_brackets_matches_the_python_twin(raw, data):
-    from operators import jsonscan
-
     openings = [i for i, c in enumerate(raw) if c in b"[{"]
     if not openings:
         return
     start = data.draw(st.sampled_from(openings))
     stop = data.draw(st.integers(start + 1, len(raw)))
     c_ends, py_ends = jsonscan.Ends(len(raw)), jsonscan.Ends(len(raw))
-    assert jsonscan.container_ends(raw, start, stop, c_ends) == jsonscan.container_ends_py(raw, start, stop, py_ends)
+    assert jsonscan.container_ends(raw, start, stop, c_ends) == json_twins.container_ends_py(raw, start, stop, py_ends)
     assert (list(c_ends.opens), list(c_ends.closes)) == (list(py_ends.opens), list(py_ends.closes))
 
 

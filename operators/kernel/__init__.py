@@ -1,11 +1,92 @@
-"""The optional C kernel: the hot per-line loops of the log, JSON and diff types (``_kernel.c``).
+"""The optional C kernel (``_kernel.c``) and its pure-Python twins: the one place that picks either.
 
-``setup.py`` builds it at install when a C compiler is there. ``C`` is the built module, or ``None``;
-each caller keeps a pure-Python twin of every function it uses (same results, slower), and
-``tests/test_kernel.py`` checks twin and kernel agree wherever the kernel is built.
+The hot per-line loops of the log, JSON and diff types run in C when ``setup.py`` could build the
+kernel at install (a C compiler was there). ``C`` is the built module, or ``None``. Every function the
+log and JSON types use is dispatched once, here, at import: the kernel's, wrapped to give typed
+memoryviews, or its pure-Python twin (``log_twins``, ``json_twins``: the same results, slower).
+``TWINS`` maps each dispatched name to its twin; ``tests/test_kernel.py`` checks twin and kernel
+agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
+
+The diff type still keeps its twins (``line_starts``, ``classify_lines_py``) and its dispatch
+(``diff_lines``) in ``operators.types.diff``.
 """
+
+from __future__ import annotations
+
+from operators.kernel import json_twins, log_twins
 
 try:
     from operators.kernel import _kernel as C
 except ImportError:  # no compiler at install: the twins run instead
     C = None
+
+# dispatched name -> its pure-Python twin
+TWINS = {
+    "scan_lines": log_twins.scan_lines_py,
+    "select_visible": log_twins.select_py,
+    "lines_with": log_twins.lines_with_py,
+    "status_lines": log_twins.status_lines_py,
+    "mark_rare": log_twins.mark_rare_py,
+    "group_shapes": log_twins.group_shapes_py,
+    "mask": log_twins.mask_py,
+    "words": log_twins.words_py,
+    "pair_brackets": json_twins.container_ends_py,
+}
+
+
+def _c_scan_lines(raw: bytes, mask: bool):
+    """Line starts (n + 1 offsets), each line's shape id, the distinct shapes (``shape_data``, each
+    followed by a newline; ``shape_ends``: where each ends) and their counts."""
+    starts, ids, shape_data, shape_ends, counts = C.scan(raw, mask)
+    return (memoryview(starts).cast("q"), memoryview(ids).cast("i"), shape_data, memoryview(shape_ends).cast("q"),
+            memoryview(counts).cast("q"))
+
+
+def _c_select_visible(ids, template_of, frequent: bytes, verbatim):
+    return memoryview(C.select(ids, template_of, frequent, verbatim)).cast("q")
+
+
+def _c_lines_with(ids, flags):
+    return memoryview(C.lines_with(ids, flags)).cast("q")
+
+
+def _c_status_lines(raw: bytes, starts, lines):
+    return memoryview(C.status_lines(raw, starts, lines)).cast("q")
+
+
+def _c_group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
+    extra = () if prev_names is None else (prev_ids, prev_names)
+    ids, names, totals = C.group_shapes(shape_data, shape_ends, modes, counts, *extra)
+    return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
+
+
+def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
+    """Pair the brackets of the container opening at ``start`` (searching before ``stop``) into ``ends``
+    (an ``operators.jsonscan.Ends``); the end of that container, or -1 (see ``container_ends_py``)."""
+    opens, closes = ends.opens, ends.closes
+    new_opens, new_closes, end = C.pair_brackets(raw, start, stop, opens.typecode == "q")
+    opens.frombytes(new_opens)  # the kernel wrote them in the arrays' own width
+    closes.frombytes(new_closes)
+    return end
+
+
+if C is None:
+    scan_lines = log_twins.scan_lines_py
+    select_visible = log_twins.select_py
+    lines_with = log_twins.lines_with_py
+    status_lines = log_twins.status_lines_py
+    mark_rare = log_twins.mark_rare_py
+    group_shapes = log_twins.group_shapes_py
+    mask = log_twins.mask_py
+    words = log_twins.words_py
+    pair_brackets = json_twins.container_ends_py
+else:
+    scan_lines = _c_scan_lines
+    select_visible = _c_select_visible
+    lines_with = _c_lines_with
+    status_lines = _c_status_lines
+    mark_rare = C.mark_rare
+    group_shapes = _c_group_shapes
+    mask = C.mask
+    words = C.words
+    pair_brackets = _c_pair_brackets

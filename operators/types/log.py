@@ -12,8 +12,9 @@
 
 Speed: the per-line loops run in a C kernel (``_kernel``: line starts, each line's shape with digit
 runs as one ``0``, shape counts, id masks, template grouping, the visible lines), each with a pure-Python
-twin here (``*_py``) used when the kernel is not built; tests check that both agree. Python works once
-per *distinct* shape (templates, the signal scan with RE2) and once per line it shows.
+twin (``operators.kernel.log_twins``) used when the kernel is not built; ``operators.kernel`` picks
+either, and tests check that both agree. Python works once per *distinct* shape (templates, the
+signal scan with RE2) and once per line it shows.
 
 Memory: the distinct shapes live in one buffer, each followed by a newline (what the signal scan
 searches as it is), and template keys are made one at a time: only distinct templates become objects.
@@ -25,20 +26,18 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from itertools import accumulate, islice, repeat
-from operator import add
-
 from typing import Annotated
 
 import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, line_body_end
-
-try:
-    from operators.kernel import C as _kernel  # the C kernel, built at install when a compiler is there
-except ImportError:  # pragma: no cover - depends on the machine
-    _kernel = None
+from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
+    group_shapes, lines_with, mark_rare, mask, scan_lines, select_visible, status_lines,
+)
+from operators.kernel.log_twins import (  # noqa: F401  (re-exported)
+    DIGITS_TO_ZERO, IDENT_INSIDE_RE, MASK_RE, SHAPE_BLOCK, _collapse_zeros,
+)
 
 # the signal vocabulary lives in operators.vocab; the names stay importable from here
 from operators.vocab import (  # noqa: E402,F401  (re-exported)
@@ -46,18 +45,6 @@ from operators.vocab import (  # noqa: E402,F401  (re-exported)
     STATUS_RE, WORD_RE as SHAPE_SIGNAL_RE, is_log_line, signal_line_spans as signal_line_spans_direct,
 )
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
-# hex numbers; uuid-like runs of 4+ hex groups joined by "-" (one of them holding a digit: a group of
-# letters only, like "beef", must not keep a uuid apart); hex words holding a digit, also right after
-# "_" (ids like req_7f3a2b, user_42ab); digit runs
-MASK_RE = re.compile(
-    rb"0[xX][0-9a-fA-F]++"
-    rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z])"
-    rb"|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b"
-    rb"|\d+"
-)
-IDENT_INSIDE_RE = re.compile(rb"[:/=@].")  # package:arch, paths, key=value, user@host
-DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 
@@ -173,93 +160,6 @@ def _duplicate_blocks(raw: bytes, starts, blocks) -> tuple[dict[int, int], dict[
     return copies, later
 
 
-def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, bytes, array, array]:
-    """Pure-Python twin of ``_kernel.scan``: line starts, each line's shape id, the shapes (each
-    followed by a newline, in order of first appearance), where each shape ends, their counts.
-
-    A shape is a line without its ``\\n``; with ``mask``, every run of digits is a single ``0``. Worked in
-    blocks cut at newlines: memory grows with the distinct shapes plus an id and an offset per line.
-    """
-    ids_of: dict[bytes, int] = {}
-    ids = array("i")
-    starts = array("q", [0])
-    pos, size = 0, len(raw)
-    while pos < size:
-        cut = raw.find(b"\n", min(pos + SHAPE_BLOCK, size) - 1)
-        end = size if cut == -1 else cut + 1
-        block = raw[pos:end]
-        lines = (block.translate(DIGITS_TO_ZERO) if mask else block).split(b"\n")  # same lengths as raw
-        if lines[-1] == b"":
-            lines.pop()  # the block ends with a newline: no partial last line
-        starts.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=starts[-1]), 1, None))
-        if mask:
-            collapsed = {line: _collapse_zeros(line) for line in set(lines)}
-            lines = map(collapsed.__getitem__, lines)
-        ids.extend(ids_of.setdefault(shape, len(ids_of)) for shape in lines)
-        pos = end
-    if starts[-1] > size:
-        starts[-1] = size  # the last line has no newline
-    counts = array("q", bytes(8 * len(ids_of)))
-    for shape_id in ids:
-        counts[shape_id] += 1
-    shape_ends = array("q", accumulate(map(add, map(len, ids_of), repeat(1))))
-    return starts, ids, b"".join(shape + b"\n" for shape in ids_of), shape_ends, counts
-
-
-def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
-    """Pure-Python twin of ``_kernel.select``: the visible line indexes (see ``reduce_log``)."""
-    verbatim = set(verbatim)
-    seen: set[int] = set()
-    visible = array("q")
-    for i, shape_id in enumerate(ids):
-        if i in verbatim:
-            visible.append(i)
-            continue
-        template = template_of[shape_id]
-        if not frequent[template] or template not in seen:
-            seen.add(template)
-            visible.append(i)
-    return visible
-
-
-def lines_with_py(ids, flags) -> array:
-    """Pure-Python twin of ``_kernel.lines_with``: the lines whose shape is flagged."""
-    return array("q", [i for i, shape_id in enumerate(ids) if flags[shape_id]])
-
-
-def status_lines_py(raw: bytes, starts, lines) -> array:
-    """Pure-Python twin of ``_kernel.status_lines``: the lines holding ``" 4xx `` or ``" 5xx ``."""
-    return array("q", [i for i in lines if STATUS_RE.search(raw, starts[i], starts[i + 1])])
-
-
-def lines_with(ids, flags):
-    if _kernel is None:
-        return lines_with_py(ids, flags)
-    return memoryview(_kernel.lines_with(ids, flags)).cast("q")
-
-
-def status_lines(raw: bytes, starts, lines):
-    if _kernel is None:
-        return status_lines_py(raw, starts, lines)
-    return memoryview(_kernel.status_lines(raw, starts, lines)).cast("q")
-
-
-def scan_lines(raw: bytes, mask: bool):
-    """Line starts (n + 1 offsets), each line's shape id, the distinct shapes (``shape_data``, each
-    followed by a newline; ``shape_ends``: where each ends) and their counts."""
-    if _kernel is None:
-        return scan_lines_py(raw, mask)
-    starts, ids, shape_data, shape_ends, counts = _kernel.scan(raw, mask)
-    return (memoryview(starts).cast("q"), memoryview(ids).cast("i"), shape_data, memoryview(shape_ends).cast("q"),
-            memoryview(counts).cast("q"))
-
-
-def select_visible(ids, template_of: array, frequent: bytes, verbatim: array):
-    if _kernel is None:
-        return select_py(ids, template_of, frequent, verbatim)
-    return memoryview(_kernel.select(ids, template_of, frequent, verbatim)).cast("q")
-
-
 def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
@@ -327,7 +227,7 @@ def _split_variants(shape_data: bytes, shape_ends, modes: bytearray, counts, tem
         tokens = []
         for shape_id in shapes:
             start = shape_ends[shape_id - 1] if shape_id else 0
-            tokens.append(_mask(shape_data[start : shape_ends[shape_id] - 1]).split())
+            tokens.append(mask(shape_data[start : shape_ends[shape_id] - 1]).split())
         weights = [counts[shape_id] for shape_id in shapes]
         moved.extend((shapes[k], weights[k]) for k in _variants(tokens, weights, fold_min))
     if not moved:
@@ -340,90 +240,6 @@ def _split_variants(shape_data: bytes, shape_ends, modes: bytearray, counts, tem
         names.append(b"\x02" + shape_data[start : shape_ends[shape_id] - 1])
         totals.append(weight)
     return template_of, names, totals
-
-
-def mark_rare_py(counts, template_of, totals, fold_min: int, modes: bytearray, mode: int) -> int:
-    """Pure-Python twin of ``_kernel.mark_rare``: ``modes[s] = mode`` for every shape with lines whose
-    template (``template_of[s]``, or the shape itself when None) has fewer than ``fold_min`` lines."""
-    marked = 0
-    for s, count in enumerate(counts):
-        if count and totals[s if template_of is None else template_of[s]] < fold_min:
-            modes[s] = mode
-            marked += 1
-    return marked
-
-
-def mark_rare(counts, template_of, totals, fold_min: int, modes: bytearray, mode: int) -> int:
-    if _kernel is None:
-        return mark_rare_py(counts, template_of, totals, fold_min, modes, mode)
-    return _kernel.mark_rare(counts, template_of, totals, fold_min, modes, mode)
-
-
-def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
-    """Pure-Python twin of ``_kernel.group_shapes``: ``group_py`` over one key per shape (mode 0: the
-    shape, 1: ``_masked_key``, 2: ``_word_key``; with an earlier grouping, a shape not of mode 2
-    keeps its earlier key)."""
-    keys, start = [], 0
-    for i, (end, mode) in enumerate(zip(shape_ends, modes)):
-        if prev_names is not None and mode != 2:
-            keys.append(prev_names[prev_ids[i]])
-        else:
-            shape = shape_data[start : end - 1]
-            keys.append(shape if mode == 0 else _masked_key(shape) if mode == 1 else _word_key(shape))
-        start = end
-    return group_py(keys, counts)
-
-
-def group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
-    if _kernel is None:
-        return group_shapes_py(shape_data, shape_ends, modes, counts, prev_ids, prev_names)
-    extra = () if prev_names is None else (prev_ids, prev_names)
-    ids, names, totals = _kernel.group_shapes(shape_data, shape_ends, modes, counts, *extra)
-    return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
-
-
-def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
-    """Each key's group number (in order of first appearance),
-    each group's key, and the sum of ``counts`` per group."""
-    number: dict[bytes, int] = {}
-    ids = array("i", [number.setdefault(key, len(number)) for key in keys])
-    totals = array("q", bytes(8 * len(number)))
-    for i, count in zip(ids, counts):
-        totals[i] += count
-    return ids, list(number), totals
-
-
-def mask_py(shape: bytes) -> bytes:
-    """Pure-Python twin of ``_kernel.mask``: hex numbers, hex words holding a digit (also right after
-    an ``_``) and digit runs → ``#``."""
-    return MASK_RE.sub(b"#", shape)
-
-
-_mask = mask_py if _kernel is None else _kernel.mask
-
-
-def _masked_key(shape: bytes) -> bytes:
-    return b"\x00" + _mask(shape)  # a key space of its own
-
-
-def words_py(shape: bytes) -> bytes:
-    """Pure-Python twin of ``_kernel.words``: the words, every identifier-like token (a digit, or
-    ``: / = @`` inside) masked."""
-    return b" ".join(b"#" if b"0" in token or IDENT_INSIDE_RE.search(token) else token for token in shape.split())
-
-
-_words = words_py if _kernel is None else _kernel.words
-
-
-def _word_key(shape: bytes) -> bytes:
-    return b"\x01" + _words(shape)
-
-
-def _collapse_zeros(shape: bytes) -> bytes:
-    """Runs of ``0`` (every digit is one in a shape) become a single ``0``; faster than a regex."""
-    while b"00" in shape:
-        shape = shape.replace(b"00", b"0")
-    return shape
 
 
 def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:

@@ -1,0 +1,155 @@
+"""The pure-Python twins of the log kernel functions (``_kernel.c``): the same results, slower.
+
+``operators.kernel`` dispatches each function to the C kernel when it is built, else to its twin
+here; ``tests/test_kernel.py`` checks both agree wherever the kernel is built. What each function
+computes is described on its twin (the log reducer, ``operators.types.log``, says how it is used).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from itertools import accumulate, islice, repeat
+from operator import add
+
+from operators.vocab import STATUS_RE
+
+# hex numbers; uuid-like runs of 4+ hex groups joined by "-" (one of them holding a digit: a group of
+# letters only, like "beef", must not keep a uuid apart); hex words holding a digit, also right after
+# "_" (ids like req_7f3a2b, user_42ab); digit runs
+MASK_RE = re.compile(
+    rb"0[xX][0-9a-fA-F]++"
+    rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z])"
+    rb"|(?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b"
+    rb"|\d+"
+)
+IDENT_INSIDE_RE = re.compile(rb"[:/=@].")  # package:arch, paths, key=value, user@host
+DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
+
+
+def scan_lines_py(raw: bytes, mask: bool) -> tuple[array, array, bytes, array, array]:
+    """Pure-Python twin of ``_kernel.scan``: line starts, each line's shape id, the shapes (each
+    followed by a newline, in order of first appearance), where each shape ends, their counts.
+
+    A shape is a line without its ``\\n``; with ``mask``, every run of digits is a single ``0``. Worked in
+    blocks cut at newlines: memory grows with the distinct shapes plus an id and an offset per line.
+    """
+    ids_of: dict[bytes, int] = {}
+    ids = array("i")
+    starts = array("q", [0])
+    pos, size = 0, len(raw)
+    while pos < size:
+        cut = raw.find(b"\n", min(pos + SHAPE_BLOCK, size) - 1)
+        end = size if cut == -1 else cut + 1
+        block = raw[pos:end]
+        lines = (block.translate(DIGITS_TO_ZERO) if mask else block).split(b"\n")  # same lengths as raw
+        if lines[-1] == b"":
+            lines.pop()  # the block ends with a newline: no partial last line
+        starts.extend(islice(accumulate(map(add, map(len, lines), repeat(1)), initial=starts[-1]), 1, None))
+        if mask:
+            collapsed = {line: _collapse_zeros(line) for line in set(lines)}
+            lines = map(collapsed.__getitem__, lines)
+        ids.extend(ids_of.setdefault(shape, len(ids_of)) for shape in lines)
+        pos = end
+    if starts[-1] > size:
+        starts[-1] = size  # the last line has no newline
+    counts = array("q", bytes(8 * len(ids_of)))
+    for shape_id in ids:
+        counts[shape_id] += 1
+    shape_ends = array("q", accumulate(map(add, map(len, ids_of), repeat(1))))
+    return starts, ids, b"".join(shape + b"\n" for shape in ids_of), shape_ends, counts
+
+
+def select_py(ids, template_of, frequent: bytes, verbatim) -> array:
+    """Pure-Python twin of ``_kernel.select``: the visible line indexes (see ``reduce_log``)."""
+    verbatim = set(verbatim)
+    seen: set[int] = set()
+    visible = array("q")
+    for i, shape_id in enumerate(ids):
+        if i in verbatim:
+            visible.append(i)
+            continue
+        template = template_of[shape_id]
+        if not frequent[template] or template not in seen:
+            seen.add(template)
+            visible.append(i)
+    return visible
+
+
+def lines_with_py(ids, flags) -> array:
+    """Pure-Python twin of ``_kernel.lines_with``: the lines whose shape is flagged."""
+    return array("q", [i for i, shape_id in enumerate(ids) if flags[shape_id]])
+
+
+def status_lines_py(raw: bytes, starts, lines) -> array:
+    """Pure-Python twin of ``_kernel.status_lines``: the lines holding ``" 4xx `` or ``" 5xx ``."""
+    return array("q", [i for i in lines if STATUS_RE.search(raw, starts[i], starts[i + 1])])
+
+
+
+def mark_rare_py(counts, template_of, totals, fold_min: int, modes: bytearray, mode: int) -> int:
+    """Pure-Python twin of ``_kernel.mark_rare``: ``modes[s] = mode`` for every shape with lines whose
+    template (``template_of[s]``, or the shape itself when None) has fewer than ``fold_min`` lines."""
+    marked = 0
+    for s, count in enumerate(counts):
+        if count and totals[s if template_of is None else template_of[s]] < fold_min:
+            modes[s] = mode
+            marked += 1
+    return marked
+
+
+
+def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
+    """Pure-Python twin of ``_kernel.group_shapes``: ``group_py`` over one key per shape (mode 0: the
+    shape, 1: ``_masked_key``, 2: ``_word_key``; with an earlier grouping, a shape not of mode 2
+    keeps its earlier key)."""
+    keys, start = [], 0
+    for i, (end, mode) in enumerate(zip(shape_ends, modes)):
+        if prev_names is not None and mode != 2:
+            keys.append(prev_names[prev_ids[i]])
+        else:
+            shape = shape_data[start : end - 1]
+            keys.append(shape if mode == 0 else _masked_key(shape) if mode == 1 else _word_key(shape))
+        start = end
+    return group_py(keys, counts)
+
+
+
+def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
+    """Each key's group number (in order of first appearance),
+    each group's key, and the sum of ``counts`` per group."""
+    number: dict[bytes, int] = {}
+    ids = array("i", [number.setdefault(key, len(number)) for key in keys])
+    totals = array("q", bytes(8 * len(number)))
+    for i, count in zip(ids, counts):
+        totals[i] += count
+    return ids, list(number), totals
+
+
+def mask_py(shape: bytes) -> bytes:
+    """Pure-Python twin of ``_kernel.mask``: hex numbers, hex words holding a digit (also right after
+    an ``_``) and digit runs → ``#``."""
+    return MASK_RE.sub(b"#", shape)
+
+
+def _masked_key(shape: bytes) -> bytes:
+    return b"\x00" + mask_py(shape)  # a key space of its own
+
+
+def words_py(shape: bytes) -> bytes:
+    """Pure-Python twin of ``_kernel.words``: the words, every identifier-like token (a digit, or
+    ``: / = @`` inside) masked."""
+    return b" ".join(b"#" if b"0" in token or IDENT_INSIDE_RE.search(token) else token for token in shape.split())
+
+
+def _word_key(shape: bytes) -> bytes:
+    return b"\x01" + words_py(shape)
+
+
+
+def _collapse_zeros(shape: bytes) -> bytes:
+    """Runs of ``0`` (every digit is one in a shape) become a single ``0``; faster than a regex."""
+    while b"00" in shape:
+        shape = shape.replace(b"00", b"0")
+    return shape
