@@ -1,0 +1,305 @@
+"""Diffs of real commits (ripgrep, axios, at git's default -U3): context next to changes, short hints,
+lockfiles summarised, moved blocks shown once, binary and rename-only files one line, SIGNAL's own
+changed-line rule, exact restore and the bytes saved."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import reduce_bytes
+from operators.config import Config, DiffConfig
+from operators.reduction import omissions, render, restore
+from operators.signals import auto_signals, load_sidecar, missing_signals
+from operators.types import diff
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+REAL = {  # fixture -> least share of bytes saved (each measured a few points above)
+    "diff_cargo_lock_and_code.diff": 0.65,
+    "diff_npm_lockfile_bump.diff": 0.90,
+    "diff_moved_block_refactor.diff": 0.30,
+    "diff_binary_files_added.diff": 0.18,
+    "diff_renames.diff": 0.25,
+    "sample.diff": 0.50,  # 46.0% before this reducer knew pure blocks and short hints
+}
+LOCKFILES = re.compile(rb"(?:^|/)(?:package-lock\.json|Cargo\.lock)$")  # the ones these fixtures hold
+HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+MOVED = re.compile(rb"^\xe2\x8b\xaf moved (\d+) lines from (\S+):(\d+) to (\S+):(\d+)$", re.M)
+HINT = re.compile(rb"^\xe2\x8b\xaf (\d+)$", re.M)
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def run(raw: bytes, **settings):
+    plan = diff.reduce(raw, "coarse", Config(diff=DiffConfig(**settings)))
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
+    return visible, contents
+
+
+class Line:
+    """A line of a hunk, as this test's own walk of the raw diff sees it."""
+
+    def __init__(self, old_path, new_path, sign, old_no, new_no, text, hunk):
+        self.old_path, self.new_path, self.sign, self.hunk = old_path, new_path, sign, hunk
+        self.old_no, self.new_no, self.text = old_no, new_no, text
+
+
+def hunk_lines(raw: bytes) -> list[Line]:
+    """Every hunk line of a (one-parent) diff with its file paths and line numbers, walked by the hunk counts."""
+    out = []
+    old_path = new_path = b""
+    old_left = new_left = 0
+    old_no = new_no = hunks = 0
+    for line in raw.split(b"\n")[:-1]:
+        if old_left > 0 or new_left > 0:
+            sign, text = line[:1], line[1:]
+            out.append(Line(old_path, new_path, sign, old_no, new_no, text, hunks))
+            if sign in (b" ", b"-"):
+                old_left, old_no = old_left - 1, old_no + 1
+            if sign in (b" ", b"+"):
+                new_left, new_no = new_left - 1, new_no + 1
+            continue
+        if line.startswith(b"diff --git "):
+            old_path, new_path = re.match(rb"diff --git a/(.*) b/(.*)", line).groups()
+        elif line.startswith(b"--- a/"):
+            old_path = line[6:]
+        elif line.startswith(b"+++ b/"):
+            new_path = line[6:]
+        m = HUNK.match(line)
+        if m:
+            hunks += 1
+            old_no, new_no = int(m.group(1)), int(m.group(3))
+            old_left = int(m.group(2)) if m.group(2) is not None else 1
+            new_left = int(m.group(4)) if m.group(4) is not None else 1
+    return out
+
+
+def visible_lines(visible: bytes) -> set[bytes]:
+    return set(visible.split(b"\n"))
+
+
+# --- every fixture: restore, planted signals, every changed line of a code file, SIGNAL ------------------
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_diff_restores_and_keeps_every_changed_code_line(name):
+    raw = fixture(name)
+    visible, _ = run(raw)
+    lines = visible_lines(visible)
+    moved = set()  # (sign, path, line number) of each line of a moved block, from its visible line
+    for n, a, a_line, b, b_line in MOVED.findall(visible):
+        moved |= {(b"-", a, int(a_line) + k) for k in range(int(n))} | {(b"+", b, int(b_line) + k) for k in range(int(n))}
+    for h in hunk_lines(raw):
+        if h.sign in (b"+", b"-") and not LOCKFILES.search(h.new_path) and h.sign + h.text not in lines:
+            place = (h.sign, h.old_path, h.old_no) if h.sign == b"-" else (h.sign, h.new_path, h.new_no)
+            assert place in moved, (name, h.sign + h.text)  # only a line of a moved block may be missing
+    for signal in load_sidecar(FIXTURES / "signals.toml")[name]:
+        assert signal.encode() in visible, signal
+    assert missing_signals(visible, load_sidecar(FIXTURES / "signals.toml")[name], auto_signals("diff", raw)) == []
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_diff_saves_what_it_did(name):
+    raw = fixture(name)
+    visible, _ = run(raw)
+    assert 1 - len(visible) / len(raw) >= REAL[name]
+
+
+@pytest.mark.parametrize("name", ["diff_cargo_lock_and_code.diff", "diff_moved_block_refactor.diff", "git_show_moved_rename.txt"])
+def test_whole_graph_signal_recovery_restore(name):
+    packet = reduce_bytes(fixture(name), source=name)
+    assert packet.type == ("gitlog" if name.startswith("git_show") else "diff")
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert len(packet.visible) < len(packet.raw)
+
+
+# --- context: none next to a pure block, one next to a mixed change, configurable ------------------------
+
+
+def expected_context(raw: bytes, context_keep: int, pure_keep: int, skip=b"Cargo.lock") -> tuple[int, int, int]:
+    """The context lines the rule leaves visible, computed on the raw hunks: a run of unchanged lines
+    keeps ``context_keep`` lines on the side of a block that removes and adds, ``pure_keep`` on the
+    side of a block that only adds or only removes, nothing on the side of a hunk header or the hunk
+    end; the rest goes when it is longer than its ``⋯ N`` hint. Also how many pure and mixed blocks."""
+    hunks: dict[int, list[Line]] = {}
+    for h in hunk_lines(raw):
+        if h.new_path != skip:
+            hunks.setdefault(h.hunk, []).append(h)
+    shown = pure = mixed = 0
+    for lines in hunks.values():
+        runs = []  # [sign set or None for context, lines]
+        for h in lines:
+            kind = None if h.sign == b" " else "chg"
+            if runs and runs[-1][0] == kind:
+                runs[-1][1].append(h)
+            else:
+                runs.append([kind, [h]])
+        keeps = [None if kind is None else (pure_keep if len({h.sign for h in run}) == 1 else context_keep) for kind, run in runs]
+        pure += sum(1 for kind, run in runs if kind and len({h.sign for h in run}) == 1)
+        mixed += sum(1 for kind, run in runs if kind and len({h.sign for h in run}) == 2)
+        for k, (kind, run) in enumerate(runs):
+            if kind is not None:
+                continue
+            head = keeps[k - 1] if k > 0 else 0
+            tail = keeps[k + 1] if k + 1 < len(runs) else 0
+            cut = run[head : len(run) - tail] if head + tail < len(run) else []
+            if cut and sum(len(h.text) + 2 for h in cut) > len(f"⋯ {len(cut)}\n".encode()):
+                shown += len(run) - len(cut)
+            else:
+                shown += len(run)
+    return shown, pure, mixed
+
+
+@pytest.mark.parametrize("context_keep, pure_keep", [(1, 0), (1, 2), (3, 0), (0, 0)])
+def test_context_next_to_pure_and_mixed_blocks(context_keep, pure_keep):
+    raw = fixture("diff_binary_files_added.diff")  # pure additions (new functions, docs) and edits
+    visible, _ = run(raw, context_keep=context_keep, pure_keep=pure_keep)
+    assert not MOVED.search(visible)
+    shown, pure, mixed = expected_context(raw, context_keep, pure_keep)
+    assert pure >= 5 and mixed >= 5
+    assert sum(1 for line in visible.split(b"\n") if line[:1] == b" ") == shown
+
+
+def test_pure_addition_has_no_context_by_default():
+    raw = fixture("diff_binary_files_added.diff")
+    visible, _ = run(raw)
+    lines = visible.split(b"\n")
+    # a paragraph added to README.md sits between the hints of its context, none of which shows
+    k = lines.index(b"+* `ripgrep` supports searching files compressed in a common format (gzip, xz,")
+    assert lines[k - 1] == "⋯ 3".encode() and lines[k + 2] == "⋯ 3".encode()
+    # an edit of doc/rg.1 keeps one line of context on each side
+    k = lines.index(b"-This is equivalent to adding ^ to the list of search patterns.")
+    assert lines[k - 1] == b" Show both matching and non\\-matching lines." and HINT.match(lines[k - 2])
+    assert lines[k + 4] == b" .RS" and HINT.match(lines[k + 5])
+
+
+def test_hints_are_short_and_count_every_unchanged_line():
+    raw = fixture("diff_moved_block_refactor.diff")
+    visible, contents = run(raw)
+    hinted = sum(int(n) for n in HINT.findall(visible))
+    context_raw = sum(1 for h in hunk_lines(raw) if h.sign == b" ")
+    context_shown = sum(1 for line in visible.split(b"\n") if line[:1] == b" ")
+    assert hinted > 50 and context_shown + hinted == context_raw
+    hint_bytes = sum(len(m.group()) + 1 for m in HINT.finditer(visible))
+    assert hint_bytes / len(visible) < 0.03  # "⋯ 12": a few bytes, not "⋯ 12 unchanged lines"
+    assert b"unchanged lines" not in visible.replace(b"unchanged lines (\xe2\x8b\xaf N)", b"")
+    [ref] = contents.values()
+    assert b"index 15f7f6b" in ref or b"index " in ref
+
+
+# --- lockfiles and generated files ---------------------------------------------------------------
+
+
+def test_npm_lockfile_is_one_summary_line_and_its_hunks_are_behind_the_ref():
+    raw = fixture("diff_npm_lockfile_bump.diff")
+    visible, contents = run(raw)
+    lines = visible.split(b"\n")
+    assert lines[0] == b"diff --git a/package-lock.json b/package-lock.json"
+    summary = lines[1].decode()
+    assert summary.startswith("⋯ 11 packages changed: ")
+    for change in ("cookie 0.4.2 → 0.7.2", "socket.io 4.5.0 → 4.8.1", "engine.io 6.2.1 → 6.6.2", "ws 8.2.3 → 8.17.1",
+                   "@socket.io/base64-arraybuffer (removed 1.0.2)", "@socket.io/component-emitter (added 3.1.2)"):
+        assert change in summary
+    added = sum(1 for h in hunk_lines(raw) if h.sign == b"+")
+    removed = sum(1 for h in hunk_lines(raw) if h.sign == b"-")
+    assert f"(+{added} -{removed} lines)" in summary
+    assert len(lines) == 4 and lines[3] == b""  # header, summary, marker
+    [ref] = contents.values()
+    assert ref == raw[raw.index(b"\n") + 1 :]
+
+
+def test_cargo_lock_summarised_code_kept():
+    raw = fixture("diff_cargo_lock_and_code.diff")
+    visible, _ = run(raw)
+    assert b"diff --git a/Cargo.lock b/Cargo.lock\n\xe2\x8b\xaf 15 packages changed: aho-corasick 1.1.4 \xe2\x86\x92 1.1.5" in visible
+    assert "regex-automata 0.4.15 → 0.4.18".encode() in visible
+    code = {h.sign + h.text for h in hunk_lines(raw) if h.new_path != b"Cargo.lock" and h.sign != b" "}
+    assert code and code <= visible_lines(visible)
+    lock = {h.sign + h.text for h in hunk_lines(raw) if h.new_path == b"Cargo.lock" and h.sign != b" "} - code
+    assert len(lock) > 30 and not lock & visible_lines(visible)
+
+
+def test_signal_check_skips_summarised_files_by_path_alone():
+    raw = fixture("diff_cargo_lock_and_code.diff")
+    auto = set(auto_signals("diff", raw))
+    lock = {h.sign + h.text for h in hunk_lines(raw) if h.new_path == b"Cargo.lock" and h.sign != b" "}
+    code = {h.sign + h.text for h in hunk_lines(raw) if h.new_path != b"Cargo.lock" and h.sign != b" "}
+    assert not (auto & (lock - code)) and code <= auto and len(lock - code) > 30
+    # the rule looks at the path, not at what a reducer made: the same hunks under another name count
+    renamed = raw.replace(b"a/Cargo.lock b/Cargo.lock", b"a/Cargo.lock.txt b/Cargo.lock.txt")
+    assert len(lock & set(auto_signals("diff", renamed)) - code) > 30
+    visible, _ = run(renamed)  # not summarised: every changed line of it shows
+    assert not missing_signals(visible, [], auto_signals("diff", renamed))
+    # and the check still bites: a code line taken out of the visible text is missing
+    line = sorted(code)[0]
+    assert missing_signals(run(raw)[0].replace(line + b"\n", b""), [], sorted(auto)) == [line.decode()]
+
+
+# --- moved blocks ----------------------------------------------------------------------------------------
+
+
+def test_moved_blocks_shown_once_with_their_places_and_bytes_in_the_ref():
+    raw = fixture("diff_moved_block_refactor.diff")
+    visible, contents = run(raw)
+    hunks = hunk_lines(raw)
+    removed = {(h.old_path, h.old_no): h.text for h in hunks if h.sign == b"-"}
+    added = {(h.new_path, h.new_no): h.text for h in hunks if h.sign == b"+"}
+    moves = MOVED.findall(visible)
+    assert len(set(moves)) >= 8 and all(moves.count(m) == 2 for m in moves)  # at the old place and the new
+    total = 0
+    for n, a, a_line, b, b_line in set(moves):
+        n, a_line, b_line = int(n), int(a_line), int(b_line)
+        old = [removed[a, a_line + k] for k in range(n)]
+        assert old == [added[b, b_line + k] for k in range(n)]  # verbatim
+        assert n >= 3 or sum(map(len, old)) >= 80
+        total += n
+    assert (b"moved 31 lines from crates/core/path_printer.rs:104 to crates/printer/src/path.rs:149") in visible
+    assert f"{2 * total} moved lines".encode() in visible
+    [ref] = contents.values()
+    assert b"-/// A configuration for describing how paths should be written.\n" in ref
+    # SIGNAL's own rule: a changed line that occurs with the other sign too is not asked for
+    auto = auto_signals("diff", raw)
+    assert not missing_signals(visible, [], auto)
+    assert b"-/// A configuration for describing how paths should be written." not in auto
+
+
+def test_moved_blocks_through_git_show():
+    packet = reduce_bytes(fixture("git_show_moved_rename.txt"), source="git_show_moved_rename.txt")
+    assert b"\xe2\x8b\xaf moved " in packet.visible
+    assert b"rename to crates/printer/src/hyperlink/mod.rs" in packet.visible
+    assert packet.signal_pass and packet.restore_pass
+
+
+# --- binary and rename-only files: one line each --------------------------------------------------------
+
+
+def test_binary_files_are_one_line_each():
+    raw = fixture("diff_binary_files_added.diff")
+    visible, _ = run(raw)
+    lines = visible.split(b"\n")
+    binaries = [line for line in raw.split(b"\n") if line.startswith(b"Binary files ")]
+    assert len(binaries) == 4
+    for line in binaries:
+        k = lines.index(line)
+        path = line.split(b" b/")[1].split(b" differ")[0]
+        assert lines[k - 1] != b"diff --git a/" + path + b" b/" + path and b"diff --git a/" + path not in visible
+        assert lines[k + 1].startswith((b"diff --git ", b"Binary files "))
+
+
+def test_rename_only_files_are_one_line_each():
+    raw = fixture("diff_renames.diff")
+    visible, _ = run(raw)
+    lines = visible.split(b"\n")
+    for old, new in ((b"ci/sha256.sh", b"ci/sha256-releases"), (b"ci/test_complete.sh", b"ci/test-complete")):
+        k = lines.index(b"diff --git a/" + old + b" b/" + new)
+        assert lines[k + 1].startswith(b"diff --git ")  # nothing else of this file is shown
+        assert b"rename from " + old not in visible
+    # a renamed file with changes keeps its rename lines
+    assert b"rename from ci/build_deb.sh\nrename to ci/build-deb\n" in visible
