@@ -291,3 +291,49 @@ def test_a_million_blank_lines_cost_no_memory_per_line():
     assert (list(zip(starts, ends)), trailing, blank) == cuts_line_by_line(raw)
     assert blank == 999_999 and len(starts) == 2
     assert peak < 1 << 20  # no object per line (one per line would be tens of MB)
+
+
+def repeat_runs_one_list(raw: bytes) -> list[tuple[int, int, int, int, int]]:
+    """The text reducer's repeat finder spelled out on one list of every whole line (the definition
+    ``text.repeat_runs``, which splits a block at a time, must meet)."""
+    lines = raw.split(b"\n")[:-1]
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    found = []
+    for period in range(1, text.BLOCK_MAX + 1):
+        if len(lines) < text.REPEAT_MIN * period or (period > 1 and len(lines) * period > text.BLOCK_WORK):
+            break
+        i = 0
+        while i + period < len(lines):
+            k = i
+            while k + period < len(lines) and lines[k] == lines[k + period]:
+                k += 1
+            if k - i >= (text.REPEAT_MIN - 1) * period:
+                found.append((i, period, (k - i) // period + 1))
+                i += ((k - i) // period) * period
+            else:
+                i += 1
+    runs, taken = [], 0
+    for first, period, copies in sorted(found):
+        if first < taken or not any(lines[k].strip() for k in range(first, first + period)):
+            continue
+        runs.append((starts[first], starts[first + period], starts[first + period * copies], copies, period))
+        taken = first + period * copies
+    return runs
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
+def test_text_repeats_found_block_by_block_as_on_one_list(seed, block, monkeypatch):
+    monkeypatch.setattr(text, "BLOCK_BYTES", block)  # blocks end mid-run, mid-block, every line
+    rng = random.Random(seed)
+    words = [b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"\x0b", b"zz"]
+    lines = []
+    while len(lines) < rng.randint(0, 90):
+        lines += [rng.choice(words) for _ in range(rng.randint(1, 4))] * rng.randint(1, 5)
+    raw = b"\n".join(lines) + rng.choice([b"", b"\n", b"tail", b"\n\n"])
+    expected = repeat_runs_one_list(raw)
+    assert list(text.repeat_runs(raw)) == expected
+    if seed == 0 and block == 1:
+        assert repeat_runs_one_list(b"q\n" * 5 + b"r\ns\n" * 3 + b"end\n") == [(0, 2, 10, 5, 1), (10, 14, 22, 3, 2)]
