@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def container_ends_py(raw: bytes, start: int, stop: int, ends: Ends) -> int:
     of every container closed on the way and return the end of the one at ``start``, or -1."""
     match = _STRUCT.match
     opens, closes = ends.opens, ends.closes
-    stack = [len(opens)]
+    stack = array(opens.typecode, [len(opens)])  # open containers' indexes: 4 or 8 bytes a level, not an int object
     opens.append(start)
     closes.append(-1)
     pos = start + 1
