@@ -237,7 +237,7 @@ class Spans:
 
     ``parts()`` yields each span as a memoryview of the raw bytes; ``bytes(spans)`` joins them (done
     only for small refs); ``view(offset, length)`` is a view of that many bytes from that offset (a
-    copy only when they straddle two spans)."""
+    copy of those bytes only when they straddle two spans)."""
 
     __slots__ = ("raw", "starts", "ends", "offsets")
 
@@ -262,7 +262,19 @@ class Spans:
             start = self.starts[i] + offset - self.offsets[i]
             if start + length <= self.ends[i]:
                 return memoryview(self.raw)[start : start + length]
-        return bytes(self)[offset : offset + length]  # straddles spans (not made by omissions)
+        if offset < 0 or length < 0:
+            return bytes(self)[offset : offset + length]
+        return self._copy(max(i, 0), offset, length)  # straddles spans: a copy of these bytes alone
+
+    def _copy(self, i: int, offset: int, length: int) -> bytes:
+        """``length`` bytes (fewer at the end) from ``offset``, which lies in span ``i`` or after it."""
+        out = _buffer(max(0, min(length, len(self) - offset)))
+        raw, starts, ends, offsets = memoryview(self.raw), self.starts, self.ends, self.offsets
+        end = offset + length
+        while i < len(starts) and offsets[i] < end:
+            out.write(raw[starts[i] + max(0, offset - offsets[i]) : min(ends[i], starts[i] + end - offsets[i])])
+            i += 1
+        return _value(out)
 
     def __eq__(self, other) -> bool:
         return bytes(self) == (bytes(other) if isinstance(other, Spans) else other)

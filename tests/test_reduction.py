@@ -165,6 +165,30 @@ def test_spans_view_across_parts_and_within_one():
     assert bytes(spans.view(3, 2)) == b"de" and bytes(spans.view(2, 3)) == b"cde" and bytes(spans.view(0, 7)) == b"abcdefg"
 
 
+def test_spans_view_across_parts_copies_only_what_it_returns():
+    """Every (offset, length) reads the joined bytes, empty spans and the end included; a view across
+    spans is a copy of its own bytes, not of the whole ref (the search index reads 1 MB of a 100 MB ref)."""
+    from operators.reduction import Spans
+
+    raw = bytes(range(97, 123)) * 2
+    spans = Spans(raw, array("q", [1, 4, 4, 9, 20, 30]), array("q", [3, 4, 8, 15, 28, 52]))
+    joined = bytes(spans)
+    assert len(joined) == 2 + 0 + 4 + 6 + 8 + 22
+    for offset in range(len(joined) + 3):
+        for length in range(len(joined) + 3 - offset):
+            assert bytes(spans.view(offset, length)) == joined[offset : offset + length], (offset, length)
+
+    class Counting(Spans):
+        joins = 0
+
+        def __bytes__(self):
+            Counting.joins += 1
+            return super().__bytes__()
+
+    big = Counting(raw, spans.starts, spans.ends)
+    assert bytes(big.view(1, 30)) == joined[1:31] and Counting.joins == 0
+
+
 def test_layout_json_is_the_text_a_list_of_lists_encodes_to_and_reads_back():
     import msgspec
 
