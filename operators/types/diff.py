@@ -345,8 +345,7 @@ HEADER_LINE_RE = re.compile(
     rb"(?:--- |\+\+\+ |@@|new file mode|deleted file mode|new mode|rename |copy |Binary files|GIT binary patch"
     rb"|literal \d|delta \d)"
 )
-FILE_LINE_RE = re.compile(rb"(?:^|\n)(diff --(?:git|cc|combined) )")
-PATH_LINE_RE = re.compile(rb"(?:^|\n)(\+\+\+ )")
+FILE_LINE_RE = re.compile(rb"\ndiff --(?:git|cc|combined) ")  # a literal head: found at C speed
 
 
 def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, str]]:
@@ -413,10 +412,14 @@ def _trailing(raw: bytes, starts, kinds, k: int, end: int) -> bool:
 
 def _file_lines(raw: bytes, starts, kinds) -> list[int]:
     """The line numbers of the ``diff --git``/``diff --cc`` lines that start files."""
+    found = [m.start() + 1 for m in FILE_LINE_RE.finditer(raw)]
+    if FILE_START_RE.match(raw):
+        found.insert(0, 0)
     out = []
-    for m in FILE_LINE_RE.finditer(raw):
-        k = bisect_right(starts, m.start(1)) - 1
-        if starts[k] == m.start(1) and kinds[k] == OTHER:
+    k = 0
+    for pos in found:  # in order: the line numbers are found by one forward bisect each
+        k = bisect_right(starts, pos, k) - 1
+        if starts[k] == pos and kinds[k] == OTHER:
             out.append(k)
     return out
 
@@ -509,53 +512,62 @@ def _change(name: bytes, old: list[bytes], new: list[bytes]) -> str:
 MOVED_MIN_LINES, MOVED_MIN_BYTES, MOVED_MIN_ALNUM = 3, 80, 20
 MAX_MOVED_CANDIDATES = 32  # places tried for each removed line (bounds repetitive diffs)
 MAX_MOVED_LINES = 200_000  # changed lines beyond which moved blocks are not looked for
+MOVED_WORK = 8  # lines compared, on average, for each changed line
 ALNUM_RE = re.compile(rb"[0-9A-Za-z]")
 
 
 def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int, int, int]]:
     """Blocks of removed lines added back verbatim elsewhere (as git's ``--color-moved`` finds them):
     ``(first removed line, first added line, lines)``, each at least ``MOVED_MIN_LINES`` lines or
-    ``MOVED_MIN_BYTES`` bytes and ``MOVED_MIN_ALNUM`` letters or digits, longest match first."""
+    ``MOVED_MIN_BYTES`` bytes and ``MOVED_MIN_ALNUM`` letters or digits; for each removed line in
+    order, the longest run from it among its first ``MAX_MOVED_CANDIDATES`` places. The lines
+    compared in all are bounded (``MOVED_WORK`` a changed line), so a repetitive diff stays linear."""
     changed = [m.start() for m in re.finditer(bytes([CHG]), kinds)]
     if len(changed) > MAX_MOVED_LINES:
         return []
-    added: dict[bytes, list[int]] = {}
+    ids = array("l", bytes(8 * len(kinds)))  # the text of each removed or added line as a number (0: none)
+    signs = bytearray(len(kinds))  # MINUS or PLUS for those lines
+    numbers: dict[bytes, int] = {}
+    added: dict[int, list[int]] = {}
     removed = []
     for k in changed:
-        if skip[k]:
-            continue
         sign = raw[starts[k]]
-        if sign == PLUS:
-            added.setdefault(raw[starts[k] + 1 : starts[k + 1]], []).append(k)
-        elif sign == MINUS:
-            removed.append(k)
-    if not added:
-        return []
-    used = bytearray(len(kinds))
-    out = []
-
-    def line(k: int, sign: int) -> bytes | None:
-        if k >= len(kinds) or kinds[k] != CHG or skip[k] or used[k] or raw[starts[k]] != sign:
-            return None
-        return raw[starts[k] + 1 : starts[k + 1]]
-
-    for d in removed:
-        if used[d]:
+        if skip[k] or (sign != PLUS and sign != MINUS):
             continue
-        best = (0, 0)
-        for a in added.get(raw[starts[d] + 1 : starts[d + 1]], ())[:MAX_MOVED_CANDIDATES]:
+        ids[k] = number = numbers.setdefault(raw[starts[k] + 1 : starts[k + 1]], len(numbers) + 1)
+        signs[k] = sign
+        if sign == PLUS:
+            added.setdefault(number, []).append(k)
+        else:
+            removed.append(k)
+    if not added or not removed:
+        return []
+    del numbers
+    n = len(kinds)
+    used = bytearray(n)  # lines already in a block
+    budget = MOVED_WORK * len(changed)
+    out = []
+    for d in removed:
+        candidates = None if used[d] else added.get(ids[d])
+        if not candidates:
+            continue
+        best_a, best = 0, 0
+        for a in candidates[:MAX_MOVED_CANDIDATES]:
             length = 0
-            while True:
-                text = line(d + length, MINUS)
-                if text is None or a + length == d or line(a + length, PLUS) != text:
-                    break
+            while (
+                a + length < n and d + length < n and a + length != d and ids[d + length] == ids[a + length]
+                and signs[d + length] == MINUS and signs[a + length] == PLUS
+                and not used[d + length] and not used[a + length]
+            ):
                 length += 1
-            if length > best[1]:
-                best = (a, length)
-        a, length = best
-        if length and _big_enough(raw, starts[d], starts[d + length], length):
-            used[d : d + length] = used[a : a + length] = b"\x01" * length
-            out.append((d, a, length))
+            budget -= length + 1
+            if length > best:
+                best_a, best = a, length
+        if best and _big_enough(raw, starts[d], starts[d + best], best):
+            used[d : d + best] = used[best_a : best_a + best] = b"\x01" * best
+            out.append((d, best_a, best))
+        if budget < 0:
+            break
     return out
 
 
@@ -565,35 +577,34 @@ def _big_enough(raw: bytes, start: int, end: int, length: int) -> bool:
 
 
 def _where(raw: bytes, starts, kinds, k: int, sign: int) -> str:
-    """``path:line`` of changed line ``k`` on its side (``sign``: removed, the old file; added, the new)."""
-    number, path = 0, "?"
-    j = k - 1
-    while j >= 0:
-        if kinds[j] == OTHER:
-            m = HUNK_RE.match(_body(raw, starts, j))
-            if m:
-                first = RANGE_RE.match(m.group(2)).group(1) if sign == MINUS else m.group(3)
-                number += int(first)
-                path = _hunk_path(raw, starts, j, sign)
-                break
-        elif kinds[j] in (CTX, CHG) and raw[starts[j]] in (SPACE, sign):
-            number += 1
-        j -= 1
-    return f"{path}:{number}"
+    """``path:line`` of changed line ``k`` on its side (``sign``: removed, the old file; added, the new):
+    the hunk header is the last line before it that is no hunk line, and the lines between count when
+    they are context or carry the same sign."""
+    j = max(kinds.rfind(bytes([OTHER]), 0, k), kinds.rfind(bytes([META]), 0, k))
+    m = HUNK_RE.match(_body(raw, starts, j)) if j >= 0 else None
+    if m is None:
+        return "?"
+    first = int(RANGE_RE.match(m.group(2)).group(1) if sign == MINUS else m.group(3))
+    number = first + kinds.count(CTX, j + 1, k) + raw.count(b"\n" + bytes([sign]), starts[j], starts[k])
+    return f"{_hunk_path(raw, starts, kinds, j, sign)}:{number}"
 
 
-def _hunk_path(raw: bytes, starts, j: int, sign: int) -> str:
-    """The path of the file the hunk header at line ``j`` belongs to, from its ``---``/``+++`` lines."""
-    old = new = None
-    while j >= 0:
-        line = _body(raw, starts, j)
-        if line.startswith(b"+++ ") and new is None:
-            new = _strip_path(line[4:], b"b/")
-        elif line.startswith(b"--- ") and old is None:
-            old = _strip_path(line[4:], b"a/")
-        elif FILE_START_RE.match(line) or (old is not None and new is not None):
+def _hunk_path(raw: bytes, starts, kinds, j: int, sign: int) -> str:
+    """The path of the file the hunk header at line ``j`` belongs to, from the ``---``/``+++`` lines
+    before it (the last ``+++`` line that is not a hunk line)."""
+    end = starts[j]
+    while True:
+        pos = raw.rfind(b"\n+++ ", 0, end)
+        if pos < 0:
+            return "?"
+        k = bisect_right(starts, pos + 1) - 1
+        if kinds[k] in (OTHER, META):
             break
-        j -= 1
+        end = pos
+    new = _strip_path(_body(raw, starts, k)[4:], b"b/")
+    old = None
+    if k > 0 and raw.startswith(b"--- ", starts[k - 1]):
+        old = _strip_path(_body(raw, starts, k - 1)[4:], b"a/")
     path = (old if sign == MINUS else new) or new or old or b"?"
     return path.decode("utf-8", "replace")
 
