@@ -437,11 +437,19 @@ def _eol(raw: bytes, starts, last: int, text: str) -> bytes:
 LOCK_NAME_RES = (
     re.compile(rb'"(?:[^"]*/)?node_modules/((?:@[^/"]+/)?[^/"]+)": \{'),  # package-lock.json v2/v3
     re.compile(rb'"?name"?\s*[=:]\s*"([^"]+)"'),  # Cargo.lock, poetry.lock, composer.lock
+    re.compile(  # pnpm-lock.yaml importers: a package's key (not one of the format's own keys)
+        rb"(?!(?:\w*[dD]ependencies\w*|packages|importers|snapshots|specifiers|settings|resolution|engines|bin|os|cpu"
+        rb"|libc|funding|overrides|patchedDependencies|lockfileVersion):$)'?((?:@[^@/\s']+/)?[^@\s':'\"]+)'?:$"
+    ),
     re.compile(rb'"?((?:@[^@/\s"]+/)?[^@\s",]+)@[^\n]*:$'),  # yarn.lock entry header
 )
-LOCK_VERSION_RE = re.compile(rb'"?version"?\s*[=:]?\s*"?([^",\s]+)"?,?$')
+LOCK_VERSION_RE = re.compile(rb'"?version"?\s*[=:]?\s*"?([^",\s(]+)')  # pnpm: without its (peer@x) suffix
 LOCK_INLINE_RES = (
-    re.compile(rb"/?((?:@[^@/\s]+/)?[^@\s/][^@\s]*)@(\d[^:\s(]*)(?:\([^)]*\))*:$"),  # pnpm-lock.yaml
+    re.compile(rb"'?/?((?:@[^@/\s']+/)?[^@\s/'][^@\s']*)@(\d[^:\s('']*)(?:\([^)]*\))*'?:$"),  # pnpm-lock.yaml packages
+    re.compile(rb"/((?:@[^/\s]+/)?[^/\s]+)/(\d[^_:\s]*)(?:_[^:\s]*)?:$"),  # pnpm-lock.yaml v5 packages
+    re.compile(  # pnpm-lock.yaml v5 importers: 'name': 1.2.3 (not the format's own keys)
+        rb"(?!(?:lockfileVersion|settings|version|specifier|requires|resolution):)'?((?:@[^@/\s']+/)?[^@\s':]+)'?: (\d[^\s_(]*)(?:[_(]\S*)?$"
+    ),
     re.compile(rb"([A-Za-z0-9_.-]+) \((\d[^)]*)\)$"),  # Gemfile.lock
     re.compile(rb"(\S+) (v\d[^\s/]*)(?:/go\.mod)? h1:"),  # go.sum
 )
@@ -468,6 +476,9 @@ def _lock_summary(raw: bytes, starts, kinds, a: int, b: int) -> str:
         if kind == CHG:
             added += sign == b"+"
             removed += sign == b"-"
+        if not text:
+            name = None  # a blank line ends an entry (yarn.lock, Cargo.lock, poetry.lock)
+            continue
         for rx in LOCK_INLINE_RES:
             m = rx.match(text)
             if m:
