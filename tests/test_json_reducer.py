@@ -584,3 +584,13 @@ def test_free_text_in_a_status_field_is_no_category():
     items = [{"id": i, "result": f"processed {i} files in {i % 7} ms"} for i in range(300)]
     visible, _, _ = run(json.dumps(items).encode())
     assert len(decode(visible)) < 10
+
+
+def test_a_field_with_too_many_values_leaves_the_other_categories_alone():
+    """The values of "result" are forgotten once they are too many for a category; the rare "status"
+    value in item 250 (no failing word: only the category check keeps it) still shows."""
+    items = [{"id": i, "result": f"processed {i} files", "status": "degraded" if i == 250 else "ok"} for i in range(300)]
+    visible, _, _ = run(json.dumps(items).encode())
+    shown = [item for item in decode(visible) if isinstance(item, dict)]
+    assert any(item["status"] == "degraded" and item["id"] == 250 for item in shown)
+    assert len(shown) < 12

@@ -390,33 +390,47 @@ class _Reducer:
         """Keep every item holding a value of a decision field (``fold_fields``: status, conclusion,
         …) that no item kept before it holds. ``status``, ``state``, ``conclusion``, ``severity`` and
         ``result`` are categories up to ``ENUM_MAX`` distinct values; another field with many distinct
-        values (an id-like code, a zip code, error texts) is not looked at."""
+        values (an id-like code, a zip code, error texts) is not looked at.
+
+        Memory: the values of a field are forgotten as soon as it has too many to be a category, and
+        the (item, pair) of each hit are two int columns, not an object per item."""
         if self.fold_re is None:
             return
         raw = self.raw
         n = len(idxs)
         starts, ends = entries.vs, entries.ve
         span = (raw, starts[idxs[0]], ends[idxs[-1]])
-        pair_ids: dict[tuple[bytes, bytes], int] = {}  # (field, value) -> a number
+        limit = max(DIVERSE_MIN, n // 4)
+        values: dict[bytes, dict[bytes, int] | None] = {}  # field -> value -> a pair number; None: no category
+        pairs = 0
         hits, hit_pairs = array("q"), array("i")  # where each pair was found, in order
         scan, read = self.fold_re
         for found in scan.finditer(*span):  # RE2 finds them (a DFA: fast over megabytes of NDJSON)
             m = read(raw, found.start(), span[2])  # ``re`` reads the key and the value
             if m is None:  # the engines differ on a byte such as \v: skip it
                 continue
+            field = m[1].lower()
+            known = values.get(field, {})
+            if known is None:
+                continue  # too many values: never a category
+            pid = known.get(m[2])
+            if pid is None:
+                if len(known) >= (max(ENUM_MAX, limit) if field in ENUMS else limit):
+                    values[field] = None
+                    continue
+                pid = known[m[2]] = pairs
+                pairs += 1
+                values[field] = known
             hits.append(m.start())
-            hit_pairs.append(pair_ids.setdefault((m[1].lower(), m[2]), len(pair_ids)))
-        counts: dict[bytes, int] = {}
-        for field, _ in pair_ids:
-            counts[field] = counts.get(field, 0) + 1
-        limit = max(DIVERSE_MIN, n // 4)
-        fields = {field for field, count in counts.items() if 1 < count <= (max(ENUM_MAX, limit) if field in ENUMS else limit)}
-        if not fields:
+            hit_pairs.append(pid)
+        useful = bytearray(pairs)  # 1: a pair of a category field
+        for known in values.values():
+            if known is not None and len(known) > 1:
+                for pid in known.values():
+                    useful[pid] = 1
+        if not any(useful):
             return  # one value each (every line "status": 200): nothing to keep
-        useful = bytearray(len(pair_ids))  # 1: a pair of a category field
-        for (field, _), pid in pair_ids.items():
-            useful[pid] = field in fields
-        item_pairs: dict[int, list[int]] = {}  # position in idxs -> its useful pairs (ascending positions)
+        at_items, item_pairs = array("q"), array("i")  # each useful hit: its position in idxs and pair
         j = 0
         for at, pid in zip(hits, hit_pairs):
             if not useful[pid]:
@@ -426,18 +440,24 @@ class _Reducer:
             if j == n:
                 break
             if at >= starts[idxs[j]]:
-                item_pairs.setdefault(j, []).append(pid)
-        seen = bytearray(len(pair_ids))
-        for j, pids in item_pairs.items():  # what the kept items show already
+                at_items.append(j)
+                item_pairs.append(pid)
+        del hits, hit_pairs
+        seen = bytearray(pairs)
+        for j, pid in zip(at_items, item_pairs):  # what the kept items show already
             if keep[j]:
-                for pid in pids:
-                    seen[pid] = 1
-        for j, pids in item_pairs.items():
-            new = [pid for pid in pids if not seen[pid]]
+                seen[pid] = 1
+        k, count = 0, len(at_items)
+        while k < count:  # item by item (their hits are next to each other)
+            j, e = at_items[k], k + 1
+            while e < count and at_items[e] == j:
+                e += 1
+            new = [pid for pid in item_pairs[k:e] if not seen[pid]]
             if new and not keep[j]:
                 keep[j] = 1
                 for pid in new:
                     seen[pid] = 1
+            k = e
 
     def mark_important(self, entries, idxs, keep: bytearray, lo: int, hi: int) -> None:
         """Keep the entries whose key (a map's) or string value is the document's current version or
