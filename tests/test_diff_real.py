@@ -475,3 +475,22 @@ def test_summarised_file_rule(path, summarised):
     from operators.vocab import summarised_file
 
     assert summarised_file(path) is summarised
+
+
+def test_crlf_diff_summaries_end_as_their_lines_do():
+    raw = (fixture("diff_moved_block_refactor.diff") + fixture("diff_cargo_lock_and_code.diff")).replace(b"\n", b"\r\n")
+    visible, _ = run(raw)  # restores byte for byte
+    moved = re.findall(rb"^\xe2\x8b\xaf moved [^\r\n]*(\r?\n)", visible, re.M)
+    assert len(moved) >= 16 and set(moved) == {b"\r\n"}
+    assert re.search(rb"^\xe2\x8b\xaf 15 packages changed: [^\r\n]*\(\+41 -30 lines\)\r\n", visible, re.M)
+    assert all(end == b"\r\n" for end in re.findall(rb"^\xe2\x8b\xaf \d+(\r?\n)", visible, re.M))
+    assert not missing_signals(visible, [], auto_signals("diff", raw))
+
+
+def test_plain_unified_diff_without_git_headers():
+    # diff -ru output of the same move: the paths come from the ---/+++ lines
+    raw = fixture("diff_moved_block_refactor.diff")
+    plain = re.sub(rb"^(?:diff --git .*|index .*)\n", b"", raw, flags=re.M)
+    visible, _ = run(plain)
+    assert b"moved 31 lines from crates/core/path_printer.rs:104 to crates/printer/src/path.rs:149" in visible
+    assert not missing_signals(visible, [], auto_signals("diff", plain))
