@@ -305,25 +305,28 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
     plan.keep_rest()
 
     if plan.omits_anything:
-        parts = []
-        if cut_context:
-            parts.append(_count(cut_context, "unchanged line") + f" ({HINT} N)")
-        if cut_meta:
-            parts.append(_count(cut_meta, "index/mode line"))
-        if cut_binary:
-            parts.append(_count(cut_binary, "line") + " of binary patch data")
-        if cut_special["generated"]:
-            parts.append(_count(cut_special["generated"], "line") + " of lockfiles/generated files")
-        if cut_special["header"]:
-            parts.append(_count(cut_special["header"], "header line") + " of renamed/binary files")
-        if cut_special["moved"]:
-            parts.append(_count(cut_special["moved"], "moved line"))
-        show(_after_newline(plan, f"[diff: omitted {', '.join(parts)}; exact bytes: ".encode()))
+        counts = {"context": cut_context, "meta": cut_meta, "binary": cut_binary, **cut_special}
+        show(_after_newline(plan, f"[diff: omitted {_omitted(counts)}; exact bytes: ".encode()))
         plan.mark(GROUP)
         show(b"]\n")
         if omitted - shown - len("#ref:ctx_000000") < MIN_GAIN:
             return passthrough(raw)
     return plan.finish()
+
+
+OMITTED_TEXT = {  # what the marker line says of each kind of omitted line, in this order
+    "context": ("unchanged line", f" ({HINT} N)"),
+    "meta": ("index/mode line", ""),
+    "binary": ("line", " of binary patch data"),
+    "generated": ("line", " of lockfiles/generated files"),
+    "header": ("header line", " of renamed/binary files"),
+    "moved": ("moved line", ""),
+}
+
+
+def _omitted(counts: dict[str, int]) -> str:
+    """``6 unchanged lines (⋯ N), 2 index/mode lines``: the omitted lines of each kind, for the marker line."""
+    return ", ".join(_count(counts[kind], noun) + tail for kind, (noun, tail) in OMITTED_TEXT.items() if counts[kind])
 
 
 def _mixed_change(raw: bytes, starts, kinds, k: int, step: int) -> bool:
@@ -554,8 +557,7 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
     if not added or not removed:
         return []
     del numbers
-    n = len(kinds)
-    used = bytearray(n)  # lines already in a block
+    used = bytearray(len(kinds))  # lines already in a block
     budget = MOVED_WORK * len(changed)
     out = []
     for d in removed:
@@ -564,13 +566,7 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
             continue
         best_a, best = 0, 0
         for a in candidates[:MAX_MOVED_CANDIDATES]:
-            length = 0
-            while (
-                a + length < n and d + length < n and a + length != d and ids[d + length] == ids[a + length]
-                and signs[d + length] == MINUS and signs[a + length] == PLUS
-                and not used[d + length] and not used[a + length]
-            ):
-                length += 1
+            length = _same_run(ids, signs, used, d, a)
             budget -= length + 1
             if length > best:
                 best_a, best = a, length
@@ -580,6 +576,19 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
         if budget < 0:
             break
     return out
+
+
+def _same_run(ids, signs, used, d: int, a: int) -> int:
+    """How many removed lines from ``d`` on read as the added lines from ``a`` on (none in a block yet)."""
+    n = len(ids)
+    length = 0
+    while (
+        a + length < n and d + length < n and a + length != d and ids[d + length] == ids[a + length]
+        and signs[d + length] == MINUS and signs[a + length] == PLUS
+        and not used[d + length] and not used[a + length]
+    ):
+        length += 1
+    return length
 
 
 def _big_enough(raw: bytes, start: int, end: int, length: int) -> bool:
