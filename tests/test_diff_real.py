@@ -497,3 +497,30 @@ def test_plain_unified_diff_without_git_headers():
     visible, _ = run(plain)
     assert b"moved 31 lines from crates/core/path_printer.rs:104 to crates/printer/src/path.rs:149" in visible
     assert not missing_signals(visible, [], auto_signals("diff", plain))
+
+
+def moved_pair(block: bytes) -> bytes:
+    """A diff that removes ``block`` (lines without their sign) from one file and adds it to another."""
+    lines = block.splitlines(keepends=True)
+    minus, plus = b"".join(b"-" + line for line in lines), b"".join(b"+" + line for line in lines)
+    ctx = b"".join(b" unchanged line number %d of the file\n" % i for i in range(3))
+    n = len(lines)
+    return (
+        b"diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -10,%d +10,3 @@\n" % (n + 3) + ctx + minus
+        + b"diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -20,3 +20,%d @@\n" % (n + 3) + ctx + plus
+    )
+
+
+@pytest.mark.parametrize("block, moved", [
+    (b"def parse_numbers(text, *, strict=False):\n    return [int(value) for value in text.split(',') if value]\n", True),
+    (b"def parse(text):\n    return [int(x) for x in text.split()]\n", False),  # 2 lines, 57 bytes
+    (b"x = compute()\ny = other()\n", False),  # 2 short lines: not a block
+    (b"alpha = load_alpha()\nbeta = load_beta()\ngamma = 1\n", True),  # 3 lines
+    (b"    }\n  }\n}\n", False),  # 3 lines but no 20 letters or digits
+])
+def test_moved_block_size_rule(block, moved):
+    raw = moved_pair(block)
+    visible, _ = run(raw, context_keep=1)
+    n = len(block.splitlines())
+    assert (f"\u22ef moved {n} lines from a.py:13 to b.py:23".encode() in visible) is moved
+    assert not missing_signals(visible, [], auto_signals("diff", raw))
