@@ -524,3 +524,20 @@ def test_moved_block_size_rule(block, moved):
     n = len(block.splitlines())
     assert (f"\u22ef moved {n} lines from a.py:13 to b.py:23".encode() in visible) is moved
     assert not missing_signals(visible, [], auto_signals("diff", raw))
+
+
+@pytest.mark.parametrize("name", ["diff_moved_block_refactor.diff", "diff_npm_lockfile_bump.diff", "diff_binary_files_added.diff"])
+def test_cut_and_spliced_real_diffs_restore(name):
+    """A diff cut anywhere (a truncated paste) or with its files in another order still restores exactly."""
+    import random
+
+    raw = fixture(name)
+    rng = random.Random(16)
+    for _ in range(25):
+        run(raw[: rng.randrange(len(raw))])
+    files = re.split(rb"(?=^diff --git )", raw, flags=re.M)
+    for _ in range(5):
+        rng.shuffle(files)
+        spliced = b"".join(files)
+        visible, _ = run(spliced)
+        assert not missing_signals(visible, [], auto_signals("diff", spliced))
