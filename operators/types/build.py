@@ -255,125 +255,156 @@ def _traceback_fold(text: bytes, signal: bool, quoted_seen: set[bytes]) -> tuple
     return None
 
 
-def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
-    """Each line's kind (KEEP or NOISE) and, for noise, its label."""
-    lines = _Lines(raw)
-    n = len(lines)
-    kind = [UNKNOWN] * n
-    label = [""] * n
-    shown = lines.shown
+class _Walk:
+    """The state of ``classify_lines``'s walk over the lines: the pytest section it is in, the capped block
+    being gathered, the context blocks left after an error, the open ``make`` directories. Fills
+    ``kind`` (KEEP, NOISE, BLANK, or UNKNOWN for the lines no rule claimed) and ``label``."""
 
-    section = b""  # current pytest section name
-    capped: list[int] = []  # the current capped block (captured output, warnings, …)
-    cap = (SECTION_HEAD, SECTION_TAIL, "long section")
-    in_captured = False
-    continuation = 0  # lines left in an error's context block
-    subprocess_left = 0  # lines left in pip's "╰─> [N lines of output]" block
-    dirs: list[int] = []  # open `make: Entering directory` lines
-    rescued: set[int] = set()
-    quoted_seen: set[bytes] = set()  # signal lines of quoted source already shown in a traceback
+    __slots__ = ("lines", "kind", "label", "section", "capped", "cap", "in_captured", "continuation",
+                 "subprocess_left", "dirs", "rescued", "quoted_seen")
 
-    def close_capped() -> None:
-        head, tail, name = cap
+    def __init__(self, lines: _Lines):
+        n = len(lines)
+        self.lines = lines
+        self.kind = [UNKNOWN] * n
+        self.label = [""] * n
+        self.section = b""  # current pytest section name
+        self.capped: list[int] = []  # the current capped block (captured output, warnings, …)
+        self.cap = (SECTION_HEAD, SECTION_TAIL, "long section")
+        self.in_captured = False
+        self.continuation = 0  # lines left in an error's context block
+        self.subprocess_left = 0  # lines left in pip's "╰─> [N lines of output]" block
+        self.dirs: list[int] = []  # open `make: Entering directory` lines
+        self.rescued: set[int] = set()
+        self.quoted_seen: set[bytes] = set()  # signal lines of quoted source already shown in a traceback
+
+    def close_capped(self) -> None:
+        """A capped block longer than its head and tail folds its middle (never a signal line)."""
+        head, tail, name = self.cap
+        capped, kind, label, signal = self.capped, self.kind, self.label, self.lines.signal
         if len(capped) > head + tail:
             for j in capped[head:-tail]:
-                if not lines.signal[j]:
+                if not signal[j]:
                     kind[j], label[j] = NOISE, name
         capped.clear()
 
-    for i in range(n):
-        text = shown[i]
-        signal = lines.signal[i]
+    def header(self, i: int, text: bytes) -> bool:
+        """A pytest section header (``==== FAILURES ====``) or summary line: True when line ``i`` is one."""
         summary = SUMMARY_RE.match(text) is not None and SHORT_RESULT_RE.match(text) is None
         m = None if summary else SECTION_RE.match(text)
-        if m:  # a pytest section header: ==== FAILURES ====
-            close_capped()
-            in_captured = False
-            continuation = 0
-            section = m.group(1).strip()
-            if section == b"test session starts":
-                kind[i], label[i] = NOISE, "pytest header"
+        if m:
+            self.close_capped()
+            self.in_captured = False
+            self.continuation = 0
+            self.section = m.group(1).strip()
+            if self.section == b"test session starts":
+                self.kind[i], self.label[i] = NOISE, "pytest header"
             else:
-                kind[i] = KEEP
-            cap = (SECTION_HEAD, SECTION_TAIL, "long section")
-            continue
+                self.kind[i] = KEEP
+            self.cap = (SECTION_HEAD, SECTION_TAIL, "long section")
+            return True
         if summary:
-            close_capped()
-            in_captured = False
+            self.close_capped()
+            self.in_captured = False
             if text.lstrip().startswith(b"=") or b" in " in text:
-                section = b""
-            kind[i] = KEEP
-            continue
+                self.section = b""
+            self.kind[i] = KEEP
+            return True
+        return False
 
+    def in_section(self, i: int, text: bytes, signal: bool) -> bool:
+        """Line ``i`` inside a pytest section with rules of its own: True when one claimed it."""
+        section, kind, label = self.section, self.kind, self.label
         if section in KEEP_SECTIONS:  # each failure's traceback, assertion and captured output
-            kind[i] = KEEP
-            if SUBSECTION_RE.match(text) or CAPTURED_RE.match(text):
-                close_capped()
-                in_captured = CAPTURED_RE.match(text) is not None
-                cap = (CAPTURED_HEAD, CAPTURED_TAIL, "captured output")
-            elif in_captured:
-                capped.append(i)
-            elif (folded_as := _traceback_fold(text, signal, quoted_seen)) is not None:
-                kind[i], label[i] = folded_as
-            continue
+            self.failure_line(i, text, signal)
+            return True
         if section == b"short test summary info":
             short = SHORT_RESULT_RE.match(text)
             if short and not signal:
                 kind[i], label[i] = NOISE, short.group(1).decode()
             else:
                 kind[i] = KEEP
-            continue
+            return True
         if section == b"PASSES":
             kind[i], label[i] = (KEEP, "") if signal else (NOISE, "PASSES section")
-            continue
+            return True
         if section.startswith(CAPPED_SECTIONS):  # warnings summary, slowest durations, coverage
             kind[i] = KEEP
-            capped.append(i)
-            continue
+            self.capped.append(i)
+            return True
+        return False
 
-        redraw_only = lines.redrawn[i] and not signal
+    def failure_line(self, i: int, text: bytes, signal: bool) -> None:
+        """A line of FAILURES or ERRORS: kept, except captured output (capped) and folded traceback lines."""
+        self.kind[i] = KEEP
+        if SUBSECTION_RE.match(text) or CAPTURED_RE.match(text):
+            self.close_capped()
+            self.in_captured = CAPTURED_RE.match(text) is not None
+            self.cap = (CAPTURED_HEAD, CAPTURED_TAIL, "captured output")
+        elif self.in_captured:
+            self.capped.append(i)
+        elif (folded_as := _traceback_fold(text, signal, self.quoted_seen)) is not None:
+            self.kind[i], self.label[i] = folded_as
+
+    def plain(self, i: int, text: bytes, signal: bool) -> None:
+        """A line outside the pytest sections: a signal and its context block, pip's subprocess output,
+        progress redraws, known noise, context lines, blank lines; then the ``make`` directories."""
+        kind, label = self.kind, self.label
+        redraw_only = self.lines.redrawn[i] and not signal
         if signal:
             kind[i] = KEEP
-            continuation = CONTINUATION_MAX
-            if (m := SUBPROCESS_RE.search(text)) is not None:
-                subprocess_left = int(m.group(1)) + 1
-        elif subprocess_left and not redraw_only:  # pip's captured subprocess output: all of it is the error
+            self.continuation = CONTINUATION_MAX
+            self.subprocess_block(text)
+        elif self.subprocess_left and not redraw_only:  # pip's captured subprocess output: all of it is the error
             kind[i] = KEEP
-            subprocess_left -= 1
+            self.subprocess_left -= 1
         elif redraw_only:
             kind[i], label[i] = NOISE, "progress redraw"
-            continuation = 0
+            self.continuation = 0
         elif (noise := _noise_label(text)) is not None:
             kind[i], label[i] = NOISE, noise
-            continuation = 0
-        elif continuation and text.strip() and CONTINUATION_RE.match(text):
+            self.continuation = 0
+        elif self.continuation and text.strip() and CONTINUATION_RE.match(text):
             kind[i] = KEEP
-            continuation -= 1
-            if (m := SUBPROCESS_RE.search(text)) is not None:
-                subprocess_left = int(m.group(1)) + 1
+            self.continuation -= 1
+            self.subprocess_block(text)
         else:
-            continuation = 0
+            self.continuation = 0
             if CONTEXT_RE.search(text):
                 kind[i] = KEEP
             elif not text.strip():
                 kind[i] = BLANK
+        self.track_dirs(i, text, signal)
 
-        # the directory a diagnostic belongs to stays visible with it
-        if label[i] == "make directory":
+    def subprocess_block(self, text: bytes) -> None:
+        """pip's ``╰─> [N lines of output]``: the next N + 1 lines are the subprocess's error output."""
+        if (m := SUBPROCESS_RE.search(text)) is not None:
+            self.subprocess_left = int(m.group(1)) + 1
+
+    def track_dirs(self, i: int, text: bytes, signal: bool) -> None:
+        """The directory a diagnostic belongs to stays visible with it."""
+        dirs = self.dirs
+        if self.label[i] == "make directory":
             if b"Entering directory" in text:
                 dirs.append(i)
             elif b"Leaving directory" in text and dirs:
                 dirs.pop()
         elif signal and dirs:
-            rescued.add(dirs[-1])
-    close_capped()
-    for j in rescued:
-        kind[j], label[j] = KEEP, ""
+            self.rescued.add(dirs[-1])
 
-    # unknown lines: rare ones stay, a template seen FOLD_MIN times or more is folded
+    def finish(self) -> None:
+        """The last capped block closes; the directories of diagnostics stay."""
+        self.close_capped()
+        kind, label = self.kind, self.label
+        for j in self.rescued:
+            kind[j], label[j] = KEEP, ""
+
+
+def _fold_unknown(shown: list[bytes], kind: list[int], label: list[str]) -> None:
+    """Unknown lines: rare ones stay, a template seen FOLD_MIN times or more is folded."""
     counts: dict[bytes, int] = {}
     keys: dict[int, bytes] = {}
-    for i in range(n):
+    for i in range(len(kind)):
         if kind[i] == UNKNOWN:
             key = MASK_RE.sub(b"#", shown[i].strip()) if len(shown[i]) < 4096 else shown[i]
             keys[i] = key
@@ -386,12 +417,17 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
         else:
             kind[i] = KEEP
 
-    # a compile command whose output is shown stays with it
-    for i in range(n - 1):
+
+def _keep_compile_commands(shown: list[bytes], kind: list[int], label: list[str]) -> None:
+    """A compile command whose output is shown stays with it."""
+    for i in range(len(kind) - 1):
         if kind[i] == NOISE and label[i] == "compile command" and kind[i + 1] == KEEP and DIAGNOSTIC_RE.search(shown[i + 1]):
             kind[i] = KEEP
 
-    # blank lines fold with the noise around them, otherwise stay
+
+def _fold_blanks(kind: list[int], label: list[str]) -> None:
+    """Blank lines fold with the noise around them, otherwise stay."""
+    n = len(kind)
     prev_noise = False
     i = 0
     while i < n:
@@ -406,7 +442,23 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
         for k in range(i, j):
             kind[k], label[k] = (NOISE, "blank") if fold else (KEEP, "")
         i = j
-    for i in range(n):
+
+
+def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
+    """Each line's kind (KEEP or NOISE) and, for noise, its label."""
+    lines = _Lines(raw)
+    walk = _Walk(lines)
+    header, in_section, plain = walk.header, walk.in_section, walk.plain
+    for i, (text, signal) in enumerate(zip(lines.shown, lines.signal)):
+        if header(i, text) or (walk.section and in_section(i, text, signal)):
+            continue
+        plain(i, text, signal)
+    walk.finish()
+    kind, label = walk.kind, walk.label
+    _fold_unknown(lines.shown, kind, label)
+    _keep_compile_commands(lines.shown, kind, label)
+    _fold_blanks(kind, label)
+    for i in range(len(kind)):
         if kind[i] != NOISE:
             kind[i], label[i] = KEEP, ""
     return lines, kind, label
