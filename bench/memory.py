@@ -1,13 +1,15 @@
 """Peak memory of ``tokens analyze`` net of the interpreter, for every input type at 20 MB and 100 MB.
 
-    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,json,ndjson,diff,text]
+    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,idlog,json,ndjson,diff,text]
 
 Each input is generated (bench/generate.py: the same inputs as bench/throughput.py), then reduced by
 ``tokens analyze FILE`` in a child process; its peak RSS comes from ``wait4``. Each input is made by
 a child process too: Linux starts a child's peak RSS at its parent's peak (``subprocess`` uses vfork,
 and exec keeps the old memory's high-water mark), so a parent that built 100 MB of input in memory
-would raise every child's figure to its own. The interpreter's idle RSS is the peak of ``tokens analyze`` on a 20 KB log (every module loaded, next to
-no data). Printed per input: peak RSS, RSS/in (gross) and net/in = (peak - idle) / input size.
+would raise every child's figure to its own. The interpreter's idle RSS is the peak of ``tokens
+analyze`` on a 20 KB log (every module loaded, next to no data). Printed per input: peak RSS, RSS/in
+(gross) and net/in = (peak - idle) / input size. ``idlog``: a log with a request id in every line
+(no two lines alike until the ids are masked), the log type's hard case.
 Target (issue: start-up and memory): net/in <= 2.5x for every type at 20 MB and 100 MB.
 Needs about 2 GB of free disk under the temporary directory for the 100 MB inputs.
 """
@@ -24,11 +26,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import make_diff, make_json, make_log, make_ndjson  # noqa: E402
+from generate import make_diff, make_id_log, make_json, make_log, make_ndjson  # noqa: E402
 
 MB = 1024 * 1024
 TARGET_NET = 2.5
-MAKERS = {"log": make_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff}
+MAKERS = {"log": make_log, "idlog": make_id_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff}
 
 
 def make_text(target: int) -> bytes:
@@ -66,7 +68,7 @@ def peak(cmd: list[str], env: dict) -> tuple[int, float, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20,100", help="input sizes in MB")
-    parser.add_argument("--kinds", default="log,json,ndjson,diff,text")
+    parser.add_argument("--kinds", default="log,idlog,json,ndjson,diff,text")
     args = parser.parse_args(argv)
     tokens = [sys.executable, "-m", "flows.cli", "analyze"]
     with tempfile.TemporaryDirectory() as tmp:
