@@ -54,7 +54,7 @@ def _token_re(escape: bytes) -> re.Pattern:
 
 
 # One token, with the whitespace in front of it. lastindex tells the kind:
-T_STRING, T_KEY, T_NUMBER, T_LITERAL, T_OPEN, T_CLOSE, T_COMMA, T_ERROR = 1, 2, 3, 4, 5, 6, 7, 8
+T_STRING, T_KEY, T_NUMBER, T_LITERAL, T_OPEN, T_CLOSE, T_COMMA, T_ERROR = 1, 2, 3, 4, 5, 6, 7, 8  # the order matters: ranges are tested
 TOKEN = _token_re(_ESCAPE)  # lenient about lone surrogates: the reducer copes with them
 STRICT_TOKEN = _token_re(_ESCAPE_STRICT)
 
@@ -149,12 +149,9 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]
     A nested container whose end is unknown is the last entry, with value end -1 (incomplete).
     """
     is_obj = raw[start] == _OPEN_OBJ
-    if not is_obj:
-        end = ends.get(start, -1)
-        if end - start > FLAT_MIN:
-            flat = _flat_elements(raw, start, end)
-            if flat is not None:
-                return flat, None
+    flat = None if is_obj else _big_flat_array(raw, start, ends)
+    if flat is not None:
+        return flat, None
     close = _CLOSE_OBJ if is_obj else _CLOSE_ARR
     match = TOKEN.match
     entries = Entries(len(raw))
@@ -163,6 +160,8 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]
     ks = ke = -1
     # states: 0 = first (key/value or close), 1 = key needed, 2 = value needed, 3 = after a value
     state = 0
+    # raw[m.end() - 1], a token's last byte, is ']' or '}' only for that closing bracket (a string ends
+    # with '"', a key with ':'; the error alternative comes after the brackets')
     while True:
         m = match(raw, pos)
         if m is None:
@@ -173,22 +172,20 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]
                 state = 1 if is_obj else 2
                 pos = m.end()
                 continue
-            if t == T_CLOSE and raw[m.start(t)] == close:
-                return entries, None
-            return entries, m.start(t)
+            return entries, (None if raw[m.end() - 1] == close else m.start(t))
         if is_obj and state != 2:
             if t == T_KEY:
                 ks, ke = m.start(1), m.end(1)
                 state = 2
                 pos = m.end()
                 continue
-            if state == 0 and t == T_CLOSE and raw[m.start(t)] == close:
+            if state == 0 and raw[m.end() - 1] == close:
                 return entries, None
             return entries, m.start(t)
         # a value is expected (object after a key, or array)
         if t == T_STRING:
             append((ks, ke, m.start(1), m.end(1)))
-        elif t == T_NUMBER or t == T_LITERAL:
+        elif T_NUMBER <= t <= T_LITERAL:
             append((ks, ke, m.start(t), m.end(t)))
         elif t == T_OPEN:
             vs = m.start(t)
@@ -200,12 +197,21 @@ def scan_level(raw: bytes, start: int, ends: Ends) -> tuple[Entries, int | None]
             pos = ve
             state = 3
             continue
-        elif state == 0 and t == T_CLOSE and raw[m.start(t)] == close:
+        elif state == 0 and raw[m.end() - 1] == close:
             return entries, None
         else:
             return entries, m.start(t)
         pos = m.end()
         state = 3
+
+
+def _big_flat_array(raw: bytes, start: int, ends: Ends) -> Entries | None:
+    """The elements of the array opening at ``start`` when it is long (over ``FLAT_MIN`` bytes) and flat
+    (numbers and literals only), split without the tokenizer; else None."""
+    end = ends.get(start, -1)
+    if end - start > FLAT_MIN:
+        return _flat_elements(raw, start, end)
+    return None
 
 
 def _flat_elements(raw: bytes, start: int, end: int) -> Entries | None:
@@ -338,28 +344,36 @@ def _bracket_run(raw: bytes, m: re.Match, stack: bytearray, state: int) -> tuple
     return None
 
 
+def _brackets_close(raw: bytes, start: int) -> bool:
+    """For ``is_valid_json``, brackets first (a truncated document fails fast): False when the document
+    opens a container that does not close, or has more after it; True otherwise (even when it does not
+    open a container: the token walk decides)."""
+    m = TOKEN.match(raw, start)
+    if m is None or m.lastindex != T_OPEN:
+        return True
+    end = container_ends(raw, m.start(T_OPEN), len(raw), Ends(len(raw)))
+    return end >= 0 and TOKEN.match(raw, end) is None
+
+
 def is_valid_json(raw: bytes) -> bool:
     """Strict RFC 8259 check (a leading UTF-8 BOM is tolerated), at any nesting depth."""
     start = len(BOM) if raw.startswith(BOM) else 0
-    if not _is_utf8(raw):
+    if not _is_utf8(raw) or not _brackets_close(raw, start):
         return False
-    m = TOKEN.match(raw, start)
-    if m is not None and m.lastindex == T_OPEN:  # brackets first: a truncated document fails fast
-        end = container_ends(raw, m.start(T_OPEN), len(raw), Ends(len(raw)))
-        if end < 0 or TOKEN.match(raw, end) is not None:  # unclosed, or more after it
-            return False
     stack = bytearray()  # open brackets
     # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
     state = 0
     match = STRICT_TOKEN.match
     pos = start
+    # raw[pos - 1], the token's last byte, is ']' or '}' only for that closing bracket (a string ends
+    # with '"', a key with ':'; the error alternative comes after the brackets')
     while True:
         m = match(raw, pos)
         if m is None:
             break
         pos = m.end()
         t = m.lastindex
-        if t == T_OPEN or t == T_CLOSE:
+        if T_OPEN <= t <= T_CLOSE:
             run = _bracket_run(raw, m, stack, state)
             if run:  # a run of '[' (or of ']' closing only arrays) taken at once: `[[[[…]]]]` costs no loop per level
                 pos, state = run
@@ -369,25 +383,25 @@ def is_valid_json(raw: bytes) -> bool:
                 return False  # more than one top-level value
             if t == T_COMMA:
                 state = 3 if stack[-1] == _OPEN_OBJ else 0
-            elif t == T_CLOSE and raw[m.start(t)] == stack[-1] + 2:
+            elif raw[pos - 1] == stack[-1] + 2:  # '{'+2 == '}', '['+2 == ']'
                 stack.pop()
             else:
                 return False
         elif state >= 2:
             if t == T_KEY:
                 state = 0
-            elif state == 2 and t == T_CLOSE and raw[m.start(t)] == _CLOSE_OBJ:
+            elif state == 2 and raw[pos - 1] == _CLOSE_OBJ:
                 stack.pop()
                 state = 4
             else:
                 return False
-        elif t == T_STRING or t == T_NUMBER or t == T_LITERAL:
+        elif t == T_STRING or T_NUMBER <= t <= T_LITERAL:
             state = 4
         elif t == T_OPEN:
             c = raw[m.start(t)]
             stack.append(c)
             state = 2 if c == _OPEN_OBJ else 1
-        elif state == 1 and t == T_CLOSE and raw[m.start(t)] == _CLOSE_ARR:
+        elif state == 1 and raw[pos - 1] == _CLOSE_ARR:
             stack.pop()
             state = 4
         else:
