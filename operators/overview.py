@@ -23,6 +23,7 @@ from operators import types
 from operators.packet import ContextPacket
 from operators.tokens import estimate_tokens
 from operators.types import Facts
+from operators.vocab import CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, WARN_RE  # the ranking's words: the vocabulary's
 from operators.types.build import display_line
 from operators.safety import clean_text
 from operators.types.log import signal_line_spans
@@ -33,17 +34,7 @@ LINE_MAX = 150  # bytes of each
 REFS_MAX = 3  # refs listed by id
 SOURCE_MAX = 60  # characters of the source named
 
-ERROR_RE = re.compile(
-    rb"(?i:\b(?:errors?|err!?|fatal|failed|failure|failures|exception|traceback|panic|panicked|critical|segfault"
-    rb"|killed|aborted|not ok)\b)|[A-Za-z](?:Exception|Error)\b|^E(?: |$)|undefined reference"
-)
-CONCLUSION_RE = re.compile(  # the lines that say what went wrong, best first
-    rb"^(?:FAILED|ERROR) \S+::|: (?:fatal )?error(?:\[\w+\])?: |^\s*error(?:\[\w+\])?: |^ERROR: |^npm (?:ERR!|error) code "
-    rb"|make(?:\[\d+\])?: \*\*\*|^--- FAIL: |^FAIL\b|undefined reference|^\s*(?:\xe2\x97\x8f|\xe2\x9c\x95) "
-)
-EXCEPTION_RE = re.compile(rb"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): |^E\s+\w+(?:Error|Exception)\b")
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
-WARN_RE = re.compile(rb"(?i:\bwarn(?:ing|ings)?\b)|[a-z]Warning\b")
 
 
 def overview(packet: ContextPacket) -> bytes:
