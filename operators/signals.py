@@ -115,10 +115,21 @@ def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]
         shown_auto = [shown for shown in (display_line(s).rstrip() for s in auto) if shown]
         return _missing(display_text(visible), expected, shown_auto)
     shown_auto = [shown for shown in (display_line(line).rstrip() for line in auto) if shown]
-    wanted = set(shown_auto)
     # as vocab.display_text: a text without ESC, CR or backspace is shown as it is; else each line
     # holding any control byte is converted
     has_control = CONTROL_RE.search if _has_terminal_controls(visible) else _never
+    found, pending = _whole_lines_and_needles(visible, set(shown_auto), needles, has_control)
+    missing = [s for s, n in zip(expected, needles) if n in pending]
+    rest = dict.fromkeys(s for s in shown_auto if s not in found)  # shown with a suffix, or missing
+    if rest:
+        _drop_shown_inside_lines(visible, rest, has_control)
+    return missing + [s.decode("utf-8", "replace") for s in shown_auto if s in rest]
+
+
+def _whole_lines_and_needles(visible: bytes, wanted: set[bytes], needles: list[bytes],
+                             has_control) -> tuple[set[bytes], dict[bytes, None]]:
+    """One pass over the displayed lines: the ``wanted`` lines met whole (right spaces aside), and the
+    ``needles`` met in no line (the planted strings still missing)."""
     found: set[bytes] = set()
     pending = dict.fromkeys(needles)  # planted strings not met yet
     for shown in _displayed_lines(visible, display_line, has_control):
@@ -128,15 +139,16 @@ def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]
         if pending:
             for needle in [n for n in pending if n in shown]:
                 del pending[needle]
-    missing = [s for s, n in zip(expected, needles) if n in pending]
-    rest = dict.fromkeys(s for s in shown_auto if s not in found)  # shown with a suffix, or missing
-    if rest:
-        for shown in _displayed_lines(visible, display_line, has_control):
-            for s in [s for s in rest if s in shown]:
-                del rest[s]
-            if not rest:
-                break
-    return missing + [s.decode("utf-8", "replace") for s in shown_auto if s in rest]
+    return found, pending
+
+
+def _drop_shown_inside_lines(visible: bytes, rest: dict[bytes, None], has_control) -> None:
+    """Removes from ``rest`` every line met inside a displayed line (shown with a suffix)."""
+    for shown in _displayed_lines(visible, display_line, has_control):
+        for s in [s for s in rest if s in shown]:
+            del rest[s]
+        if not rest:
+            break
 
 
 def _never(_data: bytes) -> bool:
