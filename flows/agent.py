@@ -292,25 +292,7 @@ def cmd_run(args: argparse.Namespace, config) -> int:
 def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
     """The run's last lines: the failure line when the first window could not carry it, the pointer to
     the full output, the failed checks (stderr). Returns ``status``."""
-    lines = b""
-    if not run.args.raw:
-        if status and not run.header_printed:
-            lines += f"[command failed: exit code {status}]\n".encode()
-        pkt_id = ""
-        if run.any_refs and run.stored:
-            pkt_id = run.first.manifest_id if run.windows == 1 else _store_whole(run, config, source)
-        elif run.windows > 1 and run.stored:
-            _store_whole(run, config, source)  # kept as one packet all the same
-        if run.unshown[0]:
-            lines += run.budget.summary()
-            lines += (f"[… {run.unshown[1]:,} more lines in {run.unshown[0]:,} window{'s' if run.unshown[0] != 1 else ''}"
-                      f" not shown (output ceiling): tokens expand --full {pkt_id or 'pkt_…'}]\n").encode()
-        if pkt_id and run.args.level != 0:
-            from flows.retrieve import refs_hint  # one line: how to expand a ref, and the whole original
-
-            lines += refs_hint(pkt_id)
-    elif run.windows > 1 and run.stored:
-        _store_whole(run, config, source)
+    lines = _closing_lines(run, config, source, status)
     if lines and not run.ends_with_newline:
         lines = b"\n" + lines
     elif not run.args.raw and not run.ends_with_newline:
@@ -326,6 +308,32 @@ def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
         print(f"tokens: warning: {'/'.join(failed)} check failed for this output"
               + ("; the original is not recoverable" if "RESTORE" in failed else ""), file=sys.stderr)
     return status
+
+
+def _closing_lines(run: _Run, config, source: str, status: int) -> bytes:
+    """The failure line when the first window could not carry it and the pointer to the full output
+    (none with ``--raw``); an output of several windows is stored whole as one packet all the same."""
+    if run.args.raw:
+        if run.windows > 1 and run.stored:
+            _store_whole(run, config, source)
+        return b""
+    lines = b""
+    if status and not run.header_printed:
+        lines += f"[command failed: exit code {status}]\n".encode()
+    pkt_id = ""
+    if run.any_refs and run.stored:
+        pkt_id = run.first.manifest_id if run.windows == 1 else _store_whole(run, config, source)
+    elif run.windows > 1 and run.stored:
+        _store_whole(run, config, source)  # kept as one packet all the same
+    if run.unshown[0]:
+        lines += run.budget.summary()
+        lines += (f"[… {run.unshown[1]:,} more lines in {run.unshown[0]:,} window{'s' if run.unshown[0] != 1 else ''}"
+                  f" not shown (output ceiling): tokens expand --full {pkt_id or 'pkt_…'}]\n").encode()
+    if pkt_id and run.args.level != 0:
+        from flows.retrieve import refs_hint  # one line: how to expand a ref, and the whole original
+
+        lines += refs_hint(pkt_id)
+    return lines
 
 
 def cmd_pack(args: argparse.Namespace, config) -> int:
