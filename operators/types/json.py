@@ -396,11 +396,20 @@ class _Reducer:
         the (item, pair) of each hit are two int columns, not an object per item."""
         if self.fold_re is None:
             return
+        hits, hit_pairs, useful = self._decision_hits(entries, idxs)
+        if not any(useful):
+            return  # one value each (every line "status": 200): nothing to keep
+        at_items, item_pairs = _hits_on_items(entries, idxs, hits, hit_pairs, useful)
+        del hits, hit_pairs
+        _keep_new_values(at_items, item_pairs, keep, len(useful))
+
+    def _decision_hits(self, entries, idxs) -> tuple[array, array, bytearray]:
+        """Every decision field:value pair in the items, in order: where it was found, its pair
+        number, and for each pair whether its field is a category with more than one value."""
         raw = self.raw
-        n = len(idxs)
         starts, ends = entries.vs, entries.ve
         span = (raw, starts[idxs[0]], ends[idxs[-1]])
-        limit = max(DIVERSE_MIN, n // 4)
+        limit = max(DIVERSE_MIN, len(idxs) // 4)
         values: dict[bytes, dict[bytes, int] | None] = {}  # field -> value -> a pair number; None: no category
         pairs = 0
         hits, hit_pairs = array("q"), array("i")  # where each pair was found, in order
@@ -428,36 +437,7 @@ class _Reducer:
             if known is not None and len(known) > 1:
                 for pid in known.values():
                     useful[pid] = 1
-        if not any(useful):
-            return  # one value each (every line "status": 200): nothing to keep
-        at_items, item_pairs = array("q"), array("i")  # each useful hit: its position in idxs and pair
-        j = 0
-        for at, pid in zip(hits, hit_pairs):
-            if not useful[pid]:
-                continue
-            while j < n and ends[idxs[j]] <= at:  # the items and the hits both move forward
-                j += 1
-            if j == n:
-                break
-            if at >= starts[idxs[j]]:
-                at_items.append(j)
-                item_pairs.append(pid)
-        del hits, hit_pairs
-        seen = bytearray(pairs)
-        for j, pid in zip(at_items, item_pairs):  # what the kept items show already
-            if keep[j]:
-                seen[pid] = 1
-        k, count = 0, len(at_items)
-        while k < count:  # item by item (their hits are next to each other)
-            j, e = at_items[k], k + 1
-            while e < count and at_items[e] == j:
-                e += 1
-            new = [pid for pid in item_pairs[k:e] if not seen[pid]]
-            if new and not keep[j]:
-                keep[j] = 1
-                for pid in new:
-                    seen[pid] = 1
-            k = e
+        return hits, hit_pairs, useful
 
     def mark_important(self, entries, idxs, keep: bytearray, lo: int, hi: int) -> None:
         """Keep the entries whose key (a map's) or string value is the document's current version or
@@ -824,6 +804,45 @@ class _Reducer:
                 frame[2] = last + 1
         return self.plan.keep_rest().finish()
 
+
+
+def _hits_on_items(entries, idxs, hits: array, hit_pairs: array, useful: bytearray) -> tuple[array, array]:
+    """Each useful hit's item (its position in ``idxs``) and pair; the items and the hits both move
+    forward, so this is one merge."""
+    starts, ends = entries.vs, entries.ve
+    n = len(idxs)
+    at_items, item_pairs = array("q"), array("i")
+    j = 0
+    for at, pid in zip(hits, hit_pairs):
+        if not useful[pid]:
+            continue
+        while j < n and ends[idxs[j]] <= at:
+            j += 1
+        if j == n:
+            break
+        if at >= starts[idxs[j]]:
+            at_items.append(j)
+            item_pairs.append(pid)
+    return at_items, item_pairs
+
+
+def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs: int) -> None:
+    """Keep each item that shows a pair no kept item shows yet (items in order)."""
+    seen = bytearray(pairs)
+    for j, pid in zip(at_items, item_pairs):  # what the kept items show already
+        if keep[j]:
+            seen[pid] = 1
+    k, count = 0, len(at_items)
+    while k < count:  # item by item (their hits are next to each other)
+        j, e = at_items[k], k + 1
+        while e < count and at_items[e] == j:
+            e += 1
+        new = [pid for pid in item_pairs[k:e] if not seen[pid]]
+        if new and not keep[j]:
+            keep[j] = 1
+            for pid in new:
+                seen[pid] = 1
+        k = e
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     try:
