@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from operators.classify import classify
 from operators.config import Config, DiffConfig
 from operators.packet import ContextPacket
+from operators.kernel import diff_twins
 from operators.types import diff
 from operators.reduction import KEEP, MARK, OMIT, SHOW, omissions, render, restore
 from operators.signals import load_sidecar
@@ -316,7 +317,7 @@ def test_hunk_lines_are_walked_by_their_counts(raw, kinds):
 def test_line_starts_in_small_blocks_match_a_plain_split(monkeypatch, seed):
     rng = random.Random(seed)
     raw = b"".join(rng.choice([b"\n", b"\r\n", b"x", b"yy ", b"\r", b"+z\n"]) for _ in range(rng.randint(0, 300)))
-    monkeypatch.setattr(diff, "BLOCK", rng.randint(1, 40))
+    monkeypatch.setattr(diff_twins, "BLOCK", rng.randint(1, 40))
     expected = [0] + [i + 1 for i, byte in enumerate(raw) if byte == 0x0A]
     if expected[-1] != len(raw):
         expected.append(len(raw))
@@ -335,7 +336,7 @@ def test_big_diff_is_reduced_without_a_copy_per_line(monkeypatch):
     import tracemalloc
 
     raw = big_diff(1000)  # about 1 MB, 26,000 lines
-    monkeypatch.setattr(diff, "BLOCK", 1 << 12)  # the transient split of one block stays out of the figure
+    monkeypatch.setattr(diff_twins, "BLOCK", 1 << 12)  # the transient split of one block stays out of the figure
     tracemalloc.start()
     try:
         plan = diff.reduce_diff(raw, 1)

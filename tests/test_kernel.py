@@ -108,8 +108,8 @@ def test_mask_examples():
     assert kernel.mask(b"dead-beef-cafe-babe a1-b2-c3 ab-cd-ef-ab--5") == b"dead-beef-cafe-babe #-#-# #--#"
 
 
-# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's
-LOG_DISPATCHED = [name for name in TWINS if name not in ("pair_brackets", "words")]
+# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's
+LOG_DISPATCHED = [name for name in TWINS if name not in ("pair_brackets", "words", "diff_lines")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -118,8 +118,11 @@ def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
     assert set(LOG_DISPATCHED) <= set(vars(log))  # the log reducer calls the dispatched functions
     for name, twin in TWINS.items():
         assert getattr(dispatch, name) is not twin  # the kernel is built here: none dispatches to its twin
-        assert twin.__module__ in (twins.__name__, json_twins.__name__)
+        assert twin.__module__ in (twins.__name__, json_twins.__name__, "operators.kernel.diff_twins")
     assert jsonscan.pair_brackets is dispatch.pair_brackets
+    from operators.types import diff
+
+    assert diff.diff_lines is dispatch.diff_lines
 
 
 @settings(max_examples=150, deadline=None)
@@ -298,10 +301,8 @@ DIFFISH = st.lists(st.tuples(st.sampled_from(DIFF_LINES), st.sampled_from([b"\n"
 
 
 def diff_twin(raw):
-    from operators.types import diff
-
-    starts = diff.line_starts(raw)
-    return list(starts), list(diff.classify_lines_py(raw, starts))
+    starts, kinds = TWINS["diff_lines"](raw)
+    return list(starts), list(kinds)
 
 
 def diff_kernel(raw):

@@ -3,17 +3,18 @@
 The hot per-line loops of the log, JSON and diff types run in C when ``setup.py`` could build the
 kernel at install (a C compiler was there). ``C`` is the built module, or ``None``. Every function the
 log and JSON types use is dispatched once, here, at import: the kernel's, wrapped to give typed
-memoryviews, or its pure-Python twin (``log_twins``, ``json_twins``: the same results, slower).
+memoryviews, or its pure-Python twin (``log_twins``, ``json_twins``, ``diff_twins``: the same
+results, slower).
 ``TWINS`` maps each dispatched name to its twin; ``tests/test_kernel.py`` checks twin and kernel
 agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
 
-The diff type still keeps its twins (``line_starts``, ``classify_lines_py``) and its dispatch
-(``diff_lines``) in ``operators.types.diff``.
+The diff type's ``diff_lines`` (line starts and roles) is dispatched here too; its twins are in
+``diff_twins``.
 """
 
 from __future__ import annotations
 
-from operators.kernel import json_twins, log_twins
+from operators.kernel import diff_twins, json_twins, log_twins
 
 try:
     from operators.kernel import _kernel as C
@@ -31,6 +32,7 @@ TWINS = {
     "mask": log_twins.mask_py,
     "words": log_twins.words_py,
     "pair_brackets": json_twins.container_ends_py,
+    "diff_lines": diff_twins.diff_lines_py,
 }
 
 
@@ -70,6 +72,12 @@ def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
     return end
 
 
+def _c_diff_lines(raw: bytes):
+    """Where each line starts (plus the end) and each line's role, in one pass."""
+    starts, kinds = C.diff_lines(raw)
+    return memoryview(starts).cast("q"), kinds
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -80,6 +88,7 @@ if C is None:
     mask = log_twins.mask_py
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
+    diff_lines = diff_twins.diff_lines_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -90,3 +99,4 @@ else:
     mask = C.mask
     words = C.words
     pair_brackets = _c_pair_brackets
+    diff_lines = _c_diff_lines

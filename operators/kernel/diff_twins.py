@@ -1,0 +1,170 @@
+"""The pure-Python twins of the diff type's kernel function ``diff_lines``: where each line starts
+(``line_starts``) and the role of each line (``classify_lines_py``): OTHER (kept), META and BIN
+(omitted), CTX, CHG, NONL (hunk lines). The diff type reads the roles; ``operators.kernel`` picks the
+kernel or these, once."""
+
+from __future__ import annotations
+
+import re
+from array import array
+from itertools import accumulate, islice, repeat
+from operator import add
+
+OTHER, META, CTX, CHG, NONL, BIN, SPECIAL = range(7)  # SPECIAL: a summarised file's or a moved block's lines
+
+FILE_START_RE = re.compile(rb"diff (?:--git|--cc|--combined) ")
+HUNK_RE = re.compile(rb"(@{2,}) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? \1(?:[ \t]|$)")
+RANGE_RE = re.compile(rb"-(\d+)(?:,(\d+))?")
+META_RE = re.compile(
+    rb"(?:index [0-9a-f]{4,}(?:,[0-9a-f]{4,})*\.\.[0-9a-f]{4,}(?: [0-7]{6})?"
+    rb"|old mode [0-7]{6}|similarity index \d{1,3}%|dissimilarity index \d{1,3}%)$"
+)
+BINARY_DATA_RE = re.compile(rb"[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]*$")
+BINARY_HUNK_RE = re.compile(rb"(?:literal|delta) \d+$")
+BINARY_PATCH = b"GIT binary patch"
+HUNK_FIRSTS_RE = re.compile(rb"[ +\-\\]*")  # over first bytes: lines a one-parent hunk can hold
+HUNK_KINDS = bytes.maketrans(b" +-\\", bytes([CTX, CHG, CHG, NONL]))  # first byte -> kind
+NL, CR, PLUS, MINUS, BACKSLASH, SPACE = b"\n\r+-\\ "
+BLOCK = 1 << 18  # bytes split at a time when finding line starts (a few times that in transient objects)
+
+
+
+
+def line_starts(raw: bytes) -> array:
+    """Where each line starts, plus the end of ``raw``: ``starts[i]:starts[i + 1]`` is line ``i`` with its ``\\n``.
+
+    Split one block of about ``BLOCK`` bytes at a time, so the per-line bytes objects of the split
+    never exist for more than one block; what stays is 8 bytes a line."""
+    starts = array("q", [0])
+    n = len(raw)
+    pos = 0
+    while pos < n:
+        stop = raw.find(b"\n", pos + BLOCK)
+        stop = n if stop < 0 else stop + 1  # blocks end on a newline (or at the end of raw)
+        pieces = raw[pos:stop].split(b"\n")  # the last piece follows the block's last newline
+        starts.extend(islice(accumulate(map(add, map(len, pieces), repeat(1)), initial=pos), 1, len(pieces)))
+        pos = stop
+    if starts[-1] != n:
+        starts.append(n)  # the last line has no newline
+    return starts
+
+
+def classify_lines_py(raw: bytes, starts: array) -> bytearray:
+    """The role of each line: OTHER (kept), META and BIN (omitted), CTX, CHG, NONL (hunk lines).
+
+    A line's body is ``raw[s:be]``: without its ``\\n`` and without one ``\\r`` before it. The regexes
+    match in place (``pos``/``endpos``), so no line is copied. The lines of a one-parent hunk are
+    told apart by their first byte and counted in C (``_hunk_lines``); a line the first byte does not
+    settle (an empty one, or one that does not fit) goes through the general, line-by-line walk."""
+    n = len(starts) - 1
+    walk = _LineWalk(raw, n)
+    firsts = bytes(map(raw.__getitem__, islice(starts, n)))  # the first byte of each line
+    kinds = walk.kinds
+    i = 0
+    while i < n:
+        if walk.width == 1 and (walk.new > 0 or walk.old[0] > 0):
+            j, walk.old[0], walk.new = _hunk_lines(firsts, i, walk.old[0], walk.new)
+            if j > i:
+                kinds[i:j] = firsts[i:j].translate(HUNK_KINDS)
+                i = j
+                continue
+        s, e = starts[i], starts[i + 1]
+        be = e - 1 if raw[e - 1] == NL else e
+        if be > s and raw[be - 1] == CR:
+            be -= 1
+        if not (walk.width and walk.hunk_line(i, s, be)):
+            walk.other_line(i, s, be)
+        i += 1
+    return kinds
+
+
+class _LineWalk:
+    """The state of ``classify_lines_py``'s walk: inside a file header (git metadata lives between a
+    ``diff --git`` line and its first hunk), inside binary patch data, and inside a hunk (lines still
+    expected from each parent, ``old``, and in the result, ``new``; ``width`` prefix columns: 1, or
+    the number of parents of a combined diff)."""
+
+    def __init__(self, raw: bytes, n: int):
+        self.raw = raw
+        self.kinds = bytearray(n)  # all OTHER
+        self.in_header = self.in_binary = False
+        self.old: list[int] = []
+        self.new = 0
+        self.width = 0
+
+    def hunk_line(self, line: int, s: int, be: int) -> bool:
+        """Classify a line of the current hunk; False when it is not one (the hunk is over)."""
+        raw, width = self.raw, self.width
+        if not (self.new > 0 or max(self.old) > 0):
+            if be > s and raw[s] == BACKSLASH:
+                self.kinds[line] = NONL
+                return True
+            self.width = 0
+            return False
+        if be > s and raw[s] == BACKSLASH:
+            self.kinds[line] = NONL
+            return True
+        prefix = raw[s : min(s + width, be)]
+        if len(prefix) < width and not prefix.strip(b" "):
+            prefix = b" " * width  # a blank context line whose spaces an editor stripped
+        if len(prefix) != width or prefix.strip(b" +-"):
+            self.width = 0  # the hunk does not match its header: leave the rest alone
+            return False
+        self.kinds[line] = CTX if not prefix.strip(b" ") else CHG
+        for j, c in enumerate(prefix):
+            if c != PLUS:  # not in this parent
+                self.old[j] -= 1
+        if MINUS not in prefix:  # in the result
+            self.new -= 1
+        return True
+
+    def other_line(self, line: int, s: int, be: int) -> None:
+        """A line outside any hunk: a file start, a hunk header, binary data or header metadata."""
+        raw = self.raw
+        if FILE_START_RE.match(raw, s, be):
+            self.in_header, self.in_binary = True, False
+            return
+        m = HUNK_RE.match(raw, s, be)
+        if m:
+            ranges = RANGE_RE.findall(m.group(2))
+            if len(ranges) == len(m.group(1)) - 1:
+                self.old = [int(count) if count else 1 for _, count in ranges]
+                self.new = int(m.group(4)) if m.group(4) is not None else 1
+                self.width = len(ranges)
+            self.in_header = self.in_binary = False
+            return
+        if self.in_binary:
+            if BINARY_HUNK_RE.match(raw, s, be):
+                return
+            if be == s or BINARY_DATA_RE.match(raw, s, be):
+                self.kinds[line] = BIN
+                return
+            self.in_binary = False
+        if self.in_header:
+            if be - s == len(BINARY_PATCH) and raw.startswith(BINARY_PATCH, s):
+                self.in_binary = True
+            elif META_RE.match(raw, s, be):
+                self.kinds[line] = META
+
+
+def _hunk_lines(firsts: bytes, i: int, old: int, new: int) -> tuple[int, int, int]:
+    """How far the lines from ``i`` on go on a one-parent hunk that still expects ``old``/``new``
+    lines, and the counts left after them: ``(end, old, new)``.
+
+    Only lines whose first byte is `` ``, ``+``, ``-`` or ``\\`` are taken. At least ``max(old, new)``
+    more lines belong to the hunk (each line counts at most one against each side), so they are
+    taken that many at a time and counted with ``bytes.count``."""
+    stop = HUNK_FIRSTS_RE.match(firsts, i).end()
+    while (old > 0 or new > 0) and i < stop:
+        j = min(i + max(old, new), stop)
+        both = firsts.count(b" ", i, j)
+        old -= both + firsts.count(b"-", i, j)
+        new -= both + firsts.count(b"+", i, j)
+        i = j
+    return i, old, new
+
+
+def diff_lines_py(raw: bytes) -> tuple[array, bytearray]:
+    """The twin of the kernel's ``diff_lines``: line starts and roles."""
+    starts = line_starts(raw)
+    return starts, classify_lines_py(raw, starts)
