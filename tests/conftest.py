@@ -40,3 +40,16 @@ def tokens_cli(*args: str, stdin: bytes | None = None, env: dict | None = None, 
         [sys.executable, "-m", "flows.cli", *args], input=stdin, capture_output=True,
         env=full_env, cwd=cwd or PROJECT, timeout=120,
     )
+
+
+def run_cli(capsysbinary, *argv: str) -> tuple[int, bytes, bytes]:
+    """Run ``tokens ARGV`` in this process (``flows.cli.main``): exit code, stdout, stderr."""
+    from flows.cli import main
+    from operators.trace import configure_trace
+
+    try:
+        code = main(list(argv))
+    finally:  # the CLI may point the trace at this test's captured stderr, which closes after it
+        configure_trace(json=True, stream=open(os.devnull, "w"))
+    out, err = capsysbinary.readouterr()
+    return code, out, err

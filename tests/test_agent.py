@@ -12,26 +12,16 @@ from operators.store import Store
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
-from flows.cli import main, run_packets
+from conftest import FIXTURES, reduce_bytes, run_cli, tokens_cli
+from flows.cli import run_packets
 from operators.overview import overview
 from operators.pack import PackError, pack
 from operators.sources import file_packets
 from operators.store import MARKER_RE, Store
 from operators.tokens import estimate_tokens
-from operators.trace import configure_trace
 
 PY = sys.executable
 PYTEST_FIXTURE = FIXTURES / "pytest_failure.txt"
-
-
-def run_cli(capsysbinary, *argv: str) -> tuple[int, bytes, bytes]:
-    try:
-        code = main(list(argv))
-    finally:  # the CLI may point the trace at this test's captured stderr, which closes after it
-        configure_trace(json=True, stream=open(os.devnull, "w"))
-    out, err = capsysbinary.readouterr()
-    return code, out, err
 
 
 def echo_fixture(path, exit_code: int = 0) -> list[str]:

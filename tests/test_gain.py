@@ -6,20 +6,15 @@ import json
 import os
 
 from conftest import FIXTURES, reduce_bytes, tokens_cli
-from flows.cli import main
+from conftest import run_cli as run_cli_with_stderr
 from operators.store import Store
-from operators.trace import configure_trace
 from operators.usage import USAGE_FILE, _PacketInfo, _windows_of_wholes, command_of, gain, read_uses, record_use
 
 LOG = FIXTURES / "sample.log"
 
 
 def run_cli(capsysbinary, *argv: str) -> tuple[int, bytes]:
-    try:
-        code = main(list(argv))
-    finally:
-        configure_trace(json=True, stream=open(os.devnull, "w"))
-    out, _ = capsysbinary.readouterr()
+    code, out, _ = run_cli_with_stderr(capsysbinary, *argv)
     return code, out
 
 

@@ -12,24 +12,14 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
+from conftest import FIXTURES, reduce_bytes, run_cli, tokens_cli
 from flows import hooks
-from flows.cli import main
 from operators.store import Store
 from operators.trace import configure_trace
 
 LOG = FIXTURES / "sample.log"
 HINT_RE = re.compile(rb"\[refs: tokens expand \S+ \[--grep PAT \[-C N\] \| --lines A:B \| --head N\]; "
                      rb"whole original: tokens expand --full (pkt_[0-9a-f]{12,})\]\n")
-
-
-def run_cli(capsysbinary, *argv: str) -> tuple[int, bytes, bytes]:
-    try:
-        code = main(list(argv))
-    finally:  # the CLI may point the trace at this test's captured stderr, which closes after it
-        configure_trace(json=True, stream=open(os.devnull, "w"))
-    out, err = capsysbinary.readouterr()
-    return code, out, err
 
 
 # bytes where exactness matters: CRLF, invalid UTF-8, NUL, an escape, no final newline
