@@ -183,15 +183,10 @@ def _start(cmd: list[str]):
     try:
         return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=None,
                                 start_new_session=True), None
-    except FileNotFoundError:
-        print(f"tokens: error: command not found: {cmd[0]}", file=sys.stderr)
-        return None, 127
-    except PermissionError:
-        print(f"tokens: error: cannot execute (permission denied): {cmd[0]}", file=sys.stderr)
-        return None, 126
     except OSError as exc:
-        print(f"tokens: error: cannot execute {cmd[0]}: {exc.strerror or exc}", file=sys.stderr)
-        return None, 126
+        from flows.quick import cannot_start
+
+        return None, cannot_start(cmd, exc)
 
 
 def _signal_group(proc, signum: int) -> None:

@@ -130,19 +130,25 @@ def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, setsid=True, setsigmask=(), setsigdef=defaults,
                               file_actions=[(os.POSIX_SPAWN_DUP2, write_fd, 1), (os.POSIX_SPAWN_DUP2, write_fd, 2),
                                             (os.POSIX_SPAWN_CLOSE, read_fd), (os.POSIX_SPAWN_CLOSE, write_fd)])
-    except FileNotFoundError:
-        message, code = f"command not found: {cmd[0]}", 127
-    except PermissionError:
-        message, code = f"cannot execute (permission denied): {cmd[0]}", 126
     except OSError as exc:
-        message, code = f"cannot execute {cmd[0]}: {exc.strerror or exc}", 126
-    else:
+        os.close(read_fd)
         os.close(write_fd)
-        return Child(pid, read_fd), 0
-    os.close(read_fd)
+        return None, cannot_start(cmd, exc)
     os.close(write_fd)
+    return Child(pid, read_fd), 0
+
+
+def cannot_start(cmd: list[str], exc: OSError) -> int:
+    """Say why ``cmd`` could not start (one line on stderr) and return the shell's exit code for it:
+    127 not found, 126 not executable (both paths of ``tokens run`` say it the same way)."""
+    if isinstance(exc, FileNotFoundError):
+        message, code = f"command not found: {cmd[0]}", 127
+    elif isinstance(exc, PermissionError):
+        message, code = f"cannot execute (permission denied): {cmd[0]}", 126
+    else:
+        message, code = f"cannot execute {cmd[0]}: {exc.strerror or exc}", 126
     print(f"tokens: error: {message}", file=sys.stderr)
-    return None, code
+    return code
 
 
 def _read(child: Child, limit: int) -> tuple[bytes, bool]:
