@@ -258,11 +258,13 @@ def cmd_run(args: argparse.Namespace, config) -> int:
         flow_source = RunSource(proc, source, config, granularity=args.granularity or config.reduce.granularity,
                                 forced_type=args.type, initial=started.data if started else b"",
                                 ended=bool(started and started.eof))
-        if not args.raw:  # the windows share one output ceiling
+        flow_source.stream = bool(getattr(args, "stream", False))
+        if not args.raw:  # one window has the run's budget, as analyze; several share it
             from flows.cli import _budget
             from operators.ceiling import run_budget
 
-            flow_source.budget = run.budget = run_budget(_budget(args.budget), config)
+            flow_source.budget_tokens = _budget(args.budget)
+            flow_source.budget = run.budget = run_budget(flow_source.budget_tokens, config)
         if run.signum:
             flow_source.stop()
 

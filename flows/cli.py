@@ -347,6 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
     p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
     p.add_argument("--raw", action="store_true", help="print the output unchanged (it is still stored)")
+    p.add_argument("--stream", action="store_true",
+                   help="print window by window as the output comes (default: the whole output reduced at "
+                        "once when the command ends, exactly as tokens analyze; a signal prints what came)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
     p.set_defaults(func=_command("flows.agent:cmd_run"))
 

@@ -2,9 +2,14 @@
 
 ``RunSource(proc, source, config)`` is a bytewax ``FixedPartitionedSource`` with one partition that
 reads the command's output pipe (``proc.stdout``) as it is produced and cuts it into *windows*; each
-window goes through the very same stages as any other input (``flows.reduce.build_flow``), so the
-caller sees the reduced output window by window (``tokens run``, see ``flows.agent``). The windowing
-follows the tail's (``operators.tail``), tuned for a command:
+window goes through the very same stages as any other input (``flows.reduce.build_flow``).
+
+By default (``stream`` False) the whole output is one window, closed when the output ends or on
+``stop()``: a command that completes is reduced exactly as ``tokens analyze`` reduces the same bytes,
+with the run's own budget (``budget_tokens``); only past ``WHOLE_MAX_BYTES`` is it cut into windows
+that share a ``RunBudget``. With ``stream`` set (``tokens run --stream``) the caller sees the reduced
+output window by window as it comes; that windowing follows the tail's (``operators.tail``), tuned
+for a command:
 
 * the end of the output (EOF on the pipe) closes the last window, after the command has exited: a
   command that prints and exits at once gives exactly one window, with its exit code on the packet
@@ -42,7 +47,8 @@ from operators.types.log import SIGNAL_RE
 
 CHUNK = 64 * 1024  # one read
 READ_BUDGET = 4 * 1024 * 1024  # bytes read per activation; the rest at once on the next one
-MAX_WINDOW_BYTES = 8 * 1024 * 1024  # a window never holds more; a longer line is cut (not dropped)
+MAX_WINDOW_BYTES = 8 * 1024 * 1024  # a streamed window never holds more; a longer line is cut (not dropped)
+WHOLE_MAX_BYTES = 64 * 1024 * 1024  # the one window of a run that is not streamed: past this, windows again
 POLL_S = 0.05  # the longest wait on the pipe before the timers are looked at again
 SIGNAL_QUIET = 0.1  # a window with a signal line closes after this much quiet ...
 SIGNAL_MAX = 0.5  # ... or this long after the line arrived
@@ -128,13 +134,20 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self.out.append(RunPacket(
             source=self.src.source, raw=raw, granularity=self.src.granularity, forced_type=self.src.forced_type,
             exit_code=code, window=self.windows, start=start, end=self.emitted, closed_by=why, last=last,
-            budget=self.src.budget.allot() if self.src.budget is not None else None,
+            budget=self._budget(last),
         ))
         self.scan = max(0, self.scan - n)
         self.signal_at = None
         if self.buf:
             self.opened = time.monotonic()
             self._find_signal()
+
+    def _budget(self, last: bool) -> int | None:
+        """The window's budget: the run's own (as ``tokens analyze`` would use) when it is the whole
+        output, else its share of the budget the windows split (``operators.ceiling.RunBudget``)."""
+        if last and self.windows == 1:
+            return self.src.budget_tokens
+        return self.src.budget.allot() if self.src.budget is not None else self.src.budget_tokens
 
     def _cut_lines(self, why: str, limit: int | None = None) -> None:
         """Close the window after its last whole line (before ``limit``), else at ``limit`` or the end."""
@@ -150,9 +163,10 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self.finished = True
 
     def _timers(self, now: float) -> None:
-        while len(self.buf) >= MAX_WINDOW_BYTES:
-            self._cut_lines("bytes", MAX_WINDOW_BYTES)
-        if not self.buf:
+        cap = self.src.max_window
+        while len(self.buf) >= cap:
+            self._cut_lines("bytes", cap)
+        if not self.buf or not self.src.stream:  # the whole output is one window: no timer cuts it
             return
         quiet = now - self.last_data
         if self.signal_at is not None and (quiet >= SIGNAL_QUIET or now - self.signal_at >= SIGNAL_MAX):
@@ -183,8 +197,8 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         now = time.monotonic()
         why = self._ended(now)
         if why:
-            while len(self.buf) > MAX_WINDOW_BYTES:
-                self._cut_lines("bytes", MAX_WINDOW_BYTES)
+            while len(self.buf) > self.src.max_window:
+                self._cut_lines("bytes", self.src.max_window)
             if why == "end" and not self.src.stopping.is_set():
                 self.src.wait()
             self._finish(why)
@@ -218,7 +232,14 @@ class RunSource(FixedPartitionedSource[ContextPacket, None]):
         self.granularity = granularity
         self.forced_type = forced_type
         self.budget = None  # an operators.ceiling.RunBudget the windows share (set by tokens run)
+        self.budget_tokens: int | None = None  # --budget: the budget of an output that is one window
+        self.stream = False  # cut windows by time (idle, age, a signal line) as the output comes
         self.stopping = threading.Event()
+
+    @property
+    def max_window(self) -> int:
+        """The most bytes one window holds (a longer line is cut there, the rest in the next window)."""
+        return MAX_WINDOW_BYTES if self.stream else WHOLE_MAX_BYTES
 
     def list_parts(self) -> list[str]:
         return ["run"]

@@ -113,7 +113,7 @@ def test_windows_reach_the_caller_while_the_command_runs_and_the_whole_output_re
     lines = log.splitlines(keepends=True)
     first, second = b"".join(lines[:150]), b"".join(lines[150:])
     go = tmp_path / "go"
-    proc = start("--", *waiting_script(first, second, go))
+    proc = start("--stream", "--", *waiting_script(first, second, go))
     try:
         shown = read_until(proc, b"#ref:ctx_")  # the first half, reduced, while the command waits
         assert proc.poll() is None
@@ -139,7 +139,7 @@ def test_windows_reach_the_caller_while_the_command_runs_and_the_whole_output_re
 
 def test_a_failure_after_streamed_windows_is_the_last_line(tmp_path):
     go = tmp_path / "go"
-    proc = start("--", *waiting_script(b"compiling\n", b"linking\n", go, code=3))
+    proc = start("--stream", "--", *waiting_script(b"compiling\n", b"linking\n", go, code=3))
     try:
         read_until(proc, b"compiling\n")
         go.touch()
@@ -151,7 +151,7 @@ def test_a_failure_after_streamed_windows_is_the_last_line(tmp_path):
 
 
 def test_a_signal_line_shows_within_a_second_while_the_command_keeps_running(tmp_path):
-    proc = start("--", PY, "-c", "import sys, time\nprint('working', flush=True)\ntime.sleep(0.2)\n"
+    proc = start("--stream", "--", PY, "-c", "import sys, time\nprint('working', flush=True)\ntime.sleep(0.2)\n"
                                  "print('ERROR: disk quota exceeded', flush=True)\ntime.sleep(120)")
     try:
         read_until(proc, b"working")
@@ -180,7 +180,7 @@ def test_timeout_prints_what_was_there_and_leaves_no_process():
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_is_forwarded_to_the_group_and_tokens_exits_128_plus_n(sig):
-    proc = start("--", "bash", "-c", "trap 'echo caught; exit 7' INT TERM HUP; echo started $$; sleep 100 & wait; echo never")
+    proc = start("--stream", "--", "bash", "-c", "trap 'echo caught; exit 7' INT TERM HUP; echo started $$; sleep 100 & wait; echo never")
     pgid = 0
     try:
         got = read_until(proc, b"started ") + read_until(proc, b"\n")
@@ -203,7 +203,7 @@ def test_what_an_interrupted_command_printed_is_stored(tmp_path, home):
     data = b"".join(b"2026-01-01 00:00:%02d INFO request %d served\n" % (i % 60, i) for i in range(400))
     src = tmp_path / "out.log"
     src.write_bytes(data)
-    proc = start("--", "bash", "-c", f"cat {src}; echo LAST-LINE; sleep 100")
+    proc = start("--stream", "--", "bash", "-c", f"cat {src}; echo LAST-LINE; sleep 100")
     try:
         read_until(proc, b"LAST-LINE")
         proc.send_signal(signal.SIGTERM)
@@ -265,7 +265,9 @@ def test_windows_concatenate_to_the_exact_output(monkeypatch):
                             stdout=subprocess.PIPE, start_new_session=True)
     got = []
     config = load_config()
-    run_main(get_flow(source=rs.RunSource(proc, "run: test", config), sink=CallbackSink(got.append), config=config))
+    source = rs.RunSource(proc, "run: test", config)
+    source.stream = True  # streamed windows are capped at MAX_WINDOW_BYTES
+    run_main(get_flow(source=source, sink=CallbackSink(got.append), config=config))
     proc.wait()
     assert len(got) > 3
     assert b"".join(p.raw for p in got) == payload
