@@ -19,6 +19,7 @@ from typing import Callable
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
 
 from operators.packet import ContextPacket
+from operators.stages import run_steps
 
 Step = Callable[[ContextPacket], ContextPacket]
 
@@ -29,12 +30,7 @@ class _StorePartition(StatelessSinkPartition[ContextPacket]):
         self._deliver = deliver
 
     def write_batch(self, items: list[ContextPacket]) -> None:
-        done = []
-        for packet in items:
-            for step in self._steps:
-                packet = step(packet)
-            done.append(packet)
-        self._deliver.write_batch(done)
+        self._deliver.write_batch([run_steps(self._steps, packet) for packet in items])
 
     def close(self) -> None:
         self._deliver.close()

@@ -359,6 +359,14 @@ def plugin(name: str, fn: StageFn, after_store: bool, config: Config) -> StageFn
     return contracted
 
 
+def run_steps(steps: list[StageFn], packet: ContextPacket) -> ContextPacket:
+    """Run ``steps`` on one packet in order: the store sink's work on each packet (STORE, RECOVERY,
+    RESTORE, as traced callables; ``operators.sinks``), also done without the engine (``flows.direct``)."""
+    for step in steps:
+        packet = step(packet)
+    return packet
+
+
 def run_stage(name: str, fn: StageFn, packet: ContextPacket) -> ContextPacket:
     """Run one stage and return the packet; a packet that failed to load is passed on untouched."""
     if packet.error and name != "LOAD":
