@@ -37,7 +37,7 @@ GREP_MAX = 200  # matching lines --grep prints at most
 PATTERN_MAX = 1000  # characters of a --grep pattern
 PROGRESS_MIN = 50 * 1024 * 1024  # operators.trace.PROGRESS_MIN (a restore this big says so on a terminal)
 LINE_MAX = 2000  # bytes of one line --grep and search print (the rest: --lines N:N gives it whole)
-HINT_RE = re.compile(rb"(?:^|(?<=\n))\[(?:refs: tokens expand [^\n]*|full output: tokens expand --full pkt_[0-9a-f]+)\]\n?\Z")
+HINT_RE = re.compile(rb"(?:^|(?<=\n))\[(?:refs: [^\n]*?expand [^\n]*|full output: [^\n]*?expand --full pkt_[0-9a-f]+)\]\n?\Z")
 
 
 class SliceError(ValueError):
@@ -50,9 +50,12 @@ class SliceError(ValueError):
 def refs_hint(manifest_id: str, ref_id: str = "ID") -> bytes:
     """The one line an output with refs ends with (once per output, not per marker): how to read a
     ref back in part or whole, and the whole original."""
-    line = f"[refs: tokens expand {ref_id} [--grep PAT [-C N] | --lines A:B | --head N]"
+    from operators.launcher import tokens_command  # `tokens`, or its absolute path when not on PATH
+
+    exe = tokens_command()
+    line = f"[refs: {exe} expand {ref_id} [--grep PAT [-C N] | --lines A:B | --head N]"
     if manifest_id:
-        line += f"; whole original: tokens expand --full {manifest_id}"
+        line += f"; whole original: {exe} expand --full {manifest_id}"
     return (line + "]\n").encode()
 
 
@@ -308,7 +311,9 @@ def search_text(home, pattern: str, limit: int) -> tuple[str, list]:
                    f"{' …' if hit.more_lines else ''}")
         for number, text in hit.lines[:8]:
             out.append(f"  {number}: {text}")
-    out.append(f"[{len(hits)} ref{'s' if len(hits) != 1 else ''}; read one: tokens expand ID --grep PAT -C 3]")
+    from operators.launcher import tokens_command
+
+    out.append(f"[{len(hits)} ref{'s' if len(hits) != 1 else ''}; read one: {tokens_command()} expand ID --grep PAT -C 3]")
     return "\n".join(out) + "\n", hits
 
 

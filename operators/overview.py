@@ -22,6 +22,7 @@ import re
 from operators import types
 from operators.packet import ContextPacket
 from operators.tokens import estimate_tokens
+from operators.launcher import tokens_command  # hints name a `tokens` that runs from the agent's shell
 from operators.types import Facts
 from operators.vocab import CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, WARN_RE  # the ranking's words: the vocabulary's
 from operators.types.build import display_line
@@ -57,13 +58,13 @@ def overview(packet: ContextPacket) -> bytes:
     if packet.references:
         listed = [f"{r.id} ({_ref_label(r.reason, len(r.content))})" for r in packet.references[:REFS_MAX]]
         extra = f" +{len(packet.references) - REFS_MAX} more" if len(packet.references) > REFS_MAX else ""
-        lines.append("refs: " + ", ".join(listed) + extra + " -> tokens show-ref ID")
+        lines.append("refs: " + ", ".join(listed) + extra + f" -> {tokens_command()} show-ref ID")
     elif not packet.guard:
         lines.append("refs: none (nothing omitted)")
     else:
         lines.append(f"refs: none ({packet.guard})")
     if packet.manifest_id:
-        lines.append(f"original: tokens expand --full {packet.manifest_id}")
+        lines.append(f"original: {tokens_command()} expand --full {packet.manifest_id}")
     body = clean_text(("\n".join(lines) + "\n").encode()).decode()  # lines from the input: no terminal controls
     level0 = 0
     for _ in range(4):  # the line holds its own size: settle it

@@ -1,0 +1,55 @@
+"""How a printed hint names ``tokens`` so that it runs from the agent's shell.
+
+Every hint line (``[refs: tokens expand …]``, ``whole original: tokens expand --full pkt_…``, the
+search footer, the hook's replaced output) names the command by ``tokens_command()``:
+
+* ``tokens`` when that name, looked up on ``$PATH``, is this installation's launcher (the console
+  script next to the running interpreter), so the short form works as printed;
+* else the launcher's absolute path, shell-quoted (``/home/me/.venv/bin/tokens``), which works from
+  any shell whatever its ``PATH``;
+* else (no console script: a source checkout run as ``python -m flows.cli``) the interpreter with
+  ``-I -m flows.cli``, also absolute.
+
+``launcher_argv()`` is the same as an argv list (for a command line built with ``shlex.join``).
+Nothing here imports more than ``os``, ``shlex`` and ``sys``: it is called on the fast paths.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+
+def launcher_argv() -> list[str]:
+    """The installed ``tokens`` as an absolute argv: the console script next to the running
+    interpreter, else the interpreter with ``-I -m flows.cli``."""
+    exe = os.path.abspath(sys.executable)
+    script = os.path.join(os.path.dirname(exe), "tokens")
+    if os.path.isfile(script) and os.access(script, os.X_OK):
+        return [script]
+    return [exe, "-I", "-m", "flows.cli"]
+
+
+def on_path(path: str | None = None) -> bool:
+    """Whether ``tokens`` looked up on ``path`` (default ``$PATH``) is this installation's launcher."""
+    argv = launcher_argv()
+    if len(argv) != 1:
+        return False
+    search = os.environ.get("PATH", os.defpath) if path is None else path
+    for directory in search.split(os.pathsep):
+        candidate = os.path.join(directory or ".", "tokens")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            try:
+                return os.path.samefile(candidate, argv[0])
+            except OSError:
+                return False
+    return False
+
+
+def tokens_command(path: str | None = None) -> str:
+    """The word(s) a hint uses for ``tokens``: ``tokens`` when it resolves on ``path`` (default
+    ``$PATH``) to this installation, else the absolute launcher, shell-quoted."""
+    if on_path(path):
+        return "tokens"
+    return shlex.join(launcher_argv())
