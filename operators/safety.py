@@ -39,6 +39,7 @@ from typing import Annotated
 import msgspec
 import re2
 
+from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
 
 CHUNK = 4096  # a dirty region extends to at least this many bytes (whole lines): few regions on dense escapes
@@ -194,8 +195,9 @@ def _strip_once(data: bytes) -> tuple[bytes, int]:
 
 
 def clean_text(data: bytes, kind: str = "") -> bytes:
-    """``clean(data).text``: what any text derived from the input should be shown as."""
-    return clean(data, kind).text
+    """``clean(data).text`` with its secret values shown as ``[secret hidden]``: what any text derived
+    from the input should be shown as."""
+    return secrets.hide(clean(data, kind).text)
 
 
 def _overprint(data: bytes) -> tuple[bytes, int]:
@@ -348,14 +350,27 @@ def cut_span(raw: bytes, start: int, end: int, settings: SafetySettings) -> tupl
 
 def signal_parts(line: bytes, config=None, kind: str = "") -> list[bytes]:
     """What the visible text shows of one input line (no newline), as the SIGNAL check should look
-    for it: the cleaned line, or the cleaned head and tail of a line longer than ``line_cap``."""
+    for it: the cleaned line, or the cleaned head and tail of a line longer than ``line_cap``; the
+    text around a secret value (hidden in the visible text) as parts of their own."""
+    found = secrets.scan(line)
+    if not found:
+        return _shown_parts(line, config, kind)
+    parts, pos = [], 0
+    for a, b in [*found, (len(line), len(line))]:
+        if line[pos:a].strip():
+            parts += _shown_parts(line[pos:a], config, kind)
+        pos = b
+    return [part for part in parts if part.strip()]
+
+
+def _shown_parts(line: bytes, config, kind: str) -> list[bytes]:
     settings = settings_of(config)
     if len(line) <= settings.line_cap:
         if not line.translate(None, _PLAIN) and MARKER_LOOKALIKE not in line:
             return [line]  # printable ASCII: shown as it is (the common case, checked at C speed)
-        return [clean_text(line, kind)]
+        return [clean(line, kind).text]
     head, tail = cut_span(line, 0, len(line), settings)
-    return [part for part in (clean_text(line[:head], kind).strip(), clean_text(line[tail:], kind).strip()) if part]
+    return [part for part in (clean(line[:head], kind).text.strip(), clean(line[tail:], kind).text.strip()) if part]
 
 
 # -- the pass ----------------------------------------------------------------------------------
@@ -624,12 +639,91 @@ def _dirty_shows(pieces: Pieces) -> bool:
     return bool(shows) and FIND_RE.search(b"\n".join(shows)) is not None
 
 
+# -- secrets -----------------------------------------------------------------------------------
+SECRET_OPEN, SECRET_CLOSE = b"[secret hidden: ", b"]"
+
+
+def _kept_spans(plan: Plan) -> list[tuple[int, int]]:
+    """The kept spans of a plan, merged where they touch."""
+    spans: list[tuple[int, int]] = []
+    pieces = plan.pieces
+    for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends):
+        if kind == KEEP and end > start:
+            if spans and spans[-1][1] == start:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+    return spans
+
+
+def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The secret values (``operators.secrets``) in what ``plan`` keeps, outside binary regions: one
+    scan of the whole input when the kept spans are a large part of it, else one scan a span."""
+    raw = plan.raw
+    kept = _kept_spans(plan)
+    if sum(end - start for start, end in kept) * 8 >= len(raw):
+        found = secrets.spans(raw)
+    else:
+        found = [span for start, end in kept for span in secrets.scan(raw, start, end)]
+    if binary and found:
+        found = [(a, b) for a, b in found if not any(x < b and a < y for x, y in binary)]
+    return found
+
+
+def _hide_in_shows(pieces: Pieces) -> bool:
+    shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
+    return bool(shows) and bool(secrets.scan(b"\n".join(shows)))
+
+
+def hide_secrets(plan: Plan, binary: list[tuple[int, int]]) -> Plan:
+    """``plan`` with every secret value it keeps omitted to the ``secrets`` ref and shown as
+    ``[secret hidden: #ref:ctx_…]``, and every one in a reducer's text shown as ``[secret hidden]``;
+    ``plan`` itself when it shows none."""
+    found = secret_spans(plan, binary)
+    if not found and not _hide_in_shows(plan.pieces):
+        return plan
+    out = Plan(plan.raw)
+    out.reasons = dict(plan.reasons)
+    i = 0
+    for kind, start, end, obj in zip(plan.pieces.kinds, plan.pieces.starts, plan.pieces.ends, plan.pieces.objs):
+        if kind == KEEP:
+            while i < len(found) and found[i][1] <= start:
+                i += 1
+            i = _keep_hiding(out, start, end, found, i)
+        elif kind == OMIT:
+            out.omit(start, end, obj, plan.reasons[obj])
+        elif kind == SHOW:
+            out.show(secrets.hide(obj))
+        else:
+            out.mark(obj)
+    return out
+
+
+def _keep_hiding(out: Plan, start: int, end: int, found: list[tuple[int, int]], i: int) -> int:
+    """Keep ``raw[start:end]`` but for the secret values in it (from ``found[i]`` on); the index of
+    the first value that may reach past ``end``."""
+    while i < len(found) and found[i][0] < end:
+        a, b = max(found[i][0], start), min(found[i][1], end)
+        out.keep(start, a)
+        out.omit(a, b, secrets.GROUP, secrets.REASON)
+        out.show(SECRET_OPEN)
+        out.mark(secrets.GROUP)
+        out.show(SECRET_CLOSE)
+        start = b
+        if found[i][1] > end:
+            break
+        i += 1
+    out.keep(start, end)
+    return i
+
+
 def secure(plan: Plan, config, kind: str = "") -> Plan:
     """The plan whose visible text is safe and bounded (see the module docstring); ``plan`` itself
     when nothing needs doing. ``kind``: the content type (``json`` quotes look-alikes the JSON way)."""
     settings = settings_of(config)
     raw = plan.raw
     binary = binary_regions(raw)
+    plan = hide_secrets(plan, binary)
     long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
     if not binary and not long and not _kept_text_dirty(plan) and not _dirty_shows(pieces) \

@@ -70,6 +70,7 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
     from operators import types
 
     kind = getattr(types.get(content_type), "SIGNALS", "lines") if content_type in types.names() else "lines"
+    raw = textual(raw)
     if kind == "lines":
         found = signal_lines(raw, MAX_AUTO)
     elif kind == "changed":
@@ -79,6 +80,26 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
     from operators.safety import signal_parts  # as the visible text shows them: cleaned, an over-long line's head and tail
 
     return [part for s in found if s for part in signal_parts(s, kind=content_type)][:MAX_AUTO]
+
+
+def textual(raw: bytes) -> bytes:
+    """What of ``raw`` may hold signals: binary regions (shown as one description line, never as
+    text) left out, and the input cut at every multi-line secret value (a private key's body lines
+    are hidden, not asked for)."""
+    from operators import secrets
+    from operators.safety import binary_regions
+
+    regions = binary_regions(raw)
+    if regions:
+        parts, pos = [], 0
+        for a, b in regions:
+            parts.append(raw[pos:a])
+            pos = b
+        parts.append(raw[pos:])
+        raw = b"\n".join(parts)
+    if secrets.MULTILINE_HINT in raw:
+        raw = secrets.split(raw)
+    return raw
 
 
 def _has_terminal_controls(data: bytes) -> bool:

@@ -1,0 +1,209 @@
+"""The one secret detector: where, in bytes, a secret value lies (a leaf module: it imports nothing
+from the project).
+
+``spans(data)`` gives the ``(start, end)`` of every secret value in ``data``, in order, found by one
+RE2 scan (bytes as Latin-1: any input, valid UTF-8 or not). The shapes:
+
+* ``key=value`` and ``key: value`` where the key names a secret (``password``, ``passwd``,
+  ``secret``, ``token``, ``api_key``/``apikey``, ``access_key``, ``private_key``, ``credential``, …):
+  log fields, URL query strings (``?access_token=…&``), ``KEY=value`` environment lines, config and
+  source lines (``api_key = "…"``, ``password: "…"``); a key that only holds such a word
+  (``SECRET_KEY_BASE``, ``session_auth``) hides a value that looks random (high entropy);
+* JSON string fields whose name ends with such a word (``"api_key"``, ``"token"``, ``"access_token"``,
+  ``"client_secret"``, ``"password"`` …);
+* the password of a URL's ``user:password@``;
+* HTTP ``Authorization: Bearer …``/``Basic …`` credentials, and a ``Bearer`` token anywhere;
+* the body of a PEM private key (``-----BEGIN … PRIVATE KEY-----`` to its ``-----END``);
+* bare provider tokens: AWS access key ids (``AKIA…``, ``ASIA…``), GitHub (``ghp_``, ``gho_``,
+  ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), GitLab (``glpat-``), Slack (``xox[abposr]-``),
+  OpenAI-like ``sk-…`` (long, letters and digits), Stripe (``sk_live_``), npm (``npm_``), Hugging
+  Face (``hf_``), Google API keys (``AIza…``) and JWTs (``eyJ….eyJ….…``).
+
+A value that is a placeholder (``***``, ``<redacted>``, ``${VAR}``, ``null``, ``true``, a short
+number) is not a secret. Only the value is a span: the key stays readable.
+
+``hide(data)`` replaces each value by ``[secret hidden]`` (text with no ref of its own: a summary, a
+search result); ``split(data)`` cuts ``data`` at every value (the SIGNAL check asks for the pieces
+around a hidden value). Cost: one RE2 search over the buffer when it holds no secret; the last
+buffer's spans are remembered (the safety pass and the SIGNAL check scan the same input).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import re2
+
+HIDDEN = b"[secret hidden]"
+MULTILINE_HINT = b"PRIVATE KEY"  # the one shape that spans lines: a PEM private key
+REASON = "secret values hidden from the visible text"
+GROUP = "secrets"  # the plan group of hidden values (operators.stages.REDACTED)
+
+_STRONG = (  # a key ending with one of these names a secret: any real value of it is hidden
+    rb"passwords?|passwd|passphrase|pass|secrets?|tokens?|api[_-]?keys?|apikeys?|access[_-]?keys?"
+    rb"|secret[_-]?keys?|private[_-]?keys?|signing[_-]?keys?|auth[_-]?keys?|credentials?|client[_-]?secret"
+    rb"|auth[_-]?token|session[_-]?(?:id|key|token)|dsn|cookie"
+)
+_WEAK = rb"secret|token|passw|api[_-]?key|apikey|credential|private|auth|session|signature|cookie|key"
+_KEY = rb"[A-Za-z0-9_.-]{0,64}?(?:" + _WEAK + rb")[A-Za-z0-9_.-]{0,64}?"
+_VALUE = (  # a quoted string, or a bare run up to a space, a quote or a separator of fields
+    rb"\"((?:[^\"\\\n]|\\.)+)\"|'([^'\n]+)'|([^\s\"'&,;<>()\[\]]+)"
+)
+_PROVIDER = (
+    rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"
+    rb"|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b|\bglpat-[A-Za-z0-9_-]{20,64}"
+    rb"|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}"
+    rb"|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|\bnpm_[A-Za-z0-9]{36}\b|\bhf_[A-Za-z0-9]{30,64}\b"
+    rb"|\bAIza[0-9A-Za-z_-]{35}|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+)
+# one alternative a shape, each with its numbered groups: 1-4 PEM, 5 Authorization, 6 Bearer, 7-8 JSON
+# (key, value), 9 URL password, 10 provider token, 11-15 key, separator and value (double-quoted,
+# single-quoted, bare)
+_PATTERN = (
+    # 1: a PEM private key's body (to its END line, or a run of base64 when the END is missing)
+    rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----((?s:.*?))-----END [A-Z0-9 ]{0,40}PRIVATE KEY"
+    rb"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----([A-Za-z0-9+/=\s\\]{16,})"
+    # 2: Authorization header (any quoting), then a Bearer token anywhere
+    rb"|(?i:\b(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?(?i:(?:bearer|basic|token|digest|bot|apikey)\s+)?"
+    rb"([^\s\"',;]{4,})"
+    rb"|(?i:\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})"
+    # 3: a JSON field named for a secret, with a string value
+    rb"|\"((?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb")))\"\s*:\s*\"((?:[^\"\\\n]|\\.)+)\""
+    # 4: a URL's user:password@
+    rb"|\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@\"'<>]{1,256}:([^\s/@\"'<>]{1,256})@"
+    # 5: provider tokens
+    rb"|(" + _PROVIDER + rb")"
+    # 6: key = value, key: value (the key ends with a secret word)
+    rb"|\b((?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb")))(\s*[=:]\s*)(?:" + _VALUE + rb")"
+    # 7: a long token-like value of a key that holds a secret word
+    rb"|\b(?i:" + _KEY + rb")\s*[=:]\s*[\"']?([A-Za-z0-9+/=_~.-]{16,})"
+)
+
+
+def _compile(pattern: bytes):
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False
+    return re2.compile(pattern, options)
+
+
+SECRET_RE = _compile(_PATTERN)
+_PLACEHOLDER = _compile(
+    rb"(?i)\A(?:\**|x{3,}|\.{3,}|-+|_+|<[^>]*>|\$\{?[A-Za-z_][\w.]*\}?|%[sd]|\{\{[^}]*\}\}|\{[^}]*\}|%\([^)]*\)s"
+    rb"|null|none|nil|true|false|yes|no|on|off|undefined|redacted|\[redacted\]|hidden|masked|changeme|secret"
+    rb"|password|token|\[secret hidden[^\]]*\]|#ref\\?:ctx_[0-9a-f]+|\d{1,9})\z"
+)
+_TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
+_LAST: list = [None, None]  # the last buffer scanned whole, and its spans
+
+
+def entropy(value: bytes) -> float:
+    """Shannon entropy of ``value`` in bits per byte."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+def looks_random(value: bytes, min_len: int = 16) -> bool:
+    """A value that looks like a generated key: long, letters and digits, high entropy."""
+    if len(value) < min_len or not _TOKEN_CHARS.fullmatch(value) or value.startswith((b"/", b"~", b".")):
+        return False  # a path is not a key
+    has_digit = any(48 <= c <= 57 for c in value)
+    has_alpha = any(65 <= c <= 90 or 97 <= c <= 122 for c in value)
+    return has_digit and has_alpha and entropy(value) >= 3.0
+
+
+def _placeholder(value: bytes) -> bool:
+    return not value.strip() or _PLACEHOLDER.fullmatch(value.strip()) is not None
+
+
+def _kv_span(m) -> tuple[int, int] | None:
+    """The span of a ``key=value`` match's value, if it is one to hide."""
+    key, sep = m.group(11), m.group(12)
+    for group, quoted in ((13, True), (14, True), (15, False)):
+        if m.group(group) is not None:
+            value, start, end = m.group(group), m.start(group), m.end(group)
+            break
+    if _placeholder(value):
+        return None
+    if quoted or (sep == b"=" and not key.lower().endswith((b"pass", b"cookie"))):
+        return start, end  # password=…, token=… in a log or a query; api_key = "…"
+    # key: value, key = value (prose, code, YAML): a value that reads as a key, not a word or an expression
+    if _TOKEN_CHARS.fullmatch(value) and len(value) >= 6 and any(48 <= c <= 57 for c in value) \
+            and any(65 <= c <= 90 or 97 <= c <= 122 for c in value):
+        return start, end
+    return (start, end) if looks_random(value, 20) else None
+
+
+def _provider_span(m) -> tuple[int, int] | None:
+    value = m.group(10)
+    if value.startswith(b"sk-") and not (any(48 <= c <= 57 for c in value) and any(65 <= c <= 90 for c in value[3:])):
+        return None  # sk- names (sk-learn-…): a key mixes digits and capitals
+    return m.span(10)
+
+
+def _span(m) -> tuple[int, int] | None:
+    """The value to hide of one match (``None``: a placeholder, or not a secret after all)."""
+    if m.group(11) is not None:
+        return _kv_span(m)
+    if m.group(16) is not None:
+        return m.span(16) if looks_random(m.group(16)) else None
+    if m.group(10) is not None:
+        return _provider_span(m)
+    for group in (2, 4, 5, 6, 8, 9):
+        if m.group(group) is not None:
+            if group in (5, 6, 8, 9) and _placeholder(m.group(group)):
+                return None
+            return m.span(group)
+    return None
+
+
+def scan(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """The secret values in ``data[start:end]``, as ``(start, end)`` offsets into ``data``, in order."""
+    end = len(data) if end is None else end
+    found = []
+    pos = start
+    while pos < end:
+        m = SECRET_RE.search(data, pos, end)
+        if m is None:
+            break
+        span = _span(m)
+        if span is not None and span[1] > span[0]:
+            found.append(span)
+        pos = max(m.end(), pos + 1)
+    return found
+
+
+def spans(data: bytes) -> list[tuple[int, int]]:
+    """``scan(data)``, remembered for the last buffer (the same input is asked for again by the SIGNAL check)."""
+    if _LAST[0] is data:
+        return _LAST[1]
+    found = scan(data)
+    _LAST[0], _LAST[1] = data, found
+    return found
+
+
+def hide(data: bytes, marker: bytes = HIDDEN) -> bytes:
+    """``data`` with every secret value replaced by ``marker``."""
+    found = scan(data)
+    if not found:
+        return data
+    out, pos = [], 0
+    for a, b in found:
+        out += (data[pos:a], marker)
+        pos = b
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def split(data: bytes, sep: bytes = b"\n") -> bytes:
+    """``data`` with every secret value replaced by ``sep``: what is around a hidden value, cut apart."""
+    found = spans(data)
+    if not found:
+        return data
+    out, pos = [], 0
+    for a, b in found:
+        out += (data[pos:a], sep)
+        pos = b
+    out.append(data[pos:])
+    return b"".join(out)
