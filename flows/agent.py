@@ -214,12 +214,9 @@ def _reap(proc, interrupted: bool) -> None:
 def cmd_run(args: argparse.Namespace, config) -> int:
     import shlex
 
-    from bytewax._bytewax import run_main
-
-    from flows.cli import UsageError, startup_done
-    from flows.reduce import get_flow
+    from flows.cli import UsageError
+    from flows.runner import run_source
     from operators.runsource import RunSource
-    from operators.sources import CallbackSink
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -274,9 +271,7 @@ def cmd_run(args: argparse.Namespace, config) -> int:
                 on_signal(signal.SIGPIPE, None)
 
         try:
-            flow = get_flow(source=flow_source, sink=CallbackSink(on_window), config=config)
-            startup_done()
-            run_main(flow)
+            run_source(flow_source, on_window, config)  # the graph, or its steps alone for a finished command
         finally:
             _reap(proc, interrupted=bool(run.signum) or proc.poll() is None)
     finally:

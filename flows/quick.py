@@ -5,18 +5,20 @@ would pass through untouched (shorter than ``min_bytes``). Paying for the engine
 of them would cost far more than the command itself, so ``main`` looks first, importing nothing
 but ``os``, ``sys`` and ``select``:
 
-* only ``tokens run -- CMD …`` (or ``tokens run CMD …``) with no options, on Linux, with no config
-  file that could change ``min_bytes`` (no ``$NOLIFE_TOKENS_CONFIG``, no user config file) and
+* only ``tokens run -- CMD …`` (or ``tokens run CMD …``) with no options, on Linux, with
   ``NOLIFE_TOKENS_QUICK`` not ``0``;
 * the command starts exactly as the full path starts it (its own session, stdout and stderr on one
-  pipe, default signal dispositions) and is read for at most ``QUICK_WAIT`` s;
+  pipe, default signal dispositions) and is read for at most ``QUICK_WAIT`` s (``READ_MAX`` bytes);
 * when it exits within that time having printed fewer than ``DEFAULT_MIN_BYTES`` bytes of plain
   printable ASCII (tab, newline and CRLF allowed; no ``#ref:``; no ``=`` and no secret-like word, which
-  a type that hides secrets even in short inputs could claim), the result is what the graph prints
-  for it — the bytes unchanged, ``[command failed: exit code N]`` first when it failed, a final
+  a type that hides secrets even in short inputs could claim), and no config file could change
+  ``min_bytes`` (no ``$NOLIFE_TOKENS_CONFIG``, no user config file), the result is what the graph
+  prints for it — the bytes unchanged, ``[command failed: exit code N]`` first when it failed, a final
   newline when the output lacks one — and nothing is stored (nothing was omitted);
-* otherwise (more output, a slower command, other bytes) the command keeps running and is handed to
-  the full path (``flows.agent.cmd_run``) with what was read so far: nothing is read twice or lost.
+* otherwise the command is handed to the full path (``flows.agent.cmd_run``) with what was read so
+  far: nothing is read twice or lost. A command that has exited with its whole output read is
+  reduced there without starting the engine (``flows.runner.run_source``); one still running (or
+  printing more than ``READ_MAX``) keeps running and is read by the graph.
 
 SIGINT, SIGTERM and SIGHUP are blocked while the fast path holds the command (the child starts with
 an empty mask); a signal that arrives then stays pending and is delivered once the full path has
@@ -31,6 +33,7 @@ import sys
 
 QUICK_WAIT = 0.25  # seconds the fast path waits for a command to finish
 DEFAULT_MIN_BYTES = 512  # operators.config.ReduceConfig.min_bytes: shorter inputs pass through
+READ_MAX = 8 * 1024 * 1024  # operators.runsource.MAX_WINDOW_BYTES: the fast path reads at most this
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 
 
@@ -108,8 +111,6 @@ def _command(argv: list[str]) -> list[str] | None:
 
 
 def _eligible() -> bool:
-    if sys.platform != "linux" or os.environ.get("NOLIFE_TOKENS_QUICK") == "0":
-        return False
     if os.environ.get("NOLIFE_TOKENS_CONFIG"):
         return False
     base = os.environ.get("XDG_CONFIG_HOME", "").strip() or os.path.expanduser("~/.config")
@@ -196,8 +197,9 @@ def try_run(argv: list[str]) -> int | None:
     """Run a short command completely (its exit status), or hand it over (None: the full path goes on)."""
     global _handover
     cmd = _command(argv)
-    if cmd is None or not _eligible():
+    if cmd is None or sys.platform != "linux" or os.environ.get("NOLIFE_TOKENS_QUICK") == "0":
         return None
+    printable = _eligible()  # no config that could change min_bytes: a short output may be printed here
     import _signal
 
     mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, [_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP])
@@ -205,8 +207,8 @@ def try_run(argv: list[str]) -> int | None:
     if child is None:
         _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
         return None if code < 0 else code
-    data, done = _read(child, DEFAULT_MIN_BYTES)
-    if not (done and len(data) < DEFAULT_MIN_BYTES and _plain(data)):
+    data, done = _read(child, READ_MAX)
+    if not (done and len(data) < DEFAULT_MIN_BYTES and printable and _plain(data)):
         _handover = Started(cmd, child, data, done, mask)
         return None
     child.stdout.close()

@@ -4,7 +4,8 @@
            → RESTORE → sink
 
 Every stage is a plain function from ``operators.stages`` wrapped in an ``op.map`` that emits its
-trace event; plug-in stages named in config are inserted the same way. Only the source changes
+trace event; plug-in stages named in config are inserted the same way. The steps come from
+``flows.direct.graph_steps``, which also runs one small document through them without the engine. Only the source changes
 between uses: fixture/file batches, bytes from stdin, or a live tail.
 
     python -m bytewax.run flows.reduce                                    # the bundled fixtures
@@ -25,23 +26,14 @@ import structlog
 from bytewax.dataflow import Dataflow
 from bytewax.inputs import Source
 
-from operators.config import Config, ConfigError, home_path, load_config, retention_of
+from flows.direct import graph_steps, traced  # noqa: F401 (traced: the step wrapper, used here before)
+from operators.config import Config, ConfigError, load_config
 from operators.packet import ContextPacket
 from operators.sinks import StoreSink
-from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths, write_output
-from operators.stages import StageFn, build_stages, run_stage
-from operators.store import Store, StoreError
-from operators.trace import configure_trace, emit
-
-
-def traced(name: str, fn: StageFn) -> Callable[[ContextPacket], ContextPacket]:
-    def step(packet: ContextPacket) -> ContextPacket:
-        packet = run_stage(name, fn, packet)
-        if not packet.error or name == "LOAD":
-            emit(name, packet.source, packet.trace[-1].figures)
-        return packet
-
-    return step
+from operators.graphio import CallbackSink, PacketSource
+from operators.sources import file_packets, fixture_paths, write_output
+from operators.store import StoreError
+from operators.trace import configure_trace
 
 
 def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_reduce") -> Dataflow:
@@ -49,13 +41,12 @@ def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_
 
     The stages up to SIGNAL are ``op.map`` steps; the output step ``store`` writes the refs and the
     manifest, checks them (RECOVERY, RESTORE) and only then hands each packet to ``sink``."""
-    store = Store(home_path(config), retention=retention_of(config))
-    graph = build_stages(config, store)
+    steps = graph_steps(config)  # the same steps flows.direct runs one document through
     flow = Dataflow(name)
     stream = op.input("source", flow, source)
-    for stage, fn in graph.mapped:
-        stream = op.map(stage.lower(), stream, traced(stage, fn))
-    op.output("store", stream, StoreSink([traced(stage, fn) for stage, fn in graph.stored], sink))
+    for stage, step in steps.mapped:
+        stream = op.map(stage.lower(), stream, step)
+    op.output("store", stream, StoreSink(steps.stored, sink))
     return flow
 
 

@@ -1,6 +1,9 @@
 """Running the graph inside this process, and the start-up tuning of the ``tokens`` process.
 
-``run_packets`` runs packets through the one graph (``flows.reduce``) and returns them finished.
+``run_packets`` runs packets through the one graph (``flows.reduce``) and returns them finished;
+``run_source`` runs a command's output windows (``tokens run``). One small document that is
+complete (one input to analyze, a command that has exited) takes the same steps without starting the
+engine (``flows.direct``); ``NOLIFE_TOKENS_DIRECT=0`` sends it through the graph all the same.
 The rest owns the process's start: ``asyncio`` deferred until used (``defer_import``), the garbage
 collector paused while modules are imported (``pause_gc``/``startup_done``) and frozen at exit
 (``exiting``). The CLI calls these; nothing here parses arguments or prints.
@@ -11,10 +14,11 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import os
 import sys
 import types
 from _thread import RLock
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from operators.config import Config
@@ -65,26 +69,69 @@ def defer_import(name: str) -> None:
     sys.modules[name] = stand_in
 
 
+def direct_allowed() -> bool:
+    """Whether one small document may skip the engine (``NOLIFE_TOKENS_DIRECT=0`` says no: the graph
+    runs it, as a test comparing the two needs)."""
+    return os.environ.get("NOLIFE_TOKENS_DIRECT") != "0"
+
+
 def run_packets(packets: list[ContextPacket], config_path: str | None = None,
                 config: Config | None = None) -> list[ContextPacket]:
-    """Run packets through the graph in this process and return them finished, in input order.
+    """Run packets through the graph's stages in this process and return them finished, in input order.
 
+    One packet goes through the stages without the engine (``flows.direct``: the same steps, in the
+    same order, with the store sink's own code); several go through the graph.
     ``config``: the configuration already loaded from ``config_path`` (else it is loaded here)."""
-    from bytewax._bytewax import run_main  # bytewax.testing re-exports it but imports more
-
-    from flows.reduce import get_flow
     from operators.config import load_config
-    from operators.sources import CallbackSink
 
     if config is None:
         config = load_config(config_path)
     done: list[ContextPacket] = []
-    flow = get_flow(packets=packets, sink=CallbackSink(done.append), config=config)
-    startup_done()
-    run_main(flow)
+    if len(packets) == 1 and direct_allowed():
+        from flows.direct import run_direct
+
+        run_direct(packets, config, done.append, ready=startup_done)
+        return done
+    _run_graph(config, done.append, packets=packets)
     order = {id(p): i for i, p in enumerate(packets)}
     done.sort(key=lambda p: order.get(id(p), 0))
     return done
+
+
+def run_source(source, deliver: Callable[[ContextPacket], None], config: Config) -> None:
+    """Run the packets of ``source`` (``operators.runsource.RunSource``: a command's output in windows)
+    through the graph's stages, handing each to ``deliver`` when finished.
+
+    When the whole output is already read and the command has exited (``source.ended``: the fast path
+    of ``tokens run`` saw it end), its windows are cut right here by the source's own partition and run
+    without the engine (``flows.direct``); otherwise the graph reads the command as it runs."""
+    if getattr(source, "ended", False) and direct_allowed():
+        from flows.direct import run_direct
+
+        part = source.build_part("source", "run", None)
+        windows: list[ContextPacket] = []
+        try:
+            while True:
+                windows.extend(part.next_batch())
+        except StopIteration:
+            pass
+        finally:
+            part.close()
+        run_direct(windows, config, deliver, ready=startup_done)
+        return
+    _run_graph(config, deliver, source=source)
+
+
+def _run_graph(config: Config, deliver: Callable[[ContextPacket], None], **inputs) -> None:
+    """Build the graph over ``inputs`` (``packets=`` or ``source=``, see ``flows.reduce.get_flow``) and run it."""
+    from bytewax._bytewax import run_main  # bytewax.testing re-exports it but imports more
+
+    from flows.reduce import get_flow
+    from operators.graphio import CallbackSink
+
+    flow = get_flow(sink=CallbackSink(deliver), config=config, **inputs)
+    startup_done()
+    run_main(flow)
 
 
 _gc_paused = False  # set by main() in the process entry point, until startup_done()

@@ -1,9 +1,8 @@
-"""Batch sources and the output sink of the graph.
+"""The inputs of the graph: files as packets, how they are read, and where reduced texts are written.
 
-``PacketSource`` hands each worker a disjoint share of a fixed list of packets (files to read, or
-bytes already in hand such as stdin); each worker reads its own files, so a document stays on one
-worker. ``CallbackSink`` hands every finished packet to a function (the CLI collects them; the main
-job writes the reduced text and prints a row).
+The engine's batch source and callback sink (``PacketSource``, ``CallbackSink``) live in
+``operators.graphio``, so that reading one input does not import the engine; they are still found
+here by name (imported on first use).
 
 Only regular files are inputs: ``unreadable_reason`` refuses directories, FIFOs and devices before
 anything is opened, and ``read_input`` checks again with ``fstat`` on a descriptor opened without
@@ -17,10 +16,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Callable, Iterable
-
-from bytewax.inputs import DynamicSource, StatelessSourcePartition
-from bytewax.outputs import DynamicSink, StatelessSinkPartition
+from typing import Iterable
 
 from operators.config import BUNDLED_FIXTURES, PROJECT_ROOT, Config, home_path
 from operators.packet import ContextPacket
@@ -30,50 +26,6 @@ from operators.store import check_directory, kind_of, replace_file
 FIXTURES = BUNDLED_FIXTURES
 SIDECAR = FIXTURES / "signals.toml"
 SIDECAR_NAMES = {"signals.toml", "README.md", ".gitkeep"}
-
-
-class _ListPartition(StatelessSourcePartition[ContextPacket]):
-    def __init__(self, items: list[ContextPacket]):
-        self._items = items
-
-    def next_batch(self) -> list[ContextPacket]:
-        if not self._items:
-            raise StopIteration
-        batch, self._items = self._items[:16], self._items[16:]
-        return batch
-
-
-class PacketSource(DynamicSource[ContextPacket]):
-    def __init__(self, packets: Iterable[ContextPacket]):
-        self.packets = list(packets)
-
-    def build(self, step_id: str, worker_index: int, worker_count: int) -> _ListPartition:
-        return _ListPartition(self.packets[worker_index::worker_count])
-
-
-class _CallbackPartition(StatelessSinkPartition[ContextPacket]):
-    def __init__(self, callback: Callable[[ContextPacket], None], on_close: Callable[[], None] | None):
-        self._callback = callback
-        self._on_close = on_close
-
-    def write_batch(self, items: list[ContextPacket]) -> None:
-        for packet in items:
-            self._callback(packet)
-
-    def close(self) -> None:
-        if self._on_close is not None:
-            self._on_close()
-
-
-class CallbackSink(DynamicSink[ContextPacket]):
-    """Calls ``callback`` for every finished packet and ``on_close`` when a worker's input is done."""
-
-    def __init__(self, callback: Callable[[ContextPacket], None], on_close: Callable[[], None] | None = None):
-        self.callback = callback
-        self.on_close = on_close
-
-    def build(self, step_id: str, worker_index: int, worker_count: int) -> _CallbackPartition:
-        return _CallbackPartition(self.callback, self.on_close)
 
 
 def display_name(path: Path) -> str:
@@ -154,6 +106,15 @@ def file_packets(paths: Iterable[str | Path], granularities: Iterable[str] = ("c
             packets.append(ContextPacket(source=display_name(path), path=str(path), granularity=granularity,
                                          expected_signals=signals, forced_type=forced_type))
     return packets
+
+
+def __getattr__(name: str):
+    """``PacketSource`` and ``CallbackSink``: from ``operators.graphio`` (which imports the engine)."""
+    if name in ("PacketSource", "CallbackSink"):
+        from operators import graphio
+
+        return getattr(graphio, name)
+    raise AttributeError(name)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
