@@ -43,12 +43,12 @@ GROUP = "secrets"  # the plan group of hidden values (operators.stages.REDACTED)
 _STRONG = (  # a key ending with one of these names a secret: any real value of it is hidden
     rb"passwords?|passwd|passphrase|pass|secrets?|tokens?|api[_-]?keys?|apikeys?|access[_-]?keys?"
     rb"|secret[_-]?keys?|private[_-]?keys?|signing[_-]?keys?|auth[_-]?keys?|credentials?|client[_-]?secret"
-    rb"|auth[_-]?token|session[_-]?(?:id|key|token)|dsn|cookie"
+    rb"|auth[_-]?token|session[_-]?(?:id|key|token)|dsn"
 )
-_WEAK = rb"secret|token|passw|api[_-]?key|apikey|credential|private|auth|session|signature|cookie|key"
+_WEAK = rb"secret|token|passw|api[_-]?key|apikey|credential|private|auth|session|signature|key"
 _KEY = rb"[A-Za-z0-9_.-]{0,64}?(?:" + _WEAK + rb")[A-Za-z0-9_.-]{0,64}?"
 _VALUE = (  # a quoted string, or a bare run up to a space, a quote or a separator of fields
-    rb"\"((?:[^\"\\\n]|\\.)+)\"|'([^'\n]+)'|([^\s\"'&,;<>()\[\]]+)"
+    rb"\"((?:[^\"\\\n]|\\.)+)\"|'([^'\n]+)'|([^\s\"'`&,;<>()\[\]]+)"
 )
 _PROVIDER = (
     rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"
@@ -66,7 +66,7 @@ _PATTERN = (
     rb"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----([A-Za-z0-9+/=\s\\]{16,})"
     # 2: Authorization header (any quoting), then a Bearer token anywhere
     rb"|(?i:\b(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?(?i:(?:bearer|basic|token|digest|bot|apikey)\s+)?"
-    rb"([^\s\"',;]{4,})"
+    rb"([^\s\"'`,;<>]{4,})"
     rb"|(?i:\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})"
     # 3: a JSON field named for a secret, with a string value
     rb"|\"((?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb")))\"\s*:\s*\"((?:[^\"\\\n]|\\.)+)\""
@@ -94,6 +94,7 @@ _PLACEHOLDER = _compile(
     rb"|null|none|nil|true|false|yes|no|on|off|undefined|redacted|\[redacted\]|hidden|masked|changeme|secret"
     rb"|password|token|\[secret hidden[^\]]*\]|#ref\\?:ctx_[0-9a-f]+|\d{1,9})\z"
 )
+_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
 _LAST: list = [None, None]  # the last buffer scanned whole, and its spans
 
@@ -126,7 +127,7 @@ def _kv_span(m) -> tuple[int, int] | None:
             break
     if _placeholder(value):
         return None
-    if quoted or (sep == b"=" and not key.lower().endswith((b"pass", b"cookie"))):
+    if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"
     # key: value, key = value (prose, code, YAML): a value that reads as a key, not a word or an expression
     if _TOKEN_CHARS.fullmatch(value) and len(value) >= 6 and any(48 <= c <= 57 for c in value) \
@@ -152,8 +153,9 @@ def _span(m) -> tuple[int, int] | None:
         return _provider_span(m)
     for group in (2, 4, 5, 6, 8, 9):
         if m.group(group) is not None:
-            if group in (5, 6, 8, 9) and _placeholder(m.group(group)):
-                return None
+            value = m.group(group)
+            if group in (5, 6, 8, 9) and _placeholder(value) or value.lower() in _SCHEMES:
+                return None  # a placeholder, or a scheme whose credential is not given (Bearer <token>)
             return m.span(group)
     return None
 
