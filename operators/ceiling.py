@@ -1,31 +1,38 @@
-"""The output ceiling: one generic pass over a finished plan that keeps its visible text under a budget.
+"""The output ceiling: keeps a finished plan's visible text under a budget, choosing its lines by
+what the content type says an agent needs (``operators.rank``), never by a blind cut.
 
-``fit(plan, budget_bytes, signal)`` returns ``plan`` itself when its visible text fits (the common
-case costs one sum over the pieces). Otherwise it cuts the visible text into lines and keeps, until
+``fit(plan, budget_bytes, kind, config)`` returns ``plan`` itself when its visible text fits (the
+common case costs one sum over the pieces). Otherwise it cuts the visible text into lines, ranks
+them with the ranking of content type ``kind`` (the same ranking the packer uses) and keeps, until
 the budget is spent:
 
-1. one line per *signal template* (``signal`` finds the signal lines of the visible text; numbers,
-   ids, paths and other identifier-like tokens are masked to make the template): its first
-   occurrence, shown as it is, followed by ``(×N similar, first 08:01:02, last 08:59:58)`` when the
-   template occurs more than once;
-2. the head and the tail of the output, a line from each in turn.
+1. the must-see lines (tier 0: error/failure lines, failing test ids, a diff's file headers and
+   changed lines, a linter's messages, a source file's outline, …), best rank first. For a type
+   whose signals are lines (a log, a build, text) lines of one *template* (numbers, timestamps and
+   hex ids masked: different users, hosts, paths and test names stay apart) are one group: its first
+   line shown as it is, followed by ``(×N similar, first 08:01:02, last 08:59:58)`` when the
+   template occurs more than once; these take at most ``MUST_SHARE`` of the budget;
+2. their context (tier 1: fold summaries, runner summaries, the lines around a signal), up to
+   ``CONTEXT_SHARE``;
+3. the head and the tail of the output, a line from each in turn.
+
+The budget is a ceiling, not a target: below it the reducer's text is shown as it is.
 
 Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
 go to one new ref, its synthetic lines (summaries, markers) are dropped, and one line stands where
 it was: ``[… 1,234 lines (56 KB) not shown: #ref:ctx_…]`` (the first one also says how to read a
 ref). A reducer group whose bytes all went into gaps disappears, its marker reading ``(in the
 gaps)``; the bytes of groups that keep some outside the gaps but lost every marker are pooled into
-one more ref named on a last line, so no omission is unnamed. Signal templates that did not fit are
-counted on a first line. A line longer than ``LINE_MAX`` (or a tenth of the budget) is shown cut,
+one more ref named on a last line, so no omission is unnamed. Must-see lines (groups) that did not
+fit are counted on a first line: ``[N more signal templates (M lines) not shown: …]``. A line longer than ``LINE_MAX`` (or a tenth of the budget) is shown cut,
 the rest of it in the next gap's ref.
 
 ``apply`` is OPTIMIZE's step (after the reducer and the safety pass): the packet's ``budget``
 (estimated tokens) or ``[ceiling] max_chars``. ``RunBudget`` shares one ceiling among the windows of
 a ``tokens run``. The SIGNAL check asks ``uncounted`` which missing signals a cut accounts for.
 
-Linear: the visible text is built once, the signal lines are found in one RE2 pass and their
-templates in one regex pass; only the lines shown (a budget's worth) are handled one by one, and
-the gaps are located by bisection over the pieces' offsets.
+The visible text is built once and ranked line by line (only when it is over the budget); the
+templates are made in one regex pass; the gaps are located by bisection over the pieces' offsets.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ GAP_REASON = "not shown: over the output ceiling"
 GAP_EST = 80  # bytes a gap line takes at most (its counts, its size and its marker)
 HINT = " — tokens expand ctx_… --grep PATTERN".encode()
 SUMMARY_EST = 200  # the line counting the signal templates that did not fit
-SIGNAL_SHARE = 0.75  # of the budget the signal templates may take; the rest goes to head and tail
+MUST_SHARE = 0.85  # of the budget the must-see lines (tier 0) may take ...
+CONTEXT_SHARE = 0.9  # ... and with their context (tier 1); the rest goes to head and tail
 LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
 CEILING_GUARD = "output ceiling"
 IN_GAPS = b"(in the gaps)"  # stands for a marker whose ref went wholly into the gaps (not longer than one)
@@ -58,11 +66,11 @@ REST_GROUP, REST_REASON = "ceiling:between", "omitted between lines shown under 
 REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
-# identifier-like tokens: holding a digit, or ':', '/', '=', '@' inside (paths, key=value, host:port)
-# (a token start, then one possessive scan of the token: linear whatever the line)
-_IDENT = re.compile(rb"(?<!\S)(?=[^\s0-9:/=@]*+(?:[0-9]|[:/=@]\S))\S++")
+# what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
+_NUMBERS = re.compile(rb"(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 _COUNT = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
+_LEFT = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
 _FOLD = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
 
 
@@ -90,10 +98,7 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
         return plan, guard
     hint = getattr(packet, "window", 1) <= 1  # a run's later windows do not repeat it
-    if _signals_kind(packet.type) == "changed":  # a diff: each file's header line first, its changes in a gap's ref
-        new = fit(plan, budget, file_header_spans, hint, key=list, noun="changed file")
-    else:
-        new = fit(plan, budget, signal_line_spans, hint)
+    new = fit(plan, budget, packet.type, config, hint)
     if new is plan:
         return plan, guard
     return new, (guard + "; " if guard else "") + f"{CEILING_GUARD}: {budget:,} bytes"
@@ -103,21 +108,6 @@ def _signals_kind(kind: str) -> str:
     from operators import types
 
     return getattr(types.get(kind), "SIGNALS", "lines") if kind in types.names() else "lines"
-
-
-def file_header_spans(text: bytes) -> list[tuple[int, int]]:
-    """(start, end) of every ``diff --git`` line of a diff (newline excluded), found at C speed."""
-    head = b"diff --git "
-    spans = []
-    at = text.find(b"\n" + head)
-    pos = 0 if text.startswith(head) else (at + 1 if at >= 0 else -1)
-    while pos >= 0:
-        end = text.find(b"\n", pos)
-        end = len(text) if end < 0 else end
-        spans.append((pos, end))
-        at = text.find(b"\n" + head, end)
-        pos = at + 1 if at >= 0 else -1
-    return spans
 
 
 def visible_size(plan: Plan) -> int:
@@ -135,8 +125,8 @@ def visible_size(plan: Plan) -> int:
 
 
 def template(line: bytes) -> bytes:
-    """A line's template: identifier-like tokens (numbers, ids, paths, key=value) masked, a
-    reducer's ``×N`` count at its end left out."""
+    """A signal line's template: numbers, timestamps and hex ids masked (users, hosts, paths and
+    test names stay apart), a reducer's ``×N`` count at its end left out."""
     return _templates([line])[0]
 
 
@@ -144,25 +134,33 @@ def _templates(lines: list[bytes]) -> list[bytes]:
     """The templates of many lines in one RE2 pass (lines hold no newline)."""
     if not lines:
         return []
-    masked = _IDENT.sub(b"#", _COUNT.sub(b"", b"\n".join(lines))).split(b"\n")
+    masked = _NUMBERS.sub(b"#", _COUNT.sub(b"", b"\n".join(lines))).split(b"\n")
     return [t.rstrip() for t in masked]
 
 
 def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "") -> list[str]:
-    """The missing signals a ceiling's cut does not account for: planted strings stay missing; a
-    signal line of a ``SIGNALS = "lines"`` type is accounted for when a fold line counts its template;
-    the signals of other types (a diff's changed lines) lie in gaps whose lines say how many lines
-    they hold and which ref (the ceiling shows the first of them and cuts whole runs)."""
+    """The missing signals a ceiling's cut does not account for. Planted strings stay missing. An
+    automatic signal line is accounted for when a fold line counts its template (a type whose
+    signals are lines), or when the must-see lines alone were more than the budget holds and the
+    first line says how many were left out (their bytes are in the gaps' refs): then at most that
+    many may be missing."""
     lines_kind = _signals_kind(kind) == "lines"
     wanted = set(planted)
     folded = set()
-    for line in visible.split(b"\n") if lines_kind else ():
+    stated = 0
+    for line in visible.split(b"\n"):
         line = line.rstrip(b"\r")
-        m = _FOLD.search(line)
+        m = _FOLD.search(line) if lines_kind else None
         if m:
             folded.add(template(line[: m.start()]))
-    return [s for s in missing
-            if s in wanted or (lines_kind and template(s.encode("utf-8", "replace")) not in folded)]
+        left = _LEFT.match(line)
+        if left:
+            stated += int((left.group(2) or left.group(1)).replace(b",", b""))
+    kept = [s for s in missing if s in wanted or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
+    rest = [s for s in kept if s not in wanted]
+    if rest and len(rest) <= stated:
+        return [s for s in kept if s in wanted]
+    return kept
 
 
 class _View:
@@ -301,40 +299,93 @@ def _fold_suffix(text: bytes, count: int, first: tuple[int, int], last: tuple[in
     return out + b")"
 
 
-def _signal_groups(text: bytes, signal: Callable, key: Callable) -> dict[bytes, list]:
-    """Template -> [count, first (start, end), last (start, end)], in order of first occurrence."""
-    spans = signal(text)
-    keys = key([text[s:e] for s, e in spans])
+def _line_spans(text: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every line of ``text``, newline excluded (a last line without one included)."""
+    spans, pos, n = [], 0, len(text)
+    find = text.find
+    while pos < n:
+        end = find(b"\n", pos)
+        if end < 0:
+            end = n
+        spans.append((pos, end))
+        pos = end + 1
+    return spans
+
+
+def _groups(text: bytes, spans: list[tuple[int, int]], order: list[int], fold: bool) -> list[list]:
+    """[count, first (start, end), last (start, end)] per group of the lines ``order`` names, in that
+    order; with ``fold`` the lines of one template (``template``) are one group, else each its own."""
+    if not fold:
+        return [[1, spans[i], spans[i]] for i in order]
+    keys = _templates([text[spans[i][0]:spans[i][1]] for i in order])
     groups: dict[bytes, list] = {}
-    for key, span in zip(keys, spans):
+    for key, i in zip(keys, order):
         g = groups.get(key)
         if g is None:
-            groups[key] = [1, span, span]
+            groups[key] = [1, spans[i], spans[i]]
         else:
             g[0] += 1
-            g[2] = span
-    return groups
+            if spans[i][0] < g[1][0]:
+                g[1] = spans[i]
+            if spans[i][0] > g[2][0]:
+                g[2] = spans[i]
+    return list(groups.values())
 
 
-def _choose(view: _View, budget: int, signal: Callable, key: Callable, kinds) -> tuple[_Choice, int, int]:
-    """Pick the lines to show; returns the choice and the signal templates (and lines) left out."""
+def _ranked(text: bytes, kind: str, config) -> tuple[list[tuple[int, int]], list[list[int]]]:
+    """The line spans of ``text`` and the non-blank lines of tiers 0 and 1 (``operators.rank``), each
+    tier best rank first, then in order."""
+    from operators.rank import line_tiers
+
+    spans = _line_spans(text)
+    lines = [text[a:b] for a, b in spans]
+    tiers, ranks = line_tiers(kind, lines, config)
+    out: list[list[int]] = [[], []]
+    for i, tier in enumerate(tiers):
+        if tier < 2 and lines[i].strip():
+            out[tier].append(i)
+    for order in out:
+        order.sort(key=ranks.__getitem__)  # stable: in order inside a rank
+    return spans, out
+
+
+def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice, int, int]:
+    """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
+    type whose signals are lines, folded with its count), tier 1, then the head and the tail. Returns
+    the choice and the tier-0 groups (and lines) left out."""
     choice = _Choice(view, budget, kinds)
     text = view.text
-    groups = _signal_groups(text, signal, key)
+    spans, (must, context) = _ranked(text, kind, config)
     left = []  # groups whose line did not fit
+    groups = _groups(text, spans, must, _signals_kind(kind) == "lines")
     if groups:
         choice.used += SUMMARY_EST
-        signal_budget = int(budget * SIGNAL_SHARE)
-        for count, first, last in groups.values():
-            fits = choice.used < signal_budget and choice.add(  # the suffix is made only for a line tried
+        share = int(budget * MUST_SHARE)
+        for count, first, last in groups:
+            fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
                 first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
             if not fits:
                 left.append((count, first, last))
         if not left:
             choice.used -= SUMMARY_EST
+    share = int(budget * CONTEXT_SHARE)
+    for i in context:
+        if choice.used >= share:
+            break
+        choice.add(spans[i][0], _line_end(text, spans[i][0]))
     _head_and_tail(choice, text)
+    _close_blank_gaps(choice, text, spans)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     return choice, len(left), sum(g[0] for g in left)
+
+
+def _close_blank_gaps(choice: _Choice, text: bytes, spans: list[tuple[int, int]]) -> None:
+    """A blank line between two lines shown is shown too (cheaper than the gap line it spares)."""
+    for a, b in spans:
+        if a == b or not text[a:b].strip(b"\r \t"):
+            le = _line_end(text, a)
+            if a in choice.ends and le in choice.items:
+                choice.add(a, le)
 
 
 def _head_and_tail(choice: _Choice, text: bytes) -> None:
@@ -495,18 +546,34 @@ def _fix_marks(old: Plan, new: Plan, marks_in_gaps: set[str]) -> None:
     new.show(b"]\n")
 
 
-def fit(plan: Plan, budget_bytes: int, signal: Callable[[bytes], list], hint: bool = True,
-        key: Callable[[list[bytes]], list[bytes]] = _templates, noun: str = "signal template") -> Plan:
+def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool = True) -> Plan:
     """``plan`` when its visible text fits in ``budget_bytes``; else a plan that does (see the module
-    docstring). ``signal(visible)`` gives the (start, end) of each signal line of a visible text;
-    ``hint``: the first gap line says how to read a ref; ``key(lines)`` groups signal lines (their
-    templates; ``list``: each line its own), ``noun`` names a group on the line counting those left out."""
+    docstring), its lines chosen by the ranking of content type ``kind`` (``operators.rank``);
+    ``hint``: the first gap line says how to read a ref."""
     size = visible_size(plan)
     if size <= budget_bytes:
         return plan
+    head = _cut_head(kind, plan.raw, budget_bytes)
     view = _View(plan, size)
-    choice, left_templates, left_lines = _choose(view, budget_bytes, signal, key, plan.pieces.kinds)
-    return _build(plan, view, choice, (left_templates, left_lines, noun), hint)
+    choice, left_groups, left_lines = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds)
+    noun = "signal template" if _signals_kind(kind) == "lines" else "must-see line"
+    new = _build(plan, view, choice, (left_groups, left_lines, noun), hint)
+    if head:
+        new.pieces.insert(0, [SHOW, head])
+    return new
+
+
+def _cut_head(kind: str, raw: bytes, budget: int) -> bytes:
+    """What the content type shows first when its output is cut (``cut_head(raw, budget)`` in its
+    module: a diff's file list with +/- counts), made safe to show; empty when it has none."""
+    from operators import types
+
+    made = getattr(types.get(kind), "cut_head", None) if kind in types.names() else None
+    if made is None:
+        return b""
+    from operators.safety import clean_text
+
+    return clean_text(made(raw, budget))
 
 
 class RunBudget:

@@ -17,14 +17,13 @@ Levels: 0 this overview, 1 the reduced text with its markers, 2 the original byt
 
 from __future__ import annotations
 
-import re
-
 from operators import types
 from operators.packet import ContextPacket
 from operators.tokens import estimate_tokens
 from operators.launcher import tokens_command  # hints name a `tokens` that runs from the agent's shell
 from operators.types import Facts
-from operators.vocab import CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, WARN_RE  # the ranking's words: the vocabulary's
+from operators.rank import signal_rank
+from operators.vocab import ERROR_RE, WARN_RE
 from operators.types.build import display_line
 from operators.safety import clean_text
 from operators.types.log import signal_line_spans
@@ -34,9 +33,6 @@ LINE_SCAN_MAX = 8192  # bytes of a line that the ranking regexes read
 LINE_MAX = 150  # bytes of each
 REFS_MAX = 3  # refs listed by id
 SOURCE_MAX = 60  # characters of the source named
-
-HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
-
 
 def overview(packet: ContextPacket) -> bytes:
     """A few lines for a finished packet; small (≈ 60 estimated tokens + the important lines)."""
@@ -120,24 +116,6 @@ def line_facts(packet: ContextPacket, every_line: bool = False, summary_of=None,
     else:
         counts = f"{errors:,} error/{warnings:,} warning lines"
     return Facts(f"{n_lines:,} line{'s' if n_lines != 1 else ''}; {counts}", [clip(key) for key in best], len(ranked), label)
-
-
-def signal_rank(shown: bytes, error: bool | None = None) -> int:
-    """How telling a signal line is, 0 best: what went wrong (``FAILED x::y``, ``error:``, ``make: ***``),
-    then exceptions, other error lines, warnings, the rest, and headers/progress lines last."""
-    if CONCLUSION_RE.search(shown):
-        return 0
-    if EXCEPTION_RE.search(shown):
-        return 1
-    if HEADER_RE.match(shown):
-        return 5
-    if error is None:
-        error = ERROR_RE.search(shown) is not None
-    if error:
-        return 2
-    if WARN_RE.search(shown):
-        return 3
-    return 4
 
 
 def _short_source(source: str) -> str:

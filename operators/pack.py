@@ -23,22 +23,14 @@ the header says how many were shown.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, insort
 
 import msgspec
 
 from operators.config import config_class
-from operators.overview import signal_rank
 from operators.packet import ContextPacket
-from operators import types
-from operators.types.build import display_line, is_signal_text
-from operators.store import MARKER_RE
+from operators.rank import line_tiers
 from operators.tokens import estimate_tokens
-
-CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
-BLANK_RANK = 99
-FOLD_RE = re.compile(rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines folded")
 
 
 class PackError(ValueError):
@@ -81,7 +73,7 @@ class _Doc:
         if raw_lines and raw_lines[-1] == b"":
             raw_lines.pop()
         self.lines = [line + b"\n" for line in raw_lines]
-        self.tiers, self.ranks = _tiers(packet, raw_lines, config)
+        self.tiers, self.ranks = line_tiers(packet.type, raw_lines, config)
         self.shown: list[int] = []  # sorted indices
 
     def gap_cost_change(self, i: int) -> int:
@@ -116,56 +108,6 @@ def _gap(count: int) -> int:
 
 def _gap_line(count: int) -> bytes:
     return f"[… {count:,} line{'s' if count != 1 else ''} not shown]\n".encode()
-
-
-def is_context_line(text: bytes) -> bool:
-    """A reduced line that says what was omitted: a marker, a ``×N`` or ``[folded …]`` summary."""
-    return bool(MARKER_RE.search(text) or FOLD_RE.search(text))
-
-
-def _tiers(packet: ContextPacket, lines: list[bytes], config) -> tuple[list[int], list[int]]:
-    """Each line's tier, and inside a tier its rank (0 first).
-
-    A content type may rank its own lines (``tier(text, shown, config)`` in its module: ``(tier, rank)``,
-    or None for the rules here) and say whether the lines around a signal are context (``PACK_CONTEXT``)."""
-    module = types.get(packet.type)
-    own = getattr(module, "tier", None)
-    tiers = [2] * len(lines)
-    ranks = [0] * len(lines)
-    for i, line in enumerate(lines):
-        text = line.rstrip(b"\r")
-        if i == 0 and text.startswith(b"[command failed: exit code "):
-            tiers[i], ranks[i] = 0, -1
-            continue
-        shown = display_line(text) if (b"\x1b" in text or b"\r" in text) else text
-        ranked = own(text, shown, config) if own is not None else None
-        if ranked is not None:
-            tiers[i], ranks[i] = ranked
-        elif is_signal_text(shown):
-            tiers[i], ranks[i] = 0, signal_rank(shown)
-        elif is_context_line(text):
-            tiers[i] = 1
-    if getattr(module, "PACK_CONTEXT", True):  # the lines right around a signal are its context
-        for i, tier in enumerate(list(tiers)):
-            if tier == 0:
-                for j in range(max(0, i - CONTEXT_BEFORE), min(len(lines), i + CONTEXT_AFTER + 1)):
-                    if tiers[j] == 2 and lines[j].strip():
-                        tiers[j] = 1
-    # a blank line belongs to the block around it: the better tier of its neighbours, last in it
-    blank = [not line.strip() for line in lines]
-    prev_tier = 2
-    for i in range(len(lines)):
-        if blank[i]:
-            tiers[i], ranks[i] = prev_tier, BLANK_RANK
-        else:
-            prev_tier = tiers[i]
-    next_tier = 2
-    for i in range(len(lines) - 1, -1, -1):
-        if blank[i]:
-            tiers[i] = min(tiers[i], next_tier)
-        else:
-            next_tier = tiers[i]
-    return tiers, ranks
 
 
 def pack(packets: list[ContextPacket], budget: int, config=None) -> tuple[bytes, PackResult]:

@@ -939,7 +939,7 @@ def decision_key_re(keys: list[str]) -> re.Pattern:
 
 def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
     """Pack tiers: decision fields are signal, marker/summary lines context; signal words don't count."""
-    from operators.pack import is_context_line
+    from operators.rank import is_context_line
 
     if decision_key_re(config.json.decision_keys).search(text):
         return 0, 0

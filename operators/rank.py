@@ -1,0 +1,151 @@
+"""Line ranking: how much each line of a reduced text matters to an agent, for every budget that cuts.
+
+The output ceiling (``operators.ceiling``) and the packer (``operators.pack``) both cut a reduced
+text to a budget; both ask ``line_tiers`` which lines to keep first. Each line gets a tier and, inside
+its tier, a rank (0 first):
+
+* tier 0: what an agent must see: ``[command failed …]``; error/failure/warning lines (ranked by
+  ``signal_rank``: what went wrong first, then exceptions, errors, warnings, headers last); and
+  whatever the content type puts there (a diff's file headers and changed lines, a test run's failing
+  ids, a linter's messages, a source file's outline, a search's files, a commit's subject…);
+* tier 1: context: lines that say what was omitted (markers, ``×N``/``[folded …]`` summaries), runner
+  summaries and section headers, and the lines right around a signal (unless the type says no);
+* tier 2: everything else.
+
+A content type ranks its own lines with ``tier(text, shown, config)`` in its module (one line:
+``(tier, rank)``, or None for the general rules), or ``rank_lines(lines, config)`` (the whole text:
+a ``(tier, rank)`` or None per line) when a line's place depends on its neighbours. ``PACK_CONTEXT =
+False`` in the module turns the context rule off. Blank lines take the better tier of their
+neighbours and come last in it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from itertools import accumulate
+
+from operators.store import MARKER_RE
+from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, SIGNAL_RE, WARN_RE,
+                             display_line, is_signal_text)
+
+CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
+BLANK_RANK = 99
+FOLD_PATTERN = rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines folded"
+FOLD_RE = re.compile(FOLD_PATTERN)
+FOLD_SCAN = re.compile(FOLD_PATTERN, re.M)
+HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
+FAILED_HEAD = b"[command failed: exit code "
+
+
+def signal_rank(shown: bytes, error: bool | None = None) -> int:
+    """How telling a signal line is, 0 best: what went wrong (``FAILED x::y``, ``error:``, ``make: ***``),
+    then exceptions, other error lines, warnings, the rest, and headers/progress lines last."""
+    if CONCLUSION_RE.search(shown):
+        return 0
+    if EXCEPTION_RE.search(shown):
+        return 1
+    if HEADER_RE.match(shown):
+        return 5
+    if error is None:
+        error = ERROR_RE.search(shown) is not None
+    if error:
+        return 2
+    if WARN_RE.search(shown):
+        return 3
+    return 4
+
+
+def is_context_line(text: bytes) -> bool:
+    """A reduced line that says what was omitted: a marker, a ``×N`` or ``[folded …]`` summary."""
+    return bool(MARKER_RE.search(text) or FOLD_RE.search(text))
+
+
+def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[int]]:
+    """Each line's tier (0 must-see, 1 context, 2 other) and its rank inside the tier (0 first), for
+    the lines (no newline) of a reduced text of content type ``kind``."""
+    from operators import types
+
+    module = types.get(kind) if kind in types.names() else None
+    tiers = [2] * len(lines)
+    ranks = [0] * len(lines)
+    whole = getattr(module, "rank_lines", None)
+    given = whole(lines, config) if whole is not None else None
+    own = getattr(module, "tier", None) if given is None else None
+    signal, context = _general(lines)
+    if given is None and own is None:  # the general rules alone: only the lines they name are visited
+        for i in context:
+            tiers[i] = 1
+        for i in signal:
+            tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
+    else:
+        for i, line in enumerate(lines):
+            if given is not None:
+                ranked = given[i]
+            else:
+                ranked = own(line.rstrip(b"\r"), _shown(line), config)
+            if ranked is not None:
+                tiers[i], ranks[i] = ranked
+            elif i in signal:
+                tiers[i], ranks[i] = 0, signal_rank(_shown(line))
+            elif i in context:
+                tiers[i] = 1
+    if lines and lines[0].startswith(FAILED_HEAD):
+        tiers[0], ranks[0] = 0, -1
+    if getattr(module, "PACK_CONTEXT", True):
+        _context(tiers, lines)
+    _blanks(tiers, ranks, lines)
+    return tiers, ranks
+
+
+def _shown(line: bytes) -> bytes:
+    """A line as a terminal shows it (escapes and overprints applied), its line end left out."""
+    text = line.rstrip(b"\r")
+    return display_line(text) if (b"\x1b" in text or b"\r" in text) else text
+
+
+def _general(lines: list[bytes]) -> tuple[set[int], set[int]]:
+    """The indexes of the signal lines (``is_signal_text`` of the line as shown) and of the context
+    lines (``is_context_line``), found by whole-text scans: no per-line work for the other lines."""
+    text = b"\n".join(lines)
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+
+    def hits(scan) -> set[int]:
+        return {bisect_right(starts, m.start()) - 1 for m in scan(text)}
+
+    signal = hits(SIGNAL_RE.finditer) | hits(EXTRA_SIGNAL_SCAN.finditer)
+    if b"\x1b" in text or b"\r" in text:  # what a terminal shows decides: those lines one by one
+        for i, line in enumerate(lines):
+            if b"\x1b" in line or b"\r" in line.rstrip(b"\r"):
+                signal.discard(i)
+                if is_signal_text(_shown(line)):
+                    signal.add(i)
+    context = hits(MARKER_RE.finditer) | hits(FOLD_SCAN.finditer)
+    return signal, context - signal
+
+
+def _context(tiers: list[int], lines: list[bytes]) -> None:
+    """The lines right around a tier-0 line are its context (tier 1)."""
+    n = len(lines)
+    for i, tier in enumerate(list(tiers)):
+        if tier == 0:
+            for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
+                if tiers[j] == 2 and lines[j].strip():
+                    tiers[j] = 1
+
+
+def _blanks(tiers: list[int], ranks: list[int], lines: list[bytes]) -> None:
+    """A blank line belongs to the block around it: the better tier of its neighbours, last in it."""
+    blank = [not line.strip() for line in lines]
+    prev_tier = 2
+    for i in range(len(lines)):
+        if blank[i]:
+            tiers[i], ranks[i] = prev_tier, BLANK_RANK
+        else:
+            prev_tier = tiers[i]
+    next_tier = 2
+    for i in range(len(lines) - 1, -1, -1):
+        if blank[i]:
+            tiers[i] = min(tiers[i], next_tier)
+        else:
+            next_tier = tiers[i]
