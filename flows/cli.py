@@ -361,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
     p.set_defaults(func=_command("flows.agent:cmd_pack"))
 
-    p = sub.add_parser("hook", help="agent hook: read a pre-tool JSON payload on stdin, print the rewrite into `tokens run`")
+    p = sub.add_parser("hook", help="agent hook: read a hook payload on stdin, print the reduced output or the rewrite")
     p.add_argument("agent", choices=["claude-code", "codex", "gemini"])
     p.add_argument("--skip", action="append", metavar="NAME", help="never rewrite this program (repeatable)")
     p.set_defaults(func=_command("flows.hooks:cmd_hook"))
@@ -373,6 +373,8 @@ def build_parser() -> argparse.ArgumentParser:
     scope.add_argument("--project", dest="scope", action="store_const", const="project", help="settings in the current directory")
     p.add_argument("--show", action="store_true", help="print what would change; change nothing")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what init added")
+    p.add_argument("--route", choices=["output", "rewrite"], default=None,
+                   help="claude-code: reduce the output after the command ran (default) or rewrite the command")
     p.set_defaults(func=_command("flows.init:cmd_init"), scope="global")
     return parser
 

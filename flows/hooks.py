@@ -90,6 +90,13 @@ BUILTINS = frozenset({
     "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
 })
 DIR_CHANGERS = frozenset({"cd", "pushd", "popd"})
+# builtins that only print or test: every other builtin may change the agent's shell (cd, export, set,
+# source, alias, umask, read, jobs …) and a line holding one is left alone
+PURE_BUILTINS = frozenset({"echo", "printf", "test", "[", ":", "true", "false", "pwd", "type"})
+SERVERS = {"npm": ("dev", "start", "serve", "watch"), "yarn": ("dev", "start", "serve", "watch"),
+           "pnpm": ("dev", "start", "serve", "watch"), "bun": ("dev", "start"), "next": ("dev", "start"),
+           "vite": ("", "dev", "serve", "preview"), "rails": ("s", "server"), "flask": ("run",)}
+LINE_MAX = 64 * 1024  # characters: a longer command line is left alone (the hook stays linear and fast)
 NULL_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 _OPS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n")
@@ -335,12 +342,16 @@ def _ours(name: str, args: list[str]) -> bool:
 
 
 class Policy(msgspec.Struct, frozen=True):
-    """What the hook may rewrite: the user's own skip list, and where programs are looked up."""
+    """What the hook may rewrite: the user's own skip list, where programs are looked up, the shell
+    that runs a line, and the host's permission rules (``flows.hooks_rules``)."""
 
     skip: frozenset[str] = frozenset()
     path: str | None = None  # PATH used to find programs (the agent's)
     cwd: str = "."
-    allow: bool = False  # also answer permissionDecision "allow" (Claude Code: opt-in, see docs/agents.md)
+    shell: str = ""  # the user's shell (bash or zsh from $SHELL), else bash on PATH
+    rules: object = None  # flows.hooks_rules.Rules of the host, or None (no rules to honour)
+    bypass: bool = False  # the host session runs without permission prompts (Claude Code bypassPermissions)
+    needs_allow: bool = False  # rewrite only what the rules allow, and answer "allow" (Claude Code)
 
 
 def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
@@ -350,9 +361,12 @@ def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
             return "redirect"
     if not names:
         return None
+    first = next((os.path.basename(w) for w in names if not _ASSIGN.match(w)), "")
+    if first in ("time", "exec") or (first in ("sudo", "doas") and not {"-n", "--non-interactive"} & set(names)):
+        return "interactive"  # time is the shell's keyword (its report goes to the shell); exec replaces it
     name, args = command_name(names)
     if not name:
-        return None  # only keywords or assignments (done, fi, X=1)
+        return "changes the shell" if names and all(_ASSIGN.match(w) for w in names) else None
     base = os.path.basename(name)
     if _ours(name, args):
         return "ours"
@@ -362,11 +376,35 @@ def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
         return "repl"
     if _follows(base, args) or _wants_tty(base, args):
         return "streaming"
-    if base in DIR_CHANGERS:
-        return "changes directory"
+    if base in DIR_CHANGERS or (name in BUILTINS and name not in PURE_BUILTINS):
+        return "changes the shell"
+    if _interactive_use(base, args):
+        return "interactive"
     if not _resolvable(name, policy):
         return "not found"
     return None
+
+
+def _interactive_use(base: str, args: list[str]) -> bool:
+    """A use of a program that wants a terminal or never ends: ``git commit`` with no message,
+    ``git add -p``, ``git rebase -i``, a dev server (``npm run dev``), ``sudo`` that may prompt."""
+    if base == "git" and args:
+        sub, rest = args[0], args[1:]
+        if sub == "commit" and not any(a.startswith(("-m", "--message", "-F", "--file", "-C", "--reuse-message",
+                                                     "--no-edit", "--fixup")) or a in ("-am",) for a in rest):
+            return True
+        if any(a in ("-p", "--patch", "-i", "--interactive", "-e", "--edit") for a in rest) and sub in (
+                "add", "rebase", "checkout", "reset", "stash", "restore", "commit", "clean", "tag", "merge"):
+            return True
+        return sub in ("mergetool", "difftool", "citool", "gui", "gui--askpass")
+    if base in SERVERS:
+        words = [a for a in args if not a.startswith("-")]
+        first = words[1] if base in ("npm", "pnpm", "yarn", "bun") and words[:1] == ["run"] and len(words) > 1 else \
+            (words[0] if words else "")
+        return first in SERVERS[base]
+    if base in ("sudo", "doas"):
+        return not any(a in ("-n", "--non-interactive") for a in args)
+    return False
 
 
 def _bad_redirect(cmd: Simple, tok: Tok) -> bool:
@@ -415,50 +453,75 @@ def hook_argv(agent: str) -> list[str]:
 
 
 def rewrite(command: str, policy: Policy) -> str | None:
-    """The command line that runs ``command`` under ``tokens run``, or ``None`` to leave it alone."""
-    if not command.strip():
+    """The command line that runs ``command`` under ``tokens run``, or ``None`` to leave it alone.
+
+    The whole line is wrapped, never split: ``tokens run -- SHELL -c 'LINE'`` with the user's shell
+    (or ``tokens run -- PROGRAM ARGS`` when the line is one plain command that nothing expands)."""
+    if not command.strip() or len(command) > LINE_MAX:
         return None
     try:
         toks = scan(command)
         commands = split_commands(toks)
         if any(t.kind == "op" and t.text in ("&", ";;") for t in toks):
             return None  # a background job holds the pipe open; case arms are not commands
-        prefix_end, rest = _leading_cd(commands)
-        rest_toks = [t for c in rest for t in c.toks]
-        if not rest_toks:
+        if _defines_function(toks):
             return None
-        for cmd in rest:
+        for cmd in commands:
             words = [literal(w) for w in cmd.words]
             if cmd.words and cmd.words[0].text in ("for", "case", "select", "function"):
-                words = []  # its words are not a program to check
+                words = words[:1] if cmd.words[0].text == "function" else []
             if why_not(cmd, words, policy):
                 return None
-        body = command[rest[0].toks[0].start if rest[0].toks else prefix_end:]
-        argv = _direct_argv(rest)
+        if not _rules_allow(command, commands, policy):
+            return None
+        argv = _direct_argv(commands)
     except Unparsed:
         return None
     if argv is None:
-        bash = shutil.which("bash", path=policy.path) or "/bin/bash"
-        argv = [bash, "-c", body]
-    wrapped = shlex.join(tokens_argv() + ["run", "--"] + argv)
-    return command[:prefix_end].rstrip() + " " + wrapped if prefix_end else wrapped
+        argv = [policy.shell or _shell(policy), "-c", command]
+    return shlex.join(tokens_argv() + ["run", "--"] + argv)
 
 
-def _leading_cd(commands: list[Simple]) -> tuple[int, list[Simple]]:
-    """A leading ``cd DIR &&`` (or ``;``) chain stays in the agent's shell, so its working directory
-    still follows; returns where the rest starts and the rest's simple commands."""
-    k = 0
-    end = 0
-    while k < len(commands) - 1:
-        cmd = commands[k]
-        words = cmd.words
-        if (len(words) == len(cmd.toks) and words and words[0].text == "cd" and len(words) <= 2
-                and cmd.end_op is not None and cmd.end_op.text in ("&&", ";")):
-            end = cmd.end_op.end
-            k += 1
-        else:
-            break
-    return end, commands[k:]
+def _defines_function(toks: list[Tok]) -> bool:
+    """``f() { …; }`` or ``function f``: a definition lives in the agent's shell."""
+    for a, b in zip(toks, toks[1:]):
+        if a.kind == "word" and b.kind == "paren" and b.text == "(":
+            return True
+    return any(t.kind == "word" and t.text == "function" for t in toks)
+
+
+def _command_texts(command: str, commands: list[Simple]) -> list[str]:
+    """Each simple command's own text, and again without leading assignments or wrappers."""
+    texts = []
+    for cmd in commands:
+        if not cmd.toks:
+            continue
+        texts.append(command[cmd.toks[0].start:cmd.toks[-1].end])
+        words = [w.text for w in cmd.words]
+        name, args = command_name(words)
+        if name and name != words[0]:
+            texts.append(" ".join([name] + args))
+    return texts
+
+
+def _rules_allow(command: str, commands: list[Simple], policy: Policy) -> bool:
+    """Whether the host's rules let this line be rewritten (see ``flows.hooks_rules``)."""
+    if policy.rules is None:
+        return True
+    from flows.hooks_rules import verdict
+
+    said = verdict(policy.rules, command, _command_texts(command, commands), policy.bypass)
+    if said == "deny":
+        return False
+    return said == "allow" or not policy.needs_allow
+
+
+def _shell(policy: Policy) -> str:
+    """The user's shell when it is bash or zsh (``$SHELL``), else bash on the agent's PATH."""
+    user = os.environ.get("SHELL", "")
+    if os.path.basename(user) in ("bash", "zsh") and os.path.isabs(user) and os.access(user, os.X_OK):
+        return user
+    return shutil.which("bash", path=policy.path) or "/bin/bash"
 
 
 def _direct_argv(rest: list[Simple]) -> list[str] | None:
@@ -496,8 +559,9 @@ def respond(agent: str, payload: object, policy: Policy) -> dict | None:
     updated = dict(tool_input)
     updated["command"] = new
     out: dict = {"hookEventName": "PreToolUse"}
-    if agent == "codex" or policy.allow:
-        out["permissionDecision"] = "allow"  # Codex applies updatedInput only with it
+    # Codex applies updatedInput only with "allow"; Claude Code would check its rules against the
+    # rewritten line, so a line is rewritten there only when its rules allow the original (hooks_rules)
+    out["permissionDecision"] = "allow"
     out["updatedInput"] = updated
     return {"hookSpecificOutput": out}
 
@@ -516,8 +580,25 @@ def policy_for(payload: object, skip: list[str] | None = None, environ: dict | N
         tool_input = payload.get("tool_input")
         if isinstance(tool_input, dict) and isinstance(tool_input.get("dir_path"), str):
             cwd = os.path.join(cwd, tool_input["dir_path"])
-    allow = env.get("NOLIFE_TOKENS_HOOK_ALLOW", "") not in ("", "0")
-    return Policy(skip=frozenset(names), path=env.get("PATH"), cwd=cwd, allow=allow)
+    return Policy(skip=frozenset(names), path=env.get("PATH"), cwd=cwd)
+
+
+def host_policy(agent: str, payload: object, policy: Policy, environ: dict | None = None) -> Policy:
+    """``policy`` with the host's shell and permission rules (``flows.hooks_rules``): Claude Code's
+    settings rules (a rewrite only for what they allow), Codex's ``prefix_rule`` files; Gemini CLI
+    checks its policy before the hook runs, on the line the model wrote, and runs it under bash."""
+    from flows import hooks_rules
+
+    env = os.environ if environ is None else environ
+    home = env.get("HOME")
+    if agent == "gemini":
+        return msgspec.structs.replace(policy, shell=shutil.which("bash", path=policy.path) or "/bin/bash")
+    if agent == "codex":
+        codex_home = env.get("CODEX_HOME") or (os.path.join(home, ".codex") if home else None)
+        return msgspec.structs.replace(policy, rules=hooks_rules.codex_rules(policy.cwd, codex_home))
+    bypass = isinstance(payload, dict) and payload.get("permission_mode") == "bypassPermissions"
+    return msgspec.structs.replace(policy, rules=hooks_rules.claude_rules(policy.cwd, home), bypass=bypass,
+                                   needs_allow=True)
 
 
 def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:
@@ -526,9 +607,23 @@ def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:
         return b""
     try:
         payload = json.loads(data)
-        answer = respond(agent, payload, policy_for(payload, skip))
     except (ValueError, RecursionError, TypeError):
         return b""
+    if isinstance(payload, dict) and payload.get("hook_event_name") == "PostToolUse":
+        if agent != "claude-code":
+            return b""
+        try:  # the output route: reduce what the command printed (flows.hooks_output)
+            from flows.hooks_output import respond_output
+
+            answer = respond_output(payload)
+        except Exception:  # noqa: BLE001 - whatever happens, the host's own output stands
+            return b""
+    else:
+        try:
+            policy = policy_for(payload, skip)
+            answer = respond(agent, payload, host_policy(agent, payload, policy))
+        except (ValueError, RecursionError, TypeError, OSError):
+            return b""
     return b"" if answer is None else json.dumps(answer).encode() + b"\n"
 
 

@@ -1,40 +1,53 @@
 """``tokens init``: installs (``--uninstall``: removes) the agent hook and a short note on markers.
 
-    tokens init [--agent claude-code|codex|gemini] [--global|--project] [--show] [--uninstall]
+    tokens init [--agent claude-code|codex|gemini] [--global|--project] [--route output|rewrite]
+                [--show] [--uninstall]
 
 For each agent it edits two files (``--global``, the default: under the user's home; ``--project``:
 in the current directory):
 
-=============  ====================================  ===============================  ============
+=============  ====================================  ===============================  ==================
 agent          settings (hook)                       note                             hook event
-=============  ====================================  ===============================  ============
-claude-code    ~/.claude/settings.json               ~/.claude/CLAUDE.md              PreToolUse
-               ./.claude/settings.json               ./CLAUDE.md                      (Bash)
+=============  ====================================  ===============================  ==================
+claude-code    ~/.claude/settings.json               ~/.claude/CLAUDE.md              PostToolUse (Bash);
+               ./.claude/settings.json               ./CLAUDE.md                      --route rewrite:
+                                                                                      PreToolUse
 codex          $CODEX_HOME/hooks.json (~/.codex)     $CODEX_HOME/AGENTS.md            PreToolUse
                ./.codex/hooks.json                   ./AGENTS.md                      (Bash)
 gemini         ~/.gemini/settings.json               ~/.gemini/GEMINI.md              BeforeTool
                ./.gemini/settings.json               ./GEMINI.md                      (run_shell_command)
-=============  ====================================  ===============================  ============
+=============  ====================================  ===============================  ==================
 
-The hook is one matcher group of our own (other hooks are left alone) whose command is
-``/abs/python -I -m flows.hooks AGENT`` (see ``flows.hooks``). The note sits between
-``<!-- nolife-tokens:begin -->`` and ``<!-- nolife-tokens:end -->`` lines. Running init again
-changes nothing (or replaces a stale hook command, e.g. after the venv moved).
+Routes (``flows.hooks``): Claude Code can replace a tool's output after it ran, so the default there
+is the output route (the command runs untouched, its output is reduced); Codex and Gemini CLI cannot,
+so they get the rewrite route (safe lines only, under ``tokens run``).
 
+The hook is one matcher group of our own (other hooks are left alone; our group in any other event is
+removed, so switching routes never leaves both). Its command is ``/abs/python -I -m flows.hooks AGENT``
+for ``--global`` (this machine's settings) and ``tokens hook AGENT`` for ``--project`` (a file a team
+commits: no path of this machine, ``tokens`` found on each user's PATH); init prints the steps each
+host needs by hand. The note sits between ``<!-- nolife-tokens:begin -->`` and
+``<!-- nolife-tokens:end -->`` lines. Running init again changes nothing.
+
+Settings are read and written by ``flows.jsonkeep``: every value init does not change is written back
+as read (``1e400`` stays ``1e400``, big integers, strings, repeated keys, key order). Each edit is made
+under an exclusive ``flock`` on the settings file's directory (concurrent inits wait their turn),
+written to a temp file and renamed over the target, then read back and checked before init reports it.
 Before the first change, the original bytes of each file (or the fact that it did not exist) are kept
 in ``nolife-tokens-init/`` next to the settings file. ``--uninstall`` puts a file back byte for byte
 when nobody changed it since (a file init created is removed again), and otherwise removes just our
 group and our note. ``--show`` prints the change as a diff and writes nothing.
 
-The home directory is ``$NOLIFE_TOKENS_INIT_HOME`` if set, else ``$HOME``. Every write goes to a temp
-file in the same directory, then is renamed over the target; a symlinked file or directory is
-refused, never written through.
+The home directory is ``$NOLIFE_TOKENS_INIT_HOME`` if set, else ``$HOME``. A symlinked file or
+directory is refused, never written through.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import fcntl
 import hashlib
 import json
 import os
@@ -47,6 +60,8 @@ from pathlib import Path
 
 import msgspec
 
+from flows import jsonkeep
+from flows.jsonkeep import Obj
 from operators.errors import UsageError
 
 BEGIN = "<!-- nolife-tokens:begin (added by `tokens init`; `tokens init --uninstall` removes it) -->"
@@ -65,6 +80,7 @@ class Target(msgspec.Struct, frozen=True):
     event: str
     matcher: str
     entry: dict
+    scope: str = "global"
 
 
 class FileRecord(msgspec.Struct):
@@ -102,54 +118,77 @@ def home_dir(environ=None) -> Path:
     return Path(home)
 
 
-def hook_command(agent: str) -> str:
+def hook_command(agent: str, scope: str = "global") -> str:
+    """The hook's command line: for ``--global`` (this machine's settings) the absolute interpreter
+    with ``-I -m flows.hooks AGENT``; for ``--project`` (a file a team commits) ``tokens hook AGENT``,
+    found on each user's PATH, with no path of this machine in it."""
+    if scope == "project":
+        return f"tokens hook {agent}"
     from flows.hooks import hook_argv
 
     return shlex.join(hook_argv(agent))
 
 
-def target(agent: str, scope: str, environ=None, cwd: Path | None = None) -> Target:
+ROUTES = ("output", "rewrite")
+
+
+def route_of(agent: str, route: str | None) -> str:
+    """The route installed: Claude Code replaces a tool's output after it ran (``PostToolUse``), the
+    default there; Codex and Gemini CLI cannot (see docs/agents.md), so they get the rewrite route."""
+    if agent != "claude-code":
+        if route == "output":
+            raise UsageError(f"{agent} cannot replace a tool's output after it ran; use the rewrite route")
+        return "rewrite"
+    return route or "output"
+
+
+def target(agent: str, scope: str, environ=None, cwd: Path | None = None, route: str | None = None) -> Target:
     env = os.environ if environ is None else environ
     home = home_dir(env)
     project = Path.cwd() if cwd is None else cwd
-    command = hook_command(agent)
+    command = hook_command(agent, scope)
+    route = route_of(agent, route)
     if agent == "claude-code":
         base = project / ".claude" if scope == "project" else home / ".claude"
         notes = project / "CLAUDE.md" if scope == "project" else base / "CLAUDE.md"
-        return Target(agent, base / "settings.json", notes, "PreToolUse", "Bash",
-                      {"type": "command", "command": command})
+        event = "PostToolUse" if route == "output" else "PreToolUse"
+        return Target(agent, base / "settings.json", notes, event, "Bash",
+                      {"type": "command", "command": command}, scope)
     if agent == "codex":
         codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") and "NOLIFE_TOKENS_INIT_HOME" not in env \
             else home / ".codex"
         base = project / ".codex" if scope == "project" else codex_home
         notes = project / "AGENTS.md" if scope == "project" else base / "AGENTS.md"
         return Target(agent, base / "hooks.json", notes, "PreToolUse", "Bash",
-                      {"type": "command", "command": command})
+                      {"type": "command", "command": command}, scope)
     base = project / ".gemini" if scope == "project" else home / ".gemini"
     notes = project / "GEMINI.md" if scope == "project" else base / "GEMINI.md"
     return Target(agent, base / "settings.json", notes, "BeforeTool", "run_shell_command",
                   {"name": "nolife-tokens", "type": "command", "command": command,
-                   "description": "run shell commands through tokens run (reduced output, nothing lost)"})
+                   "description": "run shell commands through tokens run (reduced output, nothing lost)"}, scope)
 
 
-def note_text() -> str:
-    from flows.hooks import tokens_argv
+def note_text(scope: str = "global") -> str:
+    """The note on markers; for ``--project`` (a committed file) it names no path of this machine:
+    the hint lines of each output name the command that works there."""
+    from operators.launcher import tokens_command
 
-    exe = shlex.join(tokens_argv())
+    where = ("- Each output's last line names the exact command to read more (`tokens`, or its full path",
+             "  when `tokens` is not on PATH).") if scope == "project" else \
+        ("- `tokens …` commands themselves are never reduced. If `tokens` is not on PATH, use",
+         f"  `{tokens_command('')}`.")
     return "\n".join([
         BEGIN,
         "## Shell output is reduced by nolife-tokens",
         "",
-        "Shell commands run through `tokens run`: you see a reduced copy of their output, the exit code is",
-        "the command's own, and nothing is lost.",
+        "Long shell outputs reach you reduced: the exit code is the command's own, and nothing is lost.",
         "",
         "- `#ref:ctx_…` marks bytes left out of the output. `tokens expand ctx_…` prints exactly those bytes;",
         "  `tokens show-ref ctx_…` adds where they came from.",
         "- `[folded N lines: …]` and `×N` count lines folded into one; the exact lines are behind the ref.",
         "- `tokens expand --full pkt_…` prints the whole original output, byte for byte.",
         "- `[command failed: exit code N]` comes first when the command failed.",
-        "- `tokens …` commands themselves are never reduced. If `tokens` is not on PATH, use",
-        f"  `{exe}`.",
+        *where,
         END,
         "",
     ])
@@ -215,9 +254,51 @@ def make_dirs(path: Path) -> list[str]:
         p = p.parent
     if os.path.islink(p) or not p.is_dir():
         raise UsageError(f"{p} is not a directory (or is a symbolic link)")
+    created = []
     for d in reversed(missing):
-        os.mkdir(d)
-    return [str(d) for d in reversed(missing)]
+        try:
+            os.mkdir(d)
+            created.append(str(d))
+        except FileExistsError:  # made at the same moment by another init
+            if os.path.islink(d) or not os.path.isdir(d):
+                raise UsageError(f"{d} is not a directory (or is a symbolic link)") from None
+    return created
+
+
+@contextlib.contextmanager
+def locked(directory: Path):
+    """Hold an exclusive ``flock`` on ``directory`` (the settings file's own directory, made if
+    missing; yields the directories made): every ``tokens init`` that edits a file there waits its
+    turn, and no lock file is left."""
+    created = make_dirs(directory)
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield created
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def edit_file(path: Path, transform) -> bytes | None:
+    """Apply ``transform(old bytes or None) -> new bytes or None`` to ``path`` under the directory's
+    lock, write atomically, read back and check; returns what is now in the file."""
+    with locked(path.parent):
+        old = read_bytes(path)
+        new = transform(old)
+        if new is None or new == old:
+            return old
+        atomic_write(path, new)
+        verify(path, new)
+        return new
+
+
+def verify(path: Path, expected: bytes) -> None:
+    """Read ``path`` back: it must hold exactly ``expected`` (and a settings file must parse)."""
+    got = read_bytes(path)
+    if got != expected:
+        raise UsageError(f"{path} does not hold what was written (changed at the same moment?); run init again")
+    if path.suffix == ".json":
+        _load_settings(path, got)
 
 
 def _sha(data: bytes) -> str:
@@ -227,70 +308,99 @@ def _sha(data: bytes) -> str:
 # ------------------------------------------------------------------------------------------ contents
 
 
-def _load_settings(path: Path, data: bytes | None) -> dict:
+def _load_settings(path: Path, data: bytes | None) -> Obj:
+    """The settings as read (``flows.jsonkeep``: every number, string and key order kept)."""
     if data is None or not data.strip():
-        return {}
+        return Obj()
     try:
-        obj = json.loads(data)
-    except ValueError as exc:
+        obj = jsonkeep.loads(data)
+    except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path} is not valid JSON ({exc}); fix it or move it away, then run init again") from None
-    if not isinstance(obj, dict):
+    if not isinstance(obj, Obj):
         raise UsageError(f"{path} does not hold a JSON object")
     return obj
 
 
-def _dump(obj: dict) -> bytes:
-    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode()
+def _dump(obj: Obj) -> bytes:
+    return (jsonkeep.dumps(obj) + "\n").encode("utf-8", "surrogatepass")
 
 
 def _is_ours(entry: object) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("command"), str) and bool(HOOK_COMMAND.search(entry["command"]))
+    return isinstance(entry, Obj) and isinstance(entry.get("command"), str) and bool(HOOK_COMMAND.search(entry.get("command")))
 
 
 def _strip_ours(groups: list) -> list:
     """The event's groups without our entries; a group left empty by that is dropped."""
     kept = []
     for group in groups:
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        entries = group.get("hooks") if isinstance(group, Obj) else None
+        if not isinstance(entries, list) or isinstance(entries, Obj):
             kept.append(group)
             continue
-        entries = [e for e in group["hooks"] if not _is_ours(e)]
-        if len(entries) == len(group["hooks"]):
+        mine = [e for e in entries if not _is_ours(e)]
+        if len(mine) == len(entries):
             kept.append(group)
-        elif entries:
-            kept.append({**group, "hooks": entries})
+        elif mine:
+            copy = Obj(group)
+            copy.set("hooks", mine)
+            kept.append(copy)
     return kept
 
 
+def _hooks_of(t: Target, obj: Obj) -> Obj:
+    hooks = obj.get("hooks", Obj())
+    if not isinstance(hooks, Obj) or any(not isinstance(g, list) or isinstance(g, Obj) for _, g in hooks):
+        raise UsageError(f"{t.settings}: 'hooks' has an unexpected shape; not editing it")
+    return hooks
+
+
+def _without_ours(hooks: Obj) -> Obj:
+    """Every event's groups without our entries; an event left with no group is dropped."""
+    out = Obj()
+    for event, groups in hooks:
+        kept = _strip_ours(groups)
+        if kept or not groups:
+            out.append((event, kept))
+    return out
+
+
+def _our_group(t: Target) -> Obj:
+    return Obj([("matcher", t.matcher), ("hooks", [Obj(t.entry.items())])])
+
+
 def settings_with_hook(t: Target, data: bytes | None) -> bytes | None:
-    """The settings with our group (``None``: already there, nothing to change)."""
+    """The settings with our group in its event and nowhere else (``None``: already so)."""
     obj = _load_settings(t.settings, data)
-    hooks = obj.get("hooks", {})
-    if not isinstance(hooks, dict) or not isinstance(hooks.get(t.event, []), list):
-        raise UsageError(f"{t.settings}: 'hooks' / 'hooks.{t.event}' has an unexpected shape; not editing it")
-    groups = hooks.get(t.event, [])
-    ours = {"matcher": t.matcher, "hooks": [t.entry]}
-    if ours in groups and sum(_is_ours(e) for g in groups if isinstance(g, dict) for e in g.get("hooks", [])) == 1:
+    hooks = _hooks_of(t, obj)
+    new_hooks = _without_ours(hooks)
+    if new_hooks.has(t.event):
+        new_hooks.set(t.event, new_hooks.get(t.event) + [_our_group(t)])
+    else:
+        new_hooks.append((t.event, [_our_group(t)]))
+    if jsonkeep.plain(new_hooks) == jsonkeep.plain(hooks) and obj.has("hooks"):
         return None
-    obj = {**obj, "hooks": {**hooks, t.event: _strip_ours(groups) + [ours]}}
+    obj.set("hooks", new_hooks)
     return _dump(obj)
 
 
 def settings_without_hook(t: Target, data: bytes) -> bytes:
     obj = _load_settings(t.settings, data)
     hooks = obj.get("hooks")
-    if not isinstance(hooks, dict):
+    if not isinstance(hooks, Obj):
         return data
-    new_hooks = {}
-    for event, groups in hooks.items():
-        if isinstance(groups, list):
+    new_hooks = Obj()
+    for event, groups in hooks:
+        if isinstance(groups, list) and not isinstance(groups, Obj):
             groups = _strip_ours(groups)
             if not groups:
                 continue
-        new_hooks[event] = groups
-    if new_hooks == hooks:
+        new_hooks.append((event, groups))
+    if jsonkeep.plain(new_hooks) == jsonkeep.plain(hooks):
         return data
-    obj = {**obj, "hooks": new_hooks} if new_hooks else {k: v for k, v in obj.items() if k != "hooks"}
+    if new_hooks:
+        obj.set("hooks", new_hooks)
+    else:
+        obj.drop("hooks")
     return _dump(obj)
 
 
@@ -298,8 +408,8 @@ _BLOCK = re.compile(re.escape("<!-- nolife-tokens:begin").encode() + rb"[^\n]*\n
                     re.S)
 
 
-def notes_with_block(data: bytes | None) -> bytes | None:
-    block = note_text().encode()
+def notes_with_block(data: bytes | None, scope: str = "global") -> bytes | None:
+    block = note_text(scope).encode()
     text = data or b""
     m = _BLOCK.search(text)
     if m:
@@ -339,7 +449,7 @@ def read_manifest(t: Target) -> Manifest | None:
 def plan_install(t: Target) -> list[Change]:
     changes = []
     for path, make, strip in ((t.settings, lambda d: settings_with_hook(t, d), lambda d: settings_without_hook(t, d)),
-                              (t.notes, notes_with_block, notes_without_block)):
+                              (t.notes, lambda d: notes_with_block(d, t.scope), notes_without_block)):
         old = read_bytes(path)
         new = make(old)
         if new is not None and new != old:
@@ -367,7 +477,7 @@ def plan_uninstall(t: Target, manifest: Manifest | None) -> list[Change]:
 
 def _has_content(path: Path, data: bytes, t: Target) -> bool:
     if path == t.settings:
-        return _load_settings(path, data) != {}
+        return len(_load_settings(path, data)) > 0
     return bool(data.strip())
 
 
@@ -381,11 +491,12 @@ def _backup_bytes(t: Target, record: FileRecord) -> bytes:
 # ------------------------------------------------------------------------------------------ applying
 
 
-def install(t: Target, changes: list[Change]) -> None:
+def install(t: Target, changes: list[Change], made: list[str] | None = None) -> None:
+    """Write the planned changes (the caller holds ``locked(t.settings.parent)``, which made ``made``)."""
     manifest = read_manifest(t) or Manifest(agent=t.agent)
     state = _state_dir(t)
     created = make_dirs(state)
-    manifest.created_dirs = manifest.created_dirs or created[:-1]
+    manifest.created_dirs = manifest.created_dirs or (made or []) + created[:-1]
     for change in changes:
         created = make_dirs(change.path.parent)
         manifest.created_dirs += [d for d in created if d not in manifest.created_dirs]
@@ -403,6 +514,7 @@ def install(t: Target, changes: list[Change]) -> None:
             record.mode = stat.S_IMODE(os.lstat(change.path).st_mode)
             atomic_write(state / record.backup, change.base, 0o600)
         atomic_write(change.path, change.new)
+        verify(change.path, change.new)
         record.installed_sha256 = _sha(change.new)
     atomic_write(state / MANIFEST, msgspec.json.encode(manifest) + b"\n", 0o600)
 
@@ -455,27 +567,73 @@ def _show(changes: list[Change], out) -> None:
             out.write("\n")
 
 
+def _apply(t: Target, args: argparse.Namespace) -> list[Change]:
+    """Plan and write under the settings directory's lock (nothing is locked or made for an
+    uninstall where there is nothing)."""
+    if args.uninstall and not t.settings.parent.is_dir():
+        changes = plan_uninstall(t, None)
+        uninstall(t, changes, None)
+        return changes
+    with locked(t.settings.parent) as made:
+        if args.uninstall:
+            manifest = read_manifest(t)
+            changes = plan_uninstall(t, manifest)
+            uninstall(t, changes, manifest)
+        else:
+            changes = plan_install(t)
+            if changes:
+                install(t, changes, made)
+            else:
+                for d in reversed(made):
+                    _rmdir(Path(d))
+    return changes
+
+
+MANUAL = {
+    "claude-code": ["review the hook once in Claude Code: /hooks (hooks from a project's .claude/settings.json "
+                    "run once you trust the project)"],
+    "codex": ["hooks must be enabled in ~/.codex/config.toml ([features] codex_hooks = true on versions that gate them)",
+              "open /hooks in Codex once to review and trust the new hook (project hooks load only in a trusted project)"],
+    "gemini": ["enable hooks: /settings -> Enable Hooks System (tools.enableHooks), then /hooks panel lists nolife-tokens",
+               "project hooks run once you trust them for this project"],
+}
+
+
+def _steps(t: Target) -> list[str]:
+    from operators.launcher import launcher_argv, on_path
+
+    steps = list(MANUAL[t.agent])
+    if t.scope == "project":
+        steps.insert(0, "the hook runs `tokens` from PATH: each user of this project installs nolife-tokens and "
+                        "puts `tokens` on PATH")
+        if not on_path():
+            steps.insert(1, f"`tokens` is not on PATH here: e.g. ln -s {shlex.quote(launcher_argv()[0])} "
+                            "~/.local/bin/tokens (with ~/.local/bin on PATH)")
+    return steps
+
+
 def cmd_init(args: argparse.Namespace, config) -> int:
-    t = target(args.agent, args.scope)
-    manifest = read_manifest(t) if args.uninstall else None
-    changes = plan_uninstall(t, manifest) if args.uninstall else plan_install(t)
+    t = target(args.agent, args.scope, route=getattr(args, "route", None))
     out = sys.stdout
     verb = "uninstall" if args.uninstall else "install"
     if args.show:
+        manifest = read_manifest(t) if args.uninstall else None
+        changes = plan_uninstall(t, manifest) if args.uninstall else plan_install(t)
         out.write(f"tokens init{' --uninstall' if args.uninstall else ''} --show: {t.agent} ({args.scope}); "
                   f"{len(changes)} file(s) would change, nothing written\n")
         _show(changes, out)
         return 0
-    if args.uninstall:
-        uninstall(t, changes, manifest)
-    elif changes:
-        install(t, changes)
+    changes = _apply(t, args)
     for change in changes:
         what = "removed" if change.new is None else "created" if change.old is None else "updated"
         out.write(f"{what:8} {change.path}\n")
     if not changes:
         out.write(f"nothing to {verb}: {t.agent} ({args.scope}) is {'not ' if args.uninstall else ''}installed\n")
-    elif not args.uninstall:
-        out.write(f"hook: {t.event} on {t.matcher} runs {t.entry['command']}\n")
+    if not args.uninstall:
+        route = "output (the command runs untouched; its output is reduced)" if t.event == "PostToolUse" else \
+            "rewrite (safe lines run under tokens run)"
+        out.write(f"hook: {t.event} on {t.matcher} runs {t.entry['command']}; route: {route}\n")
+        for step in _steps(t):
+            out.write(f"next: {step}\n")
     out.flush()
     return 0

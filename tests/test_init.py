@@ -8,6 +8,7 @@ import os
 import shlex
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ PLACES = {  # agent -> (settings, note) relative to the home (global) or the pro
     ("gemini", "global"): (".gemini/settings.json", ".gemini/GEMINI.md"),
     ("gemini", "project"): (".gemini/settings.json", "GEMINI.md"),
 }
-EVENT = {"claude-code": ("PreToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}
+EVENT = {"claude-code": ("PostToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}
 
 # settings as users have them: odd formatting, other keys, another hook on the same event and matcher
 USER_SETTINGS = {
@@ -72,6 +73,10 @@ def init(capsys, *args) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def text_of(*paths: Path) -> str:
+    return "".join(p.read_text() for p in paths)
+
+
 def both(places):
     home, project = places
     return {"global": home, "project": project}
@@ -96,7 +101,13 @@ def test_init_then_uninstall_is_byte_identical(agent, scope, places, capsys):
     event, matcher = EVENT[agent]
     ours = [g for g in data["hooks"][event] if g not in user["hooks"].get(event, [])]
     assert len(ours) == 1 and ours[0]["matcher"] == matcher and len(ours[0]["hooks"]) == 1
-    assert shlex.split(ours[0]["hooks"][0]["command"])[-3:] == ["-m", "flows.hooks", agent]
+    command = ours[0]["hooks"][0]["command"]
+    if scope == "global":  # this machine's settings: the absolute interpreter, whatever PATH is
+        assert shlex.split(command)[-3:] == ["-m", "flows.hooks", agent]
+    else:  # a file the team commits: no path of this machine
+        committed = text_of(settings, notes)
+        assert shlex.split(command) == ["tokens", "hook", agent]
+        assert os.path.dirname(sys.executable) not in committed and "flows.hooks" not in committed
     for key, value in user.items():  # everything of the user's is still there, unchanged
         if key != "hooks":
             assert data[key] == value
@@ -182,12 +193,12 @@ def test_reinit_after_user_edits_keeps_the_edits_on_uninstall(places, capsys):
     settings.write_bytes(b'{"model": "opus"}')
     init(capsys)
     data = json.loads(settings.read_bytes())
-    data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = "/old/venv/bin/python -I -m flows.hooks claude-code"
+    data["hooks"]["PostToolUse"][0]["hooks"][0]["command"] = "/old/venv/bin/python -I -m flows.hooks claude-code"
     data["env"] = {"FOO": "1"}
     settings.write_text(json.dumps(data, indent=4))
     code, out, _ = init(capsys)  # the stale command is replaced, not doubled
     assert code == 0 and "updated" in out
-    groups = json.loads(settings.read_bytes())["hooks"]["PreToolUse"]
+    groups = json.loads(settings.read_bytes())["hooks"]["PostToolUse"]
     commands = [h["command"] for g in groups for h in g["hooks"]]
     assert len(commands) == 1 and "/old/venv" not in commands[0]
     init(capsys, "--uninstall")
@@ -223,20 +234,120 @@ def test_home_comes_from_HOME_when_no_override(places, capsys, monkeypatch, tmp_
 
 
 def test_the_installed_hook_command_answers_a_payload(places, capsys):
+    """The output route as installed: the command runs untouched; its long output comes back reduced,
+    in the Bash tool's own shape, from a shell whose PATH lacks the venv."""
     home, project = places
     init(capsys)
-    group = json.loads((home / ".claude" / "settings.json").read_bytes())["hooks"]["PreToolUse"][0]
+    group = json.loads((home / ".claude" / "settings.json").read_bytes())["hooks"]["PostToolUse"][0]
     command = group["hooks"][0]["command"]
-    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
-               "tool_input": {"command": "ls -a", "description": "List files"}}
+    output = "".join(f"tests/test_a.py::test_{i} PASSED [{i}%]\n" for i in range(200)) + "E   planted-signal-42\n"
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "pytest -v", "description": "Run tests"},
+               "tool_response": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}}
     proc = subprocess.run(["bash", "-c", command], input=json.dumps(payload).encode(), capture_output=True,
                           cwd=project, timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
-    updated = json.loads(proc.stdout)["hookSpecificOutput"]["updatedInput"]
-    assert updated["description"] == "List files" and shlex.split(updated["command"])[-3:] == ["--", "ls", "-a"]
-    run = subprocess.run(["bash", "-c", updated["command"]], capture_output=True, cwd=project, timeout=60,
-                         env={**os.environ, "PATH": "/usr/bin:/bin"})
-    assert run.returncode == 0 and b".." in run.stdout
+    updated = json.loads(proc.stdout)["hookSpecificOutput"]["updatedToolOutput"]
+    assert set(updated) == {"stdout", "stderr", "interrupted", "isImage"} and updated["interrupted"] is False
+    assert "planted-signal-42" in updated["stdout"] and len(updated["stdout"]) < len(output)
+
+
+def test_the_rewrite_route_is_installed_only_on_request(places, capsys):
+    home, _ = places
+    code, out, _ = init(capsys, "--route", "rewrite")
+    hooks = json.loads((home / ".claude" / "settings.json").read_bytes())["hooks"]
+    assert code == 0 and list(hooks) == ["PreToolUse"] and "route: rewrite" in out
+    code, out, _ = init(capsys)  # back to the output route: the rewrite group goes, nothing doubles
+    hooks = json.loads((home / ".claude" / "settings.json").read_bytes())["hooks"]
+    assert code == 0 and list(hooks) == ["PostToolUse"] and len(hooks["PostToolUse"]) == 1
+    code, _, err = init(capsys, "--agent", "codex", "--route", "output")
+    assert code == 2 and "cannot replace" in err
+
+
+def test_project_scope_prints_the_manual_steps(places, capsys):
+    code, out, _ = init(capsys, "--project")
+    assert code == 0 and "next: the hook runs `tokens` from PATH" in out and "/hooks" in out
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"n": 1e400, "m": -1E-400, "big": 123456789012345678901234567890, "f": 1.10, "z": -0.0,\n'
+    b' "s": "\\ud83d \\u00e9 \xc3\xa9 \xe2\x98\x83 \\\" \\/", "dup": 1, "dup": 2, "order": {"b": 1, "a": 2}}',
+    b'{"hooks": {"PostToolUse": []}, "x": [1e400, {"y": 2.50e+10}]}',
+])
+def test_values_are_written_back_exactly_as_read(raw, places, capsys):
+    """Numbers (1e400 stays 1e400, never Infinity), strings, repeated keys and key order survive
+    an install; uninstall gives the bytes back."""
+    home, _ = places
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(raw)
+    code, _, _ = init(capsys)
+    assert code == 0
+    new = settings.read_bytes()
+    def as_text(data: bytes):  # numbers as their source text, objects as their pairs in order (repeats kept)
+        return json.loads(data, parse_float=str, parse_int=str, parse_constant=lambda c: ("CONSTANT", c),
+                          object_pairs_hook=list)
+    before, after = as_text(raw), as_text(new)
+    hooks_before = [v for k, v in before if k == "hooks"]
+    assert [p for p in after if p[0] != "hooks"] == [p for p in before if p[0] != "hooks"]
+    if hooks_before and hooks_before[0]:  # the user's own event, still there, still first
+        assert [p for p in dict(after)["hooks"] if p[0] != "PostToolUse"] == []
+    assert b"Infinity" not in new and b"NaN" not in new and b"1e400" in new
+    json.loads(new)  # still JSON for any reader
+    init(capsys, "--uninstall")
+    assert settings.read_bytes() == raw
+
+
+def test_a_thousand_concurrent_edits_lose_nothing(places, capsys, tmp_path):
+    """1,000 edits of one settings file at once (threads, each its own lock descriptor) and init runs
+    between them: every key every edit added is there at the end, and the hook once."""
+    import threading
+
+    from flows import init as init_mod
+    from flows import jsonkeep
+
+    home, _ = places
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"n": 1e400}')
+
+    def add(i: int) -> None:
+        def transform(old):
+            obj = jsonkeep.loads(old)
+            obj.set(f"k{i}", i)
+            return (jsonkeep.dumps(obj) + "\n").encode()
+        init_mod.edit_file(settings, transform)
+
+    threads = [threading.Thread(target=add, args=(i,)) for i in range(1000)]
+    for i, t in enumerate(threads):
+        t.start()
+        if i == 500:
+            assert init(capsys)[0] == 0
+    for t in threads:
+        t.join()
+    data = jsonkeep.loads(settings.read_bytes())
+    assert all(data.get(f"k{i}") == str(i) for i in range(1000)) and data.get("n") == "1e400"
+    assert len(data.get("hooks").get("PostToolUse")) == 1
+
+
+def test_concurrent_init_processes_and_edits_lose_nothing(places, tmp_path):
+    """Separate processes: 8 editors of 25 edits each and 4 init runs, at once."""
+    home, project = places
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"keep": 1e400}')
+    editor = ("import sys; from pathlib import Path; from flows import init, jsonkeep\n"
+              "p = Path(sys.argv[1]); w = sys.argv[2]\n"
+              "def t(old, i):\n    o = jsonkeep.loads(old); o.set(f'{w}-{i}', i); return (jsonkeep.dumps(o) + '\\n').encode()\n"
+              "for i in range(25):\n    init.edit_file(p, lambda old: t(old, i))\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    procs = [subprocess.Popen([sys.executable, "-c", editor, str(settings), f"w{w}"], env=env) for w in range(8)]
+    procs += [subprocess.Popen([sys.executable, "-m", "flows.cli", "init"], env=env, cwd=project,
+                               stdout=subprocess.DEVNULL) for _ in range(4)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * len(procs)
+    data = json.loads(settings.read_bytes().replace(b"1e400", b"1"))
+    assert all(f"w{w}-{i}" in data for w in range(8) for i in range(25))
+    assert len(data["hooks"]["PostToolUse"]) == 1 and b"1e400" in settings.read_bytes()
 
 
 def test_codex_home_is_honoured(places, capsys, monkeypatch, tmp_path):
