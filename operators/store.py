@@ -65,6 +65,8 @@ SIZE_RESCAN = 10.0  # seconds
 SIDECAR_MIN = 64 * 1024  # bytes: larger contents go to a raw sidecar file
 STORE_SUFFIXES = (".json", ".visible", ".bin")
 TEMP_GRACE = 15 * 60  # seconds: a temp file older than this is debris of a killed writer
+ORPHAN_GRACE = 3600  # seconds: a ref no packet points to, this old, is debris of a killed run
+PRIVATE_DIR = 0o700  # the store's directories; its files are 0600
 RETAIN_STAMP = ".retained"  # mtime: when the automatic budget was last applied
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -281,21 +283,58 @@ def check_target(path: Path | str, what: str = "output") -> bool:
 
 
 def check_directory(path: Path | str, what: str = "directory", create: bool = True) -> bool:
-    """Whether ``path`` is a real directory (made when missing and ``create``). A symlink or a file
-    there is a StoreError; so is a failure to make it (read-only file system …)."""
+    """Whether ``path`` is a real directory (made when missing and ``create``, mode 0700 whatever
+    the umask, with any missing parent). A symlink or a file there is a StoreError; so is a failure
+    to make it (read-only file system …)."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
         if not create:
             return False
         try:
-            os.makedirs(path, exist_ok=True)
+            make_private_dirs(path)
         except OSError as exc:
             raise StoreError(f"cannot create {what} {path}: {exc.strerror or exc}", exc.errno) from None
         return check_directory(path, what, create=False)
     if not stat.S_ISDIR(mode):
         raise StoreError(f"{what} {path} is {kind_of(mode)}, not a directory (refused)")
     return True
+
+
+def make_private_dirs(path: Path | str) -> None:
+    """Make ``path`` and its missing parents, each mode 0700 (set after ``mkdir``: the umask does
+    not decide). A directory made meanwhile by another process is fine."""
+    missing = []
+    at = Path(os.path.abspath(path))
+    while not os.path.lexists(at) and at != at.parent:
+        missing.append(at)
+        at = at.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, PRIVATE_DIR)
+        except FileExistsError:
+            continue
+        os.chmod(directory, PRIVATE_DIR)
+
+
+def check_private(path: Path | str, what: str = "store directory") -> None:
+    """Refuse a directory of the store that another user owns or that others may write to (they
+    could plant or swap records): one StoreError saying how to fix it. One of ours that others may
+    read or enter is made 0700."""
+    st = os.lstat(path)
+    uid = getattr(os, "geteuid", lambda: None)()
+    if uid is not None and st.st_uid != uid:
+        raise StoreError(f"{what} {path} belongs to another user (uid {st.st_uid}, not {uid}): refused; "
+                         "use a store of your own (NOLIFE_TOKENS_HOME)")
+    if st.st_mode & 0o022:
+        who = " and ".join(w for w, bit in (("its group", 0o020), ("other users", 0o002)) if st.st_mode & bit)
+        raise StoreError(f"{what} {path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o}): refused; "
+                         f"make it private: chmod 700 {path}")
+    if st.st_mode & 0o077:
+        try:
+            os.chmod(path, PRIVATE_DIR)
+        except OSError:
+            pass
 
 
 def replace_file(path: Path | str, data, what: str = "output", mode: int = 0o600) -> None:
@@ -619,17 +658,19 @@ class Store:
         return self._size[0], self._size[1]
 
     def gc(self, older_than: float | None = None, max_bytes: int | None = None,
-           keep_newer: float = 0.0) -> tuple[int, int]:
+           keep_newer: float = 0.0, orphan_grace: float = ORPHAN_GRACE) -> tuple[int, int]:
         """Remove records by last use: packets unused for ``older_than`` seconds, then refs no kept
         packet points to and unused as long; then, while the store holds more than ``max_bytes``, the
         least recently used packet or unreferenced ref. A ref a kept packet needs is never removed;
-        nothing used in the last ``keep_newer`` seconds is removed. Temp files of killed writers
-        older than ``TEMP_GRACE`` go too. Entries it does not own are skipped.
+        nothing used in the last ``keep_newer`` seconds is removed. Debris of killed writers goes
+        whatever the other limits: temp files and blobs no ref points to older than ``TEMP_GRACE``,
+        refs no packet points to unused for ``orphan_grace`` seconds (with their blobs). Entries it
+        does not own are skipped.
 
         Returns (files removed, bytes freed)."""
         if not self._check_dir():
             return 0, 0
-        removed, freed = _collect(self.dir, self.home / "tail", older_than, max_bytes, keep_newer)
+        removed, freed = _collect(self.dir, self.home / "tail", older_than, max_bytes, keep_newer, orphan_grace)
         self._size = None
         return removed, freed
 
@@ -663,15 +704,27 @@ class Store:
 
     # -- internals ----------------------------------------------------------------------------
     def _check_dir(self) -> bool:
-        """Whether the store directory exists; a symlink or a file there is a StoreError."""
+        """Whether the store directory exists; a symlink or a file there, or a directory another user
+        owns or may write to (the store's or its home), is a StoreError."""
         if self._dir_ok:
             return True
         self._dir_ok = check_directory(self.dir, "store directory", create=False)
+        if self._dir_ok:
+            self._check_private()
         return self._dir_ok
 
     def _ensure_dir(self) -> None:
         if not self._dir_ok:
             self._dir_ok = check_directory(self.dir, "store directory", create=True)
+            self._check_private()
+
+    def _check_private(self) -> None:
+        try:
+            check_private(self.home, "store home")
+            check_private(self.dir, "store directory")
+        except StoreError:
+            self._dir_ok = False
+            raise
 
     def _put_record(self, prefix, digest, min_len, record, verdict) -> tuple[str, bool]:
         """Write the record under the shortest free prefix of ``digest``; reuse (and touch) our own
@@ -901,8 +954,8 @@ def _remove(paths: list[str]) -> int:
 
 
 def _collect(directory: Path, tail_dir: Path, older_than: float | None, max_bytes: int | None,
-             keep_newer: float) -> tuple[int, int]:
-    """``Store.gc``: packets by last use first, then the refs no kept packet needs."""
+             keep_newer: float, orphan_grace: float = ORPHAN_GRACE) -> tuple[int, int]:
+    """``Store.gc``: debris first, then packets by last use, then the refs no kept packet needs."""
     now = time.time()
     packets, refs, debris = _units(directory, now)
     debris += _stale_temps(tail_dir, now)
@@ -911,6 +964,11 @@ def _collect(directory: Path, tail_dir: Path, older_than: float | None, max_byte
     for unit in packets.values():
         for ref_id in set(unit.refs):
             uses[ref_id] = uses.get(ref_id, 0) + 1
+    orphans = [key for key, unit in refs.items() if not uses.get(key) and now - unit.used > orphan_grace]
+    for key in orphans:  # a killed run's refs: no packet was ever written for them
+        unit = refs.pop(key)
+        freed += _remove(unit.paths)
+        removed += len(unit.paths)
     total = sum(u.size for u in packets.values()) + sum(u.size for u in refs.values())
 
     def removable(unit: _Unit) -> bool:
