@@ -385,13 +385,20 @@ def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
     return None
 
 
+def _gives_message(arg: str) -> bool:
+    """A ``git commit`` option that supplies the message (so no editor opens): ``-m``, ``-qm``,
+    ``--message=…``, ``-F``, ``--file``, ``-C``, ``--reuse-message``, ``--no-edit``, ``--fixup``."""
+    if arg.startswith("--"):
+        return arg.split("=", 1)[0] in ("--message", "--file", "--reuse-message", "--no-edit", "--fixup")
+    return arg.startswith("-") and any(c in arg[1:] for c in "mFC")
+
+
 def _interactive_use(base: str, args: list[str]) -> bool:
     """A use of a program that wants a terminal or never ends: ``git commit`` with no message,
     ``git add -p``, ``git rebase -i``, a dev server (``npm run dev``), ``sudo`` that may prompt."""
     if base == "git" and args:
         sub, rest = args[0], args[1:]
-        if sub == "commit" and not any(a.startswith(("-m", "--message", "-F", "--file", "-C", "--reuse-message",
-                                                     "--no-edit", "--fixup")) or a in ("-am",) for a in rest):
+        if sub == "commit" and not any(_gives_message(a) for a in rest):
             return True
         if any(a in ("-p", "--patch", "-i", "--interactive", "-e", "--edit") for a in rest) and sub in (
                 "add", "rebase", "checkout", "reset", "stash", "restore", "commit", "clean", "tag", "merge"):

@@ -83,6 +83,19 @@ def rewritten(agent: str, payload) -> str:
     return out["hookSpecificOutput"]["updatedInput"]["command"]
 
 
+@pytest.fixture(autouse=True)
+def user_home(tmp_path, monkeypatch):
+    """A home whose Claude Code settings allow every Bash command (the rewrite route then needs no
+    other rule); the permission tests write their own rules."""
+    home = tmp_path / "user-home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}')
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    return home
+
+
 @pytest.fixture
 def env(tmp_path):
     """The environment a rewritten command runs in: a temporary store, nothing written in the cwd."""
@@ -102,11 +115,12 @@ def sh(command: str, cwd: Path, env: dict, path: str | None = None) -> subproces
 # ------------------------------------------------------------------------------------ output shapes
 
 
-def test_claude_code_shape_keeps_the_other_fields_and_decides_no_permission():
+def test_claude_code_shape_keeps_the_other_fields_and_allows_what_the_rules_allow():
     out = json.loads(hook("claude-code", claude_payload("sort -r notes.txt", run_in_background=False)))
     assert set(out) == {"hookSpecificOutput"}
     spec = out["hookSpecificOutput"]
-    assert set(spec) == {"hookEventName", "updatedInput"}  # no permissionDecision: the user's rules apply
+    # the user's rules allow Bash (the user_home fixture): the rewritten line is allowed as the original was
+    assert set(spec) == {"hookEventName", "permissionDecision", "updatedInput"} and spec["permissionDecision"] == "allow"
     assert spec["hookEventName"] == "PreToolUse"
     updated = spec["updatedInput"]
     assert updated["description"] == "Run the test suite" and updated["timeout"] == 120000
@@ -114,12 +128,11 @@ def test_claude_code_shape_keeps_the_other_fields_and_decides_no_permission():
     assert shlex.split(updated["command"]) == hooks.tokens_argv() + ["run", "--", "sort", "-r", "notes.txt"]
 
 
-def test_claude_code_allow_is_an_opt_in():
-    spec = json.loads(hook("claude-code", claude_payload("ls"), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}))["hookSpecificOutput"]
-    assert spec["permissionDecision"] == "allow" and spec["updatedInput"]["command"].endswith("run -- ls")
-    assert hook("claude-code", claude_payload("vim x"), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}) == b""  # never alone
-    gemini = json.loads(hook("gemini", gemini_payload("ls"), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}))
-    assert "decision" not in gemini and "permissionDecision" not in gemini["hookSpecificOutput"]
+def test_the_allow_bypass_variable_is_gone():
+    settings = Path(os.environ["HOME"], ".claude", "settings.json")
+    settings.write_text('{"permissions": {"deny": ["Bash(git push:*)"], "ask": ["Bash(rm:*)"]}}')
+    for command in ("git push --force origin main", "rm -rf build", "ls"):
+        assert hook("claude-code", claude_payload(command), env={"NOLIFE_TOKENS_HOOK_ALLOW": "1"}) == b""
 
 
 def test_codex_shape_carries_the_allow_codex_requires_with_updated_input():
@@ -189,9 +202,11 @@ def test_never_rewritten(agent, command):
 
 CONTROLS = [  # (left alone, its nearest twin that is rewritten): the reason is the one tested
     ("ls > listing.txt", "ls"), ("ls -R &> out.txt", "ls -R 2>&1"), ("cat <<EOF\nhello\nEOF", "cat <<< hello"),
-    ("sleep 100 &", "sleep 0"), ("tail -f app.log", "tail -n 5 app.log"), ("ls && cd build && ls", "cd build && ls"),
-    ("ls # a comment", "ls"), ("echo 'unterminated", "echo 'terminated'"), ("cd build", "cd build && ls"),
-    ("time less x", "time ls x"), ("bash", "bash -c 'ls'"),
+    ("sleep 100 &", "sleep 0"), ("tail -f app.log", "tail -n 5 app.log"), ("ls && cd build && ls", "ls && ls build"),
+    ("ls # a comment", "ls"), ("echo 'unterminated", "echo 'terminated'"), ("cd build", "ls build"),
+    ("time ls x", "ls x"), ("bash", "bash -c 'ls'"), ("export A=1", "A=1 env"), ("A=1", "A=1 env"),
+    ("git commit", "git commit -qm x"), ("git add -p", "git add ."), ("npm run dev", "npm run test"),
+    ("source .venv/bin/activate", "cat .venv/bin/activate"), ("f() { ls; }", "{ ls; }"),
 ]
 
 
@@ -238,7 +253,7 @@ def test_background_flags_of_the_agents():
 
 def test_allowed_redirects_and_quoted_operators_are_rewritten():
     for command in ("ls 2>&1", "ls >/dev/null 2>&1", "[[ -f notes.txt ]] && sort notes.txt", "{ ls; ls -a; }",
-                    "git commit -qm 'fix: quote; && | > ok'", "! ls missing", "time ls", "grep -c 'a > b' notes.txt", "echo \"x >> y\"",
+                    "git commit -qm 'fix: quote; && | > ok'", "! ls missing", "grep -c 'a > b' notes.txt", "echo \"x >> y\"",
                     "sort < input.txt", "git log --oneline | head -3"):
         assert hook("claude-code", claude_payload(command)) != b"", command
 
@@ -256,7 +271,7 @@ def test_the_hook_never_runs_the_command(tmp_path):
 def test_rewritten_commands_keep_the_exit_code(agent, tmp_path, env):
     work = tmp_path / "work"
     work.mkdir()
-    for command, code in (("false", 1), ("exit 3", 3), ("echo one && echo two; exit 5", 5)):
+    for command, code in (("false", 1), ("sh -c 'exit 3'", 3), ("echo one && echo two; sh -c 'exit 5'", 5)):
         new = rewritten(agent, PAYLOADS[agent](command, cwd=str(work)))
         assert "tokens" in new and new != command
         proc = sh(new, work, env)
@@ -264,27 +279,12 @@ def test_rewritten_commands_keep_the_exit_code(agent, tmp_path, env):
     assert os.listdir(work) == []  # the store lives in NOLIFE_TOKENS_HOME, nothing in the cwd
 
 
-def test_a_leading_cd_still_moves_the_agents_shell_and_the_rest_runs_there(tmp_path, env):
-    work = tmp_path / "work"
-    (work / "sub").mkdir(parents=True)
-    (work / "sub" / "inside.txt").write_text("x")
-    new = rewritten("claude-code", claude_payload("cd sub && ls && exit 4", cwd=str(work)))
-    assert new.startswith("cd sub && ")
-    proc = sh(new, work, env)
-    assert proc.returncode == 4 and b"inside.txt" in proc.stdout
-    # the agent's shell goes on after the command, in the directory the cd moved it to
-    proc = sh(new.replace("exit 4", "true") + "; echo \"now in $PWD\" >&2", work, env)
-    assert proc.returncode == 0 and f"now in {work / 'sub'}".encode() in proc.stderr
-    failing = rewritten("claude-code", claude_payload("cd missing-dir && ls", cwd=str(work)))
-    assert sh(failing, work, env).returncode == 1  # cd's own failure, as without the hook
-
-
 TRICKY = [
     """printf '%s\\n' "it's \\$HOME" 'a"b' 'tab\there' 'ü ✓'""",
     "echo '$(touch pwned)' \"`echo backtick`\" $((1+2))",
     "printf 'line1\\nline2\\n' | sort -r",
     "for w in a b; do printf '[%s]' \"$w\"; done; echo",
-    "X=7; echo \"x=$X\"",
+    "X=7 sh -c 'echo \"x=$X\"'",
     "echo multi &&\necho line",
     "ls -a",
     "printf 'no final newline'",
