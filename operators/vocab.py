@@ -30,6 +30,7 @@ import re
 from typing import Iterator
 
 import re2
+from operators.relazy import lazy  # patterns compiled on first use
 
 # -- signal words and error codes ----------------------------------------------------------------
 WORD_PATTERN = (
@@ -71,12 +72,12 @@ SHAPE_CODE_PATTERN = (
     rb"|\b[EWF]0 0:0:0\.0 "
 )
 SIGNAL_PATTERN = WORD_PATTERN + rb"|" + CODE_PATTERN + rb"|" + STATUS_PATTERN
-SIGNAL_RE = re2.compile(SIGNAL_PATTERN)
-WORD_RE = re2.compile(WORD_PATTERN)  # what a shape can tell
-CODE_RE = re2.compile(CODE_PATTERN)
-SHAPE_CODE_RE = re2.compile(SHAPE_CODE_PATTERN)
+SIGNAL_RE = lazy(SIGNAL_PATTERN, compiler=re2.compile)
+WORD_RE = lazy(WORD_PATTERN, compiler=re2.compile)  # what a shape can tell
+CODE_RE = lazy(CODE_PATTERN, compiler=re2.compile)
+SHAPE_CODE_RE = lazy(SHAPE_CODE_PATTERN, compiler=re2.compile)
 SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
-STATUS_RE = re.compile(STATUS_PATTERN)
+STATUS_RE = lazy(STATUS_PATTERN)
 
 
 def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
@@ -116,19 +117,19 @@ EXTRA_SIGNAL_PATTERN = (
     rb"|^[ \t]*(?:\xe2\x9c\x95|\xe2\x9c\x97|\xc3\x97|\xe2\x9d\x8c)[ \t]"  # ✕ ✗ × ❌
     rb"|^[ \t]*npm (?:ERR!|error)|\bERR!"
 )
-EXTRA_SIGNAL_RE = re.compile(EXTRA_SIGNAL_PATTERN)
-EXTRA_SIGNAL_SCAN = re2.compile(b"(?m)" + EXTRA_SIGNAL_PATTERN)  # one linear pass over a whole buffer
+EXTRA_SIGNAL_RE = lazy(EXTRA_SIGNAL_PATTERN)
+EXTRA_SIGNAL_SCAN = lazy(b"(?m)" + EXTRA_SIGNAL_PATTERN, compiler=re2.compile)  # one linear pass over a whole buffer
 
-ERROR_RE = re.compile(
+ERROR_RE = lazy(
     rb"(?i:\b(?:errors?|err!?|fatal|failed|failure|failures|exception|traceback|panic|panicked|critical|segfault"
     rb"|killed|aborted|not ok)\b)|[A-Za-z](?:Exception|Error)\b|^E(?: |$)|undefined reference"
 )
-CONCLUSION_RE = re.compile(  # the lines that say what went wrong, best first
+CONCLUSION_RE = lazy(  # the lines that say what went wrong, best first
     rb"^(?:FAILED|ERROR) \S+::|: (?:fatal )?error(?:\[\w+\])?: |^\s*error(?:\[\w+\])?: |^ERROR: |^npm (?:ERR!|error) code "
     rb"|make(?:\[\d+\])?: \*\*\*|^--- FAIL: |^FAIL\b|undefined reference|^\s*(?:\xe2\x97\x8f|\xe2\x9c\x95) "
 )
-EXCEPTION_RE = re.compile(rb"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): |^E\s+\w+(?:Error|Exception)\b")
-WARN_RE = re.compile(rb"(?i:\bwarn(?:ing|ings)?\b)|[a-z]Warning\b")
+EXCEPTION_RE = lazy(rb"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): |^E\s+\w+(?:Error|Exception)\b")
+WARN_RE = lazy(rb"(?i:\bwarn(?:ing|ings)?\b)|[a-z]Warning\b")
 
 
 def is_signal_text(text: bytes) -> bool:
@@ -165,10 +166,10 @@ ESCAPES_PATTERN = (
     rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
     rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
 )
-ESC_RE = re.compile(ESCAPES_PATTERN)
+ESC_RE = lazy(ESCAPES_PATTERN)
 # with backspaces: a character followed by \x08 is erased too (spinners: "-\x08 \x08\\\x08 \x08done")
-ESC_BS_RE = re.compile(rb"(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|" + ESCAPES_PATTERN)
-CONTROL_RE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
+ESC_BS_RE = lazy(rb"(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|" + ESCAPES_PATTERN)
+CONTROL_RE = lazy(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
 
 
 def escapes_re(segment: bytes) -> re.Pattern:
@@ -218,7 +219,7 @@ def display_text(data: bytes) -> bytes:
 
 # -- log records -------------------------------------------------------------------------------------
 _MON = rb"[A-Z][a-z]{2}"
-LOG_LINE_RE = re.compile(
+LOG_LINE_RE = lazy(
     rb"^(?:<\d{1,3}>\d? ?)?(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}[:.]\d{2}|\[?\d{2}:\d{2}:\d{2}"
     rb"|\[?" + _MON + rb" +\d{1,2} \d{2}:\d{2}:\d{2}"  # syslog (no year)
     rb"|\[" + _MON + rb" " + _MON + rb" [ \d]\d \d{2}:\d{2}:\d{2}"  # Apache error log
@@ -232,7 +233,7 @@ LOG_LINE_RE = re.compile(
     rb"|^(?:\S+\s+){1,4}1\d{9} \d+ [A-Za-z]"  # HPC: the epoch after a record id and a node
     rb"|^(?:\S+\s+){1,3}\[\d{1,2}/[A-Z][a-z]{2}/\d{4}[: ]\d{2}:\d{2}"  # access logs: host ident user [date]
 )
-LEVEL_RE = re.compile(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
+LEVEL_RE = lazy(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
 
 
 def is_log_line(line: bytes) -> bool:
@@ -244,11 +245,11 @@ def is_log_line(line: bytes) -> bool:
 # Lockfiles and generated files: a diff shows their path and a summary, their hunks go behind a ref, and
 # the SIGNAL check does not ask for their changed lines. The rule is the path alone (the ``b/`` side of
 # a ``diff --git`` line), so the check computes it from the raw diff on its own.
-SUMMARISED_PATH_RE = re.compile(
+SUMMARISED_PATH_RE = lazy(
     rb"(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock"
     rb"|Gemfile\.lock|go\.sum|composer\.lock)$|\.min\.(?:js|css)$|\.map$|\.snap$|(?:^|/)__snapshots__/"
 )
-GIT_FILE_LINE_RE = re.compile(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
+GIT_FILE_LINE_RE = lazy(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
 
 
 def summarised_file(path: bytes) -> bool:
