@@ -39,6 +39,7 @@ from operators.vocab import (  # noqa: F401  (the terminal helpers and markers s
     EXTRA_SIGNAL_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, SIGNAL_RE, display_line, display_text,
     escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
 )
+from operators.relazy import lazy  # patterns compiled on first use
 
 FOLD_MIN = 5  # unknown lines repeating by template this often are folded
 CONTINUATION_MAX = 400  # lines kept after one error line as its context
@@ -82,8 +83,8 @@ def visible_signal_lines(raw: bytes) -> list[bytes]:
 
 
 # -- line kinds (matched on the displayed text) -------------------------------------------------
-SECTION_RE = re.compile(rb"^={3,} ?(.*?) ?={3,}\s*$")
-SUMMARY_RE = re.compile(
+SECTION_RE = lazy(rb"^={3,} ?(.*?) ?={3,}\s*$")
+SUMMARY_RE = lazy(
     rb"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)(?:, )?)+"
     rb"(?: in [\d.]+s)?(?: \([\d:.]+\))?\s*=*\s*$"
     rb"|^=*\s*no tests ran\b"
@@ -94,22 +95,22 @@ SUMMARY_RE = re.compile(
     rb"|^test result: |^\s*Finished |^Ran \d+ tests? in |^OK(?: \(.*\))?$|^BUILD (?:SUCCESS|FAILED)"
     rb"|^\[INFO\] BUILD |^(?:collecting \.\.\. )?collected \d+ items?"
 )
-SUBSECTION_RE = re.compile(rb"^_{3,} .* _{3,}\s*$")
-CAPTURED_RE = re.compile(rb"^-{3,} (?:Captured|generated|coverage|Docs)")
-VERBOSE_RESULT_RE = re.compile(rb"^\S+::\S.*? (PASSED|SKIPPED|XFAIL|XPASS|FAILED|ERROR)\b")
-SHORT_RESULT_RE = re.compile(rb"^(PASSED|SKIPPED|XFAIL|XPASS) ")
-CONTEXT_RE = re.compile(  # compiler context: shown like the diagnostics they belong to
+SUBSECTION_RE = lazy(rb"^_{3,} .* _{3,}\s*$")
+CAPTURED_RE = lazy(rb"^-{3,} (?:Captured|generated|coverage|Docs)")
+VERBOSE_RESULT_RE = lazy(rb"^\S+::\S.*? (PASSED|SKIPPED|XFAIL|XPASS|FAILED|ERROR)\b")
+SHORT_RESULT_RE = lazy(rb"^(PASSED|SKIPPED|XFAIL|XPASS) ")
+CONTEXT_RE = lazy(  # compiler context: shown like the diagnostics they belong to
     rb"^In file included from |^\s+from \S+:\d+[,:]$|: In (?:static |member )?function |: At top level:"
     rb"|: In instantiation of |: required from |^In function |^\s+inlined from |^\s*\d*\s*\|"
     rb"|^\s*\^[~^ ]*$|: note: "
 )
-SUBPROCESS_RE = re.compile(rb"\xe2\x95\xb0\xe2\x94\x80> \[(\d{1,6}) lines of output\]")  # ╰─> [N lines of output]
-DIAGNOSTIC_RE = re.compile(rb"^\S+?:\d+(?::\d+)?: |^\S+?: In |^In file included from |^\S+?: At top level:")
-CONTINUATION_RE = re.compile(rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception")
+SUBPROCESS_RE = lazy(rb"\xe2\x95\xb0\xe2\x94\x80> \[(\d{1,6}) lines of output\]")  # ╰─> [N lines of output]
+DIAGNOSTIC_RE = lazy(rb"^\S+?:\d+(?::\d+)?: |^\S+?: In |^In file included from |^\S+?: At top level:")
+CONTINUATION_RE = lazy(rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception")
 
 _BAR = rb"(?:\xe2\x94\x81|\xe2\x95\xb8|\xe2\x95\xba|\xe2\x96[\x88-\x8f]|\xe2\x96[\x91-\x93]|\xe2\x94\x80|#|=|-)"
 NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
-    (label, re.compile(pattern)) for label, pattern in [
+    (label, lazy(pattern)) for label, pattern in [
         ("PASSED", rb"^\S+::\S.*? PASSED\b|^PASSED \S"),
         ("SKIPPED", rb"^\S+::\S.*? (?:SKIPPED|XFAIL)\b|^(?:SKIPPED|XFAIL) \S"),
         ("pytest progress", rb"^(?:\S+\.py )?[.sxXFEP]+ *(?:\[ *\d+%\])?\s*$"),
@@ -165,7 +166,7 @@ CAPPED_SECTIONS = (b"warnings summary", b"slowest", b"coverage", b"tests coverag
 KEEP, NOISE, BLANK, UNKNOWN = 0, 1, 2, 3
 
 
-NOISE_RE = re.compile(b"|".join(b"(?P<g%d>%s)" % (k, pattern.pattern) for k, (_, pattern) in enumerate(NOISE_PATTERNS)))
+NOISE_RE = lazy(b"|".join(b"(?P<g%d>%s)" % (k, pattern.pattern) for k, (_, pattern) in enumerate(NOISE_PATTERNS)))
 NOISE_LABELS = {f"g{k}": label for k, (label, _) in enumerate(NOISE_PATTERNS)}
 MATCH_MAX = 1024  # patterns are matched on the first bytes of a line: a huge line is never slow
 
@@ -229,9 +230,9 @@ class _Lines:
         return len(self.starts)
 
 
-TRACEBACK_KEEP_RE = re.compile(rb"^(?:>|E(?: |$))|^\S+?:\d+: |^\S+?:\d+$")  # failing line, assertion, frame location
-FRAME_SEPARATOR_RE = re.compile(rb"^(?:_ ){8,}_?\s*$")
-FRAME_LOCAL_RE = re.compile(rb"^[A-Za-z_]\w* = ")  # an argument of the frame: self = <…>
+TRACEBACK_KEEP_RE = lazy(rb"^(?:>|E(?: |$))|^\S+?:\d+: |^\S+?:\d+$")  # failing line, assertion, frame location
+FRAME_SEPARATOR_RE = lazy(rb"^(?:_ ){8,}_?\s*$")
+FRAME_LOCAL_RE = lazy(rb"^[A-Za-z_]\w* = ")  # an argument of the frame: self = <…>
 
 
 def _traceback_fold(text: bytes, signal: bool, quoted_seen: set[bytes]) -> tuple[int, str] | None:
@@ -569,7 +570,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 NAME = "build"
 SIGNALS = "lines"
 
-BUILD_RE = re.compile(
+BUILD_RE = lazy(
     rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
     rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"

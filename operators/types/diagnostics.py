@@ -48,6 +48,7 @@ import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
+from operators.relazy import lazy  # patterns compiled on first use
 
 
 def _files_n(n: int) -> str:
@@ -65,46 +66,46 @@ class Settings(Section):
     max_locations: Annotated[int, msgspec.Meta(ge=1)] = 1000  # locations listed for one folded rule (the rest are counted, in its ref)
 
 
-ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+ANSI_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
-LOC_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
-TSC_RE = re.compile(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
-STYLISH_RE = re.compile(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
-RUST_HEAD_RE = re.compile(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
-ARROW_RE = re.compile(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
-FILE_RE = re.compile(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
+LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
+TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
+STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
+RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
+ARROW_RE = lazy(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
+FILE_RE = lazy(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
                      rb"|In file included from \S+|# [\w./@-]+$)")  # go build: "# example.com/app" names the package
-SUMMARY_RE = re.compile(
+SUMMARY_RE = lazy(
     rb"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ (?:errors?|problems?)\b"
     rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
     rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
     rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
     rb"|\d+ problems?$)"
 )
-BUILD_MARKER_RE = re.compile(
+BUILD_MARKER_RE = lazy(
     rb"^(?:g?make(?:\[\d+\])?: |\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+)? .*-c |=+ test session starts"
     rb"|Collecting \S|Successfully installed )",
     re.M,
 )
-DETAIL_RE = re.compile(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
-LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
-PATHLIKE_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
-GO_RE = re.compile(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
-GO_CODE_RE = re.compile(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
-CODE_RE = re.compile(rb"^([A-Z]{1,4}\d{2,4})\b:?")
-TS_AFTER_SEV_RE = re.compile(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
-BRACKET_CODE_RE = re.compile(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
-GROUPED_HEAD_RE = re.compile(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*:$")  # a path alone, then a colon
-GROUPED_RE = re.compile(rb"^\s+(\d+):(\d+) ([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.*)$")  # ruff --output-format grouped
-TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
-SEV_HEAD_RE = re.compile(rb"(" + _SEV + rb")\b:?")
-SEV_RE = re.compile(rb"\b(" + _SEV + rb")\b", re.I)
-MASK_RE = re.compile(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
+DETAIL_RE = lazy(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
+LINT_RE = lazy(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
+PATHLIKE_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
+GO_RE = lazy(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
+GO_CODE_RE = lazy(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
+CODE_RE = lazy(rb"^([A-Z]{1,4}\d{2,4})\b:?")
+TS_AFTER_SEV_RE = lazy(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
+BRACKET_CODE_RE = lazy(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
+GROUPED_HEAD_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*:$")  # a path alone, then a colon
+GROUPED_RE = lazy(rb"^\s+(\d+):(\d+) ([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.*)$")  # ruff --output-format grouped
+TRAIL_CODE_RE = lazy(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
+SEV_HEAD_RE = lazy(rb"(" + _SEV + rb")\b:?")
+SEV_RE = lazy(rb"\b(" + _SEV + rb")\b", re.I)
+MASK_RE = lazy(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
 
 HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK, PROGRESS = range(8)
 PROGRESS_MIN = 5  # cargo progress lines folded from this many on
-PROGRESS_RE = re.compile(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
+PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 
@@ -300,7 +301,7 @@ class _Parser:
         return False
 
 
-INDENT_RE = re.compile(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
+INDENT_RE = lazy(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
 
 
 def _indent(text: bytes) -> int:
@@ -517,8 +518,8 @@ def facts(packet):
     return Facts(f"{len(diags):,} diagnostics in {_files_n(files)}, {len(counts):,} rules", important, len(first))
 
 
-ERROR_RE = re.compile(rb"\b(?:fatal error|error)\b|\[Error/|\berror\[")
-WARNING_RE = re.compile(rb"\bwarning\b|\[Warning/")
+ERROR_RE = lazy(rb"\b(?:fatal error|error)\b|\[Error/|\berror\[")
+WARNING_RE = lazy(rb"\bwarning\b|\[Warning/")
 
 
 def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:

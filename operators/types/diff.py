@@ -57,6 +57,7 @@ from operators.kernel.diff_twins import (  # noqa: F401 (the roles, and names th
 from operators.reduction import Plan, passthrough
 from operators.types.log import is_log_line
 from operators.vocab import git_file_path, summarised_file
+from operators.relazy import lazy  # patterns compiled on first use
 
 GROUP = "context"
 REASON = "unchanged diff context, git metadata and binary patch data"
@@ -65,10 +66,11 @@ ANCHORS = (CHG, NONL)
 MIN_CUT = 1  # cut a context run only when at least this many lines can go
 PURE_KEEP = 0  # unchanged lines kept next to a block that only adds or only removes lines
 HINT = "⋯"  # starts every line the reducer shows; "⋯ N" stands for N unchanged lines
+HINT_BYTES = HINT.encode()
 MIN_GAIN = 32  # bytes; a smaller net saving is not worth a ref and a marker: pass through
 
 # over the kinds of the lines (a bytearray): a run of CTX, of META, of BIN, or of lines that stay
-RUN_RE = re.compile(b"%c+|%c+|%c+|%c+|[%c%c%c]+" % (CTX, META, BIN, SPECIAL, OTHER, CHG, NONL))
+RUN_RE = lazy(b"%c+|%c+|%c+|%c+|[%c%c%c]+" % (CTX, META, BIN, SPECIAL, OTHER, CHG, NONL))
 
 
 def lines_and_kinds(raw: bytes) -> tuple:
@@ -189,11 +191,11 @@ def _mixed_change(raw: bytes, starts, kinds, k: int, step: int) -> bool:
 
 
 # -- lockfiles and generated files, moved blocks ----------------------------------------------------
-HEADER_LINE_RE = re.compile(
+HEADER_LINE_RE = lazy(
     rb"(?:--- |\+\+\+ |@@|new file mode|deleted file mode|new mode|rename |copy |Binary files|GIT binary patch"
     rb"|literal \d|delta \d)"
 )
-FILE_LINE_RE = re.compile(rb"\ndiff --(?:git|cc|combined) ")  # a literal head: found at C speed
+FILE_LINE_RE = lazy(rb"\ndiff --(?:git|cc|combined) ")  # a literal head: found at C speed
 
 
 def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, str]]:
@@ -226,9 +228,9 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
     return blocks
 
 
-RENAME_RE = re.compile(rb"rename (?:from|to) ")
-PLAIN_MODE_RE = re.compile(rb"(?:new|deleted) file mode 100644$")
-BINARY_FILES_RE = re.compile(rb"Binary files .* differ$")
+RENAME_RE = lazy(rb"rename (?:from|to) ")
+PLAIN_MODE_RE = lazy(rb"(?:new|deleted) file mode 100644$")
+BINARY_FILES_RE = lazy(rb"Binary files .* differ$")
 
 
 def _header_only(raw: bytes, starts, kinds, f: int, end: int) -> tuple[int, int] | None:
@@ -283,23 +285,23 @@ def _eol(raw: bytes, starts, last: int, text: str) -> bytes:
 
 # one package's name or version on a lockfile line (the text after the diff's sign, stripped)
 LOCK_NAME_RES = (
-    re.compile(rb'"(?:[^"]*/)?node_modules/((?:@[^/"]+/)?[^/"]+)": \{'),  # package-lock.json v2/v3
-    re.compile(rb'"?name"?\s*[=:]\s*"([^"]+)"'),  # Cargo.lock, poetry.lock, composer.lock
-    re.compile(  # pnpm-lock.yaml importers: a package's key (not one of the format's own keys)
+    lazy(rb'"(?:[^"]*/)?node_modules/((?:@[^/"]+/)?[^/"]+)": \{'),  # package-lock.json v2/v3
+    lazy(rb'"?name"?\s*[=:]\s*"([^"]+)"'),  # Cargo.lock, poetry.lock, composer.lock
+    lazy(  # pnpm-lock.yaml importers: a package's key (not one of the format's own keys)
         rb"(?!(?:\w*[dD]ependencies\w*|packages|importers|snapshots|specifiers|settings|resolution|engines|bin|os|cpu"
         rb"|libc|funding|overrides|patchedDependencies|lockfileVersion):$)'?((?:@[^@/\s']+/)?[^@\s':'\"]+)'?:$"
     ),
-    re.compile(rb'"?((?:@[^@/\s"]+/)?[^@\s",]+)@[^\n]*:$'),  # yarn.lock entry header
+    lazy(rb'"?((?:@[^@/\s"]+/)?[^@\s",]+)@[^\n]*:$'),  # yarn.lock entry header
 )
-LOCK_VERSION_RE = re.compile(rb'"?version"?\s*[=:]?\s*"?([^",\s(]+)')  # pnpm: without its (peer@x) suffix
+LOCK_VERSION_RE = lazy(rb'"?version"?\s*[=:]?\s*"?([^",\s(]+)')  # pnpm: without its (peer@x) suffix
 LOCK_INLINE_RES = (
-    re.compile(rb"'?/?((?:@[^@/\s']+/)?[^@\s/'][^@\s']*)@(\d[^:\s('']*)(?:\([^)]*\))*'?:$"),  # pnpm-lock.yaml packages
-    re.compile(rb"/((?:@[^/\s]+/)?[^/\s]+)/(\d[^_:\s]*)(?:_[^:\s]*)?:$"),  # pnpm-lock.yaml v5 packages
-    re.compile(  # pnpm-lock.yaml v5 importers: 'name': 1.2.3 (not the format's own keys)
+    lazy(rb"'?/?((?:@[^@/\s']+/)?[^@\s/'][^@\s']*)@(\d[^:\s('']*)(?:\([^)]*\))*'?:$"),  # pnpm-lock.yaml packages
+    lazy(rb"/((?:@[^/\s]+/)?[^/\s]+)/(\d[^_:\s]*)(?:_[^:\s]*)?:$"),  # pnpm-lock.yaml v5 packages
+    lazy(  # pnpm-lock.yaml v5 importers: 'name': 1.2.3 (not the format's own keys)
         rb"(?!(?:lockfileVersion|settings|version|specifier|requires|resolution):)'?((?:@[^@/\s']+/)?[^@\s':]+)'?: (\d[^\s_(]*)(?:[_(]\S*)?$"
     ),
-    re.compile(rb"([A-Za-z0-9_.-]+) \((\d[^)]*)\)$"),  # Gemfile.lock
-    re.compile(rb"(\S+) (v\d[^\s/]*)(?:/go\.mod)? h1:"),  # go.sum
+    lazy(rb"([A-Za-z0-9_.-]+) \((\d[^)]*)\)$"),  # Gemfile.lock
+    lazy(rb"(\S+) (v\d[^\s/]*)(?:/go\.mod)? h1:"),  # go.sum
 )
 MAX_NAMED = 12  # packages named on the summary line; the rest are counted
 
@@ -372,7 +374,7 @@ MOVED_MIN_LINES, MOVED_MIN_BYTES, MOVED_MIN_ALNUM = 3, 80, 20
 MAX_MOVED_CANDIDATES = 32  # places tried for each removed line (bounds repetitive diffs)
 MAX_MOVED_LINES = 200_000  # changed lines beyond which moved blocks are not looked for
 MOVED_WORK = 8  # lines compared, on average, for each changed line
-ALNUM_RE = re.compile(rb"[0-9A-Za-z]")
+ALNUM_RE = lazy(rb"[0-9A-Za-z]")
 
 
 def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int, int, int]]:
@@ -502,16 +504,16 @@ class Settings(Section):
     context_keep: int = 1  # unchanged lines kept next to a change that removes and adds lines
     pure_keep: int = PURE_KEEP  # unchanged lines kept next to a block that only adds or only removes lines
 
-GIT_FILE_RE = re.compile(rb"^diff --(?:git|cc|combined) ", re.M)
-GIT_EVIDENCE_RE = re.compile(
+GIT_FILE_RE = lazy(rb"^diff --(?:git|cc|combined) ", re.M)
+GIT_EVIDENCE_RE = lazy(
     rb"^(?:@@@* -\d+(?:,\d+)? .*@@|Binary files .* differ|GIT binary patch|rename from |copy from "
     rb"|new file mode |deleted file mode |old mode )",
     re.M,
 )
-UNIFIED_RE = re.compile(rb"^--- [^\r\n]*\r?\n\+\+\+ [^\r\n]*\r?\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
+UNIFIED_RE = lazy(rb"^--- [^\r\n]*\r?\n\+\+\+ [^\r\n]*\r?\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
 DIFF_START = (b"diff ", b"--- ", b"From ", b"commit ", b"Index: ", b"index ", b"Only in ")
-FIRST_FILE_RE = re.compile(rb"^(?:diff -|Index: |--- [^\r\n]*\r?\n\+\+\+ )", re.M)
-DIFF_BODY_RE = re.compile(
+FIRST_FILE_RE = lazy(rb"^(?:diff -|Index: |--- [^\r\n]*\r?\n\+\+\+ )", re.M)
+DIFF_BODY_RE = lazy(
     rb"(?:[ +\-@\\]|$|\r$|diff |index |old mode |new mode |similarity |dissimilarity |rename |copy |new file |deleted file "
     rb"|Binary files |GIT binary patch|literal \d|delta \d|Only in |Index: |={20}|[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{8,}\r?$)"
 )
@@ -537,7 +539,7 @@ def detect(sample) -> str | None:
 
 
 PACK_CONTEXT = False  # a diff's lines are signal or not on their own
-DIFF_SIGNAL_RE = re.compile(rb"^(?:diff --git |\+\+\+ |--- |rename (?:from|to) |Binary files |new file mode |deleted file mode )")
+DIFF_SIGNAL_RE = lazy(rb"^(?:diff --git |\+\+\+ |--- |rename (?:from|to) |Binary files |new file mode |deleted file mode )")
 
 
 def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
@@ -549,6 +551,122 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
     if text.startswith(b"@@"):
         return 1, 0
     return 2, 0
+
+FILE_HEAD_RE = lazy(rb"(?:diff --(?:git|cc|combined) |\+\+\+ |--- |rename (?:from|to) |copy (?:from|to) |Binary files "
+                    rb"|(?:new|deleted) file mode |old mode |new mode |similarity index |dissimilarity index |index )")
+RANK_BUCKETS = (3, 10, 30, 100, 300)  # a hunk's changed lines: whole small hunks rank before big ones
+
+
+def _hunk_rank(changed: int) -> int:
+    return 1 + sum(changed > b for b in RANK_BUCKETS)
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Budget ranks of a reduced diff (``operators.rank``): a hunk's lines rank together (its ``@@``
+    line, changes and the context the reducer kept), whole small hunks first; a file's header lines
+    take the rank of its best hunk, so a change never shows without its file; a file without hunks
+    (binary, a rename, a mode change) ranks first. Other lines: the general rules."""
+    out: list[tuple[int, int] | None] = [None] * len(lines)
+    head: list[int] = []  # the current file's header lines
+    best = 0  # the best rank of the current file's hunks (0: none yet)
+    hunk: list[int] = []
+    changed = 0
+
+    def close_hunk() -> None:
+        nonlocal best, changed
+        if hunk:
+            rank = _hunk_rank(changed)
+            for j in hunk:
+                out[j] = (0, rank)
+            best = rank if not best else min(best, rank)
+        hunk.clear()
+        changed = 0
+
+    def close_file() -> None:
+        nonlocal best
+        close_hunk()
+        for j in head:
+            out[j] = (0, best)
+        head.clear()
+        best = 0
+
+    for i, line in enumerate(lines):
+        if line.startswith((b"diff --git ", b"diff --cc ", b"diff --combined ")):
+            close_file()
+            head.append(i)
+        elif line.startswith(b"@@"):
+            close_hunk()
+            hunk.append(i)
+        elif hunk and (line[:1] in (b"+", b"-", b" ") or line.startswith(HINT_BYTES)):
+            hunk.append(i)
+            changed += line[:1] in (b"+", b"-")
+        elif head and not hunk and FILE_HEAD_RE.match(line):
+            head.append(i)
+        else:
+            close_hunk()
+    close_file()
+    return out
+
+
+def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:
+    """Every file of a diff as (the line that names it, lines added, lines removed, its rename/copy/
+    binary lines): the ``+++ b/…`` line, or ``--- a/…`` for a deletion, else the ``diff --git`` line.
+    Counted on the raw diff at C speed (one ``count`` per file and sign)."""
+    out = []
+    starts = [m.start() + 1 for m in FILE_LINE_RE.finditer(raw)]
+    if raw.startswith((b"diff --git ", b"diff --cc ", b"diff --combined ")):
+        starts.insert(0, 0)
+    for k, a in enumerate(starts):
+        b = starts[k + 1] if k + 1 < len(starts) else len(raw)
+        hunk = raw.find(b"\n@@", a, b)
+        head_end = b if hunk < 0 else hunk + 1
+        name, extra = raw[a : raw.find(b"\n", a, b) if raw.find(b"\n", a, b) >= 0 else b], []
+        plus = minus = None
+        for line in raw[a:head_end].split(b"\n")[1:]:
+            line = line.rstrip(b"\r")
+            if line.startswith(b"+++ "):
+                plus = line
+            elif line.startswith(b"--- "):
+                minus = line
+            elif line.startswith((b"rename from ", b"rename to ", b"copy from ", b"copy to ", b"Binary files ")):
+                extra.append(line)
+        if plus is not None and plus != b"+++ /dev/null":
+            name = plus
+        elif minus is not None and minus != b"--- /dev/null":
+            name = minus
+        added = raw.count(b"\n+", head_end - 1, b) if hunk >= 0 else 0
+        removed = raw.count(b"\n-", head_end - 1, b) if hunk >= 0 else 0
+        out.append((name.rstrip(b"\r"), added, removed, extra))
+    return out
+
+
+LIST_SHARE = 0.4  # of the budget the file list of a cut diff may take
+
+
+def cut_head(raw: bytes, budget: int) -> bytes:
+    """What a diff cut to a budget shows first (``operators.ceiling``): every file with its +/- line
+    counts (the line naming it as the diff names it), as many as ``LIST_SHARE`` of the budget holds,
+    the others counted."""
+    files = file_list(raw)
+    if not files:
+        return b""
+    added = sum(f[1] for f in files)
+    removed = sum(f[2] for f in files)
+    n = len(files)
+    head = (f"[{n:,} file{'s' if n != 1 else ''} changed, +{added:,} -{removed:,}: each file and its +/- lines "
+            "first, then the changes that fit]\n").encode()
+    out, room = [head], int(budget * LIST_SHARE) - len(head) - 60
+    shown = 0
+    for name, plus, minus, extra in files:
+        line = name + f"  (+{plus:,} -{minus:,})".encode() + b"\n" + b"".join(x + b"\n" for x in extra)
+        if len(line) > room:
+            break
+        out.append(line)
+        room -= len(line)
+        shown += 1
+    if shown < n:
+        out.append(f"[… {n - shown:,} more file{'s' if n - shown != 1 else ''}: in the diff below and its refs]\n".encode())
+    return b"".join(out)
 
 
 def facts(packet):

@@ -33,6 +33,7 @@ import unicodedata
 
 from operators.config import Section
 from operators.reduction import Plan, passthrough
+from operators.relazy import lazy  # patterns compiled on first use
 
 GROUP = "filelist"
 REASON = "full file listing (folded into a tree with counts)"
@@ -335,8 +336,8 @@ class Settings(Section):
     max_entries_per_dir: int = 8
     max_depth: int = 3
 
-NOT_IN_PATH_RE = re.compile(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
-FILE_NAME_RE = re.compile(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
+NOT_IN_PATH_RE = lazy(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
+FILE_NAME_RE = lazy(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
 
 
 def looks_like_path(line: bytes) -> bool:

@@ -25,6 +25,7 @@ import re
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.types.log import SIGNAL_RE
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitblame"
 SIGNALS = "lines"
@@ -32,10 +33,10 @@ SIGNALS = "lines"
 GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcelain key lines"
 MIN_GAIN = 64
 
-BLAME_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
+BLAME_RE = lazy(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
 # git blame -s: no author or date, the file name when blame followed the lines across files
 BLAME_S_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) ((?:[^()\s][^()\r\n]*? )?) *(\d+)\) ?")
-PORCELAIN_HEAD_RE = re.compile(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
+PORCELAIN_HEAD_RE = lazy(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
 PORCELAIN_KEPT = (b"author ", b"summary ")
 
 
@@ -113,7 +114,7 @@ class _DefaultWalk:
         self.cut(who.end(2), number - 1)  # time and zone
 
 
-WHO_RE = re.compile(rb"(.*?\S) +(\d{4}-\d\d-\d\d)(?: \d\d:\d\d(?::\d\d)?)?(?: [+-]\d{4})? *$")
+WHO_RE = lazy(rb"(.*?\S) +(\d{4}-\d\d-\d\d)(?: \d\d:\d\d(?::\d\d)?)?(?: [+-]\d{4})? *$")
 
 
 def head_of(raw: bytes, line: Line) -> re.Match | None:

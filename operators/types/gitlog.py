@@ -40,6 +40,7 @@ from operators.config import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
 from operators.types import diff as difftype
 from operators.types.log import SIGNAL_RE
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitlog"
 SIGNALS = "changed"  # the +/- lines of every patch must stay visible
@@ -57,26 +58,26 @@ class Settings(Section):
 
 
 GRAPH_CHARS = rb"*|/\\_.\- "
-COMMIT_RE = re.compile(rb"([" + GRAPH_CHARS + rb"]*?)commit ([0-9a-f]{7,64})\b([^\r\n]*)")
-HEADER_RE = re.compile(
+COMMIT_RE = lazy(rb"([" + GRAPH_CHARS + rb"]*?)commit ([0-9a-f]{7,64})\b([^\r\n]*)")
+HEADER_RE = lazy(
     rb"(?:Merge|Author|AuthorDate|Commit|CommitDate|Date|Reflog|Reflog message|Tagger|Primary key fingerprint):"
     rb"|gpg: |(?:tree|parent|author|committer|gpgsig|gpgsig-sha256|mergetag|encoding) "  # --format=raw
 )
-RAW_SIGNED_RE = re.compile(rb"(?:gpgsig|gpgsig-sha256|mergetag) ")  # continued by lines starting with a space
-EPOCH_RE = re.compile(rb".*? (\d{9,11}) [+-]\d{4}$")
-ONELINE_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} \S")
-GRAPH_ONLY_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*\r?$")
-STAT_RE = re.compile(rb" (?:\S.*?) +\| +(?:\d+(?: [+-]*)?|Bin\b.*)\r?$")
-STAT_TOTAL_RE = re.compile(
+RAW_SIGNED_RE = lazy(rb"(?:gpgsig|gpgsig-sha256|mergetag) ")  # continued by lines starting with a space
+EPOCH_RE = lazy(rb".*? (\d{9,11}) [+-]\d{4}$")
+ONELINE_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} \S")
+GRAPH_ONLY_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*\r?$")
+STAT_RE = lazy(rb" (?:\S.*?) +\| +(?:\d+(?: [+-]*)?|Bin\b.*)\r?$")
+STAT_TOTAL_RE = lazy(
     rb" (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?\r?$"
 )
-TRAILER_RE = re.compile(rb"    [A-Z][A-Za-z-]*(?:-by|-to|-Id|-id): ")
-DEFAULT_DATE_RE = re.compile(rb"[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})")
-RFC_DATE_RE = re.compile(rb"(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4})")
-ISO_DATE_RE = re.compile(rb"\d{4}-\d\d-\d\d")
-SIGNATURE_BEGIN_RE = re.compile(rb"-----BEGIN [A-Z ]*SIGNATURE-----$")
-SIGNATURE_END_RE = re.compile(rb"-----END [A-Z ]*SIGNATURE-----$")
-HINT_RE = re.compile(rb"(\n?)\xe2\x8b\xaf (\d+)(\r?\n)")  # the diff type's hint line: "⋯ N" (N unchanged lines)
+TRAILER_RE = lazy(rb"    [A-Z][A-Za-z-]*(?:-by|-to|-Id|-id): ")
+DEFAULT_DATE_RE = lazy(rb"[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})")
+RFC_DATE_RE = lazy(rb"(?:[A-Z][a-z]{2}, )?(\d{1,2}) ([A-Z][a-z]{2}) (\d{4})")
+ISO_DATE_RE = lazy(rb"\d{4}-\d\d-\d\d")
+SIGNATURE_BEGIN_RE = lazy(rb"-----BEGIN [A-Z ]*SIGNATURE-----$")
+SIGNATURE_END_RE = lazy(rb"-----END [A-Z ]*SIGNATURE-----$")
+HINT_RE = lazy(rb"(\n?)\xe2\x8b\xaf (\d+)(\r?\n)")  # the diff type's hint line: "⋯ N" (N unchanged lines)
 MONTHS = {m: i for i, m in enumerate(b"Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
 
@@ -541,7 +542,7 @@ def facts(packet):
     return Facts(counts, important, len(commits))
 
 
-HASH_LINE_RE = re.compile(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")
+HASH_LINE_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")
 
 
 def tier(text: bytes, shown: bytes, config):
@@ -549,3 +550,19 @@ def tier(text: bytes, shown: bytes, config):
     if HASH_LINE_RE.match(text):
         return 0, 0
     return difftype.tier(text, shown, config)
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Budget ranks (``operators.rank``): every commit line first (one line per commit, newest first),
+    then the patches as the diff type ranks them (whole small hunks first)."""
+    out = difftype.rank_lines(lines, config)
+    for i, line in enumerate(lines):
+        if HASH_LINE_RE.match(line):
+            out[i] = (0, -1)
+    return out
+
+
+def cut_head(raw: bytes, budget: int) -> bytes:
+    """A single commit with a patch (``git show``) cut to a budget lists its files first, as a diff does."""
+    commits = raw.count(b"\ncommit ") + raw.startswith(b"commit ")
+    return difftype.cut_head(raw, budget) if commits <= 1 else b""

@@ -25,6 +25,7 @@ from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.types.log import SIGNAL_RE
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitstatus"
 SIGNALS = "lines"
@@ -40,26 +41,26 @@ class Settings(Section):
     keep_oldest: Annotated[int, msgspec.Meta(ge=0)] = 3
 
 
-STATUS_START_RE = re.compile(
+STATUS_START_RE = lazy(
     rb"(?:On branch \S|HEAD detached (?:at|from) \S|Not currently on any branch|"
     rb"(?:interactive )?rebase in progress|You are currently |No commits yet)"
 )
-STATUS_SECTION_RE = re.compile(
+STATUS_SECTION_RE = lazy(
     rb"^(?:Changes to be committed:|Changes not staged for commit:|Untracked files:|Unmerged paths:"
     rb"|nothing to commit|nothing added to commit|no changes added to commit|Your branch is"
     rb"|Your branch and '|Ignored files:)",
     re.M,
 )
-HINT_RE = re.compile(rb'  \((?:use "git |use "git|fix conflicts|all conflicts fixed|commit or discard|'
+HINT_RE = lazy(rb'  \((?:use "git |use "git|fix conflicts|all conflicts fixed|commit or discard|'
                      rb'create/copy files|see more in )[^\r\n]*\)\r?$')
-SHORT_RE = re.compile(rb"(?:[ MTADRCU?!]{2} \S[^\r\n]*|## \S[^\r\n]*)\r?")
-BRANCH_RE = re.compile(rb"[*+ ] (?:\([^)\r\n]*\)|\S+)(?: +-> \S+)?(?: +[0-9a-f]{7,40}(?: [^\r\n]*)?)?\r?")
-VERSION_RE = re.compile(rb"v?(\d+(?:[._]\d+)+|\d+)(?=$|[-+._~a-zA-Z])")
-TAG_RE = re.compile(rb"(?:[\w./@+-]*?[-_/@])?v?\d+(?:\.\d+)+(?:[-+.~_]?[0-9A-Za-z][0-9A-Za-z.+~_-]*)?")
-FILE_EXT_RE = re.compile(rb"\.(?:tar\.gz|tgz|zip|whl|gz|bz2|xz|jar|deb|rpm|txt|md|rst|py|js|ts|json|ya?ml|toml"
+SHORT_RE = lazy(rb"(?:[ MTADRCU?!]{2} \S[^\r\n]*|## \S[^\r\n]*)\r?")
+BRANCH_RE = lazy(rb"[*+ ] (?:\([^)\r\n]*\)|\S+)(?: +-> \S+)?(?: +[0-9a-f]{7,40}(?: [^\r\n]*)?)?\r?")
+VERSION_RE = lazy(rb"v?(\d+(?:[._]\d+)+|\d+)(?=$|[-+._~a-zA-Z])")
+TAG_RE = lazy(rb"(?:[\w./@+-]*?[-_/@])?v?\d+(?:\.\d+)+(?:[-+.~_]?[0-9A-Za-z][0-9A-Za-z.+~_-]*)?")
+FILE_EXT_RE = lazy(rb"\.(?:tar\.gz|tgz|zip|whl|gz|bz2|xz|jar|deb|rpm|txt|md|rst|py|js|ts|json|ya?ml|toml"
                          rb"|exe|dmg|so|dll|html?|css|c|h|go|rs|java|log|csv|lock)$", re.I)
-IPV4_RE = re.compile(rb"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
-PRE_RE = re.compile(rb"(?i)(?:dev|alpha|beta|pre|rc|a|b|c)\.?\d*$|(?i:snapshot|nightly)")
+IPV4_RE = lazy(rb"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
+PRE_RE = lazy(rb"(?i)(?:dev|alpha|beta|pre|rc|a|b|c)\.?\d*$|(?i:snapshot|nightly)")
 
 
 # -- git status (long form) -----------------------------------------------------------------------

@@ -29,6 +29,7 @@ import msgspec
 from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "listing"
 SIGNALS = ""
@@ -44,16 +45,16 @@ class Settings(Section):
     keep_biggest: Annotated[int, msgspec.Meta(ge=0)] = 15  # du lines kept by size
 
 
-LONG_RE = re.compile(
+LONG_RE = lazy(
     rb"([-dlcbpsDn?])([rwxsStTlL-]{9}[.+@]?)( +\d+)( +\S+)( +\S+)( +(?:\d+, +)?[\d.,]+[KMGTPE]?)"
     rb"( +(?:[A-Z][a-z]{2} +\d{1,2} +(?:\d{4}|\d\d:\d\d)|\d{1,2} +[A-Za-z]{3}\.? +(?:\d{4}|\d\d:\d\d)"
     rb"|\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?: [+-]\d{4})?)?))( .*)"
 )
-TOTAL_RE = re.compile(rb"total \d[\d.,]*[KMGTPE]?")
-HEADER_RE = re.compile(rb"\S.*:")
-TREE_RE = re.compile(r"^((?:[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*)(├── |└── |\|-- |`-- )")
-TREE_SUMMARY_RE = re.compile(rb"\d+ director(?:y|ies)(?:, \d+ files?)?")
-DU_RE = re.compile(rb"(\d+(?:[.,]\d+)?)([KMGTPE]?)\t(.+)")
+TOTAL_RE = lazy(rb"total \d[\d.,]*[KMGTPE]?")
+HEADER_RE = lazy(rb"\S.*:")
+TREE_RE = lazy(r"^((?:[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*)(├── |└── |\|-- |`-- )")
+TREE_SUMMARY_RE = lazy(rb"\d+ director(?:y|ies)(?:, \d+ files?)?")
+DU_RE = lazy(rb"(\d+(?:[.,]\d+)?)([KMGTPE]?)\t(.+)")
 UNITS = {b"": 1, b"K": 1 << 10, b"M": 1 << 20, b"G": 1 << 30, b"T": 1 << 40, b"P": 1 << 50, b"E": 1 << 60}
 
 

@@ -20,6 +20,7 @@ import msgspec
 from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import split_lines
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "packages"
 SIGNALS = ""
@@ -32,13 +33,13 @@ class Settings(Section):
     max_depth: Annotated[int, msgspec.Meta(ge=1)] = 1  # tree levels shown below the root
 
 
-ROOT_RE = re.compile(rb"^(?:@?[\w.-]+(?:/[\w.-]+)?@\S+(?: \S.*)?|[\w-]+ v\d\S*(?: \(.*\))?|[\w.-]+==\S+)$")
-BRANCH_RE = re.compile(r"^((?:[│|](?:\s|\xa0)|(?:\s|\xa0){2}|[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*?)(├─[┬─] |└─[┬─] |├── |└── |\|-- |`-- )")
-PROBLEM_RE = re.compile(rb"UNMET|\binvalid\b|\bextraneous\b|\bmissing\b|\bERR!?\b|^npm (?:error|ERR!)|\bconflict|\bpeer dep", re.I)
-DEDUPED_RE = re.compile(rb" deduped\b| \(\*\)$")
-PIP_HEADER_RE = re.compile(rb"^Package +Version\b")
-FREEZE_RE = re.compile(rb"^[A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])? *(?:==|===|@ )\S.*$|^-e \S+$|^# ")
-CONDA_RE = re.compile(rb"^# packages in environment at ")
+ROOT_RE = lazy(rb"^(?:@?[\w.-]+(?:/[\w.-]+)?@\S+(?: \S.*)?|[\w-]+ v\d\S*(?: \(.*\))?|[\w.-]+==\S+)$")
+BRANCH_RE = lazy(r"^((?:[│|](?:\s|\xa0)|(?:\s|\xa0){2}|[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*?)(├─[┬─] |└─[┬─] |├── |└── |\|-- |`-- )")
+PROBLEM_RE = lazy(rb"UNMET|\binvalid\b|\bextraneous\b|\bmissing\b|\bERR!?\b|^npm (?:error|ERR!)|\bconflict|\bpeer dep", re.I)
+DEDUPED_RE = lazy(rb" deduped\b| \(\*\)$")
+PIP_HEADER_RE = lazy(rb"^Package +Version\b")
+FREEZE_RE = lazy(rb"^[A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])? *(?:==|===|@ )\S.*$|^-e \S+$|^# ")
+CONDA_RE = lazy(rb"^# packages in environment at ")
 
 
 def settings_of(config) -> Settings:

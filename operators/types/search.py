@@ -35,6 +35,7 @@ import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
+from operators.relazy import lazy  # patterns compiled on first use
 
 
 def _files_n(n: int) -> str:
@@ -58,17 +59,17 @@ SHARED = "more"  # the group of the folded matches of the files after those
 
 # -- line shapes ---------------------------------------------------------------------------------
 _PATH = rb"(?:\./|/|[\w.@~+-])[^\x00\n:]*?"  # a path: no NUL, newline or colon
-MATCH_N_RE = re.compile(rb"(" + _PATH + rb"):(\d+):")
-MATCH_RE = re.compile(rb"(" + _PATH + rb"):")
-CONTEXT_AT_RE = re.compile(rb"-\d+-")
-HEADING_LINE_RE = re.compile(rb"(\d+)([:-])")
-BINARY_RE = re.compile(
+MATCH_N_RE = lazy(rb"(" + _PATH + rb"):(\d+):")
+MATCH_RE = lazy(rb"(" + _PATH + rb"):")
+CONTEXT_AT_RE = lazy(rb"-\d+-")
+HEADING_LINE_RE = lazy(rb"(\d+)([:-])")
+BINARY_RE = lazy(
     rb"^(?:Binary file (.+) matches|grep: (.+): binary file matches|(.+): binary file matches \(found .*\))\s*$"
 )
 SEPARATOR = b"--"
-PATHLIKE_RE = re.compile(rb"^(?:\.{0,2}/)?(?:[\w.@~+-]+/)*[\w.@~+-]*\.[\w]{1,10}$|/")
-WORD_RE = re.compile(rb"[A-Za-z_][\w$]{2,}")
-CASE_RE = re.compile(rb"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # the parts of camelCase and snake_case words
+PATHLIKE_RE = lazy(rb"^(?:\.{0,2}/)?(?:[\w.@~+-]+/)*[\w.@~+-]*\.[\w]{1,10}$|/")
+WORD_RE = lazy(rb"[A-Za-z_][\w$]{2,}")
+CASE_RE = lazy(rb"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # the parts of camelCase and snake_case words
 
 MATCH, CONTEXT, SEP, BINARY, HEADER, BLANK, OTHER = range(7)
 
@@ -500,8 +501,8 @@ def facts(packet):
 
 
 PACK_CONTEXT = False  # the lines around a file's header are its hits, ranked below
-HIT_RE = re.compile(rb"^\d+:")
-CONTEXT_HIT_RE = re.compile(rb"^\d+-")
+HIT_RE = lazy(rb"^\d+:")
+CONTEXT_HIT_RE = lazy(rb"^\d+-")
 
 
 def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:

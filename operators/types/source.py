@@ -23,6 +23,7 @@ import re
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
 from operators.types.gitlog import split_lines
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "source"
 SIGNALS = ""
@@ -30,37 +31,37 @@ SIGNALS = ""
 LICENSE, LICENSE_REASON = "license", "license header comment"
 MIN_HEADER_LINES = 3
 
-NUMBERED_RE = re.compile(rb"^ {0,8}(\d{1,7})(?:\t| {1,2}|: ?)")  # cat -n, nl, grep -n of a whole file
-KEYWORD_RE = re.compile(
+NUMBERED_RE = lazy(rb"^ {0,8}(\d{1,7})(?:\t| {1,2}|: ?)")  # cat -n, nl, grep -n of a whole file
+KEYWORD_RE = lazy(
     rb"^\s*(?:def|class|import|from\s+[\w.]+\s+import|async\s+def|return|if|elif|else|for|while|try|except|finally|with"
     rb"|raise|yield|function|const|let|var|export|package|func|fn|pub|use|impl|struct|enum|trait|mod|match|#include"
     rb"|#define|#ifn?def|#endif|#pragma|public|private|protected|static|final|abstract|interface|namespace|template"
     rb"|typedef|switch|case|break|continue|do|then|fi|done|esac|local|echo|set|unset|type|void|int|char|bool|auto"
     rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require)\b"
 )
-END_RE = re.compile(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$")
-PROSE_RE = re.compile(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
-LOG_RE = re.compile(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d[.,]|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d|"
+END_RE = lazy(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$")
+PROSE_RE = lazy(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
+LOG_RE = lazy(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d[.,]|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d|"
                     rb"^\s*(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\b[ :\]]")
-WORDY_RE = re.compile(rb"^\s*[A-Za-z][a-z',]*(?: +[A-Za-z][a-z',.:]*){5,}")  # six plain words in a row
-UNDERLINE_RE = re.compile(rb"^\s*(?:={3,}|-{3,}|~{3,}|\^{3,}|\.\. [\w|-]+::?)")  # rst/markdown titles, directives
-DIFF_RE = re.compile(rb"^(?:diff --git |@@ -\d|\+\+\+ |--- a/|index [0-9a-f]{7})")
-COMMENT_RE = re.compile(rb"^\s*(?:#(?!include|define|if|endif|pragma|!)|//|/\*|\*|\*/|--|;;|\"\"\"|''')")
-LICENSE_WORD_RE = re.compile(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all rights reserved")
+WORDY_RE = lazy(rb"^\s*[A-Za-z][a-z',]*(?: +[A-Za-z][a-z',.:]*){5,}")  # six plain words in a row
+UNDERLINE_RE = lazy(rb"^\s*(?:={3,}|-{3,}|~{3,}|\^{3,}|\.\. [\w|-]+::?)")  # rst/markdown titles, directives
+DIFF_RE = lazy(rb"^(?:diff --git |@@ -\d|\+\+\+ |--- a/|index [0-9a-f]{7})")
+COMMENT_RE = lazy(rb"^\s*(?:#(?!include|define|if|endif|pragma|!)|//|/\*|\*|\*/|--|;;|\"\"\"|''')")
+LICENSE_WORD_RE = lazy(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all rights reserved")
 
 SIGNATURE_RES = {
-    "python": re.compile(rb"^\s*(?:async\s+def|def|class)\s+\w+"),
-    "go": re.compile(rb"^(?:func\s|type\s+\w+\s+(?:struct|interface)\b)"),
-    "rust": re.compile(rb"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern\s+\"[^\"]*\")\s+)*"
+    "python": lazy(rb"^\s*(?:async\s+def|def|class)\s+\w+"),
+    "go": lazy(rb"^(?:func\s|type\s+\w+\s+(?:struct|interface)\b)"),
+    "rust": lazy(rb"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern\s+\"[^\"]*\")\s+)*"
                        rb"(?:fn\s+\w+|struct\s+\w+|enum\s+\w+|trait\s+\w+|impl\b|mod\s+\w+\s*\{|macro_rules!)"),
-    "js": re.compile(
+    "js": lazy(
         rb"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
         rb"(?:function\b\*?\s*\w*|class\s+\w+|interface\s+\w+|type\s+\w+\s*(?:<[^=]*>)?\s*=|enum\s+\w+"
         rb"|(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>|<))"
         rb"|^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override)\s+)*(?!(?:if|for|while|switch|catch|return|function)\b)"
         rb"\w+\s*(?:<[^>]*>)?\([^)]*\)?\s*(?::\s*[^{;=]+)?\{\s*$"
     ),
-    "java": re.compile(
+    "java": lazy(
         rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
         rb"(?:class|interface|enum|record)\s+\w+|^\s*(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+"
         rb"[\w<>\[\], ?]+\s+\w+\s*\("
@@ -68,24 +69,24 @@ SIGNATURE_RES = {
         rb"|^\s*(?!(?:return|throw|new|else|case|yield|import|package)\b)[\w<>\[\]?,.]+(?:\s+[\w<>\[\]?,.]+)*\s+\w+\s*"
         rb"\([^;{=]*\)\s*(?:throws\s+[\w., ]+)?\s*[;{]\s*$"  # a method without modifiers (interfaces)
     ),
-    "c": re.compile(
+    "c": lazy(
         rb"^(?!(?:if|for|while|switch|return|else|do|case)\b)[A-Za-z_][\w \t\*&:<>,]*?[\s\*&]\**(?:\w+::)?~?\w+\s*\([^;]*$"
         rb"|^(?:typedef\s+)?(?:struct|class|union|enum)\s+\w+[^;]*$"
     ),
-    "shell": re.compile(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
+    "shell": lazy(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
 }
-IMPORT_RE = re.compile(
+IMPORT_RE = lazy(
     rb"^\s*(?:import\b|from\s+[\w.]+\s+import\b|#include\b|use\s+[\w:{]|extern crate\b|using\s+[\w.]+;"
     rb"|(?:const|let|var)\s+[\w{}, ]+=\s*require\(|require\(|source\s|\.\s+\S+\.sh)"
 )
 LANG_HINTS = (
-    ("go", re.compile(rb"^package \w+\s*$|^func (?:\([^)]*\) )?\w+\(|:= ", re.M)),
-    ("rust", re.compile(rb"^\s*(?:pub )?fn \w+|^use [\w:]+|^\s*impl\b|^\s*let mut |->\s*(?:Self|Result|Option)", re.M)),
-    ("python", re.compile(rb"^\s*(?:def \w+\(.*\)(?: -> .+)?:\s*$|class \w+.*:\s*$|from [\w.]+ import |import \w+\s*$|if __name__)", re.M)),
-    ("java", re.compile(rb"^\s*(?:public|private|protected) (?:static )?(?:final )?(?:class|[\w<>\[\]]+ \w+\()|^package [\w.]+;", re.M)),
-    ("js", re.compile(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)|=>", re.M)),
-    ("c", re.compile(rb"^#include [<\"]|^#define |^\w[\w \*]*\s\**\w+\([^;]*\)\s*\{?\s*$", re.M)),
-    ("shell", re.compile(rb"^#!/(?:usr/)?bin/(?:env )?(?:ba|z|da)?sh|^\s*(?:fi|done|esac)\s*$|\$\{?\w+\}?", re.M)),
+    ("go", lazy(rb"^package \w+\s*$|^func (?:\([^)]*\) )?\w+\(|:= ", re.M)),
+    ("rust", lazy(rb"^\s*(?:pub )?fn \w+|^use [\w:]+|^\s*impl\b|^\s*let mut |->\s*(?:Self|Result|Option)", re.M)),
+    ("python", lazy(rb"^\s*(?:def \w+\(.*\)(?: -> .+)?:\s*$|class \w+.*:\s*$|from [\w.]+ import |import \w+\s*$|if __name__)", re.M)),
+    ("java", lazy(rb"^\s*(?:public|private|protected) (?:static )?(?:final )?(?:class|[\w<>\[\]]+ \w+\()|^package [\w.]+;", re.M)),
+    ("js", lazy(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)|=>", re.M)),
+    ("c", lazy(rb"^#include [<\"]|^#define |^\w[\w \*]*\s\**\w+\([^;]*\)\s*\{?\s*$", re.M)),
+    ("shell", lazy(rb"^#!/(?:usr/)?bin/(?:env )?(?:ba|z|da)?sh|^\s*(?:fi|done|esac)\s*$|\$\{?\w+\}?", re.M)),
 )
 
 

@@ -29,6 +29,7 @@ import msgspec
 from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
+from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "table"
 SIGNALS = ""
@@ -43,17 +44,17 @@ class Settings(Section):
 
 
 # -- env ------------------------------------------------------------------------------------------
-ENV_RE = re.compile(rb"(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=")
-SECRET_NAME_RE = re.compile(
+ENV_RE = lazy(rb"(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=")
+SECRET_NAME_RE = lazy(
     rb"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|KEY|APIKEY|AUTH|CREDENTIAL|CREDENTIALS|"
     rb"PRIVATE|COOKIE|DSN|SIGNATURE)S?(?:_|$)|(?i:TOKEN|SECRET|PASSWORD|APIKEY|CREDENTIAL)"
 )
-SECRET_VALUE_RE = re.compile(
+SECRET_VALUE_RE = lazy(
     rb"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
     rb"|sk-[A-Za-z0-9_-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|glpat-[\w-]{20}|AIza[\w-]{30,}"
     rb"|-----BEGIN [A-Z ]*PRIVATE KEY|://[^/\s:@]+:[^/\s@]+@"  # a URL with user:password
 )
-PLAIN_PATH_RE = re.compile(rb"[~/.][\w./:@+-]*")
+PLAIN_PATH_RE = lazy(rb"[~/.][\w./:@+-]*")
 
 
 def _entropy(value: bytes) -> float:
@@ -104,16 +105,16 @@ def reduce_env(raw: bytes, lines: list[Line]) -> Plan:
 
 
 # -- tables ---------------------------------------------------------------------------------------
-HEADER_WORD_RE = re.compile(rb"%?[A-Z][A-Z0-9%_/()-]*[A-Z0-9%)]?|[A-Z][a-z]+(?:[- ][a-z]+)?|%[A-Za-z]+|[A-Z]")
-KNOWN_HEADER_RE = re.compile(
+HEADER_WORD_RE = lazy(rb"%?[A-Z][A-Z0-9%_/()-]*[A-Z0-9%)]?|[A-Z][a-z]+(?:[- ][a-z]+)?|%[A-Za-z]+|[A-Z]")
+KNOWN_HEADER_RE = lazy(
     rb"^\s*(?:USER +PID|UID +PID|PID +|F +S +UID|Filesystem +(?:Size|1K-blocks|Type|Inodes|1M-blocks)|CONTAINER ID +"
     rb"|REPOSITORY +TAG|NAME +(?:READY|STATUS|TYPE|IMAGE|ID|STATE|NAMESPACE|CPU)|NAMESPACE +NAME|IMAGE +|ID +NAME"
     rb"|COMMAND +PID|Proto +Recv-Q|Netid +State|State +Recv-Q|NAME +MAJ:MIN|Name +Version)"
 )
-TIMESTAMP_RE = re.compile(rb"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} +\d+ \d\d:)")
+TIMESTAMP_RE = lazy(rb"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} +\d+ \d\d:)")
 
 
-MULTIWORD_RE = re.compile(rb"CONTAINER ID|IMAGE ID|LAST SEEN|NOMINATED NODE|READINESS GATES|CREATED AT|NETWORK ID")
+MULTIWORD_RE = lazy(rb"CONTAINER ID|IMAGE ID|LAST SEEN|NOMINATED NODE|READINESS GATES|CREATED AT|NETWORK ID")
 
 
 def _splitter(header: bytes) -> re.Pattern:
