@@ -8,6 +8,10 @@ how to expand what an output folded.
         bytes (``--grep`` prefixes each with its number, ``N:`` a match, ``N-`` context, like
         ``grep -n``). ``PATTERN`` is an RE2 regular expression, applied as data: linear time whatever
         it is, and a bad one is one clear error. ``expand ID`` with no option prints the raw bytes.
+        Secret values (``operators.secrets``) in a slice read ``[secret hidden: --reveal shows it]``
+        unless ``--reveal``; the ref of values a reduction hid prints only its size without it. With
+        ``-o FILE`` the exact bytes are written (mode 0600). A caller that cannot say ``--reveal``
+        (the MCP server) gets every expansion with its secrets hidden.
 
     tokens search PATTERN [--limit N] [--json]
         The refs of recent packets holding every word of PATTERN (``operators.index``): ref id,
@@ -37,6 +41,7 @@ GREP_MAX = 200  # matching lines --grep prints at most
 PATTERN_MAX = 1000  # characters of a --grep pattern
 PROGRESS_MIN = 50 * 1024 * 1024  # operators.trace.PROGRESS_MIN (a restore this big says so on a terminal)
 LINE_MAX = 2000  # bytes of one line --grep and search print (the rest: --lines N:N gives it whole)
+REVEAL_MARK = b"[secret hidden: --reveal shows it]"
 HINT_RE = re.compile(rb"(?:^|(?<=\n))\[(?:refs: [^\n]*?expand [^\n]*|full output: [^\n]*?expand --full pkt_[0-9a-f]+)\]\n?\Z")
 
 
@@ -234,10 +239,13 @@ def expand_output(store, args: argparse.Namespace) -> tuple[bytes, str]:
     from operators.store import PKT_ID_RE, normalize_ref_id
 
     check_slice_args(args)
+    hidden = not getattr(args, "reveal", False) and not getattr(args, "output", None)
     if not args.full:
         ref_id = normalize_ref_id(args.target)
-        data = store.get(ref_id).content
-        name = ref_id
+        ref = store.get(ref_id)
+        data, name = ref.content, ref_id
+        if hidden and _secrets_ref(ref.reason):  # its bytes are all secret values
+            return f"[{len(data):,} bytes of secret values hidden: tokens expand {ref_id} --reveal]\n".encode(), ref_id
     elif PKT_ID_RE.fullmatch(args.target):
         manifest = store.get_manifest(args.target)
         if manifest.raw_bytes >= PROGRESS_MIN and sys.stderr.isatty():  # operators.trace imports structlog: only then
@@ -253,7 +261,23 @@ def expand_output(store, args: argparse.Namespace) -> tuple[bytes, str]:
             data = slice_text(name, data, args)
         except SliceError as exc:
             raise UsageError(str(exc)) from None
+    if hidden and (wants_slice(args) or not hasattr(args, "reveal")):
+        data = hide_secrets(data)  # a slice, or anything for a caller that cannot ask to reveal (MCP)
     return data, name.split(" ")[0]
+
+
+def hide_secrets(data: bytes) -> bytes:
+    """``data`` with its secret values shown as ``[secret hidden]`` (``operators.secrets``)."""
+    from operators.secrets import hide
+
+    return hide(data, REVEAL_MARK)
+
+
+def _secrets_ref(reason: str) -> bool:
+    """Whether a ref holds the values a reduction hid as secrets (the safety pass's, a type's own)."""
+    from operators.secrets import GROUP, REASON
+
+    return reason == REASON or GROUP in reason.split()
 
 
 def _restore_file(store, path: str) -> tuple[bytes, str]:
@@ -290,7 +314,7 @@ def cmd_expand(args: argparse.Namespace, config: Config) -> int:
     if args.output:  # atomically, never through a symlink (one clear error, like a store path)
         from operators.store import replace_file
 
-        replace_file(args.output, data, "output file", mode=0o644)
+        replace_file(args.output, data, "output file")  # 0600: it may hold what the store keeps private
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -310,7 +334,7 @@ def search_text(home, pattern: str, limit: int) -> tuple[str, list]:
         out.append(f"{hit.ref} | {hit.source} | line{'s' if len(hit.lines) != 1 else ''} {lines}"
                    f"{' …' if hit.more_lines else ''}")
         for number, text in hit.lines[:8]:
-            out.append(f"  {number}: {text}")
+            out.append(f"  {number}: {text}")  # secret values hidden by operators.index
     from operators.launcher import tokens_command
 
     out.append(f"[{len(hits)} ref{'s' if len(hits) != 1 else ''}; read one: {tokens_command()} expand ID --grep PAT -C 3]")
@@ -355,6 +379,8 @@ def add_slice_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-C", "--context", type=int, metavar="N", help="with --grep: N lines of context around each match")
     p.add_argument("--head", type=int, metavar="N", help="only the first N lines")
     p.add_argument("--tail", type=int, metavar="N", help="only the last N lines")
+    p.add_argument("--reveal", action="store_true",
+                   help="show secret values (tokens, keys, passwords) in a slice; they are hidden otherwise")
 
 
 # ------------------------------------------------------------------------------ analyze --json result

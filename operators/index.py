@@ -9,14 +9,17 @@ since is skipped (and dropped from the index).
 
 Bounds: at most ``INDEX_MAX`` bytes of refs per packet are indexed (a 200 MB run stays fast; the rest
 of such a ref is reachable with ``tokens expand ID --grep``), at most ``REFS_MAX`` refs are kept in
-the index (the oldest go first). Indexing never fails a run: every problem (a locked, damaged or
-read-only index, a full disk) is swallowed, and the next packet tries again.
+the index (the oldest go first). Indexing never fails a run: a packet that cannot be indexed (the
+index locked by another process for longer than ``BUSY_MS``, a damaged or read-only index, a full
+disk) is noted in ``index.pending`` and indexed by the next run that can, or by the next search.
+Secret values (``operators.secrets``) are neither words of the index nor shown in a result.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -28,6 +31,9 @@ INDEX_MAX = 1024 * 1024  # bytes of refs indexed per packet (about 0.04 s: what 
 REFS_MAX = 20_000  # refs kept in the index
 BUSY_MS = 2000  # how long a writer waits for another one
 HITS_LINES = 20  # matching lines kept per ref in a result
+PENDING_FILE = "index.pending"  # ids of packets stored while the index could not be written
+CATCH_UP_MAX = 32  # packets left for later that one run indexes at most
+CLAIM_STALE = 600  # seconds: a claimed note this old was left by a killed process
 HIT_LINE_MAX = 300  # characters of one matching line in a result (the whole line: tokens expand ID --lines N)
 SCHEMA = (
     "create table if not exists refs (ref text primary key, pkt text, source text, created real,"
@@ -88,16 +94,101 @@ def _bytes_of(content, limit: int) -> bytes:
 
 
 def index_packet(store_home: Path | str, manifest, refs) -> None:
-    """Index the refs of one stored packet (a ``Manifest`` and its ``Reference``s). Never raises."""
+    """Index the refs of one stored packet (a ``Manifest`` and its ``Reference``s), then the packets
+    left for later. Never raises: a packet that cannot be indexed now (the index locked by another
+    process for longer than ``BUSY_MS``, a full disk) is left for later (``PENDING_FILE``)."""
     try:
         if not refs or not os.path.isdir(store_home):
             return
-        _index(store_home, manifest, refs)
+        try:
+            _index(store_home, manifest, refs)
+        except Exception:
+            _defer(store_home, [manifest.id])
+            return
+        catch_up(store_home)
     except Exception:  # the index is a convenience: a run never fails because of it
         pass
 
 
+def _defer(home: Path | str, pkt_ids: list[str]) -> None:
+    """Note packets to index later: one id a line, appended (0600, never through a symlink)."""
+    if not pkt_ids:
+        return
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(Path(home) / PENDING_FILE, flags, 0o600)
+    try:
+        os.write(fd, "".join(f"{pkt_id}\n" for pkt_id in pkt_ids).encode())
+    finally:
+        os.close(fd)
+
+
+def catch_up(home: Path | str) -> int:
+    """Index the packets left for later (at most ``CATCH_UP_MAX``; the rest stay noted); how many
+    were indexed. The note is taken by renaming it first, so two processes never index the same
+    packets twice nor lose one noted meanwhile. Raises like ``_index``."""
+    from operators.store import PKT_ID_RE, Store, StoreError
+
+    claimed = _claim(home)
+    if not claimed:
+        return 0
+    pending: dict[str, None] = {}
+    for path in claimed:
+        try:
+            with open(path, "rb") as fh:
+                pending.update(dict.fromkeys(w for w in fh.read().decode("ascii", "replace").split() if PKT_ID_RE.fullmatch(w)))
+        except OSError:
+            continue
+    store, done = Store(home, retention=None), 0
+    todo = list(pending)
+    try:
+        while todo and done < CATCH_UP_MAX:
+            try:
+                manifest = store.get_manifest(todo[0])
+                refs = [store.get(ref_id) for ref_id in manifest.refs]
+            except StoreError:  # removed by gc since: nothing to index
+                todo.pop(0)
+                continue
+            _index(home, manifest, refs)
+            todo.pop(0)
+            done += 1
+    finally:
+        _defer(home, todo)  # what is left (locked again, or over the bound): noted again first
+        for path in claimed:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    return done
+
+
+def _claim(home: Path | str) -> list[str]:
+    """Take the notes of packets to index later (a claimed note left by a killed process too)."""
+    home = Path(home)
+    claimed = []
+    try:
+        names = [n for n in os.listdir(home) if n.startswith(PENDING_FILE)]
+    except OSError:
+        return claimed
+    for name in names:
+        path = home / name
+        if name == PENDING_FILE:
+            target = home / f"{PENDING_FILE}.{os.urandom(6).hex()}"
+            try:
+                os.rename(path, target)
+                os.utime(target)  # claimed now (a rename keeps the time of the last note)
+            except OSError:
+                continue
+            path = target
+        elif os.stat(path, follow_symlinks=False).st_mtime > time.time() - CLAIM_STALE:
+            continue  # another process is indexing them now
+        if os.path.isfile(path) and not os.path.islink(path):
+            claimed.append(str(path))
+    return claimed
+
+
 def _index(store_home: Path | str, manifest, refs) -> None:
+    from operators.secrets import hide
+
     db = _connect(store_home)
     try:
         for statement in SCHEMA:
@@ -116,7 +207,7 @@ def _index(store_home: Path | str, manifest, refs) -> None:
             for line, offset, length in _chunks(data):
                 cur = db.execute("insert into chunks (ref, line, offset, length) values (?, ?, ?, ?)",
                                  (ref.id, line, offset, length))
-                text = data[offset : offset + length].decode("utf-8", "replace")
+                text = hide(data[offset : offset + length]).decode("utf-8", "replace")  # no secret is a word of the index
                 db.execute("insert into words (rowid, text) values (?, ?)", (cur.lastrowid, text))
         db.execute("commit")
         _trim(db)
@@ -170,6 +261,10 @@ def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], 
 
     words = words_of(pattern)
     path = Path(home) / INDEX_FILE
+    try:
+        catch_up(home)  # packets stored while the index was locked are found too
+    except Exception:
+        pass
     if not words or not os.path.lexists(path):
         return [], 0
     try:
@@ -206,7 +301,9 @@ def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], 
 
 
 def _add_lines(hit: Hit, data: bytes, line: int, offset: int, length: int, words: list[str]) -> None:
-    chunk = data[offset : offset + length].decode("utf-8", "replace").split("\n")
+    from operators.secrets import hide
+
+    chunk = hide(data[offset : offset + length]).decode("utf-8", "replace").split("\n")  # secret values never shown
     if chunk and chunk[-1] == "":
         chunk.pop()
     lowered = [w.lower() for w in words]

@@ -186,13 +186,14 @@ def spans(data: bytes) -> list[tuple[int, int]]:
 
 
 def hide(data: bytes, marker: bytes = HIDDEN) -> bytes:
-    """``data`` with every secret value replaced by ``marker``."""
+    """``data`` with every secret value replaced by ``marker`` (and the newlines of a value that
+    spans lines, a private key's body: the lines after it keep their numbers)."""
     found = scan(data)
     if not found:
         return data
     out, pos = [], 0
     for a, b in found:
-        out += (data[pos:a], marker)
+        out += (data[pos:a], marker + b"\n" * data.count(b"\n", a, b))
         pos = b
     out.append(data[pos:])
     return b"".join(out)
