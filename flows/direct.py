@@ -21,6 +21,7 @@ from operators.config import Config, home_path, retention_of
 from operators.packet import ContextPacket
 from operators.stages import StageFn, build_stages, run_stage, run_steps
 from operators.store import Store
+from operators.trace import configure_trace, emit, trace_configured
 
 
 def traced(name: str, fn: StageFn) -> Callable[[ContextPacket], ContextPacket]:
@@ -28,8 +29,6 @@ def traced(name: str, fn: StageFn) -> Callable[[ContextPacket], ContextPacket]:
     trace entry emitted as the structlog event of that stage."""
 
     def step(packet: ContextPacket) -> ContextPacket:
-        from operators.trace import emit
-
         packet = run_stage(name, fn, packet)
         if not packet.error or name == "LOAD":
             emit(name, packet.source, packet.trace[-1].figures)
@@ -58,11 +57,7 @@ def run_direct(packets: Iterable[ContextPacket], config: Config, deliver: Callab
     """Run each packet through every step of the graph, in graph order, and hand it to ``deliver``
     once the store sink's steps (STORE, RECOVERY, RESTORE) are done: what the graph does with one
     document, without starting the engine. ``ready`` is called once the steps are built."""
-    import structlog
-
-    if not structlog.is_configured():  # as flows.reduce.get_flow: the trace goes to stderr by default
-        from operators.trace import configure_trace
-
+    if not trace_configured():  # as flows.reduce.get_flow: the trace goes to stderr by default
         configure_trace()
     steps = graph_steps(config)
     if ready is not None:

@@ -22,7 +22,6 @@ import sys
 from typing import Callable, Iterable
 
 import bytewax.operators as op
-import structlog
 from bytewax.dataflow import Dataflow
 from bytewax.inputs import Source
 
@@ -33,7 +32,7 @@ from operators.sinks import StoreSink
 from operators.graphio import CallbackSink, PacketSource
 from operators.sources import file_packets, fixture_paths, write_output
 from operators.store import StoreError
-from operators.trace import configure_trace
+from operators.trace import configure_trace, trace_configured
 
 
 def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_reduce") -> Dataflow:
@@ -108,7 +107,7 @@ def get_flow(paths: Iterable[str] | None = None, granularity: str | None = None,
     ``benchmark=True`` prints the ``tokens benchmark`` table at the end instead of writing outputs.
     ``config``: the configuration, already loaded by the caller (else read from ``config_path``).
     """
-    if not structlog.is_configured():  # e.g. `python -m bytewax.run "flows.reduce:get_flow(...)"`
+    if not trace_configured():  # e.g. `python -m bytewax.run "flows.reduce:get_flow(...)"`
         configure_trace()
     if benchmark:
         sink = benchmark_table()

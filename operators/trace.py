@@ -15,11 +15,10 @@ import sys
 from typing import Any, TextIO
 
 import msgspec
-import structlog
-
-log = structlog.get_logger("nolife_tokens")
 
 _json_encoder = msgspec.json.Encoder()
+_off = False  # configured to os.devnull: events are dropped here, without importing structlog
+_log = None  # the structlog logger, made on first use
 PROGRESS_MIN = 50 * 1024 * 1024  # bytes: inputs this big get a progress line on a terminal
 _COLORS = {"PASS": "\x1b[32mPASS\x1b[0m", "FAIL": "\x1b[31mFAIL\x1b[0m"}
 
@@ -67,8 +66,18 @@ def render_json(_logger: Any, _name: str, event: dict[str, Any]) -> str:
 
 
 def configure_trace(json: bool | None = None, stream: TextIO | None = None) -> None:
-    """Send the trace to ``stream`` (stderr by default), as JSON lines unless it is a terminal."""
+    """Send the trace to ``stream`` (stderr by default), as JSON lines unless it is a terminal.
+
+    ``os.devnull`` turns it off: events are then dropped without building them, and structlog (some
+    15 ms of imports) is not imported for it (it is pointed at that stream too when already loaded,
+    so that a capture set up later still sees the events, see ``emit``)."""
+    global _off
     stream = stream or sys.stderr
+    _off = getattr(stream, "name", None) == os.devnull
+    if _off and "structlog" not in sys.modules:
+        return
+    import structlog
+
     as_json = (not stream.isatty()) if json is None else json
     structlog.configure(
         processors=[render_json if as_json else render_console_color if use_color(stream) else render_console],
@@ -77,8 +86,23 @@ def configure_trace(json: bool | None = None, stream: TextIO | None = None) -> N
     )
 
 
+def trace_configured() -> bool:
+    """Whether the trace has been set up (by ``configure_trace``, or structlog configured otherwise)."""
+    structlog = sys.modules.get("structlog")
+    return _off or (structlog is not None and structlog.is_configured())
+
+
 def emit(stage: str, source: str, figures: dict[str, Any]) -> None:
-    log.info(stage, source=source, **figures)
+    global _log
+    if _off:  # dropped, unless structlog was set up since (a test's capture_logs)
+        structlog = sys.modules.get("structlog")
+        if structlog is None or not structlog.is_configured():
+            return
+    if _log is None:
+        import structlog
+
+        _log = structlog.get_logger("nolife_tokens")
+    _log.info(stage, source=source, **figures)
 
 
 def progress(what: str, name: str | None, size: int, stream: TextIO | None = None) -> None:
