@@ -36,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"true": 10.0, "cat 2KB": 60.0, "cat 20KB": 60.0, "git log -n 50": 60.0, "analyze 20KB": 60.0}
-SHIPPED = ("pyproject.toml", "setup.py", "README.md", "flows", "operators", "config", "fixtures")
+SHIPPED = ("pyproject.toml", "setup.py", "README.md", "bin", "flows", "operators", "config", "fixtures")
 
 
 def log_lines(size: int) -> bytes:
