@@ -86,6 +86,11 @@ def window_text(packet, level: int, raw: bool) -> bytes:
 
     if raw or packet.error:
         text = packet.raw
+        if packet.error and not raw:  # nothing stored: a bounded view, never the raw flood
+            from operators.ceiling import budget_of
+            from operators.safety import fallback_view
+
+            text = fallback_view(packet.raw, budget_of(packet, None))
         if packet.error and packet.exit_code:
             text = f"[command failed: exit code {packet.exit_code}]\n".encode() + text
         return text
@@ -105,7 +110,7 @@ def _on_window(run: _Run, packet) -> None:
     if packet.error:  # e.g. the store is full: its markers would name refs never written
         run.stored = False
         if not run.args.raw:
-            print(f"tokens: warning: reduction failed ({packet.error}); raw output follows", file=sys.stderr)
+            print(f"tokens: error: {packet.error}; head, signal lines and tail follow", file=sys.stderr)
     else:
         run.parts.append((packet.manifest_id, packet.visible))
         run.any_refs = run.any_refs or bool(packet.references)

@@ -56,7 +56,14 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     progress("reducing", args.path, len(packet.raw) if args.path == "-" else os.stat(args.path).st_size)
     [packet] = run_packets([packet], args.config, config)
     if packet.error:  # the store failed (exit 1), or the input (exit 2)
-        raise (TokensError if packet.trace and packet.trace[-1].stage == "STORE" else UsageError)(packet.error)
+        if packet.trace and packet.trace[-1].stage == "STORE":  # a bounded view of the input, then the error
+            from operators.ceiling import budget_of
+            from operators.safety import fallback_view
+
+            sys.stdout.buffer.write(fallback_view(packet.raw, budget_of(packet, config)))
+            sys.stdout.buffer.flush()
+            raise TokensError(packet.error)
+        raise UsageError(packet.error)
     figures = {"level": args.level, "l1_est": packet.measure.visible_tokens, "l2_est": packet.measure.raw_tokens}
     if args.level == 0:  # the overview is made only when it is asked for
         from operators.overview import overview

@@ -767,3 +767,81 @@ def _note(out: _Builder, kind: str) -> None:
     out.show(f"[{', '.join(said)}; original bytes: ".encode())
     out.mark(CONTROLS)
     out.show(b"]\n")
+
+
+# -- a view without the store -------------------------------------------------------------------
+FALLBACK_LINE_MAX = 500  # bytes of one line a fallback view shows at most
+
+
+def fallback_view(raw: bytes, budget: int) -> bytes:
+    """What to show of ``raw`` when the store cannot keep what a reduction omits (disk full, read-only,
+    refused): never the raw flood, no ref, at most about ``budget`` bytes. The text itself when it
+    fits once cleaned; else a first line saying so, the head, the first distinct signal lines and
+    the tail, each line cleaned (terminal controls, secrets) and cut to ``FALLBACK_LINE_MAX``, a
+    line counting what is not shown in each gap. Binary content is one description line."""
+    regions = binary_regions(raw)
+    if regions and regions[0] == (0, len(raw)):
+        return describe(raw, 0, len(raw))[: -len(b"; exact bytes: ")] + b"; not kept]\n"
+    if len(raw) <= budget:
+        shown = clean_text(raw)
+        if len(shown) <= budget:
+            return shown
+    lines = raw.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    quota = max(budget - 300, 200)
+    chosen = _head_tail(lines, quota // 4)
+    _add_signals(raw, lines, chosen, quota - sum(len(text) for text in chosen.values()))
+    out = [f"[the store could not be written: nothing omitted is kept; {len(lines):,} lines, {len(raw):,} bytes; "
+           "head, signal lines and tail shown]\n".encode()]
+    last = -1
+    for i in sorted(chosen):
+        if i > last + 1:
+            out.append(f"[… {i - last - 1:,} lines not shown]\n".encode())
+        out.append(chosen[i])
+        last = i
+    if last < len(lines) - 1:
+        out.append(f"[… {len(lines) - 1 - last:,} lines not shown]\n".encode())
+    return b"".join(out)
+
+
+def _shown_line(line: bytes) -> bytes:
+    shown = clean_text(line[: FALLBACK_LINE_MAX * 2])
+    if len(shown) > FALLBACK_LINE_MAX or len(line) > FALLBACK_LINE_MAX * 2:
+        shown = shown[:FALLBACK_LINE_MAX] + f" … [{len(line):,} bytes]".encode()
+    return shown + b"\n"
+
+
+def _head_tail(lines: list[bytes], quota: int) -> dict[int, bytes]:
+    """Line index -> shown line, for the first and the last lines within ``quota`` bytes each."""
+    chosen: dict[int, bytes] = {}
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
+        spent = 0
+        for i in order:
+            if i in chosen:
+                break
+            shown = _shown_line(lines[i])
+            spent += len(shown)
+            if spent > quota:
+                break
+            chosen[i] = shown
+    return chosen
+
+
+def _add_signals(raw: bytes, lines: list[bytes], chosen: dict[int, bytes], quota: int) -> None:
+    """Adds the first distinct signal lines (``operators.vocab``) that fit ``quota`` bytes."""
+    from operators.vocab import signal_line_spans
+
+    seen: set[bytes] = set()
+    at = line = 0
+    for start, end in signal_line_spans(raw):
+        line += raw.count(b"\n", at, start)
+        at = start
+        if line in chosen or raw[start:end] in seen:
+            continue
+        seen.add(raw[start:end])
+        shown = _shown_line(raw[start:end])
+        if len(shown) > quota:
+            break
+        quota -= len(shown)
+        chosen[line] = shown
