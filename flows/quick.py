@@ -179,7 +179,10 @@ def _read(child: Child, limit: int) -> tuple[bytes, bool]:
 
 
 _SECRET_WORDS = (b"token", b"secret", b"pass", b"key", b"auth", b"credential", b"private", b"cookie", b"session",
-                 b"dsn", b"signature", b"cert", b"bearer")
+                 b"dsn", b"signature", b"cert", b"bearer",
+                 # bare tokens and a URL's user:password@ (operators.secrets hides them in any output)
+                 b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_", b"glpat-", b"xox", b"sk-", b"sk_", b"rk_",
+                 b"akia", b"asia", b"agpa", b"aida", b"aroa", b"anpa", b"aiza", b"eyj", b"npm_", b"hf_")
 
 
 def _plain(data: bytes) -> bool:
@@ -190,7 +193,7 @@ def _plain(data: bytes) -> bool:
     if b"=" in data:  # KEY=value lines (env, config dumps): the table type may hide values
         return False
     lower = data.lower()
-    return not any(word in lower for word in _SECRET_WORDS)
+    return not any(word in lower for word in _SECRET_WORDS) and not (b"://" in data and b"@" in data)
 
 
 def try_run(argv: list[str]) -> int | None:
