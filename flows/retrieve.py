@@ -330,6 +330,7 @@ def search_text(home, pattern: str, limit: int) -> tuple[str, list]:
         return f"no stored ref of the recent packets holds {pattern!r} ({scanned} refs indexed)\n", hits
     out = []
     for hit in hits:
+        hit.source = hide_secrets(hit.source.encode()).decode("utf-8", "replace")  # a command line may hold one
         lines = ", ".join(str(n) for n, _ in hit.lines[:8])
         out.append(f"{hit.ref} | {hit.source} | line{'s' if len(hit.lines) != 1 else ''} {lines}"
                    f"{' …' if hit.more_lines else ''}")

@@ -10,7 +10,7 @@ RE2 scan (bytes as Latin-1: any input, valid UTF-8 or not). The shapes:
   source lines (``api_key = "…"``, ``password: "…"``); a key that only holds such a word
   (``SECRET_KEY_BASE``, ``session_auth``) hides a value that looks random (high entropy);
 * JSON string fields whose name ends with such a word (``"api_key"``, ``"token"``, ``"access_token"``,
-  ``"client_secret"``, ``"password"`` …);
+  ``"client_secret"``, ``"password"`` …), also escaped inside a JSON string (``\\"token\\": \\"…\\"``);
 * the password of a URL's ``user:password@``;
 * HTTP ``Authorization: Bearer …``/``Basic …`` credentials, and a ``Bearer`` token anywhere;
 * the body of a PEM private key (``-----BEGIN … PRIVATE KEY-----`` to its ``-----END``);
@@ -59,10 +59,10 @@ _PROVIDER = (
 )
 # one alternative a shape, each with its numbered groups: 1-4 PEM, 5 Authorization, 6 Bearer, 7-8 JSON
 # (key, value), 9 URL password, 10 provider token, 11-15 key, separator and value (double-quoted,
-# single-quoted, bare)
+# single-quoted, bare), 16 a random-looking value, 17 an escaped JSON field's value
 _PATTERN = (
     # 1: a PEM private key's body (to its END line, or a run of base64 when the END is missing)
-    rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----((?s:.*?))-----END [A-Z0-9 ]{0,40}PRIVATE KEY"
+    rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----\s*((?s:.*?))\s*-----END [A-Z0-9 ]{0,40}PRIVATE KEY"
     rb"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----([A-Za-z0-9+/=\s\\]{16,})"
     # 2: Authorization header (any quoting), then a Bearer token anywhere
     rb"|(?i:\b(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?(?i:(?:bearer|basic|token|digest|bot|apikey)\s+)?"
@@ -78,6 +78,8 @@ _PATTERN = (
     rb"|\b((?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb")))(\s*[=:]\s*)(?:" + _VALUE + rb")"
     # 7: a long token-like value of a key that holds a secret word
     rb"|\b(?i:" + _KEY + rb")\s*[=:]\s*[\"']?([A-Za-z0-9+/=_~.-]{16,})"
+    # 8: a JSON field named for a secret inside a JSON string (escaped quotes: a logged request body)
+    rb"|\\\"(?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb"))\\\"\s*:\s*\\\"([^\"\\\n]+)\\\""
 )
 
 
@@ -151,10 +153,10 @@ def _span(m) -> tuple[int, int] | None:
         return m.span(16) if looks_random(m.group(16)) else None
     if m.group(10) is not None:
         return _provider_span(m)
-    for group in (2, 4, 5, 6, 8, 9):
+    for group in (2, 4, 5, 6, 8, 9, 17):
         if m.group(group) is not None:
             value = m.group(group)
-            if group in (5, 6, 8, 9) and _placeholder(value) or value.lower() in _SCHEMES:
+            if group in (5, 6, 8, 9, 17) and _placeholder(value) or value.lower() in _SCHEMES:
                 return None  # a placeholder, or a scheme whose credential is not given (Bearer <token>)
             return m.span(group)
     return None
