@@ -290,10 +290,8 @@ def _finish(run: _Run, config, source: str, status: int, code: int) -> int:
     """The run's last lines: the failure line when the first window could not carry it, the pointer to
     the full output, the failed checks (stderr). Returns ``status``."""
     lines = _closing_lines(run, config, source, status)
-    if lines and not run.ends_with_newline:
+    if lines and not run.ends_with_newline:  # a closing line starts a line of its own; nothing else is added
         lines = b"\n" + lines
-    elif not run.args.raw and not run.ends_with_newline:
-        lines = b"\n"
     if lines and not run.closed:
         try:
             run.out.write(lines)

@@ -217,9 +217,7 @@ def try_run(argv: list[str]) -> int | None:
     child.stdout.close()
     status = child.returncode
     status = 128 - status if status < 0 else status
-    out = (f"[command failed: exit code {status}]\n".encode() if status else b"") + data
-    if data and not data.endswith(b"\n"):
-        out += b"\n"
+    out = (f"[command failed: exit code {status}]\n".encode() if status else b"") + data  # bytes as printed
     try:
         os.write(1, out) if out else None
     except BrokenPipeError:

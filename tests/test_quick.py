@@ -58,7 +58,7 @@ def test_a_long_output_is_handed_over_and_reduced_the_same(tmp_path, name):
 def test_edge_cases_print_what_the_graph_prints(tmp_path):
     assert _same(tmp_path, "true") == b""
     assert _same(tmp_path, "false") == b"[command failed: exit code 1]\n"
-    assert _same(tmp_path, "printf", "no newline") == b"no newline\n"
+    assert _same(tmp_path, "printf", "no newline") == b"no newline"  # byte-identical: no newline added
     assert _same(tmp_path, "printf", "a\\r\\nb\\r\\n") == b"a\r\nb\r\n"
     assert _same(tmp_path, "printf", "x\\033[31mred\\033[0m\\n").count(b"\x1b") == 0  # handed over: secured
     assert _same(tmp_path, "bash", "-c", "sleep 0.4; echo late") == b"late\n"  # slower than the fast path waits
