@@ -119,3 +119,115 @@ def make_diff(target_bytes: int, seed: int = 7) -> bytes:
         out.append(text)
         size += len(text)
     return "".join(out).encode()
+
+
+_WORDS = ("config", "value", "result", "handler", "request", "session", "parser", "buffer", "client", "token",
+          "index", "record", "stream", "options", "context", "worker", "cache", "logger", "schema", "module")
+
+
+def _code_line(rng: random.Random, word: str) -> str:
+    """One line of source code that mentions ``word`` (Python, TypeScript or Go flavoured)."""
+    other, name = rng.choice(_WORDS), rng.choice(_WORDS)
+    indent = "    " * rng.randint(0, 3)
+    shapes = (
+        f"{indent}{name}_{word} = self.{other}.get({word!r}, None)",
+        f"{indent}const {word}{rng.randint(1, 99)} = await {other}.load({name}, {{ retries: {rng.randint(1, 5)} }});",
+        f"{indent}if err := {word}.Validate({other}); err != nil {{",
+        f"{indent}def {word}_{name}(self, {other}: dict | None = None) -> \"{name.title()}\":",
+        f"{indent}# TODO({rng.choice(('ana', 'bo', 'chen', 'dmitri'))}): {word} must not outlive the {other}",
+        f"{indent}return {{\"{word}\": {other}[{rng.randint(0, 9)}], \"{name}\": {rng.randint(0, 10**6)}}}",
+        f"{indent}import {{ {word.title()}{name.title()} }} from '../{other}/{word}';",
+        f"{indent}log.debug(\"{word} %s for {name} %d\", {other}, {rng.randint(1, 999)})",
+    )
+    return rng.choice(shapes)
+
+
+def make_search(target_bytes: int, seed: int = 7) -> bytes:
+    """``grep -rn``/``rg -n`` output over a large tree: ``path:line:text`` hits grouped by file (a few to
+    a few hundred per file, line numbers going up), now and then ``-C``-style context blocks
+    (``path-line-text`` and ``--``), a minified file whose matching lines are several KB long, and
+    ``Binary file … matches`` notices."""
+    rng = random.Random(seed)
+    word = "config"
+    out, size, f = [], 0, 0
+    while size < target_bytes:
+        f += 1
+        ext = rng.choice(("py", "ts", "go", "py", "tsx", "js"))
+        path = f"./{rng.choice(('src', 'lib', 'pkg', 'tests'))}/{rng.choice(_WORDS)}{f // 40}/{rng.choice(_WORDS)}_{f}.{ext}"
+        block = []
+        if f % 97 == 0:
+            block.append(f"Binary file {path[:-len(ext)]}bin matches")
+        elif f % 53 == 0:  # a minified bundle: few hits, each a very long line
+            for _ in range(rng.randint(1, 4)):
+                body = ";".join(f"var {rng.choice(_WORDS)}{i}={word}.{rng.choice(_WORDS)}({i})" for i in range(rng.randint(80, 400)))
+                block.append(f"{path[:-len(ext)]}min.js:1:{body}")
+        else:
+            line = 0
+            context = rng.random() < 0.2
+            for _ in range(int(rng.paretovariate(1.2) * 3)):
+                line += rng.randint(1, 60)
+                if context:
+                    block.extend(f"{path}-{line + k}-{_code_line(rng, rng.choice(_WORDS))}" for k in range(2))
+                    line += 2
+                block.append(f"{path}:{line}:{_code_line(rng, word)}")
+                if context:
+                    block.append(f"{path}-{line + 1}-{_code_line(rng, rng.choice(_WORDS))}")
+                    block.append("--")
+                    line += 1
+        text = "\n".join(block) + "\n"
+        out.append(text)
+        size += len(text)
+    return "".join(out).encode()
+
+
+def _file_diff(rng: random.Random, name: str) -> list[str]:
+    """One file's part of a patch: git's header lines, then 1-4 hunks of context, removed and added lines."""
+    block = [f"diff --git a/{name} b/{name}", f"index {rng.getrandbits(28):07x}..{rng.getrandbits(28):07x} 100644",
+             f"--- a/{name}", f"+++ b/{name}"]
+    line_no = 1
+    for _h in range(rng.randint(1, 4)):
+        line_no += rng.randint(10, 200)
+        before = [" " + _code_line(rng, rng.choice(_WORDS)) for _ in range(3)]
+        removed = ["-" + _code_line(rng, rng.choice(_WORDS)) for _ in range(rng.randint(0, 6))]
+        added = ["+" + _code_line(rng, rng.choice(_WORDS)) for _ in range(rng.randint(1, 12))]
+        after = [" " + _code_line(rng, rng.choice(_WORDS)) for _ in range(3)]
+        old, new = 6 + len(removed), 6 + len(added)
+        block.append(f"@@ -{line_no},{old} +{line_no},{new} @@ def {rng.choice(_WORDS)}_{rng.choice(_WORDS)}(")
+        block.extend(before + removed + added + after)
+    return block
+
+
+def make_git_log_p(target_bytes: int, seed: int = 7) -> bytes:
+    """``git log -p`` of a busy repository: commits (hash, author, date, a subject and sometimes a body)
+    each with the patch of 1-6 files; now and then a merge commit (no patch) and a binary file."""
+    rng = random.Random(seed)
+    authors = ("Ana Lima <ana@example.org>", "Bo Chen <bo.chen@example.com>", "Dmitri Volkov <dv@example.net>",
+               "Priya Nair <priya@example.io>", "Sam O'Neil <sam@example.dev>")
+    days = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+    out, size, c = [], 0, 0
+    while size < target_bytes:
+        c += 1
+        stamp = f"{days[c % 7]} Aug {1 + c % 28} {c % 24:02d}:{c % 60:02d}:{(c * 7) % 60:02d} 2026 +0200"
+        block = [f"commit {rng.getrandbits(160):040x}"]
+        if c % 29 == 0:
+            block += [f"Merge: {rng.getrandbits(28):07x} {rng.getrandbits(28):07x}"]
+        block += [f"Author: {rng.choice(authors)}", f"Date:   {stamp}", "",
+                  f"    {rng.choice(('fix', 'feat', 'refactor', 'test', 'docs'))}({rng.choice(_WORDS)}): "
+                  f"{rng.choice(('handle', 'drop', 'add', 'rename', 'cache'))} {rng.choice(_WORDS)} in {rng.choice(_WORDS)}"]
+        if rng.random() < 0.4:
+            block += ["", f"    The {rng.choice(_WORDS)} was read twice when the {rng.choice(_WORDS)} changed;",
+                      f"    now it is read once. Closes #{rng.randint(100, 9999)}."]
+        block.append("")
+        if c % 29 != 0:
+            for _ in range(rng.randint(1, 6)):
+                name = f"{rng.choice(('src', 'lib', 'pkg'))}/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}_{rng.randint(1, 400)}.py"
+                if rng.random() < 0.02:
+                    block += [f"diff --git a/{name}.png b/{name}.png", "new file mode 100644",
+                              f"index 0000000..{rng.getrandbits(28):07x}", f"Binary files /dev/null and b/{name}.png differ"]
+                else:
+                    block += _file_diff(rng, name)
+            block.append("")
+        text = "\n".join(block) + "\n"
+        out.append(text)
+        size += len(text)
+    return "".join(out).encode()

@@ -32,7 +32,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 if str(PROJECT) not in sys.path:
     sys.path.insert(0, str(PROJECT))
 
-from bench.generate import make_diff, make_id_log, make_json, make_log, make_ndjson  # noqa: E402
+from bench.generate import make_diff, make_git_log_p, make_id_log, make_json, make_log, make_ndjson, make_search  # noqa: E402
 
 PY = sys.executable
 MB = 1_000_000
@@ -44,11 +44,11 @@ LINEAR_TOLERANCE = 0.25  # the bench's own tolerance for "linear": per-MB time w
 # the batch inputs: the three, plus a log with an id on every line (every line a distinct shape:
 # the hard case for the log reducer; as big as the other log, since the log target is judged at that
 # size) and NDJSON structured logs
-BATCH_KINDS = ("log", "id-log", "json", "ndjson", "diff")
+BATCH_KINDS = ("log", "id-log", "json", "ndjson", "diff", "search", "gitlog")  # + rg -n output and git log -p
 
-FULL = {"log": 100 * MB, "id_log": 100 * MB, "json": 20 * MB, "ndjson": 20 * MB, "diff": 20 * MB, "part": 25 * MB, "small_log": 10 * MB,
+FULL = {"log": 100 * MB, "id_log": 100 * MB, "json": 20 * MB, "ndjson": 20 * MB, "diff": 20 * MB, "search": 20 * MB, "gitlog": 20 * MB, "part": 25 * MB, "small_log": 10 * MB,
         "startup_runs": 9, "bytewax_runs": 3, "sample": 1 * MB}
-QUICK = {"log": 40 * MB, "id_log": 40 * MB, "json": 5 * MB, "ndjson": 5 * MB, "diff": 5 * MB, "part": 10 * MB, "small_log": 4 * MB,
+QUICK = {"log": 40 * MB, "id_log": 40 * MB, "json": 5 * MB, "ndjson": 5 * MB, "diff": 5 * MB, "search": 5 * MB, "gitlog": 5 * MB, "part": 10 * MB, "small_log": 4 * MB,
          "startup_runs": 5, "bytewax_runs": 2, "sample": 256 * 1024}
 
 
@@ -199,7 +199,7 @@ def _stages_child(path: str) -> None:
     from operators.trace import configure_trace
 
     configure_trace(json=True, stream=open(os.devnull, "w"))
-    import flows.reduce as graph
+    import flows.direct as graph  # the steps of the graph (one document runs them without the engine)
     from flows.cli import run_packets
     from operators.config import load_config
     from operators.sources import file_packets
@@ -258,6 +258,10 @@ def generate(spec: dict, work: Path) -> dict[str, Path]:
     paths["ndjson"].write_bytes(make_ndjson(spec["ndjson"]))
     paths["diff"] = work / "big.diff"
     paths["diff"].write_bytes(make_diff(spec["diff"]))
+    paths["search"] = work / "rg.txt"
+    paths["search"].write_bytes(make_search(spec["search"]))
+    paths["gitlog"] = work / "git-log-p.txt"
+    paths["gitlog"].write_bytes(make_git_log_p(spec["gitlog"]))
     paths["startup"] = work / "startup.log"
     paths["startup"].write_bytes(make_log(20 * 1024))
     print(f"generated inputs in {time.perf_counter() - start:.1f}s under {work}", flush=True)
@@ -390,9 +394,13 @@ def print_imports(path: Path, env: dict, work: Path) -> None:
 
 
 def bench_scaling(paths: dict, work: Path) -> None:
-    parts = paths["parts"]
+    # a mixed batch: two pieces of the log and one file of each other type but the id log, in an order
+    # that deals each worker (files are dealt round-robin) a share of every kind
+    parts = [paths["parts"][0], paths["json"], paths["search"], paths["parts"][1], paths["diff"], paths["gitlog"],
+             paths["ndjson"]]
     total = sum(p.stat().st_size for p in parts)
-    section(f"Scaling: {len(parts)} logs ({mb(total)} in all) through python -m bytewax.run \"flows.reduce:get_flow(paths=[...])\"")
+    section(f"Scaling: a mixed batch of {len(parts)} files ({mb(total)} in all: log x2, json, search, diff, git log -p, "
+            f"ndjson) through python -m bytewax.run \"flows.reduce:get_flow(paths=[...])\"")
     def job(files):
         return [PY, "-m", "bytewax.run", "flows.reduce:get_flow(paths=[" + ", ".join(repr(str(p)) for p in files) + "])"]
 
@@ -403,7 +411,7 @@ def bench_scaling(paths: dict, work: Path) -> None:
     ports = free_ports(2)
     addresses = ";".join(f"127.0.0.1:{p}" for p in ports)
     configs.append(("2 processes x 1 worker (-i/-a, loopback)", [base + ["-i", str(i), "-a", addresses] for i in range(2)]))
-    configs.append(("2 independent processes, 2 files each (no cluster)", [job(parts[0::2]), job(parts[1::2])]))
+    configs.append(("2 independent processes, half the files each (no cluster)", [job(parts[0::2]), job(parts[1::2])]))
     rounds = 3  # the settings run in turn, round after round: each sees the same machine load; medians
     runs: dict[str, list] = {label: [] for label, _ in configs}
     for _round in range(rounds):
