@@ -144,6 +144,8 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     signals are lines), or when the must-see lines alone were more than the budget holds and the
     first line says how many were left out (their bytes are in the gaps' refs): then at most that
     many may be missing."""
+    from operators.safety import secret_parts
+
     lines_kind = _signals_kind(kind) == "lines"
     wanted = set(planted)
     folded = set()
@@ -153,6 +155,7 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
         m = _FOLD.search(line) if lines_kind else None
         if m:
             folded.add(template(line[: m.start()]))
+            folded.update(template(part) for part in secret_parts(line[: m.start()]))  # SIGNAL asks for these
         left = _LEFT.match(line)
         if left:
             stated += int((left.group(2) or left.group(1)).replace(b",", b""))

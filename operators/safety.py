@@ -363,6 +363,14 @@ def signal_parts(line: bytes, config=None, kind: str = "") -> list[bytes]:
     return [part for part in parts if part.strip()]
 
 
+SECRET_MARK_RE = re.compile(rb"\[secret hidden(?:: #ref:ctx_[0-9a-f]{6,64})?\]")
+
+
+def secret_parts(shown: bytes) -> list[bytes]:
+    """The parts of a shown line around its hidden secrets (what ``signal_parts`` asks for)."""
+    return [part for part in SECRET_MARK_RE.split(shown) if part.strip()] if b"[secret hidden" in shown else []
+
+
 def _shown_parts(line: bytes, config, kind: str) -> list[bytes]:
     settings = settings_of(config)
     if len(line) <= settings.line_cap:
