@@ -29,7 +29,7 @@ from flows.direct import graph_steps, traced  # noqa: F401 (traced: the step wra
 from operators.config import Config, ConfigError, load_config
 from operators.packet import ContextPacket
 from operators.sinks import StoreSink
-from operators.graphio import CallbackSink, PacketSource
+from operators.graphio import CallbackSink, PacketSource, engine_source
 from operators.sources import file_packets, fixture_paths, write_output
 from operators.store import StoreError
 from operators.trace import configure_trace, trace_configured
@@ -42,7 +42,7 @@ def build_flow(source: Source, sink, config: Config, name: str = "nolife_tokens_
     manifest, checks them (RECOVERY, RESTORE) and only then hands each packet to ``sink``."""
     steps = graph_steps(config)  # the same steps flows.direct runs one document through
     flow = Dataflow(name)
-    stream = op.input("source", flow, source)
+    stream = op.input("source", flow, engine_source(source))  # a RunSource is written without bytewax
     for stage, step in steps.mapped:
         stream = op.map(stage.lower(), stream, step)
     op.output("store", stream, StoreSink(steps.stored, sink))

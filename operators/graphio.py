@@ -3,15 +3,17 @@
 ``PacketSource`` hands each worker a disjoint share of a fixed list of packets (files to read, or
 bytes already in hand such as stdin); each worker reads its own files, so a document stays on one
 worker. ``CallbackSink`` hands every finished packet to a function (the CLI collects them; the main
-job writes the reduced text and prints a row). Only the graph imports this module (it imports
-bytewax); ``operators.sources`` names both for the callers that always found them there.
+job writes the reduced text and prints a row). ``engine_source`` hands the engine a source written
+without it (``operators.runsource.RunSource``: same methods, no bytewax base class). Only the graph
+imports this module (it imports bytewax); ``operators.sources`` names the first two for the callers
+that always found them there.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from bytewax.inputs import DynamicSource, StatelessSourcePartition
+from bytewax.inputs import DynamicSource, FixedPartitionedSource, Source, StatefulSourcePartition, StatelessSourcePartition
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
 
 from operators.packet import ContextPacket
@@ -61,4 +63,38 @@ class CallbackSink(DynamicSink[ContextPacket]):
         return _CallbackPartition(self.callback, self.on_close)
 
 
-__all__ = ["CallbackSink", "PacketSource"]
+class _EnginePartition(StatefulSourcePartition[ContextPacket, None]):
+    def __init__(self, part):
+        self._part = part
+
+    def next_batch(self) -> list[ContextPacket]:
+        return self._part.next_batch()
+
+    def next_awake(self):
+        return self._part.next_awake()
+
+    def snapshot(self) -> None:
+        return self._part.snapshot()
+
+    def close(self) -> None:
+        self._part.close()
+
+
+class _EngineSource(FixedPartitionedSource[ContextPacket, None]):
+    def __init__(self, source):
+        self.source = source
+
+    def list_parts(self) -> list[str]:
+        return self.source.list_parts()
+
+    def build_part(self, step_id: str, for_part: str, resume_state: None) -> _EnginePartition:
+        return _EnginePartition(self.source.build_part(step_id, for_part, resume_state))
+
+
+def engine_source(source) -> Source:
+    """``source`` as the engine takes it: a bytewax ``Source`` as it is, else (a source with the methods
+    of a ``FixedPartitionedSource``: ``list_parts``, ``build_part``) wrapped in one."""
+    return source if isinstance(source, Source) else _EngineSource(source)
+
+
+__all__ = ["CallbackSink", "PacketSource", "engine_source"]

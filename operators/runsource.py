@@ -1,8 +1,11 @@
 """Run source: a running command's combined output as a stream of windows, one ``RunPacket`` each.
 
-``RunSource(proc, source, config)`` is a bytewax ``FixedPartitionedSource`` with one partition that
+``RunSource(proc, source, config)`` is a source (in bytewax's terms, fixed-partitioned) with one partition that
 reads the command's output pipe (``proc.stdout``) as it is produced and cuts it into *windows*; each
-window goes through the very same stages as any other input (``flows.reduce.build_flow``).
+window goes through the very same stages as any other input (``flows.reduce.build_flow``). It has
+the methods of a bytewax ``FixedPartitionedSource`` without importing the engine (the graph wraps it:
+``operators.graphio.engine_source``), so a command that has exited is cut into its window by the
+partition alone and reduced without the engine (``flows.runner.run_source``).
 
 By default (``stream`` False) the whole output is one window, closed when the output ends or on
 ``stop()``: a command that completes is reduced exactly as ``tokens analyze`` reduces the same bytes,
@@ -35,15 +38,16 @@ from __future__ import annotations
 
 import os
 import select
-import subprocess
 import threading
 import time
-
-from bytewax.inputs import FixedPartitionedSource, StatefulSourcePartition
+from typing import TYPE_CHECKING
 
 from operators.config import Config
 from operators.packet import ContextPacket
 from operators.types.log import SIGNAL_RE
+
+if TYPE_CHECKING:
+    import subprocess
 
 CHUNK = 64 * 1024  # one read
 READ_BUDGET = 4 * 1024 * 1024  # bytes read per activation; the rest at once on the next one
@@ -67,7 +71,7 @@ class RunPacket(ContextPacket, kw_only=True):
     last: bool = False  # the window that ended the run (none is, when nothing was pending then)
 
 
-class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
+class _RunPartition:
     def __init__(self, source: "RunSource"):
         self.src = source
         self.fd = source.proc.stdout.fileno()
@@ -217,7 +221,7 @@ class _RunPartition(StatefulSourcePartition[ContextPacket, None]):
         self.src.close_pipe()
 
 
-class RunSource(FixedPartitionedSource[ContextPacket, None]):
+class RunSource:
     """The output of ``proc`` (started with ``stdout=PIPE``) as windows, one ``RunPacket`` each.
 
     ``source``: the packets' source name (``run: CMD ARGS``). Single partition; one worker."""
@@ -253,6 +257,8 @@ class RunSource(FixedPartitionedSource[ContextPacket, None]):
 
     def wait(self) -> None:
         """The output ended: wait for the command to exit (interruptible by a forwarded signal)."""
+        import subprocess
+
         while self.proc.poll() is None and not self.stopping.is_set():
             try:
                 self.proc.wait(timeout=POLL_S)
