@@ -270,7 +270,7 @@ def generate(spec: dict, work: Path) -> dict[str, Path]:
 
 def analyze(path: Path, work: Path, name: str) -> Run:
     home = work / f"home-{name}"
-    r = run([*tokens_cmd(), "analyze", str(path)], child_env(home), work)
+    r = run([*tokens_cmd(), "analyze", "--trace", str(path)], child_env(home), work)  # the trace: JSON lines on stderr
     shutil.rmtree(home, ignore_errors=True)
     return r
 
