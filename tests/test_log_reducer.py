@@ -194,6 +194,7 @@ def _authfail_log(variant: bool) -> tuple[bytes, bytes]:
 def test_a_rare_variant_inside_a_frequent_word_template_stays_visible(granularity, monkeypatch):
     from operators.types import log
 
+    monkeypatch.setattr(log, "ROOM_SHARE", 0)  # no room known: rare lines fold by their words
     raw, odd = _authfail_log(variant=True)
     packet = reduce_bytes(raw, source="hostapd.log", forced_type="log", granularity=granularity)
     assert odd + b"\n" in packet.visible
@@ -205,10 +206,30 @@ def test_a_rare_variant_inside_a_frequent_word_template_stays_visible(granularit
     assert odd not in hidden.visible and " ×14".encode() in hidden.visible
 
 
-def test_members_that_differ_only_in_ids_are_no_variants():
+def test_members_that_differ_only_in_ids_are_no_variants(monkeypatch):
+    from operators.types import log
+
+    monkeypatch.setattr(log, "ROOM_SHARE", 0)
     raw, _ = _authfail_log(variant=False)
     packet = reduce_bytes(raw, source="hostapd.log", forced_type="log")
     assert packet.visible.count(b"AuthFail") == 1 and " ×13".encode() in packet.visible
+
+
+def test_rare_lines_that_differ_in_a_user_or_host_stay_while_there_is_room(monkeypatch):
+    """Below the output ceiling, lines that differ in a word (a station, a user) are news: each shows as
+    it is, and only true repeats (the heartbeat: numbers alone differ) fold."""
+    from operators.types import log
+
+    raw, odd = _authfail_log(variant=True)
+    packet = reduce_bytes(raw, source="hostapd.log", forced_type="log")
+    for name in NAMES:
+        assert b"AuthFail sta=host-%s reason" % name.encode() in packet.visible
+    assert odd in packet.visible and " ×120".encode() in packet.visible
+    assert packet.signal_pass and packet.restore_pass
+    # the room is what decides: a ceiling too small for them folds them by their words again
+    monkeypatch.setattr(log, "ROOM_SHARE", 0.01)
+    tight = reduce_bytes(raw, source="hostapd.log", forced_type="log")
+    assert tight.visible.count(b"AuthFail sta=host-") < len(NAMES)
 
 
 def _trace_log() -> bytes:

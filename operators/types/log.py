@@ -42,7 +42,7 @@ from operators.kernel.log_twins import (  # noqa: F401  (re-exported)
 # the signal vocabulary lives in operators.vocab; the names stay importable from here
 from operators.vocab import (  # noqa: E402,F401  (re-exported)
     CODE_RE, LEVEL_RE, LOG_LINE_RE, SHAPE_CODE_RE, SHAPE_STATUS, SIGNAL_PATTERN as _SIGNAL_PATTERN, SIGNAL_RE,
-    STATUS_RE, WORD_RE as SHAPE_SIGNAL_RE, is_log_line, signal_line_spans as signal_line_spans_direct,
+    STATUS_RE, WORD_RE as SHAPE_SIGNAL_RE, is_log_line, is_signal_text, signal_line_spans as signal_line_spans_direct,
 )
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
@@ -160,14 +160,16 @@ def _duplicate_blocks(raw: bytes, starts, blocks) -> tuple[dict[int, int], dict[
     return copies, later
 
 
-def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings) -> tuple:
+def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int = 0) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
     A shape is its own template; when ``mask_templates`` is on, a template still rare (fewer than
     ``fold_min`` lines) gets the precise mask (hex ids too); one still rare after that is keyed by its
     words, every token that looks like an identifier masked (package names with versions, hosts with
-    ports, paths). Work is done once per distinct shape, never per line, and keys are made one at a
-    time: only distinct templates become objects (a log whose lines all differ has a shape a line).
+    ports, paths) — but only when the log would not fit in ``room`` bytes without it (a rare line that
+    differs in a path, a user or a host is news, not noise, while there is room to show it). Work is
+    done once per distinct shape, never per line, and keys are made one at a time: only distinct
+    templates become objects (a log whose lines all differ has a shape a line).
     """
     modes = bytearray(len(shape_ends))  # per shape: 0 its own template, 1 masked, 2 by its words
     template_of, names, totals = None, None, counts  # while every shape is its own template
@@ -182,6 +184,62 @@ def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings) -> tuple:
     elif cfg.mask_templates and 2 in modes:
         template_of, names, totals = _split_variants(shape_data, shape_ends, modes, counts, template_of, names,
                                                      totals, cfg.fold_min)
+        if room:
+            template_of, names, totals = _unfold(shape_data, shape_ends, modes, counts, template_of, names,
+                                                 totals, cfg.fold_min, room)
+    return template_of, names, totals
+
+
+FIT_SHAPES_MAX = 100_000  # distinct shapes beyond which the room is not estimated (word keys stay)
+
+
+def _shown_size(lengths, counts, template_of, totals, fold_min: int) -> int:
+    """The bytes of the lines a log shows, estimated on the shapes: every line of a rare template,
+    one line of a frequent one (with its count)."""
+    size, seen = 0, set()
+    for s, count in enumerate(counts):
+        if not count:
+            continue
+        t = template_of[s]
+        if totals[t] >= fold_min:
+            if t not in seen:
+                seen.add(t)
+                size += lengths[s] + 8
+        else:
+            size += lengths[s] * count
+    return size
+
+
+def _unfold(shape_data: bytes, shape_ends, modes: bytearray, counts, template_of, names, totals,
+            fold_min: int, room: int) -> tuple:
+    """The templates keyed by their words, smallest first, back to their shapes (each its own rare
+    template, so its lines show as they are) while the lines shown stay within ``room`` bytes: words
+    fold only what does not fit."""
+    if len(shape_ends) > FIT_SHAPES_MAX:
+        return template_of, names, totals
+    lengths = array("q", [end - start for start, end in zip([0, *shape_ends[:-1]], shape_ends)])
+    members: dict[int, list[int]] = {}
+    at = modes.find(2)
+    while at != -1:
+        if counts[at] and totals[template_of[at]] >= fold_min:
+            members.setdefault(template_of[at], []).append(at)
+        at = modes.find(2, at + 1)
+    if not members:
+        return template_of, names, totals
+    size = _shown_size(lengths, counts, template_of, totals, fold_min)
+    template_of, totals, names = array("i", template_of), array("q", totals), list(names)
+    for t in sorted(members, key=lambda t: (totals[t], t)):
+        shapes = members[t]
+        cost = sum(lengths[s] * counts[s] for s in shapes) - lengths[shapes[0]] - 8
+        if size + cost > room:
+            break
+        size += cost
+        for shape_id in shapes:
+            totals[t] -= counts[shape_id]
+            template_of[shape_id] = len(names)
+            start = shape_ends[shape_id - 1] if shape_id else 0
+            names.append(b"\x02" + shape_data[start : shape_ends[shape_id] - 1])
+            totals.append(counts[shape_id])
     return template_of, names, totals
 
 
@@ -242,7 +300,9 @@ def _split_variants(shape_data: bytes, shape_ends, modes: bytearray, counts, tem
     return template_of, names, totals
 
 
-def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
+def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Plan:
+    """The plan of a log (see the module docstring); ``room``: the bytes an output may show (0: no
+    limit known), below which rare lines are not folded by their words."""
     starts, ids, shape_data, shape_ends, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
@@ -255,7 +315,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings) -> Plan:
     del blocks
     for i in verbatim:
         counts[ids[i]] -= 1  # verbatim lines are never folded: they do not count for their template
-    template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg)
+    template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room)
     del shape_data, shape_ends
     frequent = bytes(total >= cfg.fold_min for total in totals)
     visible = select_visible(ids, template_of, frequent, verbatim)
@@ -389,8 +449,13 @@ def _reason(fine: bool, key: bytes) -> str:
     return "folded repeats of: " + key.lstrip(b"\x00")[:80].decode("utf-8", "replace")
 
 
+ROOM_SHARE = 0.8  # of the output ceiling the lines of a log may take before rare lines fold by their words
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_log(raw, granularity, config.log)
+    from operators.ceiling import settings_of
+
+    return reduce_log(raw, granularity, config.log, int(settings_of(config).max_chars * ROOM_SHARE))
 
 
 # -- the content type ----------------------------------------------------------------------------
@@ -410,3 +475,17 @@ def detect(sample) -> str | None:
     if n >= 3 and log_like >= 0.5 * n:
         return f"{log_like}/{n} lines have timestamps or levels"
     return None
+
+
+FOLDED_LINE_RE = re.compile(rb" \xc3\x97[0-9,]+[ \t]*$")  # a frequent template's line and its " ×N"
+
+
+def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
+    """Budget ranks (``operators.rank``): signal lines by the general rule (tier 0); then the rare lines
+    (each a template seen less than ``fold_min`` times: news, not noise), then the frequent templates
+    folded with their counts (tier 1)."""
+    if not shown.strip() or is_signal_text(shown):
+        return None
+    if FOLDED_LINE_RE.search(shown) or shown.startswith(b"["):
+        return 1, 2
+    return 1, 1
