@@ -274,10 +274,9 @@ def hide_secrets(data: bytes) -> bytes:
 
 
 def _secrets_ref(reason: str) -> bool:
-    """Whether a ref holds the values a reduction hid as secrets (the safety pass's, a type's own)."""
-    from operators.secrets import GROUP, REASON
+    from operators.secrets import holds_only_secrets
 
-    return reason == REASON or GROUP in reason.split()
+    return holds_only_secrets(reason)
 
 
 def _restore_file(store, path: str) -> tuple[bytes, str]:

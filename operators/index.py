@@ -187,8 +187,11 @@ def _claim(home: Path | str) -> list[str]:
 
 
 def _index(store_home: Path | str, manifest, refs) -> None:
-    from operators.secrets import hide
+    from operators.secrets import hide, holds_only_secrets
 
+    refs = [ref for ref in refs if not holds_only_secrets(ref.reason)]  # hidden values: never searchable
+    if not refs:
+        return
     db = _connect(store_home)
     try:
         for statement in SCHEMA:
@@ -255,6 +258,7 @@ def _match_query(words: list[str]) -> str:
 def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], int]:
     """Refs of recent packets holding every word of ``pattern`` (newest first, at most ``limit``),
     with their matching lines; and how many refs the index holds."""
+    from operators.secrets import holds_only_secrets
     from operators.store import Store, StoreError
 
     import sqlite3
@@ -289,7 +293,11 @@ def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], 
             if len(hits) >= limit:
                 break
             try:
-                contents[ref] = store.get(ref).content
+                found = store.get(ref)
+                if holds_only_secrets(found.reason):  # indexed before such refs were left out
+                    gone.append(ref)
+                    continue
+                contents[ref] = found.content
             except StoreError:
                 gone.append(ref)
                 continue

@@ -101,6 +101,12 @@ _TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
 _LAST: list = [None, None]  # the last buffer scanned whole, and its spans
 
 
+def holds_only_secrets(reason: str) -> bool:
+    """Whether a ref with this reason holds the values a reduction hid (this module's, or a type's
+    own ``secrets`` group): its bytes are all secret, with nothing around them to tell them by."""
+    return reason == REASON or GROUP in reason.split()
+
+
 def entropy(value: bytes) -> float:
     """Shannon entropy of ``value`` in bits per byte."""
     n = len(value)
