@@ -205,7 +205,8 @@ def test_npm_lockfile_is_one_summary_line_and_its_hunks_are_behind_the_ref():
     visible, contents = run(raw)
     lines = visible.split(b"\n")
     assert lines[0] == b"diff --git a/package-lock.json b/package-lock.json"
-    summary = lines[1].decode()
+    assert lines[1:3] == [b"--- a/package-lock.json", b"+++ b/package-lock.json"]  # the file's own header lines stay
+    summary = lines[3].decode()
     assert summary.startswith("⋯ 11 packages changed: ")
     for change in ("cookie 0.4.2 → 0.7.2", "socket.io 4.5.0 → 4.8.1", "engine.io 6.2.1 → 6.6.2", "ws 8.2.3 → 8.17.1",
                    "@socket.io/base64-arraybuffer (removed 1.0.2)", "@socket.io/component-emitter (added 3.1.2)"):
@@ -213,15 +214,17 @@ def test_npm_lockfile_is_one_summary_line_and_its_hunks_are_behind_the_ref():
     added = sum(1 for h in hunk_lines(raw) if h.sign == b"+")
     removed = sum(1 for h in hunk_lines(raw) if h.sign == b"-")
     assert f"(+{added} -{removed} lines)" in summary
-    assert len(lines) == 4 and lines[3] == b""  # header, summary, marker
+    assert len(lines) == 6 and lines[5] == b""  # header lines, summary, marker
     [ref] = contents.values()
-    assert ref == raw[raw.index(b"\n") + 1 :]
+    index_line = raw[raw.index(b"\n") + 1 : raw.index(b"\n--- ") + 1]
+    assert ref == index_line + raw[raw.index(b"\n@@") + 1 :]  # the index line and every hunk
 
 
 def test_cargo_lock_summarised_code_kept():
     raw = fixture("diff_cargo_lock_and_code.diff")
     visible, _ = run(raw)
-    assert b"diff --git a/Cargo.lock b/Cargo.lock\n\xe2\x8b\xaf 15 packages changed: aho-corasick 1.1.4 \xe2\x86\x92 1.1.5" in visible
+    assert (b"diff --git a/Cargo.lock b/Cargo.lock\n--- a/Cargo.lock\n+++ b/Cargo.lock\n"
+            b"\xe2\x8b\xaf 15 packages changed: aho-corasick 1.1.4 \xe2\x86\x92 1.1.5") in visible
     assert "regex-automata 0.4.15 → 0.4.18".encode() in visible
     code = {h.sign + h.text for h in hunk_lines(raw) if h.new_path != b"Cargo.lock" and h.sign != b" "}
     assert code and code <= visible_lines(visible)
@@ -296,14 +299,15 @@ def test_binary_files_are_one_line_each():
         assert lines[k + 1].startswith((b"diff --git ", b"Binary files "))
 
 
-def test_rename_only_files_are_one_line_each():
+def test_rename_only_files_are_their_rename_lines():
     raw = fixture("diff_renames.diff")
     visible, _ = run(raw)
     lines = visible.split(b"\n")
     for old, new in ((b"ci/sha256.sh", b"ci/sha256-releases"), (b"ci/test_complete.sh", b"ci/test-complete")):
         k = lines.index(b"diff --git a/" + old + b" b/" + new)
-        assert lines[k + 1].startswith(b"diff --git ")  # nothing else of this file is shown
-        assert b"rename from " + old not in visible
+        # the rename lines as git prints them (what an agent greps for); the similarity line goes
+        assert lines[k + 1 : k + 3] == [b"rename from " + old, b"rename to " + new]
+        assert lines[k + 3].startswith(b"diff --git ")
     # a renamed file with changes keeps its rename lines
     assert b"rename from ci/build_deb.sh\nrename to ci/build-deb\n" in visible
 
@@ -457,8 +461,9 @@ def test_lockfile_formats_are_summarised(raw, summary):
     raw = raw + CODE_FILE
     visible, contents = run(raw)
     lines = visible.decode().split("\n")
-    assert lines[0].startswith("diff --git a/") and lines[1] == summary
-    assert lines[2] == "diff --git a/src/run.py b/src/run.py"
+    assert lines[0].startswith("diff --git a/") and lines[1].startswith("--- ") and lines[2].startswith("+++ ")
+    assert lines[3] == summary
+    assert lines[4] == "diff --git a/src/run.py b/src/run.py"
     assert "-raise SystemExit(run(os.environ))" in lines and "+raise SystemExit(run(dict(os.environ)))" in lines
     assert missing_signals(visible, [], auto_signals("diff", raw)) == []
     [ref] = contents.values()

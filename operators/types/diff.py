@@ -213,7 +213,12 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
             end -= 1  # lines after the file's last hunk are not its own
         if CHG not in kinds[f + 1 : end]:
             continue
-        blocks[f + 1] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, f + 1, end)), "generated")
+        first = f + 1  # the file's header lines (its --- and +++ lines) stay: the summary starts at its first hunk
+        while first < end and not raw.startswith(b"@@", starts[first]):
+            first += 1
+        if first == end:
+            first = f + 1
+        blocks[first] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, first, end)), "generated")
         skip[f + 1 : end] = b"\x01" * (end - f - 1)
     for k, f in enumerate(files):
         header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
@@ -234,11 +239,11 @@ BINARY_FILES_RE = lazy(rb"Binary files .* differ$")
 
 
 def _header_only(raw: bytes, starts, kinds, f: int, end: int) -> tuple[int, int] | None:
-    """The lines ``(a, b)`` to omit so that a file without hunks shows as one line: a rename-only
-    file keeps its ``diff --git a/X b/Y`` line (``rename from``/``to`` and ``similarity index`` go),
-    a binary one its ``Binary files … differ`` line (the ``diff --git`` line and a plain
-    ``new``/``deleted file mode 100644`` go). Other files without hunks (mode changes, copies,
-    binary patches) stay as they are: None."""
+    """The lines ``(a, b)`` to omit so that a file without hunks shows as few lines: a rename-only
+    file keeps its ``diff --git a/X b/Y`` line and its ``rename from``/``rename to`` lines (the
+    ``similarity index`` line goes), a binary one its ``Binary files … differ`` line (the ``diff
+    --git`` line and a plain ``new``/``deleted file mode 100644`` go). Other files without hunks
+    (mode changes, copies, binary patches) stay as they are: None."""
     k, renames = f + 1, 0
     while k < end and kinds[k] in (OTHER, META):
         line = _body(raw, starts, k)
@@ -251,7 +256,8 @@ def _header_only(raw: bytes, starts, kinds, f: int, end: int) -> tuple[int, int]
         k += 1
     if renames == 2 and (k == end or _trailing(raw, starts, kinds, k, end)):
         plain = [j for j in range(f + 1, k) if PLAIN_MODE_RE.match(_body(raw, starts, j))]
-        return None if plain else (f + 1, k)
+        first_rename = next(j for j in range(f + 1, k) if RENAME_RE.match(_body(raw, starts, j)))
+        return None if plain or first_rename == f + 1 else (f + 1, first_rename)
     return None
 
 
