@@ -47,6 +47,16 @@ def sample_list():
     return raw, plan, visible
 
 
+def path_lines(visible: bytes) -> list[bytes]:
+    """The lines of a folded listing that are paths as listed (not the header, not fold lines)."""
+    return [line for line in visible.split(b"\n")[1:] if line and not line.startswith((b"  \xe2\x80\xa6", b"["))]
+
+
+def parents(raw: bytes) -> set[bytes]:
+    """Each listed path's directory (``./a/b/`` of ``./a/b/c.py``), the slow obvious way."""
+    return {line[: line.rfind(b"/") + 1] for line in raw.split(b"\n") if b"/" in line}
+
+
 def test_filelist_fixture_is_classified_as_filelist(sample_list):
     assert classify(sample_list[0])[0] == "filelist"
 
@@ -57,27 +67,112 @@ def test_filelist_header_counts_match_the_listing(sample_list):
     files, dirs = listing_counts(lines)
     head = visible.split(b"\n", 1)[0].decode()
     assert f"({files:,} files in {dirs:,} directories)" in head
-    for top in ("vendor", "node_modules", "src"):
+    for top in ("vendor", "node_modules"):  # bulk directories: one fold line with the counts of the subtree
         n, _ = listing_counts(lines, f"./{top}/")
-        assert re.search(rf"^  (?:\./)?{top}/ \({n:,} (files|\.php)", visible.decode(), re.M), top
+        assert re.search(rf"^  … \+[\d,]+ more under \./{top}/ \({n:,} files in \d+ dirs: ", visible.decode(), re.M), top
 
 
-def test_filelist_one_ref_holds_the_whole_listing(sample_list):
+def test_filelist_shown_paths_are_lines_of_the_listing_verbatim(sample_list):
+    raw, _, visible = sample_list
+    listed = set(raw.split(b"\n"))
+    shown = path_lines(visible)
+    assert shown and all(line in listed for line in shown)
+    assert len(visible) < 0.6 * len(raw)
+
+
+def test_filelist_every_top_level_entry_and_every_project_directory_shows_a_path(sample_list):
+    raw, _, visible = sample_list
+    shown = set(path_lines(visible))
+    top = [line for line in raw.split(b"\n") if line.count(b"/") == 1]
+    assert top and [t for t in top if t not in shown] == []
+    bulk = (b"./vendor/", b"./node_modules/", b"./var/cache/")
+    for parent in parents(raw):
+        if parent.startswith(bulk) or parent == b"./":
+            continue
+        assert any(line.startswith(parent) for line in shown), parent
+
+
+def test_filelist_one_ref_holds_every_folded_path(sample_list):
     raw, plan, visible = sample_list
-    assert omissions(plan) == {"filelist": raw}
+    assert list(omissions(plan)) == ["filelist"]
     assert visible.count(b"#ref:") == 1
-    assert len(visible) < 0.3 * len(raw)
+    folded = omissions(plan)["filelist"].split(b"\n")
+    assert b"./vendor/psr/log/src/LoggerInterface.php" in folded
+    assert b"./vendor/psr/log/src/LoggerInterface.php" not in visible  # lives under vendor/: folded
 
 
-def test_filelist_bulk_dirs_are_summarised_project_files_named(sample_list):
+def test_filelist_bulk_dirs_fold_project_files_named(sample_list):
     _, _, visible = sample_list
     text_ = visible.decode()
-    assert re.search(r"^  (?:\./)?vendor/ \(.*\) not expanded$", text_, re.M)
-    assert re.search(r"^  (?:\./)?node_modules/ \(.*\) not expanded$", text_, re.M)
-    assert "LoggerInterface.php" not in text_  # lives under vendor/
-    assert "Kernel.php" in text_ and "AuthGuard.php" in text_
-    assert "'Rechnung März 2024.pdf'" in text_  # a name with spaces is quoted, unicode kept
+    assert "./src/Kernel.php" in text_ and "./src/Security/AuthGuard.php" in text_
+    assert "Rechnung März 2024.pdf" in text_  # a name with spaces stays as listed, unicode kept
     assert [s for s in SIGNALS["sample.filelist"] if s not in text_] == []
+
+
+def test_filelist_real_find_keeps_a_path_of_every_directory_and_folds_with_names():
+    raw = (FIXTURES / "find_type_f_gson.txt").read_bytes()  # find gson -type f, a real Java tree
+    assert classify(raw)[0] == "filelist"
+    _, visible = run(filelist, raw)
+    shown = path_lines(visible)
+    listed = set(raw.split(b"\n"))
+    assert all(line in listed for line in shown)
+    for parent in parents(raw):
+        assert any(line.startswith(parent) and line.find(b"/", len(parent)) < 0 for line in shown), parent
+    # the other files of a directory are named on the fold line right after its shown path
+    at = visible.index(b"gson/src/test/java/com/google/gson/functional/")
+    fold = visible[visible.index(b"\n", at) + 1 :].split(b"\n", 1)[0]
+    assert fold.startswith("  … +".encode()) and fold.count(b", ") >= 5, fold
+    assert len(visible) < 0.6 * len(raw)
+
+
+def test_filelist_deep_listing_folds_its_deepest_levels_to_max_dirs():
+    paths = [f"./top{t}/mid{m}/leaf{n}/f{i}.py" for t in range(3) for m in range(10) for n in range(10) for i in range(3)]
+    raw = ("\n".join(paths) + "\n").encode()
+    cfg = Config(filelist=FilelistConfig(max_dirs=40))
+    _, visible = run(filelist, raw, cfg)
+    shown = path_lines(visible)
+    assert {line.split(b"/")[1] for line in shown} == {b"top0", b"top1", b"top2"}
+    assert {line.rsplit(b"/", 2)[0] for line in shown} == {f"./top{t}/mid{m}".encode() for t in range(3) for m in range(10)}
+    assert re.search(r"^  … \+29 more under \./top0/mid0/ \(30 \.py in 10 dirs\)$", visible.decode(), re.M)
+    _, wide = run(filelist, raw, Config(filelist=FilelistConfig(max_dirs=400)))  # room for every directory
+    assert len({line.rsplit(b"/", 1)[0] for line in path_lines(wide)}) == 300
+
+
+def test_filelist_rank_puts_top_level_entries_before_deeper_paths():
+    raw = (FIXTURES / "find_type_f_gson.txt").read_bytes()
+    _, visible = run(filelist, raw)
+    lines = visible.split(b"\n")
+    ranks = filelist.rank_lines(lines, Config())
+    assert ranks[0] == (0, 0)
+    firsts: dict[bytes, tuple[int, int]] = {}
+    for line, rank in zip(lines, ranks):
+        if line.startswith(b"gson/"):
+            firsts.setdefault(line.split(b"/")[1], rank)
+    best = {rank for rank in firsts.values()}
+    assert best == {(0, 1)}  # every top-level entry (a directory by its first path) ranks first
+    deeper = [rank for line, rank in zip(lines, ranks) if line.startswith(b"gson/") and rank not in best]
+    by_depth = {}
+    for line, rank in zip(lines, ranks):
+        if line.startswith(b"gson/") and rank != (0, 1):
+            by_depth.setdefault(line.count(b"/"), set()).add(rank)
+    assert deeper and all(rank[1] == depth for depth, ranks_ in by_depth.items() for rank in ranks_)
+    folds = [rank for line, rank in zip(lines, ranks) if line.startswith("  …".encode())]
+    assert folds and all(rank[0] == 1 for rank in folds)
+
+
+def test_filelist_under_a_small_budget_keeps_the_top_level_first():
+    from operators.ceiling import fit
+
+    raw = (FIXTURES / "find_type_f_gson.txt").read_bytes()
+    plan, _ = run(filelist, raw)
+    cut = fit(plan, 3000, "filelist", Config())
+    contents = omissions(cut)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible = render(cut, ids)[0]
+    assert restore(visible, render(cut, ids)[1], [contents[g] for g in cut.reasons]) == raw
+    tops = {line.split(b"/")[1] for line in raw.split(b"\n") if line.count(b"/") >= 1}  # below gson/
+    shown = {line.split(b"/")[1] for line in visible.split(b"\n") if line.startswith(b"gson/")}
+    assert len(tops) > 15 and tops <= shown, tops - shown
 
 
 def test_filelist_through_the_graph(monkeypatch, tmp_path):
@@ -95,37 +190,19 @@ def test_filelist_through_the_graph(monkeypatch, tmp_path):
         assert p.measure.saved_pct > 0, p.source
 
 
-def test_filelist_odd_names_render_safely_and_restore():
+def test_filelist_odd_names_in_fold_lines_render_safely_and_restore():
     names = [b"src/plain.py", b"src/with space.py", b"src/comma, too.py", b"src/quote'd.py", b"src/caf\xc3\xa9.py",
              b"src/bad\xff\xfe.py", b"src/tab\there.py", b"src/\xe6\x97\xa5\xe6\x9c\xac.md", b"src/new\rline.txt"]
     raw = b"\r\n".join(names * 3 + [b"lib/x%d.py" % i for i in range(60)])  # CRLF, no final newline
     plan, visible = run(filelist, raw, Config(filelist=FilelistConfig(max_entries_per_dir=20)))
-    shown = visible.decode("utf-8")  # strict: whatever the names, the summary is clean UTF-8
-    for expected in ("plain.py", "'with space.py'", "'comma, too.py'", "'quote\\'d.py'", "café.py",
+    assert visible.split(b"\r\n")[0].endswith(b"src/plain.py")  # the first path of src/ as listed
+    fold = next(line for line in visible.split(b"\n") if line.startswith("  … +26 more".encode()))
+    shown = fold.decode("utf-8")  # strict: whatever the names, a fold line is clean UTF-8
+    for expected in ("'with space.py'", "'comma, too.py'", "'quote\\'d.py'", "café.py",
                      "'bad\\xff\\xfe.py'", "'tab\\x09here.py'", "日本.md"):
         assert expected in shown, expected
-    assert "\r" not in shown and "\t" not in shown
-    assert "lib/ (60 .py)" in shown
-
-
-def test_filelist_limits_entries_and_depth():
-    paths = [f"big/f{i:03d}.txt" for i in range(30)]
-    paths += ["deep/top.rs", "deep/a/mid.rs"] + [f"deep/a/b/c/f{i}.rs" for i in range(5)]
-    paths += [f"many/d{i:02d}/x.go" for i in range(50)]
-    raw = ("\n".join(paths) + "\n").encode()
-    cfg = Config(filelist=FilelistConfig(max_entries_per_dir=5, max_depth=2))
-    _, visible = run(filelist, raw, cfg)
-    shown = visible.decode()
-    assert "f000.txt, f001.txt, f002.txt, f003.txt, f004.txt, … +25 more" in shown
-    assert "f005.txt" not in shown
-    assert "top.rs" in shown  # deep/ is at depth 1: expanded
-    assert re.search(r"^    a/ \(6 \.rs in 2 dirs\)$", shown, re.M)  # deep/a/ at depth 2: one summary line
-    assert "mid.rs" not in shown and "f0.rs" not in shown
-    assert "d19/" in shown and "d20/" not in shown  # 4 x max_entries subdirectories, then folded
-    assert re.search(r"… 30 more dirs \(30 files in 30 dirs\)", shown)
-    raw = ("\n".join(paths[30:37] + [f"big/f{i:03d}.txt" for i in range(300)]) + "\n").encode()
-    deeper = run(filelist, raw, Config(filelist=FilelistConfig(max_entries_per_dir=5, max_depth=3)))[1].decode()
-    assert "mid.rs" in deeper and re.search(r"^      b/c/ \(5 \.rs\)$", deeper, re.M)
+    assert "\t" not in shown
+    assert b"lib/x0.py\r\n  \xe2\x80\xa6 +59 more: x1.py, x2.py" in visible
 
 
 def test_filelist_small_listing_passes_through():
@@ -134,10 +211,12 @@ def test_filelist_small_listing_passes_through():
     assert visible == raw and not plan.reasons
 
 
-def test_filelist_absolute_paths_share_their_prefix_and_find_print0():
-    raw = b"\0".join(b"/home/me/proj/src/m%d.c" % i for i in range(80)) + b"\0"
-    _, visible = run(filelist, raw)
-    assert b"/home/me/proj/src/ (80 .c)" in visible
+def test_filelist_absolute_paths_and_find_print0_show_one_path_a_line():
+    paths = [b"/home/me/proj/src/m%d.c" % i for i in range(80)] + [b"/home/me/proj/include/h%d.h" % i for i in range(9)]
+    _, visible = run(filelist, b"\0".join(paths) + b"\0")
+    assert b"\n/home/me/proj/src/m0.c\n  \xe2\x80\xa6 +79 more: m1.c, m2.c" in visible
+    assert b"\n/home/me/proj/include/h0.h\n  \xe2\x80\xa6 +8 more: h1.h, h2.h" in visible
+    assert b"\0" not in visible
 
 
 @pytest.mark.parametrize("seed", range(15))
@@ -145,7 +224,8 @@ def test_filelist_odd_input_never_raises(seed):
     rng = random.Random(seed)
     pieces = [b"a/", b"b", b"/", b"./", b".", b"\n", b"\r\n", b"\0", b"\xff", b" ", b"x.txt", b"\\", b"node_modules/"]
     raw = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 400)))
-    run(filelist, raw, Config(filelist=FilelistConfig(max_entries_per_dir=rng.randint(0, 3), max_depth=rng.randint(0, 4))))
+    cfg = FilelistConfig(max_entries_per_dir=rng.randint(0, 3), max_depth=rng.randint(0, 4), max_dirs=rng.randint(1, 9))
+    run(filelist, raw, Config(filelist=cfg))
 
 
 # --- text ----------------------------------------------------------------------------------------

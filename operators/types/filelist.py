@@ -1,29 +1,33 @@
-"""File-list reducer: fold a listing (``find .``, ``git ls-files``, …) into a tree with counts.
+"""File-list reducer: a listing (``find .``, ``git ls-files``, ``fd``, …) keeps real paths, verbatim.
 
-The whole listing goes into ONE ref (group ``filelist``) and a compact tree stands in its place:
+An agent copies paths from a listing, so the lines it needs stay as they were printed; only the
+rest of each directory folds, with a count, its names and one ref (group ``filelist``):
 
-    [file list: 527 entries (409 files in 118 directories), folded into a tree; full list: #ref:ctx_…]
-    ./ (409 files in 118 dirs: 230 .php, 52 .js, 33 .md, 94 other)
-      .env, .gitignore, Dockerfile, README.md, composer.json, composer.lock, … +8 more
-      src/ (35 .php in 14 dirs)
-        Kernel.php
-        Security/ (5 .php in 2 dirs)
-          AuthGuard.php, LoginFormAuthenticator.php
-          Token/ (2 .php)
-      vendor/ (202 files in 37 dirs: 161 .php, 19 .md, 22 other) not expanded
+    [file list: 527 entries (409 files in 118 directories); each directory's first path shown as listed, 412 more folded: #ref:ctx_…]
+    ./composer.json
+    ./src
+    ./src/Controller/HomeController.php
+      … +2 more: SecurityController.php, AccountController.php
+    ./vendor
+    ./vendor/symfony/routing/RouterInterface.php
+      … +238 more under ./vendor/ (202 files in 37 dirs: 161 .php, 19 .md, 22 other)
 
-* Directories are expanded down to ``max_depth`` levels below the root; a deeper directory is one
-  summary line. Bulk directories (``vendor``, ``node_modules``, ``.git``, caches, build output) are
-  never expanded.
-* An expanded directory names up to ``max_entries_per_dir`` of its files (``… +N more`` for the
-  rest) and gives each subdirectory a line, up to ``SUBDIR_FACTOR`` times that many; the others are
-  folded into one line with their counts. A tree longer than ``MAX_LINES`` is drawn one level
-  shallower until it fits.
-* A chain of directories that hold nothing but one subdirectory shows as one line (``a/b/c/``).
-* Names with spaces, commas, quotes, control characters or bytes that are not UTF-8 are shown
-  quoted with escapes, so a name can never break the layout; the exact bytes are in the ref.
+* Every top-level entry stays (directories always; files up to ``SUBDIR_FACTOR`` times
+  ``max_entries_per_dir``), and so does the first path listed in every other directory.
+* The other paths of a directory fold into one line where the first of them was (right after the
+  directory's shown path), naming up to ``max_entries_per_dir`` of them (``in DIR`` when the line
+  is not right after that path). A single path to fold is shown instead: it costs no more.
+* A directory line (``find`` without ``-type f``) below the top level is implied by the paths in it
+  and folds with them; an empty directory is a path like any other.
+* Bulk directories (``vendor``, ``node_modules``, ``.git``, caches, build output) and directories
+  deeper than ``max_depth`` fold whole into their ancestor (``… +N more under DIR (counts)``);
+  ``max_depth`` shrinks until at most ``max_dirs`` directories remain, so a listing of a whole
+  disk stays a few hundred lines.
+* ``find -print0`` items are shown one a line (the NUL bytes in the ref); names in fold lines with
+  spaces, commas, quotes, control characters or bytes that are not UTF-8 are quoted with escapes.
 
-A listing whose tree would not be clearly smaller passes through untouched.
+The ceiling ranks the lines (``rank_lines``): the header, then the paths by depth (top level
+first), then the fold lines. A listing whose folding would not be clearly smaller passes through.
 """
 
 from __future__ import annotations
@@ -36,11 +40,10 @@ from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 
 GROUP = "filelist"
-REASON = "full file listing (folded into a tree with counts)"
-MAX_RATIO = 0.7  # the tree must be at most this share of the raw listing, else pass through
+REASON = "the paths of a listing past each directory's first one"
+MAX_RATIO = 0.7  # the folded listing must be at most this share of the raw listing, else pass through
 TOP_EXTS = 3
 SUBDIR_FACTOR = 4  # a directory shows at most this many times max_entries_per_dir subdirectories
-MAX_LINES = 200  # a tree longer than this is rendered again one level shallower
 MAX_TREE_DEPTH = 64  # deeper path components are not split into directories (only counted)
 BULK = frozenset(
     name.encode()
@@ -82,8 +85,9 @@ def parse(raw: bytes) -> tuple[list[bytes], bytes]:
     return paths, (b"\\" if back > slash else b"/")
 
 
-def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
-    """The tree under the paths' common directory prefix (the root's name), and the number of entries.
+def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int, bytes, bool]:
+    """The tree under the paths' common directory prefix (the root's name), the number of entries,
+    that prefix (without ``./``) and whether every path starts with ``./``.
 
     Paths are grouped by their parent directory first (one dict entry per path); nodes are made
     only for distinct directories, so a listing of a million files stays cheap.
@@ -96,7 +100,7 @@ def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int]:
     root = Node(label or dot)
     nodes = _make_nodes(root, prefix, files_in, dir_keys, sep)
     _count(nodes, sep)
-    return root, entries
+    return root, entries, prefix, dot_prefixed
 
 
 def _group_by_parent(paths: list[bytes], sep: bytes) -> tuple[dict[bytes, dict[bytes, None]], dict[bytes, None], int]:
@@ -250,81 +254,227 @@ def _counts(node: Node) -> str:
     return text
 
 
-def render_tree(root: Node, max_entries: int, max_depth: int) -> list[str]:
-    lines: list[str] = []
-    dir_cap = SUBDIR_FACTOR * max_entries
+class _Group:
+    """The paths of one directory (or of one folded subtree) in listing order: how many are shown,
+    the names folded, and the entry where its fold line goes."""
 
-    def walk(node: Node, name: str, depth: int) -> None:
-        # a chain of directories holding only one subdirectory shows as one line
-        while not node.files and len(node.dirs) == 1 and depth > 0 and node.name not in BULK:
-            (child,) = node.dirs.values()
-            name += show_name(child.name) + "/"
-            node = child
-        pad = "  " * depth
-        bulk = depth > 0 and node.name in BULK
-        if not (node.nfiles or node.ndirs):
-            lines.append(f"{pad}{name} (empty)")
-            return
-        lines.append(f"{pad}{name} ({_counts(node)})" + (" not expanded" if bulk else ""))
-        if bulk or depth >= max_depth:
-            return
-        inner = "  " * (depth + 1)
-        top = depth == 0  # every top-level entry is shown, with find's "./" prefix when it printed one
-        lead = name if top and name.startswith("./") else ""
-        if node.files:
-            names = sorted(node.files)
-            cap = len(names) if top else max_entries
-            text = ", ".join(show_name(lead.encode() + f) for f in names[:cap])
-            if len(names) > cap:
-                text += f", … +{len(names) - cap:,} more"
-            lines.append(inner + text)
-        names = sorted(node.dirs)
-        for dname in names[: len(names) if top else dir_cap]:
-            walk(node.dirs[dname], show_name(lead.encode() + dname) + "/", depth + 1)
-        rest = names[len(names) if top else dir_cap :]
-        if rest:
-            files = sum(node.dirs[d].nfiles for d in rest)
-            dirs = len(rest) + sum(node.dirs[d].ndirs for d in rest)
-            lines.append(f"{inner}… {len(rest):,} more dirs ({files:,} files in {dirs:,} dirs)")
+    __slots__ = ("key", "subtree", "kept", "folded", "first_fold")
 
-    walk(root, show_name(root.name), 0)
-    return lines
+    def __init__(self, key: bytes, subtree: bool):
+        self.key, self.subtree = key, subtree
+        self.kept = 0
+        self.folded: list[bytes] = []
+        self.first_fold = -1
 
 
-def fit_tree(root: Node, max_entries: int, max_depth: int) -> list[str]:
-    """The tree at the deepest level (at most ``max_depth``) that fits in ``MAX_LINES`` lines."""
-    depth = max(0, max_depth)
-    while True:
-        lines = render_tree(root, max(1, max_entries), depth)
-        if len(lines) <= MAX_LINES or depth == 0:
-            return lines
+def _entries(raw: bytes, nul: bool) -> list[tuple[int, int, int]]:
+    """(start, body end, end) of every item: lines (``\r\n`` or ``\n``), or NUL-ended items (-print0)."""
+    out, pos, n = [], 0, len(raw)
+    term = b"\0" if nul else b"\n"
+    while pos < n:
+        at = raw.find(term, pos)
+        end = n if at < 0 else at + 1
+        body = end - 1 if at >= 0 else end
+        if not nul and body > pos and raw[body - 1 : body] == b"\r":
+            body -= 1
+        out.append((pos, body, end))
+        pos = end
+    return out
+
+
+def _normal(path: bytes, sep: bytes) -> tuple[bytes, bytes] | None:
+    """(parent key, name) of a listed path as ``_group_by_parent`` reads it; None for the root itself."""
+    dot = b"." + sep
+    while path.startswith(dot):
+        path = path[2:]
+    path = path.rstrip(sep) if path.endswith(sep) else path
+    if not path or path == b"." or not path.strip():
+        return None
+    if path.count(sep) > MAX_TREE_DEPTH:
+        cut = 0
+        for _ in range(MAX_TREE_DEPTH):
+            cut = path.find(sep, cut) + 1
+    else:
+        cut = path.rfind(sep) + 1
+    return path[:cut], path[cut:]
+
+
+def _group_key(parent: bytes, prefix: bytes, depth: int, sep: bytes) -> tuple[bytes, bool]:
+    """The group of a path in ``parent``: the directory itself, or (``True``) the folded subtree it is
+    in: its first bulk directory (``node_modules`` …) or its ancestor ``depth`` levels below the root."""
+    rel = parent[len(prefix) :]
+    if not rel:
+        return prefix, False
+    parts = rel[: -len(sep)].split(sep)
+    for i, part in enumerate(parts):
+        if part in BULK:
+            parts, depth = parts[: i + 1], min(depth, i + 1)
+            break
+    if len(parts) <= depth and parts[-1] not in BULK:
+        return parent, False
+    return prefix + sep.join(parts[:depth]) + sep, True
+
+
+def _depth_for(nodes: dict[bytes, Node], prefix: bytes, sep: bytes, max_depth: int, max_groups: int) -> int:
+    """The deepest level (at most ``max_depth``, at least 1) at which the directories outside bulk
+    ones, each a group of its own, are at most ``max_groups``."""
+    per_depth: dict[int, int] = {}
+    for key in nodes:
+        rel = key[len(prefix) :]
+        parts = rel[: -len(sep)].split(sep) if rel else []
+        if any(part in BULK for part in parts[:-1]):
+            continue
+        per_depth[len(parts)] = per_depth.get(len(parts), 0) + 1
+    depth = max(1, max_depth)
+    while depth > 1 and sum(n for d, n in per_depth.items() if d <= depth) > max_groups:
         depth -= 1
+    return depth
 
 
-def reduce_filelist(raw: bytes, max_entries: int, max_depth: int) -> Plan:
-    paths, sep = parse(raw)
+class _Listing:
+    """One listing read for folding: its items, their groups and which of them stay shown."""
+
+    def __init__(self, raw: bytes, max_entries: int, max_depth: int, max_groups: int):
+        self.raw = raw
+        self.nul = b"\n" not in raw and b"\0" in raw
+        self.items = _entries(raw, self.nul)
+        paths, self.sep = parse(raw)
+        self.root, self.count, self.prefix, self.dot = build_tree(paths, self.sep)
+        sep = self.sep
+        self.nodes = _nodes_by_key(self.root, self.prefix, sep)
+        self.depth = _depth_for(self.nodes, self.prefix, sep, max_depth, max_groups)
+        self.max_entries = max(1, max_entries)
+        self.groups: dict[bytes, _Group] = {}
+        self.of: list[_Group | None] = []  # each item's group (None: not a path)
+        self.shown: list[bool] = []
+        self._assign()
+
+    def _assign(self) -> None:
+        raw = self.raw
+        for start, body, _ in self.items:
+            normal = _normal(raw[start:body], self.sep) if raw[start:body].strip() else None
+            if normal is None or not normal[0].startswith(self.prefix):
+                self.of.append(None)
+                self.shown.append(True)
+            else:
+                self._place(*normal)
+        for i, group in enumerate(self.of):  # a single folded path costs less shown than as a fold line
+            if group is not None and len(group.folded) == 1 and group.first_fold == i:
+                self.shown[i] = True
+                group.folded.clear()
+        self.hidden = sum(len(g.folded) for g in self.groups.values())
+        self._fold_places()
+
+    def _place(self, parent: bytes, name: bytes) -> None:
+        """Put one path in its group: shown (a top-level entry, a directory's first path) or folded."""
+        sep, prefix = self.sep, self.prefix
+        key, subtree = _group_key(parent, prefix, self.depth, sep)
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = _Group(key, subtree)
+        group.subtree |= subtree
+        own_key = parent + name + sep
+        own = self.nodes.get(own_key)
+        full = own is not None and bool(own.nfiles or own.ndirs)
+        if parent == prefix:
+            show = own is not None or group.kept < SUBDIR_FACTOR * self.max_entries
+        elif full and not subtree and _group_key(own_key, prefix, self.depth, sep)[0] == own_key:
+            self.of.append(None)  # a directory line implied by the paths shown below it
+            self.shown.append(False)
+            return
+        else:
+            show = not (subtree and full) and group.kept < 1  # a subtree shows a file first
+        if show:
+            group.kept += 1
+        else:
+            group.folded.append(name + (sep if own is not None else b""))
+            if group.first_fold < 0:
+                group.first_fold = len(self.of)
+        self.of.append(group)
+        self.shown.append(show)
+
+    def _fold_places(self) -> None:
+        """Where each fold line goes: after its directory's shown path, at its first folded path."""
+        self.fold_at: dict[int, list[_Group]] = {}  # item index -> the fold lines shown before it
+        first_shown: dict[bytes, int] = {}
+        for i, group in enumerate(self.of):
+            if group is not None and self.shown[i]:
+                first_shown.setdefault(group.key, i)
+        for group in self.groups.values():
+            if group.folded:
+                at = max(group.first_fold, first_shown.get(group.key, -1) + 1)
+                self.fold_at.setdefault(at, []).append(group)
+
+    def fold_line(self, group: _Group, after_own: bool) -> bytes:
+        """``  … +N more: a.py, b.py, … `` (``in DIR`` unless right after the group's shown path);
+        ``  … +N more under DIR (counts)`` for a folded subtree."""
+        n = len(group.folded)
+        where = (b"./" if self.dot else b"") + group.key
+        text = f"  … +{n:,} more"
+        node = self.nodes.get(group.key)
+        if group.subtree and node is not None:
+            text += f" under {show_name(where)} ({_counts(node)})"
+        else:
+            if not after_own:
+                text += f" in {show_name(where) if group.key else '.' + self.sep.decode()}"
+            names = [show_name(name) for name in group.folded[: self.max_entries]]
+            text += ": " + ", ".join(names) + (", …" if n > len(names) else "")
+        return text.encode("utf-8", "surrogateescape") + b"\n"
+
+
+def _nodes_by_key(root: Node, prefix: bytes, sep: bytes) -> dict[bytes, Node]:
+    """Every directory node of the tree by its key (``prefix`` + ``a/b/``)."""
+    nodes = {prefix: root}
+    stack = [(prefix, root)]
+    while stack:
+        key, node = stack.pop()
+        for name, child in node.dirs.items():
+            child_key = key + name + sep
+            nodes[child_key] = child
+            stack.append((child_key, child))
+    return nodes
+
+
+def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: int = 150) -> Plan:
+    paths, _ = parse(raw)
     if len(paths) < 2:
         return passthrough(raw)
-    root, entries = build_tree(paths, sep)
-    tree = fit_tree(root, max_entries, max_depth)
-    head = (
-        f"[file list: {entries:,} entries ({root.nfiles:,} files in {root.ndirs:,} directories), "
-        f"folded into a tree; full list: "
-    )
-    body = ("\n".join(tree) + "\n").encode("utf-8", "surrogateescape")
-    if len(head) + 20 + len(body) > MAX_RATIO * len(raw):
+    listing = _Listing(raw, max_entries, max_depth, max_groups)
+    if not listing.hidden:
         return passthrough(raw)
+    root = listing.root
     plan = Plan(raw)
-    plan.omit(0, len(raw), GROUP, REASON)
-    plan.show(head.encode())
+    plan.show(f"[file list: {listing.count:,} entries ({root.nfiles:,} files in {root.ndirs:,} directories); "
+              f"each directory's first path shown as listed, {listing.hidden:,} more folded: ".encode())
     plan.mark(GROUP)
-    plan.show(b"]\n" + body)
-    return plan.finish()
+    plan.show(b"]\n")
+    last: _Group | None = None
+    for i, (start, body, end) in enumerate(listing.items):
+        group = listing.of[i]
+        for folded in listing.fold_at.get(i, ()):
+            plan.show(listing.fold_line(folded, last is folded))
+            last = folded
+        if listing.shown[i]:
+            if listing.nul:
+                plan.keep(start, body)
+                plan.omit(body, end, GROUP, REASON)
+                plan.show(b"\n")
+            else:
+                plan.keep(start, end)
+            last = group
+            continue
+        plan.omit(start, end, GROUP, REASON)
+    for folded in listing.fold_at.get(len(listing.items), ()):
+        plan.show((b"" if plan.ends_line() else b"\n") + listing.fold_line(folded, last is folded))
+        last = folded
+    plan = plan.finish()
+    shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
+    return plan if shown <= MAX_RATIO * len(raw) else passthrough(raw)
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     cfg = config.filelist
-    return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth)
+    return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth, getattr(cfg, "max_dirs", 150))
 
 
 # -- the content type ----------------------------------------------------------------------------
@@ -333,8 +483,9 @@ SIGNALS = ""
 
 
 class Settings(Section):
-    max_entries_per_dir: int = 8
-    max_depth: int = 3
+    max_entries_per_dir: int = 8  # names a fold line gives (top level: this many times SUBDIR_FACTOR paths shown)
+    max_depth: int = 16  # directories deeper than this below the listing's root fold into their ancestor there
+    max_dirs: int = 150  # directories shown each with its own first path; past it, the deepest levels fold
 
 NOT_IN_PATH_RE = lazy(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
 FILE_NAME_RE = lazy(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
@@ -374,3 +525,33 @@ def facts(packet):
 
     entries = sum(1 for line in packet.raw.split(b"\n") if line.strip())
     return Facts(f"{entries:,} entries", [], 0)
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Tiers for the ceiling: the header first, then every top-level entry (a top-level directory by
+    its first path shown), then the other paths by depth, then the fold lines."""
+    paths: dict[int, bytes] = {}
+    for i, line in enumerate(lines):
+        text = line.rstrip(b"\r")
+        if text.strip() and not text.startswith((b"[file list:", b"  \xe2\x80\xa6")):
+            body = text
+            while body.startswith((b"./", b".\\")):
+                body = body[2:]
+            paths[i] = body.replace(b"\\", b"/").rstrip(b"/")
+    root = _common_dir({p[: p.rfind(b"/") + 1]: None for p in paths.values()}, {}, b"/") if paths else b""
+    seen: set[bytes] = set()
+    out: list[tuple[int, int] | None] = []
+    for i, line in enumerate(lines):
+        path = paths.get(i)
+        if line.startswith(b"[file list:"):
+            out.append((0, 0))
+        elif line.startswith(b"  \xe2\x80\xa6"):
+            out.append((1, 0))
+        elif path is None:
+            out.append(None)
+        else:
+            rel = path[len(root) :] if path.startswith(root) else path
+            top = rel.split(b"/", 1)[0]
+            out.append((0, 1) if top not in seen else (0, 1 + rel.count(b"/")))
+            seen.add(top)
+    return out
