@@ -44,11 +44,22 @@ def read_persisted(path: str) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError, TypeError):
         return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
+    try:
+        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > PERSISTED_MAX:
             return None
-        return f.read(PERSISTED_MAX + 1)[:PERSISTED_MAX]
+        chunks, size = [], 0
+        while size <= PERSISTED_MAX:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)[:PERSISTED_MAX]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def output_bytes(response: dict) -> bytes | None:

@@ -1,0 +1,167 @@
+"""The output route: ``tokens hook claude-code`` on a ``PostToolUse`` payload of ``Bash`` (recorded shapes
+in ``tests/data/hooks``) answers ``updatedToolOutput`` in the Bash tool's own shape, holding exactly what
+``tokens analyze`` prints for the same bytes (the hint line included); the full output is read from the
+host's spill file; RESTORE of the packet gives the bytes back; everything else is left alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flows import hooks
+
+DATA = Path(__file__).resolve().parent / "data" / "hooks"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_output(n: int = 240, planted: str = "E   AssertionError: planted-signal-7f3a") -> str:
+    lines = [f"tests/test_mod{i % 7}.py::test_case_{i} PASSED                     [{i * 100 // n:3d}%]" for i in range(n)]
+    lines[n // 2] = "tests/test_mod3.py::test_case_x FAILED                     [ 50%]"
+    return "\n".join(lines) + f"\n=== FAILURES ===\n{planted}\n=== 1 failed, {n - 1} passed in 2.04s ===\n"
+
+
+def payload(name: str, **subst: str) -> dict:
+    text = (DATA / name).read_text()
+    for key, value in subst.items():
+        text = text.replace(f"@@{key}@@", json.dumps(value)[1:-1])
+    return json.loads(text)
+
+
+def answer(p: dict, agent: str = "claude-code") -> dict | None:
+    out = hooks.run_hook(agent, json.dumps(p).encode())
+    return json.loads(out) if out else None
+
+
+def analyze(raw: bytes) -> bytes:
+    """What ``tokens analyze -`` prints (stdout, then the hint line it writes on stderr)."""
+    proc = subprocess.run([sys.executable, "-m", "flows.cli", "analyze", "-"], input=raw, capture_output=True,
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    if proc.stderr and out and not out.endswith(b"\n"):
+        out += b"\n"
+    return out + proc.stderr
+
+
+def same_text(a: bytes, b: bytes) -> bool:
+    """Equal but for the ids (a packet's id names its source: ``run: COMMAND`` here, ``stdin`` there)."""
+    ids = re.compile(rb"(ctx|pkt)_[0-9a-f]+")
+    return ids.sub(rb"\1_ID", a) == ids.sub(rb"\1_ID", b)
+
+
+def test_the_replacement_is_what_analyze_prints_in_the_bash_tools_shape():
+    output = pytest_output()
+    p = payload("claude_post_tool_use_bash.json", OUTPUT=output)
+    got = answer(p)
+    spec = got["hookSpecificOutput"]
+    assert spec["hookEventName"] == "PostToolUse" and set(got) == {"hookSpecificOutput"}
+    updated = spec["updatedToolOutput"]
+    assert isinstance(updated, dict)  # a plain string is dropped by the host for Bash
+    assert set(updated) == set(p["tool_response"]) and updated["stderr"] == ""
+    assert updated["interrupted"] is False and updated["isImage"] is False and updated["noOutputExpected"] is False
+    assert same_text(updated["stdout"].encode(), analyze(output.encode()))
+    assert "planted-signal-7f3a" in updated["stdout"] and "FAILED" in updated["stdout"]
+    assert len(updated["stdout"]) < len(output) / 2
+
+
+def test_the_whole_original_comes_back_byte_for_byte(tmp_path):
+    output = pytest_output(300)
+    updated = answer(payload("claude_post_tool_use_bash.json", OUTPUT=output))["hookSpecificOutput"]["updatedToolOutput"]
+    pkt = re.search(r"expand --full (pkt_[0-9a-f]+)\]", updated["stdout"]).group(1)
+    proc = subprocess.run([sys.executable, "-m", "flows.cli", "expand", "--full", pkt], capture_output=True, cwd=ROOT,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout == output.encode()
+
+
+def test_a_spilled_output_is_read_whole_from_the_hosts_file(tmp_path):
+    """Claude Code spills a long output to a file and sends a preview: the reduction reads the file,
+    sees the signal past the preview, and leaves the spill keys out (the host would show its preview)."""
+    full = pytest_output(2000, planted="E   RuntimeError: only-in-the-spill-file-91c2")
+    spill = tmp_path / "tool-results" / "toolu_01Ab3.txt"
+    spill.parent.mkdir()
+    spill.write_text(full)
+    preview = full[:2000]
+    assert "only-in-the-spill-file" not in preview
+    p = payload("claude_post_tool_use_bash_persisted.json", PREVIEW=preview, PATH=str(spill))
+    p["tool_response"]["persistedOutputSize"] = len(full)
+    updated = answer(p)["hookSpecificOutput"]["updatedToolOutput"]
+    assert "persistedOutputPath" not in updated and "persistedOutputSize" not in updated
+    assert "only-in-the-spill-file-91c2" in updated["stdout"]
+    assert same_text(updated["stdout"].encode(), analyze(full.encode()))
+
+
+def test_a_spill_path_that_is_a_link_or_missing_falls_back_to_stdout(tmp_path):
+    output = pytest_output()
+    target = tmp_path / "secret.txt"
+    target.write_text("not for the hook\n" * 100)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    for path in (str(link), str(tmp_path / "missing.txt"), str(tmp_path)):
+        p = payload("claude_post_tool_use_bash_persisted.json", PREVIEW=output, PATH=path)
+        updated = answer(p)["hookSpecificOutput"]["updatedToolOutput"]
+        assert "not for the hook" not in updated["stdout"] and "planted-signal-7f3a" in updated["stdout"]
+
+
+def test_stderr_is_reduced_with_stdout():
+    p = payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output())
+    p["tool_response"]["stderr"] = "warning: planted-stderr-line\n"
+    updated = answer(p)["hookSpecificOutput"]["updatedToolOutput"]
+    assert "planted-stderr-line" in updated["stdout"] and updated["stderr"] == ""
+
+
+@pytest.mark.parametrize("change", [
+    "short", "ours", "ours-abs", "image", "background", "not-bash", "failure-event", "no-gain", "bad-response",
+])
+def test_left_alone(change, tmp_path):
+    p = payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output())
+    if change == "short":
+        p["tool_response"]["stdout"] = "ok\n" * 100
+    elif change == "ours":
+        p["tool_input"]["command"] = "tokens expand --full pkt_0123456789ab"
+    elif change == "ours-abs":
+        p["tool_input"]["command"] = "'/opt/venv/bin/tokens' expand ctx_0a1b2c --grep x"
+    elif change == "image":
+        p["tool_response"]["isImage"] = True
+    elif change == "background":
+        p["tool_response"]["backgroundTaskId"] = "bash_1"
+    elif change == "not-bash":
+        p["tool_name"] = "Read"
+    elif change == "failure-event":
+        p = payload("claude_post_tool_use_failure_bash.json", OUTPUT=pytest_output())
+    elif change == "no-gain":  # distinct lines: nothing to fold, the original is kept
+        p["tool_response"]["stdout"] = "".join(f"line {i} {hex(i * 7919)}\n" for i in range(60))
+    elif change == "bad-response":
+        p["tool_response"] = "a string"
+    assert answer(p) is None
+
+
+def test_other_hosts_get_no_output_answer():
+    """Codex and Gemini CLI cannot replace a tool's output (docs/agents.md): their post-tool payloads are
+    left alone."""
+    assert answer(payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output()), "codex") is None
+    assert answer(payload("gemini_after_tool_run_shell_command.json", OUTPUT=pytest_output()), "gemini") is None
+
+
+def test_a_short_output_costs_no_engine(tmp_path):
+    """Nothing to do: the hook parses the payload and answers nothing, without importing the graph."""
+    p = payload("claude_post_tool_use_bash.json", OUTPUT="a few lines\n")
+    code = ("import sys, json; from flows import hooks; "
+            "out = hooks.run_hook('claude-code', sys.stdin.buffer.read()); "
+            "print(out == b'', 'bytewax' in sys.modules, 'flows.reduce' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-I", "-c", code], input=json.dumps(p).encode(), capture_output=True,
+                          cwd=ROOT, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.split() == [b"True", b"False", b"False"], proc.stderr
+
+
+def test_the_hook_never_fails_the_host(tmp_path, monkeypatch):
+    """A store that cannot be written: no answer, exit 0 (the host's own output stands)."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the store's directory should be")
+    monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(blocked / "store"))
+    assert answer(payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output())) is None
