@@ -55,7 +55,7 @@ _PROVIDER = (
     rb"|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b|\bglpat-[A-Za-z0-9_-]{20,64}"
     rb"|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}"
     rb"|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|\bnpm_[A-Za-z0-9]{36}\b|\bhf_[A-Za-z0-9]{30,64}\b"
-    rb"|\bAIza[0-9A-Za-z_-]{35}|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    rb"|\bAIza[0-9A-Za-z_-]{35}|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}"
 )
 # one alternative a shape, each with its numbered groups: 1-4 PEM, 5 Authorization, 6 Bearer, 7-8 JSON
 # (key, value), 9 URL password, 10 provider token, 11-15 key, separator and value (double-quoted,
@@ -99,6 +99,31 @@ _PLACEHOLDER = _compile(
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
 _LAST: list = [None, None]  # the last buffer scanned whole, and its spans
+
+
+# -- environment variables (``env``, ``export -p``: the table type) ------------------------------
+ENV_NAME_RE = _compile(
+    rb"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|KEY|APIKEY|AUTH|CREDENTIAL|CREDENTIALS|"
+    rb"PRIVATE|COOKIE|DSN|SIGNATURE)S?(?:_|$)|(?i:TOKEN|SECRET|PASSWORD|APIKEY|CREDENTIAL)"
+)
+_PLAIN_PATH = _compile(rb"[~/.][\w./:@+-]*")
+
+
+def env_value_is_secret(name: bytes, value: bytes) -> bool:
+    """Whether the value of the variable ``name`` must not be shown: a secret shape in it, a name
+    that says secret (unless the value is a plain path or a flag), or a long random-looking value."""
+    value = value.strip().strip(b"\"'")
+    if not value:
+        return False
+    if scan(value) or value.startswith(b"-----BEGIN ") and b"PRIVATE KEY" in value:
+        return True
+    if ENV_NAME_RE.search(name):
+        plain = _PLAIN_PATH.fullmatch(value) is not None and entropy(value) < 4.2
+        return not plain and value.lower() not in (b"true", b"false", b"0", b"1")
+    if len(value) >= 24 and b" " not in value and not value.startswith((b"/", b"~", b"http")) and b":/" not in value:
+        classes = (any(97 <= c <= 122 for c in value), any(65 <= c <= 90 for c in value), any(48 <= c <= 57 for c in value))
+        return all(classes) and entropy(value) >= 4.0
+    return False
 
 
 def holds_only_secrets(reason: str) -> bool:

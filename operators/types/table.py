@@ -19,15 +19,14 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from typing import Annotated
 
 import msgspec
 
 from operators.config import Section
 from operators.reduction import Plan, passthrough
+from operators.secrets import env_value_is_secret as looks_secret  # the one secret detector
 from operators.types.gitlog import Line, split_lines
 from operators.relazy import lazy  # patterns compiled on first use
 
@@ -45,37 +44,6 @@ class Settings(Section):
 
 # -- env ------------------------------------------------------------------------------------------
 ENV_RE = lazy(rb"(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=")
-SECRET_NAME_RE = lazy(
-    rb"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|KEY|APIKEY|AUTH|CREDENTIAL|CREDENTIALS|"
-    rb"PRIVATE|COOKIE|DSN|SIGNATURE)S?(?:_|$)|(?i:TOKEN|SECRET|PASSWORD|APIKEY|CREDENTIAL)"
-)
-SECRET_VALUE_RE = lazy(
-    rb"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-    rb"|sk-[A-Za-z0-9_-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|glpat-[\w-]{20}|AIza[\w-]{30,}"
-    rb"|-----BEGIN [A-Z ]*PRIVATE KEY|://[^/\s:@]+:[^/\s@]+@"  # a URL with user:password
-)
-PLAIN_PATH_RE = lazy(rb"[~/.][\w./:@+-]*")
-
-
-def _entropy(value: bytes) -> float:
-    counts = Counter(value)
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-def looks_secret(name: bytes, value: bytes) -> bool:
-    """Whether a variable's value must not be shown: by its name, or by the look of its value."""
-    value = value.strip().strip(b"\"'")
-    if not value:
-        return False
-    if SECRET_VALUE_RE.search(value):
-        return True
-    if SECRET_NAME_RE.search(name):
-        return not (PLAIN_PATH_RE.fullmatch(value) and _entropy(value) < 4.2) and value.lower() not in (b"true", b"false", b"0", b"1")
-    if len(value) >= 24 and b" " not in value and not value.startswith((b"/", b"~", b"http")) and b":/" not in value:
-        classes = sum(bool(re.search(p, value)) for p in (rb"[a-z]", rb"[A-Z]", rb"[0-9]"))
-        return classes == 3 and _entropy(value) >= 4.0
-    return False
 
 
 def _is_env(lines: list[bytes]) -> bool:
