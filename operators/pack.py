@@ -28,6 +28,7 @@ from bisect import bisect_left, insort
 import msgspec
 
 from operators.config import config_class
+from operators.launcher import tokens_command  # hints name a `tokens` that runs from the agent's shell
 from operators.packet import ContextPacket
 from operators.rank import line_tiers
 from operators.tokens import estimate_tokens
@@ -189,7 +190,7 @@ def _result(docs: list[_Doc], budget: int, text: bytes) -> PackResult:
             lines_total=len(d.lines), lines_shown=len(d.shown),
             signal_total=sum(t == 0 for t in d.tiers), signal_shown=sum(1 for i in d.shown if d.tiers[i] == 0),
             refs=refs, refs_not_shown=[r for r in refs if f"#ref:{r}".encode() not in shown_text],
-            expand=f"tokens expand --full {d.packet.manifest_id}", shown_lines=list(d.shown), tiers=list(d.tiers),
+            expand=f"{tokens_command()} expand --full {d.packet.manifest_id}", shown_lines=list(d.shown), tiers=list(d.tiers),
         ))
     n_signal = sum(t == 0 for d in docs for t in d.tiers)
     signal_shown = sum(p.signal_shown for p in packed)
@@ -245,7 +246,7 @@ def _top(n_docs: int, used: int, budget: int, sig_shown: int, sig_total: int, sh
 def _header(d: _Doc, shown: int, bound: bool = False) -> bytes:
     p = d.packet
     total = len(d.lines)
-    where = f"; rest: tokens expand --full {p.manifest_id}" if bound or shown < total else ""
+    where = f"; rest: {tokens_command()} expand --full {p.manifest_id}" if bound or shown < total else ""
     return f"=== {p.source} [{p.type}] {total if bound else shown:,}/{total:,} lines{where} ===\n".encode()
 
 
@@ -256,5 +257,5 @@ def _footer(left_out: int, refs_not_shown: list[str]) -> bytes:
     if left_out:
         parts.append(f"{left_out:,} line{'s' if left_out != 1 else ''} not shown: see 'rest:' in the headers")
     if refs_not_shown:
-        parts.append("refs not shown: " + " ".join(refs_not_shown) + " (tokens show-ref ID)")
+        parts.append("refs not shown: " + " ".join(refs_not_shown) + f" ({tokens_command()} show-ref ID)")
     return ("[" + "; ".join(parts) + "]\n").encode()
