@@ -229,6 +229,10 @@ def try_run(argv: list[str]) -> int | None:
 def main(argv: list[str] | None = None) -> int:
     """The ``tokens`` console script: the fast path first, else the full command line (``flows.cli``)."""
     if argv is None:
+        if sys.argv[1:2] == ["hook"]:  # the agent's hook: no config, no argparse, never a failing exit
+            from flows.hooks import main as hook
+
+            return hook(sys.argv[2:])
         status = try_run(sys.argv[1:])
         if status is not None:
             return status
