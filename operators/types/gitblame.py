@@ -4,7 +4,9 @@ Default form (``hash [file] (author date time zone lineno) code``): the first li
 lines from the same commit stays whole, so its hash, author and date are shown once per run; on
 the run's other lines the ``hash (author date time zone`` part goes behind the ref and the line
 number (aligned as git printed it) and the code stay: ``  12) code``. A line holding a signal word
-(error, failed, …: ``operators.types.log.SIGNAL_RE``) stays whole.
+(error, failed, …: ``operators.types.log.SIGNAL_RE``) stays whole, and so does a definition line
+(``def``/``class``/``fn``/``func``/``function`` signatures, by the language of the code column:
+``is_signature``), exactly as git printed it, so that it can be searched for and copied.
 
 ``--porcelain`` and ``--line-porcelain``: the first entry of a run keeps its ``<hash> <orig>
 <final> <count>`` line and its ``author`` and ``summary`` lines; the other key lines (mail, times,
@@ -16,6 +18,9 @@ behind the ref (a key line with a signal word is shown the first time it occurs:
 and code.
 
 Everything omitted goes to one ref (group ``blame``), named by one marker line at the end.
+
+Under a budget (``rank_lines``) the definition lines come first, then the lines right after them,
+then the head and the tail.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ import re
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.types.log import SIGNAL_RE
+from operators.types.source import SIGNATURE_RES, language
 from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitblame"
-SIGNALS = "lines"
+SIGNALS = ""  # the lines are code: a signal word in them is the code's own (as for source); definitions are ranked first
 
 GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcelain key lines"
 MIN_GAIN = 64
@@ -40,12 +46,44 @@ PORCELAIN_HEAD_RE = lazy(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
 PORCELAIN_KEPT = (b"author ", b"summary ")
 
 
+# JS: a function assigned to a name or a member (``Axios.prototype.request = function(config) {``)
+JS_ASSIGNED_FN_RE = lazy(rb"^\s*[\w$.\[\]'\"]+\s*=\s*(?:async\s+)?function\b")
+# Rust: type aliases and unions are items too
+RUST_ITEM_RE = lazy(rb"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:type|union)\s+\w+")
+EXTRA_SIGNATURE_RES = {"js": JS_ASSIGNED_FN_RE, "rust": RUST_ITEM_RE}
+
+
+COMMENT_RE = lazy(rb"^\s*(?://|/\*|\*|#(?!\[))")  # doc comments hold examples in other syntaxes
+
+
+def code_language(codes: list[bytes]) -> str:
+    """The language of a blame's code column (``operators.types.source.language``), its comment
+    lines left out (a Rust doc comment's example is no JS); when the definitions of another language
+    are more than twice as many as those of that guess (Rust's ``=>`` looks like JS), that language."""
+    code = [c for c in codes[:4000] if not COMMENT_RE.match(c)][:2000]
+    guess = language(b"\n".join(code))
+    counts = {lang: sum(1 for c in code if pattern.match(c)) for lang, pattern in SIGNATURE_RES.items()
+              if lang not in ("c", "shell")}  # their patterns also match other languages' lines
+    best = max(counts, key=counts.__getitem__)
+    return best if counts[best] > 2 * counts.get(guess, 0) else guess
+
+
+def is_signature(code: bytes, lang: str) -> bool:
+    """Whether a code line is a definition (a def/class/fn/func/function signature) in ``lang``."""
+    pattern = SIGNATURE_RES.get(lang)
+    if pattern is not None and pattern.match(code):
+        return True
+    extra = EXTRA_SIGNATURE_RES.get(lang)
+    return extra is not None and extra.match(code) is not None
+
+
 def run_key(match: re.Match) -> bytes:
     return match.group(1).lstrip(b"^")
 
 
-def reduce_default(raw: bytes, lines: list[Line]) -> Plan | None:
-    """The default form; None when a line does not fit it (left to the caller)."""
+def reduce_default(raw: bytes, lines: list[Line], room: int = 0) -> Plan | None:
+    """The default form; None when a line does not fit it (left to the caller). With ``room`` (bytes),
+    a view larger than that keeps every definition line and the lines after it (``_fit``)."""
     matches = []
     for line in lines:
         m = BLAME_RE.match(raw, line.start, line.body_end) or BLAME_S_RE.match(raw, line.start, line.body_end)
@@ -53,26 +91,115 @@ def reduce_default(raw: bytes, lines: list[Line]) -> Plan | None:
             return None
         matches.append(m)
     width = max((len(m.group(3)) for m in matches if m), default=0)
-    walk = _DefaultWalk(raw, width)
-    for line, m in zip(lines, matches):
+    lang = code_language([raw[m.end() : line.body_end] for line, m in zip(lines, matches) if m])
+    sig = [m is not None and is_signature(raw[m.end() : line.body_end], lang) for line, m in zip(lines, matches)]
+    plan = _walk(raw, lines, matches, _DefaultWalk(raw, width, lang))
+    if not room or _visible(plan) <= room or not any(sig):
+        return plan
+    cost = _costs(lines, matches, sig)
+    for after in range(AFTER_MAX, -1, -1):
+        shown = _selection(sig, after)
+        if after and _estimate(shown, cost) > room:
+            continue
+        plan = _walk(raw, lines, matches, _DefaultWalk(raw, width, lang), shown)
+        if after == 0 or _visible(plan) <= room:
+            break
+    return plan
+
+
+def _walk(raw: bytes, lines: list[Line], matches: list, walk: "_DefaultWalk", shown: list[bool] | None = None) -> Plan:
+    """The plan of the lines, those that ``shown`` leaves out (when given) replaced by ``[… N lines]``."""
+    plan, hidden = walk.plan, 0
+    for i, (line, m) in enumerate(zip(lines, matches)):
+        if shown is not None and not shown[i]:
+            walk.hide(line)
+            hidden += 1
+            continue
+        if hidden:
+            plan.show(f"[\u2026 {hidden:,} lines]\n".encode())
+            hidden = 0
         if m is not None:
             walk.line(line, m)
-    walk.plan.keep_rest()
-    return _finish(walk.plan, walk.omitted, f"{walk.runs:,} runs of lines from one commit; author and date "
+    plan.keep_rest()
+    if hidden:
+        plan.show((b"" if plan.ends_line() else b"\n") + f"[\u2026 {hidden:,} lines]\n".encode())
+    if walk.hidden:
+        plan.show(f"[{walk.hidden:,} lines between the definitions not shown, to fit the output ceiling: ".encode())
+        plan.mark(BODY_GROUP)
+        plan.show(b"]\n")
+    return _finish(plan, walk.omitted, f"{walk.runs:,} runs of lines from one commit; author and date "
                    "on a commit's first run, its hash on each run")
+
+
+def _visible(plan: Plan) -> int:
+    from operators.ceiling import visible_size
+
+    return visible_size(plan)
+
+
+ROOM_SHARE = 0.9  # of the output ceiling a blame fits itself to (by its definitions) before any cut
+AFTER_MAX = 12  # lines shown after each definition when the whole blame is over the room
+HEAD_LINES = 12  # lines shown at the top of the file then
+FOLD_LINE = 16  # bytes a "[… N lines]" line takes
+RUN_HEAD = 24  # bytes a run's hash adds to its first line shown
+
+
+def _costs(lines: list[Line], matches: list, sig: list[bool]) -> list[int]:
+    """Bytes each line takes when shown (about: a definition whole, another line its code)."""
+    cost = [(line.end - m.end() + 8) if m is not None else 1 for line, m in zip(lines, matches)]
+    for i, s in enumerate(sig):
+        if s:
+            cost[i] = lines[i].end - lines[i].start
+    return cost
+
+
+def _selection(sig: list[bool], after: int) -> list[bool]:
+    """The lines shown when a blame is fitted to the room: every definition line and ``after`` lines
+    after each (its docstring, its first statements), and as many at the top of the file."""
+    n = len(sig)
+    shown = [False] * n
+    for i in range(min(n, HEAD_LINES if after else 0)):
+        shown[i] = True
+    for i in (i for i, s in enumerate(sig) if s):
+        for k in range(i, min(n, i + after + 1)):
+            shown[k] = True
+    return shown
+
+
+def _estimate(shown: list[bool], cost: list[int]) -> int:
+    total, prev = 0, True
+    for flag, c in zip(shown, cost):
+        if flag:
+            total += c + (0 if prev else RUN_HEAD)
+        elif prev:
+            total += FOLD_LINE
+        prev = flag
+    return total
+
+
+BODY_GROUP = "lines"
+BODY_REASON = "blame lines not shown to fit the output ceiling"
 
 
 class _DefaultWalk:
     """The plan of a default-form blame, line by line: which commit the run is of, which commits
     were introduced already."""
 
-    def __init__(self, raw: bytes, width: int):
-        self.raw, self.width = raw, width
+    def __init__(self, raw: bytes, width: int, lang: str = "code"):
+        self.raw, self.width, self.lang = raw, width, lang
         self.plan = Plan(raw)
         self.prev: bytes | None = None
         self.seen: set[bytes] = set()
         self.last_file: bytes | None = None
-        self.omitted = self.runs = 0
+        self.omitted = self.runs = self.hidden = 0
+
+    def hide(self, line: Line) -> None:
+        """A line not shown (the view is fitted to the room): the next line shown starts a run."""
+        self.plan.keep(self.plan.position, line.start)
+        self.plan.omit(line.start, line.end, BODY_GROUP, BODY_REASON)
+        self.omitted += line.end - line.start
+        self.hidden += 1
+        self.prev = None
 
     def cut(self, start: int, end: int) -> None:
         if end > start:
@@ -88,8 +215,8 @@ class _DefaultWalk:
         file_end = m.end(2) if m.re is BLAME_S_RE else m.start(2) - 1
         file = raw[m.end(1) + 1 : file_end].strip()
         same_file = bool(file) and file == self.last_file
-        if SIGNAL_RE.search(raw, line.start, line.body_end):
-            self.prev = key  # a signal line stays whole, and shows its commit
+        if SIGNAL_RE.search(raw, line.start, line.body_end) or is_signature(raw[m.end() : line.body_end], self.lang):
+            self.prev = key  # a signal or definition line stays whole, and shows its commit
             self.runs += key not in self.seen
             self.seen.add(key)
             self.last_file = file
@@ -159,7 +286,7 @@ def reduce_porcelain(raw: bytes, lines: list[Line]) -> Plan:
 
 
 def _finish(plan: Plan, omitted: int, what: str) -> Plan:
-    if not plan.omits_anything:
+    if GROUP not in plan.reasons:
         return plan.finish()
     text = f"[git blame: {what}; the omitted headers: ".encode()
     text = (b"" if plan.ends_line() else b"\n") + text
@@ -175,7 +302,9 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     if lines and PORCELAIN_HEAD_RE.match(raw, lines[0].start, lines[0].end):
         return reduce_porcelain(raw, lines)
-    plan = reduce_default(raw, lines)
+    from operators.ceiling import settings_of
+
+    plan = reduce_default(raw, lines, int(settings_of(config).max_chars * ROOM_SHARE))
     return plan if plan is not None else passthrough(raw)
 
 
@@ -205,6 +334,34 @@ def _detect_short(lines: list[bytes]) -> str | None:
     if rising >= 0.9 * (len(numbers) - 1) and len(hashes) < len(lines) and max(widths) - min(widths) <= 1:
         return f"{len(lines)} lines are git blame -s lines (hash line) code)"
     return None
+
+
+NUMBER_ONLY_RE = lazy(rb" *\d+\) ?")  # a run's later line as shown: the line number and the code
+
+
+def _code_of(line: bytes) -> bytes | None:
+    """The code column of a blame line as git printed it or as this type shows it; None for others."""
+    if line[:1] == b"\t":
+        return line[1:]  # porcelain
+    m = BLAME_RE.match(line) or BLAME_S_RE.match(line) or NUMBER_ONLY_RE.match(line)
+    return line[m.end() :] if m else None
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Under a budget the definition lines come first (tier 0), in order; a line of code with a
+    signal word is context (tier 1: in a blame it is the code's own word, not a failure); the
+    rest is left to the general rules (markers are context, the lines after a definition too)."""
+    codes = [_code_of(line.rstrip(b"\r")) for line in lines]
+    lang = code_language([c for c in codes if c is not None])
+    out: list[tuple[int, int] | None] = []
+    for code in codes:
+        if code is None:
+            out.append(None)
+        elif is_signature(code, lang):
+            out.append((0, 0))
+        else:
+            out.append((1, 0) if SIGNAL_RE.search(code) else (2, 0))
+    return out
 
 
 def facts(packet):

@@ -1,0 +1,133 @@
+"""git blame on real outputs (tests/data/types): definition lines stay exactly as git printed them,
+a blame larger than the output ceiling keeps every definition and the lines after it, and under a
+smaller budget the ceiling shows the definitions first."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+from conftest import reduce_bytes
+from operators.ceiling import fit, visible_size
+from operators.config import config_class
+from operators.reduction import omissions, render, restore
+from operators.types import gitblame
+
+DATA = Path(__file__).parent / "data" / "types"
+BLAME_RE = re.compile(rb"^\^?[0-9a-f]{7,40} (?:\S+ +)?\(.*? +\d+\) (.*)$")
+DEFINITION = {  # what a reader of each language calls a definition (independent of the type's patterns)
+    "go": re.compile(rb"^(?:func |type \w+ (?:struct|interface)\b)"),
+    "py": re.compile(rb"^\s*(?:async def|def|class) \w+"),
+    "js": re.compile(rb"^\s*(?:function \w+|class \w+|[\w.]+ = function\b)"),
+    "rs": re.compile(rb"^\s*(?:pub(?:\([^)]*\))? )?(?:fn|struct|enum|trait|impl|type|union)\b"),
+}
+
+
+def data(name: str) -> bytes:
+    raw = (DATA / name).read_bytes()
+    return gzip.decompress(raw) if name.endswith(".gz") else raw
+
+
+def definitions(raw: bytes, lang: str) -> list[bytes]:
+    out = []
+    for line in raw.split(b"\n"):
+        m = BLAME_RE.match(line)
+        if m and DEFINITION[lang].match(m.group(1)):
+            out.append(line)
+    return out
+
+
+def run(raw: bytes, config=None):
+    plan = gitblame.reduce(raw, "coarse", config or config_class()())
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
+    return plan, visible, contents
+
+
+def test_definition_lines_stay_as_git_printed_them_the_others_are_compact():
+    raw = data("git_blame_axios_searchparams_js.txt")
+    _, visible, _ = run(raw)
+    defs = definitions(raw, "js")
+    assert len(defs) >= 4 and any(b"prototype.append = function append(" in d for d in defs)
+    shown = visible.split(b"\n")
+    for line in defs:
+        assert line in shown, line
+    # a line that is no definition keeps its number and code, not its date and time
+    assert b"2022-05-25 09:16:38 +0300 15)" not in visible
+    assert re.search(rb"^934f390cc +15\)     '!': '%21',$", visible, re.M)
+
+
+def test_rust_items_and_methods_are_definitions():
+    raw = data("git_blame_clap_action_rs.txt.gz")
+    _, visible, _ = run(raw)
+    defs = definitions(raw, "rs")
+    assert any(b") pub enum ArgAction {" in d for d in defs) and any(b" fn " in d for d in defs)
+    shown = set(visible.split(b"\n"))
+    assert [d for d in defs if d not in shown] == []
+
+
+def test_a_blame_over_the_ceiling_keeps_every_definition_and_fits_by_itself():
+    raw = data("git_blame_fzf_light_go.txt.gz")
+    config = config_class()()
+    plan, visible, contents = run(raw, config)
+    defs = definitions(raw, "go")
+    assert len(defs) > 80 and len(raw) > 100_000
+    shown = set(visible.split(b"\n"))
+    assert [d for d in defs if d not in shown] == []
+    assert visible_size(plan) <= config.ceiling.max_chars * gitblame.ROOM_SHARE
+    # the lines between the definitions are counted in place and kept in one ref
+    folds = [int(n.replace(b",", b"")) for n in re.findall(rb"^\[\xe2\x80\xa6 ([\d,]+) lines\]$", visible, re.M)]
+    assert folds and sum(folds) == bytes(contents[gitblame.BODY_GROUP]).count(b"\n")
+    # the source stays readable: a definition is followed by the lines right after it
+    first = defs[0]
+    after = raw.split(first + b"\n", 1)[1].split(b"\n", 1)[0]
+    assert BLAME_RE.match(after).group(1) in visible
+
+
+def test_a_blame_under_the_ceiling_shows_every_line():
+    raw = data("git_blame_axios_searchparams_js.txt")
+    _, visible, _ = run(raw)
+    for line in raw.split(b"\n"):
+        m = BLAME_RE.match(line)
+        if m:
+            assert m.group(1) in visible
+    assert b"lines]\n" not in visible
+
+
+def test_under_a_small_budget_the_definitions_come_first():
+    raw = data("git_blame_attrs_validators_py.txt.gz")
+    plan, _, _ = run(raw)
+    defs = definitions(raw, "py")
+    assert len(defs) >= 30
+    budget = 16_000  # the definitions and a gap line between each two fit, the rest does not
+    assert visible_size(plan) > budget + 4000
+    cut = fit(plan, budget, "gitblame", config_class()())
+    contents = omissions(cut)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible, layout, _ = render(cut, ids)
+    assert restore(visible, layout, [contents[g] for g in cut.reasons]) == raw
+    shown = set(visible.split(b"\n"))
+    assert [d for d in defs if d not in shown] == []
+
+
+def test_rank_lines_puts_definitions_in_tier_zero_and_code_signal_words_in_tier_one():
+    lines = [
+        b"046beaaaa (Hynek Schlawack 2021-12-27   1) # SPDX-License-Identifier: MIT",
+        b"  2) ",
+        b"e21793e90 (Filipe Brandenburger 2024-11-17 03:15:26 -0800  36)         def optional_converter(val, inst, field):",
+        b"  37)             raise ValueError('x')",
+        b"[\xe2\x80\xa6 12 lines]",
+    ]
+    ranked = gitblame.rank_lines(lines, None)
+    assert ranked[2] == (0, 0) and ranked[3] == (1, 0) and ranked[0] == (2, 0) and ranked[4] is None
+
+
+def test_the_whole_pipeline_shows_every_definition_of_a_big_blame():
+    raw = data("git_blame_fzf_light_go.txt.gz")
+    packet = reduce_bytes(raw)
+    assert packet.type == "gitblame" and packet.restore_pass and packet.signal_pass
+    shown = set(packet.visible.split(b"\n"))
+    assert [d for d in definitions(raw, "go") if d not in shown] == []
