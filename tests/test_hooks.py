@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -305,9 +306,7 @@ def test_rewritten_command_prints_what_the_original_prints(command, tmp_path, en
     new = rewritten("claude-code", claude_payload(command, cwd=str(work)))
     proc = sh(new, work, env)
     assert proc.returncode == original.returncode, (new, proc.stderr)
-    # `tokens run` ends a last line without newline for the terminal; the bytes are otherwise the same
-    assert proc.stdout == original.stdout or (proc.stdout == original.stdout + b"\n"
-                                              and not original.stdout.endswith(b"\n")), (new, proc.stdout)
+    assert proc.stdout == original.stdout, (new, proc.stdout)  # byte-identical, no newline added
     assert not (work / "pwned").exists()
 
 
@@ -388,3 +387,77 @@ def test_a_command_run_without_a_shell_gets_the_arguments_bash_would_give(text):
     bash = subprocess.run(["bash", "-c", command], capture_output=True, cwd="/", timeout=10)
     assert bash.returncode == 0
     assert bash.stdout.split(b"\0")[:-1] == [a.encode() for a in argv[2:]], (command, argv)
+
+
+# ------------------------------------------------------------------------------------ permission rules
+
+
+def claude_rules(home: Path, project: Path | None = None, **perms) -> None:
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": perms}))
+
+
+RULES = {"allow": ["Bash(git status:*)", "Bash(make:*)", "Bash(ls:*)", "Bash(npm run test *)", "Bash(git push:*)"],
+         "deny": ["Bash(git push --force:*)", "Bash(rm:*)"], "ask": ["Bash(git push:*)", "Bash(curl *)"]}
+
+
+@pytest.mark.parametrize("command,expected", [
+    ("git status", "allow"), ("git status -s", "allow"), ("make && make test", "allow"), ("ls | ls -a", "allow"),
+    ("npm run test -- --ci", "allow"), ("npm run test", "allow"),
+    ("git push origin main", None),  # ask rule: the host must ask about the original line
+    ("git push --force origin main", None), ("rm -rf build", None),  # deny
+    ("ls && rm -rf build", None), ("make; curl http://x", None),  # one command of the line is denied / asked
+    ("FOO=1 rm -rf x", None), ("sudo -n rm -rf x", None),  # past assignments and wrappers
+    ("git statusx", None), ("ls | wc -l", None),  # wc is not allowed: no rewrite, the host asks as usual
+    ("python3 -c 'print(1)'", None),  # no rule says: left alone (a rewrite would be asked about every time)
+])
+def test_claude_code_rewrites_only_what_the_rules_allow(command, expected, user_home):
+    claude_rules(user_home, **RULES)
+    out = hook("claude-code", claude_payload(command))
+    if expected is None:
+        assert out == b"", command
+    else:
+        spec = json.loads(out)["hookSpecificOutput"]
+        assert spec["permissionDecision"] == "allow" and "run --" in spec["updatedInput"]["command"]
+
+
+def test_project_rules_and_local_rules_count_too(user_home, tmp_path):
+    claude_rules(user_home, allow=["Bash"])
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.local.json").write_text('{"permissions": {"deny": ["Bash(make deploy:*)"]}}')
+    assert hook("claude-code", claude_payload("make deploy", cwd=str(project))) == b""
+    assert hook("claude-code", claude_payload("make test", cwd=str(project))) != b""
+    (project / ".claude" / "settings.json").write_text("{broken")  # rules we cannot read: nothing is rewritten
+    assert hook("claude-code", claude_payload("make test", cwd=str(project))) == b""
+
+
+def test_bypass_permissions_mode_still_honours_deny_and_ask(user_home):
+    claude_rules(user_home, deny=["Bash(rm:*)"], ask=["Bash(git push:*)"])
+    bypass = claude_payload("python3 -c 'print(1)'")
+    bypass["permission_mode"] = "bypassPermissions"
+    assert hook("claude-code", bypass) != b""
+    for command in ("rm -rf x", "git push"):
+        p = claude_payload(command)
+        p["permission_mode"] = "bypassPermissions"
+        assert hook("claude-code", p) == b""
+
+
+def test_codex_prefix_rules_keep_forbidden_and_prompt_lines_alone(user_home, tmp_path):
+    rules = user_home / ".codex" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "default.rules").write_text(
+        'prefix_rule(pattern=["git", "push"], decision="prompt")\n'
+        'prefix_rule(\n    pattern = ["rm", "-rf"],\n    decision = "forbidden",\n)\n'
+        'prefix_rule(pattern=["make"], decision="allow")\n')
+    for command in ("git push origin main", "ls && rm -rf build", "git push"):
+        assert hook("codex", codex_payload(command)) == b"", command
+    for command in ("make test", "ls -la", "git status"):
+        assert hook("codex", codex_payload(command)) != b"", command
+    (rules / "odd.rules").write_text('prefix_rule(pattern=[["git", "hg"], "push"], decision="prompt")\n')
+    assert hook("codex", codex_payload("ls -la")) == b""  # a rule we cannot read: the safe side
+
+
+def test_gemini_runs_the_line_under_bash(monkeypatch):
+    monkeypatch.setenv("SHELL", "/usr/bin/zsh")
+    new = rewritten("gemini", gemini_payload("ls | wc -l"))
+    assert shlex.split(new)[-3:-1] == [shutil.which("bash"), "-c"]
