@@ -1,39 +1,38 @@
-"""Agent hooks: ``tokens hook claude-code|codex|gemini`` speaks each agent's pre-tool hook protocol.
+"""Agent hooks: ``tokens hook claude-code|codex|gemini`` speaks each host's hook protocol.
 
-The agent writes one JSON payload on stdin before it runs a shell command; the hook prints the JSON
-that rewrites the command into ``tokens run -- …`` (the reduced output reaches the model, the exit
-code is the command's own), or prints nothing and exits 0 to leave the command alone. It never
-blocks a command and never decides a permission where the agent lets it stay silent.
+Two routes (``tokens init`` installs one; docs/agents.md records each shape and where it was read):
 
-The three protocols (as their documentation describes them):
+* **Output route** (``flows.hooks_output``), the default where the host can replace a tool's output
+  after it ran: Claude Code ``PostToolUse`` on ``Bash`` → ``updatedToolOutput`` in the Bash tool's own
+  shape. The command runs untouched; its output goes through the graph and the store.
+* **Rewrite route** (this module), where the output cannot be replaced (Codex; Gemini CLI; Claude Code
+  only with ``init --route rewrite``): before the host runs a line, the hook answers with the line
+  wrapped whole in ``tokens run -- SHELL -c 'LINE'`` (the user's shell: bash or zsh from ``$SHELL``;
+  bash for Gemini CLI, which runs lines under bash), or ``tokens run -- PROGRAM ARGS`` for one plain
+  command that nothing expands. It is never split.
 
-* Claude Code, ``PreToolUse`` on ``Bash``: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
-  "updatedInput": {…}}}`` — the whole ``tool_input`` with ``command`` replaced; no
-  ``permissionDecision``, so the user's own permission rules still apply. Claude Code versions that
-  apply ``updatedInput`` only together with ``"allow"`` need ``NOLIFE_TOKENS_HOOK_ALLOW=1`` (which
-  also approves the rewritten command without asking).
-* Codex, ``PreToolUse`` on ``Bash``: the same shape, but Codex applies ``updatedInput`` only together
-  with ``"permissionDecision": "allow"`` (it rejects one without the other), so that is sent with it.
-* Gemini CLI, ``BeforeTool`` on ``run_shell_command``: ``{"hookSpecificOutput": {"hookEventName":
-  "BeforeTool", "tool_input": {"command": …}}}``, which Gemini merges into the tool's arguments.
+The rewrite shapes: Claude Code and Codex ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+"permissionDecision": "allow", "updatedInput": {…}}}`` (Codex applies ``updatedInput`` only with
+``allow``; Claude Code would check its permission rules against the rewritten line, so there a line
+is rewritten only when the user's allow rules allow the original, see ``flows.hooks_rules``); Gemini
+CLI ``{"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": …}}}``.
 
-What is never rewritten: our own commands (``tokens …``), interactive or following commands (editors,
-pagers, ``top``, ``watch``, ``ssh``, ``tail -f``, bare REPLs, and every name in ``--skip`` or
-``$NOLIFE_TOKENS_HOOK_SKIP``), heredocs, output redirected to a file, background jobs (``&``, or the
-agent's own background flag), ``pushd``/``popd`` and a ``cd`` that is not a leading ``cd DIR &&``,
-commands whose program cannot be found (an alias or a shell function of the agent's shell), and
-anything this module cannot parse. ``NOLIFE_TOKENS_HOOK_OFF=1`` turns every rewrite off.
+A line is left alone (no answer, exit 0) when a rewrite could change what it does or escape a rule:
+a command that changes the agent's shell (``cd``, ``export``, ``FOO=1`` alone, ``source``/``.``,
+``set``, ``umask``, ``alias``, ``unset``, ``pushd``/``popd``, ``read``, ``trap``, ``exit`` … every
+builtin but ``echo``, ``printf``, ``test``, ``[``, ``:``, ``true``, ``false``, ``pwd``, ``type``), a
+function definition, ``time`` and ``exec``; interactive or never-ending programs (editors, pagers,
+``top``, ``ssh``, bare REPLs, ``tail -f``, ``docker run -it``, ``git commit`` without a message,
+``git add -p``, ``git rebase -i``, dev servers such as ``npm run dev``, ``sudo`` without ``-n``, and
+every name in ``--skip``/``$NOLIFE_TOKENS_HOOK_SKIP``); heredocs, output redirected to a file,
+background jobs; programs not found on PATH (an alias or function of the agent's shell); our own
+commands; lines over ``LINE_MAX`` characters; anything not understood; and any line a host rule
+denies or asks about. ``NOLIFE_TOKENS_HOOK_OFF=1`` turns the hook off. The line is data: it is only
+ever quoted with ``shlex``, never evaluated here.
 
-A simple command runs directly (``tokens run -- git status``); anything that needs a shell (pipes,
-``&&``, ``;``, globs, ``$VAR``, quotes that expand) runs as ``tokens run -- /path/bash -c 'CMD'``,
-in the agent's working directory, with the command's exit code. A leading ``cd DIR &&`` stays
-outside (``cd DIR && tokens run -- make``) so the agent's shell still changes directory. The command
-is data: it is only ever quoted with ``shlex``, never evaluated here.
-
-``tokens`` is called by an absolute path (the console script next to this interpreter, else this
-interpreter with ``-I -m flows.cli``), so the rewrite works whatever the agent's ``PATH`` is.
-``python -m flows.hooks AGENT`` runs the same hook without the CLI (no config is read, so a broken
-config file can never make the hook fail); ``tokens init`` installs that form.
+``tokens`` is called by an absolute path (``operators.launcher``). ``python -I -m flows.hooks AGENT``
+(the form ``init --global`` installs) and ``tokens hook AGENT`` (``init --project``) read no config
+and always exit 0: a hook that fails never blocks the host.
 """
 
 from __future__ import annotations
@@ -367,6 +366,12 @@ def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
     name, args = command_name(names)
     if not name:
         return "changes the shell" if names and all(_ASSIGN.match(w) for w in names) else None
+    return _program_reason(name, args, policy)
+
+
+def _program_reason(name: str, args: list[str], policy: Policy) -> str | None:
+    """Why running this program (past assignments and wrappers) under ``tokens run`` could change
+    what the line does (``None``: it cannot)."""
     base = os.path.basename(name)
     if _ours(name, args):
         return "ours"
@@ -444,14 +449,10 @@ def _resolvable(name: str, policy: Policy) -> bool:
 
 
 def tokens_argv() -> list[str]:
-    """How to call the installed ``tokens``: the console script next to this interpreter (whatever
-    PATH is), else this interpreter with ``-I -m flows.cli`` (``-I``: the current directory can not
-    shadow the package)."""
-    exe = os.path.abspath(sys.executable)
-    script = os.path.join(os.path.dirname(exe), "tokens")
-    if os.path.isfile(script) and os.access(script, os.X_OK):
-        return [script]
-    return [exe, "-I", "-m", "flows.cli"]
+    """How to call the installed ``tokens`` whatever PATH is (``operators.launcher``)."""
+    from operators.launcher import launcher_argv
+
+    return launcher_argv()
 
 
 def hook_argv(agent: str) -> list[str]:
