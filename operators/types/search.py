@@ -1,4 +1,4 @@
-"""Search results (``grep -rn``, ``rg -n`` with or without ``--heading``, ``git grep``): grouped by file.
+"""Search results (``grep -rn``, ``rg -n`` with or without ``--heading``, ``git grep``): hits as printed, folded per file.
 
 Recognised shapes, line by line:
 
@@ -10,15 +10,22 @@ Recognised shapes, line by line:
   but not one by one (a numbered listing of a file is not a search); the ``total`` budget applies;
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
-What the reader sees: each file's path once (a header line), then its lines as ``12:text`` — the
-repeated ``path:`` prefixes go to one ref (group ``prefixes``), so RESTORE stays exact. Every file
-keeps its first ``per_file`` matching lines (and their context) while the whole output has shown
-fewer than ``total``; past that, each file still shows its first hit, and past ``max_files`` files
-only its header with a count. The lines a file does not show go to that file's own ref, named in its
-header (``path [42 matches, 8 shown; the rest: #ref:…]``; past the first ``OWN_REFS`` such files, one
-shared ref named at the end). A line longer than ``line_max`` bytes is
-cut around the match (the pattern is guessed: the word found in most matching lines), the cut bytes
-to group ``long``. Binary-file notices fold into one line with a ref.
+What the reader sees: every line shown exactly as printed (``path:12:text`` keeps its prefix: an
+agent copies ``path:12`` from it). Each file shows its first hits (``allowances``: every file its
+first hit, then a second for every file, … at most ``per_file`` each, ``total`` in all: one file
+never spends the budget of the others; past ``max_files`` files none), with the context lines of
+the last one; the rest of the file becomes one line ``[… N more matching lines in PATH (M in all):
+#ref:…]`` where they were (a ref per file for the first ``OWN_REFS`` such files, then one shared).
+When hits are folded in ``COUNTS_MIN`` files or more, the output starts with every file and its
+number of hits (``  12 path``), in the order found. rg ``--heading`` output keeps its path lines,
+each with its count and ref when hits fold; one file's hits without a path (``grep -n PATTERN
+FILE``) show half as many more. A line longer than ``line_max`` bytes is cut around the match (the
+pattern is guessed: the word found in most matching lines), its ``path:12:`` kept, the cut bytes to
+group ``long``. Binary-file notices fold into one line with a ref. A search whose folding saves
+little (``MIN_SAVING``, ``MIN_SHARE``) passes through.
+
+Ranking (``rank_lines``, for the output ceiling and the packer): the count lines and each file's
+first hit first, then the other hits (every file's second before any third), context lines last.
 
 Must-see (checked by the fixtures' planted signals): for a rare pattern every file's first hit, for a
 common one every file name. ``SIGNALS`` is empty: a matching line is not an event of the program
@@ -48,13 +55,15 @@ SIGNALS = ""
 
 class Settings(Section):
     per_file: Annotated[int, msgspec.Meta(ge=1)] = 8  # matching lines shown per file while the total lasts
-    total: Annotated[int, msgspec.Meta(ge=1)] = 60  # matching lines shown in all; past it each file shows its first hit
-    max_files: Annotated[int, msgspec.Meta(ge=1)] = 400  # past this many files, a file shows only its header and count
+    total: Annotated[int, msgspec.Meta(ge=1)] = 40  # matching lines shown in all, spread over the files; each file shows its first hit
+    max_files: Annotated[int, msgspec.Meta(ge=1)] = 400  # past this many files, a file shows no hit (its count line names it)
     line_max: Annotated[int, msgspec.Meta(ge=40)] = 240  # a longer line is cut around the match
 
 
-MIN_SAVING = 120  # bytes; below this the output passes through
+MIN_SAVING = 300  # bytes; below this (or MIN_SHARE of the output) the output passes through: the ref costs a line
+MIN_SHARE = 0.15
 OWN_REFS = 15  # files whose folded matches get a ref of their own (named in their header)
+COUNTS_MIN = 6  # files from which a search with folded hits starts with every file's hit count
 SHARED = "more"  # the group of the folded matches of the files after those
 
 # -- line shapes ---------------------------------------------------------------------------------
@@ -63,6 +72,7 @@ MATCH_N_RE = lazy(rb"(" + _PATH + rb"):(\d+):")
 MATCH_RE = lazy(rb"(" + _PATH + rb"):")
 CONTEXT_AT_RE = lazy(rb"-\d+-")
 HEADING_LINE_RE = lazy(rb"(\d+)([:-])")
+LEAD_RE = lazy(rb"\d{1,12}[:-]")  # the line number after a path (or alone) that a cut line keeps
 BINARY_RE = lazy(
     rb"^(?:Binary file (.+) matches|grep: (.+): binary file matches|(.+): binary file matches \(found .*\))\s*$"
 )
@@ -294,23 +304,27 @@ def _char_start(raw: bytes, at: int, low: int) -> int:
     return at
 
 
-class _Budget:
-    def __init__(self, settings: Settings):
-        self.settings = settings
-        self.shown = 0
-        self.files = 0
-
-    def allowed(self, alone: bool = False) -> int:
-        """How many matching lines the next file may show (``alone``: the hits of one file, no paths)."""
-        s = self.settings
-        self.files += 1
-        if alone:
-            return s.total
-        if self.files > s.max_files:
-            return 0
-        if self.shown >= s.total:
-            return 1
-        return max(1, min(s.per_file, s.total - self.shown))
+def allowances(counts: list[tuple[bytes, int]], settings: Settings) -> list[int]:
+    """How many matching lines each file (``(path, hits)`` in order) shows: every file its first hit,
+    then a second for every file, and so on (at most ``per_file``) while the ``total`` lasts; what
+    is left of it goes to the first files that have more. Past ``max_files`` files none. One file's
+    hits without a path (``grep -n PATTERN FILE``) show half as many more: their lines are shorter."""
+    s = settings
+    if len(counts) == 1 and not counts[0][0]:
+        return [min(counts[0][1], s.total + s.total // 2)]
+    capped = [min(n, s.per_file) if i < s.max_files else 0 for i, (_, n) in enumerate(counts)]
+    level = 1
+    while level < s.per_file and sum(min(n, level + 1) for n in capped) <= s.total:
+        level += 1
+    allowed = [min(n, level) for n in capped]
+    left = s.total - sum(allowed)
+    for i, n in enumerate(capped):
+        if left <= 0:
+            break
+        if n > allowed[i]:
+            allowed[i] += 1
+            left -= 1
+    return allowed
 
 
 def _files(lines: list[Line]) -> list[tuple[int, int]]:
@@ -336,13 +350,17 @@ class _Reducer:
         self.raw, self.lines, self.shape, self.s = raw, lines, shape, settings
         self.plan = Plan(raw)
         self.pattern = _guess_pattern(raw, [ln for ln in lines if ln.kind == MATCH])
-        self.budget = _Budget(settings)
         self.binary: list[bytes] = []
         self.more = 0  # per-file groups made so far
         self.total_matches = sum(ln.kind == MATCH for ln in lines)
+        self.flat = shape in ("numbered", "flat")  # hit lines carry their path: shown as printed
 
     def run(self) -> Plan:
         runs = {start: end for start, end in _files(self.lines)}
+        counts = [(self.lines[a].path, sum(self.lines[k].kind == MATCH for k in range(a, b))) for a, b in runs.items()]
+        self.allowed = dict(zip(runs, allowances(counts, self.s)))
+        if self.flat:
+            self._counts(runs)
         i, n = 0, len(self.lines)
         while i < n:
             if i in runs:
@@ -354,7 +372,7 @@ class _Reducer:
                 m = BINARY_RE.match(self.raw[ln.start : ln.body])
                 self.binary.append(next(g for g in m.groups() if g is not None))
                 self.plan.omit(ln.start, ln.end, "binary", "binary-file match notices")
-            elif ln.kind == SEP and self.shape != "heading":  # between files: the next header separates
+            elif ln.kind == SEP and self.shape not in ("heading", "numbered", "flat"):  # between files: the next header separates
                 self.plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
             else:
                 self.plan.keep(ln.start, ln.end)
@@ -362,11 +380,31 @@ class _Reducer:
         self._footer()
         return self.plan.finish()
 
+    def _counts(self, runs: dict[int, int]) -> None:
+        """From ``COUNTS_MIN`` files with some hits folded: every file with its number of hits first
+        (``  12 path``, in the order found), so no file name depends on its hits being shown."""
+        per_file: dict[bytes, int] = {}
+        hidden = 0
+        for start, end in runs.items():
+            matches = sum(self.lines[k].kind == MATCH for k in range(start, end))
+            hidden += matches - min(self.allowed[start], matches)
+            path = self.lines[start].path
+            per_file[path] = per_file.get(path, 0) + matches
+        if not hidden or len(per_file) < COUNTS_MIN:
+            return
+        width = len(str(max(per_file.values())))
+        lines = [f"[{self.total_matches:,} matching lines in {_files_n(len(per_file))}; hits per file:]\n".encode()]
+        lines += [str(count).rjust(width + 2).encode() + b" " + path + b"\n" for path, count in per_file.items()]
+        self.plan.show(b"".join(lines))
+
     def _file(self, i: int, j: int) -> None:
+        if self.flat:
+            self._flat_file(i, j)
+            return
         plan, lines = self.plan, self.lines
         path = lines[i].path
         matches = [k for k in range(i, j) if lines[k].kind == MATCH]
-        allowed = self.budget.allowed(alone=not path)
+        allowed = self.allowed[i]
         if not matches:
             show_upto = j  # context lines alone (a cut output): all shown
         else:
@@ -395,11 +433,35 @@ class _Reducer:
                     plan.keep(ln.start, ln.end)
                 last_shown_sep = True
             else:
-                self.budget.shown += ln.kind == MATCH
                 last_shown_sep = False
                 if ln.text_at > ln.start:
                     plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
                 self._line(ln)
+
+    def _flat_file(self, i: int, j: int) -> None:
+        """One file's lines of a ``path:12:text`` output: the shown hits (and their context) exactly as
+        printed, then one line ``[… N more matching lines in PATH …: #ref]`` where the folded ones were."""
+        plan, lines = self.plan, self.lines
+        path = lines[i].path
+        matches = [k for k in range(i, j) if lines[k].kind == MATCH]
+        allowed = min(self.allowed[i], len(matches))
+        hidden = len(matches) - allowed
+        end = j
+        if hidden:
+            end = matches[allowed - 1] + 1 if allowed else i
+            while allowed and end < j and lines[end].kind == CONTEXT:  # the last shown hit's context after it
+                end += 1
+        for k in range(i, end):
+            self._line(lines[k])
+        if end >= j:
+            return
+        group = self._group(path)
+        name = path.decode("utf-8", "replace")
+        plan.show((b"" if plan.ends_line() else b"\n") + f"[… {hidden:,} more matching line{'s' if hidden != 1 else ''} in "
+                  f"{name} ({len(matches):,} in all): ".encode())
+        plan.mark(group)
+        plan.show(b"]\n")
+        plan.omit(lines[end].start, lines[j - 1].end, group, f"search results of {name}")
 
     def _header(self, i: int, matches: int, hidden: int, group: str) -> int:
         """A file's header: its path once (rg --heading's own line, else shown) with, when some of its
@@ -429,24 +491,23 @@ class _Reducer:
         return "more:" + path.decode("utf-8", "replace") if self.more <= OWN_REFS else SHARED
 
     def _line(self, ln: Line) -> None:
-        """Keep one line from its shown part on, cut around the match when it is long."""
+        """Keep one line from what is not shown yet on; a long one is cut around the match, its lead
+        (``path:12:`` as printed, or ``12:``) kept whole."""
         plan, raw, s = self.plan, self.raw, self.s
         start, body = plan.position, ln.body
-        if body - start <= s.line_max:
+        m = LEAD_RE.match(raw, ln.text_at, body)
+        lead = max(start, m.end() if m else ln.text_at)
+        if body - lead <= s.line_max:
             plan.keep(start, ln.end)
             return
-        hit = -1
-        if self.pattern:
-            hit = raw[start:body].lower().find(self.pattern)
+        hit = raw[lead:body].lower().find(self.pattern) if self.pattern else -1
         half = s.line_max // 2
-        a = 0 if hit < 0 or hit < half else hit - half // 2
-        a = _char_start(raw, start + a, start)
+        a = _char_start(raw, lead if hit < half else lead + hit - half // 2, lead)
         b = _char_start(raw, min(body, a + s.line_max), a)
-        if a > start:
-            plan.keep(start, min(start + 12, a))  # the line number stays
-            if plan.position < a:
-                plan.show(b"\xe2\x80\xa6")
-                plan.omit(plan.position, a, "long", "the cut parts of long lines")
+        plan.keep(start, lead)
+        if a > lead:
+            plan.show(b"\xe2\x80\xa6")
+            plan.omit(lead, a, "long", "the cut parts of long lines")
         plan.keep(a, b)
         if b < body:
             plan.show(b"\xe2\x80\xa6")
@@ -484,7 +545,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         return passthrough(raw)
     plan = _Reducer(raw, lines, shape, settings).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
-    if len(raw) - shown < MIN_SAVING:
+    if len(raw) - shown < max(MIN_SAVING, MIN_SHARE * len(raw)):
         return passthrough(raw)
     return plan
 
@@ -500,18 +561,64 @@ def facts(packet):
     return Facts(f"{sum(per_file.values()):,} matching lines in {_files_n(len(per_file))}", important, len(per_file))
 
 
-PACK_CONTEXT = False  # the lines around a file's header are its hits, ranked below
+PACK_CONTEXT = False  # the lines around a file's first hit are its other hits, ranked below
 HIT_RE = lazy(rb"^\d+:")
 CONTEXT_HIT_RE = lazy(rb"^\d+-")
+COUNT_LINE_RE = lazy(rb"^ +\d+ \S")
 
 
-def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
-    """Pack tiers of a reduced search output: file headers first (every file name is must-see), then
-    matching lines, then context lines; a hit's own words (``error`` …) do not make it a signal."""
-    if not shown.strip() or shown.startswith((b"[", b"--")):
-        return None
-    if HIT_RE.match(shown):
-        return 1, 0
-    if CONTEXT_HIT_RE.match(shown):
-        return 2, 0
-    return 0, 1
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Tiers for the ceiling and the packer: the hit counts of every file and each file's first hit
+    (or ``--heading`` path line) first, then the other hits, the second of every file before the
+    third of any; context lines last. A hit's own words (``error`` …) do not make it a signal."""
+    out: list[tuple[int, int] | None] = []
+    seen: dict[bytes, int] = {}
+    in_counts = False
+    heading = b""
+    for line in lines:
+        text = line.rstrip(b"\r")
+        if not text.strip():
+            out.append(None)
+            in_counts, heading = False, b""
+            continue
+        if text.startswith(b"[") and text.endswith(b"hits per file:]"):
+            in_counts = True
+            out.append((0, 0))
+            continue
+        if in_counts and COUNT_LINE_RE.match(text):
+            out.append((0, 0))
+            continue
+        in_counts = False
+        ranked, path = _rank_hit(text, seen, heading)
+        out.append(ranked)
+        if path is not None:
+            heading = path
+    return out
+
+
+def _rank_hit(text: bytes, seen: dict[bytes, int], heading: bytes) -> tuple[tuple[int, int] | None, bytes | None]:
+    """A line's rank: a file's first hit 1 (tier 0), its n-th n (tier 1), a context line tier 2, a
+    note tier 1; and the path when the line is an rg ``--heading`` path line (its hits follow)."""
+    if text.startswith(b"["):
+        return (1, 0), None
+    if text.startswith(b"--"):
+        return None, None
+    path = None
+    if heading and HIT_RE.match(text):
+        path = heading
+    elif CONTEXT_HIT_RE.match(text):
+        return (2, 0), None
+    else:
+        for pattern in (MATCH_N_RE, MATCH_RE):
+            m = pattern.match(text)
+            if m and (_pathlike(m.group(1)) or pattern is MATCH_N_RE and _bare_name(m.group(1))):
+                path = m.group(1)
+                break
+    if path is None:
+        head = text.split(b" [", 1)[0]
+        if _pathlike(head):
+            return (0, 1), head  # an rg --heading path line
+        return (2, 0), None
+    n = seen.get(path, 0) + 1
+    seen[path] = n
+    return ((0, 1) if n == 1 else (1, n)), None
