@@ -91,6 +91,19 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _for_host(config, host: str | None):
+    """``--host``: the output ceiling of that agent host, unless ``[ceiling] max_chars`` sets its own."""
+    if not host:
+        return config
+    import msgspec
+
+    from operators.ceiling import HOST_LIMITS, CeilingSettings
+
+    own = config.ceiling.max_chars != HOST_LIMITS[config.ceiling.host]
+    ceiling = CeilingSettings(host=host, max_chars=config.ceiling.max_chars if own else 0)
+    return msgspec.structs.replace(config, ceiling=ceiling)
+
+
 def _budget(value: int | None) -> int | None:
     """``--budget N``: estimated tokens the output may take (the ``[ceiling]`` default when not given)."""
     if value is not None and value < 1:
@@ -265,7 +278,11 @@ def _check_type(name: str | None) -> None:
         raise UsageError(f"unknown content type {name!r} (one of: {', '.join(types.names())})")
 
 
-BUDGET_HELP = "estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, 25,000 characters)"
+BUDGET_HELP = ("estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, or the limit of "
+               "the agent host that reads it, --host)")
+HOSTS = ("claude-code", "codex", "gemini", "none")  # operators.ceiling.HOST_LIMITS (not imported to parse)
+HOST_HELP = ("the agent host that reads the output: claude-code (25,000 characters stay inline), codex (9,000 "
+             "bytes), gemini (25,000), none (25,000); sets the output ceiling unless [ceiling] max_chars does")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -286,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", action="store_true", help="the stage trace on stderr (JSON lines when not a terminal); "
                                                         "without it the trace shows only on a terminal")
     p.add_argument("--budget", type=int, metavar="N", help=BUDGET_HELP)
+    p.add_argument("--host", choices=HOSTS, help=HOST_HELP)
     p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
                    help="0: overview, 1: reduced text with refs (default), 2: raw input")
     p.set_defaults(func=cmd_analyze)
@@ -348,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run CMD without a shell (use `bash -c '…'` for pipes), reduce its combined "
                                    "stdout+stderr and exit with its exit code.")
     p.add_argument("--budget", type=int, metavar="N", help=BUDGET_HELP)
+    p.add_argument("--host", choices=HOSTS, help=HOST_HELP)
     p.add_argument("--level", type=int, choices=[0, 1], default=1,
                    help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
     p.add_argument("--granularity", choices=["coarse", "fine"])
@@ -406,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
                 import msgspec
 
                 config = msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, tokenizer=args.tokenizer))
+            config = _for_host(config, getattr(args, "host", None))
             _check_type(getattr(args, "type", None))
             return args.func(args, config)
         except TokensError as exc:

@@ -102,6 +102,8 @@ def take_started(cmd: list[str]) -> Started | None:
 
 def _command(argv: list[str]) -> list[str] | None:
     """The command of a ``run`` with no options, else None."""
+    if len(argv) >= 3 and argv[0] == "run" and argv[1] == "--host":  # a host sizes the budget: short output is the same
+        argv = ["run", *argv[3:]]
     if len(argv) < 2 or argv[0] != "run":
         return None
     cmd = argv[2:] if argv[1] == "--" else argv[1:]

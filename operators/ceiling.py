@@ -43,7 +43,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import sub
-from typing import Annotated, Callable
+from typing import Annotated, Callable, Literal
 
 import msgspec
 
@@ -74,11 +74,26 @@ _LEFT = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \
 _FOLD = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
 
 
+# What each agent host puts in the model's context of one tool output, and the budget that stays in it:
+# Claude Code's Bash tool keeps up to 30,000 characters inline (a longer output is replaced by its
+# first 2,000 characters and a file path): 25,000 stays inline with room for our own lines; Codex CLI
+# keeps about 10,000 bytes (the first and last 5,000): 9,000; Gemini CLI and no host: 25,000.
+HOST_LIMITS = {"claude-code": 25_000, "codex": 9_000, "gemini": 25_000, "none": 25_000}
+
+
 class CeilingSettings(Section):
     """``[ceiling]``: the most characters (counted as bytes) an output of ``tokens run``/``analyze``
-    shows; sized to fit under the tool-output limits of common coding agents."""
+    shows: ``max_chars``, or when it is not set the limit of the agent ``host`` that reads the output
+    (``HOST_LIMITS``)."""
 
-    max_chars: Annotated[int, msgspec.Meta(ge=1000)] = 25_000
+    host: Literal["claude-code", "codex", "gemini", "none"] = "none"
+    max_chars: Annotated[int, msgspec.Meta(ge=0)] = 0  # 0: the host's limit
+
+    def __post_init__(self) -> None:
+        if 0 < self.max_chars < 1000:
+            raise ValueError("max_chars must be at least 1000 (or 0: the host's limit)")
+        if not self.max_chars:
+            self.max_chars = HOST_LIMITS[self.host]
 
 
 def settings_of(config) -> CeilingSettings:

@@ -1,0 +1,55 @@
+"""The budget follows the agent host that reads the output: Claude Code keeps 30,000 characters inline
+(25,000 stays under it), Codex about 10,000 bytes (9,000), set by --host or [ceiling] host; an explicit
+[ceiling] max_chars wins."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+
+
+def _big_diff() -> bytes:
+    parts = []
+    for f in range(120):
+        parts.append(b"diff --git a/src/m%d.py b/src/m%d.py\n--- a/src/m%d.py\n+++ b/src/m%d.py\n@@ -1,30 +1,30 @@\n"
+                     % (f, f, f, f))
+        for k in range(30):
+            parts.append(b" same line %d\n" % k if k % 4 else b"-old %d %d\n+new %d %d\n" % (f, k, f, k))
+    return b"".join(parts)
+
+
+def test_the_hosts_the_cli_offers_are_the_hosts_with_limits():
+    from flows.cli import HOSTS
+    from operators.ceiling import HOST_LIMITS
+
+    assert sorted(HOSTS) == sorted(HOST_LIMITS)
+    assert HOST_LIMITS["codex"] <= 10_000 - 1000 and HOST_LIMITS["claude-code"] <= 30_000 - 5000
+
+
+@pytest.mark.parametrize("host, low, high", [("codex", 4000, 9000), ("claude-code", 9000, 25000), (None, 9000, 25000)])
+def test_analyze_and_run_fit_the_host(capsysbinary, tmp_path, host, low, high):
+    path = tmp_path / "big.diff"
+    path.write_bytes(_big_diff())
+    opt = ["--host", host] if host else []
+    code, out, _ = run_cli(capsysbinary, "analyze", *opt, str(path))
+    assert code == 0 and low < len(out) <= high
+    for f in range(120):  # every file is listed, whatever the budget
+        assert b"+++ b/src/m%d.py" % f in out
+    code, ran, _ = run_cli(capsysbinary, "run", *opt, "--", "cat", str(path))
+    assert code == 0 and low < len(ran) <= high + 300  # and the refs hint line
+
+
+def test_config_host_and_an_explicit_max_chars(capsysbinary, tmp_path, monkeypatch):
+    path = tmp_path / "big.diff"
+    path.write_bytes(_big_diff())
+    conf = tmp_path / "c.toml"
+    conf.write_text('[ceiling]\nhost = "codex"\n')
+    code, out, _ = run_cli(capsysbinary, "--config", str(conf), "analyze", str(path))
+    assert code == 0 and len(out) <= 9000
+    conf.write_text("[ceiling]\nmax_chars = 5000\n")
+    code, out, _ = run_cli(capsysbinary, "--config", str(conf), "analyze", "--host", "claude-code", str(path))
+    assert code == 0 and len(out) <= 5000  # max_chars set by the user wins over the host's limit
+    conf.write_text('[ceiling]\nhost = "vim"\n')
+    code, _, err = run_cli(capsysbinary, "--config", str(conf), "analyze", str(path))
+    assert code == 2 and b"host" in err and b"Traceback" not in err
