@@ -41,21 +41,39 @@ import json
 import os
 import re
 import shlex
-import shutil
 import sys
-from pathlib import Path
-
-import msgspec
 
 AGENT_NAMES = ("claude-code", "codex", "gemini")
 
 
-class Agent(msgspec.Struct, frozen=True):
-    """One agent's pre-tool hook protocol."""
+class _Record:
+    """A small value record (fields and defaults in ``_fields``), cheaper to import than a library's:
+    the hook starts for every command the host runs."""
 
-    event: str  # hook_event_name of the payload
-    tool: str  # tool_name of the shell tool
-    background_key: str | None  # tool_input flag that runs the command in the background
+    _fields: tuple = ()
+
+    def __init__(self, *args, **kwargs):
+        values = dict(self._fields)
+        values.update(zip((name for name, _ in self._fields), args))
+        values.update(kwargs)
+        for name, _ in self._fields:
+            setattr(self, name, values[name])
+
+    def replace(self, **changes):
+        return type(self)(**{**{name: getattr(self, name) for name, _ in self._fields}, **changes})
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n, _ in self._fields)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n, _ in self._fields)})"
+
+
+class Agent(_Record):
+    """One agent's pre-tool hook protocol: ``event`` (hook_event_name of the payload), ``tool``
+    (tool_name of the shell tool), ``background_key`` (tool_input flag that runs it in the background)."""
+
+    _fields = (("event", ""), ("tool", ""), ("background_key", None))
 
 
 PROTOCOLS = {
@@ -105,14 +123,17 @@ _WORD_STOP = set(" \t\n;&|()<>")
 _GLOB = set("*?[]{}~")
 
 
-class Tok(msgspec.Struct):
-    """One token of a shell command line: its kind, its raw text and where it is."""
+class Tok:
+    """One token of a shell command line: its kind (word, op, redir, paren), its raw text, where it
+    is, and whether the shell would expand it ($, `, globs, ~, braces)."""
 
-    kind: str  # word | op | redir | paren
-    text: str
-    start: int
-    end: int
-    special: bool = False  # a word the shell would expand ($, `, globs, ~, braces)
+    __slots__ = ("kind", "text", "start", "end", "special")
+
+    def __init__(self, kind: str, text: str, start: int, end: int, special: bool = False):
+        self.kind, self.text, self.start, self.end, self.special = kind, text, start, end, special
+
+    def __repr__(self) -> str:
+        return f"Tok({self.kind!r}, {self.text!r}, {self.start}, {self.end}, {self.special})"
 
 
 class Unparsed(Exception):
@@ -259,11 +280,13 @@ def scan(cmd: str) -> list[Tok]:
 # ---------------------------------------------------------------------------------------- analysis
 
 
-class Simple(msgspec.Struct):
+class Simple:
     """One simple command: its tokens, and the operator that ends it (``None`` at the end)."""
 
-    toks: list[Tok]
-    end_op: Tok | None = None
+    __slots__ = ("toks", "end_op")
+
+    def __init__(self, toks: list[Tok], end_op: Tok | None = None):
+        self.toks, self.end_op = toks, end_op
 
     @property
     def words(self) -> list[Tok]:
@@ -340,17 +363,15 @@ def _ours(name: str, args: list[str]) -> bool:
     return base.startswith("python") and any(a in ("flows.cli", "flows.hooks") for a in args[:3])
 
 
-class Policy(msgspec.Struct, frozen=True):
-    """What the hook may rewrite: the user's own skip list, where programs are looked up, the shell
-    that runs a line, and the host's permission rules (``flows.hooks_rules``)."""
+class Policy(_Record):
+    """What the hook may rewrite: ``skip`` (the user's skip list), ``path`` (the agent's PATH, where
+    programs are looked up), ``cwd``, ``shell`` (the user's bash or zsh from $SHELL, else bash on
+    PATH), ``rules`` (``flows.hooks_rules.Rules`` of the host, or None), ``bypass`` (the session runs
+    without permission prompts: Claude Code bypassPermissions), ``needs_allow`` (rewrite only what
+    the rules allow, and answer "allow": Claude Code)."""
 
-    skip: frozenset[str] = frozenset()
-    path: str | None = None  # PATH used to find programs (the agent's)
-    cwd: str = "."
-    shell: str = ""  # the user's shell (bash or zsh from $SHELL), else bash on PATH
-    rules: object = None  # flows.hooks_rules.Rules of the host, or None (no rules to honour)
-    bypass: bool = False  # the host session runs without permission prompts (Claude Code bypassPermissions)
-    needs_allow: bool = False  # rewrite only what the rules allow, and answer "allow" (Claude Code)
+    _fields = (("skip", frozenset()), ("path", None), ("cwd", "."), ("shell", ""), ("rules", None),
+               ("bypass", False), ("needs_allow", False))
 
 
 def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
@@ -440,8 +461,10 @@ def _resolvable(name: str, policy: Policy) -> bool:
     if name in BUILTINS or name in KEYWORDS or any(c in name for c in "$`"):
         return True
     if "/" in name:
-        path = Path(policy.cwd, os.path.expanduser(name))
-        return path.is_file() and os.access(path, os.X_OK)
+        path = os.path.join(policy.cwd, os.path.expanduser(name))
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+    import shutil
+
     return shutil.which(name, path=policy.path) is not None
 
 
@@ -529,6 +552,8 @@ def _shell(policy: Policy) -> str:
     user = os.environ.get("SHELL", "")
     if os.path.basename(user) in ("bash", "zsh") and os.path.isabs(user) and os.access(user, os.X_OK):
         return user
+    import shutil
+
     return shutil.which("bash", path=policy.path) or "/bin/bash"
 
 
@@ -600,13 +625,14 @@ def host_policy(agent: str, payload: object, policy: Policy, environ: dict | Non
     env = os.environ if environ is None else environ
     home = env.get("HOME")
     if agent == "gemini":
-        return msgspec.structs.replace(policy, shell=shutil.which("bash", path=policy.path) or "/bin/bash")
+        import shutil
+
+        return policy.replace(shell=shutil.which("bash", path=policy.path) or "/bin/bash")
     if agent == "codex":
         codex_home = env.get("CODEX_HOME") or (os.path.join(home, ".codex") if home else None)
-        return msgspec.structs.replace(policy, rules=hooks_rules.codex_rules(policy.cwd, codex_home))
+        return policy.replace(rules=hooks_rules.codex_rules(policy.cwd, codex_home))
     bypass = isinstance(payload, dict) and payload.get("permission_mode") == "bypassPermissions"
-    return msgspec.structs.replace(policy, rules=hooks_rules.claude_rules(policy.cwd, home), bypass=bypass,
-                                   needs_allow=True)
+    return policy.replace(rules=hooks_rules.claude_rules(policy.cwd, home), bypass=bypass, needs_allow=True)
 
 
 def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:

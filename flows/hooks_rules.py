@@ -25,8 +25,6 @@ import os
 import re
 from pathlib import Path
 
-import msgspec
-
 MANAGED = ("/etc/claude-code/managed-settings.json", "/Library/Application Support/ClaudeCode/managed-settings.json")
 _BASH_RULE = re.compile(r"Bash(?:\((.*)\))?\Z", re.S)
 _PREFIX_RULE = re.compile(r"prefix_rule\s*\((.*?)\)\s*(?:\n|$)", re.S)
@@ -35,13 +33,14 @@ _DECISION = re.compile(r"decision\s*=\s*[\"'](\w+)[\"']")
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 
 
-class Rules(msgspec.Struct):
-    """The Bash rules that apply: each a compiled matcher of a command's text."""
+class Rules:
+    """The Bash rules that apply (each a rule's content: ``None`` for the whole tool, ``git push:*``,
+    ``git commit *``, …); ``unreadable``: a settings file held something we could not read, so
+    nothing is rewritten."""
 
-    allow: list[str] = []
-    deny: list[str] = []
-    ask: list[str] = []
-    unreadable: bool = False  # a settings file held something we could not read: rewrite nothing
+    def __init__(self, allow=None, deny=None, ask=None, unreadable: bool = False):
+        self.allow, self.deny, self.ask = list(allow or []), list(deny or []), list(ask or [])
+        self.unreadable = unreadable
 
 
 def rule_regex(content: str | None) -> re.Pattern:
