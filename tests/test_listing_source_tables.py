@@ -77,7 +77,7 @@ def test_fixture_through_the_graph_keeps_signals_and_restores(name):
 
 
 @pytest.mark.parametrize("name", ["ls_la_usr_lib_x86.txt", "ls_R_pygithub_head.txt", "tree_pygithub.txt",
-                                  "du_h_dist_packages.txt", "npm_ls_all.txt"])
+                                  "npm_ls_all.txt"])
 def test_big_listings_and_trees_save_at_least_a_third(name):
     raw = raw_of(name)
     packet = reduce_bytes(raw, source=name)
@@ -140,14 +140,67 @@ def test_tree_keeps_every_top_level_entry_and_the_summary_line():
     assert b"\n60 directories, 456 files\n" in visible
 
 
-def test_du_keeps_the_totals_the_top_level_and_the_biggest():
+def test_du_under_the_ceiling_shows_every_line():
+    raw = raw_of("du_h_gson.txt")  # real: du -h in a gson checkout
+    assert classify(raw)[0] == "listing"
+    visible, refs = reduced(listing, raw)
+    assert visible == raw and refs == {}
+
+
+def test_du_over_the_ceiling_keeps_the_total_the_top_level_and_the_biggest_first():
+    from operators.ceiling import fit
+    from operators.config import Config
+
     raw = raw_of("du_h_dist_packages.txt")
-    visible, _ = reduced(listing, raw)
-    for line in raw.splitlines():
-        path = line.split(b"\t", 1)[1]
-        if path.count(b"/") <= 4:
-            assert line in visible, line
-    assert b"47M\t/usr/lib/python3/dist-packages\n" in visible
+    plan = listing.reduce(raw, "coarse", None)
+    cut = fit(plan, 12_000, "listing", Config())
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible = render(cut, ids)[0]
+    rows = [line for line in raw.splitlines() if b"\t" in line]
+    for line in rows:
+        if line.split(b"\t", 1)[1].count(b"/") <= 4:  # the totals and the top level
+            assert b"\n" + line + b"\n" in visible, line
+    deeper = [line for line in rows if line.split(b"\t", 1)[1].count(b"/") > 4]
+    size = {b"K": 1, b"M": 1024, b"G": 1024 * 1024}
+    kib = {line: float(line.split(b"\t")[0][:-1]) * size.get(line.split(b"\t")[0][-1:], 1) for line in deeper}
+    shown = [line for line in deeper if b"\n" + line + b"\n" in visible]
+    biggest = sorted(deeper, key=kib.get, reverse=True)[:20]
+    assert len(shown) < len(deeper) and all(line in shown for line in biggest)  # the biggest before the others
+    assert b"more must-see lines not shown" in visible
+
+
+def test_ls_lR_top_level_block_stays_as_printed_deeper_ones_shortened():
+    raw = raw_of("ls_lR_attrs.txt")  # real: ls -lR in an attrs checkout
+    assert classify(raw)[0] == "listing"
+    visible, refs = reduced(listing, raw)
+    sections = raw.split(b"\n\n")
+    assert visible.startswith(sections[0] + b"\n\n")  # the top-level section, every column
+    for section in sections[1:]:
+        header, *rows = section.split(b"\n")
+        assert b"\n" + header + b"\n" in visible
+        for row in rows[:12]:
+            m = listing.LONG_RE.fullmatch(row)
+            if m:
+                assert b"\n" + m.group(1) + b" " + m.group(6).strip() + m.group(8) + b"\n" in visible, row
+    assert b"Aug  7 05:35 tests\n" in visible and b"Aug  7 05:35 test_funcs.py" not in visible
+
+
+def test_listing_ranks_top_level_first():
+    from operators.config import Config
+
+    tree = raw_of("tree_pygithub.txt").split(b"\n")
+    ranks = listing.rank_lines(tree, Config())
+    top = [r for line, r in zip(tree, ranks) if line.startswith(("├── ".encode(), "└── ".encode()))]
+    deeper = [r for line, r in zip(tree, ranks) if line.startswith("│".encode())]
+    assert top and all(r == (0, 1) for r in top) and deeper and all(r[0] == 1 for r in deeper)
+    assert ranks[tree.index(b"60 directories, 456 files")] == (0, 0)
+    ls = raw_of("ls_lR_attrs.txt").split(b"\n")
+    ranks = listing.rank_lines(ls, Config())
+    first = ls.index(b"")
+    assert all(r[0] == 0 for r in ranks[:first])
+    headers = [r for line, r in zip(ls, ranks) if line.startswith(b"./")]
+    assert headers and all(r == (0, 2) for r in headers)
+    assert ranks[ls.index(b"./bench:") + 2] == (1, 1)
 
 
 def test_find_output_keeps_its_dot_slash_prefix_and_every_top_level_entry():

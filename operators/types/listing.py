@@ -7,13 +7,16 @@ Every top-level entry of a listing stays visible; the rest folds with counts, be
   and so do the owner and group when they are the same on every line. A note line on top names the
   values left out. ``total N`` lines, headers and anything else stay.
 * ``ls -R`` (with or without ``-l``): every directory header (``./dir:``) stays; the first section
-  (the top level) keeps all its entries; another section keeps its first ``max_entries`` entries and
-  the others become one line ``… N more entries`` (group ``entries``).
+  (the top level) keeps all its entries exactly as printed (``ls -lR``: every column); another
+  section keeps its first ``max_entries`` entries (``-l``: shortened as above) and the others
+  become one line ``… N more entries`` (group ``entries``).
 * ``tree``: every top-level entry and the summary line (``N directories, M files``) stay; an entry
   deeper than ``max_depth`` levels, or past the first ``max_entries`` of its directory, folds with the
   others of its run into one line ``… N more entries`` drawn at the place of the first (group ``entries``).
-* ``du``: the total and the top-level entries stay, and so do the ``keep_biggest`` biggest entries;
-  each run of other lines becomes ``… N more entries`` (group ``entries``).
+* ``du``: every line stays (each is a size the agent asked for); over the output ceiling the
+  ranking keeps each total and its top-level entries first, then the biggest.
+
+``rank_lines`` ranks the lines for the ceiling: top-level entries first, then deeper levels.
 
 ``find`` output is the ``filelist`` type. A listing whose folding would save little passes through.
 """
@@ -42,7 +45,7 @@ MIN_SAVING = 200
 class Settings(Section):
     max_entries: Annotated[int, msgspec.Meta(ge=1)] = 12  # entries shown per directory below the top level
     max_depth: Annotated[int, msgspec.Meta(ge=1)] = 3  # tree levels shown
-    keep_biggest: Annotated[int, msgspec.Meta(ge=0)] = 15  # du lines kept by size
+    keep_biggest: Annotated[int, msgspec.Meta(ge=0)] = 15  # unused: du lines all stay (kept for old config files)
 
 
 LONG_RE = lazy(
@@ -170,6 +173,7 @@ def reduce_long(raw: bytes, lines: list[Line], settings: Settings, fold_sections
     owners = {(m.group(4).strip(), m.group(5).strip()) for m in matches.values()}
     hide_owner = len(owners) == 1
     folded = _section_folds(raw, lines, settings) if fold_sections else {}
+    top_end = _first_section_end(raw, lines) if fold_sections else 0
     plan = Plan(raw)
     hidden = 0
     i = 0
@@ -185,10 +189,11 @@ def reduce_long(raw: bytes, lines: list[Line], settings: Settings, fold_sections
             i = end
             continue
         m = matches.get(ln.start)
-        if m is not None:
+        if m is not None and i >= top_end:
             _columns(plan, m, hide_owner)
         i += 1
-    note = _column_note(list(matches.values()), hide_owner) if matches else ""
+    shortened = [m for start, m in matches.items() if start >= lines[top_end].start] if top_end < len(lines) else []
+    note = _column_note(shortened, hide_owner) if shortened else ""
     plan.keep_rest()
     if ENTRIES in plan.reasons:
         plan.show((b"" if plan.ends_line() else b"\n") + f"[{hidden:,} entries of big directories folded; exact lines: ".encode())
@@ -199,6 +204,17 @@ def reduce_long(raw: bytes, lines: list[Line], settings: Settings, fold_sections
         plan.mark(COLUMNS)
         plan.show(b"]\n")
     return plan.finish()
+
+
+def _first_section_end(raw: bytes, lines: list[Line]) -> int:
+    """``ls -lR``: the index of the line after the top-level section (its lines stay as printed: the
+    entries an agent asked about first); 0 when the listing has one section (``ls -l``)."""
+    bodies = _bodies(raw, lines)
+    headers = [i for i, b in enumerate(bodies) if HEADER_RE.fullmatch(b) and b": " not in b
+               and (i == 0 or not bodies[i - 1].strip())]
+    if len(headers) < 2:
+        return 0
+    return headers[1]
 
 
 def _section_folds(raw: bytes, lines: list[Line], settings: Settings) -> dict[int, tuple[int, int, str]]:
@@ -266,37 +282,6 @@ def _du_size(m: re.Match) -> float:
     return float(m.group(1).replace(b",", b".")) * UNITS.get(m.group(2), 1)
 
 
-def reduce_du(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
-    parsed = [(ln, DU_RE.fullmatch(raw, ln.start, ln.body_end)) for ln in lines]
-    entries = [(ln, m) for ln, m in parsed if m]
-    if not entries:
-        return passthrough(raw)
-    depths = [m.group(3).rstrip(b"/").count(b"/") for _, m in entries]
-    top = min(depths)
-    keep = {ln.start for (ln, m), d in zip(entries, depths) if d <= top + 1}
-    biggest = sorted(entries, key=lambda e: -_du_size(e[1]))[: settings.keep_biggest]
-    keep.update(ln.start for ln, _ in biggest)
-    plan = Plan(raw)
-    run: list[Line] = []
-    total = 0
-
-    def flush() -> None:
-        if len(run) >= 2:
-            plan.keep(plan.position, run[0].start)
-            plan.omit(run[0].start, run[-1].end, ENTRIES, ENTRIES_REASON)
-            plan.show(f"{_more(len(run))}\n".encode())
-        run.clear()
-
-    for ln, m in parsed:
-        if m is not None and ln.start not in keep:
-            run.append(ln)
-            total += 1
-        else:
-            flush()
-    flush()
-    return _close(plan, ENTRIES, f"[du: {len(entries):,} entries, the total, top level and {settings.keep_biggest} biggest shown; exact lines: ")
-
-
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     bodies = [b for b in _bodies(raw, lines[:2000]) if b.strip()]
@@ -309,7 +294,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     elif shape == "tree":
         plan = reduce_tree(raw, lines, settings)
     elif shape == "du":
-        plan = reduce_du(raw, lines, settings)
+        return passthrough(raw)  # every du line is a size an agent asked for; over the ceiling, rank_lines chooses
     else:
         return passthrough(raw)
     return plan if _saving(plan) >= MIN_SAVING else passthrough(raw)
@@ -334,8 +319,83 @@ def facts(packet):
 PACK_CONTEXT = False
 
 
-def tier(text: bytes, shown: bytes, config):
-    """Pack tiers: summary, total and header lines are signal; entries context."""
-    if TREE_SUMMARY_RE.fullmatch(shown) or TOTAL_RE.fullmatch(shown) or HEADER_RE.fullmatch(shown):
-        return 0, 0
-    return None
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Tiers for the ceiling and the packer. ``du``: every line is must-see, the total and the top
+    level first, then by size (biggest first). ``tree``: the summary and every top-level entry, then
+    the deeper levels one by one. ``ls -R``/``-lR``/``-l``: the top-level section and ``total``
+    lines, then every directory header, then each section's entries (every section's first before
+    any section's second). Notes (``[…]``, ``… N more``) are context."""
+    bodies = [line.rstrip(b"\r") for line in lines]
+    entries = [b for b in bodies if b.strip()]
+    if entries and sum(1 for b in entries if DU_RE.fullmatch(b)) >= 0.8 * len(entries):
+        return _rank_du(bodies)
+    if entries and sum(1 for b in entries if TREE_RE.match(b.decode("utf-8", "replace"))) >= 0.5 * len(entries):
+        return _rank_tree(bodies)
+    return _rank_sections(bodies)
+
+
+def _note(body: bytes) -> bool:
+    return body.startswith(b"[") or body.lstrip(" │|`-├└─\xa0".encode()).startswith("…".encode())
+
+
+def _rank_du(bodies: list[bytes]) -> list[tuple[int, int] | None]:
+    """Each argument's total (a path below no other listed one) and its entries one level down
+    first, then the others by size, biggest first."""
+    found = {i: m for i, b in enumerate(bodies) if (m := DU_RE.fullmatch(b))}
+    paths = {i: m.group(3).rstrip(b"/") or b"/" for i, m in found.items()}
+    listed = set(paths.values())
+    roots = {p for p in listed if not any(a in listed for a in _ancestors(p))}
+    top = {i for i, p in paths.items() if p in roots or p.rpartition(b"/")[0] in roots}
+    by_size = sorted((i for i in found if i not in top), key=lambda i: -_du_size(found[i]))
+    place = {i: n + 1 for n, i in enumerate(by_size)}
+    out: list[tuple[int, int] | None] = []
+    for i, body in enumerate(bodies):
+        if i in found:
+            out.append((0, 0) if i in top else (0, place[i]))
+        else:
+            out.append((1, 0) if body.strip() else None)
+    return out
+
+
+def _ancestors(path: bytes) -> list[bytes]:
+    out = []
+    while b"/" in path.strip(b"/"):
+        path = path.rpartition(b"/")[0]
+        out.append(path)
+    return out
+
+
+def _rank_tree(bodies: list[bytes]) -> list[tuple[int, int] | None]:
+    out: list[tuple[int, int] | None] = []
+    for body in bodies:
+        m = TREE_RE.match(body.decode("utf-8", "replace"))
+        if TREE_SUMMARY_RE.fullmatch(body):
+            out.append((0, 0))
+        elif m is None or _note(body):
+            out.append((1, 0) if body.strip() else None)
+        else:
+            depth = len(m.group(1)) // 4 + 1
+            out.append((0, 1) if depth == 1 else (1, depth))
+    return out
+
+
+def _rank_sections(bodies: list[bytes]) -> list[tuple[int, int] | None]:
+    out: list[tuple[int, int] | None] = []
+    section, position = 0, 0
+    for i, body in enumerate(bodies):
+        if not body.strip():
+            out.append(None)
+        elif HEADER_RE.fullmatch(body) and b": " not in body and (i == 0 or not bodies[i - 1].strip()):
+            section += 1
+            position = 0
+            out.append((0, 0) if section == 1 else (0, 2))
+        elif TOTAL_RE.fullmatch(body):
+            out.append((0, 1))
+        elif _note(body):
+            out.append((1, 0))
+        elif section <= 1:
+            out.append((0, 1))
+        else:
+            position += 1
+            out.append((1, position))
+    return out
