@@ -46,15 +46,15 @@ _STRONG = (  # a key ending with one of these names a secret: any real value of 
     rb"|auth[_-]?token|session[_-]?(?:id|key|token)|dsn"
 )
 _WEAK = rb"secret|token|passw|api[_-]?key|apikey|credential|private|auth|session|signature|key"
-_KEY = rb"[A-Za-z0-9_.-]{0,64}?(?:" + _WEAK + rb")[A-Za-z0-9_.-]{0,64}?"
+_KEY = rb"[A-Za-z0-9_.-]*?(?:" + _WEAK + rb")[A-Za-z0-9_.-]*?"
 _VALUE = (  # a quoted string, or a bare run up to a space, a quote or a separator of fields
     rb"\"((?:[^\"\\\n]|\\.)+)\"|'([^'\n]+)'|([^\s\"'`&,;<>()\[\]]+)"
 )
 _PROVIDER = (
     rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"
-    rb"|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b|\bglpat-[A-Za-z0-9_-]{20,64}"
+    rb"|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b|\bglpat-[A-Za-z0-9_-]{20,}"
     rb"|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}"
-    rb"|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|\bnpm_[A-Za-z0-9]{36}\b|\bhf_[A-Za-z0-9]{30,64}\b"
+    rb"|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|\bnpm_[A-Za-z0-9]{36}\b|\bhf_[A-Za-z0-9]{30,}\b"
     rb"|\bAIza[0-9A-Za-z_-]{35}|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}"
 )
 # one alternative a shape, each with its numbered groups: 1-4 PEM, 5 Authorization, 6 Bearer, 7-8 JSON
@@ -62,24 +62,24 @@ _PROVIDER = (
 # single-quoted, bare), 16 a random-looking value, 17 an escaped JSON field's value
 _PATTERN = (
     # 1: a PEM private key's body (to its END line, or a run of base64 when the END is missing)
-    rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----\s*((?s:.*?))\s*-----END [A-Z0-9 ]{0,40}PRIVATE KEY"
-    rb"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----([A-Za-z0-9+/=\s\\]{16,})"
+    rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----\s*((?s:.*?))\s*-----END [A-Z0-9 ]*PRIVATE KEY"
+    rb"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----([A-Za-z0-9+/=\s\\]{16,})"
     # 2: Authorization header (any quoting), then a Bearer token anywhere
     rb"|(?i:\b(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?(?i:(?:bearer|basic|token|digest|bot|apikey)\s+)?"
     rb"([^\s\"'`,;<>]{4,})"
     rb"|(?i:\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})"
     # 3: a JSON field named for a secret, with a string value
-    rb"|\"((?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb")))\"\s*:\s*\"((?:[^\"\\\n]|\\.)+)\""
+    rb"|\"((?i:[A-Za-z0-9_.-]*?(?:" + _STRONG + rb")))\"\s*:\s*\"((?:[^\"\\\n]|\\.)+)\""
     # 4: a URL's user:password@
-    rb"|\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@\"'<>]{1,256}:([^\s/@\"'<>]{1,256})@"
+    rb"|\b[A-Za-z][A-Za-z0-9+.-]+://[^\s/:@\"'<>]+:([^\s/@\"'<>]+)@"
     # 5: provider tokens
     rb"|(" + _PROVIDER + rb")"
     # 6: key = value, key: value (the key ends with a secret word)
-    rb"|\b((?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb")))(\s*[=:]\s*)(?:" + _VALUE + rb")"
+    rb"|\b((?i:[A-Za-z0-9_.-]*?(?:" + _STRONG + rb")))(\s*[=:]\s*)(?:" + _VALUE + rb")"
     # 7: a long token-like value of a key that holds a secret word
     rb"|\b(?i:" + _KEY + rb")\s*[=:]\s*[\"']?([A-Za-z0-9+/=_~.-]{16,})"
     # 8: a JSON field named for a secret inside a JSON string (escaped quotes: a logged request body)
-    rb"|\\\"(?i:[A-Za-z0-9_.-]{0,64}?(?:" + _STRONG + rb"))\\\"\s*:\s*\\\"([^\"\\\n]+)\\\""
+    rb"|\\\"(?i:[A-Za-z0-9_.-]*?(?:" + _STRONG + rb"))\\\"\s*:\s*\\\"([^\"\\\n]+)\\\""
 )
 
 
