@@ -1,6 +1,7 @@
-"""Log shapes of real systems (HDFS, sshd, Apache, kernel, Spark, Android, Windows CBS, Zookeeper):
-lines differ by timestamps, ids, ports and counters. Folding must group by template while every rare
-line and every warning/error line stays visible and verbatim."""
+"""Log shapes of real systems (nginx, Redis, sshd under journald, the kernel, Kubernetes klog, a Java
+service, dpkg): lines differ by timestamps, ids, ports and counters. Folding must group by template
+while every rare line and every warning/error line stays visible and verbatim. The line shapes are
+the formats these programs write (hosts, users and values made up here)."""
 
 import random
 
@@ -9,47 +10,59 @@ import pytest
 from conftest import reduce_bytes
 
 
-def _hdfs(rng):
-    blk = rng.randint(-9 * 10**18, 9 * 10**18)
-    ip = f"10.251.{rng.randint(0, 255)}.{rng.randint(0, 255)}"
+def _nginx(rng):
     return rng.choice([
-        f"081109 {rng.randint(200000, 235959)} {rng.randint(1, 40)} INFO dfs.DataNode$PacketResponder: PacketResponder {rng.randint(0, 2)} for block blk_{blk} terminating",
-        f"081109 {rng.randint(200000, 235959)} {rng.randint(1, 40)} INFO dfs.DataNode$DataXceiver: Receiving block blk_{blk} src: /{ip}:{rng.randint(30000, 60000)} dest: /{ip}:50010",
-        f"081109 {rng.randint(200000, 235959)} {rng.randint(1, 40)} INFO dfs.FSNamesystem: BLOCK* NameSystem.addStoredBlock: blockMap updated: {ip}:50010 is added to blk_{blk} size 67108864",
+        f"2026/11/30 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} [notice] {rng.randint(900, 999)}#{rng.randint(900, 999)}: "
+        f"signal process started",
+        f"2026/11/30 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} [info] {rng.randint(900, 999)}#{rng.randint(900, 999)}: "
+        f"*{rng.randint(1, 99999)} client 192.168.{rng.randint(0, 9)}.{rng.randint(1, 254)} closed keepalive connection",
+    ])
+
+
+def _redis(rng):
+    return rng.choice([
+        f"{rng.randint(1000, 9999)}:M 30 Nov 2026 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100, 999)} * "
+        f"{rng.randint(1, 100)} changes in 300 seconds. Saving...",
+        f"{rng.randint(1000, 9999)}:C 30 Nov 2026 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100, 999)} * "
+        f"DB saved on disk",
+        f"{rng.randint(1000, 9999)}:M 30 Nov 2026 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100, 999)} * "
+        f"Background saving started by pid {rng.randint(1000, 9999)}",
     ])
 
 
 def _sshd(rng):
     return rng.choice([
-        f"Dec 10 06:{rng.randint(10, 59)}:{rng.randint(10, 59)} LabSZ sshd[{rng.randint(20000, 30000)}]: pam_unix(sshd:session): session opened for user fztu by (uid=0)",
-        f"Dec 10 06:{rng.randint(10, 59)}:{rng.randint(10, 59)} LabSZ sshd[{rng.randint(20000, 30000)}]: Received disconnect from 183.62.140.{rng.randint(1, 254)}: 11: Bye Bye [preauth]",
-        f"Dec 10 06:{rng.randint(10, 59)}:{rng.randint(10, 59)} LabSZ sshd[{rng.randint(20000, 30000)}]: Connection closed by 112.95.230.{rng.randint(1, 254)} [preauth]",
+        f"Nov 30 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} build-07 sshd[{rng.randint(1000, 9000)}]: "
+        f"pam_unix(sshd:session): session opened for user deploy(uid=1001) by (uid=0)",
+        f"Nov 30 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} build-07 sshd[{rng.randint(1000, 9000)}]: "
+        f"Received disconnect from 198.51.100.{rng.randint(1, 254)} port {rng.randint(30000, 60000)}:11: disconnected by user",
     ])
 
 
-def _apache(rng):
+def _klog(rng):
     return rng.choice([
-        f"[Sun Dec 04 04:{rng.randint(10, 59)}:{rng.randint(10, 59)} 2005] [notice] jk2_init() Found child {rng.randint(6000, 9000)} in scoreboard slot {rng.randint(6, 10)}",
-        f"[Sun Dec 04 04:{rng.randint(10, 59)}:{rng.randint(10, 59)} 2005] [notice] workerEnv.init() ok /etc/httpd/conf/workers2.properties",
+        f"I1130 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100000, 999999)}    {rng.randint(1, 9)} "
+        f"reconciler.go:{rng.randint(100, 400)}] \"operationExecutor.VerifyControllerAttachedVolume started\" "
+        f"pod=\"shop/cart-{rng.getrandbits(24):06x}\"",
+        f"I1130 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100000, 999999)}    {rng.randint(1, 9)} "
+        f"kubelet.go:{rng.randint(2000, 2500)}] \"SyncLoop UPDATE\" source=\"api\" pods=[\"shop/cart-{rng.getrandbits(24):06x}\"]",
     ])
 
 
-def _spark(rng):
+def _java(rng):
     return rng.choice([
-        f"17/06/09 20:{rng.randint(10, 59)}:{rng.randint(10, 59)} INFO storage.BlockManager: Found block rdd_{rng.randint(1, 99)}_{rng.randint(1, 99)} locally",
-        f"17/06/09 20:{rng.randint(10, 59)}:{rng.randint(10, 59)} INFO executor.Executor: Finished task {rng.randint(1, 200)}.0 in stage {rng.randint(1, 9)}.0 (TID {rng.randint(1, 9999)}). 2087 bytes result sent to driver",
+        f"2026-11-30 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100, 999)} INFO  [http-nio-8080-exec-{rng.randint(1, 9)}] "
+        f"c.e.shop.CartController - added item {rng.randint(1, 9999)} to cart {rng.getrandbits(32):08x}",
+        f"2026-11-30 14:{rng.randint(10, 59)}:{rng.randint(10, 59)}.{rng.randint(100, 999)} DEBUG [pool-2-thread-{rng.randint(1, 4)}] "
+        f"c.e.shop.PriceCache - refreshed {rng.randint(10, 500)} prices in {rng.randint(1, 90)} ms",
     ])
-
-
-def _cbs(rng):
-    return (f"2016-09-28 04:30:{rng.randint(10, 59)}, Info                  CBS    SQM: Queued {rng.randint(0, 9)} file(s) for upload "
-            f"with pattern: C:\\Windows\\servicing\\sqm\\*_std.sqm, flags: 0x{rng.getrandbits(16):x}")
 
 
 def _kernel(rng):
     return rng.choice([
-        f"[{rng.randint(1, 99999)}.{rng.randint(100000, 999999)}] usb 1-{rng.randint(1, 4)}: new high-speed USB device number {rng.randint(2, 30)} using ehci-pci",
-        f"[{rng.randint(1, 99999)}.{rng.randint(100000, 999999)}] IPv6: ADDRCONF(NETDEV_CHANGE): wlan0: link becomes ready",
+        f"[{rng.randint(1, 99999)}.{rng.randint(100000, 999999)}] audit: type=1400 audit({rng.randint(10**9, 2 * 10**9)}.{rng.randint(100, 999)}:{rng.randint(1, 999)}): "
+        f"apparmor=\"STATUS\" operation=\"profile_replace\" name=\"snap.update\"",
+        f"[{rng.randint(1, 99999)}.{rng.randint(100000, 999999)}] eth0: renamed from veth{rng.getrandbits(24):06x}",
     ])
 
 
@@ -71,31 +84,33 @@ SYSTEMS = {
         "2025-06-24 14:40:02 startup archives unpack",
         "2025-06-24 14:40:09 remove cron:amd64 3.0pl1-162 <none>",
     ]),
-    "hdfs": (_hdfs, [
-        "081109 204655 556 WARN dfs.DataNode$DataXceiver: 10.251.70.211:50010:Got exception while serving blk_-7943 to /10.251.70.211:",
-        "081109 213121 31 INFO dfs.FSNamesystem: BLOCK* NameSystem.delete: blk_-2837 is added to invalidSet of 10.251.71.16:50010",
+    "nginx": (_nginx, [
+        "2026/11/30 14:31:07 [error] 931#931: *4412 open() \"/srv/www/favicon.ico\" failed (2: No such file or directory), "
+        "client: 192.168.3.7, server: shop.internal, request: \"GET /favicon.ico HTTP/1.1\"",
+        "2026/11/30 14:44:51 [warn] 932#932: *5120 an upstream response is buffered to a temporary file",
+    ]),
+    "redis": (_redis, [
+        "2211:M 30 Nov 2026 14:33:12.418 # WARNING Memory overcommit must be enabled! Without it, a background save may fail.",
+        "2211:M 30 Nov 2026 14:35:40.002 * Replica 10.20.0.14:6379 asks for synchronization",
     ]),
     "sshd": (_sshd, [
-        "Dec 10 07:07:38 LabSZ sshd[24206]: Failed password for invalid user test9 from 52.80.34.196 port 36060 ssh2",
-        "Dec 10 07:08:28 LabSZ sshd[24208]: reverse mapping checking getaddrinfo for ns.marryaldkfaczcz.com [173.234.31.186] failed - POSSIBLE BREAK-IN ATTEMPT!",
-        "Dec 10 07:11:42 LabSZ sshd[24224]: Accepted password for fztu from 119.137.62.142 port 49116 ssh2",
+        "Nov 30 14:12:09 build-07 sshd[4410]: Failed password for invalid user oracle from 203.0.113.77 port 50122 ssh2",
+        "Nov 30 14:13:40 build-07 sshd[4418]: error: kex_exchange_identification: Connection closed by remote host",
+        "Nov 30 14:20:02 build-07 sshd[4431]: Accepted publickey for ci-runner from 10.8.0.5 port 41022 ssh2",
     ]),
-    "apache": (_apache, [
-        "[Sun Dec 04 04:47:44 2005] [error] mod_jk child workerEnv in error state 6",
-        "[Sun Dec 04 06:19:18 2005] [error] [client 61.138.216.91] Directory index forbidden by rule: /var/www/html/",
+    "klog": (_klog, [
+        "E1130 14:22:31.104233    7 pod_workers.go:1298] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\" "
+        "for \\\"cart\\\" with CrashLoopBackOff\" pod=\"shop/cart-7f9c4d\"",
+        "I1130 14:25:00.000001    1 leaderelection.go:260] successfully acquired lease kube-system/kube-scheduler",
     ]),
-    "spark": (_spark, [
-        "17/06/09 20:11:11 ERROR executor.CoarseGrainedExecutorBackend: RECEIVED SIGNAL 15: SIGTERM",
-        "17/06/09 20:10:58 INFO spark.SecurityManager: Changing modify acls to: yarn,curi",
-    ]),
-    "cbs": (_cbs, [
-        "2016-09-28 04:30:31, Error                 CSI    00000001@2016/9/27:20:30:31.455 (F) CMIADAPTER: Inner Error Message HRESULT = 0x800f080d",
-        "2016-09-28 04:40:12, Info                  CBS    Starting TrustedInstaller finalization.",
+    "java": (_java, [
+        "2026-11-30 14:27:44.512 ERROR [http-nio-8080-exec-3] c.e.shop.CheckoutService - payment declined for order 88412: card expired",
+        "2026-11-30 14:29:10.031 INFO  [main] c.e.shop.Application - Started Application in 6.412 seconds",
     ]),
     "kernel": (_kernel, [
-        "[ 4519.201120] EXT4-fs error (device sda1): ext4_find_entry:1455: inode #2: comm systemd: reading directory lblock 0",
-        "[ 4620.000001] Out of memory: Killed process 4242 (java) total-vm:8123456kB",
-        "[ 4700.123456] wlan0: associated",
+        "[ 4519.201120] EXT4-fs error (device nvme0n1p2): ext4_find_entry:1683: inode #131: comm cron: reading directory lblock 0",
+        "[ 4620.000001] Out of memory: Killed process 7311 (python3) total-vm:4123456kB, anon-rss:3012345kB",
+        "[ 4700.123456] wlp2s0: associated",
     ]),
 }
 
