@@ -17,14 +17,21 @@ Recognised diagnostic lines (matched on the text without terminal escapes):
 What the reader sees: a summary line on top (how many diagnostics, by severity, by rule, by file;
 shown when rules are folded or the folded details are worth it), then every diagnostic line verbatim,
 in place, with its wrapped message lines (pyright's and tsc's indented elaboration, mypy
-``--pretty``'s wrapped ``[code]``), file and summary lines. Source snippets, caret lines, ``= help``/
-``= note`` text, notes at the diagnostic's own place and the blank lines between them go to one ref
-(group ``details``); colour escapes of the shown lines to another (``escapes``). When there are more
-than ``max_shown`` diagnostics, the most frequent rules are folded first until it fits: a folded rule
-keeps its first ``examples`` diagnostics verbatim, and the rest are listed right after the last
-example by location only — ``[E501 ×118 more (line too long…): a.py:1:80 a.py:5:80 …; exact lines:
-#ref]`` — so every ``path:line:col`` and rule code stays visible while the repeated messages go to
-the rule's ref (at most ``max_locations`` places a rule; past that they are counted).
+``--pretty``'s wrapped ``[code]``; javac's source line and its ``symbol:``/``location:``/``where``
+lines), file and summary lines: the same message at many places keeps each of its lines, as the
+tool printed it. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
+own place and the blank lines between them go to one ref (group ``details``); colour escapes of the
+shown lines to another (``escapes``).
+
+The budget: while the view fits ``room_share`` of the output ceiling (``[ceiling] max_chars``)
+nothing else folds. Past it (or past ``max_shown`` diagnostics), the most frequent rules are folded
+first until it fits: a folded rule keeps its first ``examples`` diagnostics verbatim (one when two do
+not fit), and the rest are listed right after the last example by location only — ``[E501 ×118 more
+(line too long…): a.py:1:80 a.py:5:80 …; exact lines: #ref]`` — while the repeated messages go to the
+rule's ref. When even that is too long, each folded rule lists fewer locations, evenly spaced over
+the rule (first and last kept), the others counted (``and N more places``). Under a smaller budget
+(``tier``) the summary and folded-rule lines come first, then errors, warnings and the other
+diagnostic lines.
 
 Boundary with ``build`` (detected after this type): a compiler's diagnostics alone (``gcc
 -fsyntax-only``, ``cargo clippy``, a linter run) are this type; a build log — make lines, compile
@@ -42,10 +49,11 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import msgspec
 
+from operators.ceiling import visible_size
 from operators.config import Section
 from operators.reduction import Plan, line_body_end, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -60,10 +68,11 @@ SIGNALS = ""
 
 
 class Settings(Section):
-    max_shown: Annotated[int, msgspec.Meta(ge=1)] = 40  # diagnostics shown verbatim before rules are folded
+    max_shown: Annotated[int, msgspec.Meta(ge=1)] = 100_000  # diagnostics shown verbatim at most (past that, rules fold)
     examples: Annotated[int, msgspec.Meta(ge=1)] = 2  # diagnostics of a folded rule shown verbatim
     top: Annotated[int, msgspec.Meta(ge=1)] = 6  # rules and files named in the summary line
     max_locations: Annotated[int, msgspec.Meta(ge=1)] = 1000  # locations listed for one folded rule (the rest are counted, in its ref)
+    room_share: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.9  # of the output ceiling the diagnostics fit themselves to
 
 
 ANSI_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -107,6 +116,8 @@ HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK, PROGRESS = range(8)
 PROGRESS_MIN = 5  # cargo progress lines folded from this many on
 PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
+JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|\w+ extends \S+ declared in )")
+CARET_RE = lazy(rb"^\s*\^\s*$")
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 
 
@@ -243,6 +254,10 @@ class _Parser:
     def _inside(self, i: int, t: bytes) -> bool:
         """Whether line ``i`` belongs to the open diagnostic (its wrapped message or a detail); sets its kind."""
         d = self.open
+        if d.style == "gnu" and self._javac_part(i, t):
+            self.kind[i] = PART  # javac: the source line and the symbol/location lines stay with the message
+            d.head_end = d.end = i
+            return True
         if self._continues(d, t, self.detail_started):
             self.kind[i] = PART
             d.head_end = d.end = i
@@ -255,6 +270,13 @@ class _Parser:
             self.detail_started = True
             return True
         return False
+
+    def _javac_part(self, i: int, t: bytes) -> bool:
+        """javac's lines after ``path:line: error: message``: the source line (followed by its caret
+        line: the caret is a detail) and the ``symbol:``/``location:``/``where`` lines."""
+        if JAVAC_INFO_RE.match(t):
+            return True
+        return i + 1 < len(self.text) and bool(t.strip()) and CARET_RE.match(self.text[i + 1]) is not None
 
     def _head(self, i: int, t: bytes, current_file: bytes, n: int) -> Diag | None:
         if current_file and (m := GROUPED_RE.match(t)):
@@ -366,10 +388,10 @@ def _locations(diags: list[Diag]) -> bytes:
 
 
 class _Reducer:
-    def __init__(self, raw: bytes, parser: _Parser, settings: Settings):
+    def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold"):
         self.raw, self.p, self.s = raw, parser, settings
         self.plan = Plan(raw)
-        self.folded = _fold_plan(parser.diags, settings)
+        self.folded, self.examples, self.cap = fold.rules, fold.examples, fold.cap
         self.groups: dict[str, str] = {}
         p = parser
         self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
@@ -422,17 +444,28 @@ class _Reducer:
                 continue
             seen[d.key] += 1
             index = seen[d.key]
-            if d.key in self.folded and index > s.examples:
+            if d.key in self.folded and index > self.examples:
                 plan.omit(p.starts[d.head], p.ends[d.end], self._group(d.key), f"diagnostics of rule {d.key}")
             else:
-                self._keep(p.starts[d.head], p.ends[d.head_end])
+                self._keep_head(d)
                 for k in range(d.head_end + 1, d.end + 1):
                     self._detail(k)
-                if d.key in self.folded and index == s.examples:
-                    self._folded_line(d, by_key[d.key][s.examples :])
+                if d.key in self.folded and index == self.examples:
+                    self._folded_line(d, by_key[d.key][self.examples :])
             i = d.end + 1
         self._footer()
         return plan.finish()
+
+    def _keep_head(self, d: Diag) -> None:
+        """A diagnostic's head lines, a detail among them (javac's caret line) folded."""
+        p = self.p
+        start = p.starts[d.head]
+        for k in range(d.head + 1, d.head_end + 1):
+            if p.kind[k] == DETAIL:
+                self._keep(start, p.starts[k])
+                self._detail(k)
+                start = p.ends[k]
+        self._keep(start, p.ends[d.head_end])
 
     def _other(self, i: int) -> None:
         p = self.p
@@ -449,7 +482,7 @@ class _Reducer:
             plan.show(b"\n")
         message = d.message.strip().decode("utf-8", "replace").removeprefix(d.key).lstrip(": ")
         message = message[:50] + "…" if len(message) > 50 else message
-        listed = rest[: self.s.max_locations]
+        listed = spread(rest, self.cap)
         more = f" and {len(rest) - len(listed):,} more places" if len(rest) > len(listed) else ""
         plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(listed) +
                   f"{more}; exact lines: ".encode())
@@ -467,16 +500,98 @@ class _Reducer:
                 plan.show(b"]\n")
 
 
+def spread(items: list, k: int) -> list:
+    """All of ``items`` when there are at most ``k``, else ``k`` of them at evenly spaced places
+    (the first and the last kept)."""
+    n = len(items)
+    if n <= k:
+        return items
+    if k <= 1:
+        return items[:k]
+    return [items[round(i * (n - 1) / (k - 1))] for i in range(k)]
+
+
 def parse(raw: bytes) -> _Parser:
     return _Parser(raw).run()
 
 
+class _Fold(NamedTuple):
+    rules: set  # the rules folded
+    examples: int  # diagnostics of a folded rule shown verbatim
+    cap: int  # locations listed for one folded rule
+
+
+FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
+
+
+def _verbatim(p: _Parser, d: Diag) -> int:
+    return p.ends[d.head_end] - p.starts[d.head]
+
+
+def _gain(p: _Parser, rest: list[Diag], cap: int) -> int:
+    """Bytes saved by listing ``rest`` by location instead of verbatim."""
+    return sum(_verbatim(p, d) for d in rest) - sum(len(d.loc) + 1 for d in spread(rest, cap)) - FOLD_LINE
+
+
+def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
+    """The folding that takes about ``over`` bytes off the verbatim view: the most frequent rules
+    folded first (their first ``examples`` diagnostics verbatim, the others by location); then one
+    example a rule (``_cap`` then lists fewer locations a rule when that is not enough)."""
+    by_key: dict[str, list[Diag]] = {}
+    for d in p.diags:
+        by_key.setdefault(d.key, []).append(d)
+    ranked = sorted(by_key, key=lambda k: -len(by_key[k]))
+    fold = _Fold(set(_fold_plan(p.diags, s)), s.examples, s.max_locations)
+    for examples in sorted({s.examples, 1}, reverse=True):
+        rules, left = set(), over
+        for key in ranked:
+            rest = by_key[key][examples:]
+            if left > 0 and rest and (key in fold.rules or _gain(p, rest, fold.cap) > 0):
+                rules.add(key)
+                left -= _gain(p, rest, fold.cap)
+        fold = _Fold(rules | fold.rules, examples, fold.cap)
+        if left <= 0:
+            break
+    return fold
+
+
+def _cap(build, fold: _Fold, room: int) -> Plan:
+    """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
+    location a rule when even that does not fit (the output ceiling then cuts by rank)."""
+    low, high = 1, fold.cap
+    best = None
+    while low <= high:
+        mid = (low + high) // 2
+        plan = build(_Fold(fold.rules, fold.examples, mid))
+        if visible_size(plan) <= room:
+            best, low = plan, mid + 1
+        else:
+            high = mid - 1
+    return best or build(_Fold(fold.rules, fold.examples, 1))
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
+    """Every diagnostic line as printed while the view fits the room (``room_share`` of the output
+    ceiling); past it the rules fold (``_fit``), then their location lists shorten (``_cap``)."""
+    from operators.ceiling import settings_of
+
     settings = getattr(config, NAME, None) or Settings()
     parser = parse(raw)
     if not parser.diags:
         return passthrough(raw)
-    plan = _Reducer(raw, parser, settings).run()
+
+    def build(fold: _Fold) -> Plan:
+        return _Reducer(raw, parser, settings, fold).run()
+
+    fold = _Fold(_fold_plan(parser.diags, settings), settings.examples, settings.max_locations)
+    plan = build(fold)
+    room = int(settings_of(config).max_chars * settings.room_share)
+    size = visible_size(plan)
+    if size > room:
+        fold = _fit(parser, settings, size - room)
+        plan = build(fold)
+        if visible_size(plan) > room:
+            plan = _cap(build, fold, room)
     return plan if plan.omits_anything else passthrough(raw)
 
 
@@ -523,11 +638,20 @@ WARNING_RE = lazy(rb"\bwarning\b|\[Warning/")
 
 
 def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
-    """Pack tiers: the summary and folded-rule lines first, then errors, then the other diagnostics."""
+    """Pack tiers: the summary and folded-rule lines first, then errors, warnings, the other diagnostic
+    lines (a rule code without a severity: ruff, flake8); other ``path:line`` lines are context."""
     if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
         return 0, 0
     if LOC_RE.match(shown) or TSC_RE.match(shown) or STYLISH_RE.match(shown) or ARROW_RE.match(shown):
         if ERROR_RE.search(shown):
             return 0, 1
-        return (0, 2) if WARNING_RE.search(shown) or GROUPED_RE.match(shown) else (1, 0)
+        if WARNING_RE.search(shown) or GROUPED_RE.match(shown):
+            return 0, 2
+        return (0, 3) if _head_line(shown) else (1, 0)
     return None
+
+
+def _head_line(shown: bytes) -> bool:
+    """Whether a ``path:line…`` line is a diagnostic (a rule code or a severity after the location)."""
+    m = LOC_RE.match(shown)
+    return m is not None and _code_and_severity(m.group(5), GO_RE.match(shown, len(m.group(1))) is not None) is not None
