@@ -340,9 +340,24 @@ def test_short_status_and_branch_lists_pass_through():
         assert visible == raw and not contents
 
 
-def test_tags_keep_newest_oldest_and_count_the_rest():
+def small_ceiling():
+    """A config whose output ceiling (1,000 bytes) is below the tag fixtures' size: they fold."""
+    from operators.ceiling import CeilingSettings
+
+    return config_class()(ceiling=CeilingSettings(max_chars=1000))
+
+
+def test_tag_lists_below_the_ceiling_are_shown_whole():
+    for name in ("git_tag.txt", "git_tag_n.txt", "git_tag_fzf.txt"):  # real: tqdm, tqdm -n, fzf
+        raw = fixture(name)
+        assert classify(raw)[0] == "gitstatus", name
+        visible, contents = run(gitstatus, raw)
+        assert visible == raw and not contents, name
+
+
+def test_tags_over_the_ceiling_keep_newest_oldest_and_count_the_rest():
     raw = fixture("git_tag.txt")
-    visible, contents = run(gitstatus, raw)
+    visible, contents = run(gitstatus, raw, config=small_ceiling())
     tags = raw.split()
     shown = set(visible.split(b"\n"))
     newest = ["v4.69.1", "v4.69.0", "v4.68.4", "v4.68.3", "v4.68.2", "v4.68.1", "v4.68.0", "v4.67.3", "v4.67.2", "v4.67.1"]
@@ -357,7 +372,7 @@ def test_tags_keep_newest_oldest_and_count_the_rest():
 
 def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
     raw = fixture("git_tag_n.txt")  # git tag -n: each name padded, then its note
-    visible, contents = run(gitstatus, raw)
+    visible, contents = run(gitstatus, raw, config=small_ceiling())
     lines = raw.split(b"\n")[:-1]
     shown = set(visible.split(b"\n"))
     assert [line for line in lines if line.startswith(b"v4.69.1 ")][0] in shown
@@ -367,6 +382,33 @@ def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
             assert line in shown, line
     assert len(visible) < 0.2 * len(raw)
     assert classify(b"".join(b"1.%d.0 is the release of week %d\n" % (i, i) for i in range(20)))[0] != "gitstatus"
+
+
+def test_a_cut_tag_list_keeps_an_even_spread_of_its_tags():
+    from operators.ceiling import fit
+
+    raw = fixture("git_tag_fzf.txt")  # real: git tag in fzf, 178 tags
+    tags = raw.split(b"\n")[:-1]
+    plan = gitstatus.reduce(raw, "coarse", config_class()())
+    cut = fit(plan, 700, "gitstatus", config_class()())
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible = render(cut, ids)[0]
+    at = [k for k, tag in enumerate(tags) if b"\n" + tag + b"\n" in b"\n" + visible]
+    assert tags[0] in visible and tags[-1] in visible
+    assert len(at) >= 6
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    assert max(gaps) <= 3 * len(tags) / len(at), gaps  # spread over the list, not a head and a tail
+    assert b"not shown" in visible
+
+
+def test_tag_ranks_spread_and_status_ranks_paths_first():
+    tags = [b"v0.%d.0" % i for i in range(9)]
+    ranks = gitstatus.rank_lines(tags, None)
+    assert ranks[0] == ranks[-1] == (1, 1) and ranks[4] == (1, 2)  # ends, then the middle
+    assert ranks[2][1] == ranks[6][1] < ranks[1][1] == ranks[3][1]
+    status = fixture("git_status.txt").split(b"\n")
+    ranked = gitstatus.rank_lines(status, None)
+    assert all(r == (0, 0) for line, r in zip(status, ranked) if line.startswith(b"\t"))
 
 
 def test_short_tag_lists_pass_through():

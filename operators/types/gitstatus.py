@@ -5,13 +5,16 @@
 * ``git status -s`` / ``--porcelain`` and ``git branch`` (``-a``, ``-r``, ``-v``, ``-vv``): already one
   path or branch a line, all signal: passed through (the type exists so that no other reducer
   folds them).
-* ``git tag`` (also ``git tag -n``, each name with its note): a list of more than ``fold_min`` tags keeps, for each family of
+* ``git tag`` (also ``git tag -n``, each name with its note): a list that fits in the output ceiling
+  is shown whole (every tag is what the agent asked for). A longer one (of more than ``fold_min``
+  tags) keeps, for each family of
   tags (the name with its version number taken out: ``v1.2.3`` and ``v2.0`` are one family,
   ``pkg-a@1.0`` another), the newest ``keep_newest`` and the oldest ``keep_oldest`` by version order
   (pre-releases before their release), every tag of the newest ``major.minor`` series, the newest of
   each major version, every tag that carries no version, and every line with a signal word (a
   ``git tag -n`` note that says "failed"). Each run of other tags becomes one line
   ``⋯ N more tags (first … last)`` in place; the exact lines go to one ref (group ``tags``).
+  Cut further (a smaller ``--budget``), ``rank_lines`` keeps the counts and an even spread of the tags.
 """
 
 from __future__ import annotations
@@ -131,9 +134,10 @@ def kept_tags(names: list[bytes], settings: Settings) -> set[int]:
     return keep
 
 
-def reduce_tags(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+def reduce_tags(raw: bytes, lines: list[Line], settings: Settings, room: int) -> Plan:
+    """A tag list that fits in ``room`` bytes (the output ceiling) is shown whole; a longer one folds."""
     names = [tag_name(raw, line) for line in lines]
-    if len(lines) <= settings.fold_min:
+    if len(lines) <= settings.fold_min or len(raw) <= room:
         return passthrough(raw)
     keep = kept_tags(names, settings)
     keep.update(i for i, line in enumerate(lines) if SIGNAL_RE.search(raw, line.start, line.body_end))
@@ -182,7 +186,9 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if STATUS_START_RE.match(first) or STATUS_SECTION_RE.search(raw[:4096]):
         return reduce_status(raw, lines)
     if _is_tag_list([raw[ln.start : ln.body_end] for ln in nonblank[:400]]):
-        return reduce_tags(raw, lines, settings_of(config))
+        from operators.ceiling import settings_of as ceiling_of
+
+        return reduce_tags(raw, lines, settings_of(config), ceiling_of(config).max_chars)
     return passthrough(raw)  # short status, branch lists: every line is signal
 
 
@@ -255,11 +261,37 @@ PACK_CONTEXT = False  # each path or name is signal on its own
 
 
 def tier(text: bytes, shown: bytes, config):
-    """Pack tiers: every path, branch and tag line is signal; the status' own lines are context."""
+    """Pack tiers: every path and branch line is signal; the status' own lines are context."""
     if text.startswith(b"\t") or SHORT_RE.fullmatch(text) or BRANCH_RE.fullmatch(text):
         return 0, 0
     if STATUS_START_RE.match(text) or STATUS_SECTION_RE.match(text):
         return 0, 1
-    if text and not text[:1].isspace() and len(text.split()) == 1:
-        return 0, 2  # a tag
     return None
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """A tag list (what is left of it after folding) ranks its tags as an even spread: the first and
+    the last, then the middle, then the quarters …, so whatever part of it a budget keeps is spread
+    over the whole list; the fold and note lines (the counts) before them. As tags are not signal
+    lines of one template each, they rank in tier 1. Other outputs: ``tier`` line by line."""
+    bodies = [line.rstrip(b"\r") for line in lines]
+    names = [i for i, b in enumerate(bodies) if b.strip() and not _tag_note(b)]
+    if not _is_tag_list([bodies[i] for i in names[:400]]):
+        return [tier(b, b, config) for b in bodies]
+    out: list[tuple[int, int] | None] = [None] * len(lines)
+    for i, b in enumerate(bodies):
+        if _tag_note(b):
+            out[i] = (1, 0)
+    n = len(names)
+    top = max(0, (n - 2).bit_length() - 1)  # the most trailing zero bits an inner position can have
+    for k, i in enumerate(names):
+        if k in (0, n - 1):
+            out[i] = (1, 1)
+        else:
+            trailing = (k & -k).bit_length() - 1
+            out[i] = (1, 2 + top - trailing)
+    return out
+
+
+def _tag_note(body: bytes) -> bool:
+    return body.startswith((b"[git tag:", "⋯ ".encode()))
