@@ -592,8 +592,8 @@ def _apply(t: Target, args: argparse.Namespace) -> list[Change]:
 MANUAL = {
     "claude-code": ["review the hook once in Claude Code: /hooks (hooks from a project's .claude/settings.json "
                     "run once you trust the project)"],
-    "codex": ["hooks must be enabled in ~/.codex/config.toml ([features] codex_hooks = true on versions that gate them)",
-              "open /hooks in Codex once to review and trust the new hook (project hooks load only in a trusted project)"],
+    "codex": ["Codex runs hooks from 0.124.0 on; open /hooks once to review and trust the new hook "
+              "(project hooks load only in a trusted project)"],
     "gemini": ["enable hooks: /settings -> Enable Hooks System (tools.enableHooks), then /hooks panel lists nolife-tokens",
                "project hooks run once you trust them for this project"],
 }
