@@ -12,7 +12,7 @@ network access to the package registries, and several minutes; it never runs in 
 
 Usage:
     python bench/corpus_build.py --mirrors DIR [--work /tmp/corpus-work] [--out bench/corpus]
-                                 [--only case1,case2] [--list]
+                                 [--only case1,case2]
 
 --mirrors  a folder holding one git repository per REPOS entry, as `<owner>+<name>/repo`
            (a bare or a normal clone; it must contain the pinned commit).
@@ -71,6 +71,8 @@ GIT_CASES = [
     ("git_log_stat_pydantic", "pydantic", "git log --stat -n 30"),
     ("git_log_oneline_lodash", "lodash", "git log --oneline -n 400"),
     ("git_log_oneline_cobra", "cobra", "git log --oneline"),
+    ("git_log_graph_gin", "gin", "git log --graph --oneline -n 120"),
+    ("git_diff_stat_head_clap", "clap", "git diff --stat HEAD~40"),
     ("git_log_format_attrs", "attrs", "git log --format='%h %an %ad %s' --date=short -n 60"),
     ("git_show_head_serde", "serde", "git show HEAD"),
     ("git_show_rename_okhttp", "okhttp", "git show 1786dd70e"),
@@ -144,6 +146,7 @@ FILE_CASES = [
     ("cat_kt_okhttp_client", "okhttp", "cat okhttp/src/commonJvmAndroid/kotlin/okhttp3/OkHttpClient.kt"),
     ("head_changelog_httpx", "httpx", "head -n 400 CHANGELOG.md"),
     ("tail_history_pydantic", "pydantic", "tail -n 300 HISTORY.md"),
+    ("head_pnpm_lock_zod", "zod", "head -n 600 pnpm-lock.yaml"),
     ("cat_json_zod_package", "zod", "cat packages/zod/package.json"),
 ]
 
@@ -273,10 +276,11 @@ def git_status_cases(b: Builder) -> None:
 
 
 def pytest_cases(b: Builder) -> None:
-    """Test runs with real failures: attrs with a changed repr, typer with a renamed option."""
+    """Test runs with real failures: attrs with two behaviour changes, typer against a newer rich,
+    httpx without its test dependencies (collection errors)."""
     names = ["pytest_q_attrs_fail", "pytest_v_attrs_funcs_fail", "pytest_q_pluggy_pass",
              "pytest_v_pluggy_pass", "pytest_q_typer_fail", "pytest_json_report_attrs",
-             "pytest_x_httpx"]
+             "pytest_x_attrs", "pytest_q_httpx_errors"]
     if not any(b.wanted(n) for n in names):
         return
     b.python_tools()
@@ -289,11 +293,16 @@ def pytest_cases(b: Builder) -> None:
     replace_in(a / "src/attr/_funcs.py", "cf = value_type if retain_collection_types is True else list",
                "cf = value_type if retain_collection_types is True else tuple")
     b.case("pytest_q_attrs_fail", a, "pytest -q -p no:cacheprovider")
+    b.case("pytest_x_attrs", a, "pytest -x -p no:cacheprovider tests/test_dunders.py")
     b.case("pytest_v_attrs_funcs_fail", a, "pytest -v -p no:cacheprovider tests/test_funcs.py tests/test_dunders.py")
     if b.wanted("pytest_json_report_attrs"):
         b.sh("pytest -q -p no:cacheprovider --json-report --json-report-file=report.json "
              "tests/test_dunders.py tests/test_make.py", a)
         b.case("pytest_json_report_attrs", a, "cat report.json")
+    h = b.fresh_copy("httpx", "httpx-test")
+    # the test servers' packages, but none of httpx's optional extras (brotli, zstd, http2, socks, cli)
+    b.setup("%s -e . trio uvicorn trustme" % pip, h)
+    b.case("pytest_q_httpx_errors", h, "pytest -q -p no:cacheprovider --continue-on-collection-errors tests")
     pl = b.fresh_copy("pluggy", "pluggy-test")
     b.setup("%s -e ." % pip, pl)
     b.case("pytest_q_pluggy_pass", pl, "pytest -q -p no:cacheprovider")
@@ -306,6 +315,7 @@ def pytest_cases(b: Builder) -> None:
 def lint_cases(b: Builder) -> None:
     """ruff and mypy on real packages."""
     names = ["ruff_check_pydantic_internal", "ruff_check_httpx_all_concise", "ruff_json_httpx_models", "mypy_strict_typer_tests",
+             "ruff_statistics_httpx",
              "mypy_strict_pluggy_testing", "mypy_httpx_tests", "mypy_strict_httpx", "mypy_pluggy"]
     if not any(b.wanted(n) for n in names):
         return
@@ -314,6 +324,7 @@ def lint_cases(b: Builder) -> None:
            "ruff check --select E,W,F,B,UP,SIM,RUF,PL pydantic/_internal")
     b.case("ruff_check_httpx_all_concise", b.repo("httpx"),
            "ruff check --select ALL --output-format concise httpx")
+    b.case("ruff_statistics_httpx", b.repo("httpx"), "ruff check --select ALL --statistics httpx")
     b.case("ruff_json_httpx_models", b.repo("httpx"),
            "ruff check --select ALL --output-format json httpx/_models.py")
     b.case("mypy_strict_typer_tests", b.repo("typer"),
@@ -391,9 +402,10 @@ def pip_npm_cases(b: Builder) -> None:
     b.case("pip_list", b.work, "pip list", run="%s list" % vpip)
     b.case("pip_list_json", b.work, "pip list --format=json", run="%s list --format=json" % vpip)
     b.case("pip_freeze", b.work, "pip freeze", run="%s freeze" % vpip)
+    b.case("pip_check", b.work, "pip check", run="%s check" % vpip)
     b.case("pip_inspect", b.work, "pip inspect", run="%s inspect" % vpip)
     ax = b.work / "axios-npm"
-    if any(b.wanted(n) for n in ("npm_install_axios", "npm_ls_axios", "npm_ls_json_axios", "npm_ls_all_axios",
+    if any(b.wanted(n) for n in ("npm_install_axios", "npm_ls_axios", "npm_ls_json_axios", "npm_ls_all_axios", "npm_outdated_axios",
                                  "npm_audit_axios", "npm_audit_json_axios",
                                  "mocha_unit_axios")):
         if not (ax / "node_modules").exists():
@@ -404,6 +416,7 @@ def pip_npm_cases(b: Builder) -> None:
         b.case("npm_ls_axios", ax, "npm ls")
         b.case("npm_ls_json_axios", ax, "npm ls --json")
         b.case("npm_ls_all_axios", ax, "npm ls --all")
+        b.case("npm_outdated_axios", ax, "npm outdated")
         b.case("npm_audit_axios", ax, "npm audit")
         b.case("npm_audit_json_axios", ax, "npm audit --json")
         b.case("mocha_unit_axios", ax, "npx mocha test/unit/**/*.js --timeout 30000 --exit")
