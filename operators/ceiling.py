@@ -59,6 +59,7 @@ HINT = " — tokens expand ctx_… --grep PATTERN".encode()
 SUMMARY_EST = 200  # the line counting the signal templates that did not fit
 MUST_SHARE = 0.85  # of the budget the must-see lines (tier 0) may take ...
 CONTEXT_SHARE = 0.9  # ... and with their context (tier 1); the rest goes to head and tail
+HEAD_TAIL_SHARE = 0.1  # ... of which a type that does not fill its budget (FILL) shows at most this much more
 LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
 CEILING_GUARD = "output ceiling"
 IN_GAPS = b"(in the gaps)"  # stands for a marker whose ref went wholly into the gaps (not longer than one)
@@ -391,10 +392,23 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
         if choice.used >= share:
             break
         choice.add(spans[i][0], _line_end(text, spans[i][0]))
+    full = choice.budget
+    if not _fills(kind):  # the budget is a ceiling, not a target: a short head and tail for orientation
+        choice.budget = min(full, choice.used + int(full * HEAD_TAIL_SHARE))
     _head_and_tail(choice, text)
+    choice.budget = full
     _close_blank_gaps(choice, text, spans)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     return choice, len(left), sum(g[0] for g in left)
+
+
+def _fills(kind: str) -> bool:
+    """Whether a cut output of this type fills the rest of its budget with its head and tail (``FILL =
+    True`` in the type's module: source code, blame, unknown text, whose every line is content); other
+    types show their must-see lines and context, and only a short head and tail."""
+    from operators import types
+
+    return bool(getattr(types.get(kind), "FILL", False)) if kind in types.names() else True
 
 
 def _close_blank_gaps(choice: _Choice, text: bytes, spans: list[tuple[int, int]]) -> None:

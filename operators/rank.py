@@ -12,7 +12,10 @@ its tier, a rank (0 first):
   summaries and section headers, and the lines right around a signal (unless the type says no);
 * tier 2: everything else.
 
-A content type ranks its own lines with ``tier(text, shown, config)`` in its module (one line:
+A content type may say where the lines the general rules leave at tier 2 go (``OTHER_LINES = (tier,
+rank)``) and the rank of its context lines (``CONTEXT_RANK``): a log ranks its rare lines before its
+folded templates that way, without a function called per line. It ranks its own lines with
+``tier(text, shown, config)`` in its module (one line:
 ``(tier, rank)``, or None for the general rules), or ``rank_lines(lines, config)`` (the whole text:
 a ``(tier, rank)`` or None per line) when a line's place depends on its neighbours. ``PACK_CONTEXT =
 False`` in the module turns the context rule off. Blank lines take the better tier of their
@@ -74,8 +77,12 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
     own = getattr(module, "tier", None) if given is None else None
     signal, context = _general(lines)
     if given is None and own is None:  # the general rules alone: only the lines they name are visited
+        other = getattr(module, "OTHER_LINES", None)
+        if other is not None:
+            tiers, ranks = [other[0]] * len(lines), [other[1]] * len(lines)
+        context_rank = getattr(module, "CONTEXT_RANK", 0)
         for i in context:
-            tiers[i] = 1
+            tiers[i], ranks[i] = 1, context_rank
         for i in signal:
             tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
     else:

@@ -35,6 +35,7 @@ from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitblame"
 SIGNALS = ""  # the lines are code: a signal word in them is the code's own (as for source); definitions are ranked first
+FILL = True  # cut to a budget, its every line is content: the head and tail fill what the ranked lines leave
 
 GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcelain key lines"
 MIN_GAIN = 64

@@ -477,15 +477,8 @@ def detect(sample) -> str | None:
     return None
 
 
-FOLDED_LINE_RE = re.compile(rb" \xc3\x97[0-9,]+[ \t]*$")  # a frequent template's line and its " ×N"
 
-
-def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
-    """Budget ranks (``operators.rank``): signal lines by the general rule (tier 0); then the rare lines
-    (each a template seen less than ``fold_min`` times: news, not noise), then the frequent templates
-    folded with their counts (tier 1)."""
-    if not shown.strip() or is_signal_text(shown):
-        return None
-    if FOLDED_LINE_RE.search(shown) or shown.startswith(b"["):
-        return 1, 2
-    return 1, 1
+# budget ranks (operators.rank): after the signal lines (the general rule, tier 0), the rare lines (each a
+# template seen less than fold_min times: news, not noise), then the frequent templates folded with counts
+OTHER_LINES = (1, 1)
+CONTEXT_RANK = 2

@@ -27,6 +27,7 @@ from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "source"
 SIGNALS = ""
+FILL = True  # cut to a budget, its every line is content: the head and tail fill what the ranked lines leave
 
 LICENSE, LICENSE_REASON = "license", "license header comment"
 MIN_HEADER_LINES = 3

@@ -281,6 +281,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 # -- the content type ----------------------------------------------------------------------------
 NAME = "text"
 SIGNALS = "lines"
+FILL = True  # cut to a budget, its every line is content: the head and tail fill what the ranked lines leave
 
 
 def detect(sample) -> str | None:
