@@ -15,11 +15,21 @@ for ``re2.compile(pattern, options)``):
 
 A bad pattern raises its ``re.error`` on first use instead of at import; ``tests/test_relazy.py``
 compiles every lazy pattern of every module, so a bad one still fails the tests.
+
+What compiling a pattern of the ``re`` module yields (its ``_sre`` code, flags and groups) is kept in
+a cache file, ``$XDG_CACHE_HOME/nolife-tokens/re-<interpreter>.marshal``, keyed by the interpreter
+version and the regex engine's magic number: a later process builds the pattern from it with
+``_sre.compile`` (which validates the code) instead of parsing it again. Anything unexpected (no
+cache, a damaged or foreign one, another interpreter) falls back to compiling. Patterns compiled
+anew are added when the process exits (written to a temporary file, then renamed into place).
+``NOLIFE_TOKENS_RE_CACHE=0`` turns the cache off.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from typing import Any, Callable
 
 _KEPT = ("match", "search", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner")
@@ -38,8 +48,10 @@ class LazyPattern:
         """The compiled pattern (compiled now if it was not yet)."""
         real = self.__dict__.get("_compiled")
         if real is None:
-            compiler = self._compiler or re.compile
-            real = compiler(self.pattern, self._flags) if self._flags or compiler is re.compile else compiler(self.pattern)
+            if self._compiler is None:
+                real = compile_re(self.pattern, self._flags)
+            else:
+                real = self._compiler(self.pattern, self._flags) if self._flags else self._compiler(self.pattern)
             for name in _KEPT:
                 method = getattr(real, name, None)
                 if method is not None:
@@ -56,10 +68,107 @@ class LazyPattern:
         return f"lazy({self.pattern!r})"
 
 
+_cache: dict | None = None  # (pattern, flags) -> the arguments of _sre.compile, loaded on first use
+_added: dict = {}  # compiled in this process, not in the cache file yet
+
+
+def _cache_file() -> str | None:
+    if os.environ.get("NOLIFE_TOKENS_RE_CACHE") == "0":
+        return None
+    try:
+        from re import _constants
+
+        tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-{_constants.MAGIC}"
+    except Exception:
+        return None
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+    return os.path.join(base, "nolife-tokens", f"re-{tag}.marshal")
+
+
+def _load() -> dict:
+    global _cache
+    if _cache is None:
+        _cache = {}
+        path = _cache_file()
+        if path is not None:
+            try:
+                import marshal
+
+                with open(path, "rb") as fh:
+                    data = marshal.loads(fh.read())
+                if isinstance(data, dict):
+                    _cache = data
+            except Exception:  # no cache yet, or an unreadable one: compile
+                pass
+    return _cache
+
+
+def compile_re(pattern: Any, flags: Any = 0) -> re.Pattern:
+    """``re.compile(pattern, flags)``, built from the cache when it holds the pattern."""
+    flags = int(flags)
+    key = (pattern, flags)
+    entry = _load().get(key)
+    if entry is not None:
+        try:
+            import _sre
+
+            return _sre.compile(pattern, *entry)
+        except Exception:  # a damaged or foreign entry (_sre validates the code): compile
+            pass
+    try:
+        import _sre
+        from re import _compiler, _parser
+
+        parsed = _parser.parse(pattern, flags)
+        code = [int(op) for op in _compiler._code(parsed, flags)]  # plain ints (opcodes are an int subclass)
+        groupindex = {name: int(index) for name, index in parsed.state.groupdict.items()}
+        indexgroup = [None] * parsed.state.groups
+        for name, index in groupindex.items():
+            indexgroup[index] = name
+        entry = (flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
+        compiled = _sre.compile(pattern, *entry)
+    except re.error:
+        raise
+    except Exception:  # the engine's internals differ from what this expects: the public way
+        return re.compile(pattern, flags)
+    if not _added:
+        import atexit
+
+        atexit.register(_save)
+    _added[key] = entry
+    return compiled
+
+
+def _save() -> None:
+    """Add the patterns compiled in this process to the cache file (never through a symlink)."""
+    path = _cache_file()
+    if path is None or not _added:
+        return
+    try:
+        import marshal
+
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        merged = {**_load(), **_added}
+        tmp = f"{path}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            os.write(fd, marshal.dumps(merged))
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        _cache.update(_added)
+        _added.clear()
+    except Exception:  # a cache is a convenience: a read-only or full disk changes nothing
+        try:
+            os.unlink(tmp)
+        except Exception:
+            pass
+
+
 def lazy(pattern: Any, flags: Any = 0, compiler: Callable | None = None) -> LazyPattern:
     """``re.compile(pattern, flags)`` (or ``compiler(pattern, flags)``), done on first use."""
     made.append(LazyPattern(pattern, flags, compiler))
     return made[-1]
 
 
-__all__ = ["LazyPattern", "lazy"]
+__all__ = ["LazyPattern", "compile_re", "lazy"]

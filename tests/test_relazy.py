@@ -79,3 +79,60 @@ def test_a_bad_pattern_fails_on_first_use():
     except re.error:
         return
     raise AssertionError("a bad pattern compiled")
+
+
+def _fresh(monkeypatch, tmp_path):
+    from operators import relazy
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("NOLIFE_TOKENS_RE_CACHE", raising=False)
+    monkeypatch.setattr(relazy, "_cache", None)
+    monkeypatch.setattr(relazy, "_added", {})
+    return relazy
+
+
+def test_a_pattern_from_the_cache_is_the_compiled_one(monkeypatch, tmp_path):
+    from operators import vocab  # noqa: F401
+
+    relazy = _fresh(monkeypatch, tmp_path)
+    _all_type_modules()
+    plain = [p for p in relazy.made if p._compiler is None and p.pattern != rb"(unclosed"]  # not the bad one above
+    made = [relazy.compile_re(p.pattern, p._flags) for p in plain]  # parsed here, kept for the cache
+    relazy._save()
+    monkeypatch.setattr(relazy, "_cache", None)
+    assert relazy._added == {} and len(relazy._load()) == len({(p.pattern, int(p._flags)) for p in plain})
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed again: the cache was not used")
+
+    reals = [re.compile(p.pattern, p._flags) for p in plain]
+    monkeypatch.setattr(relazy, "_cache", None)  # as a new process: the file is read again
+    parse = re._parser.parse
+    re._parser.parse = no_parsing
+    try:
+        from_cache = [relazy.compile_re(p.pattern, p._flags) for p in plain]
+    finally:
+        re._parser.parse = parse
+    lines = SAMPLE.splitlines(keepends=True) + [b"src/a.py:12:3: E501 line too long", b"commit 0123abc",
+                                                b"@@ -1,2 +1,3 @@ def f():", b"  File \"x.py\", line 3, in <module>"]
+    for cached, real, first in zip(from_cache, reals, made):
+        assert (cached.pattern, cached.flags, cached.groups, cached.groupindex) == (real.pattern, real.flags, real.groups,
+                                                                                     real.groupindex)
+        assert (first.flags, first.groups) == (real.flags, real.groups)
+        for line in lines:
+            text = line if isinstance(real.pattern, bytes) else line.decode()
+            assert [m.span() for m in cached.finditer(text)] == [m.span() for m in real.finditer(text)]
+
+
+def test_a_damaged_cache_is_compiled_around(monkeypatch, tmp_path):
+    relazy = _fresh(monkeypatch, tmp_path)
+    path = relazy._cache_file()
+    os_path = __import__("pathlib").Path(path)
+    os_path.parent.mkdir(parents=True)
+    import marshal
+
+    os_path.write_bytes(marshal.dumps({(rb"a(b)c", 0): (0, [1, 2, 3], 0, {}, (None, None))}))  # invalid code
+    assert relazy.compile_re(rb"a(b)c").search(b"xabcx").span() == (1, 4)
+    monkeypatch.setattr(relazy, "_cache", None)
+    os_path.write_bytes(b"not marshal at all")
+    assert relazy.compile_re(rb"a(b)c").groups == 1
