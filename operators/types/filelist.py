@@ -68,23 +68,6 @@ class Node:
         self.exts: dict[bytes, int] = {}  # recursive
 
 
-def parse(raw: bytes) -> tuple[list[bytes], bytes]:
-    """The listed paths (line endings stripped, blanks dropped) and the path separator."""
-    if b"\n" not in raw and b"\0" in raw:
-        items = raw.split(b"\0")  # find -print0
-    else:
-        items = raw.split(b"\n")
-    paths = []
-    for item in items:
-        if item.endswith(b"\r"):
-            item = item[:-1]
-        if item.strip():
-            paths.append(item)
-    slash = sum(1 for p in paths if b"/" in p)
-    back = sum(1 for p in paths if b"\\" in p)
-    return paths, (b"\\" if back > slash else b"/")
-
-
 def build_tree(paths: list[bytes], sep: bytes) -> tuple[Node, int, bytes, bool]:
     """The tree under the paths' common directory prefix (the root's name), the number of entries,
     that prefix (without ``./``) and whether every path starts with ``./``.
@@ -338,13 +321,15 @@ class _Listing:
         self.raw = raw
         self.nul = b"\n" not in raw and b"\0" in raw
         self.items = _entries(raw, self.nul)
-        paths, self.sep = parse(raw)
+        paths = [raw[s:b] for s, b, _ in self.items if b > s and raw[s:b].strip()]
+        self.sep = b"\\" if sum(b"\\" in p for p in paths) > sum(b"/" in p for p in paths) else b"/"
         self.root, self.count, self.prefix, self.dot = build_tree(paths, self.sep)
         sep = self.sep
         self.nodes = _nodes_by_key(self.root, self.prefix, sep)
         self.depth = _depth_for(self.nodes, self.prefix, sep, max_depth, max_groups)
         self.max_entries = max(1, max_entries)
         self.groups: dict[bytes, _Group] = {}
+        self.keys: dict[bytes, tuple[bytes, bool]] = {}
         self.of: list[_Group | None] = []  # each item's group (None: not a path)
         self.shown: list[bool] = []
         self._assign()
@@ -365,10 +350,17 @@ class _Listing:
         self.hidden = sum(len(g.folded) for g in self.groups.values())
         self._fold_places()
 
+    def _key(self, parent: bytes) -> tuple[bytes, bool]:
+        """``_group_key`` of a parent, computed once per directory."""
+        known = self.keys.get(parent)
+        if known is None:
+            known = self.keys[parent] = _group_key(parent, self.prefix, self.depth, self.sep)
+        return known
+
     def _place(self, parent: bytes, name: bytes) -> None:
         """Put one path in its group: shown (a top-level entry, a directory's first path) or folded."""
         sep, prefix = self.sep, self.prefix
-        key, subtree = _group_key(parent, prefix, self.depth, sep)
+        key, subtree = self._key(parent)
         group = self.groups.get(key)
         if group is None:
             group = self.groups[key] = _Group(key, subtree)
@@ -378,7 +370,7 @@ class _Listing:
         full = own is not None and bool(own.nfiles or own.ndirs)
         if parent == prefix:
             show = own is not None or group.kept < SUBDIR_FACTOR * self.max_entries
-        elif full and not subtree and _group_key(own_key, prefix, self.depth, sep)[0] == own_key:
+        elif full and not subtree and self._key(own_key)[0] == own_key:
             self.of.append(None)  # a directory line implied by the paths shown below it
             self.shown.append(False)
             return
@@ -436,11 +428,8 @@ def _nodes_by_key(root: Node, prefix: bytes, sep: bytes) -> dict[bytes, Node]:
 
 
 def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: int = 150) -> Plan:
-    paths, _ = parse(raw)
-    if len(paths) < 2:
-        return passthrough(raw)
     listing = _Listing(raw, max_entries, max_depth, max_groups)
-    if not listing.hidden:
+    if listing.count < 2 or not listing.hidden:
         return passthrough(raw)
     root = listing.root
     plan = Plan(raw)
@@ -449,20 +438,27 @@ def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: in
     plan.mark(GROUP)
     plan.show(b"]\n")
     last: _Group | None = None
-    for i, (start, body, end) in enumerate(listing.items):
-        group = listing.of[i]
+    items, shown, n = listing.items, listing.shown, len(listing.items)
+    i = 0
+    while i < n:
+        start, body, end = items[i]
         for folded in listing.fold_at.get(i, ()):
             plan.show(listing.fold_line(folded, last is folded))
             last = folded
-        if listing.shown[i]:
+        if shown[i]:
             if listing.nul:
                 plan.keep(start, body)
                 plan.omit(body, end, GROUP, REASON)
                 plan.show(b"\n")
             else:
                 plan.keep(start, end)
-            last = group
+            last = listing.of[i]
+            i += 1
             continue
+        i += 1
+        while i < n and not shown[i] and i not in listing.fold_at:  # folded items in a row: one omission
+            end = items[i][2]
+            i += 1
         plan.omit(start, end, GROUP, REASON)
     for folded in listing.fold_at.get(len(listing.items), ()):
         plan.show((b"" if plan.ends_line() else b"\n") + listing.fold_line(folded, last is folded))
