@@ -336,7 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.set_defaults(func=_command("flows.retrieve:cmd_gain"))
 
-    p = sub.add_parser("mcp", help="MCP server on stdio: tools run, expand, search, stats (needs the [mcp] extra)")
+    p = sub.add_parser("mcp", help="MCP server on stdio: tools expand, search, stats (and run with --run; needs the [mcp] extra)")
+    p.add_argument("--run", action="store_true",
+                   help="also offer the run tool: shell execution outside the host's own permission rules")
     p.set_defaults(func=_command("flows.mcp_server:cmd_mcp"))
 
     p = sub.add_parser("refs", help="store hygiene")

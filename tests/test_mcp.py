@@ -20,24 +20,32 @@ needs_mcp = pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="
 LOG = FIXTURES / "sample.log"
 
 
-async def _session(home, calls):
+async def _session(home, calls, args=("--run",), roots=None):
     from mcp import StdioServerParameters
     from mcp.client.session import ClientSession
     from mcp.client.stdio import stdio_client
 
     env = {**os.environ, "NOLIFE_TOKENS_HOME": str(home)}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "flows.cli", "mcp"], env=env, cwd=str(PROJECT))
+    env.pop("NOLIFE_TOKENS_MCP_RUN", None)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "flows.cli", "mcp", *args], env=env,
+                                   cwd=str(PROJECT))
+    list_roots = None
+    if roots is not None:
+        import mcp.types as types
+
+        async def list_roots(context):  # the client's roots, as a host declares its workspace
+            return types.ListRootsResult(roots=[types.Root(uri=f"file://{r}") for r in roots])
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, list_roots_callback=list_roots) as session:
                 await session.initialize()
                 return await calls(session)
 
 
-def drive(home, calls):
+def drive(home, calls, args=("--run",), roots=None):
     import anyio
 
-    return anyio.run(_session, home, calls)
+    return anyio.run(_session, home, calls, args, roots)
 
 
 def text_of(result) -> str:
@@ -48,10 +56,12 @@ def text_of(result) -> str:
 def test_every_tool_through_the_sdk_client(home):
     async def calls(session):
         out = {"tools": sorted(t.name for t in (await session.list_tools()).tools)}
+        out["version"] = session.server_info.version if hasattr(session, "server_info") and session.server_info else \
+            getattr(getattr(session, "_server_info", None), "version", "")
         out["run"] = await session.call_tool("run", {"command": f"cat {LOG}; echo done >&2; exit 3"})
         text = text_of(out["run"])
         ref = re.search(r"#ref:(ctx_[0-9a-f]+)", text).group(1)
-        pkt = re.search(r"--full (pkt_[0-9a-f]+)", text).group(1)
+        pkt = re.search(r"expand\(id='(pkt_[0-9a-f]+)', full=True\)", text).group(1)
         out["ids"] = ref, pkt
         out["lines"] = await session.call_tool("expand", {"id": ref, "lines": "2:3"})
         out["whole"] = await session.call_tool("expand", {"id": f"#ref:{ref}"})
@@ -64,13 +74,16 @@ def test_every_tool_through_the_sdk_client(home):
 
     out = drive(home, calls)
     assert out["tools"] == ["expand", "run", "search", "stats"]
+    assert out["version"] and out["version"] != "0+unknown"
     ref, pkt = out["ids"]
     run = text_of(out["run"])
     assert not out["run"].is_error
     assert run.startswith("[command failed: exit code 3]\n")
     assert "ERROR PaymentService line 421: charge declined" in run  # the signal survives
     assert "\ndone\n" in run  # stderr merged in, in order
-    assert run.endswith(f"; whole original: tokens expand --full {pkt}]\n[exit code 3]")  # the exit code last
+    # the hints name the MCP tools, the exit code comes last
+    assert run.endswith(f"; whole original: expand(id='{pkt}', full=True)]\n[exit code 3]")
+    assert "tokens expand" not in run and "expand(id='ID', grep=PAT" in run
     content = Store(home).get(ref).content
     assert text_of(out["whole"]) == content.decode()
     lines = content.split(b"\n")
@@ -114,7 +127,7 @@ def test_a_run_that_times_out_returns_what_it_printed_and_leaves_nothing_running
     result = drive(home, calls)
     text = text_of(result)
     assert time.monotonic() - start < 60
-    assert text.startswith("started\n") and "[timed out after 2 s: stopped]" in text
+    assert "started\n" in text and "[timed out after 2 s: stopped]" in text
     assert re.search(r"\[exit code \d+\]$", text)
     deadline = time.monotonic() + 5
     while _sleepers(tag) and time.monotonic() < deadline:
@@ -128,3 +141,72 @@ def test_without_the_sdk_it_is_one_error_line(home):
     err = proc.stderr.decode()
     assert proc.returncode == 2 and proc.stdout == b""
     assert err == "tokens: error: tokens mcp needs the MCP SDK: pip install 'nolife-tokens[mcp]'\n"
+
+
+@needs_mcp
+def test_run_is_opt_in(home):
+    async def calls(session):
+        return sorted(t.name for t in (await session.list_tools()).tools)
+
+    assert drive(home, calls, args=()) == ["expand", "search", "stats"]
+
+
+@needs_mcp
+def test_run_stays_inside_the_clients_roots(home, tmp_path):
+    inside = tmp_path / "workspace"
+    (inside / "sub").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (inside / "sub" / "planted.txt").write_text("x")
+
+    async def calls(session):
+        out = {}
+        for name, cwd in (("sub", str(inside / "sub")), ("out", str(outside)), ("dotdot", str(inside / "sub" / ".." / "..")),
+                          ("default", None)):
+            args = {"command": "ls"} if cwd is None else {"command": "ls", "cwd": cwd}
+            out[name] = await session.call_tool("run", args)
+        return out
+
+    out = drive(home, calls, roots=[str(inside)])
+    assert not out["sub"].is_error and "planted.txt" in text_of(out["sub"])
+    for name in ("out", "dotdot"):
+        assert out[name].is_error and "outside the client's roots" in text_of(out[name])
+    assert not out["default"].is_error and "sub" in text_of(out["default"])  # the first root
+
+
+@needs_mcp
+def test_a_run_stops_when_the_client_goes(home):
+    """The client disconnects in the middle of a run: the command is gone within seconds, not at the
+    run's timeout."""
+    import anyio
+
+    tag = "83.17"
+
+    async def calls(session):
+        with anyio.move_on_after(3):
+            await session.call_tool("run", {"command": f"sleep {tag}", "timeout": 300})
+        return None
+
+    drive(home, calls)
+    deadline = time.monotonic() + 15
+    while _sleepers(tag) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _sleepers(tag) == []
+
+
+@needs_mcp
+def test_expand_respects_the_output_ceiling_and_names_the_rest(home):
+    big = "".join(f"line {i} {'x' * 60}\n" for i in range(3000)).encode()  # 200 KB, each line distinct
+    from conftest import reduce_bytes
+
+    packet = reduce_bytes(big)
+
+    async def calls(session):
+        return await session.call_tool("expand", {"id": packet.manifest_id, "full": True})
+
+    text = text_of(drive(home, calls, args=()))
+    assert len(text) <= 25_000 + 300
+    m = re.search(r"more bytes not returned \(output ceiling\): read them with expand\(id='(pkt_[0-9a-f]+)', "
+                  r"full=True, lines='(\d+):'\)", text)
+    assert m and m.group(1) == packet.manifest_id
+    assert big.decode().startswith(text[:text.index("[")])
