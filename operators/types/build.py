@@ -20,6 +20,12 @@ commands and ``make: Entering/Leaving directory`` lines of files that compiled c
 progress, and unknown lines that repeat by template (numbers masked) at least ``FOLD_MIN`` times.
 Each run of folded lines is replaced in place by one line: ``[folded 40 lines: PASSED ×38, blank ×2]``.
 
+The budget: a test run whose kept lines do not fit ``ROOM_SHARE`` of the output ceiling keeps, in
+each failure, its ``____ name ____`` header, its ``>`` lines, its frame locations and its first ``E``
+lines (8, else fewer); the rest of the failure folds into ``[N traceback lines]`` (a distinct signal
+line stays). Under a smaller budget the ceiling ranks by ``rank_lines``: failing test ids, the
+``collected`` and summary lines first, then each failure's first ``E`` line and locations.
+
 Terminals: ANSI escape sequences, backspace spinners and carriage-return redraws (``\\r``: only the
 last frame of a line is what a terminal shows) are removed from the visible text only; their bytes
 go to the ref, so RESTORE stays exact. ``display_text`` is that same transformation for any bytes;
@@ -262,7 +268,7 @@ class _Walk:
     ``kind`` (KEEP, NOISE, BLANK, or UNKNOWN for the lines no rule claimed) and ``label``."""
 
     __slots__ = ("lines", "kind", "label", "section", "capped", "cap", "in_captured", "continuation",
-                 "subprocess_left", "dirs", "rescued", "quoted_seen")
+                 "subprocess_left", "dirs", "rescued", "quoted_seen", "failures")
 
     def __init__(self, lines: _Lines):
         n = len(lines)
@@ -278,6 +284,7 @@ class _Walk:
         self.dirs: list[int] = []  # open `make: Entering directory` lines
         self.rescued: set[int] = set()
         self.quoted_seen: set[bytes] = set()  # signal lines of quoted source already shown in a traceback
+        self.failures: list[int] = []  # the lines of the FAILURES and ERRORS sections
 
     def close_capped(self) -> None:
         """A capped block longer than its head and tail folds its middle (never a signal line)."""
@@ -338,6 +345,7 @@ class _Walk:
     def failure_line(self, i: int, text: bytes, signal: bool) -> None:
         """A line of FAILURES or ERRORS: kept, except captured output (capped) and folded traceback lines."""
         self.kind[i] = KEEP
+        self.failures.append(i)
         if SUBSECTION_RE.match(text) or CAPTURED_RE.match(text):
             self.close_capped()
             self.in_captured = CAPTURED_RE.match(text) is not None
@@ -445,8 +453,60 @@ def _fold_blanks(kind: list[int], label: list[str]) -> None:
         i = j
 
 
-def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
-    """Each line's kind (KEEP or NOISE) and, for noise, its label."""
+E_LINE_RE = lazy(rb"^E(?: |$)")
+LOCATION_RE = lazy(rb"^\S+?:\d+: |^\S+?:\d+$")
+E_STEPS = (8, 4, 2, 1)  # E lines a failure keeps when the failures do not fit the room
+RUN_COST = 32  # bytes a "[folded …]" line takes
+
+
+def _estimate(lines: _Lines, kind: list[int]) -> int:
+    """About the bytes shown: the lines kept, a summary line per run of folded lines."""
+    total, prev = 0, KEEP
+    for text, k in zip(lines.shown, kind):
+        if k == KEEP:
+            total += len(text) + 1
+        elif prev == KEEP:
+            total += RUN_COST
+        prev = k
+    return total
+
+
+def _fit_failures(lines: _Lines, kind: list[int], label: list[str], failures: list[int], room: int) -> None:
+    """A test run whose failures do not fit ``room``: each failure keeps its header, its ``>`` lines,
+    its frame locations and its first ``E`` lines (8, else 4, 2, 1); the other lines of the failure
+    fold (a signal line seen nowhere else stays: every distinct one stays visible)."""
+    if not failures or not room or _estimate(lines, kind) <= room:
+        return
+    for e_max in E_STEPS:
+        trial, names = list(kind), list(label)
+        _compact_failures(lines, trial, names, failures, e_max)
+        if _estimate(lines, trial) <= room or e_max == E_STEPS[-1]:
+            kind[:], label[:] = trial, names
+            return
+
+
+def _compact_failures(lines: _Lines, kind: list[int], label: list[str], failures: list[int], e_max: int) -> None:
+    shown, signal = lines.shown, lines.signal
+    kept_signal: set[bytes] = set()  # the signal lines left visible so far (the first of equal ones)
+    e_count = 0
+    for i in failures:
+        text = shown[i]
+        if SUBSECTION_RE.match(text):
+            e_count = 0
+            continue
+        if kind[i] != KEEP or text.startswith(b">") or LOCATION_RE.match(text):
+            continue
+        is_e = E_LINE_RE.match(text) is not None
+        e_count += is_e
+        if (is_e and e_count <= e_max) or (signal[i] and text not in kept_signal):
+            kept_signal.add(text)
+            continue
+        kind[i], label[i] = NOISE, "E lines" if is_e else "traceback"
+
+
+def classify_lines(raw: bytes, room: int = 0) -> tuple[_Lines, list[int], list[str]]:
+    """Each line's kind (KEEP or NOISE) and, for noise, its label; with ``room`` (bytes), a test run's
+    failures are fitted to it (``_fit_failures``)."""
     lines = _Lines(raw)
     walk = _Walk(lines)
     header, in_section, plain = walk.header, walk.in_section, walk.plain
@@ -462,11 +522,12 @@ def classify_lines(raw: bytes) -> tuple[_Lines, list[int], list[str]]:
     for i in range(len(kind)):
         if kind[i] != NOISE:
             kind[i], label[i] = KEEP, ""
+    _fit_failures(lines, kind, label, walk.failures, room)
     return lines, kind, label
 
 
-def reduce_build(raw: bytes, granularity: str) -> Plan:
-    lines, kind, label = classify_lines(raw)
+def reduce_build(raw: bytes, granularity: str, room: int = 0) -> Plan:
+    lines, kind, label = classify_lines(raw, room)
     n = len(lines)
     fine = granularity == "fine"
     term = ("terminal", "terminal escapes and progress redraws") if fine else ("build", COARSE_REASON)
@@ -551,19 +612,27 @@ def _keep_line(plan: Plan, raw: bytes, lines: _Lines, i: int, group: str, reason
 
 
 TRACEBACK_LABELS = {"quoted source", "frame separator", "blank"}
+FITTED_LABELS = TRACEBACK_LABELS | {"traceback", "E lines"}
 
 
 def _run_summary(count: int, run: dict[str, int]) -> str:
     if "quoted source" in run and run.keys() <= TRACEBACK_LABELS:  # inside a traceback: short, there are many
         return f"[{count} source line{'s' if count != 1 else ''}]"
+    if run.keys() <= FITTED_LABELS:  # a failure fitted to the room (``_fit_failures``)
+        return f"[{count} traceback line{'s' if count != 1 else ''}]"
     parts = [f"{name} ×{c}" for name, c in sorted(run.items(), key=lambda kv: -kv[1])]
     if len(parts) > 4:
         parts = parts[:4] + [f"+{len(parts) - 4} more kinds"]
     return f"[folded {count} line{'s' if count != 1 else ''}: {', '.join(parts)}]"
 
 
+ROOM_SHARE = 0.85  # of the output ceiling a test run's failures fit themselves to (``_fit_failures``)
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_build(raw, granularity)
+    from operators.ceiling import settings_of
+
+    return reduce_build(raw, granularity, int(settings_of(config).max_chars * ROOM_SHARE))
 
 
 # -- the content type ----------------------------------------------------------------------------
@@ -590,6 +659,43 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     if is_signal_text(shown):
         return None
     if SUMMARY_RE.match(shown) or SECTION_RE.match(shown) or SUBSECTION_RE.match(shown):
+        return 1, 0
+    return None
+
+
+FAILED_ID_RE = lazy(rb"^(?:FAILED|ERROR) \S+::|^\S+::\S.*? (?:FAILED|ERROR)\b|^(?:collecting \.\.\. )?collected \d+ items?")
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
+    """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines,
+    each failure's ``____ name ____`` header), its ``collected`` and final summary lines; then each
+    failure's first ``E`` line and its frame locations; then the other ``E`` lines with a signal
+    word; then, one by one (context), the ``>`` lines and the other ``E`` lines. The other lines:
+    ``tier``, then the general rules."""
+    out: list[tuple[int, int] | None] = []
+    first_e = False
+    for line in lines:
+        text = line.rstrip(b"\r")
+        shown = display_line(text) if b"\x1b" in text else text
+        rank = _failure_rank(shown, first_e)
+        if SUBSECTION_RE.match(shown):
+            first_e = True
+        elif E_LINE_RE.match(shown):
+            first_e = False
+        out.append(rank if rank is not None else tier(text, shown, config))
+    return out
+
+
+def _failure_rank(shown: bytes, first_e: bool) -> tuple[int, int] | None:
+    if SUBSECTION_RE.match(shown) or FAILED_ID_RE.match(shown) or (SUMMARY_RE.match(shown) and SECTION_RE.match(shown)):
+        return 0, 0
+    if E_LINE_RE.match(shown):
+        if first_e:
+            return 0, 1
+        return (0, 3) if is_signal_text(shown) else (1, 1)
+    if LOCATION_RE.match(shown) and is_signal_text(shown):
+        return 0, 1
+    if shown.startswith(b">"):
         return 1, 0
     return None
 
