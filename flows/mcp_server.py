@@ -161,7 +161,7 @@ def expand_ref(home, ident: str, lines: str | None = None, grep: str | None = No
 
     args = argparse.Namespace(target=ident, full=full, lines=lines, grep=grep, context=context, head=head, tail=tail)
     data, read = expand_output(Store(home), args)
-    record_use(home, "mcp-expand", read, args)
+    record_use(home, "mcp-expand", read, args, min(len(data), limit))
     if len(data) > limit:
         cut = data.rfind(b"\n", 0, limit) + 1 or limit
         shown_lines = data.count(b"\n", 0, cut)

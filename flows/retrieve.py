@@ -309,7 +309,7 @@ def cmd_expand(args: argparse.Namespace, config: Config) -> int:
 
     home = home_path(config)
     data, read = expand_output(Store(home), args)
-    record_use(home, "expand", read, args)
+    record_use(home, "expand", read, args, len(data))
     if args.output:  # atomically, never through a symlink (one clear error, like a store path)
         from operators.store import replace_file
 
@@ -366,7 +366,8 @@ def cmd_gain(args: argparse.Namespace, config: Config) -> int:
     from operators.config import home_path
     from operators.usage import format_gain, gain
 
-    report = gain(home_path(config))
+    host = getattr(getattr(config, "ceiling", None), "host", None) or "claude-code"  # whose cut the baseline gets
+    report = gain(home_path(config), host)
     sys.stdout.write(msgspec.json.encode(report).decode() + "\n" if args.json else format_gain(report))
     sys.stdout.flush()
     return 0

@@ -36,6 +36,7 @@ class Use(msgspec.Struct, kw_only=True, omit_defaults=True):
     cmd: str  # expand, show-ref, mcp-expand
     id: str  # ctx_… or pkt_…
     slice: str = ""  # lines, grep, head, tail, or "" (the whole)
+    bytes: int = 0  # what the read printed: it went into the context too, so it is taken off the savings
 
 
 class _PacketInfo(msgspec.Struct):
@@ -55,8 +56,10 @@ class GainRow(msgspec.Struct, kw_only=True):
     command: str
     runs: int = 0  # distinct outputs stored (an identical output stored again is one packet)
     raw_tokens: int = 0
-    visible_tokens: int = 0
-    saved_tokens: int = 0
+    host_tokens: int = 0  # what the host would have put in context without us (its own cut applied)
+    visible_tokens: int = 0  # what was shown, our hint line included
+    expanded_tokens: int = 0  # what was read back later with expand/show-ref (it went into the context too)
+    saved_tokens: int = 0  # host - visible - expanded: negative when an output grew
     saved_pct: float = 0.0
     refs: int = 0
     refs_expanded: int = 0  # refs read back (tokens expand ID, show-ref) after the packet was made
@@ -70,6 +73,7 @@ class GainReport(msgspec.Struct, kw_only=True):
     total: GainRow
     expansions: int  # reads back recorded in usage.jsonl (all of them, of any id)
     since: float | None  # the oldest packet counted
+    host: str | None = None  # whose cut the HOST column applies
     estimated: str = "tokens are estimated as ceil(bytes / 4)"
 
 
@@ -78,13 +82,14 @@ _use_decoder = msgspec.json.Decoder(Use)
 _info_decoder = msgspec.json.Decoder(_PacketInfo)
 
 
-def record_use(home: Path | str, cmd: str, ident: str, args=None) -> None:
-    """Append one read back to ``<home>/usage.jsonl``; never fails the command that reads."""
+def record_use(home: Path | str, cmd: str, ident: str, args=None, size: int = 0) -> None:
+    """Append one read back (``size``: the bytes it printed) to ``<home>/usage.jsonl``; never fails
+    the command that reads."""
     kind = ""
     for name in ("lines", "grep", "head", "tail"):
         if args is not None and getattr(args, name, None) is not None:
             kind = name
-    line = _use_encoder.encode(Use(t=time.time(), cmd=cmd, id=ident, slice=kind)) + b"\n"
+    line = _use_encoder.encode(Use(t=time.time(), cmd=cmd, id=ident, slice=kind, bytes=size)) + b"\n"
     path = Path(home) / USAGE_FILE
     try:
         if not os.path.isdir(Path(home)) or os.path.islink(Path(home)):
@@ -228,13 +233,44 @@ def _tokens(size: int) -> int:
     return -(-size // 4)
 
 
-def gain(home: Path | str) -> GainReport:
-    """The savings report over the packets the store holds and the recorded read backs."""
+# what a host keeps of a long shell output without us: (over this many characters, it keeps this many)
+# Claude Code: the Bash tool's maxResultSizeChars (30,000) and the 2,000-character preview of the
+# spilled file (docs/agents.md). Other hosts: no cut known, the whole output counts.
+HOST_CUTS = {"claude-code": (30_000, 2_000)}
+HINT_BYTES = 160  # the refs hint line shown after an output with refs (flows.retrieve.refs_hint), about
+
+
+def host_bytes(raw_bytes: int, host: str | None) -> int:
+    """The bytes of an output the host would have put in context without us."""
+    cut = HOST_CUTS.get(host or "")
+    if cut and raw_bytes > cut[0]:
+        return cut[1]
+    return raw_bytes
+
+
+def _hint_bytes(info) -> int:
+    """Our hint line after an output with refs: shown, so counted as visible."""
+    if not info.refs:
+        return 0
+    try:
+        from flows.retrieve import refs_hint
+
+        return len(refs_hint(info.id, "ID"))
+    except Exception:  # noqa: BLE001 - the figure, not the report, is approximate then
+        return HINT_BYTES
+
+
+def gain(home: Path | str, host: str | None = "claude-code") -> GainReport:
+    """The savings report over the packets the store holds and the recorded read backs: against what
+    ``host`` would have shown without us (its cut applied), our hint lines counted as shown, and what
+    was read back later taken off."""
     packets = read_packets(home)
     uses = read_uses(home)
     expanded: dict[str, float] = {}  # id -> the last time it was read back
+    read_bytes: dict[str, int] = {}  # id -> bytes printed by its reads back
     for use in uses:
         expanded[use.id] = max(use.t, expanded.get(use.id, use.t))
+        read_bytes[use.id] = read_bytes.get(use.id, 0) + use.bytes
     rows: dict[str, GainRow] = {}
     total = GainRow(command="total")
     gap_reason = _gap_reason()
@@ -243,32 +279,38 @@ def gain(home: Path | str) -> GainReport:
         if hit is None and gap_reason is not None:
             hit = _hit_ceiling(Path(home) / "context", info.refs, gap_reason)
         row = rows.setdefault(command_of(info.source, info.type), GainRow(command=command_of(info.source, info.type)))
+        shown = info.visible_bytes + _hint_bytes(info)
+        reread = sum(read_bytes.get(i, 0) for i in {info.id, *info.refs})
         for r in (row, total):
             r.runs += 1
             r.raw_tokens += _tokens(info.raw_bytes)
-            r.visible_tokens += _tokens(info.visible_bytes)
+            r.host_tokens += _tokens(host_bytes(info.raw_bytes, host))
+            r.visible_tokens += _tokens(shown)
+            r.expanded_tokens += _tokens(reread)
             r.refs += len(info.refs)
             r.refs_expanded += sum(1 for ref in set(info.refs) if expanded.get(ref, 0.0) >= info.created - 1)
             r.originals_restored += int(info.id in expanded)
             if hit is not None:
                 r.ceiling_hits = (r.ceiling_hits or 0) + int(hit)
     for r in [*rows.values(), total]:
-        r.saved_tokens = r.raw_tokens - r.visible_tokens
-        r.saved_pct = round(100.0 * r.saved_tokens / r.raw_tokens, 1) if r.raw_tokens else 0.0
+        r.saved_tokens = r.host_tokens - r.visible_tokens - r.expanded_tokens
+        r.saved_pct = round(100.0 * r.saved_tokens / r.host_tokens, 1) if r.host_tokens else 0.0
     ordered = sorted(rows.values(), key=lambda r: (-r.saved_tokens, r.command))
     since = min((i.created for i in packets), default=None)
-    return GainReport(home=str(home), rows=ordered, total=total, expansions=len(uses), since=since)
+    return GainReport(home=str(home), rows=ordered, total=total, expansions=len(uses), since=since, host=host)
 
 
 def format_gain(report: GainReport) -> str:
     """The report as a table, with what its numbers mean."""
     if not report.rows:
         return f"no packets in {report.home} yet: run something through tokens run or tokens analyze\n"
-    head = ("COMMAND", "RUNS", "RAW", "VISIBLE", "SAVED", "SAVED%", "REFS", "EXPANDED", "RESTORED", "CEILING")
+    head = ("COMMAND", "RUNS", "RAW", "HOST", "VISIBLE", "READ", "SAVED", "SAVED%", "REFS", "EXPANDED", "RESTORED",
+            "CEILING")
     table = [head]
     for r in [*report.rows, report.total]:
-        table.append((r.command[:40], f"{r.runs:,}", f"{r.raw_tokens:,}", f"{r.visible_tokens:,}",
-                      f"{r.saved_tokens:,}", f"{r.saved_pct:.1f}%", f"{r.refs:,}", f"{r.refs_expanded:,}", f"{r.originals_restored:,}",
+        table.append((r.command[:40], f"{r.runs:,}", f"{r.raw_tokens:,}", f"{r.host_tokens:,}", f"{r.visible_tokens:,}",
+                      f"{r.expanded_tokens:,}", f"{r.saved_tokens:,}", f"{r.saved_pct:.1f}%", f"{r.refs:,}",
+                      f"{r.refs_expanded:,}", f"{r.originals_restored:,}",
                       "?" if r.ceiling_hits is None else f"{r.ceiling_hits:,}"))
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
@@ -279,7 +321,9 @@ def format_gain(report: GainReport) -> str:
     lines += [
         "",
         f"Since {since}, over the packets {report.home} still holds (gc and retention remove old ones).",
-        "RAW/VISIBLE/SAVED: estimated tokens (bytes/4) of the original output and of what was shown.",
+        "Estimated tokens (bytes/4). RAW: the original outputs; HOST: what the host would have shown without",
+        f"us (its own cut applied: {report.host or 'none'}); VISIBLE: what was shown, hint lines included; READ: what",
+        "was read back later (expand, show-ref); SAVED = HOST - VISIBLE - READ (negative: the output grew).",
         f"RUNS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
         f"later with tokens expand/show-ref ({report.expansions:,} reads recorded); RESTORED: whole originals read",
         "back (tokens expand --full pkt_…). CEILING: outputs cut to the output ceiling (their gaps are refs).",

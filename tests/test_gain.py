@@ -7,6 +7,7 @@ import os
 
 from conftest import FIXTURES, reduce_bytes, tokens_cli
 from conftest import run_cli as run_cli_with_stderr
+from flows.retrieve import refs_hint
 from operators.store import Store
 from operators.usage import USAGE_FILE, _PacketInfo, _windows_of_wholes, command_of, gain, read_uses, record_use
 
@@ -47,15 +48,18 @@ def test_per_command_and_total_from_the_manifests_and_the_reads(home, capsysbina
     git = rows["run: git diff"]
     assert git["runs"] == 2
     assert git["raw_tokens"] == est(len(diff.raw)) + est(len(again.raw))
-    assert git["visible_tokens"] == est(len(diff.visible)) + est(len(again.visible))
+    hint = len(refs_hint("pkt_0123456789ab", "ID"))  # each output with refs showed its hint line too
+    assert git["visible_tokens"] == est(len(diff.visible) + hint) + est(len(again.visible) + hint)
     assert git["refs"] == len(diff.references) + len(again.references)
     assert (git["refs_expanded"], git["originals_restored"]) == (0, 1)
     assert (rows["analyze (log)"]["refs_expanded"], rows["analyze (log)"]["originals_restored"]) == (1, 0)
     total = doc["total"]
     assert total["runs"] == 4 and total["refs_expanded"] == 1 and total["originals_restored"] == 1
     assert total["raw_tokens"] == sum(r["raw_tokens"] for r in rows.values())
-    assert total["saved_tokens"] == total["raw_tokens"] - total["visible_tokens"] > 0
-    assert total["saved_pct"] == round(100 * total["saved_tokens"] / total["raw_tokens"], 1)
+    assert total["host_tokens"] == total["raw_tokens"]  # every output under Claude Code's 30,000-character cut
+    assert total["expanded_tokens"] > 0  # the three reads printed bytes into the context
+    assert total["saved_tokens"] == total["host_tokens"] - total["visible_tokens"] - total["expanded_tokens"] > 0
+    assert total["saved_pct"] == round(100 * total["saved_tokens"] / total["host_tokens"], 1)
     assert total["ceiling_hits"] == 0  # every output fitted under the ceiling
     assert doc["expansions"] == 3
     code, out = run_cli(capsysbinary, "gain")
@@ -165,3 +169,33 @@ def test_the_manifest_flag_and_older_manifests_without_it(home):
     doc["ceiling"] = False  # the flag wins when it is there
     path.write_bytes(msgspec.json.encode(doc))
     assert gain(home).total.ceiling_hits == 0
+
+
+def test_the_host_cut_applies_to_the_baseline(home):
+    """Claude Code keeps 2,000 characters of a Bash output over 30,000: that, not the raw output, is
+    what we saved against; an output we made longer shows as a negative saving."""
+    big = "".join(f"2026-01-01 10:00:{i % 60:02d} INFO request {i} ok\n" for i in range(3000)).encode()
+    packet = reduce_bytes(big, source="run: ./server --once")
+    report = gain(home, "claude-code")
+    row = report.total
+    assert row.raw_tokens == est(len(big)) and row.host_tokens == est(2000)
+    assert row.saved_tokens == row.host_tokens - est(len(packet.visible) + len(refs_hint("pkt_0123456789ab", "ID")))
+    assert gain(home, "none").total.host_tokens == est(len(big))  # no cut known: the whole output
+
+
+def test_an_output_that_grew_is_a_negative_saving(home):
+    grown = reduce_bytes(b"".join(b"KEY_%d=value%d\n" % (i, i) for i in range(60)), source="run: env")
+    row = gain(home).rows[0]
+    if len(grown.visible) + (len(refs_hint("pkt_0123456789ab", "ID")) if grown.references else 0) > len(grown.raw):
+        assert row.saved_tokens < 0 and row.saved_pct < 0
+    else:
+        assert row.saved_tokens == row.host_tokens - row.visible_tokens
+
+
+def test_what_was_read_back_is_taken_off(home, capsysbinary):
+    packet = reduce_bytes(LOG.read_bytes(), source="run: cat app.log")
+    before = gain(home).total.saved_tokens
+    code, out = run_cli(capsysbinary, "expand", "--full", packet.manifest_id)
+    assert code == 0
+    after = gain(home).total
+    assert after.expanded_tokens == est(len(out)) and after.saved_tokens == before - est(len(out))
