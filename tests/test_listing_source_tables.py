@@ -471,3 +471,15 @@ def test_level_0_outline_of_java_has_constructors_methods_and_interface_methods_
                         "14:     public List<Order> findAll() {",
                         "18:     private static int count(String key) throws IOException {",
                         "25:     interface Listener {", "26:         void onOrder(Order order);"]
+
+
+def test_a_listing_whose_folding_saves_little_passes_through():
+    rows = ["."] + [f"├── pkg{i}" for i in range(4)] + [f"│   ├── module_{i}.py" for i in range(14)]
+    raw = ("\n".join(rows + ["└── README.md", "", "5 directories, 15 files"]) + "\n").encode()
+    assert classify(raw)[0] == "listing"
+    visible, refs = reduced(listing, raw)  # 2 entries past max_entries: a fold line saves under 300 bytes
+    assert visible == raw and refs == {}
+    rows = ["."] + [f"├── pkg{i}" for i in range(4)] + [f"│   ├── a_module_with_a_long_name_{i}.py" for i in range(40)]
+    raw = ("\n".join(rows + ["└── README.md", "", "5 directories, 41 files"]) + "\n").encode()
+    visible, refs = reduced(listing, raw)
+    assert len(refs) == 1 and "… 28 more entries".encode() in visible

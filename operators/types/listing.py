@@ -39,7 +39,8 @@ SIGNALS = ""
 
 COLUMNS, COLUMNS_REASON = "columns", "ls -l mode, links, owner, group and date columns"
 ENTRIES, ENTRIES_REASON = "entries", "listing entries past the shown ones"
-MIN_SAVING = 200
+MIN_SAVING = 300  # bytes, and MIN_SHARE of the listing: a smaller saving is not worth a ref and its hint line
+MIN_SHARE = 0.1
 
 
 class Settings(Section):
@@ -297,7 +298,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         return passthrough(raw)  # every du line is a size an agent asked for; over the ceiling, rank_lines chooses
     else:
         return passthrough(raw)
-    return plan if _saving(plan) >= MIN_SAVING else passthrough(raw)
+    return plan if _saving(plan) >= max(MIN_SAVING, MIN_SHARE * len(raw)) else passthrough(raw)
 
 
 def _saving(plan: Plan) -> int:
