@@ -3,7 +3,8 @@
     .venv/bin/python bench/startup.py [--runs 20] [--tokens PATH | --venv]
 
 For each case the bare command and the wrapped one run alternately (bare, wrapped, bare, …) so that
-both see the same machine load; the printed figure is median(wrapped) - median(bare). Cases:
+both see the same machine load; the printed figure is median(wrapped) - median(bare), in wall time and
+in CPU time (user + system: steadier than wall time on a busy machine). Cases:
 
 * ``tokens run -- true`` against ``true``                   (no output: the fast path prints it)
 * ``tokens run -- cat 2KB`` against ``cat 2KB``              (2 KB of log lines: reduced)
@@ -14,7 +15,8 @@ both see the same machine load; the printed figure is median(wrapped) - median(b
 Targets (issue 23): short output (under ``min_bytes``) <= 10 ms added, 2 KB and 20 KB <= 60 ms added.
 When ``rtk`` is on PATH, ``rtk CMD`` is timed beside (its added time, same runs).
 
-``--venv`` measures a non-editable install of this working tree, made in a temporary venv (its
+``--baseline PATH`` runs another ``tokens`` (an older install) in the same turns, for a paired
+before/after. ``--venv`` measures a non-editable install of this working tree, made in a temporary venv (its
 dependencies are taken from this interpreter's site-packages): what users run. ``--tokens`` names
 another console script; by default the one beside this interpreter (an editable install pays the
 editable finder's start-up, a few ms). The store goes to a temporary home; nothing is written in
@@ -48,10 +50,14 @@ def log_lines(size: int) -> bytes:
     return b"".join(out)[:size]
 
 
-def timed(cmd: list[str], env: dict, cwd: Path) -> float:
+def timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """Wall and CPU (user + system, the command and its children) milliseconds of one run."""
     start = time.perf_counter()
-    subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return (time.perf_counter() - start) * 1000
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = (time.perf_counter() - start) * 1000
+    proc.returncode = 0  # reaped here
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
 def install(work: Path) -> str:
@@ -85,19 +91,29 @@ def cases(tok: str, small: Path, big: Path) -> dict[str, tuple[list[str], list[s
     return out
 
 
-def measure(name: str, bare: list[str], wrapped: list[str], env: dict, runs: int, rtk: str | None) -> str:
-    b, w, r = [], [], []
+def _added(runs: list[tuple[float, float]], bare: list[tuple[float, float]], index: int) -> float:
+    return statistics.median(x[index] for x in runs) - statistics.median(x[index] for x in bare)
+
+
+def measure(name: str, bare: list[str], wrapped: list[str], env: dict, runs: int, rtk: str | None,
+            baseline: list[str] | None = None) -> str:
+    """One row: bare, wrapped (and rtk, and the baseline's wrapped command) run in turn, ``runs`` times."""
+    b, w, r, o = [], [], [], []
     rtk_cmd = [rtk, *bare] if rtk and name != "analyze 20KB" else None
     for _ in range(runs):
         b.append(timed(bare, env, ROOT))
         w.append(timed(wrapped, env, ROOT))
         if rtk_cmd:
             r.append(timed(rtk_cmd, env, ROOT))
-    mb, mw = statistics.median(b), statistics.median(w)
+        if baseline:
+            o.append(timed(baseline, env, ROOT))
+    mb, mw = statistics.median(x[0] for x in b), statistics.median(x[0] for x in w)
     added = mw - mb
     verdict = "ok" if added <= TARGETS[name] else f"MISS by {added - TARGETS[name]:.0f} ms"
-    rtk_col = f"{statistics.median(r) - mb:>8.1f}" if r else f"{'-':>8}"
-    return f"{name:<14} {mb:>8.1f} {mw:>10.1f} {added:>8.1f} {rtk_col} {TARGETS[name]:>7.0f}  {verdict}"
+    rtk_col = f"{_added(r, b, 0):>8.1f}" if r else f"{'-':>8}"
+    base_col = f" {_added(o, b, 0):>9.1f} {_added(o, b, 1):>9.1f}" if o else ""
+    return (f"{name:<14} {mb:>8.1f} {mw:>10.1f} {added:>8.1f} {_added(w, b, 1):>8.1f}{base_col} {rtk_col} "
+            f"{TARGETS[name]:>7.0f}  {verdict}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--tokens", default=str(Path(sys.executable).with_name("tokens")))
     where.add_argument("--venv", action="store_true", help="measure a non-editable install made in a temporary venv")
+    parser.add_argument("--baseline", metavar="PATH", help="another tokens (an older install) run in the same turns")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -124,9 +141,15 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()
         print(f"tokens = {tok}; {os.cpu_count()} cores, load average {load[0]:.2f}; median of {args.runs} "
               f"interleaved runs each")
-        print(f"{'case':<14} {'bare ms':>8} {'wrapped ms':>10} {'added ms':>8} {'rtk +ms':>8} {'target':>7}  verdict")
+        base = f" {'base +ms':>9} {'base +cpu':>9}" if args.baseline else ""
+        print(f"{'case':<14} {'bare ms':>8} {'wrapped ms':>10} {'added ms':>8} {'+cpu ms':>8}{base} {'rtk +ms':>8} "
+              f"{'target':>7}  verdict")
         for name, (bare, wrapped) in todo.items():
-            print(measure(name, bare, wrapped, env, args.runs, rtk), flush=True)
+            old = [args.baseline, *wrapped[1:]] if args.baseline else None
+            print(measure(name, bare, wrapped, env, args.runs, rtk, old), flush=True)
+        print("added = median wall of the wrapped command - median wall of the bare one (the target is judged on it);\n"
+              "+cpu = the same for user+system CPU time: it moves far less than wall time when the machine is busy"
+              + ("; base = the same for --baseline, run in the same turns" if args.baseline else ""))
         if not rtk:
             print("(rtk not installed: no rtk column)")
     return 0
