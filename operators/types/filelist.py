@@ -15,8 +15,8 @@ rest of each directory folds, with a count, its names and one ref (group ``filel
 * Every top-level entry stays (directories always; files up to ``SUBDIR_FACTOR`` times
   ``max_entries_per_dir``), and so does the first path listed in every other directory.
 * The other paths of a directory fold into one line where the first of them was (right after the
-  directory's shown path), naming up to ``max_entries_per_dir`` of them (``in DIR`` when the line
-  is not right after that path). A single path to fold is shown instead: it costs no more.
+  directory's shown path), naming up to ``max_entries_per_dir`` of them in ``names_width``
+  characters (``in DIR`` when the line is not right after that path). A single path to fold is shown instead: it costs no more.
 * A directory line (``find`` without ``-type f``) below the top level is implied by the paths in it
   and folds with them; an empty directory is a path like any other.
 * Bulk directories (``vendor``, ``node_modules``, ``.git``, caches, build output) and directories
@@ -317,8 +317,9 @@ def _depth_for(nodes: dict[bytes, Node], prefix: bytes, sep: bytes, max_depth: i
 class _Listing:
     """One listing read for folding: its items, their groups and which of them stay shown."""
 
-    def __init__(self, raw: bytes, max_entries: int, max_depth: int, max_groups: int):
+    def __init__(self, raw: bytes, max_entries: int, max_depth: int, max_groups: int, names_width: int = 100):
         self.raw = raw
+        self.names_width = names_width
         self.nul = b"\n" not in raw and b"\0" in raw
         self.items = _entries(raw, self.nul)
         paths = [raw[s:b] for s, b, _ in self.items if b > s and raw[s:b].strip()]
@@ -409,7 +410,14 @@ class _Listing:
         else:
             if not after_own:
                 text += f" in {show_name(where) if group.key else '.' + self.sep.decode()}"
-            names = [show_name(name) for name in group.folded[: self.max_entries]]
+            names: list[str] = []
+            room = self.names_width
+            for name in group.folded[: self.max_entries]:
+                shown = show_name(name)
+                if names and len(shown) + 2 > room:
+                    break
+                names.append(shown)
+                room -= len(shown) + 2
             text += ": " + ", ".join(names) + (", …" if n > len(names) else "")
         return text.encode("utf-8", "surrogateescape") + b"\n"
 
@@ -427,8 +435,8 @@ def _nodes_by_key(root: Node, prefix: bytes, sep: bytes) -> dict[bytes, Node]:
     return nodes
 
 
-def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: int = 150) -> Plan:
-    listing = _Listing(raw, max_entries, max_depth, max_groups)
+def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: int = 150, names_width: int = 100) -> Plan:
+    listing = _Listing(raw, max_entries, max_depth, max_groups, names_width)
     if listing.count < 2 or not listing.hidden:
         return passthrough(raw)
     root = listing.root
@@ -470,7 +478,7 @@ def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: in
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     cfg = config.filelist
-    return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth, getattr(cfg, "max_dirs", 150))
+    return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth, cfg.max_dirs, cfg.names_width)
 
 
 # -- the content type ----------------------------------------------------------------------------
@@ -482,6 +490,7 @@ class Settings(Section):
     max_entries_per_dir: int = 8  # names a fold line gives (top level: this many times SUBDIR_FACTOR paths shown)
     max_depth: int = 16  # directories deeper than this below the listing's root fold into their ancestor there
     max_dirs: int = 150  # directories shown each with its own first path; past it, the deepest levels fold
+    names_width: int = 100  # characters of names a fold line gives at most (at least one name)
 
 NOT_IN_PATH_RE = lazy(rb'[\x00-\x1f\x7f:*?"<>|;={}\t]|^\s|\s$')
 FILE_NAME_RE = lazy(rb"^(?:\.?[^ ./][^/]*\.[A-Za-z0-9_~-]{1,10}|\.[A-Za-z0-9_][^ /]*|\.{1,2})$")
