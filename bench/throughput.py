@@ -534,6 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller inputs: about a minute")
     parser.add_argument("--keep", action="store_true", help="keep the generated inputs (printed path)")
+    parser.add_argument("--only", choices=["startup", "batch", "stages", "scaling"], help="run one section only")
     parser.add_argument("--_stages", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args._stages:
@@ -546,6 +547,11 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="nolife-bench-"))
     try:
         paths = generate(spec, work)
+        if args.only:
+            only = {"startup": lambda: bench_startup(paths, work, spec), "stages": lambda: bench_stages(paths, work),
+                    "batch": lambda: bench_batch(paths, work, 35 * MB), "scaling": lambda: bench_scaling(paths, work)}
+            only[args.only]()
+            return 0
         startup = bench_startup(paths, work, spec)
         batch = bench_batch(paths, work, startup["rss"])
         bench_stages(paths, work)
