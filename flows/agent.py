@@ -186,12 +186,16 @@ def _start(cmd: list[str]):
     import subprocess
 
     try:
-        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=None,
-                                start_new_session=True), None
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=None,
+                                start_new_session=True)
     except OSError as exc:
         from flows.quick import cannot_start
 
         return None, cannot_start(cmd, exc)
+    from flows.watchdog import guard
+
+    guard(proc.pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
+    return proc, None
 
 
 def _signal_group(proc, signum: int) -> None:

@@ -138,6 +138,9 @@ def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
         os.close(write_fd)
         return None, cannot_start(cmd, exc)
     os.close(write_fd)
+    from flows.watchdog import guard
+
+    guard(pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
     return Child(pid, read_fd), 0
 
 

@@ -217,3 +217,76 @@ def test_pack_cli_json_and_too_small_budget(capsysbinary):
     assert all(p["expand"].startswith("tokens expand --full pkt_") for p in report["packets"])
     code, out, err = run_cli(capsysbinary, "pack", "--budget", "5", str(PYTEST_FIXTURE))
     assert code == 2 and out == b"" and b"too small" in err
+
+
+# ------------------------------------------------------------------------------- process handling
+
+
+def _tagged(tag: str) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if fh.read().split(b"\0")[:2] == [b"sleep", tag.encode()]:
+                        found.append(int(pid))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("quick", ["1", "0"])
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGQUIT", "SIGUSR1"])
+def test_killing_tokens_with_any_signal_leaves_nothing_running(quick, sig, tmp_path, home):
+    """SIGKILL cannot be caught, SIGQUIT and SIGUSR1 are not handled: the command's whole group (a
+    shell and its child) still goes with tokens."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tag = f"71.{os.getpid() % 1000}{len(sig)}{quick}"
+    env = {**os.environ, "NOLIFE_TOKENS_QUICK": quick, "NOLIFE_TOKENS_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, "-m", "flows.quick", "run", "--", "bash", "-c", f"sleep {tag}; echo x"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 20
+    while not _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _tagged(tag)
+    proc.send_signal(getattr(signal, sig))
+    proc.wait(timeout=20)
+    deadline = time.monotonic() + 5
+    while _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _tagged(tag) == []
+
+
+@pytest.mark.parametrize("quick", ["1", "0"])
+def test_a_normal_exit_leaves_a_background_child_alone(quick, tmp_path, home):
+    """Without us a background child outlives its command: with us too (the watchdog lets it be)."""
+    import subprocess
+    import sys
+    import time
+
+    marker = tmp_path / "child-finished"
+    env = {**os.environ, "NOLIFE_TOKENS_QUICK": quick, "NOLIFE_TOKENS_HOME": str(home)}
+    proc = subprocess.run([sys.executable, "-m", "flows.quick", "run", "--", "sh", "-c",
+                           f"(sleep 1.5; touch {marker}) >/dev/null 2>&1 & echo started"],
+                          capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith(b"started")
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("quick", ["1", "0"])
+def test_output_passes_through_byte_identical(quick, home):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NOLIFE_TOKENS_QUICK": quick, "NOLIFE_TOKENS_HOME": str(home)}
+    for argv, expected in ((["printf", "abc"], b"abc"), (["printf", "a\\r\\nb"], b"a\r\nb"), (["true"], b"")):
+        proc = subprocess.run([sys.executable, "-m", "flows.quick", "run", "--", *argv], capture_output=True, env=env,
+                              timeout=60)
+        assert proc.returncode == 0 and proc.stdout == expected, (argv, proc.stdout)
