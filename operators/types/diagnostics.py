@@ -483,7 +483,8 @@ class _Reducer:
         message = d.message.strip().decode("utf-8", "replace").removeprefix(d.key).lstrip(": ")
         message = message[:50] + "…" if len(message) > 50 else message
         listed = spread(rest, self.cap)
-        more = f" and {len(rest) - len(listed):,} more places" if len(rest) > len(listed) else ""
+        left = len(rest) - len(listed)
+        more = f" and {left:,} more place{'s' if left != 1 else ''}" if left else ""
         plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(listed) +
                   f"{more}; exact lines: ".encode())
         plan.mark(self._group(d.key))
