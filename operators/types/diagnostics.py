@@ -556,19 +556,37 @@ def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
     return fold
 
 
-def _cap(build, fold: _Fold, room: int) -> Plan:
+def _cap(build, fold: _Fold, room: int, diags: list[Diag]) -> Plan:
     """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
-    location a rule when even that does not fit (the output ceiling then cuts by rank)."""
-    low, high = 1, fold.cap
-    best = None
+    location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
+    each cap is reckoned from the locations' lengths, then checked on the view built."""
+    rests: dict[str, list[Diag]] = {}
+    for d in diags:
+        if d.key in fold.rules:
+            rests.setdefault(d.key, []).append(d)
+    rests = {k: v[fold.examples :] for k, v in rests.items()}
+
+    def listed(cap: int) -> int:
+        return sum(sum(len(d.loc) + 1 for d in spread(rest, cap)) + (20 if len(rest) > cap else 0)
+                   for rest in rests.values())
+
+    smallest = build(_Fold(fold.rules, fold.examples, 1))
+    base = visible_size(smallest) - listed(1)
+    low, high, best = 1, fold.cap, 1
     while low <= high:
         mid = (low + high) // 2
-        plan = build(_Fold(fold.rules, fold.examples, mid))
-        if visible_size(plan) <= room:
-            best, low = plan, mid + 1
+        if base + listed(mid) <= room:
+            best, low = mid, mid + 1
         else:
             high = mid - 1
-    return best or build(_Fold(fold.rules, fold.examples, 1))
+    for _ in range(3):
+        if best <= 1:
+            break
+        plan = build(_Fold(fold.rules, fold.examples, best))
+        if visible_size(plan) <= room:
+            return plan
+        best = int(best * 0.8)
+    return smallest
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
@@ -592,7 +610,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         fold = _fit(parser, settings, size - room)
         plan = build(fold)
         if visible_size(plan) > room:
-            plan = _cap(build, fold, room)
+            plan = _cap(build, fold, room, parser.diags)
     return plan if plan.omits_anything else passthrough(raw)
 
 
