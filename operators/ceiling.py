@@ -279,6 +279,13 @@ class _Choice:
             self.items[vs] = (ve, end, suffix)
         return True
 
+    def unfold(self, vs: int) -> None:
+        """The line at ``vs`` without its fold suffix (every line it counted is shown)."""
+        ve, ins, suffix = self.items[vs]
+        if suffix:
+            self.used -= len(suffix)
+            self.items[vs] = (ve, ve, b"")
+
     def add(self, vs: int, le: int, suffix: bytes = b"") -> bool:
         """Show line [vs, le) (``le`` after its newline), with ``suffix`` before its line end, if it fits."""
         if vs in self.items:
@@ -332,18 +339,20 @@ def _line_spans(text: bytes) -> list[tuple[int, int]]:
 
 
 def _groups(text: bytes, spans: list[tuple[int, int]], order: list[int], fold: bool) -> list[list]:
-    """[count, first (start, end), last (start, end)] per group of the lines ``order`` names, in that
-    order; with ``fold`` the lines of one template (``template``) are one group, else each its own."""
+    """[count, first (start, end), last (start, end), every member's span] per group of the lines
+    ``order`` names, in that order; with ``fold`` the lines of one template (``template``) are one
+    group, else each its own."""
     if not fold:
-        return [[1, spans[i], spans[i]] for i in order]
+        return [[1, spans[i], spans[i], [spans[i]]] for i in order]
     keys = _templates([text[spans[i][0]:spans[i][1]] for i in order])
     groups: dict[bytes, list] = {}
     for key, i in zip(keys, order):
         g = groups.get(key)
         if g is None:
-            groups[key] = [1, spans[i], spans[i]]
+            groups[key] = [1, spans[i], spans[i], [spans[i]]]
         else:
             g[0] += 1
+            g[3].append(spans[i])
             if spans[i][0] < g[1][0]:
                 g[1] = spans[i]
             if spans[i][0] > g[2][0]:
@@ -380,7 +389,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     if groups:
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE)
-        for count, first, last in groups:
+        for count, first, last, _ in groups:
             fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
                 first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
             if not fits:
@@ -392,6 +401,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
         if choice.used >= share:
             break
         choice.add(spans[i][0], _line_end(text, spans[i][0]))
+    _show_members(choice, text, groups, share)
     full = choice.budget
     if not _fills(kind):  # the budget is a ceiling, not a target: a short head and tail for orientation
         choice.budget = min(full, choice.used + int(full * HEAD_TAIL_SHARE))
@@ -400,6 +410,23 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     _close_blank_gaps(choice, text, spans)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     return choice, len(left), sum(g[0] for g in left)
+
+
+def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) -> None:
+    """The other lines of the folded groups shown, in order, while the share lasts: they are signal
+    lines too (the same template, other numbers); a group shown whole loses its fold count."""
+    for count, first, _last, members in groups:
+        if count < 2 or first[0] not in choice.items:
+            continue
+        shown = 1
+        for a, _b in members:
+            if a == first[0]:
+                continue
+            if choice.used >= share or not choice.add(a, _line_end(text, a)):
+                break
+            shown += 1
+        if shown == count:
+            choice.unfold(first[0])
 
 
 def _fills(kind: str) -> bool:

@@ -344,3 +344,20 @@ def test_a_big_diff_lists_every_file_shows_whole_hunks_and_counts_the_rest(home)
         assert b"\n+++ b/src/f%d.py  (+8 -8)\n" % f in packet.visible
     counted = re.search(rb"^\[([0-9,]+) more must-see lines not shown", packet.visible, re.M)
     assert counted
+
+
+def test_the_other_lines_of_a_folded_signal_template_show_while_there_is_room(home):
+    """Lines of one signal template (other numbers) are shown too while the budget lasts; a template
+    shown whole carries no fold count, one shown in part keeps it."""
+    rows = [b"2026-01-01 10:%02d:00 INFO  tick %d ok %s" % (i % 60, i, b"x" * 60) for i in range(3000)]
+    for k in range(6):
+        rows.insert(100 + 400 * k, b"2026-01-01 11:00:%02d ERROR upload %d failed: quota exceeded" % (k, 9000 + k))
+    raw = b"\n".join(rows) + b"\n"
+    packet = reduce_bytes(raw, forced_type="text")
+    assert CEILING_GUARD in packet.guard
+    for k in range(6):
+        assert b"ERROR upload %d failed: quota exceeded\n" % (9000 + k) in packet.visible
+    assert b"similar" not in packet.visible
+    tight = reduce_bytes(raw, forced_type="text", budget=250)
+    assert tight.visible.count(b"ERROR upload") < 6 and b"(\xc3\x976 similar" in tight.visible
+    assert tight.signal_pass and packet.signal_pass and tight.restore_pass
