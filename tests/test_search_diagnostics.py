@@ -511,3 +511,26 @@ def test_yamllint_entries_take_their_rule_from_the_parentheses():
     parsed = diagnostics.parse(YAMLLINT).diags
     assert [d.key for d in parsed] == ["document-start", "indentation", "indentation", "document-start", "indentation"]
     assert parsed[3].loc == b"./environment.yml:1:1"
+
+
+def test_a_search_over_the_ceiling_counts_every_file_first_even_when_nothing_folds():
+    from operators.ceiling import CeilingSettings, fit
+    from operators.config import config_class
+
+    raw = (FIXTURES / "grep_rn_throw_gson.txt").read_bytes()
+    firsts = {}
+    for line in raw.splitlines(keepends=True):
+        firsts.setdefault(line.split(b":", 1)[0], line)
+    one_each = b"".join(firsts.values())  # one hit in each of 82 files: nothing for the reducer to fold
+    config = config_class()(ceiling=CeilingSettings(max_chars=4000))
+    plan = search.reduce(one_each, "coarse", config)
+    visible = render(plan, {g: f"ctx_{i:06x}" for i, g in enumerate(plan.reasons)})[0]
+    assert visible.startswith(f"[82 matching lines in 82 files; hits per file:]\n".encode())
+    assert visible.endswith(one_each)  # then every hit as printed
+    cut = fit(plan, 4000, "search", config)
+    shown = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})[0]
+    names = sum(bool(re.search(rb"^ +1 " + re.escape(p) + rb"$", shown, re.M)) for p in firsts)
+    hits = sum(line[:100] in shown for line in firsts.values())
+    assert names >= 30 and hits < names / 4  # the count lines go first (a few hits come with the tail)
+    default = search.reduce(one_each, "coarse", config_class()())  # under the default ceiling: as it is
+    assert render(default, {})[0] == one_each

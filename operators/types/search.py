@@ -16,8 +16,8 @@ first hit, then a second for every file, … at most ``per_file`` each, ``total`
 never spends the budget of the others; past ``max_files`` files none), with the context lines of
 the last one; the rest of the file becomes one line ``[… N more matching lines in PATH (M in all):
 #ref:…]`` where they were (a ref per file for the first ``OWN_REFS`` such files, then one shared).
-When hits are folded in ``COUNTS_MIN`` files or more, the output starts with every file and its
-number of hits (``  12 path``), in the order found. rg ``--heading`` output keeps its path lines,
+When hits are folded (or the output is over the ceiling) in ``COUNTS_MIN`` files or more, the
+output starts with every file and its number of hits (``  12 path``), in the order found. rg ``--heading`` output keeps its path lines,
 each with its count and ref when hits fold; one file's hits without a path (``grep -n PATTERN
 FILE``) show half as many more. A line longer than ``line_max`` bytes is cut around the match (the
 pattern is guessed: the word found in most matching lines), its ``path:12:`` kept, the cut bytes to
@@ -346,8 +346,9 @@ def _files(lines: list[Line]) -> list[tuple[int, int]]:
 
 
 class _Reducer:
-    def __init__(self, raw: bytes, lines: list[Line], shape: str, settings: Settings):
+    def __init__(self, raw: bytes, lines: list[Line], shape: str, settings: Settings, big: bool = False):
         self.raw, self.lines, self.shape, self.s = raw, lines, shape, settings
+        self.big = big  # over the output ceiling: the hit counts come first even when no hit folds
         self.plan = Plan(raw)
         self.pattern = _guess_pattern(raw, [ln for ln in lines if ln.kind == MATCH])
         self.binary: list[bytes] = []
@@ -381,8 +382,9 @@ class _Reducer:
         return self.plan.finish()
 
     def _counts(self, runs: dict[int, int]) -> None:
-        """From ``COUNTS_MIN`` files with some hits folded: every file with its number of hits first
-        (``  12 path``, in the order found), so no file name depends on its hits being shown."""
+        """From ``COUNTS_MIN`` files with some hits folded, or over the output ceiling: every file with
+        its number of hits first (``  12 path``, in the order found), so no file name depends on its
+        hits being shown."""
         per_file: dict[bytes, int] = {}
         hidden = 0
         for start, end in runs.items():
@@ -390,7 +392,7 @@ class _Reducer:
             hidden += matches - min(self.allowed[start], matches)
             path = self.lines[start].path
             per_file[path] = per_file.get(path, 0) + matches
-        if not hidden or len(per_file) < COUNTS_MIN:
+        if not (hidden or self.big) or len(per_file) < COUNTS_MIN:
             return
         width = len(str(max(per_file.values())))
         lines = [f"[{self.total_matches:,} matching lines in {_files_n(len(per_file))}; hits per file:]\n".encode()]
@@ -543,9 +545,11 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     shape = _shape(raw, lines)
     if not any(ln.kind == MATCH for ln in lines):
         return passthrough(raw)
-    plan = _Reducer(raw, lines, shape, settings).run()
+    ceiling = getattr(config, "ceiling", None)
+    big = len(raw) > (ceiling.max_chars if ceiling is not None else 25_000)
+    plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
-    if len(raw) - shown < max(MIN_SAVING, MIN_SHARE * len(raw)):
+    if len(raw) - shown < max(MIN_SAVING, MIN_SHARE * len(raw)) and not big:
         return passthrough(raw)
     return plan
 
