@@ -123,6 +123,21 @@ def test_rank_lines_puts_definitions_in_tier_zero_and_code_signal_words_in_tier_
     ]
     ranked = gitblame.rank_lines(lines, None)
     assert ranked[2] == (0, 0) and ranked[3] == (1, 0) and ranked[0] == (2, 0) and ranked[4] is None
+    porcelain = [  # --porcelain: the code lines start with a tab
+        b"fdfd51e24c0ee8c4ec39bd3bc1a6e45b3ff7c0ff 33 33 2",
+        b"author Timothy Emiola",
+        b"\tdef optional(converter):",
+        b"\t    return converter",
+    ]
+    ranked = gitblame.rank_lines(porcelain, None)
+    assert ranked[2] == (0, 0) and ranked[3] == (2, 0) and ranked[0] is None
+
+
+def test_a_blame_of_a_file_without_definitions_is_not_fitted():
+    raw = data("git_blame_fzf_changelog_head1000.txt.gz")  # prose: no definition to fit by
+    plan, visible, _ = run(raw)
+    assert visible_size(plan) > 25_000  # left to the output ceiling's head and tail
+    assert gitblame.BODY_GROUP not in plan.reasons and b" lines]\n" not in visible
 
 
 def test_the_whole_pipeline_shows_every_definition_of_a_big_blame():
