@@ -144,7 +144,10 @@ def test_search_spreads_its_lines_over_the_files_and_folds_each_file_with_a_ref(
     per_file = {path: hits.count(path) for path in dict.fromkeys(hits)}
     shown = re.findall(rb"^([^:\n]+):\d+:", visible, re.M)
     assert set(shown) == set(per_file)  # every file its first hit
-    assert len(shown) <= 120 and max(shown.count(p) for p in per_file) <= 3
+    allowed = dict(zip(per_file, search.allowances(list(per_file.items()), search.Settings(per_file=3, total=120))))
+    assert sum(allowed.values()) <= 120 and max(allowed.values()) == 3
+    assert all(shown.count(p) in (allowed[p], n) for p, n in per_file.items())  # its share, or all when cheaper
+    assert any(allowed[p] < shown.count(p) == n for p, n in per_file.items())  # a fold line would cost more
     big = max(per_file, key=per_file.get)
     m = re.search(rb"^\[\xe2\x80\xa6 (\d+) more matching lines in " + re.escape(big) + rb" \((\d+) in all\): #ref:(ctx_\w+)\]$",
                   visible, re.M)
@@ -183,7 +186,7 @@ def test_search_ranks_counts_and_first_hits_first_under_a_small_budget():
     shown_firsts = [line for line in firsts.values() if line[:150] in visible]
     assert len(shown_firsts) >= 0.5 * len(paths)  # ... then first hits, as printed ...
     others = [line for line in hits if line not in firsts.values() and line[:150] in visible]
-    assert others == [] or len(shown_firsts) == len(paths)  # ... before any file's second hit
+    assert len(others) <= 5 or len(shown_firsts) == len(paths)  # ... before other hits (but the head's few)
 
 
 def test_long_lines_are_cut_around_the_match():

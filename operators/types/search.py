@@ -63,6 +63,7 @@ class Settings(Section):
 MIN_SAVING = 300  # bytes; below this (or MIN_SHARE of the output) the output passes through: the ref costs a line
 MIN_SHARE = 0.15
 OWN_REFS = 15  # files whose folded matches get a ref of their own (named in their header)
+MARK_COST = 22  # bytes a marker and the closing bracket of a fold line take
 COUNTS_MIN = 6  # files from which a search with folded hits starts with every file's hit count
 SHARED = "more"  # the group of the folded matches of the files after those
 
@@ -453,14 +454,17 @@ class _Reducer:
             end = matches[allowed - 1] + 1 if allowed else i
             while allowed and end < j and lines[end].kind == CONTEXT:  # the last shown hit's context after it
                 end += 1
+        name = path.decode("utf-8", "replace")
+        note = (f"[… {hidden:,} more matching line{'s' if hidden != 1 else ''} in {name} ({len(matches):,} in all): "
+                .encode())
+        if end < j and lines[j - 1].end - lines[end].start <= len(note) + MARK_COST:
+            end = j  # the lines cost no more than the line that would stand for them
         for k in range(i, end):
             self._line(lines[k])
         if end >= j:
             return
         group = self._group(path)
-        name = path.decode("utf-8", "replace")
-        plan.show((b"" if plan.ends_line() else b"\n") + f"[… {hidden:,} more matching line{'s' if hidden != 1 else ''} in "
-                  f"{name} ({len(matches):,} in all): ".encode())
+        plan.show((b"" if plan.ends_line() else b"\n") + note)
         plan.mark(group)
         plan.show(b"]\n")
         plan.omit(lines[end].start, lines[j - 1].end, group, f"search results of {name}")
