@@ -227,6 +227,9 @@ def try_run(argv: list[str]) -> int | None:
         os.write(1, out) if out else None
     except BrokenPipeError:
         pass
+    from flows.quickcount import count
+
+    count(cmd, len(out))  # tokens gain counts this run too (flows/quickcount.py)
     _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)  # a signal that came meanwhile ends us now
     return status
 

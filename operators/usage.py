@@ -268,6 +268,8 @@ def gain(home: Path | str, host: str | None = "claude-code") -> GainReport:
     uses = read_uses(home)
     expanded: dict[str, float] = {}  # id -> the last time it was read back
     read_bytes: dict[str, int] = {}  # id -> bytes printed by its reads back
+    quick = [use for use in uses if use.cmd == "run-quick"]  # fast-path runs: shown whole, nothing stored
+    uses = [use for use in uses if use.cmd != "run-quick"]
     for use in uses:
         expanded[use.id] = max(use.t, expanded.get(use.id, use.t))
         read_bytes[use.id] = read_bytes.get(use.id, 0) + use.bytes
@@ -292,11 +294,18 @@ def gain(home: Path | str, host: str | None = "claude-code") -> GainReport:
             r.originals_restored += int(info.id in expanded)
             if hit is not None:
                 r.ceiling_hits = (r.ceiling_hits or 0) + int(hit)
+    for use in quick:
+        row = rows.setdefault(command_of(use.id, ""), GainRow(command=command_of(use.id, "")))
+        for r in (row, total):
+            r.runs += 1
+            r.raw_tokens += _tokens(use.bytes)
+            r.host_tokens += _tokens(use.bytes)
+            r.visible_tokens += _tokens(use.bytes)
     for r in [*rows.values(), total]:
         r.saved_tokens = r.host_tokens - r.visible_tokens - r.expanded_tokens
         r.saved_pct = round(100.0 * r.saved_tokens / r.host_tokens, 1) if r.host_tokens else 0.0
     ordered = sorted(rows.values(), key=lambda r: (-r.saved_tokens, r.command))
-    since = min((i.created for i in packets), default=None)
+    since = min([i.created for i in packets] + [u.t for u in quick], default=None)
     return GainReport(home=str(home), rows=ordered, total=total, expansions=len(uses), since=since, host=host)
 
 

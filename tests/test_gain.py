@@ -199,3 +199,20 @@ def test_what_was_read_back_is_taken_off(home, capsysbinary):
     assert code == 0
     after = gain(home).total
     assert after.expanded_tokens == est(len(out)) and after.saved_tokens == before - est(len(out))
+
+
+def test_fast_path_runs_are_counted(home):
+    """A short run the fast path printed stores nothing, but gain counts it: shown whole, saved nothing."""
+    import subprocess
+    import sys
+
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "NOLIFE_TOKENS_HOME": str(home), "NOLIFE_TOKENS_QUICK": "1"}
+    proc = subprocess.run([sys.executable, "-m", "flows.quick", "run", "--", "printf", "one two three\\n"],
+                          capture_output=True, env=env, timeout=60)
+    assert proc.stdout == b"one two three\n"
+    report = gain(home)
+    [row] = report.rows
+    assert row.command == "run: printf" and row.runs == 1
+    assert row.host_tokens == row.visible_tokens == est(len(proc.stdout)) and row.saved_tokens == 0
+    assert not list((home / "context").glob("pkt_*.json")) if (home / "context").exists() else True
