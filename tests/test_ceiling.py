@@ -361,3 +361,26 @@ def test_the_other_lines_of_a_folded_signal_template_show_while_there_is_room(ho
     tight = reduce_bytes(raw, forced_type="text", budget=250)
     assert tight.visible.count(b"ERROR upload") < 6 and b"(\xc3\x976 similar" in tight.visible
     assert tight.signal_pass and packet.signal_pass and tight.restore_pass
+
+
+def test_a_cut_diff_of_renames_lists_each_rename_once(home):
+    """A commit that moves many files: under the ceiling every rename is listed by its own two lines,
+    then the changes that fit (the rename-only files below the list only as far as the short head goes)."""
+    parts = []
+    for f in range(150):
+        parts.append(b"diff --git a/lib/old%d.ts b/src/lib/new%d.ts\nsimilarity index 100%%\n"
+                     b"rename from lib/old%d.ts\nrename to src/lib/new%d.ts\n" % (f, f, f, f))
+    for f in range(40):
+        parts.append(b"diff --git a/src/m%d.ts b/src/m%d.ts\n--- a/src/m%d.ts\n+++ b/src/m%d.ts\n@@ -1,9 +1,9 @@\n"
+                     % (f, f, f, f))
+        parts.append(b"".join(b"-old %d %d\n+new %d %d\n" % (f, k, f, k) for k in range(9)))
+    raw = b"".join(parts)
+    packet = reduce_bytes(raw, forced_type="diff", budget=3000)
+    assert CEILING_GUARD in packet.guard and len(packet.visible) <= 12_000
+    listed = packet.visible[: packet.visible.index(b"+++ b/src/m39.ts  (+9 -9)\n")]
+    for f in range(150):
+        assert listed.count(b"rename from lib/old%d.ts\nrename to src/lib/new%d.ts\n" % (f, f)) == 1
+    assert packet.visible.count(b"rename from ") < 150 + 20  # not every rename twice
+    for f in range(40):
+        assert b"+++ b/src/m%d.ts  (+9 -9)\n" % f in packet.visible
+    assert packet.signal_pass and packet.restore_pass and packet.recovery_pass

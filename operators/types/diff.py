@@ -571,7 +571,9 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Budget ranks of a reduced diff (``operators.rank``): a hunk's lines rank together (its ``@@``
     line, changes and the context the reducer kept), whole small hunks first; a file's header lines
     take the rank of its best hunk, so a change never shows without its file; a file without hunks
-    (binary, a rename, a mode change) ranks first. Other lines: the general rules."""
+    (binary, a rename, a mode change) is left to the head and tail: the file list a cut diff starts
+    with names it.
+    Other lines: the general rules."""
     out: list[tuple[int, int] | None] = [None] * len(lines)
     head: list[int] = []  # the current file's header lines
     best = 0  # the best rank of the current file's hunks (0: none yet)
@@ -591,8 +593,8 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     def close_file() -> None:
         nonlocal best
         close_hunk()
-        for j in head:
-            out[j] = (0, best)
+        for j in head:  # a file without hunks (a rename, a binary file): its lines are in the file list (cut_head)
+            out[j] = (0, best) if best else (2, 0)
         head.clear()
         best = 0
 
@@ -646,7 +648,7 @@ def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:
     return out
 
 
-LIST_SHARE = 0.4  # of the budget the file list of a cut diff may take
+LIST_SHARE = 0.75  # of the budget the file list of a cut diff may take (the changes that fit follow)
 
 
 def cut_head(raw: bytes, budget: int) -> bytes:
@@ -664,7 +666,11 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     out, room = [head], int(budget * LIST_SHARE) - len(head) - 60
     shown = 0
     for name, plus, minus, extra in files:
-        line = name + f"  (+{plus:,} -{minus:,})".encode() + b"\n" + b"".join(x + b"\n" for x in extra)
+        counts = f"  (+{plus:,} -{minus:,})".encode() if plus or minus else b""
+        if extra and not name.startswith((b"+++ ", b"--- ")):  # a rename, copy or binary file: its own lines name it
+            line = b"\n".join(extra) + counts + b"\n"
+        else:
+            line = name + counts + b"\n" + b"".join(x + b"\n" for x in extra)
         if len(line) > room:
             break
         out.append(line)
