@@ -441,3 +441,18 @@ def test_crlf_log_still_reads_one_line_per_commit():
     raw = fixture("git_log.txt").replace(b"\n", b"\r\n")
     visible, _ = run(gitlog, raw)
     assert b"6a8536b6e1b0 2026-07-21 dependabot[bot]: Bump github/codeql-action from 4.36.0 to 4.37.0 (#5127)\r\n" in visible
+
+
+def test_a_cut_branch_list_keeps_the_current_branch_and_a_spread_not_one_line_per_template():
+    from operators.ceiling import fit
+
+    branches = [b"  remotes/origin/release-%d.%d" % (i // 10, i % 10) for i in range(300)]
+    raw = b"\n".join(branches[:150] + [b"* release-15.0"] + branches[150:]) + b"\n"
+    assert classify(raw)[0] == "gitstatus"
+    plan = gitstatus.reduce(raw, "coarse", config_class()())
+    cut = fit(plan, 1500, "gitstatus", config_class()())
+    visible = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})[0]
+    assert b"\n* release-15.0\n" in visible
+    shown = [k for k, b in enumerate(branches) if b + b"\n" in visible]
+    assert len(shown) >= 8 and b"similar" not in visible  # names, not one line per template with a count
+    assert max(b - a for a, b in zip(shown, shown[1:])) <= 3 * len(branches) / len(shown)

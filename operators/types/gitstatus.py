@@ -273,15 +273,23 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """A tag list (what is left of it after folding) ranks its tags as an even spread: the first and
     the last, then the middle, then the quarters …, so whatever part of it a budget keeps is spread
     over the whole list; the fold and note lines (the counts) before them. As tags are not signal
-    lines of one template each, they rank in tier 1. Other outputs: ``tier`` line by line."""
+    lines of one template each, they rank in tier 1. A branch list ranks the same way, its current
+    branch (``*``) first. Other outputs: ``tier`` line by line."""
     bodies = [line.rstrip(b"\r") for line in lines]
     names = [i for i, b in enumerate(bodies) if b.strip() and not _tag_note(b)]
-    if not _is_tag_list([bodies[i] for i in names[:400]]):
+    head = [bodies[i] for i in names[:400]]
+    branches = _is_branch_list(head)
+    if not branches and not _is_tag_list(head):
         return [tier(b, b, config) for b in bodies]
     out: list[tuple[int, int] | None] = [None] * len(lines)
     for i, b in enumerate(bodies):
         if _tag_note(b):
             out[i] = (1, 0)
+    if branches:  # the current branch first; the others spread like tags
+        current = [i for i in names if bodies[i].startswith(b"* ")]
+        for i in current:
+            out[i] = (0, 0)
+        names = [i for i in names if i not in current]
     n = len(names)
     top = max(0, (n - 2).bit_length() - 1)  # the most trailing zero bits an inner position can have
     for k, i in enumerate(names):
