@@ -19,8 +19,13 @@ and code.
 
 Everything omitted goes to one ref (group ``blame``), named by one marker line at the end.
 
-Under a budget (``rank_lines``) the definition lines come first, then the lines right after them,
-then the head and the tail.
+The budget: a default-form blame whose view is larger than ``ROOM_SHARE`` of the output ceiling
+fits itself by its definitions: every definition line, the same number of lines after each (its
+docstring, its first statements: as many as fit, at most ``AFTER_MAX``) and the file's first lines
+stay; each stretch in between is counted in place (``[… 23 lines]``) and kept in one ref (group
+``lines``). A blame without definitions (prose) is left to the output ceiling. Under a smaller budget
+(``rank_lines``) the definition lines come first, then the lines right after them, then the head and
+the tail.
 """
 
 from __future__ import annotations
@@ -84,7 +89,7 @@ def run_key(match: re.Match) -> bytes:
 
 def reduce_default(raw: bytes, lines: list[Line], room: int = 0) -> Plan | None:
     """The default form; None when a line does not fit it (left to the caller). With ``room`` (bytes),
-    a view larger than that keeps every definition line and the lines after it (``_fit``)."""
+    a view larger than that keeps every definition line and the lines after it (``_selection``)."""
     matches = []
     for line in lines:
         m = BLAME_RE.match(raw, line.start, line.body_end) or BLAME_S_RE.match(raw, line.start, line.body_end)
