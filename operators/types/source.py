@@ -38,7 +38,8 @@ KEYWORD_RE = lazy(
     rb"|raise|yield|function|const|let|var|export|package|func|fn|pub|use|impl|struct|enum|trait|mod|match|#include"
     rb"|#define|#ifn?def|#endif|#pragma|public|private|protected|static|final|abstract|interface|namespace|template"
     rb"|typedef|switch|case|break|continue|do|then|fi|done|esac|local|echo|set|unset|type|void|int|char|bool|auto"
-    rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require)\b"
+    rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require"
+    rb"|fun|val|override|internal|companion|lateinit|suspend|when|init)\b"
 )
 END_RE = lazy(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$")
 PROSE_RE = lazy(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
@@ -52,15 +53,23 @@ LICENSE_WORD_RE = lazy(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all r
 
 SIGNATURE_RES = {
     "python": lazy(rb"^\s*(?:async\s+def|def|class)\s+\w+"),
-    "go": lazy(rb"^(?:func\s|type\s+\w+\s+(?:struct|interface)\b)"),
-    "rust": lazy(rb"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern\s+\"[^\"]*\")\s+)*"
-                       rb"(?:fn\s+\w+|struct\s+\w+|enum\s+\w+|trait\s+\w+|impl\b|mod\s+\w+\s*\{|macro_rules!)"),
+    "go": lazy(rb"^(?:func\s|type\s+\w+(?:\[[^\]]*\])?\s+(?:struct|interface|func)\b)"),
+    "rust": lazy(rb"^\s*(?:#\[[^\]]*\]\s*)?(?:pub(?:\([^)]*\))?\s+)?(?:(?:default|async|unsafe|const|extern(?:\s+\"[^\"]*\")?)\s+)*"
+                       rb"(?:fn\s+\w+|struct\s+\w+|enum\s+\w+|trait\s+\w+|union\s+\w+|type\s+\w+|impl\b|mod\s+\w+"
+                       rb"|macro_rules!)"),
     "js": lazy(
         rb"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
-        rb"(?:function\b\*?\s*\w*|class\s+\w+|interface\s+\w+|type\s+\w+\s*(?:<[^=]*>)?\s*=|enum\s+\w+"
-        rb"|(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>|<))"
-        rb"|^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override)\s+)*(?!(?:if|for|while|switch|catch|return|function)\b)"
-        rb"\w+\s*(?:<[^>]*>)?\([^)]*\)?\s*(?::\s*[^{;=]+)?\{\s*$"
+        rb"(?:function\b\*?\s*[\w$]*|class\s+[\w$]+|interface\s+[\w$]+|type\s+[\w$]+\s*(?:<[^=]*>)?\s*=|enum\s+[\w$]+"
+        rb"|(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?function\b)"
+        rb"|^(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>|<)"
+        rb"|^export\s+(?:const|let|var)\s+[\w$]+"  # a module's exported values
+        rb"|^\s*(?!(?:if|for|while|switch|catch|return|else|case|do|throw|await|yield|new|typeof|delete|void|super)\b)"
+        rb"[\w$][\w$.]*(?:\[[^=\]]*\])?\s*=\s*(?:async\s+)?function\b"  # x = function, A.prototype.m = function
+        rb"|^\s+[\w$]+\s*:\s*(?:async\s+)?function\b"  # a method in an object literal: name: function(
+        rb"|^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override|abstract)\s+)*\*?#?"
+        rb"(?!(?:if|for|while|switch|catch|return|function|new|await|throw|else|do|super|typeof|this|const|let|var"
+        rb"|yield|delete|void|try)\b)[\w$]+\??\s*(?:<.*>)?\((?:(?!=>|\bfunction\b)[^;{]|\{[^{}]*\})*\)"
+        rb"(?:\s*:\s*(?:[^=(){};]|\{[^{}]*\}|\([^()]*\))+)?\s*\{\s*$"  # a class member: name(args): type {
     ),
     "java": lazy(
         rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
@@ -74,6 +83,11 @@ SIGNATURE_RES = {
         rb"^(?!(?:if|for|while|switch|return|else|do|case)\b)[A-Za-z_][\w \t\*&:<>,]*?[\s\*&]\**(?:\w+::)?~?\w+\s*\([^;]*$"
         rb"|^(?:typedef\s+)?(?:struct|class|union|enum)\s+\w+[^;]*$"
     ),
+    "kotlin": lazy(
+        rb"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|open|abstract|override|final|sealed"
+        rb"|data|enum|inline|suspend|operator|infix|tailrec|external|actual|expect|inner|annotation|value|companion"
+        rb"|fun)\s+)*(?:fun\b|class\s+\w+|interface\s+\w+|object\b|typealias\s+\w+|constructor\s*\()"
+    ),
     "shell": lazy(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
 }
 IMPORT_RE = lazy(
@@ -85,9 +99,13 @@ LANG_HINTS = (
     ("rust", lazy(rb"^\s*(?:pub )?fn \w+|^use [\w:]+|^\s*impl\b|^\s*let mut |->\s*(?:Self|Result|Option)", re.M)),
     ("python", lazy(rb"^\s*(?:def \w+\(.*\)(?: -> .+)?:\s*$|class \w+.*:\s*$|from [\w.]+ import |import \w+\s*$|if __name__)", re.M)),
     ("java", lazy(rb"^\s*(?:public|private|protected) (?:static )?(?:final )?(?:class|[\w<>\[\]]+ \w+\()|^package [\w.]+;", re.M)),
-    ("js", lazy(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)|=>", re.M)),
+    ("kotlin", lazy(rb"^\s*(?:(?:private|internal|public|protected|override|open|abstract|suspend|inline|operator) )*"
+                    rb"(?:fun (?:<[^>]*> )?[\w.]+\(|val \w+(?:: [\w<>?, ]+)? ?=|(?:data |sealed |enum )class \w+\()"
+                    rb"|^package [\w.]+\s*$|^import [\w]+\.[\w.]+\s*$", re.M)),
+    ("js", lazy(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)|=>"
+                rb"|(?:=|:) ?function ?\w*\(", re.M)),
     ("c", lazy(rb"^#include [<\"]|^#define |^\w[\w \*]*\s\**\w+\([^;]*\)\s*\{?\s*$", re.M)),
-    ("shell", lazy(rb"^#!/(?:usr/)?bin/(?:env )?(?:ba|z|da)?sh|^\s*(?:fi|done|esac)\s*$|\$\{?\w+\}?", re.M)),
+    ("shell", lazy(rb"^#!/(?:usr/)?bin/(?:env )?(?:ba|z|da)?sh|^\s*(?:fi|done|esac)\s*$|; (?:then|do)\s*$|^\s*(?:local|export|readonly) \w+=", re.M)),
 )
 
 
@@ -124,14 +142,27 @@ def _outside_comments(lines: list[bytes]) -> list[bytes]:
                 closing = b""
             continue
         stripped = line.strip()
-        for opener, closer in ((b'"""', b'"""'), (b"'''", b"'''"), (b"/*", b"*/")):
-            at = line.find(opener)
-            if at >= 0 and closer not in line[at + len(opener) :]:
-                closing = closer
-                break
+        closing = _block_opened(line, stripped)
         if not closing and not stripped.startswith((b"*", b"//", b"#")) or stripped.startswith(b"#!"):
             out.append(line)
     return out
+
+
+def _block_opened(line: bytes, stripped: bytes) -> bytes:
+    """The closer of a docstring or ``/*`` block the line opens and does not close, else b"". An opener
+    inside a line comment (``//! see https://x/*/y``) or after a quote (``"src/**/*.ts"``) opens nothing."""
+    if stripped.startswith((b"//", b"#", b"--")):
+        return b""
+    for opener, closer in ((b'"""', b'"""'), (b"'''", b"'''"), (b"/*", b"*/")):
+        at = line.find(opener)
+        if at < 0:
+            continue
+        before = line[:at]
+        if b"//" in before or (opener == b"/*" and (before.count(b'"') % 2 or before.count(b"'") % 2)):
+            continue
+        if closer not in line[at + len(opener) :]:
+            return closer
+    return b""
 
 
 def _is_markup(line: bytes) -> bool:
@@ -263,23 +294,39 @@ def _license(plan: Plan, start: int, end: int, count: int, numbered: bool) -> No
 # -- level 0 ---------------------------------------------------------------------------------------
 
 
-def outline(raw: bytes) -> tuple[str, int, int, list[str]]:
-    """(language, lines, imports, ["12: def f(x):", …]) of a source text."""
+SIG_LINE_MAX = 500  # longer lines are data (a minified bundle, a literal), never read as signatures
+INTERFACE_RE = lazy(rb"^\s*(?:export\s+)?(?:declare\s+)?interface\s")  # an outline gives these up second ...
+MINOR_RE = lazy(  # ... and these first: type aliases, constants
+    rb"^\s*(?:export\s+)?(?:declare\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:type|typealias)\s+[\w$]+"
+    rb"|^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]*)?=\s*(?![(\w$]+\s*=>|(?:async\s*)?(?:function|\())"
+)
+
+
+def definitions(raw: bytes) -> tuple[str, int, int, list[tuple[int, bytes]]]:
+    """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)])."""
     all_lines = [raw[ln.start : ln.body_end] for ln in split_lines(raw)]
     numbered = is_numbered([ln for ln in all_lines[:1500] if ln.strip()])
     lang = language(b"\n".join(_strip_number(ln, numbered) for ln in all_lines[:2000]))
     sig_re = SIGNATURE_RES.get(lang)
     imports = 0
-    sigs: list[str] = []
+    sigs: list[tuple[int, bytes]] = []
     for index, line in enumerate(all_lines, 1):
         number = index
         if numbered and (m := NUMBERED_RE.match(line)):
             number, line = int(m.group(1)), line[m.end() :]
+        if len(line) > SIG_LINE_MAX:
+            continue
         if IMPORT_RE.match(line):
             imports += 1
         if sig_re is not None and sig_re.match(line):
-            sigs.append(f"{number}: {line.rstrip().decode('utf-8', 'replace')[:200]}")
+            sigs.append((number, line.rstrip()))
     return lang, len(all_lines), imports, sigs
+
+
+def outline(raw: bytes) -> tuple[str, int, int, list[str]]:
+    """(language, lines, imports, ["12: def f(x):", …]) of a source text."""
+    lang, nlines, imports, sigs = definitions(raw)
+    return lang, nlines, imports, [f"{n}: {line.decode('utf-8', 'replace')[:200]}" for n, line in sigs]
 
 
 def facts(packet):
@@ -289,14 +336,72 @@ def facts(packet):
     return Facts(f"{lang}, {nlines:,} lines, {imports:,} imports, {len(sigs):,} definitions", sigs, len(sigs), lang)
 
 
+# -- over the output ceiling -----------------------------------------------------------------------
+
+OUTLINE_SHARE = 0.8  # of a cut's budget the outline may take; the file's first lines get the rest
 PACK_CONTEXT = False
 
 
-def tier(text: bytes, shown: bytes, config):
-    """Pack tiers: signatures are signal; imports context."""
-    for pattern in SIGNATURE_RES.values():
-        if pattern.match(shown):
-            return 0, 0
-    if IMPORT_RE.match(shown):
-        return 1, 0
-    return None
+def _indent(line: bytes) -> int:
+    body = line.lstrip(b" \t")
+    return len(line) - len(body) + 3 * line[: len(line) - len(body)].count(b"\t")
+
+
+def _fitting(entries: list[bytes], room: int) -> list[int]:
+    """The indexes of the entries an outline of ``room`` bytes shows: the main definitions (classes,
+    functions, methods) before the minor ones (types, interfaces, constants), the outer before the
+    nested; when one such class does not fit whole, a spread of it; kept in file order."""
+    if sum(map(len, entries)) <= room:
+        return list(range(len(entries)))
+    classes: dict[tuple[int, int], list[int]] = {}
+    for i, entry in enumerate(entries):
+        body = entry.split(b": ", 1)[1]
+        weight = 2 if MINOR_RE.match(body) else 1 if INTERFACE_RE.match(body) else 0
+        classes.setdefault((weight, _indent(body)), []).append(i)
+    chosen: list[int] = []
+    for key in sorted(classes):
+        members = classes[key]
+        cost = sum(len(entries[i]) for i in members)
+        if cost > room:  # a spread of this class, as many as fit
+            per = cost / len(members)
+            take = int(room // per)
+            if take > 0:
+                step = len(members) / take
+                members = [members[int(k * step)] for k in range(take)]
+                members = [i for i in members if len(entries[i]) <= room]
+                while members and sum(len(entries[i]) for i in members) > room:
+                    members.pop()
+            else:
+                members = []
+            chosen += members
+            break
+        chosen += members
+        room -= cost
+    return sorted(chosen)
+
+
+def cut_head(raw: bytes, budget: int) -> bytes:
+    """What a source file cut to a budget shows first (``operators.ceiling``): its outline, every
+    class, function and method signature as printed with its line number (``812:     fn parse(…) {``),
+    as many as ``OUTLINE_SHARE`` of the budget holds (main and outer definitions first), the others
+    counted; the file itself follows from its first line (``rank_lines``)."""
+    lang, nlines, _, sigs = definitions(raw)
+    if not sigs:
+        return b""
+    entries = [str(n).encode() + b": " + line + b"\n" for n, line in sigs]
+    n = len(entries)
+    head = (f"[{lang} source, {nlines:,} lines: its {n:,} definition{'s' if n != 1 else ''} first (line: signature), "
+            "then the file from its first line as far as it fits]\n").encode()
+    room = int(budget * OUTLINE_SHARE) - len(head) - 80
+    chosen = _fitting(entries, room)
+    out = [head] + [entries[i] for i in chosen]
+    if len(chosen) < n:
+        out.append(f"[… {n - len(chosen):,} more definitions: in the file's refs below]\n".encode())
+    out.append(b"[end of outline]\n")
+    return b"".join(out)
+
+
+def rank_lines(lines: list[bytes], config) -> list[tuple[int, int]]:
+    """A cut source file (its outline comes first, ``cut_head``) shows its lines from the top: every
+    line is context ranked by its place, so no line mentioning an error jumps ahead of the code."""
+    return [(1, i) for i in range(len(lines))]

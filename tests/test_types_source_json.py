@@ -1,0 +1,146 @@
+"""Source files and JSON documents over the output ceiling, on real outputs (tests/data/types/README.md):
+a cut source file shows its whole outline first, then the file from its top; Kotlin is source; a
+line comment holding ``/*`` opens no comment block."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from operators.ceiling import fit
+from operators.classify import classify
+from operators.config import Config
+from operators.reduction import omissions, render, restores_to
+from operators.types import source
+
+DATA = Path(__file__).parent / "data" / "types"
+CEILING = 25_000
+
+
+def data(name: str) -> bytes:
+    path = DATA / name
+    return gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
+
+
+def cut(module, kind: str, raw: bytes, budget: int) -> bytes:
+    """The type's plan cut to ``budget`` by the output ceiling: its visible text, restore checked."""
+    plan = fit(module.reduce(raw, "coarse", None), budget, kind, Config())
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    return visible
+
+
+# What a reader calls a definition, per language, written independently of the type's patterns.
+DEFINITIONS = {
+    "cat_serde_ser_mod_rs.txt.gz": re.compile(
+        rb"^\s*(?:pub(?:\(\w+\))? )?(?:unsafe )?(?:fn|struct|enum|trait|impl|mod|type|macro_rules!)[\s<!]"),
+    "cat_fzf_options_go.txt.gz": re.compile(rb"^(?:func |type \w+ (?:struct|interface|func)\b)"),
+    "cat_zod_v4_core_schemas_ts.txt.gz": re.compile(
+        rb"^export (?:(?:abstract |declare )?class|(?:async )?function) [\w$]+"),
+    "cat_backbone_js.txt.gz": re.compile(rb"^\s*[\w$.]+ = function\b|^    [a-zA-Z_]+: function\("),
+    "cat_gson_jsonreader_java.txt.gz": re.compile(
+        rb"^  (?:public|private|protected)(?: static| final)* [\w<>\[\]]+ \w+\([^;]*$|^public (?:final )?class "),
+    "cat_okhttp_httpurl_kt.txt.gz": re.compile(rb"^\s*(?:(?:private|internal|override|inline|operator) )*fun "),
+}
+
+
+def definitions(raw: bytes, pattern) -> list[tuple[int, bytes]]:
+    return [(n, line.rstrip()) for n, line in enumerate(raw.split(b"\n"), 1) if pattern.match(line)]
+
+
+@pytest.mark.parametrize("name", sorted(DEFINITIONS))
+def test_a_cut_source_file_shows_every_definition_then_its_first_lines(name):
+    raw = data(name)
+    assert classify(raw)[0] == "source" and len(raw) > 2 * CEILING
+    wanted = definitions(raw, DEFINITIONS[name])
+    assert len(wanted) >= 10
+    visible = cut(source, "source", raw, CEILING)
+    assert len(visible) <= CEILING
+    outline, _, rest = visible.partition(b"[end of outline]\n")
+    assert rest, "the outline comes first"
+    for number, line in wanted:  # each as printed, with its line number
+        assert b"\n%d: %s\n" % (number, line) in outline, (number, line)
+    first = raw[: raw.index(b"\n", 2000) + 1]
+    if not first.lstrip().startswith((b"/*", b"//", b"/**")):  # a license header is parked behind a ref
+        assert rest.startswith(first), "then the file from its first line"
+    else:
+        assert raw[len(first) - 600 : len(first)] in rest
+    assert b"signal template" not in visible and b"must-see line" not in visible  # code naming errors is code
+
+
+def test_code_that_names_errors_does_not_jump_ahead_of_the_file():
+    raw = data("cat_serde_ser_mod_rs.txt.gz")  # a trait full of `Error` lines, comments and doc links
+    visible = cut(source, "source", raw, CEILING)
+    rest = visible.partition(b"[end of outline]\n")[2]
+    shown = [line for line in rest.split(b"\n") if line and not line.startswith(b"[")]
+    lines = raw.split(b"\n")
+    at = lines.index(shown[0])
+    run = 0
+    while run < len(shown) and at + run < len(lines) and lines[at + run].rstrip() == shown[run].rstrip():
+        run += 1
+    assert run >= 100  # the head of the file is shown as one block, not error lines picked from its body
+
+
+def test_an_outline_over_its_share_keeps_the_outer_definitions_and_counts_the_others():
+    raw = data("cat_serde_ser_mod_rs.txt.gz")
+    visible = cut(source, "source", raw, 4_000)
+    outline = visible.partition(b"[end of outline]\n")[0]
+    outer = [(n, line) for n, line in definitions(raw, re.compile(rb"^(?:pub )?(?:trait|mod|macro_rules!) ")) ]
+    assert len(outer) >= 5
+    for number, line in outer:
+        assert b"\n%d: %s\n" % (number, line) in outline
+    nested = definitions(raw, re.compile(rb"^    fn "))
+    assert len(nested) >= 20
+    assert sum(b"%d: %s" % (n, line) in outline for n, line in nested) < len(nested)
+    assert re.search(rb"\n\[\xe2\x80\xa6 [\d,]+ more definitions: ", outline)
+
+
+def test_a_source_file_under_the_ceiling_shows_no_outline():
+    raw = data("cat_gson_jsonreader_java.txt.gz")[:20_000]
+    raw = raw[: raw.rindex(b"\n") + 1]
+    visible = cut(source, "source", raw, CEILING)
+    assert b"[end of outline]" not in visible and visible.startswith(b"[license header: 15 lines")
+    assert visible.endswith(raw[-3000:])
+
+
+def test_kotlin_is_source_with_its_classes_and_functions():
+    raw = data("cat_okhttp_httpurl_kt.txt.gz")
+    kind, reason = classify(raw)
+    assert kind == "source" and reason.startswith("kotlin source"), reason
+    lang, _, _, sigs = source.outline(raw)
+    assert lang == "kotlin"
+    texts = [s.split(": ", 1)[1].strip() for s in sigs]
+    assert "class HttpUrl private constructor(" in texts
+    assert "class Builder {" in texts and "companion object {" in texts
+    assert sum(t.startswith(("fun ", "override fun ", "internal fun ", "private fun ")) for t in texts) >= 50
+
+
+def test_a_line_comment_holding_slash_star_opens_no_comment_block():
+    raw = data("cat_serde_ser_mod_rs.txt.gz")  # `//! [`LinkedHashMap<K, V>`]: https://docs.rs/…/*/…` in its module doc
+    doc = re.search(rb"^//!.*/\*.*$", raw, re.M).group()
+    code = raw[raw.index(b"\nmod fmt;") + 1 :].split(b"\n")[:400]
+    kept = source._outside_comments([doc] + code)
+    assert b"pub trait Serialize {" in kept and len(kept) >= 60  # an opened block would swallow them
+    assert classify(raw)[0] == "source"
+    js = b'const glob = "src/**/*.ts";\n' + b"export function f(a) {\n  return a + 1;\n}\n" * 4
+    assert len(source._outside_comments(js.split(b"\n"))) == len(js.split(b"\n"))
+
+
+def test_js_outline_has_prototype_assignments_object_methods_and_class_members():
+    lang, _, _, sigs = source.outline(data("cat_backbone_js.txt.gz"))
+    texts = [s.split(": ", 1)[1] for s in sigs]
+    assert lang == "js"
+    assert "  Backbone.noConflict = function() {" in texts
+    assert "    set: function(key, val, options) {" in texts
+    ts = (b"export class Schema<T> {\n  private cache: Map<string, T> = new Map();\n"
+          b"  _getCached(): { shape: T; keys: string[] } {\n    return this.x;\n  }\n"
+          b"  ip(options?: string | { version?: 4; message?: string }) {\n    if (options) {\n      return 1;\n    }\n  }\n"
+          b"  describe(name: string) {\n    it(\"works\", () => {\n      call(a, {\n      });\n    });\n  }\n}\n")
+    got = [s.split(": ", 1)[1].strip() for s in source.outline(ts)[3]]
+    assert got == ["export class Schema<T> {", "_getCached(): { shape: T; keys: string[] } {",
+                   "ip(options?: string | { version?: 4; message?: string }) {", "describe(name: string) {"]
