@@ -47,8 +47,8 @@ _STRONG = (  # a key ending with one of these names a secret: any real value of 
 )
 _WEAK = rb"secret|token|passw|api[_-]?key|apikey|credential|private|auth|session|signature|key"
 _KEY = rb"[A-Za-z0-9_.-]*?(?:" + _WEAK + rb")[A-Za-z0-9_.-]*?"
-_VALUE = (  # a quoted string, or a bare run up to a space, a quote or a separator of fields
-    rb"\"((?:[^\"\\\n]|\\.)+)\"|'([^'\n]+)'|([^\s\"'`&,;<>()\[\]]+)"
+_VALUE = (  # a quoted string, or a bare run up to a space, a quote, a backslash or a separator of fields
+    rb"\"((?:[^\"\\\n]|\\.)+)\"|'([^'\n]+)'|\\\"([^\"\\\n]+)\\\"|([^\s\"'`&,;<>()\[\]\\]+)"
 )
 _PROVIDER = (
     rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"
@@ -58,20 +58,20 @@ _PROVIDER = (
     rb"|\bAIza[0-9A-Za-z_-]{35}|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}"
 )
 # one alternative a shape, each with its numbered groups: 1-4 PEM, 5 Authorization, 6 Bearer, 7-8 JSON
-# (key, value), 9 URL password, 10 provider token, 11-15 key, separator and value (double-quoted,
-# single-quoted, bare), 16 a random-looking value, 17 an escaped JSON field's value
+# (key, value), 9 URL password, 10 provider token, 11-16 key, separator and value (double-quoted,
+# single-quoted, in escaped quotes, bare), 17 a random-looking value, 18 an escaped JSON field's value
 _PATTERN = (
     # 1: a PEM private key's body (to its END line, or a run of base64 when the END is missing)
     rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----\s*((?s:.*?))\s*-----END [A-Z0-9 ]*PRIVATE KEY"
     rb"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----([A-Za-z0-9+/=\s\\]{16,})"
     # 2: Authorization header (any quoting), then a Bearer token anywhere
     rb"|(?i:\b(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?(?i:(?:bearer|basic|token|digest|bot|apikey)\s+)?"
-    rb"([^\s\"'`,;<>]{4,})"
+    rb"([^\s\"'`,;<>\\]{4,})"
     rb"|(?i:\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})"
     # 3: a JSON field named for a secret, with a string value
     rb"|\"((?i:[A-Za-z0-9_.-]*?(?:" + _STRONG + rb")))\"\s*:\s*\"((?:[^\"\\\n]|\\.)+)\""
     # 4: a URL's user:password@
-    rb"|\b[A-Za-z][A-Za-z0-9+.-]+://[^\s/:@\"'<>]+:([^\s/@\"'<>]+)@"
+    rb"|\b[A-Za-z][A-Za-z0-9+.-]+://[^\s/:@\"'<>\\]+:([^\s/@\"'<>\\]+)@"
     # 5: provider tokens
     rb"|(" + _PROVIDER + rb")"
     # 6: key = value, key: value (the key ends with a secret word)
@@ -154,7 +154,7 @@ def _placeholder(value: bytes) -> bool:
 def _kv_span(m) -> tuple[int, int] | None:
     """The span of a ``key=value`` match's value, if it is one to hide."""
     key, sep = m.group(11), m.group(12)
-    for group, quoted in ((13, True), (14, True), (15, False)):
+    for group, quoted in ((13, True), (14, True), (15, True), (16, False)):
         if m.group(group) is not None:
             value, start, end = m.group(group), m.start(group), m.end(group)
             break
@@ -180,14 +180,14 @@ def _span(m) -> tuple[int, int] | None:
     """The value to hide of one match (``None``: a placeholder, or not a secret after all)."""
     if m.group(11) is not None:
         return _kv_span(m)
-    if m.group(16) is not None:
-        return m.span(16) if looks_random(m.group(16)) else None
+    if m.group(17) is not None:
+        return m.span(17) if looks_random(m.group(17)) else None
     if m.group(10) is not None:
         return _provider_span(m)
-    for group in (2, 4, 5, 6, 8, 9, 17):
+    for group in (2, 4, 5, 6, 8, 9, 18):
         if m.group(group) is not None:
             value = m.group(group)
-            if group in (5, 6, 8, 9, 17) and _placeholder(value) or value.lower() in _SCHEMES:
+            if group in (5, 6, 8, 9, 18) and _placeholder(value) or value.lower() in _SCHEMES:
                 return None  # a placeholder, or a scheme whose credential is not given (Bearer <token>)
             return m.span(group)
     return None

@@ -207,3 +207,22 @@ def test_search_and_mcp_results_hide_secrets(home):
     assert value.decode() not in expand_ref(home, packet.manifest_id, full=True)
     for ref in packet.references:
         assert value.decode() not in expand_ref(home, ref.id)
+
+
+def test_json_stays_valid_json_with_its_secrets_hidden():
+    """Hidden values inside strings (escaped quotes, backslashes, a key's \\n escapes) keep the
+    document valid, and it decodes with no secret in it."""
+    doc = {"status": "failed", "items": [{"id": i, "ok": True} for i in range(60)],
+           "request": {"cmd": 'curl -d password="Hunter2Secret" -H "Authorization: Bearer dG9rZW4tMTIzNDU2Nzg5"',
+                       "body": json.dumps({"api_key": "AbC123xYz789QwE", "n": 1}),
+                       "key": "-----BEGIN PRIVATE KEY-----\n" + PEM_BODY + "\n-----END PRIVATE KEY-----\n",
+                       "url": "postgres://app:s3cr3t-Pa55w0rd@db/x", "note": "tail\\" + " token=Zq8vN3xK1mT6wYp0\\"}}
+    raw = json.dumps(doc, indent=2).encode()
+    packet = reduce_bytes(raw, source="json-valid", forced_type="json")
+    shown = json.loads(packet.visible)
+    text = json.dumps(shown)
+    for value in ("Hunter2Secret", "dG9rZW4tMTIzNDU2Nzg5", "AbC123xYz789QwE", "s3cr3t-Pa55w0rd", "Zq8vN3xK1mT6wYp0",
+                  *PEM_BODY.split("\n")):
+        assert value not in text and value.encode() not in packet.visible
+    assert packet.visible.count(b"[secret hidden: #ref:ctx_") == 6
+    assert_restores(packet)
