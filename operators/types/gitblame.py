@@ -103,12 +103,13 @@ def reduce_default(raw: bytes, lines: list[Line], room: int = 0) -> Plan | None:
     if not room or _visible(plan) <= room or not any(sig):
         return plan
     cost = _costs(lines, matches, sig)
-    for after in range(AFTER_MAX, -1, -1):
-        shown = _selection(sig, after)
-        if after and _estimate(shown, cost) > room:
+    tries = [(after, HEAD_LINES) for after in range(AFTER_MAX, -1, -1)] + [(0, 0)]
+    for after, head in tries:
+        shown = _selection(sig, after, head)
+        if head and _estimate(shown, cost) > ESTIMATE_SLACK * room:  # clearly over: not built
             continue
         plan = _walk(raw, lines, matches, _DefaultWalk(raw, width, lang), shown)
-        if after == 0 or _visible(plan) <= room:
+        if not head or _visible(plan) <= room:
             break
     return plan
 
@@ -148,6 +149,7 @@ AFTER_MAX = 12  # lines shown after each definition when the whole blame is over
 HEAD_LINES = 12  # lines shown at the top of the file then
 FOLD_LINE = 16  # bytes a "[… N lines]" line takes
 RUN_HEAD = 24  # bytes a run's hash adds to its first line shown
+ESTIMATE_SLACK = 1.25  # a selection estimated this much over the room is not tried (the estimate is rough)
 
 
 def _costs(lines: list[Line], matches: list, sig: list[bool]) -> list[int]:
@@ -159,12 +161,12 @@ def _costs(lines: list[Line], matches: list, sig: list[bool]) -> list[int]:
     return cost
 
 
-def _selection(sig: list[bool], after: int) -> list[bool]:
+def _selection(sig: list[bool], after: int, head: int) -> list[bool]:
     """The lines shown when a blame is fitted to the room: every definition line and ``after`` lines
-    after each (its docstring, its first statements), and as many at the top of the file."""
+    after each (its docstring, its first statements), and the first ``head`` lines of the file."""
     n = len(sig)
     shown = [False] * n
-    for i in range(min(n, HEAD_LINES if after else 0)):
+    for i in range(min(n, head)):
         shown[i] = True
     for i in (i for i, s in enumerate(sig) if s):
         for k in range(i, min(n, i + after + 1)):
