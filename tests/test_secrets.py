@@ -216,7 +216,7 @@ def test_json_stays_valid_json_with_its_secrets_hidden():
            "request": {"cmd": 'curl -d password="Hunter2Secret" -H "Authorization: Bearer dG9rZW4tMTIzNDU2Nzg5"',
                        "body": json.dumps({"api_key": "AbC123xYz789QwE", "n": 1}),
                        "key": "-----BEGIN PRIVATE KEY-----\n" + PEM_BODY + "\n-----END PRIVATE KEY-----\n",
-                       "url": "postgres://app:s3cr3t-Pa55w0rd@db/x", "note": "tail\\" + " token=Zq8vN3xK1mT6wYp0\\"}}
+                       "url": "postgres://app:s3cr3t-Pa55w0rd@db/x", "note": 'tail token=Zq8vN3xK1mT6wYp0" more'}}
     raw = json.dumps(doc, indent=2).encode()
     packet = reduce_bytes(raw, source="json-valid", forced_type="json")
     shown = json.loads(packet.visible)
