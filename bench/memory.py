@@ -1,6 +1,6 @@
 """Peak memory of ``tokens analyze`` net of the interpreter, for every input type at 20 MB and 100 MB.
 
-    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,idlog,json,ndjson,diff,text]
+    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,idlog,json,ndjson,diff,text,search,gitlog]
 
 Each input is generated (bench/generate.py: the same inputs as bench/throughput.py), then reduced by
 ``tokens analyze FILE`` in a child process; its peak RSS comes from ``wait4``. Each input is made by
@@ -9,7 +9,8 @@ and exec keeps the old memory's high-water mark), so a parent that built 100 MB 
 would raise every child's figure to its own. The interpreter's idle RSS is the peak of ``tokens
 analyze`` on a 20 KB log (every module loaded, next to no data). Printed per input: peak RSS, RSS/in
 (gross) and net/in = (peak - idle) / input size. ``idlog``: a log with a request id in every line
-(no two lines alike until the ids are masked), the log type's hard case.
+(no two lines alike until the ids are masked), the log type's hard case; ``search``: ``rg -n`` output,
+``gitlog``: ``git log -p`` (``make_search``, ``make_git_log_p``).
 Target (issue: start-up and memory): net/in <= 2.5x for every type at 20 MB and 100 MB.
 Needs about 2 GB of free disk under the temporary directory for the 100 MB inputs.
 """
@@ -26,11 +27,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import make_diff, make_id_log, make_json, make_log, make_ndjson  # noqa: E402
+from generate import make_diff, make_git_log_p, make_id_log, make_json, make_log, make_ndjson, make_search  # noqa: E402
 
 MB = 1024 * 1024
 TARGET_NET = 2.5
-MAKERS = {"log": make_log, "idlog": make_id_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff}
+MAKERS = {"log": make_log, "idlog": make_id_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff,
+          "search": make_search, "gitlog": make_git_log_p}
 
 
 def make_text(target: int) -> bytes:
@@ -57,18 +59,19 @@ def make(kind: str, size: int, path: Path) -> None:
                    env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)})
 
 
-def peak(cmd: list[str], env: dict) -> tuple[int, float, int]:
-    """(peak RSS in bytes, wall seconds, exit code) of one child process."""
+def peak(cmd: list[str], env: dict) -> tuple[int, float, int, float]:
+    """(peak RSS in bytes, wall seconds, exit code, CPU seconds) of one child process."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
-    return usage.ru_maxrss * 1024, time.perf_counter() - start, os.waitstatus_to_exitcode(status)
+    return (usage.ru_maxrss * 1024, time.perf_counter() - start, os.waitstatus_to_exitcode(status),
+            usage.ru_utime + usage.ru_stime)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20,100", help="input sizes in MB")
-    parser.add_argument("--kinds", default="log,idlog,json,ndjson,diff,text")
+    parser.add_argument("--kinds", default="log,idlog,json,ndjson,diff,text,search,gitlog")
     args = parser.parse_args(argv)
     tokens = [sys.executable, "-m", "flows.cli", "analyze"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,18 +82,20 @@ def main(argv: list[str] | None = None) -> int:
         make("log", 20 * 1024, small)
         idle = min(peak([*tokens, str(small)], env)[0] for _ in range(3))
         print(f"interpreter idle RSS (tokens analyze of 20 KB): {idle / MB:.0f} MB\n")
-        print(f"{'input':<8} {'size':>7} {'peak RSS':>9} {'RSS/in':>7} {'net/in':>7} {'wall':>7}  target net <= {TARGET_NET}x")
+        print(f"{'input':<8} {'size':>7} {'peak RSS':>9} {'RSS/in':>7} {'net/in':>7} {'wall':>7} {'cpu':>7} {'MB/s cpu':>8}  "
+              f"target net <= {TARGET_NET}x")
         worst = 0.0
         for size_mb in (int(s) for s in args.sizes.split(",")):
             for kind in args.kinds.split(","):
                 path = work / f"input.{kind}"
                 make(kind, size_mb * MB, path)
                 size = path.stat().st_size
-                rss, wall, rc = peak([*tokens, str(path)], env)
+                rss, wall, rc, cpu = peak([*tokens, str(path)], env)
                 net = max(0, rss - idle) / size
                 worst = max(worst, net)
                 verdict = "FAILED" if rc else ("PASS" if net <= TARGET_NET else "MISS")
-                print(f"{kind:<8} {size / MB:>5.0f}MB {rss / MB:>7.0f}MB {rss / size:>6.2f}x {net:>6.2f}x {wall:>6.1f}s  {verdict}",
+                print(f"{kind:<8} {size / MB:>5.0f}MB {rss / MB:>7.0f}MB {rss / size:>6.2f}x {net:>6.2f}x {wall:>6.1f}s "
+                      f"{cpu:>6.1f}s {size / MB / cpu:>8.1f}  {verdict}",
                       flush=True)
                 path.unlink()
                 subprocess.run(["rm", "-rf", str(work / "home")], check=False)
