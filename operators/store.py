@@ -953,6 +953,17 @@ def _remove(paths: list[str]) -> int:
     return freed
 
 
+def _remove_orphans(refs: dict[str, _Unit], uses: dict[str, int], before: float) -> tuple[int, int]:
+    """Remove (from ``refs`` and the disk) the refs no packet points to, last used before ``before``:
+    a killed run's refs, no packet was ever written for them. Returns (files removed, bytes freed)."""
+    removed = freed = 0
+    for key in [key for key, unit in refs.items() if not uses.get(key) and unit.used < before]:
+        unit = refs.pop(key)
+        freed += _remove(unit.paths)
+        removed += len(unit.paths)
+    return removed, freed
+
+
 def _collect(directory: Path, tail_dir: Path, older_than: float | None, max_bytes: int | None,
              keep_newer: float, orphan_grace: float = ORPHAN_GRACE) -> tuple[int, int]:
     """``Store.gc``: debris first, then packets by last use, then the refs no kept packet needs."""
@@ -964,11 +975,8 @@ def _collect(directory: Path, tail_dir: Path, older_than: float | None, max_byte
     for unit in packets.values():
         for ref_id in set(unit.refs):
             uses[ref_id] = uses.get(ref_id, 0) + 1
-    orphans = [key for key, unit in refs.items() if not uses.get(key) and now - unit.used > orphan_grace]
-    for key in orphans:  # a killed run's refs: no packet was ever written for them
-        unit = refs.pop(key)
-        freed += _remove(unit.paths)
-        removed += len(unit.paths)
+    gone, gone_bytes = _remove_orphans(refs, uses, now - orphan_grace)
+    removed, freed = removed + gone, freed + gone_bytes
     total = sum(u.size for u in packets.values()) + sum(u.size for u in refs.values())
 
     def removable(unit: _Unit) -> bool:
