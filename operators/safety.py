@@ -625,18 +625,25 @@ def _cuts_a_character(plan: Plan) -> bool:
                for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends))
 
 
-def _kept_text_dirty(plan: Plan) -> bool:
-    """Whether ``FIND_RE`` finds anything in what the plan keeps: the kept spans (merged where they
-    touch) one by one when they are a small part of the input (a folded log), else the whole input in
-    one scan. A kept span starting inside a character is ``_cuts_a_character``'s to see."""
-    raw, pieces = plan.raw, plan.pieces
+def kept_spans(plan: Plan) -> list[tuple[int, int]]:
+    """The kept spans of a plan, merged where they touch."""
     spans: list[tuple[int, int]] = []
+    pieces = plan.pieces
     for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends):
         if kind == KEEP and end > start:
             if spans and spans[-1][1] == start:
                 spans[-1] = (spans[-1][0], end)
             else:
                 spans.append((start, end))
+    return spans
+
+
+def _kept_text_dirty(plan: Plan) -> bool:
+    """Whether ``FIND_RE`` finds anything in what the plan keeps: the kept spans (merged where they
+    touch) one by one when they are a small part of the input (a folded log), else the whole input in
+    one scan. A kept span starting inside a character is ``_cuts_a_character``'s to see."""
+    raw = plan.raw
+    spans = kept_spans(plan)
     if sum(end - start for start, end in spans) * 8 >= len(raw):
         return FIND_RE.search(raw) is not None
     return any(FIND_RE.search(raw, start, end) is not None for start, end in spans)
@@ -651,24 +658,11 @@ def _dirty_shows(pieces: Pieces) -> bool:
 SECRET_OPEN, SECRET_CLOSE = b"[secret hidden: ", b"]"
 
 
-def _kept_spans(plan: Plan) -> list[tuple[int, int]]:
-    """The kept spans of a plan, merged where they touch."""
-    spans: list[tuple[int, int]] = []
-    pieces = plan.pieces
-    for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends):
-        if kind == KEEP and end > start:
-            if spans and spans[-1][1] == start:
-                spans[-1] = (spans[-1][0], end)
-            else:
-                spans.append((start, end))
-    return spans
-
-
 def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The secret values (``operators.secrets``) in what ``plan`` keeps, outside binary regions: one
     scan of the whole input when the kept spans are a large part of it, else one scan a span."""
     raw = plan.raw
-    kept = _kept_spans(plan)
+    kept = kept_spans(plan)
     if sum(end - start for start, end in kept) * 8 >= len(raw):
         found = secrets.spans(raw)
     else:

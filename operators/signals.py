@@ -37,6 +37,18 @@ def load_sidecar(path: Path) -> dict[str, list[str]]:
 changed_line_bodies = LineFinder(rb"(?:\+(?!\+\+ )|-(?!-- ))")  # + or - lines, not the file headers
 
 
+def without(raw: bytes, spans: list[tuple[int, int]], sep: bytes = b"") -> bytes:
+    """``raw`` without the (ordered, disjoint) ``spans``, what is left joined with ``sep``."""
+    if not spans:
+        return raw
+    parts, pos = [], 0
+    for a, b in spans:
+        parts.append(raw[pos:a])
+        pos = b
+    parts.append(raw[pos:])
+    return sep.join(parts)
+
+
 def changed_lines(raw: bytes) -> list[bytes]:
     """The distinct changed lines of a diff (``\\r`` stripped, longer than their sign), the first ``MAX_AUTO``.
 
@@ -44,14 +56,7 @@ def changed_lines(raw: bytes) -> list[bytes]:
     summarises (``vocab.summarised_file``: lockfiles, minified files, snapshots, told by their path)
     are skipped, and a changed line that also occurs with the opposite sign in the diff (a moved
     line: ``-x`` and ``+x``) is not asked for on either side."""
-    spans = summarised_spans(raw)
-    if spans:
-        parts, pos = [], 0
-        for a, b in spans:
-            parts.append(raw[pos:a])
-            pos = b
-        parts.append(raw[pos:])
-        raw = b"".join(parts)
+    raw = without(raw, summarised_spans(raw))
     out: dict[bytes, None] = {}
     seen: set[tuple[bytes, int]] = set()  # (sign, hash of the text) of every changed line: 1 small entry a line
     for line in changed_line_bodies(raw):
@@ -89,14 +94,7 @@ def textual(raw: bytes) -> bytes:
     from operators import secrets
     from operators.safety import binary_regions
 
-    regions = binary_regions(raw)
-    if regions:
-        parts, pos = [], 0
-        for a, b in regions:
-            parts.append(raw[pos:a])
-            pos = b
-        parts.append(raw[pos:])
-        raw = b"\n".join(parts)
+    raw = without(raw, binary_regions(raw), b"\n")
     if secrets.MULTILINE_HINT in raw:
         raw = secrets.split(raw)
     return raw
