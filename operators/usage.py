@@ -133,6 +133,8 @@ def command_of(source: str, type_: str) -> str:
     if source.startswith("run: "):
         import shlex
 
+        from operators.secrets import scan
+
         try:
             words = shlex.split(source[5:])
         except ValueError:
@@ -141,6 +143,7 @@ def command_of(source: str, type_: str) -> str:
             words = words[2].split()  # the program of a shell line
         words = [os.path.basename(words[0])] + words[1:] if words else ["?"]
         sub = words[1] if len(words) > 1 and words[1][:1].isalpha() and words[1].replace("-", "").isalnum() else ""
+        sub = "" if sub and scan(sub.encode()) else sub  # a token given as the first argument is no subcommand
         return "run: " + " ".join(filter(None, (words[0], sub)))
     if "#" in source and source.rsplit("#", 1)[1].replace("-", "").isdigit():
         return f"tail ({type_ or '?'})"

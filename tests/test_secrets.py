@@ -226,3 +226,12 @@ def test_json_stays_valid_json_with_its_secrets_hidden():
         assert value not in text and value.encode() not in packet.visible
     assert packet.visible.count(b"[secret hidden: #ref:ctx_") == 6
     assert_restores(packet)
+
+
+def test_gain_names_no_token_given_as_a_command_argument(capsysbinary):
+    for token in (SHAPES["slack"][0], SHAPES["aws"][0]):
+        raw = b"".join(b"line %d of the output\n" % i for i in range(300))
+        reduce_bytes(raw, source=f"run: notify {token}")
+    code, out, _ = run_cli(capsysbinary, "gain")
+    assert code == 0 and b"run: notify" in out
+    assert SHAPES["slack"][0].encode() not in out and SHAPES["aws"][0].encode() not in out
