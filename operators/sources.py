@@ -25,7 +25,7 @@ from operators.store import check_directory, kind_of, replace_file
 
 FIXTURES = BUNDLED_FIXTURES
 SIDECAR = FIXTURES / "signals.toml"
-SIDECAR_NAMES = {"signals.toml", "README.md", ".gitkeep"}
+SIDECAR_NAMES = {"signals.toml", "types.toml", "README.md", ".gitkeep"}  # beside the fixtures, not fixtures
 
 
 def display_name(path: Path) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, PROJECT, run_cli
+from operators.sources import fixture_paths
 
 NOW = 1_800_000_000.25  # the clock both runs see: manifests record when they were made
 BAD = {
@@ -26,7 +27,7 @@ BAD = {
     "no-final-newline": b"".join(b"2026-01-01 10:00:%02d WARN slow %d\n" % (i % 60, i) for i in range(150)) + b"last",
     "2mb-line": b"x" * 2_000_000 + b" ERROR at the very end\n",
 }
-INPUTS = {p.name: p for p in sorted(FIXTURES.iterdir()) if p.is_file() and p.name != "signals.toml"}
+INPUTS = {p.name: p for p in fixture_paths()}
 
 
 @pytest.fixture(params=sorted(INPUTS) + [f"bad:{name}" for name in BAD])

@@ -6,6 +6,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from conftest import FIXTURES, PROJECT
+from operators.sources import fixture_paths
 from flows.cli import run_packets
 from operators.config import ConfigError, load_config
 from operators.packet import ContextPacket
@@ -108,7 +109,7 @@ def _run_main_job(home, workers: int) -> tuple[str, set[str]]:
 def test_main_job_reduces_every_fixture_and_two_workers_write_the_same_refs(tmp_path):
     stdout_1, files_1 = _run_main_job(tmp_path / "one", 1)
     stdout_2, files_2 = _run_main_job(tmp_path / "two", 2)
-    fixtures = [p for p in FIXTURES.iterdir() if p.is_file() and p.name not in ("signals.toml", "README.md")]
+    fixtures = fixture_paths()
     assert files_1 and files_1 == files_2
     for stdout in (stdout_1, stdout_2):
         for fixture in fixtures:

@@ -15,10 +15,11 @@ import sys
 import pytest
 
 from conftest import FIXTURES
+from operators.sources import fixture_paths
 from test_bad_inputs import CASES
 
 PKT = re.compile(rb"pkt_[0-9a-f]+")
-INPUTS = {p.name: p.read_bytes() for p in sorted(FIXTURES.iterdir()) if p.is_file() and p.name != "signals.toml"}
+INPUTS = {p.name: p.read_bytes() for p in fixture_paths()}
 INPUTS.update({f"bad:{name}": raw for name, raw in CASES.items() if len(raw) < 3_000_000})
 
 

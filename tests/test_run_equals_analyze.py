@@ -12,10 +12,11 @@ import re
 import pytest
 
 from conftest import FIXTURES, run_cli
+from operators.sources import fixture_paths
 
 IDS = re.compile(rb"(ctx|pkt)_[0-9a-f]{6,64}")
 HINT = re.compile(rb"\[refs: tokens expand [^\n]*\]\n\Z")
-CASES = sorted(p for p in FIXTURES.iterdir() if p.is_file() and p.name != "signals.toml")
+CASES = fixture_paths()
 
 
 def _same_shape(text: bytes) -> bytes:
