@@ -368,10 +368,11 @@ class Policy(_Record):
     programs are looked up), ``cwd``, ``shell`` (the user's bash or zsh from $SHELL, else bash on
     PATH), ``rules`` (``flows.hooks_rules.Rules`` of the host, or None), ``bypass`` (the session runs
     without permission prompts: Claude Code bypassPermissions), ``needs_allow`` (rewrite only what
-    the rules allow, and answer "allow": Claude Code)."""
+    the rules allow, and answer "allow": Claude Code), ``host`` (the agent whose output limit sizes the
+    budget: ``tokens run --host``)."""
 
     _fields = (("skip", frozenset()), ("path", None), ("cwd", "."), ("shell", ""), ("rules", None),
-               ("bypass", False), ("needs_allow", False))
+               ("bypass", False), ("needs_allow", False), ("host", ""))
 
 
 def why_not(cmd: Simple, names: list[str], policy: Policy) -> str | None:
@@ -510,7 +511,8 @@ def rewrite(command: str, policy: Policy) -> str | None:
         return None
     if argv is None:
         argv = [policy.shell or _shell(policy), "-c", command]
-    return shlex.join(tokens_argv() + ["run", "--"] + argv)
+    host = ["--host", policy.host] if policy.host else []  # the budget of what this host keeps of an output
+    return shlex.join(tokens_argv() + ["run", *host, "--"] + argv)
 
 
 def _defines_function(toks: list[Tok]) -> bool:
@@ -627,12 +629,13 @@ def host_policy(agent: str, payload: object, policy: Policy, environ: dict | Non
     if agent == "gemini":
         import shutil
 
-        return policy.replace(shell=shutil.which("bash", path=policy.path) or "/bin/bash")
+        return policy.replace(shell=shutil.which("bash", path=policy.path) or "/bin/bash", host=agent)
     if agent == "codex":
         codex_home = env.get("CODEX_HOME") or (os.path.join(home, ".codex") if home else None)
-        return policy.replace(rules=hooks_rules.codex_rules(policy.cwd, codex_home))
+        return policy.replace(rules=hooks_rules.codex_rules(policy.cwd, codex_home), host=agent)
     bypass = isinstance(payload, dict) and payload.get("permission_mode") == "bypassPermissions"
-    return policy.replace(rules=hooks_rules.claude_rules(policy.cwd, home), bypass=bypass, needs_allow=True)
+    return policy.replace(rules=hooks_rules.claude_rules(policy.cwd, home), bypass=bypass, needs_allow=True,
+                          host=agent)
 
 
 def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:

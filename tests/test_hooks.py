@@ -126,7 +126,8 @@ def test_claude_code_shape_keeps_the_other_fields_and_allows_what_the_rules_allo
     updated = spec["updatedInput"]
     assert updated["description"] == "Run the test suite" and updated["timeout"] == 120000
     assert updated["run_in_background"] is False
-    assert shlex.split(updated["command"]) == hooks.tokens_argv() + ["run", "--", "sort", "-r", "notes.txt"]
+    assert shlex.split(updated["command"]) == hooks.tokens_argv() + ["run", "--host", "claude-code", "--", "sort", "-r",
+                                                                      "notes.txt"]
 
 
 def test_the_allow_bypass_variable_is_gone():
@@ -142,7 +143,7 @@ def test_codex_shape_carries_the_allow_codex_requires_with_updated_input():
     assert set(out) == {"hookSpecificOutput"}
     assert spec == {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                     "updatedInput": {"command": spec["updatedInput"]["command"]}}
-    assert shlex.split(spec["updatedInput"]["command"])[-4:] == ["run", "--", "ls", "-la"]
+    assert shlex.split(spec["updatedInput"]["command"])[-6:] == ["run", "--host", "codex", "--", "ls", "-la"]
 
 
 def test_gemini_shape_merges_only_the_command():
@@ -150,7 +151,7 @@ def test_gemini_shape_merges_only_the_command():
     assert out == {"hookSpecificOutput": {"hookEventName": "BeforeTool",
                                           "tool_input": {"command": out["hookSpecificOutput"]["tool_input"]["command"]}}}
     assert "decision" not in out
-    assert shlex.split(rewritten("gemini", gemini_payload("ls -la")))[-4:] == ["run", "--", "ls", "-la"]
+    assert shlex.split(rewritten("gemini", gemini_payload("ls -la")))[-6:] == ["run", "--host", "gemini", "--", "ls", "-la"]
 
 
 @pytest.mark.parametrize("form", ["cli", "module"])
