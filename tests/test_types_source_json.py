@@ -5,6 +5,7 @@ line comment holding ``/*`` opens no comment block."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def data(name: str) -> bytes:
 
 def cut(module, kind: str, raw: bytes, budget: int) -> bytes:
     """The type's plan cut to ``budget`` by the output ceiling: its visible text, restore checked."""
-    plan = fit(module.reduce(raw, "coarse", None), budget, kind, Config())
+    plan = fit(module.reduce(raw, "coarse", Config()), budget, kind, Config())
     refs = omissions(plan)
     ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
     visible, layout, _ = render(plan, ids)
@@ -144,3 +145,49 @@ def test_js_outline_has_prototype_assignments_object_methods_and_class_members()
     got = [s.split(": ", 1)[1].strip() for s in source.outline(ts)[3]]
     assert got == ["export class Schema<T> {", "_getCached(): { shape: T; keys: string[] } {",
                    "ip(options?: string | { version?: 4; message?: string }) {", "describe(name: string) {"]
+
+
+# -- JSON ---------------------------------------------------------------------------------------------
+def json_cut(raw: bytes) -> bytes:
+    from operators.types import json as jsontype
+
+    return cut(jsontype, "json", raw, CEILING)
+
+
+def test_a_test_report_shows_every_test_whose_outcome_is_not_the_usual_one():
+    raw = data("pytest_json_report_attrs_funcs.json.gz")  # 635 passed, 10 failed, 7 skipped, 1 xfailed
+    doc = json.loads(raw)
+    assert classify(raw)[0] == "json" and len(raw) > 400_000
+    visible = json_cut(raw)
+    assert len(visible) <= CEILING
+    unusual = [t for t in doc["tests"] if t["outcome"] != "passed"]
+    assert len(unusual) == 18
+    for test in unusual:
+        assert b'{"nodeid": %s, "lineno": %d, "outcome": "%s"' % (
+            json.dumps(test["nodeid"]).encode(), test["lineno"], test["outcome"].encode()) in visible, test["nodeid"]
+    for test in (t for t in unusual if t["outcome"] == "failed"):  # each failure's crash message as written
+        assert json.dumps(test["call"]["crash"]["message"]).encode() in visible
+    assert visible.count(b'"outcome": "passed", "keywords"') <= 6  # the passed ones are folded
+    assert b'"\xe2\x80\xa6": "traceback, longrepr: #ref:ctx_' in visible  # the bulk of a failure, named
+
+
+def test_a_linter_json_after_its_warnings_is_json_with_every_rule_and_message():
+    raw = data("ruff_json_httpx_client.txt.gz")  # ruff prints two warning lines before the array
+    assert raw.startswith(b"warning: ") and classify(raw) == ("json", "parses as JSON after 2 lines printed before it")
+    items = json.loads(raw[raw.index(b"\n[") + 1 :])
+    visible = json_cut(raw)
+    assert visible.startswith(raw[: raw.index(b"\n[") + 3])  # the warnings as printed, then the array
+    assert len(visible) <= CEILING and len(raw) > 6 * len(visible)
+    for code in {item["code"] for item in items}:
+        assert b'"code": "%s"' % code.encode() in visible, code
+    for message in {item["message"] for item in items}:  # they repeat: each distinct one stays
+        assert b'"message": ' + json.dumps(message).encode() in visible, message
+
+
+def test_a_linter_json_with_mostly_distinct_messages_keeps_every_rule():
+    raw = data("ruff_json_typer_main.txt.gz")
+    items = json.loads(raw[raw.index(b"\n[") + 1 :])
+    visible = json_cut(raw)
+    assert classify(raw)[0] == "json" and len(visible) <= CEILING
+    for code in {item["code"] for item in items}:
+        assert b'"code": "%s"' % code.encode() in visible, code

@@ -21,14 +21,21 @@ valid JSON (or NDJSON) whenever the input was.
   and **long maps** (objects whose many members hold same-shaped containers, ``{"1.0": {...}, …}``,
   or scalars under keys that are data, such as a registry's ``time`` map of version → timestamp):
   the first ``array_keep`` items (up to about 1 KB: one big item is example enough) and the last
-  ``array_keep_last`` stay, and so does every item that carries an error or a failing status (up to
-  three), every item whose decision field (``fold_fields``: status, conclusion, state, code,
-  severity, result, error) holds a value no kept item holds (a field with many distinct values, such
-  as a zip code, is no category), and every map entry or string item whose key or value is the
+  ``array_keep_last`` stay, and so does every item that carries an error or a failing status (all of
+  them when they are the exception and fit: past the first three, in brief), every item whose
+  decision field (``fold_fields``: status, conclusion, state, code, severity, result, outcome, error,
+  message) holds a value no kept item holds (a field with many distinct values, such as a zip code,
+  is no category; a message is one when each occurs four times on average), every item whose
+  status-like field holds another value than most items' (a skipped test among passed ones; in
+  brief, when all fit), and every map entry or string item whose key or value is the
   document's current version or a dist-tag (or a ``keep_keys`` key: ``latest``, ``created`` …). Each
   run of folded items becomes one element ``"… 95 more items: #ref:ctx_…"`` (a member ``"…": "95
   more keys: #ref:ctx_…"`` in a map) exactly where the run stood, so the order never changes; all
   runs of one container share one ref.
+* **items in brief** (at most ``BRIEF_MAX`` a document): their decision fields and short scalars as
+  written, their objects in brief too, each run of other members (arrays, long strings, links) one
+  member naming them: ``"…": "traceback, longrepr: #ref:ctx_…"``.
+* **lines before the document** (a tool's ``warning: …`` lines before its JSON array) stay as printed.
 * **repeats** (``repeats``): a container of 256 bytes or more byte-equal to one shown before it (the
   same ``owner`` or ``repository`` object in every item) becomes ``"… same as $.items[].owner above:
   #ref:ctx_…"``.
@@ -68,7 +75,10 @@ NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save n
 BUCKET_MIN = 64  # bytes the padding keys of one object must hold to be worth a ref
 SUMMARY_MIN = 160  # bytes the omitted items of a summarised array must hold
 SCALAR_SUMMARY_MIN = 1024  # ... when the items are plain strings/numbers (a short tag list stays)
-NOTABLE_MAX = 3  # later items with an error/failing status kept visible per summarised array
+NOTABLE_MAX = 3  # later items with an error/failing status kept visible per summarised array ...
+BRIEF_MAX = 60  # ... and this many more per document in brief (their short fields; the bulk folded)
+BRIEF_SCALAR = 200  # bytes of a scalar member an item in brief shows at most (decision fields: any)
+BRIEF_NAMES = 3  # keys a brief item's fold marker names
 STRING_HEAD = 160  # bytes of a long string kept in front of its marker
 SAMPLE = 48  # items whose keys are compared to decide whether an array is same-shaped
 MAX_GROUPS = {"coarse": 10, "fine": 64}
@@ -78,9 +88,10 @@ PROTECT = {b"error", b"errors", b"message", b"msg", b"reason", b"detail", b"deta
 ELLIPSIS = "\u2026".encode()
 KEEP, RECURSE, NOISE, STRING, RUN = range(5)
 PAD, LINK = ("pad",), ("link",)  # member kinds bucketed per object (see plan_object)
-ENUMS = {b"status", b"state", b"conclusion", b"severity", b"result"}  # categories (see mark_diverse) ...
+ENUMS = {b"status", b"state", b"conclusion", b"severity", b"result", b"outcome"}  # categories (see mark_diverse) ...
 ENUM_MAX = 64  # ... up to this many distinct values however few the items (free text is no category)
 DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct values is a category
+TEXTS = {b"message"}  # ... a free-text one only with at most a fourth as many as it occurs (a linter's repeat)
 HEAD_BYTES = 512  # the first items of a fold stop here (one at least): big items show one example
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
 BIG_ITEMS = 4096  # bytes from which a few same-shaped items (fewer than array_min) are folded too
@@ -231,6 +242,8 @@ class _Reducer:
         self.important: set[bytes] = set()  # the current version and dist-tags (see important_values)
         self.shown: dict[bytes, tuple[str, ...] | None] = {}  # digest of a container walked -> its path
         self.plain_keys: dict[bytes, str] = {}  # ordinary keys (quoted) and their path segment (see skip_single_members)
+        self.brief: set[int] = set()  # where the objects shown in brief start (see plan_brief)
+        self.briefs = 0  # items shown in brief so far
 
     # ---- refs -------------------------------------------------------------------------------
     def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
@@ -372,19 +385,26 @@ class _Reducer:
             return []
         span = (self.raw, entries[idxs[lo]][2], entries[idxs[hi - 1]][3])
         hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
-        kept = 0
+        found = sorted({j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)})
+        # failing items that are the exception are all shown (in brief past the first few) when all fit
+        brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and len(found) - NOTABLE_MAX <= BRIEF_MAX - self.briefs
         others: list[int] = []
-        last = -1
-        for j, _ in self.hit_positions(hits, entries, idxs, lo, hi):
-            if j == last:
-                continue
-            last = j
+        for kept, j in enumerate(found):
             if kept < NOTABLE_MAX:
                 keep[j] = 1
-                kept += 1
+            elif not keep[j] and brief and self.keep_brief(entries[idxs[j]][2]):
+                keep[j] = 1
             elif not keep[j]:
                 others.append(j)
         return others
+
+    def keep_brief(self, vs: int) -> bool:
+        """Show the object at ``vs`` in brief (``plan_brief``), if fewer than ``BRIEF_MAX`` are."""
+        if self.briefs >= BRIEF_MAX:
+            return False
+        self.brief.add(vs)
+        self.briefs += 1
+        return True
 
     def mark_diverse(self, entries, idxs, keep: bytearray) -> None:
         """Keep every item holding a value of a decision field (``fold_fields``: status, conclusion,
@@ -396,22 +416,38 @@ class _Reducer:
         the (item, pair) of each hit are two int columns, not an object per item."""
         if self.fold_re is None:
             return
-        hits, hit_pairs, useful = self._decision_hits(entries, idxs)
+        hits, hit_pairs, useful, minority = self._decision_hits(entries, idxs)
         if not any(useful):
             return  # one value each (every line "status": 200): nothing to keep
         at_items, item_pairs = _hits_on_items(entries, idxs, hits, hit_pairs, useful)
         del hits, hit_pairs
-        _keep_new_values(at_items, item_pairs, keep, len(useful))
+        for j in _keep_new_values(at_items, item_pairs, keep, len(useful))[NOTABLE_MAX:]:
+            self.keep_brief(entries[idxs[j]][2])  # shown for the value it adds: past the first few, in brief
+        if self.raw[entries[idxs[0]][2]] == _OBJ:
+            self.mark_minority(entries, idxs, keep, sorted({j for j, pid in zip(at_items, item_pairs) if minority[pid]}))
 
-    def _decision_hits(self, entries, idxs) -> tuple[array, array, bytearray]:
+    def mark_minority(self, entries, idxs, keep: bytearray, found: list[int]) -> None:
+        """Keep, in brief, every item whose status-like field (``ENUMS``) holds another value than
+        most items' (a skipped test among passed ones), when they all fit (``BRIEF_MAX``)."""
+        new = [j for j in found if not keep[j]]
+        if not new or len(new) > BRIEF_MAX - self.briefs:
+            return
+        for j in new:
+            keep[j] = 1
+            self.keep_brief(entries[idxs[j]][2])
+
+    def _decision_hits(self, entries, idxs) -> tuple[array, array, bytearray, bytearray]:
         """Every decision field:value pair in the items, in order: where it was found, its pair
-        number, and for each pair whether its field is a category with more than one value."""
+        number, and for each pair whether its field is a category with more than one value, and
+        whether it is a status-like (``ENUMS``) value other than its field's most frequent one."""
         raw = self.raw
         starts, ends = entries.vs, entries.ve
         span = (raw, starts[idxs[0]], ends[idxs[-1]])
         limit = max(DIVERSE_MIN, len(idxs) // 4)
         values: dict[bytes, dict[bytes, int] | None] = {}  # field -> value -> a pair number; None: no category
         pairs = 0
+        seen: dict[bytes, int] = {}  # how often each free-text field occurs
+        counts: dict[int, int] = {}  # how often each pair occurs
         hits, hit_pairs = array("q"), array("i")  # where each pair was found, in order
         scan, read = self.fold_re
         for found in scan.finditer(*span):  # RE2 finds them (a DFA: fast over megabytes of NDJSON)
@@ -419,12 +455,14 @@ class _Reducer:
             if m is None:  # the engines differ on a byte such as \v: skip it
                 continue
             field = m[1].lower()
+            if field in TEXTS:
+                seen[field] = seen.get(field, 0) + 1
             known = values.get(field, {})
             if known is None:
                 continue  # too many values: never a category
             pid = known.get(m[2])
             if pid is None:
-                if len(known) >= (max(ENUM_MAX, limit) if field in ENUMS else limit):
+                if len(known) >= (max(ENUM_MAX, limit) if field in ENUMS else len(idxs) if field in TEXTS else limit):
                     values[field] = None
                     continue
                 pid = known[m[2]] = pairs
@@ -432,12 +470,18 @@ class _Reducer:
                 values[field] = known
             hits.append(m.start())
             hit_pairs.append(pid)
+            counts[pid] = counts.get(pid, 0) + 1
         useful = bytearray(pairs)  # 1: a pair of a category field
-        for known in values.values():
-            if known is not None and len(known) > 1:
+        minority = bytearray(pairs)
+        for field, known in values.items():
+            if known is not None and 1 < len(known) and 4 * len(known) <= seen.get(field, 4 * len(known)):
                 for pid in known.values():
                     useful[pid] = 1
-        return hits, hit_pairs, useful
+                if field in ENUMS:
+                    most = max(known.values(), key=counts.__getitem__)
+                    for pid in known.values():
+                        minority[pid] = pid != most
+        return hits, hit_pairs, useful, minority
 
     def mark_important(self, entries, idxs, keep: bytearray, lo: int, hi: int) -> None:
         """Keep the entries whose key (a map's) or string value is the document's current version or
@@ -511,6 +555,39 @@ class _Reducer:
             if actions[i] is None:
                 ks, ke, vs, ve = entries[i]
                 actions[i] = self.plain_action(vs, ve, _extend(path, _seg(raw[ks + 1 : ke - 1])), protected)
+        return actions
+
+    def plan_brief(self, entries, path) -> list:
+        """An object shown in brief (a failing item past the first few): its decision fields and short
+        scalars as they are, its objects in brief too, and each run of other members (arrays, long
+        strings) folded into one member naming them: ``"…": "traceback, longrepr: #ref:ctx_…"``."""
+        raw = self.raw
+        actions: list = [None] * len(entries)
+        fold: list[int] = []
+        for i, (ks, ke, vs, ve) in enumerate(entries):
+            key = raw[ks + 1 : ke - 1]
+            kind = raw[vs]
+            if ve < 0 or ks < 0:
+                actions[i] = (KEEP,)
+            elif kind == _OBJ:
+                self.brief.add(vs)
+                actions[i] = (RECURSE, _extend(path, _seg(key)), False)
+            elif kind != _ARR and (ve - vs <= BRIEF_SCALAR or key.lower() in self.decision) \
+                    and self.member_action((ks, ke, vs, ve), path, False) not in (LINK, PAD):
+                actions[i] = (KEEP,)
+            elif kind == _ARR and key.lower() in PROTECT:
+                actions[i] = (RECURSE, _extend(path, _seg(key)), True)
+            else:
+                fold.append(i)
+        group = None
+        for a, b in _consecutive(fold):
+            if group is None:
+                group = self.group("brief", path, "the rest of an item shown in brief", entries[a][2])
+            names = [raw[entries[i][0] + 1 : entries[i][1] - 1].decode("utf-8", "replace") for i in range(a, b + 1)]
+            label = ", ".join(names[:BRIEF_NAMES]) + (f" and {len(names) - BRIEF_NAMES} more" if len(names) > BRIEF_NAMES else "")
+            before = _json_str("\u2026") + self.colon(entries[a]) + _json_str(label + ": ")[:-1]
+            actions[a] = (RUN, group, before, b)
+            actions[a + 1 : b + 1] = _INSIDE_RUN * (b - a)
         return actions
 
     def member_action(self, entry, path, protected: bool):
@@ -747,6 +824,9 @@ class _Reducer:
         return inner, _extend(path, "[]" * levels if levels <= 4 else f"[]\u00d7{levels}")
 
     def children(self, vs: int, path, protected: bool) -> tuple[list, list]:
+        if vs in self.brief:
+            entries, _ = scan_level(self.raw, vs, self.ends)
+            return entries, self.plan_brief(entries, path)
         if self.raw[vs] == _ARR and NESTED_ARRAY.match(self.raw, vs):
             vs, path = self.skip_wrappers(vs, path)
         elif self.raw[vs] == _OBJ and not shallow(path):
@@ -758,7 +838,9 @@ class _Reducer:
 
     def run(self) -> Plan:
         raw = self.raw
-        start = len(BOM) if raw.startswith(BOM) else 0
+        start = document_start(raw)  # lines printed before the document stay as they are
+        if start < 0:
+            start = len(BOM) if raw.startswith(BOM) else 0
         items, ndjson = top_level(raw, start, self.ends)
         if not items:
             return passthrough(raw)
@@ -806,6 +888,17 @@ class _Reducer:
 
 
 
+def _consecutive(positions: list[int]) -> list[tuple[int, int]]:
+    """Runs ``(first, last)`` of consecutive numbers in an ascending list."""
+    runs: list[tuple[int, int]] = []
+    for p in positions:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1] = (runs[-1][0], p)
+        else:
+            runs.append((p, p))
+    return runs
+
+
 def _hits_on_items(entries, idxs, hits: array, hit_pairs: array, useful: bytearray) -> tuple[array, array]:
     """Each useful hit's item (its position in ``idxs``) and pair; the items and the hits both move
     forward, so this is one merge."""
@@ -826,8 +919,9 @@ def _hits_on_items(entries, idxs, hits: array, hit_pairs: array, useful: bytearr
     return at_items, item_pairs
 
 
-def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs: int) -> None:
-    """Keep each item that shows a pair no kept item shows yet (items in order)."""
+def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs: int) -> list[int]:
+    """Keep each item that shows a pair no kept item shows yet (items in order); returns them."""
+    added: list[int] = []
     seen = bytearray(pairs)
     for j, pid in zip(at_items, item_pairs):  # what the kept items show already
         if keep[j]:
@@ -840,9 +934,11 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
         new = [pid for pid in item_pairs[k:e] if not seen[pid]]
         if new and not keep[j]:
             keep[j] = 1
+            added.append(j)
             for pid in new:
                 seen[pid] = 1
         k = e
+    return added
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     try:
@@ -873,7 +969,7 @@ class Settings(Section):
     array_keep_last: int = 1  # ... and this many at their end
     # an item whose value of one of these (or a key ending in one) differs from every kept item's stays
     fold_fields: list[str] = msgspec.field(default_factory=lambda: [
-        "status", "code", "error", "state", "conclusion", "severity", "result",
+        "status", "code", "error", "state", "conclusion", "severity", "result", "outcome", "message",
     ])
     keep_keys: list[str] = msgspec.field(default_factory=lambda: ["latest", "created", "modified", "current", "stable"])
     links_noise: bool = True  # hypermedia link fields holding a URL go to one ref per object
@@ -916,9 +1012,35 @@ def is_ndjson(lines: list[bytes]) -> bool:
     return True
 
 
+PREAMBLE_LINES = 8  # lines a tool may print before its JSON document (ruff's and npm's warnings)
+PREAMBLE_MAX = 4096  # bytes of them at most
+
+
+def document_start(raw: bytes) -> int:
+    """Where the JSON document of an input starts: after a BOM, or after a few lines a tool printed
+    before it (``warning: …`` then ``[`` on a line of its own) when the rest is one JSON document;
+    -1 when there is none."""
+    start = len(BOM) if raw.startswith(BOM) else 0
+    if raw[start:].lstrip()[:1] in (b"{", b"["):
+        return start
+    pos = start
+    for _ in range(PREAMBLE_LINES):
+        end = raw.find(b"\n", pos, start + PREAMBLE_MAX)
+        if end < 0:
+            return -1
+        pos = end + 1
+        if raw[pos : pos + 1] in (b"{", b"[") and parses_json(raw[pos:]):
+            return pos
+    return -1
+
+
 def detect(sample) -> str | None:
     if sample.head.lstrip()[:1] in (b"{", b"[") and parses_json(sample.raw):
         return "parses as JSON"
+    start = document_start(sample.raw)
+    if start > 0:
+        lines = sample.raw.count(b"\n", 0, start)
+        return f"parses as JSON after {lines} line{'s' if lines != 1 else ''} printed before it"
     if is_ndjson(sample.lines):
         return "NDJSON: every sampled line parses"
     return None
