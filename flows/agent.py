@@ -325,9 +325,11 @@ def _closing_lines(run: _Run, config, source: str, status: int) -> bytes:
     elif run.windows > 1 and run.stored:
         _store_whole(run, config, source)  # kept as one packet all the same
     if run.unshown[0]:
+        from operators.launcher import tokens_command
+
         lines += run.budget.summary()
         lines += (f"[… {run.unshown[1]:,} more lines in {run.unshown[0]:,} window{'s' if run.unshown[0] != 1 else ''}"
-                  f" not shown (output ceiling): tokens expand --full {pkt_id or 'pkt_…'}]\n").encode()
+                  f" not shown (output ceiling): {tokens_command()} expand --full {pkt_id or 'pkt_…'}]\n").encode()
     if pkt_id and run.args.level != 0:
         from flows.retrieve import refs_hint  # one line: how to expand a ref, and the whole original
 

@@ -55,7 +55,15 @@ from operators.vocab import signal_line_spans
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
 GAP_REASON = "not shown: over the output ceiling"
 GAP_EST = 80  # bytes a gap line takes at most (its counts, its size and its marker)
-HINT = " — tokens expand ctx_… --grep PATTERN".encode()
+HINT_EST = len(" — tokens expand ctx_… --grep PATTERN".encode()) + 60  # the first gap's hint (a launcher path may be longer)
+
+
+def _hint() -> bytes:
+    """How to read a gap's ref, naming a ``tokens`` that runs from the agent's shell."""
+    from operators.launcher import tokens_command
+
+    return f" — {tokens_command()} expand ctx_… --grep PATTERN".encode()
+
 SUMMARY_EST = 200  # the line counting the signal templates that did not fit
 MUST_SHARE = 0.85  # of the budget the must-see lines (tier 0) may take ...
 CONTEXT_SHARE = 0.9  # ... and with their context (tier 1); the rest goes to head and tail
@@ -244,7 +252,7 @@ class _Choice:
         self.kinds = kinds
         self.size = len(view.text)
         self.budget = budget
-        self.used = GAP_EST + len(HINT) + REST_EST  # nothing shown yet: one gap; and the pooled ref's line
+        self.used = GAP_EST + HINT_EST + REST_EST  # nothing shown yet: one gap; and the pooled ref's line
         self.items: dict[int, tuple[int, int, bytes]] = {}
         self.ends: set[int] = set()  # line ends (after the newline) of whole lines shown
         self.line_max = max(80, min(LINE_MAX, budget // 10))
@@ -535,7 +543,7 @@ class _Builder:
         lead = b"" if new.ends_line() else b"\n"
         new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''} ({_size_text(r1 - r0)}) not shown: ".encode())
         new.mark(group)
-        new.show((HINT if self.gaps == 1 and self.hint else b"") + b"]\n")
+        new.show((_hint() if self.gaps == 1 and self.hint else b"") + b"]\n")
 
 
 def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int], hint: bool) -> Plan:

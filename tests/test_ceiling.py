@@ -387,3 +387,15 @@ def test_a_cut_diff_of_renames_lists_each_rename_once(home):
     for f in range(40):
         assert b"+++ b/src/m%d.ts  (+9 -9)\n" % f in packet.visible
     assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
+
+
+def test_the_gap_hint_names_a_tokens_that_runs_from_the_agents_shell(home, monkeypatch):
+    """With `tokens` not on PATH (a venv install), the first gap line names the launcher by its path."""
+    from operators.launcher import tokens_command
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    raw, _ = _big_log(20_000, seed=9)
+    packet = reduce_bytes(raw, forced_type="log")
+    assert CEILING_GUARD in packet.guard
+    named = tokens_command()
+    assert named != "tokens" and f" — {named} expand ctx_".encode() in packet.visible
