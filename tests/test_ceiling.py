@@ -395,7 +395,7 @@ def test_the_gap_hint_names_a_tokens_that_runs_from_the_agents_shell(home, monke
 
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     raw, _ = _big_log(20_000, seed=9)
-    packet = reduce_bytes(raw, forced_type="log")
+    packet = reduce_bytes(raw, forced_type="log", budget=300)
     assert CEILING_GUARD in packet.guard
     named = tokens_command()
     assert named != "tokens" and f" — {named} expand ctx_".encode() in packet.visible
