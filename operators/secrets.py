@@ -98,7 +98,7 @@ _PLACEHOLDER = _compile(
 )
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
-_LAST: list = [None, None]  # the last buffer scanned whole, and its spans
+_last: tuple = (None, [])  # the last buffer scanned whole and its spans (one tuple: threads never mix two)
 
 
 # -- environment variables (``env``, ``export -p``: the table type) ------------------------------
@@ -211,10 +211,12 @@ def scan(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int,
 
 def spans(data: bytes) -> list[tuple[int, int]]:
     """``scan(data)``, remembered for the last buffer (the same input is asked for again by the SIGNAL check)."""
-    if _LAST[0] is data:
-        return _LAST[1]
+    global _last
+    last = _last
+    if last[0] is data:
+        return last[1]
     found = scan(data)
-    _LAST[0], _LAST[1] = data, found
+    _last = (data, found)
     return found
 
 
