@@ -664,7 +664,7 @@ def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, i
     raw = plan.raw
     kept = kept_spans(plan)
     if sum(end - start for start, end in kept) * 8 >= len(raw):
-        found = secrets.spans(raw)
+        found = secrets.scan(raw)
     else:
         found = [span for start, end in kept for span in secrets.scan(raw, start, end)]
     if binary and found:

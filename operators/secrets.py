@@ -1,8 +1,7 @@
 """The one secret detector: where, in bytes, a secret value lies (a leaf module: it imports nothing
 from the project).
 
-``spans(data)`` gives the ``(start, end)`` of every secret value in ``data``, in order, found by one
-RE2 scan (bytes as Latin-1: any input, valid UTF-8 or not). The shapes:
+Secret values are found by one RE2 scan (bytes as Latin-1: any input, valid UTF-8 or not). The shapes:
 
 * ``key=value`` and ``key: value`` where the key names a secret (``password``, ``passwd``,
   ``secret``, ``token``, ``api_key``/``apikey``, ``access_key``, ``private_key``, ``credential``, …):
@@ -22,10 +21,11 @@ RE2 scan (bytes as Latin-1: any input, valid UTF-8 or not). The shapes:
 A value that is a placeholder (``***``, ``<redacted>``, ``${VAR}``, ``null``, ``true``, a short
 number) is not a secret. Only the value is a span: the key stays readable.
 
-``hide(data)`` replaces each value by ``[secret hidden]`` (text with no ref of its own: a summary, a
-search result); ``split(data)`` cuts ``data`` at every value (the SIGNAL check asks for the pieces
-around a hidden value). Cost: one RE2 search over the buffer when it holds no secret; the last
-buffer's spans are remembered (the safety pass and the SIGNAL check scan the same input).
+``scan(data, start, end)`` gives the ``(start, end)`` of every secret value; ``hide(data)`` replaces
+each value by ``[secret hidden]`` (text with no ref of its own: a summary, a search result);
+``split(data)`` cuts ``data`` at every value (the SIGNAL check asks for the pieces around a hidden
+value). Cost: one RE2 search over the buffer when it holds no secret (about what the safety pass's
+own search costs).
 """
 
 from __future__ import annotations
@@ -98,7 +98,6 @@ _PLACEHOLDER = _compile(
 )
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
-_last: tuple = (None, [])  # the last buffer scanned whole and its spans (one tuple: threads never mix two)
 
 
 # -- environment variables (``env``, ``export -p``: the table type) ------------------------------
@@ -209,17 +208,6 @@ def scan(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int,
     return found
 
 
-def spans(data: bytes) -> list[tuple[int, int]]:
-    """``scan(data)``, remembered for the last buffer (the same input is asked for again by the SIGNAL check)."""
-    global _last
-    last = _last
-    if last[0] is data:
-        return last[1]
-    found = scan(data)
-    _last = (data, found)
-    return found
-
-
 def hide(data: bytes, marker: bytes = HIDDEN) -> bytes:
     """``data`` with every secret value replaced by ``marker`` (and the newlines of a value that
     spans lines, a private key's body: the lines after it keep their numbers)."""
@@ -236,7 +224,7 @@ def hide(data: bytes, marker: bytes = HIDDEN) -> bytes:
 
 def split(data: bytes, sep: bytes = b"\n") -> bytes:
     """``data`` with every secret value replaced by ``sep``: what is around a hidden value, cut apart."""
-    found = spans(data)
+    found = scan(data)
     if not found:
         return data
     out, pos = [], 0
