@@ -82,9 +82,9 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
         found = changed_lines(raw)
     else:
         found = []
-    from operators.safety import signal_parts  # as the visible text shows them: cleaned, an over-long line's head and tail
+    from operators.safety import signal_parts_of  # as the visible text shows them: cleaned, an over-long line's head and tail
 
-    return [part for s in found if s for part in signal_parts(s, kind=content_type)][:MAX_AUTO]
+    return signal_parts_of(found, content_type)[:MAX_AUTO]
 
 
 def textual(raw: bytes) -> bytes:
