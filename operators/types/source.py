@@ -1,4 +1,4 @@
-"""Source code (``cat``, ``head``, ``sed -n``, ``cat -n`` of a Python, JS/TS, Go, Rust, Java, C/C++ or shell file).
+"""Source code (``cat``, ``head``, ``sed -n``, ``cat -n`` of a Python, JS/TS, Go, Rust, Java, Kotlin, C/C++ or shell file).
 
 The reader asked to read the file, so level 1 passes it through: only trailing whitespace and runs of
 blank lines are normalised (as the ``text`` type does; group ``whitespace``), and a license header —
@@ -8,6 +8,13 @@ the leading comment block (after a shebang) that says Copyright, License or SPDX
 Level 0 (``facts``) is an outline: the language, the number of lines and imports, and every class,
 function and method signature with its line number (``12: def parse(raw: bytes) -> Plan:``). With
 ``cat -n`` numbering the numbers printed are used.
+
+Over the output ceiling (``cut_head``, ``rank_lines``) a cut file shows its outline first: each
+definition (classes, functions, methods, Go types, Rust items, Kotlin/Java declarations, JS
+``x = function`` and object-literal methods, TS interfaces and types) as printed, after its line
+number; when the outline is more than ``OUTLINE_SHARE`` of the budget, the main and outer
+definitions go first and the others are counted. Then the file from its first line, as far as the
+budget lasts: no line jumps ahead for naming an error, code is not a log.
 
 Detection asks for several signals at once, so that prose with a code snippet, a log or a diff is not
 taken for source: lines that start with a language keyword, lines that end in ``{``, ``}``, ``;``,
