@@ -191,3 +191,15 @@ def test_a_linter_json_with_mostly_distinct_messages_keeps_every_rule():
     assert classify(raw)[0] == "json" and len(visible) <= CEILING
     for code in {item["code"] for item in items}:
         assert b'"code": "%s"' % code.encode() in visible, code
+
+
+def test_go_outline_has_function_types_and_generic_types():
+    go = (b"package util\n\nimport \"sync\"\n\n// ConcurrentSet is a thread-safe set\n"
+          b"type ConcurrentSet[T comparable] struct {\n\tlock  sync.Mutex\n\titems map[T]struct{}\n}\n\n"
+          b"type ItemBuilder func(*Item, []byte) bool\n\n"
+          b"func NewConcurrentSet[T comparable]() *ConcurrentSet[T] {\n\treturn &ConcurrentSet[T]{items: make(map[T]struct{})}\n}\n")
+    lang, _, _, sigs = source.outline(go)
+    assert lang == "go"
+    assert [s.split(": ", 1)[1] for s in sigs] == [
+        "type ConcurrentSet[T comparable] struct {", "type ItemBuilder func(*Item, []byte) bool",
+        "func NewConcurrentSet[T comparable]() *ConcurrentSet[T] {"]
