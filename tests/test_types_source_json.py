@@ -203,3 +203,20 @@ def test_go_outline_has_function_types_and_generic_types():
     assert [s.split(": ", 1)[1] for s in sigs] == [
         "type ConcurrentSet[T comparable] struct {", "type ItemBuilder func(*Item, []byte) bool",
         "func NewConcurrentSet[T comparable]() *ConcurrentSet[T] {"]
+
+
+def test_ndjson_after_a_warning_line_is_json_and_keeps_its_odd_lines():
+    from operators.types import json as jsontype
+
+    lines = [json.dumps({"ts": f"2024-01-01T00:00:{i:02d}", "level": "error" if i % 17 == 5 else "info",
+                         "msg": "upstream timed out" if i % 17 == 5 else "request handled", "id": i}) for i in range(60)]
+    raw = ("npm warn config production Use `--omit=dev` instead.\n" + "\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "json"
+    plan = jsontype.reduce(raw, "coarse", Config())
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    assert visible.startswith(b"npm warn config production") and len(visible) < len(raw) / 2
+    for i in (5, 22, 39, 56):  # every error line stays
+        assert lines[i].encode() + b"\n" in visible

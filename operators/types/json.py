@@ -1018,8 +1018,8 @@ PREAMBLE_MAX = 4096  # bytes of them at most
 
 def document_start(raw: bytes) -> int:
     """Where the JSON document of an input starts: after a BOM, or after a few lines a tool printed
-    before it (``warning: …`` then ``[`` on a line of its own) when the rest is one JSON document;
-    -1 when there is none."""
+    before it (``warning: …`` then ``[`` on a line of its own) when the rest is one JSON document or
+    NDJSON; -1 when there is none."""
     start = len(BOM) if raw.startswith(BOM) else 0
     if raw[start:].lstrip()[:1] in (b"{", b"["):
         return start
@@ -1029,9 +1029,18 @@ def document_start(raw: bytes) -> int:
         if end < 0:
             return -1
         pos = end + 1
-        if raw[pos : pos + 1] in (b"{", b"[") and parses_json(raw[pos:]):
+        if raw[pos : pos + 1] in (b"{", b"[") and (parses_json(raw[pos:]) or _ndjson_from(raw, pos)):
             return pos
     return -1
+
+
+def _ndjson_from(raw: bytes, pos: int) -> bool:
+    """Whether the lines from ``pos`` (the first 4 KB of them, a last cut line left out) are NDJSON."""
+    head = raw[pos : pos + 4096]
+    lines = [line for line in head.split(b"\n") if line.strip()]
+    if len(raw) > pos + 4096 and lines:
+        lines.pop()
+    return is_ndjson(lines)
 
 
 def detect(sample) -> str | None:
