@@ -220,3 +220,17 @@ def test_ndjson_after_a_warning_line_is_json_and_keeps_its_odd_lines():
     assert visible.startswith(b"npm warn config production") and len(visible) < len(raw) / 2
     for i in (5, 22, 39, 56):  # every error line stays
         assert lines[i].encode() + b"\n" in visible
+
+
+def test_an_outline_too_long_keeps_every_outer_definition_and_a_share_of_the_nested_ones():
+    raw = data("cat_backbone_js.txt.gz")
+    head = source.cut_head(raw, 5_000)
+    assert len(head) <= 5_000
+    shown = {int(line.split(b":", 1)[0]) for line in head.split(b"\n")[1:] if line[:1].isdigit()}
+    outer = definitions(raw, re.compile(rb"^  (?:var \w+|[\w.]+) = function\b"))
+    assert len(outer) >= 20 and all(n in shown for n, _ in outer)  # `var x = function` is no constant
+    nested = definitions(raw, re.compile(rb"^      [\w.]+ = function\b"))
+    assert 0 < sum(n in shown for n, _ in nested) < len(nested)
+    members = definitions(raw, re.compile(rb"^    \w+: function\b"))
+    assert 0 < sum(n in shown for n, _ in members) < len(members)
+    assert re.search(rb"\n\[\xe2\x80\xa6 [\d,]+ more definitions: ", head)

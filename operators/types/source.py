@@ -305,7 +305,7 @@ SIG_LINE_MAX = 500  # longer lines are data (a minified bundle, a literal), neve
 INTERFACE_RE = lazy(rb"^\s*(?:export\s+)?(?:declare\s+)?interface\s")  # an outline gives these up second ...
 MINOR_RE = lazy(  # ... and these first: type aliases, constants
     rb"^\s*(?:export\s+)?(?:declare\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:type|typealias)\s+[\w$]+"
-    rb"|^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]*)?=\s*(?![(\w$]+\s*=>|(?:async\s*)?(?:function|\())"
+    rb"|^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]*)?=(?!\s*(?:[(\w$]+\s*=>|(?:async\s*)?(?:function|\()))"
 )
 
 
@@ -356,8 +356,9 @@ def _indent(line: bytes) -> int:
 
 def _fitting(entries: list[bytes], room: int) -> list[int]:
     """The indexes of the entries an outline of ``room`` bytes shows: the main definitions (classes,
-    functions, methods) before the minor ones (types, interfaces, constants), the outer before the
-    nested; when one such class does not fit whole, a spread of it; kept in file order."""
+    functions, methods) before the minor ones (interfaces, then types and constants), the outer before
+    the nested; when a level does not fit whole, an even spread of it and the deeper levels of the same
+    kind together (nested definitions keep a share); kept in file order."""
     if sum(map(len, entries)) <= room:
         return list(range(len(entries)))
     classes: dict[tuple[int, int], list[int]] = {}
@@ -369,22 +370,25 @@ def _fitting(entries: list[bytes], room: int) -> list[int]:
     for key in sorted(classes):
         members = classes[key]
         cost = sum(len(entries[i]) for i in members)
-        if cost > room:  # a spread of this class, as many as fit
-            per = cost / len(members)
-            take = int(room // per)
-            if take > 0:
-                step = len(members) / take
-                members = [members[int(k * step)] for k in range(take)]
-                members = [i for i in members if len(entries[i]) <= room]
-                while members and sum(len(entries[i]) for i in members) > room:
-                    members.pop()
-            else:
-                members = []
-            chosen += members
-            break
+        if cost > room:
+            pool = sorted(i for other in classes if other[0] == key[0] and other[1] >= key[1] for i in classes[other])
+            return sorted(chosen + _spread(pool, entries, room))
         chosen += members
         room -= cost
     return sorted(chosen)
+
+
+def _spread(members: list[int], entries: list[bytes], room: int) -> list[int]:
+    """As many of ``members`` as ``room`` bytes hold, evenly spaced."""
+    cost = sum(len(entries[i]) for i in members)
+    take = int(room // (cost / len(members))) if members else 0
+    if take <= 0:
+        return []
+    step = len(members) / take
+    picked = [i for i in (members[int(k * step)] for k in range(take)) if len(entries[i]) <= room]
+    while picked and sum(len(entries[i]) for i in picked) > room:
+        picked.pop()
+    return picked
 
 
 def cut_head(raw: bytes, budget: int) -> bytes:
