@@ -55,9 +55,6 @@ from operators.vocab import signal_line_spans
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
 GAP_REASON = "not shown: over the output ceiling"
 GAP_EST = 80  # bytes a gap line takes at most (its counts, its size and its marker)
-HINT_EST = len(" — tokens expand ctx_… --grep PATTERN".encode()) + 60  # the first gap's hint (a launcher path may be longer)
-
-
 def _hint() -> bytes:
     """How to read a gap's ref, naming a ``tokens`` that runs from the agent's shell."""
     from operators.launcher import tokens_command
@@ -252,7 +249,7 @@ class _Choice:
         self.kinds = kinds
         self.size = len(view.text)
         self.budget = budget
-        self.used = GAP_EST + HINT_EST + REST_EST  # nothing shown yet: one gap; and the pooled ref's line
+        self.used = GAP_EST + len(_hint()) + REST_EST  # nothing shown yet: one gap (with the hint); the pooled ref's line
         self.items: dict[int, tuple[int, int, bytes]] = {}
         self.ends: set[int] = set()  # line ends (after the newline) of whole lines shown
         self.line_max = max(80, min(LINE_MAX, budget // 10))
