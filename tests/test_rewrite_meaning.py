@@ -116,22 +116,29 @@ def results(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NOLIFE_TOKENS_QUICK", "BASH_ENV", "ENV"))}
     env.update(NOLIFE_TOKENS_HOME=str(base / "store"), HOME=str(base / "home"), LC_ALL="C.UTF-8")
     (base / "home").mkdir()
-    out = {}
-    for shell in SHELLS:
-        policy = hooks.Policy(path=env["PATH"], cwd=str(base), shell=shell)
-        for n, line in enumerate(LINES):
-            new = hooks.rewrite(line, policy)
-            if new is None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def both(shell: str, n: int, line: str, new: str):
+        runs = []
+        for which, script in (("orig", line), ("new", new)):
+            work = base / f"{os.path.basename(shell)}-{n}-{which}"
+            work.mkdir()
+            make_tree(work)
+            code, output = run(shell, script + "\n" + PROBE, work, {**env, "SHELL": shell})
+            runs.append((code, normalise(output, work), snapshot(work)))
+        return new, runs
+
+    out, jobs = {}, {}
+    with ThreadPoolExecutor(max_workers=4) as pool:  # each pair of runs in its own directories: independent
+        for shell in SHELLS:
+            policy = hooks.Policy(path=env["PATH"], cwd=str(base), shell=shell)
+            for n, line in enumerate(LINES):
+                new = hooks.rewrite(line, policy)
                 out[shell, line] = None
-                continue
-            runs = []
-            for which, script in (("orig", line), ("new", new)):
-                work = base / f"{os.path.basename(shell)}-{n}-{which}"
-                work.mkdir()
-                make_tree(work)
-                code, output = run(shell, script + "\n" + PROBE, work, {**env, "SHELL": shell})
-                runs.append((code, normalise(output, work), snapshot(work)))
-            out[shell, line] = (new, runs)
+                if new is not None:
+                    jobs[shell, line] = pool.submit(both, shell, n, line, new)
+        for key, job in jobs.items():
+            out[key] = job.result()
     return out
 
 
