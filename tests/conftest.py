@@ -15,6 +15,11 @@ PROJECT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT / "fixtures"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite fixtures/golden/*.reduced from the current reduced texts (tests/test_golden.py)")
+
+
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch) -> Path:
     """A private store home per test; no user config leaks in."""
