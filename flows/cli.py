@@ -91,6 +91,14 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _env_host() -> str | None:
+    """``$NOLIFE_TOKENS_HOST``: the agent host, for a shell where every ``tokens`` runs under one host."""
+    host = os.environ.get("NOLIFE_TOKENS_HOST", "").strip()
+    if host and host not in HOSTS:
+        raise UsageError(f"NOLIFE_TOKENS_HOST={host!r} is not a host: {', '.join(HOSTS)}")
+    return host or None
+
+
 def _for_host(config, host: str | None):
     """``--host``: the output ceiling of that agent host, unless ``[ceiling] max_chars`` sets its own."""
     if not host:
@@ -282,7 +290,8 @@ BUDGET_HELP = ("estimated tokens (bytes/4) the output may take (default: [ceilin
                "the agent host that reads it, --host)")
 HOSTS = ("claude-code", "codex", "gemini", "none")  # operators.ceiling.HOST_LIMITS (not imported to parse)
 HOST_HELP = ("the agent host that reads the output: claude-code (25,000 characters stay inline), codex (9,000 "
-             "bytes), gemini (25,000), none (25,000); sets the output ceiling unless [ceiling] max_chars does")
+             "bytes), gemini (25,000), none (25,000); sets the output ceiling unless [ceiling] max_chars does "
+             "(default: $NOLIFE_TOKENS_HOST, else [ceiling] host)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -427,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
                 import msgspec
 
                 config = msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, tokenizer=args.tokenizer))
-            config = _for_host(config, getattr(args, "host", None))
+            config = _for_host(config, getattr(args, "host", None) or _env_host())
             _check_type(getattr(args, "type", None))
             return args.func(args, config)
         except TokensError as exc:

@@ -53,3 +53,16 @@ def test_config_host_and_an_explicit_max_chars(capsysbinary, tmp_path, monkeypat
     conf.write_text('[ceiling]\nhost = "vim"\n')
     code, _, err = run_cli(capsysbinary, "--config", str(conf), "analyze", str(path))
     assert code == 2 and b"host" in err and b"Traceback" not in err
+
+
+def test_the_host_from_the_environment(capsysbinary, tmp_path, monkeypatch):
+    path = tmp_path / "big.diff"
+    path.write_bytes(_big_diff())
+    monkeypatch.setenv("NOLIFE_TOKENS_HOST", "codex")
+    code, out, _ = run_cli(capsysbinary, "analyze", str(path))
+    assert code == 0 and len(out) <= 9000
+    code, out, _ = run_cli(capsysbinary, "analyze", "--host", "claude-code", str(path))
+    assert code == 0 and 9000 < len(out) <= 25000  # --host wins over the environment
+    monkeypatch.setenv("NOLIFE_TOKENS_HOST", "vim")
+    code, _, err = run_cli(capsysbinary, "analyze", str(path))
+    assert code == 2 and err.startswith(b"tokens: error: NOLIFE_TOKENS_HOST") and err.count(b"\n") == 1
