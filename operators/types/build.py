@@ -103,7 +103,6 @@ SUMMARY_RE = lazy(
 )
 SUBSECTION_RE = lazy(rb"^_{3,} .* _{3,}\s*$")
 CAPTURED_RE = lazy(rb"^-{3,} (?:Captured|generated|coverage|Docs)")
-VERBOSE_RESULT_RE = lazy(rb"^\S+::\S.*? (PASSED|SKIPPED|XFAIL|XPASS|FAILED|ERROR)\b")
 SHORT_RESULT_RE = lazy(rb"^(PASSED|SKIPPED|XFAIL|XPASS) ")
 CONTEXT_RE = lazy(  # compiler context: shown like the diagnostics they belong to
     rb"^In file included from |^\s+from \S+:\d+[,:]$|: In (?:static |member )?function |: At top level:"

@@ -140,11 +140,6 @@ def _signal_blocks(raw: bytes, starts, n: int, signal_indexes) -> list[tuple[int
     return blocks
 
 
-def _verbatim_lines(raw: bytes, starts, n: int, signal_indexes) -> set[int]:
-    """Signal lines and the stack-trace lines that follow them."""
-    return {j for first, stop in _signal_blocks(raw, starts, n, signal_indexes) for j in range(first, stop)}
-
-
 def _duplicate_blocks(raw: bytes, starts, blocks) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
     """Exact copies among the signal blocks (also far apart; line endings aside): the first block of each
     text with its number of copies (only when more than one), and each later copy -> (stop, first)."""
