@@ -125,18 +125,10 @@ def config_class() -> type:
     return _config_class
 
 
-_SECTION_ALIASES = {"LogConfig": "log", "JsonConfig": "json", "DiffConfig": "diff", "FilelistConfig": "filelist"}
-
-
 def __getattr__(name: str):
-    """``Config`` (see ``config_class``) and the old names of the type sections (``LogConfig`` is
-    ``operators.types.log.Settings``)."""
+    """``Config`` (see ``config_class``)."""
     if name == "Config":
         return config_class()
-    if name in _SECTION_ALIASES:
-        from operators import types
-
-        return types.get(_SECTION_ALIASES[name]).Settings
     raise AttributeError(name)
 
 

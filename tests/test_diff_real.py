@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import reduce_bytes
-from operators.config import Config, DiffConfig
+from operators.config import Config
+from operators.types.diff import Settings as DiffConfig
 from operators.reduction import omissions, render, restore
 from operators.signals import auto_signals, load_sidecar, missing_signals
 from operators.types import diff

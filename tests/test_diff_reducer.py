@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from operators.classify import classify
-from operators.config import Config, DiffConfig
+from operators.config import Config
+from operators.types.diff import Settings as DiffConfig
 from operators.packet import ContextPacket
 from operators.kernel import diff_twins
 from operators.types import diff

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from operators.classify import classify
-from operators.config import Config, FilelistConfig
+from operators.config import Config
+from operators.types.filelist import Settings as FilelistConfig
 from operators.types import filelist, text
 from operators.reduction import omissions, render, restore
 from operators.signals import load_sidecar

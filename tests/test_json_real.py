@@ -16,7 +16,8 @@ import msgspec
 import pytest
 
 from conftest import FIXTURES, reduce_bytes
-from operators.config import Config, JsonConfig
+from operators.config import Config
+from operators.types.json import Settings as JsonConfig
 from operators.reduction import omissions, render, restore
 from operators.signals import load_sidecar
 from operators.store import Store

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES, reduce_bytes
 from operators.classify import classify
-from operators.config import Config, JsonConfig
+from operators.config import Config
+from operators.types.json import Settings as JsonConfig
 from operators.reduction import omissions, render, restore
 from operators.types import json as json_reducer
 from operators.jsonscan import is_valid_json, iter_spans
