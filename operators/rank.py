@@ -37,6 +37,7 @@ BLANK_RANK = 99
 FOLD_PATTERN = rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines folded"
 FOLD_RE = re.compile(FOLD_PATTERN)
 FOLD_SCAN = re.compile(FOLD_PATTERN, re.M)
+SYNTHETIC_SCAN = re.compile(rb"^\[(?:\xe2\x80\xa6 )?[0-9][0-9,]* [^\]\n]*\]", re.M)  # "[N … lines]", "[… N lines …]"
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
 FAILED_HEAD = b"[command failed: exit code "
 
@@ -127,8 +128,9 @@ def _general(lines: list[bytes]) -> tuple[set[int], set[int]]:
                 signal.discard(i)
                 if is_signal_text(_shown(line)):
                     signal.add(i)
-    context = hits(MARKER_RE.finditer) | hits(FOLD_SCAN.finditer)
-    return signal, context - signal
+    synthetic = hits(SYNTHETIC_SCAN.finditer)  # a reducer's own count line ("[23 traceback lines]"): context
+    context = hits(MARKER_RE.finditer) | hits(FOLD_SCAN.finditer) | synthetic
+    return signal - synthetic, context - (signal - synthetic)
 
 
 def _context(tiers: list[int], lines: list[bytes]) -> None:
