@@ -29,7 +29,6 @@ from bisect import bisect_left
 from typing import Iterator
 
 from operators.kernel import pair_brackets  # the C kernel's, or its pure-Python twin
-from operators.kernel.json_twins import container_ends_py  # noqa: F401  (re-exported)
 
 BOM = b"\xef\xbb\xbf"
 BAD = -2  # key_start of a top-level segment that did not parse (kept verbatim by the reducer)

@@ -18,7 +18,7 @@ from typing import Iterator
 
 import msgspec
 
-from operators.vocab import CONTROL_RE, LineFinder, display_line, display_text, signal_lines, summarised_spans  # noqa: F401 (LineFinder re-exported)
+from operators.vocab import CONTROL_RE, LineFinder, display_line, display_text, signal_lines, summarised_spans
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
 

@@ -712,7 +712,7 @@ def facts(packet):
 
 def _fact_lines(raw: bytes):
     """The only lines the facts are about: file headers and +/- lines."""
-    from operators.signals import LineFinder
+    from operators.vocab import LineFinder
 
     global _fact_finder
     if _fact_finder is None:
