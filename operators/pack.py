@@ -4,7 +4,7 @@ The packer works on the reduced (level 1) text of finished packets, line by line
 tier:
 
 * tier 0 — signal: ``[command failed …]``; error/failure/warning lines of logs, build and text
-  output (as the build reducer and ``log.SIGNAL_RE`` define them); changed lines and file headers of
+  output (as the build reducer and ``vocab.SIGNAL_RE`` define them); changed lines and file headers of
   diffs; decision fields of JSON (``"status":``, ``"error":``, …);
 * tier 1 — context: lines that say what was omitted (markers, ``×N``/``[folded …]`` summaries), diff
   hunk headers, test-runner summaries and section headers, and the lines right around a signal;

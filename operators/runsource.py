@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 from operators.config import Config
 from operators.packet import ContextPacket
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 
 if TYPE_CHECKING:
     import subprocess

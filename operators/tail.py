@@ -64,7 +64,7 @@ from bytewax.inputs import FixedPartitionedSource, StatefulSourcePartition
 
 from operators.config import Config
 from operators.packet import ContextPacket
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 from operators.sources import display_name
 from operators.trace import emit
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES, reduce_bytes
 from operators.types.build import display_line, display_signals, display_text, reduce_build, visible_signal_lines
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 from operators.reduction import omissions, render, restore
 from operators.signals import auto_signals, missing_signals
 

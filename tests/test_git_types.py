@@ -14,7 +14,7 @@ from operators.config import config_class
 from operators.reduction import omissions, render, restore
 from operators.signals import load_sidecar
 from operators.types import gitblame, gitlog, gitstatus
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 
 SIDECAR = load_sidecar(FIXTURES / "signals.toml")
 EXPECTED_TYPE = {

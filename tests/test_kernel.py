@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from operators import jsonscan
+from operators import jsonscan, vocab
 from operators.config import Config
 from operators.kernel import C as kernel, TWINS, json_twins, log_twins as twins
 from operators.types import log
@@ -67,12 +67,12 @@ def test_scan_works_across_the_python_twins_block_size():
     rng = random.Random(5)
     lines = [b"line %d of %x" % (rng.randint(0, 10**9), rng.getrandbits(40)) for _ in range(3000)]
     raw = b"\n".join(lines * 3) + b"\nno newline at end"
-    old_block = log.SHAPE_BLOCK
-    log.SHAPE_BLOCK = 4096  # many blocks in the twin: block seams must not change anything
+    old_block = twins.SHAPE_BLOCK
+    twins.SHAPE_BLOCK = 4096  # many blocks in the twin: block seams must not change anything
     try:
         assert c_scan(raw, True) == py_scan(raw, True)
     finally:
-        log.SHAPE_BLOCK = old_block
+        twins.SHAPE_BLOCK = old_block
 
 
 @settings(max_examples=300, deadline=None)
@@ -160,7 +160,7 @@ SIGNALISH = st.lists(
 @settings(max_examples=600, deadline=None)
 @given(raw=SIGNALISH)
 def test_signal_lines_from_shapes_match_the_direct_scan(raw):
-    expected = log.signal_line_spans_direct(raw)
+    expected = vocab.signal_line_spans(raw)
     assert list(log.signal_line_spans(raw)) == expected
     starts, ids, shape_data, shape_ends, _ = twins.scan_lines_py(raw, True)
     for share in (0, 4):  # 0: always the shapes; 4 (the default): the raw buffer when shapes are most of it
@@ -192,7 +192,7 @@ def test_big_access_log_signal_lines_match_the_direct_scan():
         rng.randint(1, 254), rng.randint(1, 10**6), rng.choice([200, 200, 200, 301, 404, 500, 503]), rng.randint(1, 9999))
         for _ in range(20000)]
     raw = b"\n".join(lines) + b"\n"
-    expected = log.signal_line_spans_direct(raw)
+    expected = vocab.signal_line_spans(raw)
     starts, ids, shape_data, shape_ends, _ = log.scan_lines(raw, True)
     found = log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends, shape_share=10**9)
     assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in found] == expected

@@ -98,6 +98,7 @@ def test_block_boundaries_do_not_change_the_plan(monkeypatch):
     from hypothesis import strategies as st
 
     import operators.types.log as logmod
+    from operators.kernel import log_twins
 
     lines = st.sampled_from([b"INFO tick 1", b"INFO tick 22", b"", b"ERROR x", b"WARN y 0x1f", b"\r", b"  at z"])
 
@@ -105,9 +106,9 @@ def test_block_boundaries_do_not_change_the_plan(monkeypatch):
     @given(parts=st.lists(lines, max_size=40), final=st.booleans(), block=st.integers(min_value=1, max_value=40))
     def check(parts, final, block):
         raw = b"\n".join(parts) + (b"\n" if final else b"")
-        monkeypatch.setattr(logmod, "SHAPE_BLOCK", 1 << 22)
+        monkeypatch.setattr(log_twins, "SHAPE_BLOCK", 1 << 22)
         whole = logmod.reduce_log(raw, "coarse", Config().log).pieces
-        monkeypatch.setattr(logmod, "SHAPE_BLOCK", block)
+        monkeypatch.setattr(log_twins, "SHAPE_BLOCK", block)
         assert logmod.reduce_log(raw, "coarse", Config().log).pieces == whole
 
     check()
@@ -135,7 +136,8 @@ def test_a_huge_rare_line_is_cut_with_a_marker_but_a_huge_signal_line_stays_whol
 def test_signal_line_indexes_match_a_per_line_search():
     import random as rnd
 
-    from operators.types.log import SIGNAL_RE, signal_line_indexes
+    from operators.types.log import signal_line_indexes
+    from operators.vocab import SIGNAL_RE
 
     rng = rnd.Random(3)
     words = [b"ERROR x", b"ok", b"warn", b"", b"INFO", b'"GET /" 500 1', b"FooError", b"\r"]

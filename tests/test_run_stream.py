@@ -107,7 +107,7 @@ def waiting_script(first: bytes, second: bytes, go: Path, code: int = 0) -> list
 
 # -- streaming ---------------------------------------------------------------------------------
 def test_windows_reach_the_caller_while_the_command_runs_and_the_whole_output_restores(tmp_path):
-    from operators.types.log import SIGNAL_RE
+    from operators.vocab import SIGNAL_RE
 
     log = (FIXTURES / "sample.log").read_bytes()
     lines = log.splitlines(keepends=True)

@@ -2,7 +2,7 @@
 
 What stays visible, verbatim and in place (minus terminal escapes, see below):
 
-* every signal line: FAILED/ERROR/error:/warning:/Traceback/…, anything ``log.SIGNAL_RE`` matches,
+* every signal line: FAILED/ERROR/error:/warning:/Traceback/…, anything ``vocab.SIGNAL_RE`` matches,
   pytest's ``E   …`` assertion lines, linker errors, jest's ``✕``;
 * the block of each failure: pytest's ``FAILURES``/``ERRORS`` sections (every ``____ test_x ____``
   traceback; long captured output keeps its head and tail), the lines that follow an error (stack
@@ -39,7 +39,8 @@ import re
 import re2
 
 from operators.reduction import Plan
-from operators.types.log import MASK_RE, signal_line_indexes
+from operators.kernel.log_twins import MASK_RE
+from operators.types.log import signal_line_indexes
 from operators.vocab import (  # noqa: F401  (the terminal helpers and markers stay importable from here)
     CONTROL_RE, ESC_BS_RE, ESC_RE, ESCAPES_PATTERN as _ESCAPES, EXTRA_SIGNAL_PATTERN as _EXTRA_SIGNAL,
     EXTRA_SIGNAL_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, SIGNAL_RE, display_line, display_text,

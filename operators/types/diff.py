@@ -55,8 +55,7 @@ from operators.kernel.diff_twins import (  # noqa: F401 (the roles, and names th
     META_RE, MINUS, NL, NONL, OTHER, PLUS, RANGE_RE, SPACE, SPECIAL, classify_lines_py, line_starts,
 )
 from operators.reduction import Plan, passthrough
-from operators.types.log import is_log_line
-from operators.vocab import git_file_path, summarised_file
+from operators.vocab import git_file_path, is_log_line, summarised_file
 from operators.relazy import lazy  # patterns compiled on first use
 
 GROUP = "context"

@@ -4,7 +4,7 @@ Default form (``hash [file] (author date time zone lineno) code``): the first li
 lines from the same commit stays whole, so its hash, author and date are shown once per run; on
 the run's other lines the ``hash (author date time zone`` part goes behind the ref and the line
 number (aligned as git printed it) and the code stay: ``  12) code``. A line holding a signal word
-(error, failed, …: ``operators.types.log.SIGNAL_RE``) stays whole, and so does a definition line
+(error, failed, …: ``operators.vocab.SIGNAL_RE``) stays whole, and so does a definition line
 (``def``/``class``/``fn``/``func``/``function`` signatures, by the language of the code column:
 ``is_signature``), exactly as git printed it, so that it can be searched for and copied.
 
@@ -34,7 +34,7 @@ import re
 
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 from operators.types.source import SIGNATURE_RES, language
 from operators.relazy import lazy  # patterns compiled on first use
 

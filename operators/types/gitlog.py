@@ -12,7 +12,7 @@ The subject is kept verbatim from the input; hash, refs, date and author are sho
 headers. Omitted, behind the ref (group ``commits``; with granularity ``fine`` one group a commit,
 its marker at the end of its line): the header lines, the message body and trailers, the ``--stat``
 block (its totals stay on the line), the blank separator lines. Kept verbatim, in place: every
-message or stat line that holds a signal word (error, failed, …: ``operators.types.log.SIGNAL_RE``),
+message or stat line that holds a signal word (error, failed, …: ``operators.vocab.SIGNAL_RE``),
 ``--name-status``/``--name-only`` lines, and anything before the first commit (a tag header,
 a warning from git; the lines inside a signature block there go behind the ref).
 
@@ -39,7 +39,7 @@ import msgspec
 from operators.config import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
 from operators.types import diff as difftype
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitlog"

@@ -27,7 +27,7 @@ import msgspec
 from operators.config import Section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 from operators.relazy import lazy  # patterns compiled on first use
 
 NAME = "gitstatus"

@@ -69,7 +69,7 @@ import re2
 from operators.config import Section
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
-from operators.types.log import SIGNAL_RE
+from operators.vocab import SIGNAL_RE
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
 BUCKET_MIN = 64  # bytes the padding keys of one object must hold to be worth a ref

@@ -35,14 +35,9 @@ from operators.reduction import Plan, line_body_end
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
     group_shapes, lines_with, mark_rare, mask, scan_lines, select_visible, status_lines,
 )
-from operators.kernel.log_twins import (  # noqa: F401  (re-exported)
-    DIGITS_TO_ZERO, IDENT_INSIDE_RE, MASK_RE, SHAPE_BLOCK, _collapse_zeros,
-)
-
-# the signal vocabulary lives in operators.vocab; the names stay importable from here
-from operators.vocab import (  # noqa: E402,F401  (re-exported)
-    CODE_RE, LEVEL_RE, LOG_LINE_RE, SHAPE_CODE_RE, SHAPE_STATUS, SIGNAL_PATTERN as _SIGNAL_PATTERN, SIGNAL_RE,
-    STATUS_RE, WORD_RE as SHAPE_SIGNAL_RE, is_log_line, is_signal_text, signal_line_spans as signal_line_spans_direct,
+from operators.vocab import (  # the signal vocabulary
+    CODE_RE, SHAPE_CODE_RE, SHAPE_STATUS, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
+    signal_line_spans as signal_line_spans_direct,
 )
 CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
