@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, reduce_bytes
-from operators.types.build import display_line, display_signals, display_text, reduce_build, visible_signal_lines
-from operators.vocab import SIGNAL_RE
+from operators.types.build import display_signals, reduce_build, visible_signal_lines
+from operators.vocab import SIGNAL_RE, display_line, display_text
 from operators.reduction import omissions, render, restore
 from operators.signals import auto_signals, missing_signals
 

@@ -132,10 +132,7 @@ def test_a_log_of_each_format_is_classified_log(line):
 
 def test_old_names_stay_importable_from_their_modules():
     from operators import signals
-    from operators.types import build
 
-    assert build.display_line is vocab.display_line and build.CONTROL_RE is vocab.CONTROL_RE
-    assert build.strip_escapes is vocab.strip_escapes and build.EXTRA_SIGNAL_RE is vocab.EXTRA_SIGNAL_RE
     assert signals.LineFinder is vocab.LineFinder
 
 

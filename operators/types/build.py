@@ -41,9 +41,8 @@ import re2
 from operators.reduction import Plan
 from operators.kernel.log_twins import MASK_RE
 from operators.types.log import signal_line_indexes
-from operators.vocab import (  # noqa: F401  (the terminal helpers and markers stay importable from here)
-    CONTROL_RE, ESC_BS_RE, ESC_RE, ESCAPES_PATTERN as _ESCAPES, EXTRA_SIGNAL_PATTERN as _EXTRA_SIGNAL,
-    EXTRA_SIGNAL_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, SIGNAL_RE, display_line, display_text,
+from operators.vocab import (  # the terminal helpers and the signal markers
+    CONTROL_RE, ESC_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, SIGNAL_RE, display_line, display_text,
     escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
 )
 from operators.relazy import lazy  # patterns compiled on first use
