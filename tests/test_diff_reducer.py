@@ -294,7 +294,7 @@ def test_text_after_a_complete_hunk_is_not_context():
 
 # --- line walk and memory ------------------------------------------------------------------------
 
-O, M, X, C, N = diff.OTHER, diff.META, diff.CTX, diff.CHG, diff.NONL
+O, M, X, C, N = diff_twins.OTHER, diff_twins.META, diff_twins.CTX, diff_twins.CHG, diff_twins.NONL
 
 
 @pytest.mark.parametrize("raw, kinds", [
@@ -309,9 +309,9 @@ O, M, X, C, N = diff.OTHER, diff.META, diff.CTX, diff.CHG, diff.NONL
     (b"@@ -1,2 +1,2 @@\n a\n b", [O, X, X]),  # no final newline
 ])
 def test_hunk_lines_are_walked_by_their_counts(raw, kinds):
-    assert list(diff.classify_lines_py(raw, diff.line_starts(raw))) == kinds  # the Python twin
+    assert list(diff_twins.classify_lines_py(raw, diff_twins.line_starts(raw))) == kinds  # the Python twin
     starts, found = diff.lines_and_kinds(raw)  # the C kernel where built
-    assert list(found) == kinds and list(starts) == list(diff.line_starts(raw))
+    assert list(found) == kinds and list(starts) == list(diff_twins.line_starts(raw))
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -322,7 +322,7 @@ def test_line_starts_in_small_blocks_match_a_plain_split(monkeypatch, seed):
     expected = [0] + [i + 1 for i, byte in enumerate(raw) if byte == 0x0A]
     if expected[-1] != len(raw):
         expected.append(len(raw))
-    assert list(diff.line_starts(raw)) == expected
+    assert list(diff_twins.line_starts(raw)) == expected
 
 
 def big_diff(files: int) -> bytes:

@@ -39,7 +39,8 @@ bytes object is shared by every hint of the same text. Moved blocks are looked f
 ``MAX_MOVED_LINES`` changed lines (a dict of the added lines' bytes).
 
 Speed: line starts and roles come from one pass of the C kernel (``operators.kernel.diff_lines``) when it
-is built; ``line_starts`` and ``classify_lines_py`` are its pure-Python twins (same results).
+is built; ``operators.kernel.diff_twins``' ``line_starts`` and ``classify_lines_py`` are its pure-Python
+twins (same results).
 """
 
 from __future__ import annotations
@@ -50,9 +51,8 @@ from bisect import bisect_right
 
 from operators.config import Section
 from operators.kernel import diff_lines
-from operators.kernel.diff_twins import (  # noqa: F401 (the roles, and names the tests read here)
-    BACKSLASH, BIN, BINARY_DATA_RE, BINARY_HUNK_RE, BINARY_PATCH, CHG, CR, CTX, FILE_START_RE, HUNK_RE, META,
-    META_RE, MINUS, NL, NONL, OTHER, PLUS, RANGE_RE, SPACE, SPECIAL, classify_lines_py, line_starts,
+from operators.kernel.diff_twins import (  # the line roles and the header patterns
+    BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SPECIAL,
 )
 from operators.reduction import Plan, passthrough
 from operators.vocab import git_file_path, is_log_line, summarised_file

@@ -37,6 +37,7 @@ from typing import Annotated, NamedTuple
 import msgspec
 
 from operators.config import Section
+from operators.kernel import diff_twins
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
@@ -104,7 +105,7 @@ class Commit:
 
 
 def split_lines(raw: bytes) -> list[Line]:
-    starts = difftype.line_starts(raw)
+    starts = diff_twins.line_starts(raw)
     return [Line(a, b, line_body_end(raw, a, b)) for a, b in zip(starts, starts[1:])]
 
 
@@ -365,7 +366,7 @@ class _Emitter:
             return
         self.omit_to(b)
         if hint is not None:
-            n = sum(1 for s, e, _ in _lines_in(self.raw, a, b) if not difftype.META_RE.match(self.raw, s, e))
+            n = sum(1 for s, e, _ in _lines_in(self.raw, a, b) if not diff_twins.META_RE.match(self.raw, s, e))
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
