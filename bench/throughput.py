@@ -200,7 +200,7 @@ def _stages_child(path: str) -> None:
 
     configure_trace(json=True, stream=open(os.devnull, "w"))
     import flows.direct as graph  # the steps of the graph (one document runs them without the engine)
-    from flows.cli import run_packets
+    from flows.runner import run_packets
     from operators.config import load_config
     from operators.sources import file_packets
     from operators.stages import reducer_for
@@ -475,7 +475,7 @@ def bench_tokens(paths: dict, work: Path, spec: dict) -> None:
     samples: list[tuple[str, str, bytes, bytes | None]] = []
     os.environ["NOLIFE_TOKENS_HOME"] = str(work / "home-tokens")
     os.environ.pop("NOLIFE_TOKENS_CONFIG", None)
-    from flows.cli import run_packets
+    from flows.runner import run_packets
     from operators.sources import file_packets
     from operators.trace import configure_trace
 

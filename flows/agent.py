@@ -223,8 +223,8 @@ def _reap(proc, interrupted: bool) -> None:
 def cmd_run(args: argparse.Namespace, config) -> int:
     import shlex
 
-    from flows.cli import UsageError
     from flows.runner import run_source
+    from operators.errors import UsageError
     from operators.runsource import RunSource
 
     cmd = list(args.cmd)
@@ -340,7 +340,9 @@ def _closing_lines(run: _Run, config, source: str, status: int) -> bytes:
 def cmd_pack(args: argparse.Namespace, config) -> int:
     import msgspec
 
-    from flows.cli import UsageError, _check_readable, run_packets
+    from flows.cli import _check_readable
+    from flows.runner import run_packets
+    from operators.errors import UsageError
     from operators.pack import PackError, pack
     from operators.packet import ContextPacket
     from operators.sources import file_packets

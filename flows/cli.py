@@ -16,8 +16,8 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done  # noqa: F401 (run_packets: used by flows.agent)
-from operators.errors import TokensError, UsageError  # noqa: F401 (UsageError: raised by the commands)
+from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done
+from operators.errors import TokensError, UsageError
 
 if TYPE_CHECKING:
     from operators.config import Config

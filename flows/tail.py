@@ -138,7 +138,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
 def _tail(args: argparse.Namespace, config: Config) -> int:
     from bytewax._bytewax import run_main
 
-    from flows.cli import startup_done
+    from flows.runner import startup_done
     from flows.reduce import get_flow
     from operators.sources import CallbackSink
     from operators.tail import TailPacket, TailPosition, TailSource

@@ -34,7 +34,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 def reduce_bytes(raw: bytes, source: str = "test-input", **fields) -> ContextPacket:
     """Run one packet through the whole graph (all stages, real store) and return it finished."""
-    from flows.cli import run_packets
+    from flows.runner import run_packets
 
     [packet] = run_packets([ContextPacket(source=source, raw=raw, **fields)])
     return packet

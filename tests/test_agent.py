@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, reduce_bytes, run_cli, tokens_cli
-from flows.cli import run_packets
+from flows.runner import run_packets
 from operators.overview import overview
 from operators.pack import PackError, pack
 from operators.sources import file_packets

@@ -123,7 +123,7 @@ def test_fixture_saves_at_least_a_fifth(sample):
 
 
 def test_fixture_through_the_graph(monkeypatch, tmp_path):
-    from flows.cli import run_packets
+    from flows.runner import run_packets
     from operators.packet import ContextPacket
 
     monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(tmp_path))

@@ -177,7 +177,7 @@ def test_filelist_under_a_small_budget_keeps_the_top_level_first():
 
 
 def test_filelist_through_the_graph(monkeypatch, tmp_path):
-    from flows.cli import run_packets
+    from flows.runner import run_packets
     from operators.packet import ContextPacket
 
     monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(tmp_path))

@@ -7,7 +7,7 @@ from structlog.testing import capture_logs
 
 from conftest import FIXTURES, PROJECT
 from operators.sources import fixture_paths
-from flows.cli import run_packets
+from flows.runner import run_packets
 from operators.config import ConfigError, load_config
 from operators.packet import ContextPacket
 from operators.sources import file_packets

@@ -6,7 +6,7 @@ from __future__ import annotations
 from structlog.testing import capture_logs
 
 from conftest import FIXTURES, PROJECT
-from flows.cli import run_packets
+from flows.runner import run_packets
 from operators.packet import ContextPacket
 
 LOG = (FIXTURES / "sample.log").read_bytes()

@@ -62,7 +62,7 @@ def test_json_reducer_restores_and_keeps_valid_json(value, indent, ndjson):
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(raws=st.lists(raw_inputs.map(lambda b: b * 8), min_size=1, max_size=4))
 def test_graph_restores_random_inputs_through_the_store(raws):
-    from flows.cli import run_packets
+    from flows.runner import run_packets
 
     packets = run_packets([ContextPacket(source=f"rand{i}", raw=r) for i, r in enumerate(raws)])
     for packet, raw in zip(packets, raws):
@@ -73,7 +73,7 @@ def test_graph_restores_random_inputs_through_the_store(raws):
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(values=st.lists(json_values, min_size=1, max_size=4), indent=st.sampled_from([None, 2]))
 def test_graph_restores_random_json_through_the_store(values, indent):
-    from flows.cli import run_packets
+    from flows.runner import run_packets
 
     raws = [(jsonlib.dumps({"id": i, "status": "failed", "telemetry": v, "padding_1": "x" * 300, "items": [v] * 12},
                            indent=indent) + "\n").encode() for i, v in enumerate(values)]

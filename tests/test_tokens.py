@@ -153,7 +153,7 @@ def test_public_api_fallback_gives_the_same_counts(monkeypatch):
 
 @needs_bpe
 def test_the_graph_traces_real_counts_when_configured(tmp_path):
-    from flows.cli import run_packets
+    from flows.runner import run_packets
 
     config = tmp_path / "cfg.toml"
     config.write_text('[reduce]\ntokenizer = "cl100k"\n')
