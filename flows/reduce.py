@@ -25,7 +25,7 @@ import bytewax.operators as op
 from bytewax.dataflow import Dataflow
 from bytewax.inputs import Source
 
-from flows.direct import graph_steps, traced  # noqa: F401 (traced: the step wrapper, used here before)
+from flows.direct import graph_steps
 from operators.config import Config, ConfigError, load_config
 from operators.packet import ContextPacket
 from operators.sinks import StoreSink
