@@ -28,6 +28,13 @@ MARKER = re.compile(r"#ref:ctx_[0-9a-f]{6,64}")
 ONLY_MARKER = re.compile(r"#ref:ctx_[0-9a-f]{6,64}")
 
 
+@pytest.fixture(autouse=True)
+def no_room(monkeypatch):
+    """These tests are about folding: no document here is kept whole for fitting the ceiling's room
+    (that rule has its own tests: tests/test_json_room.py)."""
+    monkeypatch.setattr(json_reducer, "ROOM_SHARE", 0)
+
+
 def run(raw: bytes, granularity: str = "coarse", **json_cfg):
     """Reduce with the reducer alone; check the exact restore; return (visible, {group: content}, plan)."""
     config = Config(json=JsonConfig(**json_cfg)) if json_cfg else Config()

@@ -940,9 +940,24 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
         k = e
     return added
 
+ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded
+UNFOLDED = 1 << 40  # array_min that no array reaches
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
+    """The plan of a JSON document. One that fits ``ROOM_SHARE`` of the output ceiling with its long
+    arrays and maps whole keeps them whole (a package list, a short API answer: each item is content);
+    noise, padding and link fields go to refs all the same. A bigger one folds them (module docstring)."""
+    from operators.ceiling import settings_of, visible_size
+
+    cfg = config.json
+    room = int(settings_of(config).max_chars * ROOM_SHARE)
     try:
-        return _Reducer(raw, granularity, config.json).run()
+        if len(raw) <= 4 * room:
+            whole = _Reducer(raw, granularity, msgspec.structs.replace(cfg, array_min=UNFOLDED)).run()
+            if visible_size(whole) <= room:
+                return whole
+        return _Reducer(raw, granularity, cfg).run()
     except RecursionError:
         return passthrough(raw)
 
