@@ -60,3 +60,17 @@ def run_cli(capsysbinary, *argv: str) -> tuple[int, bytes, bytes]:
         configure_trace(json=True, stream=open(os.devnull, "w"))
     out, err = capsysbinary.readouterr()
     return code, out, err
+
+
+def sleepers(tag: str) -> list[int]:
+    """The pids of the ``sleep TAG`` processes still running (a test's way to see leftovers)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if fh.read().split(b"\0")[:2] == [b"sleep", tag.encode()]:
+                        found.append(int(pid))
+            except OSError:
+                continue
+    return found

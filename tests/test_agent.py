@@ -12,7 +12,7 @@ from operators.store import Store
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, reduce_bytes, run_cli, tokens_cli
+from conftest import FIXTURES, reduce_bytes, run_cli, tokens_cli, sleepers
 from flows.runner import run_packets
 from operators.overview import overview
 from operators.pack import PackError, pack
@@ -222,17 +222,6 @@ def test_pack_cli_json_and_too_small_budget(capsysbinary):
 # ------------------------------------------------------------------------------- process handling
 
 
-def _tagged(tag: str) -> list[int]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    if fh.read().split(b"\0")[:2] == [b"sleep", tag.encode()]:
-                        found.append(int(pid))
-            except OSError:
-                continue
-    return found
 
 
 @pytest.mark.parametrize("quick", ["1", "0"])
@@ -250,15 +239,15 @@ def test_killing_tokens_with_any_signal_leaves_nothing_running(quick, sig, tmp_p
     proc = subprocess.Popen([sys.executable, "-m", "flows.quick", "run", "--", "bash", "-c", f"sleep {tag}; echo x"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 20
-    while not _tagged(tag) and time.monotonic() < deadline:
+    while not sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _tagged(tag)
+    assert sleepers(tag)
     proc.send_signal(getattr(signal, sig))
     proc.wait(timeout=20)
     deadline = time.monotonic() + 5
-    while _tagged(tag) and time.monotonic() < deadline:
+    while sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _tagged(tag) == []
+    assert sleepers(tag) == []
 
 
 @pytest.mark.parametrize("quick", ["1", "0"])

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, PROJECT
+from conftest import FIXTURES, PROJECT, sleepers
 from operators.store import Store
 
 needs_mcp = pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="the [mcp] extra is not installed")
@@ -103,17 +103,6 @@ def test_every_tool_through_the_sdk_client(home):
     assert row["raw_tokens"] == -(-(LOG.stat().st_size + len(b"done\n")) // 4)  # the log, then stderr's line
 
 
-def _sleepers(tag: str) -> list[int]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    if fh.read().split(b"\0")[:2] == [b"sleep", tag.encode()]:
-                        found.append(int(pid))
-            except OSError:
-                continue
-    return found
 
 
 @needs_mcp
@@ -130,9 +119,9 @@ def test_a_run_that_times_out_returns_what_it_printed_and_leaves_nothing_running
     assert "started\n" in text and "[timed out after 2 s: stopped]" in text
     assert re.search(r"\[exit code \d+\]$", text)
     deadline = time.monotonic() + 5
-    while _sleepers(tag) and time.monotonic() < deadline:
+    while sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _sleepers(tag) == []
+    assert sleepers(tag) == []
 
 
 def test_without_the_sdk_it_is_one_error_line(home):
@@ -189,9 +178,9 @@ def test_a_run_stops_when_the_client_goes(home):
 
     drive(home, calls)
     deadline = time.monotonic() + 15
-    while _sleepers(tag) and time.monotonic() < deadline:
+    while sleepers(tag) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert _sleepers(tag) == []
+    assert sleepers(tag) == []
 
 
 @needs_mcp
