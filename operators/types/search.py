@@ -114,22 +114,28 @@ def _bare_name(path: bytes) -> bool:
     return re.fullmatch(rb"[A-Za-z_.][\w.@~+-]{0,254}", path) is not None  # not "2026-01-01T10" (a timestamp)
 
 
+def _plain_kind(body: bytes) -> int | None:
+    """BLANK, SEP (``--``) or BINARY (``Binary file … matches``) for a line that is no hit, else None."""
+    if not body.strip():
+        return BLANK
+    if body == SEPARATOR:
+        return SEP
+    return BINARY if BINARY_RE.match(body) else None
+
+
 def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
     """Kinds of a non-heading output (``path:12:text`` or, when not ``numbered``, ``path:text``)."""
     known: set[bytes] = set()
     for ln in lines:
         body = raw[ln.start : ln.body]
-        if not body.strip():
-            ln.kind = BLANK
-        elif body == SEPARATOR:
-            ln.kind = SEP
-        elif BINARY_RE.match(body):
-            ln.kind = BINARY
-        else:
-            m = (MATCH_N_RE if numbered else MATCH_RE).match(body)
-            if m and (_pathlike(m.group(1)) or numbered and _bare_name(m.group(1))):
-                ln.kind, ln.path, ln.text_at = MATCH, m.group(1), ln.start + len(m.group(1)) + 1
-                known.add(ln.path)
+        kind = _plain_kind(body)
+        if kind is not None:
+            ln.kind = kind
+            continue
+        m = (MATCH_N_RE if numbered else MATCH_RE).match(body)
+        if m and (_pathlike(m.group(1)) or numbered and _bare_name(m.group(1))):
+            ln.kind, ln.path, ln.text_at = MATCH, m.group(1), ln.start + len(m.group(1)) + 1
+            known.add(ln.path)
     for ln in lines:  # context lines: a known path first (a path may hold "-12-")
         if ln.kind != OTHER or not numbered:
             continue
@@ -157,12 +163,11 @@ def _parse_heading(raw: bytes, lines: list[Line]) -> None:
     path = b""
     for ln in lines:
         body = raw[ln.start : ln.body]
-        if not body.strip():
-            ln.kind, path = BLANK, b""
-        elif body == SEPARATOR:
-            ln.kind = SEP
-        elif BINARY_RE.match(body):
-            ln.kind = BINARY
+        kind = _plain_kind(body)
+        if kind is not None:
+            ln.kind = kind
+            if kind == BLANK:
+                path = b""
         elif path and (m := HEADING_LINE_RE.match(body)):
             ln.kind = MATCH if m.group(2) == b":" else CONTEXT
             ln.path = path
