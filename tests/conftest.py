@@ -26,6 +26,7 @@ def home(tmp_path, monkeypatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(home))
     monkeypatch.delenv("NOLIFE_TOKENS_CONFIG", raising=False)
+    monkeypatch.delenv("NOLIFE_TOKENS_HOST", raising=False)  # nor the shell's agent host (its output ceiling)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # nor the user's config.toml
     # `tokens` is on PATH, as after an install: hints name it `tokens` (operators.launcher)
     monkeypatch.setenv("PATH", os.path.dirname(os.path.abspath(sys.executable)) + os.pathsep + os.environ.get("PATH", ""))
