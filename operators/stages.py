@@ -84,6 +84,18 @@ def make_measure_raw(config: Config) -> StageFn:
     return measure_raw
 
 
+def _sized(config: Config, budget: int | None) -> Config:
+    """The config a reducer sees: with a packet's own budget (``--budget``, estimated tokens) as its
+    output ceiling, so a type that fits itself to the ceiling's room fits this one."""
+    if not budget:
+        return config
+    current = ceiling.settings_of(config)
+    chars = max(1000, budget * 4)
+    if chars == current.max_chars:
+        return config
+    return msgspec.structs.replace(config, ceiling=ceiling.CeilingSettings(host=current.host, max_chars=chars))
+
+
 def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
     """The reducer's plan, or a pass-through plan and the guard that fired."""
     raw = packet.raw
@@ -91,7 +103,7 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
         return passthrough(raw), "short input passes through"  # a type that hides secrets reduces any size
     reducer = reducer_for(packet.type)
     try:
-        plan = reducer(raw, packet.granularity, config)
+        plan = reducer(raw, packet.granularity, _sized(config, packet.budget))
     except RecursionError:
         return passthrough(raw), "reducer gave up (nesting too deep); passed through"
     except Exception as exc:  # a reducer bug must never lose or garble input: show it raw instead

@@ -66,3 +66,16 @@ def test_the_host_from_the_environment(capsysbinary, tmp_path, monkeypatch):
     monkeypatch.setenv("NOLIFE_TOKENS_HOST", "vim")
     code, _, err = run_cli(capsysbinary, "analyze", str(path))
     assert code == 2 and err.startswith(b"tokens: error: NOLIFE_TOKENS_HOST") and err.count(b"\n") == 1
+
+
+def test_a_reducer_fits_itself_to_the_runs_own_budget(capsysbinary, tmp_path):
+    """--budget is the ceiling the reducers size their room to: a log of rare lines (each path once)
+    shows them whole under the default budget, and folds them by their words under a small one."""
+    lines = [b"2026-11-30 14:%02d:%02d INFO GET /static/asset-%s.js 200" % (i // 60 % 60, i % 60, b"abcdefghij"[i % 10:] + b"%c" % (97 + i // 10))
+             for i in range(200)]
+    path = tmp_path / "access.log"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    code, out, _ = run_cli(capsysbinary, "analyze", str(path))
+    assert code == 0 and all(line in out for line in lines)
+    code, small, _ = run_cli(capsysbinary, "analyze", "--budget", "600", str(path))
+    assert code == 0 and len(small) <= 2400 and " ×".encode() in small  # folded by the reducer, not only cut
