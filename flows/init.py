@@ -49,7 +49,6 @@ import contextlib
 import difflib
 import fcntl
 import hashlib
-import json
 import os
 import re
 import shlex

@@ -301,7 +301,6 @@ def _restore_file(store, path: str) -> tuple[bytes, str]:
 
 
 def cmd_expand(args: argparse.Namespace, config: Config) -> int:
-    from pathlib import Path
 
     from operators.config import home_path
     from operators.store import Store

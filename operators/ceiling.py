@@ -43,7 +43,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import sub
-from typing import Annotated, Callable, Literal
+from typing import Annotated, Literal
 
 import msgspec
 

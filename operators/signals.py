@@ -12,7 +12,6 @@ Two sources, checked together by the SIGNAL stage:
 from __future__ import annotations
 
 import io
-import re
 from pathlib import Path
 from typing import Iterator
 

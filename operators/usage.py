@@ -336,7 +336,7 @@ def format_gain(report: GainReport) -> str:
         "Estimated tokens (bytes/4). RAW: the original outputs; HOST: what the host would have shown without",
         f"us (its own cut applied: {report.host or 'none'}); VISIBLE: what was shown, hint lines included; READ: what",
         "was read back later (expand, show-ref); SAVED = HOST - VISIBLE - READ (negative: the output grew).",
-        f"RUNS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
+        "RUNS: distinct outputs (an identical output stored again counts once). EXPANDED: refs read back",
         f"later with tokens expand/show-ref ({report.expansions:,} reads recorded); RESTORED: whole originals read",
         "back (tokens expand --full pkt_…). CEILING: outputs cut to the output ceiling (their gaps are refs).",
     ]

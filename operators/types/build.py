@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 
-import re2
 
 from operators.reduction import Plan
 from operators.kernel.log_twins import MASK_RE

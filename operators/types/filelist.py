@@ -32,7 +32,6 @@ first), then the fold lines. A listing whose folding would not be clearly smalle
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from operators.config import Section

@@ -693,8 +693,6 @@ class _Reducer:
         return 10 * digits >= 6 * len(idxs)
 
     def plan_array(self, entries, path, protected: bool, unit: str = "items") -> list:
-        raw = self.raw
-        cfg = self.cfg
         actions: list = [None] * len(entries)
         if all(e[3] >= 0 and e[0] != BAD for e in entries):  # the usual case: no list of every index
             complete = range(len(entries))
