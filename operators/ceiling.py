@@ -128,7 +128,7 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
 def _signals_kind(kind: str) -> str:
     from operators import types
 
-    return getattr(types.get(kind), "SIGNALS", "lines") if kind in types.names() else "lines"
+    return types.attr(kind, "SIGNALS", "lines")
 
 
 def visible_size(plan: Plan) -> int:
@@ -440,7 +440,7 @@ def _fills(kind: str) -> bool:
     types show their must-see lines and context, and only a short head and tail."""
     from operators import types
 
-    return bool(getattr(types.get(kind), "FILL", False)) if kind in types.names() else True
+    return kind not in types.names() or bool(types.attr(kind, "FILL", False))
 
 
 def _close_blank_gaps(choice: _Choice, text: bytes, spans: list[tuple[int, int]]) -> None:
@@ -632,7 +632,7 @@ def _cut_head(kind: str, raw: bytes, budget: int) -> bytes:
     module: a diff's file list with +/- counts), made safe to show; empty when it has none."""
     from operators import types
 
-    made = getattr(types.get(kind), "cut_head", None) if kind in types.names() else None
+    made = types.attr(kind, "cut_head")
     if made is None:
         return b""
     from operators.safety import clean_text

@@ -70,18 +70,17 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
     the lines (no newline) of a reduced text of content type ``kind``."""
     from operators import types
 
-    module = types.get(kind) if kind in types.names() else None
     tiers = [2] * len(lines)
     ranks = [0] * len(lines)
-    whole = getattr(module, "rank_lines", None)
+    whole = types.attr(kind, "rank_lines")
     given = whole(lines, config) if whole is not None else None
-    own = getattr(module, "tier", None) if given is None else None
+    own = types.attr(kind, "tier") if given is None else None
     signal, context = _general(lines)
     if given is None and own is None:  # the general rules alone: only the lines they name are visited
-        other = getattr(module, "OTHER_LINES", None)
+        other = types.attr(kind, "OTHER_LINES")
         if other is not None:
             tiers, ranks = [other[0]] * len(lines), [other[1]] * len(lines)
-        context_rank = getattr(module, "CONTEXT_RANK", 0)
+        context_rank = types.attr(kind, "CONTEXT_RANK", 0)
         for i in context:
             tiers[i], ranks[i] = 1, context_rank
         for i in signal:
@@ -100,7 +99,7 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
                 tiers[i] = 1
     if lines and lines[0].startswith(FAILED_HEAD):
         tiers[0], ranks[0] = 0, -1
-    if getattr(module, "PACK_CONTEXT", True):
+    if types.attr(kind, "PACK_CONTEXT", True):
         _context(tiers, lines)
     _blanks(tiers, ranks, lines)
     return tiers, ranks

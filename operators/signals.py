@@ -73,7 +73,7 @@ def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
     type's module: "lines", "changed" or none)."""
     from operators import types
 
-    kind = getattr(types.get(content_type), "SIGNALS", "lines") if content_type in types.names() else "lines"
+    kind = types.attr(content_type, "SIGNALS", "lines")
     raw = textual(raw)
     if kind == "lines":
         found = signal_lines(raw, MAX_AUTO)

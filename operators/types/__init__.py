@@ -12,6 +12,12 @@ A content type module (``operators/types/<name>.py``) owns everything about its 
                                          # (+/- lines of a diff) or "" (none); see operators.signals
     REDACTS = True                       # optional: reduced at any size; a plan with a "secrets" group is
                                          # never swapped for the raw text (operators.stages)
+    def rank_lines(lines, config)        # optional: budget ranks of the reduced lines, (tier, rank) or None
+                                         # each (or OTHER_LINES/CONTEXT_RANK; see operators.rank)
+    def cut_head(raw, budget) -> bytes   # optional: what a cut output shows first (operators.ceiling)
+    FILL = True                          # optional: a cut output fills its budget with head and tail
+
+Optional parts are read with ``attr(name, attribute, default)``.
 
 ``ORDER`` is the detection order: ``classify`` asks each type's ``detect`` in turn and the first that
 answers wins; ``text`` is last and takes everything. Config validation, the CLI's ``--type`` choices,
@@ -100,6 +106,12 @@ def get(name: str) -> ModuleType:
             raise KeyError(name)
         module = _modules[name] = importlib.import_module(f"operators.types.{name}")
     return module
+
+
+def attr(name: str, attribute: str, default=None):
+    """An optional part of a type's contract (``SIGNALS``, ``FILL``, ``cut_head``, …): the attribute of
+    the registered type ``name``, or ``default`` when the type lacks it or is not registered."""
+    return getattr(get(name), attribute, default) if name in ORDER else default
 
 
 def check_module(module: ModuleType) -> None:

@@ -627,7 +627,8 @@ def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:
         b = starts[k + 1] if k + 1 < len(starts) else len(raw)
         hunk = raw.find(b"\n@@", a, b)
         head_end = b if hunk < 0 else hunk + 1
-        name, extra = raw[a : raw.find(b"\n", a, b) if raw.find(b"\n", a, b) >= 0 else b], []
+        eol = raw.find(b"\n", a, b)
+        name, extra = raw[a : eol if eol >= 0 else b], []
         plus = minus = None
         for line in raw[a:head_end].split(b"\n")[1:]:
             line = line.rstrip(b"\r")
