@@ -1,18 +1,21 @@
 """The search index of stored refs: ``<home>/index.sqlite`` (stdlib ``sqlite3`` with FTS5).
 
-STORE calls ``index_packet`` for every packet it writes. Each ref is cut into chunks of whole lines
-(``CHUNK`` bytes at most) and each chunk's words go into a *contentless* FTS5 table: the index holds
-words and where they are (ref, first line, byte offset), never a second copy of the bytes. ``search``
-finds the chunks holding every word asked for, newest packets first, reads those refs back from the
-store and prints the lines that hold the words, with their line numbers. A ref removed from the store
-since is skipped (and dropped from the index).
+STORE calls ``index_packet`` for every packet it writes, which only notes the packet's id in
+``index.pending`` (one ``O_APPEND`` write: no sqlite, no fsync on a run). ``search`` first indexes
+every packet noted since (``catch_up``, one transaction), then queries. Each ref is cut into chunks of
+whole lines (``CHUNK`` bytes at most) and each chunk's words go into a *contentless* FTS5 table: the
+index holds words and where they are (ref, first line, byte offset), never a second copy of the bytes.
+``search`` finds the chunks holding every word asked for, newest packets first, reads those refs back
+from the store and prints the lines that hold the words, with their line numbers. A ref removed from
+the store since is skipped (and dropped from the index); so is a noted packet removed before a search.
 
 Bounds: at most ``INDEX_MAX`` bytes of refs per packet are indexed (a 200 MB run stays fast; the rest
 of such a ref is reachable with ``tokens expand ID --grep``), at most ``REFS_MAX`` refs are kept in
-the index (the oldest go first). Indexing never fails a run: a packet that cannot be indexed (the
+the index (the oldest go first), at most ``PENDING_MAX`` bytes of notes (the oldest go first: a store
+is gc'd long before). Indexing never fails a run nor a search: packets that cannot be indexed now (the
 index locked by another process for longer than ``BUSY_MS``, a damaged or read-only index, a full
-disk) is noted in ``index.pending`` and indexed by the next run that can, or by the next search.
-Secret values (``operators.secrets``) are neither words of the index nor shown in a result.
+disk) stay noted for the next search. Secret values (``operators.secrets``) are neither words of the
+index nor shown in a result.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ REFS_MAX = 20_000  # refs kept in the index
 BUSY_MS = 2000  # how long a writer waits for another one
 HITS_LINES = 20  # matching lines kept per ref in a result
 PENDING_FILE = "index.pending"  # ids of packets stored while the index could not be written
-CATCH_UP_MAX = 32  # packets left for later that one run indexes at most
+PENDING_MAX = 1024 * 1024  # bytes of notes kept (about 60,000 packets); past it the older half goes
 CLAIM_STALE = 600  # seconds: a claimed note this old was left by a killed process
 HIT_LINE_MAX = 300  # characters of one matching line in a result (the whole line: tokens expand ID --lines N)
 SCHEMA = (
@@ -94,38 +97,52 @@ def _bytes_of(content, limit: int) -> bytes:
 
 
 def index_packet(store_home: Path | str, manifest, refs) -> None:
-    """Index the refs of one stored packet (a ``Manifest`` and its ``Reference``s), then the packets
-    left for later. Never raises: a packet that cannot be indexed now (the index locked by another
-    process for longer than ``BUSY_MS``, a full disk) is left for later (``PENDING_FILE``)."""
+    """Note one stored packet (a ``Manifest`` and its ``Reference``s) for the index: the next search
+    indexes it (``catch_up``). Never raises: the index is a convenience, a run never fails because of it."""
     try:
-        if not refs or not os.path.isdir(store_home):
-            return
-        try:
-            _index(store_home, manifest, refs)
-        except Exception:
+        if refs and os.path.isdir(store_home):
             _defer(store_home, [manifest.id])
-            return
-        catch_up(store_home)
-    except Exception:  # the index is a convenience: a run never fails because of it
+    except Exception:
         pass
 
 
 def _defer(home: Path | str, pkt_ids: list[str]) -> None:
-    """Note packets to index later: one id a line, appended (0600, never through a symlink)."""
+    """Note packets to index later: one id a line, appended (0600, never through a symlink); a note
+    grown past ``PENDING_MAX`` keeps its newer half."""
     if not pkt_ids:
         return
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(Path(home) / PENDING_FILE, flags, 0o600)
     try:
         os.write(fd, "".join(f"{pkt_id}\n" for pkt_id in pkt_ids).encode())
+        if os.fstat(fd).st_size > PENDING_MAX:
+            _halve(home)
     finally:
         os.close(fd)
 
 
+def _halve(home: Path | str) -> None:
+    """Keep the newer half of an overgrown note (taken by a rename, as ``_claim`` does)."""
+    claimed = _claim(home)
+    ids: list[str] = []
+    for path in claimed:
+        with open(path, "rb") as fh:
+            ids += fh.read().decode("ascii", "replace").split()
+    keep = ids[len(ids) // 2 :]
+    fd = os.open(Path(home) / PENDING_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.write(fd, "".join(f"{pkt_id}\n" for pkt_id in keep).encode())
+    finally:
+        os.close(fd)
+    for path in claimed:
+        os.unlink(path)
+
+
 def catch_up(home: Path | str) -> int:
-    """Index the packets left for later (at most ``CATCH_UP_MAX``; the rest stay noted); how many
-    were indexed. The note is taken by renaming it first, so two processes never index the same
-    packets twice nor lose one noted meanwhile. Raises like ``_index``."""
+    """Index every packet noted since the last search, in one transaction; how many were indexed.
+    The note is taken by renaming it first, so two processes never index the same packets twice nor
+    lose one noted meanwhile; whatever could not be indexed (the index locked, damaged) is noted again.
+    Raises like ``sqlite3``."""
     from operators.store import PKT_ID_RE, Store, StoreError
 
     claimed = _claim(home)
@@ -139,20 +156,18 @@ def catch_up(home: Path | str) -> int:
         except OSError:
             continue
     store, done = Store(home, retention=None), 0
-    todo = list(pending)
     try:
-        while todo and done < CATCH_UP_MAX:
+        packets = []
+        for pkt_id in pending:
             try:
-                manifest = store.get_manifest(todo[0])
-                refs = [store.get(ref_id) for ref_id in manifest.refs]
+                manifest = store.get_manifest(pkt_id)
+                packets.append((manifest, [store.get(ref_id) for ref_id in manifest.refs]))
             except StoreError:  # removed by gc since: nothing to index
-                todo.pop(0)
                 continue
-            _index(home, manifest, refs)
-            todo.pop(0)
-            done += 1
+        _index(home, packets)
+        done, pending = len(packets), {}
     finally:
-        _defer(home, todo)  # what is left (locked again, or over the bound): noted again first
+        _defer(home, list(pending))  # not indexed (locked, damaged): noted again first
         for path in claimed:
             try:
                 os.unlink(path)
@@ -186,44 +201,56 @@ def _claim(home: Path | str) -> list[str]:
     return claimed
 
 
-def _index(store_home: Path | str, manifest, refs) -> None:
-    from operators.secrets import hide, holds_only_secrets
+def _index(store_home: Path | str, packets: list) -> None:
+    """Index the refs of ``packets`` ((manifest, refs) pairs, oldest first) in one transaction."""
+    from operators.secrets import holds_only_secrets
 
-    refs = [ref for ref in refs if not holds_only_secrets(ref.reason)]  # hidden values: never searchable
-    if not refs:
+    todo = [(m, [r for r in refs if not holds_only_secrets(r.reason)]) for m, refs in packets]  # hidden values: never searchable
+    todo = [(m, refs) for m, refs in todo if refs]
+    if not todo:
         return
     db = _connect(store_home)
     try:
         for statement in SCHEMA:
             db.execute(statement)
-        budget = INDEX_MAX
         db.execute("begin immediate")
-        for ref in refs:
-            row = db.execute("select indexed from refs where ref = ?", (ref.id,)).fetchone()
-            if row is not None:  # the same content stored again: newer now, indexed already
-                db.execute("update refs set created = ?, pkt = ? where ref = ?", (manifest.created, manifest.id, ref.id))
-                continue
-            data = _bytes_of(ref.content, budget)
-            budget -= len(data)
-            db.execute("insert into refs values (?, ?, ?, ?, ?, ?)",
-                       (ref.id, manifest.id, ref.source, manifest.created, len(ref.content), len(data)))
-            for line, offset, length in _chunks(data):
-                cur = db.execute("insert into chunks (ref, line, offset, length) values (?, ?, ?, ?)",
-                                 (ref.id, line, offset, length))
-                text = hide(data[offset : offset + length]).decode("utf-8", "replace")  # no secret is a word of the index
-                db.execute("insert into words (rowid, text) values (?, ?)", (cur.lastrowid, text))
-        db.execute("commit")
+        try:
+            for manifest, refs in todo:
+                _index_packet(db, manifest, refs)
+            db.execute("commit")
+        except BaseException:
+            db.execute("rollback")
+            raise
         _trim(db)
     finally:
         db.close()
 
 
+def _index_packet(db, manifest, refs) -> None:
+    """Add one packet's refs to the index (inside the caller's transaction)."""
+    from operators.secrets import hide
+
+    budget = INDEX_MAX
+    for ref in refs:
+        row = db.execute("select indexed from refs where ref = ?", (ref.id,)).fetchone()
+        if row is not None:  # the same content stored again: newer now, indexed already
+            db.execute("update refs set created = ?, pkt = ? where ref = ?", (manifest.created, manifest.id, ref.id))
+            continue
+        data = _bytes_of(ref.content, budget)
+        budget -= len(data)
+        db.execute("insert into refs values (?, ?, ?, ?, ?, ?)",
+                   (ref.id, manifest.id, ref.source, manifest.created, len(ref.content), len(data)))
+        for line, offset, length in _chunks(data):
+            cur = db.execute("insert into chunks (ref, line, offset, length) values (?, ?, ?, ?)",
+                             (ref.id, line, offset, length))
+            text = hide(data[offset : offset + length]).decode("utf-8", "replace")  # no secret is a word of the index
+            db.execute("insert into words (rowid, text) values (?, ?)", (cur.lastrowid, text))
+
+
 def _trim(db) -> None:
-    """Keep the newest REFS_MAX refs (checked now and then: one packet in 64). A contentless FTS5 table
-    cannot forget a row's words without its text, so the words of forgotten chunks stay behind, never
-    joined to a chunk again; when they are most of the index, the index is emptied (it is a cache)."""
-    if os.urandom(1)[0] >= 4:
-        return
+    """Keep the newest REFS_MAX refs (checked after each catch-up). A contentless FTS5 table cannot
+    forget a row's words without its text, so the words of forgotten chunks stay behind, never joined
+    to a chunk again; when they are most of the index, the index is emptied (it is a cache)."""
     (count,) = db.execute("select count(*) from refs").fetchone()
     if count > REFS_MAX:
         old = [r for (r,) in db.execute("select ref from refs order by created limit ?", (count - REFS_MAX,))]
@@ -266,8 +293,8 @@ def search(home: Path | str, pattern: str, limit: int = 10) -> tuple[list[Hit], 
     words = words_of(pattern)
     path = Path(home) / INDEX_FILE
     try:
-        catch_up(home)  # packets stored while the index was locked are found too
-    except Exception:
+        catch_up(home)  # the packets stored since the last search
+    except Exception:  # locked or damaged: they stay noted; what is indexed is still searched
         pass
     if not words or not os.path.lexists(path):
         return [], 0
@@ -337,7 +364,7 @@ def _drop(home: Path | str, refs: list[str]) -> None:
 
 
 def indexed_refs(home: Path | str) -> list[str]:
-    """The ref ids the index holds (tests, diagnostics)."""
+    """The ref ids the index holds (tests, diagnostics; packets noted since are not in it yet)."""
     if not os.path.exists(Path(home) / INDEX_FILE):
         return []
     db = _connect(home)

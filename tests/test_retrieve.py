@@ -211,10 +211,13 @@ def test_search_finds_a_folded_line_with_its_ref_source_and_line_number(home, ca
     number, line = next((n, l) for n, l in enumerate(lines, 1) if n > 30 and b"session:" in l)
     word = re.search(rb"session:([0-9a-f]+)", line).group(1).decode()
     assert word.encode() not in packet.visible  # only a ref holds it
-    assert os.stat(home / "index.sqlite").st_mode & 0o777 == 0o600  # private, like the store
+    assert not (home / "index.sqlite").exists()  # a run only notes its packet: the search indexes it
+    assert (home / "index.pending").read_text().split() == [packet.manifest_id]
     code, out, _ = run_cli(capsysbinary, "search", word)
     text = out.decode()
     assert code == 0
+    assert os.stat(home / "index.sqlite").st_mode & 0o777 == 0o600  # private, like the store
+    assert not list(home.glob("index.pending*"))  # every noted packet indexed
     assert f"{ref.id} | fixtures/sample.log | line {number}" in text
     assert f"  {number}: {line.decode()}" in text
     _, shown, _ = run_cli(capsysbinary, "expand", ref.id, "--lines", f"{number}:{number}")
@@ -249,12 +252,12 @@ def test_long_lines_are_clipped_in_search_and_grep_and_say_how_to_get_them(home,
 
     from types import SimpleNamespace
 
-    from operators.index import index_packet
+    from operators.index import _index
 
     long_line = b"INFO payload " + b"z" * 9000
     content = b"".join(b"INFO tick %d\n" % i for i in range(40)) + long_line + b"\nINFO done\n"
     ref, _ = Store(home).put("long.log", "log", "test content", content)
-    index_packet(home, SimpleNamespace(id="pkt_" + "0" * 12, created=time.time()), [ref])
+    _index(home, [(SimpleNamespace(id="pkt_" + "0" * 12, created=time.time()), [ref])])  # a ref of no packet
     _, out, _ = run_cli(capsysbinary, "search", "payload", "--json")
     [hit] = json.loads(out)
     assert hit["ref"] == ref.id and hit["lines"] == [[41, long_line[:HIT_LINE_MAX].decode() + " …"]]
@@ -280,6 +283,30 @@ def test_a_broken_index_never_fails_a_run(home, damage, capsysbinary):
     code, out, err = run_cli(capsysbinary, "search", "heartbeat")
     assert code != 0 or out.startswith(b"no stored ref")
     assert b"Traceback" not in err
+
+
+def test_search_indexes_every_packet_noted_since_the_last_search(home, capsysbinary):
+    for k in range(40):  # more than one search indexed at most before
+        reduce_bytes(b"".join(b"2026-01-01 10:00:%02d INFO tick %d of batch%d\n" % (i % 60, i, k) for i in range(60)),
+                     source=f"b{k}.log")
+    code, out, _ = run_cli(capsysbinary, "search", "batch0")
+    assert code == 0 and b" | b0.log | " in out
+    code, out, _ = run_cli(capsysbinary, "search", "batch39")
+    assert code == 0 and b" | b39.log | " in out
+    code, out, _ = run_cli(capsysbinary, "search", "tick", "--json", "--limit", "100")
+    assert len(json.loads(out)) == 40
+
+
+def test_an_overgrown_note_keeps_its_newer_half(home, monkeypatch):
+    from operators import index as index_module
+
+    monkeypatch.setattr(index_module, "PENDING_MAX", 10 * 17)
+    home.mkdir(parents=True)
+    ids = [f"pkt_{k:012x}" for k in range(11)]
+    for pkt_id in ids:
+        index_module._defer(home, [pkt_id])
+    assert (home / "index.pending").read_text().split() == ids[5:]
+    assert [p.name for p in home.iterdir()] == ["index.pending"] and os.stat(home / "index.pending").st_mode & 0o777 == 0o600
 
 
 def test_search_skips_refs_gone_from_the_store(home, capsysbinary):

@@ -34,6 +34,7 @@ def test_store_directories_are_0700_and_files_0600_whatever_the_umask(umask, hom
         folded = b"".join(b"2024-05-01T10:00:%02d.000Z INFO heartbeat ok seq=%d\n" % (i % 60, i) for i in range(3000))
         packet = reduce_bytes(LOG.read_bytes() + folded, source="modes")  # a ref of more than SIDECAR_MIN: a blob
         code, _, _ = run_cli(capsysbinary, "expand", packet.references[0].id, "--head", "1")  # the usage record
+        run_cli(capsysbinary, "search", "heartbeat")  # the index
     finally:
         os.umask(old)
     assert code == 0 and packet.restore_pass
@@ -171,7 +172,8 @@ def test_binary_input_never_fails_an_invariant(name, tmp_path):
 
 def test_a_packet_stored_while_the_index_is_locked_is_indexed_later(home, monkeypatch):
     monkeypatch.setattr(index_module, "BUSY_MS", 50)
-    first = reduce_bytes(LOG.read_bytes(), source="warm-up")  # the index exists
+    first = reduce_bytes(LOG.read_bytes(), source="warm-up")
+    assert index_module.catch_up(home) == 1  # what a search does first: the index exists
     assert set(r.id for r in first.references) <= set(index_module.indexed_refs(home))
     lock = sqlite3.connect(str(home / index_module.INDEX_FILE), timeout=0, isolation_level=None)
     lock.execute("begin exclusive")
@@ -179,12 +181,14 @@ def test_a_packet_stored_while_the_index_is_locked_is_indexed_later(home, monkey
         raw = LOG.read_bytes().replace(b"INFO", b"NOTE")
         locked = reduce_bytes(raw, source="while-locked")
         assert locked.restore_pass and locked.references
+        with pytest.raises(sqlite3.OperationalError):
+            index_module.catch_up(home)  # a search meanwhile cannot index it ...
     finally:
         lock.execute("rollback")
         lock.close()
     pending = (home / index_module.PENDING_FILE).read_text().split()
-    assert pending == [locked.manifest_id]
+    assert pending == [locked.manifest_id]  # ... so it stays noted
     assert not set(r.id for r in locked.references) & set(index_module.indexed_refs(home))
-    reduce_bytes(b"another packet\n" * 400, source="next run")  # the next run indexes it
+    assert index_module.catch_up(home) == 1  # the next search indexes it
     assert set(r.id for r in locked.references) <= set(index_module.indexed_refs(home))
     assert not list(home.glob(index_module.PENDING_FILE + "*"))
