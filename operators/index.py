@@ -28,13 +28,15 @@ from typing import Iterable
 
 import msgspec
 
+from operators.relazy import lazy
+
 INDEX_FILE = "index.sqlite"
 CHUNK = 64 * 1024  # bytes of whole lines per indexed row
 INDEX_MAX = 1024 * 1024  # bytes of refs indexed per packet (about 0.04 s: what a big run adds to its time)
 REFS_MAX = 20_000  # refs kept in the index
 BUSY_MS = 2000  # how long a writer waits for another one
 HITS_LINES = 20  # matching lines kept per ref in a result
-PENDING_FILE = "index.pending"  # ids of packets stored while the index could not be written
+PENDING_FILE = "index.pending"  # ids of packets stored since the last search (indexed by the next one)
 PENDING_MAX = 1024 * 1024  # bytes of notes kept (about 60,000 packets); past it the older half goes
 CLAIM_STALE = 600  # seconds: a claimed note this old was left by a killed process
 HIT_LINE_MAX = 300  # characters of one matching line in a result (the whole line: tokens expand ID --lines N)
@@ -45,7 +47,7 @@ SCHEMA = (
     "create index if not exists chunks_ref on chunks(ref)",
     "create virtual table if not exists words using fts5(text, content='', tokenize='unicode61')",
 )
-_WORD_RE = re.compile(r"\w+", re.UNICODE)
+_WORD_RE = lazy(r"\w+", re.UNICODE)  # compiled by a search only
 
 
 class Hit(msgspec.Struct, kw_only=True):
