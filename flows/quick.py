@@ -244,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         status = try_run(sys.argv[1:])
         if status is not None:
             return status
+    from operators.relazy import install
+
+    install()  # every re.compile of the full path built from the cache of compiled patterns (operators/relazy.py)
     from flows.cli import main as full
 
     return full(argv)

@@ -23,6 +23,12 @@ version and the regex engine's magic number: a later process builds the pattern 
 cache, a damaged or foreign one, another interpreter) falls back to compiling. Patterns compiled
 anew are added when the process exits (written to a temporary file, then renamed into place).
 ``NOLIFE_TOKENS_RE_CACHE=0`` turns the cache off.
+
+``install()`` (called by ``flows.quick.main`` before the full command line is imported) puts the same
+cache behind every ``re.compile`` of the process, the standard library's and the modules that keep
+``re.compile`` included (``re`` calls it on a miss of its own cache): a pattern compiled while a module
+is being imported (a constant, never made from analysed content) is added to the cache file; any
+other is only looked up, so no pattern made from an input (JSON keys, a search word) is ever written.
 """
 
 from __future__ import annotations
@@ -130,13 +136,47 @@ def compile_re(pattern: Any, flags: Any = 0) -> re.Pattern:
     except re.error:
         raise
     except Exception:  # the engine's internals differ from what this expects: the public way
-        return re.compile(pattern, flags)
+        return _sre_compile(pattern, flags) if _sre_compile is not None else re.compile(pattern, flags)
     if not _added:
         import atexit
 
         atexit.register(_save)
     _added[key] = entry
     return compiled
+
+
+def _importing() -> bool:
+    """Whether a module is being imported (its top-level code is on the stack)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == "<frozen importlib._bootstrap>":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _cached_sre_compile(pattern: Any, flags: Any = 0):
+    """``re._compiler.compile`` through the cache (see ``install``)."""
+    if not isinstance(pattern, (str, bytes)) or int(flags) & re.DEBUG:
+        return _sre_compile(pattern, flags)
+    entry = _load().get((pattern, int(flags)))
+    if entry is None and not _importing():
+        return _sre_compile(pattern, flags)
+    return compile_re(pattern, flags)
+
+
+_sre_compile = None  # re._compiler.compile as it was before install()
+
+
+def install() -> None:
+    """Make every ``re.compile`` of this process use the cache (once; nothing when it is off)."""
+    global _sre_compile
+    if _sre_compile is not None or _cache_file() is None:
+        return
+    from re import _compiler
+
+    _sre_compile = _compiler.compile
+    _compiler.compile = _cached_sre_compile
 
 
 def _save() -> None:
@@ -171,4 +211,4 @@ def lazy(pattern: Any, flags: Any = 0, compiler: Callable | None = None) -> Lazy
     return made[-1]
 
 
-__all__ = ["LazyPattern", "compile_re", "lazy"]
+__all__ = ["LazyPattern", "compile_re", "install", "lazy"]

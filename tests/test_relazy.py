@@ -136,3 +136,37 @@ def test_a_damaged_cache_is_compiled_around(monkeypatch, tmp_path):
     monkeypatch.setattr(relazy, "_cache", None)
     os_path.write_bytes(b"not marshal at all")
     assert relazy.compile_re(rb"a(b)c").groups == 1
+
+
+_HOOKED = """
+import marshal, re, sys
+from operators import relazy
+relazy.install()
+sys.path.insert(0, sys.argv[1])
+import planted_module  # compiles rb"planted (import) (\\\\d+)" at import
+word = b"from" + b"content"
+found = re.compile(rb"(" + word + rb")+x").search(b"fromcontentx")  # made from an input at run time
+print(planted_module.PAT.search(b"planted import 42").group(2).decode(), found.span(), int(re.compile("zz", re.I).flags & re.I))
+"""
+
+
+def test_installed_every_re_compile_uses_the_cache_and_only_import_time_patterns_are_added(tmp_path):
+    (tmp_path / "planted_module.py").write_text('import re\nPAT = re.compile(rb"planted (import) (\\d+)")\n')
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    run = [sys.executable, "-c", _HOOKED, str(tmp_path)]
+    first = subprocess.run(run, cwd=PROJECT, capture_output=True, env=env, timeout=60)
+    assert first.returncode == 0, first.stderr.decode()[-2000:]
+    assert first.stdout == b"42 (0, 12) 2\n"
+    [cache] = (tmp_path / "cache" / "nolife-tokens").iterdir()
+    import marshal
+
+    keys = marshal.loads(cache.read_bytes())
+    assert (rb"planted (import) (\d+)", 0) in keys  # a module's constant: cached
+    assert not [k for k in keys if b"content" in (k[0] if isinstance(k[0], bytes) else k[0].encode())]  # never an input's
+    planted = keys[(rb"planted (import) (\d+)", 0)]
+    cache.write_bytes(marshal.dumps({**keys, (rb"planted (import) (\d+)", 0): (0, [1, 2, 3], 0, {}, (None,))}))
+    again = subprocess.run(run, cwd=PROJECT, capture_output=True, env=env, timeout=60)
+    assert again.returncode == 0 and again.stdout == first.stdout  # a damaged entry: compiled around
+    cache.write_bytes(marshal.dumps({**keys, (rb"planted (import) (\d+)", 0): planted}))
+    off = subprocess.run(run, cwd=PROJECT, capture_output=True, env={**env, "NOLIFE_TOKENS_RE_CACHE": "0"}, timeout=60)
+    assert off.returncode == 0 and off.stdout == first.stdout
