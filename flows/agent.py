@@ -39,6 +39,8 @@ import os
 import signal
 import sys
 
+from operators.errors import say
+
 SOURCE_MAX = 200  # characters of the command line kept as the packet's source
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # passed on to the command's process group
 REAP_GRACE = 1.0  # seconds an interrupted command has to exit before its group is killed
@@ -110,7 +112,7 @@ def _on_window(run: _Run, packet) -> None:
     if packet.error:  # e.g. the store is full: its markers would name refs never written
         run.stored = False
         if not run.args.raw:
-            print(f"tokens: error: {packet.error}; head, signal lines and tail follow", file=sys.stderr)
+            say(f"{packet.error}; head, signal lines and tail follow")
     else:
         run.parts.append((packet.manifest_id, packet.visible))
         run.any_refs = run.any_refs or bool(packet.references)
@@ -343,7 +345,7 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
     from flows.cli import _check_readable
     from flows.runner import run_packets
     from operators.errors import UsageError
-    from operators.pack import PackError, pack
+    from operators.pack import pack
     from operators.packet import ContextPacket
     from operators.sources import file_packets
 
@@ -368,10 +370,7 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
     errors = [p for p in done if p.error]
     if errors:
         raise UsageError(errors[0].error)
-    try:
-        text, result = pack(done, args.budget, config)
-    except PackError as exc:
-        raise UsageError(str(exc)) from None
+    text, result = pack(done, args.budget, config)  # PackError: a budget too small, exit status 2
     if args.json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
     else:

@@ -17,7 +17,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done
-from operators.errors import TokensError, UsageError
+from operators.errors import TokensError, UsageError, report
 
 if TYPE_CHECKING:
     from operators.config import Config
@@ -439,15 +439,10 @@ def main(argv: list[str] | None = None) -> int:
             config = _for_host(config, getattr(args, "host", None) or _env_host())
             _check_type(getattr(args, "type", None))
             return args.func(args, config)
-        except TokensError as exc:
-            print(f"tokens: error: {exc}", file=sys.stderr)
-            return exc.exit_code
         except BrokenPipeError:
             return 0
-        except OSError as exc:  # e.g. -o pointing at a directory or a missing folder
-            where = f": {exc.filename}" if exc.filename else ""
-            print(f"tokens: error: {exc.strerror or exc}{where}", file=sys.stderr)
-            return 1
+        except (TokensError, OSError) as exc:  # OSError: e.g. -o pointing at a directory or a missing folder
+            return report(exc)
         except KeyboardInterrupt:
             return 130
     finally:

@@ -188,7 +188,7 @@ def _user_errors(tool_error: type):
     """A tool's problems a user can fix (a bad id, a bad pattern) are one line for the caller."""
     import functools
 
-    from operators.errors import TokensError
+    from operators.errors import TokensError, error_line
 
     def wrap(fn):
         import inspect
@@ -199,7 +199,7 @@ def _user_errors(tool_error: type):
                 try:
                     return await fn(*args, **kwargs)
                 except TokensError as exc:
-                    raise tool_error(f"tokens: error: {exc}") from None
+                    raise tool_error(error_line(exc)) from None
 
             return acall
 
@@ -208,7 +208,7 @@ def _user_errors(tool_error: type):
             try:
                 return fn(*args, **kwargs)
             except TokensError as exc:
-                raise tool_error(f"tokens: error: {exc}") from None
+                raise tool_error(error_line(exc)) from None
 
         return call
 

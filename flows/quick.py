@@ -153,7 +153,9 @@ def cannot_start(cmd: list[str], exc: OSError) -> int:
         message, code = f"cannot execute (permission denied): {cmd[0]}", 126
     else:
         message, code = f"cannot execute {cmd[0]}: {exc.strerror or exc}", 126
-    print(f"tokens: error: {message}", file=sys.stderr)
+    from operators.errors import say
+
+    say(message)
     return code
 
 

@@ -158,7 +158,9 @@ def _exit_status(failed: dict[str, int]) -> None:
 
 
 def _exit_with(exc: Exception):
-    print(f"nolife-tokens: error: {exc}", file=sys.stderr)
+    from operators.errors import say
+
+    say(exc, prog="nolife-tokens")
     raise SystemExit(2) from None
 
 

@@ -34,6 +34,8 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from operators.errors import UsageError
+
 if TYPE_CHECKING:
     from operators.config import Config
 
@@ -45,8 +47,8 @@ REVEAL_MARK = b"[secret hidden: --reveal shows it]"
 HINT_RE = re.compile(rb"(?:^|(?<=\n))\[(?:refs: [^\n]*?expand [^\n]*|full output: [^\n]*?expand --full pkt_[0-9a-f]+)\]\n?\Z")
 
 
-class SliceError(ValueError):
-    """A slice option that cannot be applied (a bad range, a bad pattern)."""
+class SliceError(UsageError):
+    """A slice option that cannot be applied (a bad range, a bad pattern): exit status 2."""
 
 
 # ------------------------------------------------------------------------------------------ hint line
@@ -217,7 +219,6 @@ def wants_slice(args: argparse.Namespace) -> bool:
 
 
 def check_slice_args(args: argparse.Namespace) -> None:
-    from operators.errors import UsageError
 
     given = [k for k in ("lines", "grep", "head", "tail") if getattr(args, k, None) is not None]
     if len(given) > 1:
@@ -235,7 +236,6 @@ def check_slice_args(args: argparse.Namespace) -> None:
 
 def expand_output(store, args: argparse.Namespace) -> tuple[bytes, str]:
     """What ``tokens expand`` prints, and the id it read (for the usage record)."""
-    from operators.errors import UsageError
     from operators.store import PKT_ID_RE, normalize_ref_id
 
     check_slice_args(args)
@@ -257,10 +257,7 @@ def expand_output(store, args: argparse.Namespace) -> tuple[bytes, str]:
         data, pkt_id = _restore_file(store, args.target)
         name = f"{pkt_id} (original)"
     if wants_slice(args):
-        try:
-            data = slice_text(name, data, args)
-        except SliceError as exc:
-            raise UsageError(str(exc)) from None
+        data = slice_text(name, data, args)
     if hidden and (wants_slice(args) or not hasattr(args, "reveal")):
         data = hide_secrets(data)  # a slice, or anything for a caller that cannot ask to reveal (MCP)
     return data, name.split(" ")[0]
@@ -344,7 +341,6 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
     import msgspec
 
     from operators.config import home_path
-    from operators.errors import UsageError
 
     if not args.pattern.strip():
         raise UsageError("tokens search needs a word to look for")

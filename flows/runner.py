@@ -1,7 +1,8 @@
 """Running the graph inside this process, and the start-up tuning of the ``tokens`` process.
 
 ``run_packets`` runs packets through the one graph (``flows.reduce``) and returns them finished;
-``run_source`` runs a command's output windows (``tokens run``). One small document that is
+``run_source`` runs a command's output windows (``tokens run``); ``run_flow`` is the one call into the
+engine's run entry (``tokens tail`` and the tests run their graphs through it). One small document that is
 complete (one input to analyze, a command that has exited) takes the same steps without starting the
 engine (``flows.direct``); ``NOLIFE_TOKENS_DIRECT=0`` sends it through the graph all the same.
 The rest owns the process's start: ``asyncio`` deferred until used (``defer_import``), the garbage
@@ -122,16 +123,27 @@ def run_source(source, deliver: Callable[[ContextPacket], None], config: Config)
     _run_graph(config, deliver, source=source)
 
 
+def run_flow(flow) -> None:
+    """Run a built graph to its end in this thread, one worker: the only call into the engine's run entry.
+
+    That is ``bytewax._bytewax.run_main``, the compiled entry itself: ``bytewax.testing`` re-exports it
+    but imports more (a few ms of every start). A bytewax release without that private name falls
+    back to the public ``bytewax.testing.run_main``."""
+    try:
+        from bytewax._bytewax import run_main
+    except ImportError:
+        from bytewax.testing import run_main
+    run_main(flow)
+
+
 def _run_graph(config: Config, deliver: Callable[[ContextPacket], None], **inputs) -> None:
     """Build the graph over ``inputs`` (``packets=`` or ``source=``, see ``flows.reduce.get_flow``) and run it."""
-    from bytewax._bytewax import run_main  # bytewax.testing re-exports it but imports more
-
     from flows.reduce import get_flow
     from operators.graphio import CallbackSink
 
     flow = get_flow(sink=CallbackSink(deliver), config=config, **inputs)
     startup_done()
-    run_main(flow)
+    run_flow(flow)
 
 
 _gc_paused = False  # set by main() in the process entry point, until startup_done()

@@ -1,7 +1,7 @@
 """``tokens tail PATH...``: follow live logs through the reduction graph and stream the reduced windows.
 
 The graph is the one of ``flows.reduce`` (``get_flow(source=TailSource(...))``), run in this process
-with ``bytewax.testing.run_main``; the sink writes each window's visible text to stdout or appends
+with ``flows.runner.run_flow``; the sink writes each window's visible text to stdout or appends
 it to ``-o FILE``, then records an **offset checkpoint** (``<home>/tail/<key>.json``, written to a
 temp file and renamed over the old one):
 
@@ -45,6 +45,7 @@ from pathlib import Path
 import msgspec
 
 from operators.config import Config, home_path
+from operators.errors import UsageError
 from operators.sources import display_name, unreadable_reason
 from operators.trace import configure_trace, emit
 
@@ -101,8 +102,8 @@ def save_checkpoint(path: Path, cp: Checkpoint) -> None:
     replace_file(path, _encoder.encode(cp), "tail checkpoint")
 
 
-class TailError(Exception):
-    """A user-facing problem: one line ``tokens: error: …`` and exit status 2 (never a traceback)."""
+class TailError(UsageError):
+    """A path ``tokens tail`` cannot follow or write, or a checkpoint it cannot read: exit status 2."""
 
 
 def _check_paths(paths: list[str], output: str | None) -> None:
@@ -125,20 +126,9 @@ def _check_paths(paths: list[str], output: str | None) -> None:
 
 
 def cmd_tail(args: argparse.Namespace, config: Config) -> int:
-    # TailError is reported here, as one line with exit status 2 (the same as flows.cli's UsageError)
-    from operators.store import StoreError
-
-    try:
-        return _tail(args, config)
-    except (TailError, StoreError) as exc:
-        print(f"tokens: error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _tail(args: argparse.Namespace, config: Config) -> int:
-    from bytewax._bytewax import run_main
-
-    from flows.runner import startup_done
+    """``tokens tail``: a path it cannot follow (``TailError``) or a store it cannot write (``StoreError``)
+    is raised for the entry point to report."""
+    from flows.runner import run_flow, startup_done
     from flows.reduce import get_flow
     from operators.sources import CallbackSink
     from operators.tail import TailPacket, TailPosition, TailSource
@@ -225,7 +215,7 @@ def _tail(args: argparse.Namespace, config: Config) -> int:
     try:
         flow = get_flow(source=source, sink=CallbackSink(handle), config_path=args.config, config=config)
         startup_done()
-        run_main(flow)
+        run_flow(flow)
     finally:
         if args.output:
             os.close(out_fd)

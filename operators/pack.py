@@ -28,14 +28,15 @@ from bisect import bisect_left, insort
 import msgspec
 
 from operators.config import config_class
+from operators.errors import UsageError
 from operators.launcher import tokens_command  # hints name a `tokens` that runs from the agent's shell
 from operators.packet import ContextPacket
 from operators.rank import line_tiers
 from operators.tokens import estimate_tokens
 
 
-class PackError(ValueError):
-    """The budget cannot hold even the headers."""
+class PackError(UsageError):
+    """The budget cannot hold even the headers (exit status 2: ``--budget`` is too small)."""
 
 
 class PackedPacket(msgspec.Struct, kw_only=True):

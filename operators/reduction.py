@@ -28,12 +28,14 @@ from operator import sub
 
 import msgspec
 
+from operators.errors import InvariantError
+
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
 FROM_VISIBLE, FROM_REF = 0, 1
 
 
-class PlanError(ValueError):
-    """A reducer produced a plan that does not cover the raw bytes exactly once."""
+class PlanError(InvariantError):
+    """A reducer produced a plan that does not cover the raw bytes exactly once (exit status 3)."""
 
 
 def marker_bytes(ref_id: str) -> bytes:

@@ -18,6 +18,7 @@ import msgspec
 from operators import ceiling, types
 from operators.classify import classify
 from operators.config import Config, ConfigError
+from operators.errors import TokensError
 from operators.packet import ContextPacket, Reference, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.safety import secure
@@ -29,9 +30,12 @@ from operators.tokens import count_real, estimate_tokens, require_tokenizer
 StageFn = Callable[[ContextPacket], ContextPacket]
 
 
-class StageError(Exception):
+class StageError(TokensError):
     """A stage cannot go on with this packet (an unknown type, a plug-in that broke its contract):
-    the packet carries the message as its error, and no visible text is made from it."""
+    the packet carries the message as its error, and no visible text is made from it (exit status 2:
+    the configuration named the type or the plug-in)."""
+
+    exit_code = 2
 
 def reducer_for(content_type: str):
     """The ``reduce`` function of a registered content type (its module is imported on first use)."""

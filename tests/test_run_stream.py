@@ -253,8 +253,7 @@ def test_raw_passes_the_output_unchanged_and_still_stores_it(tmp_path, home):
 
 def test_windows_concatenate_to_the_exact_output(monkeypatch):
     """In process: small windows (bytes cap), odd bytes, a last line without newline."""
-    from bytewax._bytewax import run_main
-
+    from flows.runner import run_flow
     import operators.runsource as rs
     from flows.reduce import get_flow
     from operators.config import load_config
@@ -268,7 +267,7 @@ def test_windows_concatenate_to_the_exact_output(monkeypatch):
     config = load_config()
     source = rs.RunSource(proc, "run: test", config)
     source.stream = True  # streamed windows are capped at MAX_WINDOW_BYTES
-    run_main(get_flow(source=source, sink=CallbackSink(got.append), config=config))
+    run_flow(get_flow(source=source, sink=CallbackSink(got.append), config=config))
     proc.wait()
     assert len(got) > 3
     assert b"".join(p.raw for p in got) == payload
@@ -279,8 +278,7 @@ def test_windows_concatenate_to_the_exact_output(monkeypatch):
 
 
 def test_a_short_output_is_one_window_with_its_exit_code():
-    from bytewax._bytewax import run_main
-
+    from flows.runner import run_flow
     from flows.reduce import get_flow
     from operators.config import load_config
     from operators.runsource import RunSource
@@ -290,7 +288,7 @@ def test_a_short_output_is_one_window_with_its_exit_code():
                             stderr=subprocess.STDOUT, start_new_session=True)
     got = []
     config = load_config()
-    run_main(get_flow(source=RunSource(proc, "run: short", config), sink=CallbackSink(got.append), config=config))
+    run_flow(get_flow(source=RunSource(proc, "run: short", config), sink=CallbackSink(got.append), config=config))
     [packet] = got
     assert packet.closed_by == "end" and packet.exit_code == 5
     assert packet.visible == b"[command failed: exit code 5]\nERROR once\n"

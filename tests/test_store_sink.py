@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from bytewax._bytewax import run_main
-
 from conftest import FIXTURES
 from flows.reduce import build_flow
+from flows.runner import run_flow
 from operators.config import load_config
 from operators.packet import ContextPacket
 from operators.sources import CallbackSink, PacketSource, file_packets, fixture_paths
@@ -48,7 +47,7 @@ def test_every_ref_a_delivered_text_names_is_already_in_the_store(home):
         seen.append(packet)
 
     packets = file_packets(fixture_paths(), both_for_logs=True)
-    run_main(_flow(packets, deliver))
+    run_flow(_flow(packets, deliver))
     assert len(seen) == len(packets)
     assert sum(len(p.references) for p in seen) >= len(packets)  # the fixtures do make refs
     assert all(p.restore_pass and p.recovery_pass for p in seen)
@@ -69,7 +68,7 @@ def test_a_flow_stopped_between_writing_refs_and_delivering_delivers_nothing(hom
     monkeypatch.setattr(Store, "put", put_then_die)
     raw = (FIXTURES / "sample.json").read_bytes()  # several refs: the second write fails
     with pytest.raises(Exception) as failure:
-        run_main(_flow([ContextPacket(source="sample.json", raw=raw)], delivered.append))
+        run_flow(_flow([ContextPacket(source="sample.json", raw=raw)], delivered.append))
     assert "power cut" in str(failure.getrepr())
     assert calls["n"] == 2
     assert delivered == []

@@ -1,7 +1,7 @@
 """The live tail: a writer changes a log while the tail source follows it through the real graph.
 
-In-process tests run the graph in the main thread (``run_main``) while a thread plays the writer and
-finally calls ``TailSource.stop()``. Subprocess tests drive ``tokens tail`` itself: SIGKILL and restart,
+In-process tests run the graph in the main thread (``flows.runner.run_flow``) while a thread plays the
+writer and finally calls ``TailSource.stop()``. Subprocess tests drive ``tokens tail`` itself: SIGKILL and restart,
 SIGINT flushing the pending window, bad paths. Timeouts come from a small TOML config.
 """
 
@@ -105,9 +105,9 @@ class Harness:
         writer.start()
         watchdog.start()
         try:
-            from bytewax.testing import run_main
+            from flows.runner import run_flow
 
-            run_main(get_flow(source=self.source, sink=CallbackSink(collect), config_path=self.config_path))
+            run_flow(get_flow(source=self.source, sink=CallbackSink(collect), config_path=self.config_path))
         finally:
             watchdog.cancel()
             writer.join(5)
