@@ -69,7 +69,7 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
         from operators.overview import overview
         from operators.tokens import estimate_tokens
 
-        text = overview(packet)
+        text = overview(packet, config)
         figures["l0_est"] = estimate_tokens(len(text))
     else:
         text = packet.visible if args.level == 1 else packet.raw
@@ -278,12 +278,13 @@ def _type_names() -> tuple[str, ...]:
     return types.names()
 
 
-def _check_type(name: str | None) -> None:
-    """``--type`` names a registered type (checked once the config has registered its own)."""
+def _check_type(name: str | None, config) -> None:
+    """``--type`` names a type of the config's registry (the shipped ones and those it adds)."""
     from operators import types
 
-    if name is not None and name not in types.names():
-        raise UsageError(f"unknown content type {name!r} (one of: {', '.join(types.names())})")
+    known = types.names(config)
+    if name is not None and name not in known:
+        raise UsageError(f"unknown content type {name!r} (one of: {', '.join(known)})")
 
 
 BUDGET_HELP = ("estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, or the limit of "
@@ -437,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 config = msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, tokenizer=args.tokenizer))
             config = _for_host(config, getattr(args, "host", None) or _env_host())
-            _check_type(getattr(args, "type", None))
+            _check_type(getattr(args, "type", None), config)
             return args.func(args, config)
         except BrokenPipeError:
             return 0

@@ -1,7 +1,7 @@
 """The stage steps of the graph, and one small document run through them without the engine.
 
-``graph_steps(config)`` turns ``operators.stages.build_stages`` (the one list of stages, plug-ins
-included) into traced steps: ``mapped`` (LOAD … SIGNAL, the ``op.map`` steps of ``flows.reduce``)
+``graph_steps(config)`` turns ``operators.stages.STAGES`` (the one list of stages, bound to the run
+by ``build_stages``, plug-ins included) into traced steps: ``mapped`` (LOAD … SIGNAL, the ``op.map`` steps of ``flows.reduce``)
 and ``stored`` (STORE, RECOVERY, RESTORE and plug-ins after them, run by the ``store`` sink). The
 graph is wired from this list, and so is ``run_direct``: a packet goes through the same functions in
 the same order, then through the sink's own per-packet function (``operators.stages.run_steps``),

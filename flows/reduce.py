@@ -1,12 +1,16 @@
 """The reduction graph: one declarative bytewax dataflow over ``ContextPacket`` records.
 
-    source → LOAD → CLASSIFY → MEASURE_RAW → OPTIMIZE → STORE → MEASURE_OPT → SIGNAL → RECOVERY
-           → RESTORE → sink
+    source → LOAD → CLASSIFY → MEASURE_RAW → OPTIMIZE → MEASURE_OPT → SIGNAL
+           → store (STORE → RECOVERY → RESTORE) → sink
 
-Every stage is a plain function from ``operators.stages`` wrapped in an ``op.map`` that emits its
-trace event; plug-in stages named in config are inserted the same way. The steps come from
-``flows.direct.graph_steps``, which also runs one small document through them without the engine. Only the source changes
-between uses: fixture/file batches, bytes from stdin, or a live tail.
+The stages are ``operators.stages.STAGES``, in that order, bound to the run's config and store
+(``build_stages``); plug-in stages named in config are inserted after the stage each names. The
+steps come from ``flows.direct.graph_steps``, which also runs one small document through them
+without the engine: each stage up to SIGNAL is an ``op.map`` step that emits its trace event; the
+output step ``store`` (``operators.sinks.StoreSink``) runs STORE, RECOVERY and RESTORE on each packet
+(the refs and the manifest are written and checked before the packet is delivered), then hands it
+to the sink. Only the source changes between uses: fixture/file batches, bytes from stdin, a live
+tail, or a command's output stream.
 
     python -m bytewax.run flows.reduce                                    # the bundled fixtures
     python -m bytewax.run "flows.reduce:get_flow(paths=['app.log'])"      # other files

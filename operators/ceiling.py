@@ -125,10 +125,10 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     return new, (guard + "; " if guard else "") + f"{CEILING_GUARD}: {budget:,} bytes"
 
 
-def _signals_kind(kind: str) -> str:
+def _signals_kind(kind: str, config=None) -> str:
     from operators import types
 
-    return types.attr(kind, "SIGNALS", "lines")
+    return types.attr(kind, "SIGNALS", "lines", config)
 
 
 def visible_size(plan: Plan) -> int:
@@ -159,7 +159,8 @@ def _templates(lines: list[bytes]) -> list[bytes]:
     return [t.rstrip() for t in masked]
 
 
-def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "") -> list[str]:
+def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "",
+              config=None) -> list[str]:
     """The missing signals a ceiling's cut does not account for. Planted strings stay missing. An
     automatic signal line is accounted for when a fold line counts its template (a type whose
     signals are lines), or when the must-see lines alone were more than the budget holds and the
@@ -167,7 +168,7 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     many may be missing."""
     from operators.safety import secret_parts
 
-    lines_kind = _signals_kind(kind) == "lines"
+    lines_kind = _signals_kind(kind, config) == "lines"
     wanted = set(planted)
     folded = set()
     stated = 0
@@ -390,7 +391,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     text = view.text
     spans, (must, context) = _ranked(text, kind, config)
     left = []  # groups whose line did not fit
-    groups = _groups(text, spans, must, _signals_kind(kind) == "lines")
+    groups = _groups(text, spans, must, _signals_kind(kind, config) == "lines")
     if groups:
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE)
@@ -408,7 +409,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
         choice.add(spans[i][0], _line_end(text, spans[i][0]))
     _show_members(choice, text, groups, share)
     full = choice.budget
-    if not _fills(kind):  # the budget is a ceiling, not a target: a short head and tail for orientation
+    if not _fills(kind, config):  # the budget is a ceiling, not a target: a short head and tail for orientation
         choice.budget = min(full, choice.used + int(full * HEAD_TAIL_SHARE))
     _head_and_tail(choice, text)
     choice.budget = full
@@ -434,13 +435,13 @@ def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) 
             choice.unfold(first[0])
 
 
-def _fills(kind: str) -> bool:
+def _fills(kind: str, config=None) -> bool:
     """Whether a cut output of this type fills the rest of its budget with its head and tail (``FILL =
     True`` in the type's module: source code, blame, unknown text, whose every line is content); other
     types show their must-see lines and context, and only a short head and tail."""
     from operators import types
 
-    return kind not in types.names() or bool(types.attr(kind, "FILL", False))
+    return kind not in types.names(config) or bool(types.attr(kind, "FILL", False, config))
 
 
 def _close_blank_gaps(choice: _Choice, text: bytes, spans: list[tuple[int, int]]) -> None:
@@ -617,22 +618,22 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     size = visible_size(plan)
     if size <= budget_bytes:
         return plan
-    head = _cut_head(kind, plan.raw, budget_bytes)
+    head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
     choice, left_groups, left_lines = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds)
-    noun = "signal template" if _signals_kind(kind) == "lines" else "must-see line"
+    noun = "signal template" if _signals_kind(kind, config) == "lines" else "must-see line"
     new = _build(plan, view, choice, (left_groups, left_lines, noun), hint)
     if head:
         new.pieces.insert(0, [SHOW, head])
     return new
 
 
-def _cut_head(kind: str, raw: bytes, budget: int) -> bytes:
+def _cut_head(kind: str, raw: bytes, budget: int, config=None) -> bytes:
     """What the content type shows first when its output is cut (``cut_head(raw, budget)`` in its
     module: a diff's file list with +/- counts), made safe to show; empty when it has none."""
     from operators import types
 
-    made = types.attr(kind, "cut_head")
+    made = types.attr(kind, "cut_head", None, config)
     if made is None:
         return b""
     from operators.safety import clean_text

@@ -1,6 +1,7 @@
 """Content classifier: asks each registered content type, in detection order, whether it knows the input.
 
-Deterministic heuristics on the first few KB and line statistics (see ``operators.types.Sample``), no
+The types asked are those of the config's registry (``operators.types.registry_of``: the shipped
+ones, and those its ``[[types]]`` add). Deterministic heuristics on the first few KB and line statistics (see ``operators.types.Sample``), no
 model. Before any type is asked, an empty or blank input and one with NUL bytes are ``text`` (the
 safest type: it only touches whitespace). A detector that is unsure says no, and the input falls
 through to a safer type; ``text`` is last and takes everything.
@@ -11,7 +12,7 @@ from __future__ import annotations
 from operators import types
 
 
-def classify(raw: bytes, forced: str | None = None) -> tuple[str, str]:
+def classify(raw: bytes, forced: str | None = None, config=None) -> tuple[str, str]:
     """Return (type, reason)."""
     if forced:
         return forced, "forced by config"
@@ -20,8 +21,8 @@ def classify(raw: bytes, forced: str | None = None) -> tuple[str, str]:
     if b"\x00" in raw[: types.SAMPLE]:
         return "text", "binary (NUL bytes)"
     sample = types.Sample(raw)
-    for name in types.names():
-        reason = types.get(name).detect(sample)
+    for record in types.registry_of(config):
+        reason = record.detect(sample)
         if reason:
-            return name, reason
+            return record.name, reason
     return "text", "no stronger type matched"

@@ -32,9 +32,6 @@ IN_CHECKOUT = (PROJECT_ROOT / "pyproject.toml").is_file()
 DEFAULT_CONFIG = (PROJECT_ROOT / "config" if IN_CHECKOUT else Path(__file__).resolve().parent / "defaults") / "default.toml"
 BUNDLED_FIXTURES = PROJECT_ROOT / "fixtures" if IN_CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 
-Stage = Literal["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
-
-
 class ConfigError(TokensError):
     """A clear, user-facing configuration problem."""
 
@@ -71,7 +68,7 @@ class TailConfig(Section):
 
 class StageSpec(Section):
     path: str  # "module:function"
-    after: Stage = "OPTIMIZE"
+    after: str = "OPTIMIZE"  # a stage of operators.stages.STAGE_NAMES (checked when the stages are built)
 
 
 class TypeSpec(Section):
@@ -93,36 +90,47 @@ class BaseConfig(Section):
     tail: TailConfig = msgspec.field(default_factory=TailConfig)
     store: StoreSettings = msgspec.field(default_factory=StoreSettings)
     stages: list[StageSpec] = []
-    types: list[TypeSpec] = []  # extra content types, registered when the config is loaded
+    types: list[TypeSpec] = []  # extra content types: the config's own registry (operators.types.registry_of)
     inputs: list[str] = []  # default: every fixture in fixtures/
 
 
-_config_class: type | None = None
+_config_classes: dict[tuple, type] = {}
 
 
-def config_class() -> type:
-    """``Config``: ``BaseConfig`` plus the ``[safety]`` and ``[ceiling]`` sections of those passes and
-    a ``[name]`` section for every registered content type that declares ``Settings`` (built on first
-    use from the registry, so a type brings its own section)."""
-    global _config_class
+def config_class(registry=None) -> type:
+    """``Config`` of a registry of content types (``operators.types``; None: the shipped ones):
+    ``BaseConfig`` plus the ``[safety]`` and ``[ceiling]`` sections of those passes and a ``[name]``
+    section for every type whose record has ``settings`` (so a type brings its own section). The class
+    remembers its registry (``operators.types.registry_of``); one class per registry."""
     from operators import types
 
-    names = types.names()
-    if _config_class is None or _config_class.__type_names__ != names:
+    registry = registry or types.BUILTIN
+    cls = _config_classes.get(registry.key)
+    if cls is None:
         from operators.ceiling import CeilingSettings
         from operators.safety import SafetySettings
 
         fields = [("safety", SafetySettings, msgspec.field(default_factory=SafetySettings)),
                   ("ceiling", CeilingSettings, msgspec.field(default_factory=CeilingSettings))]
-        for name in names:
-            settings = getattr(types.get(name), "Settings", None)
-            if settings is not None:
-                fields.append((name, settings, msgspec.field(default_factory=settings)))
+        for record in registry:
+            if record.settings is not None:
+                fields.append((record.name, record.settings, msgspec.field(default_factory=record.settings)))
         cls = msgspec.defstruct("Config", fields, bases=(BaseConfig,), kw_only=True, forbid_unknown_fields=True,
                                 module=__name__)
-        cls.__type_names__ = names
-        _config_class = cls
-    return _config_class
+        cls.__type_registry__ = registry
+        cls.__sections__ = {name: settings for name, settings, _ in fields}
+        _config_classes[registry.key] = cls
+    return cls
+
+
+def section(config, name: str):
+    """The ``[name]`` section of ``config``: a content type reads its own settings with
+    ``section(config, NAME)``, any code the ``ceiling`` or ``safety`` ones; the section's defaults
+    when ``config`` has none (None, a ``BaseConfig``). KeyError for a section no config has."""
+    sections = getattr(type(config), "__sections__", None) or config_class().__sections__
+    settings = sections[name]
+    found = getattr(config, name, None)
+    return found if isinstance(found, settings) else settings()
 
 
 def __getattr__(name: str):
@@ -173,8 +181,8 @@ def load_config(path: str | Path | None = None, project: bool = False) -> Config
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     try:
-        register_types(msgspec.toml.decode(data, type=_TypesOnly).types, path)
-        config = msgspec.toml.decode(data, type=config_class())
+        registry = register_types(msgspec.toml.decode(data, type=_TypesOnly).types, path)
+        config = msgspec.toml.decode(data, type=config_class(registry))
     except msgspec.ValidationError as exc:
         raise ConfigError(f"invalid config {path}: {exc}") from None
     except msgspec.DecodeError as exc:
@@ -186,33 +194,34 @@ def load_config(path: str | Path | None = None, project: bool = False) -> Config
     return _with_env(config, project)
 
 
-def register_types(specs: list[TypeSpec], path: Path) -> None:
-    """Register the content types a config names (once each; the same module again is a no-op)."""
+def register_types(specs: list[TypeSpec], path: Path):
+    """The registry of content types a config's ``[[types]]`` make: the shipped ones and theirs, each
+    checked once (a module named twice is registered once)."""
     import importlib
 
     from operators import types
 
+    registry = types.BUILTIN
     for spec in specs:
         try:
             module = importlib.import_module(spec.module)
         except ImportError as exc:
             raise ConfigError(f"config {path}: cannot import content type module {spec.module!r}: {exc}") from None
         try:
-            types.check_module(module)
-            if types.names().count(module.NAME) and types.get(module.NAME) is module:
-                continue
-            types.register(module.NAME, module, before=spec.before)
-        except (ValueError, TypeError) as exc:
+            registry = registry.with_module(module, before=spec.before)
+        except ValueError as exc:
             raise ConfigError(f"config {path}: content type {spec.module!r}: {exc}") from None
+    return registry
 
 
 def _check_types(config, path: Path) -> None:
     from operators import types
 
     forced = config.reduce.force_type
-    if forced is not None and forced not in types.names():
+    known = types.names(config)
+    if forced is not None and forced not in known:
         raise ConfigError(f"invalid config {path}: reduce.force_type {forced!r} is not a content type "
-                          f"(one of: {', '.join(types.names())})")
+                          f"(one of: {', '.join(known)})")
 
 
 def _with_env(config: Config, project: bool = False) -> Config:

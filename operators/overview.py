@@ -33,7 +33,7 @@ LINE_MAX = 150  # bytes of each
 REFS_MAX = 3  # refs listed by id
 SOURCE_MAX = 60  # characters of the source named
 
-def overview(packet: ContextPacket) -> bytes:
+def overview(packet: ContextPacket, config=None) -> bytes:
     """A few lines for a finished packet; small (≈ 60 estimated tokens + the important lines)."""
     if packet.error:
         return f"{packet.source}: error: {packet.error}\n".encode()
@@ -41,7 +41,7 @@ def overview(packet: ContextPacket) -> bytes:
     lines: list[str] = []
     if packet.exit_code:
         lines.append(f"[command failed: exit code {packet.exit_code}]")
-    facts = type_facts(packet)
+    facts = type_facts(packet, config)
     counts, important, total_signals = facts.counts, facts.important, facts.total
     kind = packet.type + (f" ({facts.label})" if facts.label else "")
     head = f"{_short_source(packet.source)}: {kind}, {_size(m.raw_bytes)}"
@@ -71,10 +71,10 @@ def overview(packet: ContextPacket) -> bytes:
     return (body + tail).encode()
 
 
-def type_facts(packet: ContextPacket) -> Facts:
-    """The packet's facts as its content type tells them (``facts(packet)`` in its module), else the
-    signal lines of its text (``line_facts``)."""
-    own = getattr(types.get(packet.type), "facts", None)
+def type_facts(packet: ContextPacket, config=None) -> Facts:
+    """The packet's facts as its content type tells them (``facts(packet)`` in its module; the type
+    of ``config``'s registry), else the signal lines of its text (``line_facts``)."""
+    own = types.attr(packet.type, "facts", None, config)
     return own(packet) if own is not None else line_facts(packet)
 
 

@@ -72,15 +72,15 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
 
     tiers = [2] * len(lines)
     ranks = [0] * len(lines)
-    whole = types.attr(kind, "rank_lines")
+    whole = types.attr(kind, "rank_lines", None, config)
     given = whole(lines, config) if whole is not None else None
-    own = types.attr(kind, "tier") if given is None else None
+    own = types.attr(kind, "tier", None, config) if given is None else None
     signal, context = _general(lines)
     if given is None and own is None:  # the general rules alone: only the lines they name are visited
-        other = types.attr(kind, "OTHER_LINES")
+        other = types.attr(kind, "OTHER_LINES", None, config)
         if other is not None:
             tiers, ranks = [other[0]] * len(lines), [other[1]] * len(lines)
-        context_rank = types.attr(kind, "CONTEXT_RANK", 0)
+        context_rank = types.attr(kind, "CONTEXT_RANK", 0, config)
         for i in context:
             tiers[i], ranks[i] = 1, context_rank
         for i in signal:
@@ -99,7 +99,7 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
                 tiers[i] = 1
     if lines and lines[0].startswith(FAILED_HEAD):
         tiers[0], ranks[0] = 0, -1
-    if types.attr(kind, "PACK_CONTEXT", True):
+    if types.attr(kind, "PACK_CONTEXT", True, config):
         _context(tiers, lines)
     _blanks(tiers, ranks, lines)
     return tiers, ranks

@@ -68,12 +68,12 @@ def changed_lines(raw: bytes) -> list[bytes]:
     return [body for body in out if (other[body[:1]], hash(body[1:])) not in seen][:MAX_AUTO]
 
 
-def auto_signals(content_type: str, raw: bytes) -> list[bytes]:
+def auto_signals(content_type: str, raw: bytes, config=None) -> list[bytes]:
     """The lines that must stay visible, by the check its content type asks for (``SIGNALS`` in the
-    type's module: "lines", "changed" or none)."""
+    type's module: "lines", "changed" or none; the type of ``config``'s registry)."""
     from operators import types
 
-    kind = types.attr(content_type, "SIGNALS", "lines")
+    kind = types.attr(content_type, "SIGNALS", "lines", config)
     raw = textual(raw)
     if kind == "lines":
         found = signal_lines(raw, MAX_AUTO)

@@ -1,9 +1,13 @@
-"""The built-in stages, each a plain function ``ContextPacket -> ContextPacket``.
+"""The stages of the graph: ``STAGES``, each a named module-level function ``(packet, run) -> packet``.
 
-``build_stages(config, store)`` returns them in graph order, with the plug-in stages named in config
-inserted where they asked to go. Every stage records its figures with ``packet.add_trace``; the flow
-turns that entry into the structlog event. A packet whose LOAD failed carries ``error`` and passes
-through the other stages untouched.
+``STAGES`` is the one list of the built-in stages, in graph order (``STAGE_NAMES``: LOAD CLASSIFY
+MEASURE_RAW OPTIMIZE MEASURE_OPT SIGNAL STORE RECOVERY RESTORE); ``run`` is what a stage reads
+besides the packet (``Run``: the config and the store). ``build_stages(config, store)`` binds them to
+one run and inserts the plug-in stages a config names (``[[stages]]``, checked against
+``STAGE_NAMES``) where they asked to go; ``flows.direct`` makes them the steps of the bytewax flow
+(``flows.reduce``) and of the engine-free path. Every stage records its figures with
+``packet.add_trace``; the flow turns that entry into the structlog event. A packet whose LOAD failed
+carries ``error`` and passes through the other stages untouched.
 """
 
 from __future__ import annotations
@@ -11,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import importlib
 import time
+from functools import partial
 from typing import Callable, NamedTuple
 
 import msgspec
 
 from operators import ceiling, types
-from operators.classify import classify
-from operators.config import Config, ConfigError
+from operators.classify import classify as classify_raw
+from operators.config import Config, ConfigError, section
 from operators.errors import TokensError
 from operators.packet import ContextPacket, Reference, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
@@ -37,17 +42,31 @@ class StageError(TokensError):
 
     exit_code = 2
 
-def reducer_for(content_type: str):
-    """The ``reduce`` function of a registered content type (its module is imported on first use)."""
-    try:
-        return types.get(content_type).reduce
-    except KeyError:
-        raise StageError(f"unknown content type {content_type!r} (registered: {', '.join(types.names())})") from None
+
+def content_type(name: str, config=None) -> types.ContentType:
+    """The record of a type of ``config``'s registry (``operators.types``); StageError if unknown."""
+    registry = types.registry_of(config)
+    if name not in registry:
+        raise StageError(f"unknown content type {name!r} (registered: {', '.join(registry.names)})")
+    return registry.get(name)
+
+
+def reducer_for(name: str, config=None):
+    """The ``reduce`` function of a type of ``config``'s registry (imported on first use)."""
+    return content_type(name, config).reduce
+
+
 REDACTED = "secrets"  # a plan's group of hidden secret values: never shown raw, even when not smaller
-STAGE_ORDER = ("LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "STORE", "RECOVERY", "RESTORE")
 
 
-def load(packet: ContextPacket) -> ContextPacket:
+class Run(NamedTuple):
+    """What a built-in stage reads besides the packet: the run's config and its store."""
+
+    config: Config
+    store: Store
+
+
+def load(packet: ContextPacket, run: Run) -> ContextPacket:
     if packet.path is not None:
         from operators.sources import read_input  # never a hang: a FIFO or device swapped in is an error
 
@@ -61,31 +80,25 @@ def load(packet: ContextPacket) -> ContextPacket:
     return packet
 
 
-def make_classify(config: Config) -> StageFn:
-    def classify_stage(packet: ContextPacket) -> ContextPacket:
-        packet.type, packet.classify_reason = classify(packet.raw, packet.forced_type or config.reduce.force_type)
-        packet.add_trace("CLASSIFY", type=packet.type, why=packet.classify_reason)
-        return packet
+def classify(packet: ContextPacket, run: Run) -> ContextPacket:
+    config = run.config
+    packet.type, packet.classify_reason = classify_raw(packet.raw, packet.forced_type or config.reduce.force_type,
+                                                       config)
+    packet.add_trace("CLASSIFY", type=packet.type, why=packet.classify_reason)
+    return packet
 
-    return classify_stage
 
-
-def make_measure_raw(config: Config) -> StageFn:
-    tokenizer = config.reduce.tokenizer
-    require_tokenizer(tokenizer)  # fail now, with one clear line, not inside a running step
-
-    def measure_raw(packet: ContextPacket) -> ContextPacket:
-        m = packet.measure
-        m.raw_bytes = len(packet.raw)
-        m.raw_tokens = estimate_tokens(m.raw_bytes)
-        figures = {"bytes": m.raw_bytes, "est_tokens": m.raw_tokens}
-        if tokenizer != "bytes4":
-            m.tokenizer = tokenizer
-            m.raw_real_tokens = figures[f"{tokenizer}_tokens"] = count_real(packet.raw, tokenizer)
-        packet.add_trace("MEASURE_RAW", **figures)
-        return packet
-
-    return measure_raw
+def measure_raw(packet: ContextPacket, run: Run) -> ContextPacket:
+    tokenizer = run.config.reduce.tokenizer  # known to load: build_stages asked (require_tokenizer)
+    m = packet.measure
+    m.raw_bytes = len(packet.raw)
+    m.raw_tokens = estimate_tokens(m.raw_bytes)
+    figures = {"bytes": m.raw_bytes, "est_tokens": m.raw_tokens}
+    if tokenizer != "bytes4":
+        m.tokenizer = tokenizer
+        m.raw_real_tokens = figures[f"{tokenizer}_tokens"] = count_real(packet.raw, tokenizer)
+    packet.add_trace("MEASURE_RAW", **figures)
+    return packet
 
 
 def _sized(config: Config, budget: int | None) -> Config:
@@ -93,7 +106,7 @@ def _sized(config: Config, budget: int | None) -> Config:
     output ceiling, so a type that fits itself to the ceiling's room fits this one."""
     if not budget:
         return config
-    current = ceiling.settings_of(config)
+    current = section(config, "ceiling")
     chars = max(1000, budget * 4)
     if chars == current.max_chars:
         return config
@@ -103,9 +116,10 @@ def _sized(config: Config, budget: int | None) -> Config:
 def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
     """The reducer's plan, or a pass-through plan and the guard that fired."""
     raw = packet.raw
-    if len(raw) < config.reduce.min_bytes and not getattr(types.get(packet.type), "REDACTS", False):
+    record = content_type(packet.type, config)
+    if len(raw) < config.reduce.min_bytes and not record.redacts:
         return passthrough(raw), "short input passes through"  # a type that hides secrets reduces any size
-    reducer = reducer_for(packet.type)
+    reducer = record.reduce
     try:
         plan = reducer(raw, packet.granularity, _sized(config, packet.budget))
     except RecursionError:
@@ -115,19 +129,17 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
     return plan, ""
 
 
-def make_optimize(config: Config) -> StageFn:
-    def optimize(packet: ContextPacket) -> ContextPacket:
-        plan, guard = plan_for(packet, config)
-        apply_plan(packet, *bound_plan(packet, plan, guard, config), config)
-        figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(packet.visible)}
-        if packet.type == "log":
-            figures["granularity"] = packet.granularity
-        if packet.guard:
-            figures["guard"] = packet.guard
-        packet.add_trace("OPTIMIZE", **figures)
-        return packet
-
-    return optimize
+def optimize(packet: ContextPacket, run: Run) -> ContextPacket:
+    config = run.config
+    plan, guard = plan_for(packet, config)
+    apply_plan(packet, *bound_plan(packet, plan, guard, config), config)
+    figures = {"type": packet.type, "refs": len(packet.references), "visible_bytes": len(packet.visible)}
+    if packet.type == "log":
+        figures["granularity"] = packet.granularity
+    if packet.guard:
+        figures["guard"] = packet.guard
+    packet.add_trace("OPTIMIZE", **figures)
+    return packet
 
 
 def bound_plan(packet: ContextPacket, plan: Plan, guard: str, config: Config) -> tuple[Plan, str]:
@@ -164,50 +176,49 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Confi
     ]
 
 
-def make_store(store: Store) -> StageFn:
-    def store_stage(packet: ContextPacket) -> ContextPacket:
-        plan: Plan = packet.plan
-        written = 0
-        stored = []
-        for ref in packet.references:
-            hashed = ref.hashed is ref.content and ref.sha256 and ref.digest  # by OPTIMIZE, of this very content
-            saved, created = store.put(ref.source, ref.type, ref.reason, ref.content,
-                                       digest=ref.digest if hashed else None, sha256=ref.sha256 if hashed else None)
-            stored.append(saved)
-            written += created
-        packet.references = stored
-        ids = dict(zip(plan.reasons, (ref.id for ref in stored)))
-        done = packet.rendered
-        packet.rendered = None
-        if done is not None and done.plan is plan and done.visible is packet.visible and done.ids == ids:
-            visible, layout, markers = done.visible, done.layout, done.markers  # what OPTIMIZE rendered with these ids
-        else:
-            visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
-        if visible != packet.visible:  # a lengthened id: the measures follow the text that is shown
-            packet.visible = visible
-            _measure_visible(packet)
-        packet.measure.kept_bytes = layout.kept_bytes()
-        layout_json = layout.to_json()
-        packet.layout, packet.layout_sha256 = layout, hashlib.sha256(layout_json).hexdigest()
-        manifest = Manifest(
-            id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
-            raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
-            visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
-            layout=msgspec.Raw(layout_json), markers=markers, created=time.time(),
-            ceiling=ceiling.CEILING_GUARD in packet.guard,
-        )
-        packet.manifest_id = store.put_manifest(manifest)
-        store.put_visible(packet.manifest_id, visible)
-        index_packet(store.home, manifest, stored)  # for tokens search; never fails the run
-        files, size = store.size()
-        packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
-                         store_files=files, store_bytes=size)
-        return packet
+def store(packet: ContextPacket, run: Run) -> ContextPacket:
+    """Write the refs and the manifest (in the ``store`` sink, before anything is delivered)."""
+    store = run.store
+    plan: Plan = packet.plan
+    written = 0
+    stored = []
+    for ref in packet.references:
+        hashed = ref.hashed is ref.content and ref.sha256 and ref.digest  # by OPTIMIZE, of this very content
+        saved, created = store.put(ref.source, ref.type, ref.reason, ref.content,
+                                   digest=ref.digest if hashed else None, sha256=ref.sha256 if hashed else None)
+        stored.append(saved)
+        written += created
+    packet.references = stored
+    ids = dict(zip(plan.reasons, (ref.id for ref in stored)))
+    done = packet.rendered
+    packet.rendered = None
+    if done is not None and done.plan is plan and done.visible is packet.visible and done.ids == ids:
+        visible, layout, markers = done.visible, done.layout, done.markers  # what OPTIMIZE rendered with these ids
+    else:
+        visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
+    if visible != packet.visible:  # a lengthened id: the measures follow the text that is shown
+        packet.visible = visible
+        _measure_visible(packet)
+    packet.measure.kept_bytes = layout.kept_bytes()
+    layout_json = layout.to_json()
+    packet.layout, packet.layout_sha256 = layout, hashlib.sha256(layout_json).hexdigest()
+    manifest = Manifest(
+        id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
+        raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
+        visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
+        layout=msgspec.Raw(layout_json), markers=markers, created=time.time(),
+        ceiling=ceiling.CEILING_GUARD in packet.guard,
+    )
+    packet.manifest_id = store.put_manifest(manifest)
+    store.put_visible(packet.manifest_id, visible)
+    index_packet(store.home, manifest, stored)  # for tokens search; never fails the run
+    files, size = store.size()
+    packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
+                     store_files=files, store_bytes=size)
+    return packet
 
-    return store_stage
 
-
-def measure_opt(packet: ContextPacket) -> ContextPacket:
+def measure_opt(packet: ContextPacket, run: Run) -> ContextPacket:
     m = packet.measure
     real = _measure_visible(packet)
     packet.add_trace(
@@ -236,12 +247,12 @@ def _measure_visible(packet: ContextPacket) -> dict:
     return real
 
 
-def signal(packet: ContextPacket) -> ContextPacket:
-    auto = auto_signals(packet.type, packet.raw)
+def signal(packet: ContextPacket, run: Run) -> ContextPacket:
+    auto = auto_signals(packet.type, packet.raw, run.config)
     packet.missing_signals = missing_signals(packet.visible, packet.expected_signals, auto)
     if packet.missing_signals and ceiling.CEILING_GUARD in packet.guard:  # folded lines count by template
         packet.missing_signals = ceiling.uncounted(packet.missing_signals, packet.visible, packet.expected_signals,
-                                                   packet.type)
+                                                   packet.type, run.config)
     packet.signal_pass = not packet.missing_signals
     figures = {"result": packet.signal_pass, "planted": len(packet.expected_signals), "auto": len(auto)}
     if packet.missing_signals:
@@ -250,51 +261,47 @@ def signal(packet: ContextPacket) -> ContextPacket:
     return packet
 
 
-def make_recovery(store: Store) -> StageFn:
-    def recovery(packet: ContextPacket) -> ContextPacket:
-        bad = []
-        for ref in packet.references:
-            try:
-                if not store.holds(ref.id, ref.content, ref.sha256 or None):
-                    bad.append(ref.id)
-            except Exception:
-                bad.append(ref.id)
-        packet.recovery_pass = not bad
-        figures = {"result": packet.recovery_pass, "refs": len(packet.references)}
-        if bad:
-            figures["bad"] = bad
-        packet.add_trace("RECOVERY", **figures)
-        return packet
-
-    return recovery
-
-
-def make_restore(store: Store) -> StageFn:
-    def restore(packet: ContextPacket) -> ContextPacket:
-        """Check that the visible bytes, the stored manifest and the stored refs rebuild the original
-        exactly (compared piece by piece; ref bytes that RECOVERY verified against the store are reused)."""
+def recovery(packet: ContextPacket, run: Run) -> ContextPacket:
+    """Every ref read back from the store equals the content it was made from."""
+    bad = []
+    for ref in packet.references:
         try:
-            manifest = store.get_manifest(packet.manifest_id)
-            if hashlib.sha256(packet.visible).hexdigest() != manifest.visible_sha256:
-                raise StoreError(f"visible text does not match packet {manifest.id}")
-            if packet.recovery_pass and [r.id for r in packet.references] == manifest.refs:
-                # RECOVERY just proved these equal the store's bytes: no second read
-                contents = [ref.content for ref in packet.references]
-            else:
-                contents = [store.get(ref_id).content for ref_id in manifest.refs]
-            if packet.layout is not None and hashlib.sha256(manifest.layout).hexdigest() == packet.layout_sha256:
-                layout = packet.layout  # the stored text is exactly the one written from it: no parse
-            else:
-                layout = manifest_layout(manifest)
-            packet.restore_pass = restores_to(packet.raw, packet.visible, layout, contents)
-            figures = {"result": packet.restore_pass, "packet": packet.manifest_id}
-        except Exception as exc:
-            packet.restore_pass = False
-            figures = {"result": False, "error": str(exc)}
-        packet.add_trace("RESTORE", **figures)
-        return packet
+            if not run.store.holds(ref.id, ref.content, ref.sha256 or None):
+                bad.append(ref.id)
+        except Exception:
+            bad.append(ref.id)
+    packet.recovery_pass = not bad
+    figures = {"result": packet.recovery_pass, "refs": len(packet.references)}
+    if bad:
+        figures["bad"] = bad
+    packet.add_trace("RECOVERY", **figures)
+    return packet
 
-    return restore
+
+def restore(packet: ContextPacket, run: Run) -> ContextPacket:
+    """Check that the visible bytes, the stored manifest and the stored refs rebuild the original
+    exactly (compared piece by piece; ref bytes that RECOVERY verified against the store are reused)."""
+    store = run.store
+    try:
+        manifest = store.get_manifest(packet.manifest_id)
+        if hashlib.sha256(packet.visible).hexdigest() != manifest.visible_sha256:
+            raise StoreError(f"visible text does not match packet {manifest.id}")
+        if packet.recovery_pass and [r.id for r in packet.references] == manifest.refs:
+            # RECOVERY just proved these equal the store's bytes: no second read
+            contents = [ref.content for ref in packet.references]
+        else:
+            contents = [store.get(ref_id).content for ref_id in manifest.refs]
+        if packet.layout is not None and hashlib.sha256(manifest.layout).hexdigest() == packet.layout_sha256:
+            layout = packet.layout  # the stored text is exactly the one written from it: no parse
+        else:
+            layout = manifest_layout(manifest)
+        packet.restore_pass = restores_to(packet.raw, packet.visible, layout, contents)
+        figures = {"result": packet.restore_pass, "packet": packet.manifest_id}
+    except Exception as exc:
+        packet.restore_pass = False
+        figures = {"result": False, "error": str(exc)}
+    packet.add_trace("RESTORE", **figures)
+    return packet
 
 
 def import_stage(path: str) -> StageFn:
@@ -319,20 +326,40 @@ class Graph(NamedTuple):
     stored: list[tuple[str, StageFn]]
 
 
+class Stage(NamedTuple):
+    """A built-in stage: its name (trace, ``[[stages]] after``) and its function."""
+
+    name: str
+    fn: Callable[[ContextPacket, Run], ContextPacket]
+
+
+# the built-in stages in graph order; from STORE on they run in the store sink (``Graph.stored``)
+STAGES: tuple[Stage, ...] = (
+    Stage("LOAD", load),
+    Stage("CLASSIFY", classify),
+    Stage("MEASURE_RAW", measure_raw),
+    Stage("OPTIMIZE", optimize),
+    Stage("MEASURE_OPT", measure_opt),
+    Stage("SIGNAL", signal),
+    Stage("STORE", store),
+    Stage("RECOVERY", recovery),
+    Stage("RESTORE", restore),
+)
+STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
+SINK_FROM = "STORE"  # the first stage the store sink runs
+
+
 def build_stages(config: Config, store: Store) -> Graph:
-    stages: list[tuple[str, StageFn]] = [
-        ("LOAD", load),
-        ("CLASSIFY", make_classify(config)),
-        ("MEASURE_RAW", make_measure_raw(config)),
-        ("OPTIMIZE", make_optimize(config)),
-        ("MEASURE_OPT", measure_opt),
-        ("SIGNAL", signal),
-        ("STORE", make_store(store)),
-        ("RECOVERY", make_recovery(store)),
-        ("RESTORE", make_restore(store)),
-    ]
-    taken = {name for name, _ in stages}
+    """``STAGES`` bound to this run (``Run(config, store)``), with the plug-in stages of
+    ``config.stages`` inserted after the stage each names; ConfigError for a bad one."""
+    require_tokenizer(config.reduce.tokenizer)  # fail now, with one clear line, not inside a running step
+    run = Run(config, store)
+    stages: list[tuple[str, StageFn]] = [(stage.name, partial(stage.fn, run=run)) for stage in STAGES]
+    taken = set(STAGE_NAMES)
     for spec in config.stages:
+        if spec.after not in STAGE_NAMES:
+            raise ConfigError(f"invalid config: [[stages]] {spec.path!r}: after {spec.after!r} is not a stage "
+                              f"(one of: {' '.join(STAGE_NAMES)})")
         fn = import_stage(spec.path)
         name = base = spec.path.rpartition(":")[2].upper()
         n = 2
@@ -341,11 +368,11 @@ def build_stages(config: Config, store: Store) -> Graph:
         taken.add(name)
         at = next(i for i, (stage, _) in enumerate(stages) if stage == spec.after)
         # after the named stage and any plug-ins already placed after it
-        while at + 1 < len(stages) and stages[at + 1][0] not in STAGE_ORDER:
+        while at + 1 < len(stages) and stages[at + 1][0] not in STAGE_NAMES:
             at += 1
-        after_store = STAGE_ORDER.index(spec.after) >= STAGE_ORDER.index("STORE")
+        after_store = STAGE_NAMES.index(spec.after) >= STAGE_NAMES.index(SINK_FROM)
         stages.insert(at + 1, (name, plugin(name, fn, after_store, config)))
-    cut = next(i for i, (stage, _) in enumerate(stages) if stage == "STORE")
+    cut = next(i for i, (stage, _) in enumerate(stages) if stage == SINK_FROM)
     return Graph(stages[:cut], stages[cut:])
 
 

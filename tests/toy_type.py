@@ -6,7 +6,7 @@ the header, the first rows and the last row; the rows between go to one ref, nam
 
 from __future__ import annotations
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 
 NAME = "csvtable"
@@ -29,7 +29,7 @@ def detect(sample) -> str | None:
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     starts = [0] + [i + 1 for i, byte in enumerate(raw) if byte == 0x0A and i + 1 < len(raw)]
-    keep_head = 1 + config.csvtable.head_rows
+    keep_head = 1 + section(config, NAME).head_rows
     if len(starts) <= keep_head + 2:
         return passthrough(raw)
     plan = Plan(raw)

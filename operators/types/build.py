@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 
+from operators.config import section
 from operators.reduction import Plan
 from operators.kernel.log_twins import MASK_RE
 from operators.types.log import signal_line_indexes
@@ -628,9 +629,7 @@ ROOM_SHARE = 0.85  # of the output ceiling a test run's failures fit themselves 
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    from operators.ceiling import settings_of
-
-    return reduce_build(raw, granularity, int(settings_of(config).max_chars * ROOM_SHARE))
+    return reduce_build(raw, granularity, int(section(config, "ceiling").max_chars * ROOM_SHARE))
 
 
 # -- the content type ----------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from typing import Annotated, NamedTuple
 import msgspec
 
 from operators.ceiling import visible_size
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, line_body_end, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 
@@ -592,9 +592,7 @@ def _cap(build, fold: _Fold, room: int, diags: list[Diag]) -> Plan:
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     """Every diagnostic line as printed while the view fits the room (``room_share`` of the output
     ceiling); past it the rules fold (``_fit``), then their location lists shorten (``_cap``)."""
-    from operators.ceiling import settings_of
-
-    settings = getattr(config, NAME, None) or Settings()
+    settings = section(config, NAME)
     parser = parse(raw)
     if not parser.diags:
         return passthrough(raw)
@@ -604,7 +602,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
     fold = _Fold(_fold_plan(parser.diags, settings), settings.examples, settings.max_locations)
     plan = build(fold)
-    room = int(settings_of(config).max_chars * settings.room_share)
+    room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
     if size > room:
         fold = _fit(parser, settings, size - room)

@@ -49,7 +49,7 @@ import re
 from array import array
 from bisect import bisect_right
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.kernel import diff_lines
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
     BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SPECIAL,
@@ -497,7 +497,8 @@ def _after_newline(plan: Plan, text: bytes) -> bytes:
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_diff(raw, config.diff.context_keep, config.diff.pure_keep)
+    settings = section(config, NAME)
+    return reduce_diff(raw, settings.context_keep, settings.pure_keep)
 
 
 # -- the content type ----------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 
@@ -476,7 +476,7 @@ def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: in
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    cfg = config.filelist
+    cfg = section(config, NAME)
     return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth, cfg.max_dirs, cfg.names_width)
 
 

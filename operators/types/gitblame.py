@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 
+from operators.config import section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.vocab import SIGNAL_RE
@@ -310,9 +311,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     if lines and PORCELAIN_HEAD_RE.match(raw, lines[0].start, lines[0].end):
         return reduce_porcelain(raw, lines)
-    from operators.ceiling import settings_of
-
-    plan = reduce_default(raw, lines, int(settings_of(config).max_chars * ROOM_SHARE))
+    plan = reduce_default(raw, lines, int(section(config, "ceiling").max_chars * ROOM_SHARE))
     return plan if plan is not None else passthrough(raw)
 
 

@@ -36,7 +36,7 @@ from typing import Annotated, NamedTuple
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.kernel import diff_twins
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
 from operators.types import diff as difftype
@@ -465,12 +465,8 @@ def reduce_oneline(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
     return passthrough(raw)
 
 
-def settings_of(config) -> Settings:
-    return getattr(config, NAME, None) or Settings()
-
-
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_log(raw, settings_of(config), fine=granularity == "fine")
+    return reduce_log(raw, section(config, NAME), fine=granularity == "fine")
 
 
 # -- detection ------------------------------------------------------------------------------------

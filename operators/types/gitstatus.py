@@ -24,7 +24,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.vocab import SIGNAL_RE
@@ -173,10 +173,6 @@ def reduce_tags(raw: bytes, lines: list[Line], settings: Settings, room: int) ->
 # -- the content type -----------------------------------------------------------------------------
 
 
-def settings_of(config) -> Settings:
-    return getattr(config, NAME, None) or Settings()
-
-
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     nonblank = [line for line in lines if line.body_end > line.start]
@@ -186,9 +182,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if STATUS_START_RE.match(first) or STATUS_SECTION_RE.search(raw[:4096]):
         return reduce_status(raw, lines)
     if _is_tag_list([raw[ln.start : ln.body_end] for ln in nonblank[:400]]):
-        from operators.ceiling import settings_of as ceiling_of
-
-        return reduce_tags(raw, lines, settings_of(config), ceiling_of(config).max_chars)
+        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").max_chars)
     return passthrough(raw)  # short status, branch lists: every line is signal
 
 

@@ -66,7 +66,7 @@ from bisect import bisect_right
 import msgspec
 import re2
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
 from operators.vocab import SIGNAL_RE
@@ -946,10 +946,10 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     """The plan of a JSON document. One that fits ``ROOM_SHARE`` of the output ceiling with its long
     arrays and maps whole keeps them whole (a package list, a short API answer: each item is content);
     noise, padding and link fields go to refs all the same. A bigger one folds them (module docstring)."""
-    from operators.ceiling import settings_of, visible_size
+    from operators.ceiling import visible_size
 
-    cfg = config.json
-    room = int(settings_of(config).max_chars * ROOM_SHARE)
+    cfg = section(config, NAME)
+    room = int(section(config, "ceiling").max_chars * ROOM_SHARE)
     try:
         if len(raw) <= 4 * room:
             whole = _Reducer(raw, granularity, msgspec.structs.replace(cfg, array_min=UNFOLDED)).run()
@@ -1085,7 +1085,7 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
     """Pack tiers: decision fields are signal, marker/summary lines context; signal words don't count."""
     from operators.rank import is_context_line
 
-    if decision_key_re(config.json.decision_keys).search(text):
+    if decision_key_re(section(config, NAME).decision_keys).search(text):
         return 0, 0
     return (1, 0) if is_context_line(text) else (2, 0)
 

@@ -29,7 +29,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.relazy import lazy  # patterns compiled on first use
@@ -60,10 +60,6 @@ TREE_RE = lazy(r"^((?:[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*)(├── |└─�
 TREE_SUMMARY_RE = lazy(rb"\d+ director(?:y|ies)(?:, \d+ files?)?")
 DU_RE = lazy(rb"(\d+(?:[.,]\d+)?)([KMGTPE]?)\t(.+)")
 UNITS = {b"": 1, b"K": 1 << 10, b"M": 1 << 20, b"G": 1 << 30, b"T": 1 << 40, b"P": 1 << 50, b"E": 1 << 60}
-
-
-def settings_of(config) -> Settings:
-    return getattr(config, NAME, None) or Settings()
 
 
 def _bodies(raw: bytes, lines: list[Line]) -> list[bytes]:
@@ -287,7 +283,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     bodies = [b for b in _bodies(raw, lines[:2000]) if b.strip()]
     shape = shape_of(bodies)
-    settings = settings_of(config)
+    settings = section(config, NAME)
     if shape == "long":
         plan = reduce_long(raw, lines, settings, fold_sections=True)
     elif shape == "recursive":

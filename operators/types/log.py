@@ -30,7 +30,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, line_body_end
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
     group_shapes, lines_with, mark_rare, mask, scan_lines, select_visible, status_lines,
@@ -443,9 +443,7 @@ ROOM_SHARE = 0.8  # of the output ceiling the lines of a log may take before rar
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    from operators.ceiling import settings_of
-
-    return reduce_log(raw, granularity, config.log, int(settings_of(config).max_chars * ROOM_SHARE))
+    return reduce_log(raw, granularity, section(config, NAME), int(section(config, "ceiling").max_chars * ROOM_SHARE))
 
 
 # -- the content type ----------------------------------------------------------------------------

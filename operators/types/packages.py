@@ -17,7 +17,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import split_lines
 from operators.relazy import lazy  # patterns compiled on first use
@@ -40,10 +40,6 @@ DEDUPED_RE = lazy(rb" deduped\b| \(\*\)$")
 PIP_HEADER_RE = lazy(rb"^Package +Version\b")
 FREEZE_RE = lazy(rb"^[A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])? *(?:==|===|@ )\S.*$|^-e \S+$|^# ")
 CONDA_RE = lazy(rb"^# packages in environment at ")
-
-
-def settings_of(config) -> Settings:
-    return getattr(config, NAME, None) or Settings()
 
 
 def _depth(m: re.Match, width: int) -> int:
@@ -130,7 +126,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = [ln.rstrip(b"\r") for ln in raw[:65536].split(b"\n") if ln.strip()]
     kind = tree_kind(lines[:2000])
     if kind:
-        return reduce_tree(raw, settings_of(config), 2 if kind == "npm" else 4)
+        return reduce_tree(raw, section(config, NAME), 2 if kind == "npm" else 4)
     return passthrough(raw)
 
 

@@ -40,7 +40,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, line_body_end, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 
@@ -549,13 +549,12 @@ class _Reducer:
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    settings = getattr(config, NAME, None) or Settings()
+    settings = section(config, NAME)
     lines = _split(raw)
     shape = _shape(raw, lines)
     if not any(ln.kind == MATCH for ln in lines):
         return passthrough(raw)
-    ceiling = getattr(config, "ceiling", None)
-    big = len(raw) > (ceiling.max_chars if ceiling is not None else 25_000)
+    big = len(raw) > section(config, "ceiling").max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
     if len(raw) - shown < max(MIN_SAVING, MIN_SHARE * len(raw)) and not big:

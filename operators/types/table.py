@@ -24,7 +24,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.config import Section
+from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.secrets import env_value_is_secret as looks_secret  # the one secret detector
 from operators.types.gitlog import Line, split_lines
@@ -181,16 +181,12 @@ def reduce_table(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
 # -- the content type -----------------------------------------------------------------------------
 
 
-def settings_of(config) -> Settings:
-    return getattr(config, NAME, None) or Settings()
-
-
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     bodies = [raw[ln.start : ln.body_end] for ln in lines if ln.body_end > ln.start]
     if _is_env(bodies[:400]):
         return reduce_env(raw, lines)
-    return reduce_table(raw, lines, settings_of(config))
+    return reduce_table(raw, lines, section(config, NAME))
 
 
 def detect(sample) -> str | None:
