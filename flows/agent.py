@@ -64,6 +64,7 @@ class _Run:
 
     def __init__(self, args: argparse.Namespace, out):
         self.args = args
+        self.config = None  # the run's config: level 0 asks its registry (a type it adds)
         self.out = out
         self.signum = 0  # the first SIGINT/SIGTERM/SIGHUP received (forwarded to the command)
         self.closed = False  # our reader went away (| head)
@@ -82,7 +83,7 @@ class _Run:
         self.ceiling_hit = False  # a window was cut to the ceiling, or not printed
 
 
-def window_text(packet, level: int, raw: bool) -> bytes:
+def window_text(packet, level: int, raw: bool, config=None) -> bytes:
     """The bytes one window shows: the only place a window's printed text is decided."""
     from operators.overview import overview
 
@@ -97,7 +98,7 @@ def window_text(packet, level: int, raw: bool) -> bytes:
             text = f"[command failed: exit code {packet.exit_code}]\n".encode() + text
         return text
     if level == 0:
-        text = overview(packet)
+        text = overview(packet, config)
         return packet.visible if len(packet.visible) <= len(text) else text
     return packet.visible
 
@@ -119,7 +120,7 @@ def _on_window(run: _Run, packet) -> None:
         run.ceiling_hit = run.ceiling_hit or "output ceiling" in packet.guard
         run.failed_checks.update(name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
                                                        ("RESTORE", packet.restore_pass)) if ok is False)
-    text = window_text(packet, run.args.level, run.args.raw)
+    text = window_text(packet, run.args.level, run.args.raw, run.config)
     if run.budget is not None and text and not run.budget.spend(packet.budget, len(text), packet.last):
         run.unshown[0] += 1  # over the ceiling: counted on the last lines, kept in the whole packet
         run.unshown[1] += packet.raw.count(b"\n")
@@ -249,6 +250,7 @@ def cmd_run(args: argparse.Namespace, config) -> int:
     if proc is None:
         return code
     run = _Run(args, sys.stdout.buffer)
+    run.config = config
 
     def on_signal(signum, frame) -> None:
         if run.signum:  # a second one: no more grace

@@ -82,6 +82,11 @@ def test_a_config_registers_its_types_in_a_registry_of_its_own(tmp_path, monkeyp
 
     assert classify(ROWS, None, config)[0] == "csvtable" and classify(ROWS)[0] != "csvtable"
     assert types.attr("csvtable", "SIGNALS", "x", config) == "" and types.attr("csvtable", "SIGNALS", "x") == "x"
+    from flows.agent import window_text
+    from operators.packet import ContextPacket
+
+    shown = ContextPacket(source="t.csv", raw=ROWS, type="csvtable", visible=ROWS)  # tokens run's level 0
+    assert b"201 rows" in window_text(shown, 0, False, config) and b"201 rows" not in window_text(shown, 0, False)
     again = load_config(conf)  # the same types again: the same Config class, the same registry
     assert type(again) is type(config) and types.registry_of(again).key == registry.key
 
