@@ -310,7 +310,9 @@ def bench_batch(paths: dict, work: Path, base_rss: int) -> dict:
 
 def bench_stages(paths: dict, work: Path) -> None:
     section("Where the time goes: the same graph in one process, seconds per stage (+ the reducer called alone)")
-    names = ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "STORE", "MEASURE_OPT", "SIGNAL", "RECOVERY", "RESTORE"]
+    from operators.stages import STAGE_NAMES
+
+    names = list(STAGE_NAMES)  # in graph order
     short = {"MEASURE_RAW": "M_RAW", "MEASURE_OPT": "M_OPT", "CLASSIFY": "CLASSIFY"}
     rows, mem_rows = [], []
     for kind in BATCH_KINDS:
