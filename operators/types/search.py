@@ -41,7 +41,7 @@ from typing import Annotated
 import msgspec
 
 from operators.config import Section, section
-from operators.reduction import Plan, line_body_end, passthrough
+from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 
 
@@ -68,7 +68,7 @@ COUNTS_MIN = 6  # files from which a search with folded hits starts with every f
 SHARED = "more"  # the group of the folded matches of the files after those
 
 # -- line shapes ---------------------------------------------------------------------------------
-_PATH = rb"(?:\./|/|[\w.@~+-])[^\x00\n:]*?"  # a path: no NUL, newline or colon
+_PATH = rb"(?:\./|/|[\w.@~+-])[^\x00\n:]*+"  # a path: no NUL, newline or colon (so it ends at the first colon)
 MATCH_N_RE = lazy(rb"(" + _PATH + rb"):(\d+):")
 MATCH_RE = lazy(rb"(" + _PATH + rb"):")
 CONTEXT_AT_RE = lazy(rb"-\d+-")
@@ -96,11 +96,18 @@ class Line:
 
 
 def _split(raw: bytes) -> list[Line]:
-    lines, pos, n = [], 0, len(raw)
+    """The lines of ``raw``; a body ends before ``\n`` or ``\r\n`` (``reduction.line_body_end``, inlined:
+    this runs once per line of a 20 MB output)."""
+    lines: list[Line] = []
+    append, find, pos, n = lines.append, raw.find, 0, len(raw)
     while pos < n:
-        nl = raw.find(b"\n", pos)
-        end = n if nl < 0 else nl + 1
-        lines.append(Line(pos, end, line_body_end(raw, pos, end)))
+        nl = find(b"\n", pos)
+        end = body = n if nl < 0 else nl
+        if nl >= 0:
+            end += 1
+        if body > pos and raw[body - 1] == 13:  # \r
+            body -= 1
+        append(Line(pos, end, body))
         pos = end
     return lines
 
@@ -116,45 +123,66 @@ def _bare_name(path: bytes) -> bool:
 
 def _plain_kind(body: bytes) -> int | None:
     """BLANK, SEP (``--``) or BINARY (``Binary file … matches``) for a line that is no hit, else None."""
-    if not body.strip():
+    if not body or body.isspace():
         return BLANK
     if body == SEPARATOR:
         return SEP
-    return BINARY if BINARY_RE.match(body) else None
+    return BINARY if b"inary file " in body and BINARY_RE.match(body) else None  # each notice holds the words
 
 
 def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
     """Kinds of a non-heading output (``path:12:text`` or, when not ``numbered``, ``path:text``)."""
-    known: set[bytes] = set()
+    known: dict[bytes, bytes] = {}  # the paths of matching lines (each kept once, for every line of it)
+    ok: dict[bytes, bool] = {}  # whether a path before ":12:" can be one (a path repeats on every hit)
+    match = (MATCH_N_RE if numbered else MATCH_RE).match
     for ln in lines:
         body = raw[ln.start : ln.body]
-        kind = _plain_kind(body)
-        if kind is not None:
-            ln.kind = kind
+        if not body or body.isspace() or body == SEPARATOR or b"inary file " in body:  # _plain_kind's cases only
+            kind = _plain_kind(body)
+            if kind is not None:
+                ln.kind = kind
+                continue
+        m = match(body)
+        if m is None:
             continue
-        m = (MATCH_N_RE if numbered else MATCH_RE).match(body)
-        if m and (_pathlike(m.group(1)) or numbered and _bare_name(m.group(1))):
-            ln.kind, ln.path, ln.text_at = MATCH, m.group(1), ln.start + len(m.group(1)) + 1
-            known.add(ln.path)
+        path = m.group(1)
+        good = ok.get(path)
+        if good is None:
+            good = ok[path] = bool(_pathlike(path) or numbered and _bare_name(path))
+        if good:
+            path = known.setdefault(path, path)
+            ln.kind, ln.path, ln.text_at = MATCH, path, ln.start + len(path) + 1
+    if not numbered:
+        return
+    first_at = CONTEXT_AT_RE.search
     for ln in lines:  # context lines: a known path first (a path may hold "-12-")
-        if ln.kind != OTHER or not numbered:
+        if ln.kind != OTHER:
             continue
         body = raw[ln.start : ln.body]
-        path = _context_path(body, known)
+        m = first_at(body)
+        if m is None:
+            continue
+        path = known.get(body[: m.start()])  # the usual case: the first "-12-" ends a known path
+        if path is None:
+            path = _context_path(body, known, ok)
         if path is not None:
             ln.kind, ln.path, ln.text_at = CONTEXT, path, ln.start + len(path) + 1
 
 
-def _context_path(body: bytes, known: set[bytes]) -> bytes | None:
+def _context_path(body: bytes, known: dict[bytes, bytes], ok: dict[bytes, bool]) -> bytes | None:
     """The path of a ``path-12-text`` context line: the first ``-12-`` after a path that has matching
-    lines, else the first one after a plausible path."""
+    lines, else the first one after a plausible path (``ok``: what is known of paths so far)."""
     first = None
     for m in CONTEXT_AT_RE.finditer(body):
         path = body[: m.start()]
         if path in known:
-            return path
-        if first is None and path and (_pathlike(path) or _bare_name(path)):
-            first = path
+            return known[path]
+        if first is None and path:
+            good = ok.get(path)
+            if good is None:
+                good = ok[path] = bool(_pathlike(path) or _bare_name(path))
+            if good:
+                first = path
     return first
 
 
@@ -359,12 +387,15 @@ class _Reducer:
         self.pattern = _guess_pattern(raw, [ln for ln in lines if ln.kind == MATCH])
         self.binary: list[bytes] = []
         self.more = 0  # per-file groups made so far
-        self.total_matches = sum(ln.kind == MATCH for ln in lines)
+        self.total_matches = 0  # counted by run()
         self.flat = shape in ("numbered", "flat")  # hit lines carry their path: shown as printed
 
     def run(self) -> Plan:
         runs = {start: end for start, end in _files(self.lines)}
-        counts = [(self.lines[a].path, sum(self.lines[k].kind == MATCH for k in range(a, b))) for a, b in runs.items()]
+        kinds = [ln.kind for ln in self.lines]
+        self.matches = {a: kinds[a:b].count(MATCH) for a, b in runs.items()}  # each file's matching lines
+        self.total_matches = kinds.count(MATCH)
+        counts = [(self.lines[a].path, self.matches[a]) for a in runs]
         self.allowed = dict(zip(runs, allowances(counts, self.s)))
         if self.flat:
             self._counts(runs)
@@ -394,7 +425,7 @@ class _Reducer:
         per_file: dict[bytes, int] = {}
         hidden = 0
         for start, end in runs.items():
-            matches = sum(self.lines[k].kind == MATCH for k in range(start, end))
+            matches = self.matches[start]
             hidden += matches - min(self.allowed[start], matches)
             path = self.lines[start].path
             per_file[path] = per_file.get(path, 0) + matches
