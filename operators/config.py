@@ -194,6 +194,9 @@ def load_config(path: str | Path | None = None, project: bool = False) -> Config
     return _with_env(config, project)
 
 
+RESERVED = frozenset(BaseConfig.__struct_fields__) | {"safety", "ceiling"}  # sections no type may take
+
+
 def register_types(specs: list[TypeSpec], path: Path):
     """The registry of content types a config's ``[[types]]`` make: the shipped ones and theirs, each
     checked once (a module named twice is registered once)."""
@@ -208,6 +211,8 @@ def register_types(specs: list[TypeSpec], path: Path):
         except ImportError as exc:
             raise ConfigError(f"config {path}: cannot import content type module {spec.module!r}: {exc}") from None
         try:
+            if getattr(module, "NAME", None) in RESERVED:
+                raise ValueError(f"NAME {module.NAME!r} is the name of another config section")
             registry = registry.with_module(module, before=spec.before)
         except ValueError as exc:
             raise ConfigError(f"config {path}: content type {spec.module!r}: {exc}") from None
