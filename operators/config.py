@@ -211,7 +211,7 @@ def register_types(specs: list[TypeSpec], path: Path):
         except ImportError as exc:
             raise ConfigError(f"config {path}: cannot import content type module {spec.module!r}: {exc}") from None
         try:
-            if getattr(module, "NAME", None) in RESERVED:
+            if str(getattr(module, "NAME", "")) in RESERVED:
                 raise ValueError(f"NAME {module.NAME!r} is the name of another config section")
             registry = registry.with_module(module, before=spec.before)
         except ValueError as exc:

@@ -107,6 +107,8 @@ def test_a_config_registers_its_types_in_a_registry_of_its_own(tmp_path, monkeyp
      "content type 'log' is already registered"),
     ('NAME = "store"\ndef detect(s): return None\ndef reduce(r, g, c): return None\n',
      "NAME 'store' is the name of another config section"),
+    ('NAME = ["a"]\ndef detect(s): return None\ndef reduce(r, g, c): return None\n',
+     "NAME must be a short lower-case identifier"),
 ])
 def test_each_part_of_the_contract_is_checked_once_with_one_line(tmp_path, monkeypatch, body, message):
     (tmp_path / "badtype.py").write_text(body)
