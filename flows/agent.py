@@ -28,7 +28,7 @@
 
 Both keep the reduced text under ``<home>/out/<pkt>.reduced`` so ``tokens expand --full pkt_…`` works.
 The trace goes nowhere unless ``--trace`` (then to stderr): stdout is for the agent.
-Their arguments are declared in ``flows.cli``, which imports this module only to run one of them.
+Their arguments are declared here (``run_arguments``, ``pack_arguments``), when ``flows.cli`` parses one of them.
 """
 
 from __future__ import annotations
@@ -223,6 +223,25 @@ def _reap(proc, interrupted: bool) -> None:
     proc.wait()
 
 
+def run_arguments(p: argparse.ArgumentParser) -> None:
+    from flows.options import add_budget_and_host, add_granularity, add_type
+
+    p.description = ("Run CMD without a shell (use `bash -c '…'` for pipes), reduce its combined stdout+stderr "
+                     "and exit with its exit code.")
+    add_budget_and_host(p)
+    p.add_argument("--level", type=int, choices=[0, 1], default=1,
+                   help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
+    add_granularity(p)
+    add_type(p)
+    p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
+    p.add_argument("--raw", action="store_true", help="print the output unchanged (it is still stored)")
+    p.add_argument("--stream", action="store_true",
+                   help="print window by window as the output comes (default: the whole output reduced at "
+                        "once when the command ends, exactly as tokens analyze; a signal prints what came)")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
+    p.set_defaults(func=cmd_run)
+
+
 def cmd_run(args: argparse.Namespace, config) -> int:
     import shlex
 
@@ -270,10 +289,10 @@ def cmd_run(args: argparse.Namespace, config) -> int:
                                 ended=bool(started and started.eof))
         flow_source.stream = bool(getattr(args, "stream", False))
         if not args.raw:  # one window has the run's budget, as analyze; several share it
-            from flows.cli import _budget
+            from flows.options import budget
             from operators.ceiling import run_budget
 
-            flow_source.budget_tokens = _budget(args.budget)
+            flow_source.budget_tokens = budget(args.budget)
             flow_source.budget = run.budget = run_budget(flow_source.budget_tokens, config)
         if run.signum:
             flow_source.stop()
@@ -341,10 +360,21 @@ def _closing_lines(run: _Run, config, source: str, status: int) -> bytes:
     return lines
 
 
+def pack_arguments(p: argparse.ArgumentParser) -> None:
+    from flows.options import add_granularity
+
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files to reduce and pack (- for stdin)")
+    p.add_argument("--budget", type=int, required=True, help="estimated tokens (bytes/4) the printed text may use")
+    add_granularity(p)
+    p.add_argument("--json", action="store_true", help="print a JSON report (the packed text is its 'text' field)")
+    p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
+    p.set_defaults(func=cmd_pack)
+
+
 def cmd_pack(args: argparse.Namespace, config) -> int:
     import msgspec
 
-    from flows.cli import _check_readable
+    from flows.options import check_readable
     from flows.runner import run_packets
     from operators.errors import UsageError
     from operators.pack import pack
@@ -361,7 +391,7 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
         if path == "-":
             packets.append(ContextPacket(source="stdin", raw=sys.stdin.buffer.read(), granularity=granularity))
         else:
-            _check_readable(path)
+            check_readable(path)
             packets.extend(file_packets([path], [granularity]))
     from operators.ceiling import settings_of
 

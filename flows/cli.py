@@ -1,10 +1,18 @@
 """The ``tokens`` command: parses arguments and dispatches to the command that runs them.
 
+``COMMANDS`` lists every command: its one-line help and the ``module:function`` that declares its
+arguments (and sets the function that runs it) in the module that implements it. A command's
+arguments are declared only when that command is parsed or its help is shown: ``tokens --help``
+lists every command without importing any. This module implements ``analyze``, ``benchmark``,
+``show-ref`` and ``refs``; ``expand``, ``search`` and ``gain`` live in ``flows.retrieve``, ``tail`` in
+``flows.tail``, ``run`` and ``pack`` in ``flows.agent``, ``hook``, ``init`` and ``mcp`` in
+``flows.hooks``, ``flows.init`` and ``flows.mcp_server``.
+
 Every user-facing problem is a ``TokensError`` (``operators.errors``): ``main`` prints it as one line,
-``tokens: error: …``, and exits with its code; never a traceback. Commands import what they use when
-they run (start-up time): ``show-ref`` and ``refs`` never import bytewax or structlog; ``tail``,
-``run`` and ``pack`` live in ``flows.tail``/``flows.agent``. Running the graph and the process's
-start-up tuning live in ``flows.runner``.
+``tokens: error: …`` (``operators.errors.report``), and exits with its code; never a traceback.
+Commands import what they use when they run (start-up time): ``show-ref`` and ``refs`` never import
+bytewax or structlog. Running the graph and the process's start-up tuning live in ``flows.runner``;
+the options several commands share in ``flows.options``.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from flows.options import HOSTS, add_budget_and_host, add_granularity, add_type, budget, check_readable
 from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done
 from operators.errors import TokensError, UsageError, report
 
@@ -31,12 +40,18 @@ def _stdin_packet(granularity: str) -> ContextPacket:
     return ContextPacket(source="stdin", raw=data, granularity=granularity)
 
 
-def _check_readable(path: str) -> None:
-    from operators.sources import unreadable_reason
-
-    problem = unreadable_reason(path)
-    if problem:
-        raise UsageError(problem)
+def analyze_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path")
+    add_granularity(p)
+    add_type(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the result as JSON: visible text, refs, packet, figures, invariants, trace")
+    p.add_argument("--trace", action="store_true", help="the stage trace on stderr (JSON lines when not a terminal); "
+                                                        "without it the trace shows only on a terminal")
+    add_budget_and_host(p)
+    p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
+                   help="0: overview, 1: reduced text with refs (default), 2: raw input")
+    p.set_defaults(func=cmd_analyze)
 
 
 def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
@@ -47,10 +62,10 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
     if args.path == "-":
         packet = _stdin_packet(granularity)
     else:
-        _check_readable(args.path)
+        check_readable(args.path)
         packet = file_packets([args.path], [granularity])[0]
     packet.forced_type = args.type
-    packet.budget = _budget(args.budget)
+    packet.budget = budget(args.budget)
     traced = args.trace or sys.stderr.isatty()  # the trace: on a terminal, or asked for (JSON lines off a terminal)
     configure_trace() if traced else configure_trace(json=True, stream=open(os.devnull, "w"))
     progress("reducing", args.path, len(packet.raw) if args.path == "-" else os.stat(args.path).st_size)
@@ -112,13 +127,6 @@ def _for_host(config, host: str | None):
     return msgspec.structs.replace(config, ceiling=ceiling)
 
 
-def _budget(value: int | None) -> int | None:
-    """``--budget N``: estimated tokens the output may take (the ``[ceiling]`` default when not given)."""
-    if value is not None and value < 1:
-        raise UsageError("--budget must be a positive number of estimated tokens")
-    return value
-
-
 def _check_invariants(packets: list[ContextPacket]) -> None:
     """Exit status 3 (``InvariantError``) when SIGNAL, RECOVERY or RESTORE failed for any packet."""
     from operators.errors import InvariantError
@@ -128,6 +136,12 @@ def _check_invariants(packets: list[ContextPacket]) -> None:
                                         ("RESTORE", packet.restore_pass)) if ok is False]
         if failed:
             raise InvariantError(f"{'/'.join(failed)} failed for {packet.source} (exit status 3); see the trace")
+
+
+def benchmark_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="rows as JSON")
+    p.add_argument("--trace", action="store_true", help="also print the stage trace")
+    p.set_defaults(func=cmd_benchmark)
 
 
 def cmd_benchmark(args: argparse.Namespace, config: Config) -> int:
@@ -149,6 +163,11 @@ def cmd_benchmark(args: argparse.Namespace, config: Config) -> int:
     return 0 if all(r.adds_up for r in rows) else 1
 
 
+def show_ref_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", help="#ref:ctx_… or ctx_…")
+    p.set_defaults(func=cmd_show_ref)
+
+
 def cmd_show_ref(args: argparse.Namespace, config: Config) -> int:
     from operators.config import home_path
     from operators.store import Store
@@ -162,12 +181,6 @@ def cmd_show_ref(args: argparse.Namespace, config: Config) -> int:
     out.write(ref.content)
     out.flush()
     return 0
-
-
-def cmd_expand(args: argparse.Namespace, config: Config) -> int:
-    from flows.retrieve import cmd_expand as expand  # slices (--lines, --grep, --head, --tail) live there
-
-    return expand(args, config)
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhdw])")
@@ -195,6 +208,15 @@ def _age(seconds: float) -> str:
     return f"{seconds:.0f}s"
 
 
+def refs_arguments(p: argparse.ArgumentParser) -> None:
+    refs_sub = p.add_subparsers(dest="refs_command", required=True)
+    refs_sub.add_parser("list", help="id, bytes, age, source and reason of every ref")
+    gc_parser = refs_sub.add_parser("gc", help="delete old records, or the oldest until under a size")
+    gc_parser.add_argument("--older-than", help="e.g. 7d, 12h")
+    gc_parser.add_argument("--max-bytes", help="e.g. 100M")
+    p.set_defaults(func=cmd_refs)
+
+
 def cmd_refs(args: argparse.Namespace, config: Config) -> int:
     from operators.config import home_path
     from operators.store import Store
@@ -215,16 +237,6 @@ def cmd_refs(args: argparse.Namespace, config: Config) -> int:
     )
     print(f"removed {removed} files, freed {freed:,} bytes")
     return 0
-
-
-def _command(target: str):
-    """``"module:function"``: a command imported only when it runs (startup time)."""
-
-    def run(args: argparse.Namespace, config: Config) -> int:
-        module, _, name = target.partition(":")
-        return getattr(importlib.import_module(module), name)(args, config)
-
-    return run
 
 
 def terminal_columns() -> int:
@@ -251,10 +263,32 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose help formatter does not import ``shutil``; its subparsers are ``_Parser`` too."""
+    """An ``ArgumentParser`` whose help formatter does not import ``shutil``; its subparsers are ``_Parser`` too.
 
-    def __init__(self, *args, formatter_class: type = _HelpFormatter, **kwargs):
+    ``declare``: ``"module:function"`` that adds this parser's arguments, called the first time the
+    parser parses or formats its help (a command's sub-parser: only the command run is declared)."""
+
+    def __init__(self, *args, formatter_class: type = _HelpFormatter, declare: str | None = None, **kwargs):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
+        self._declare = declare
+
+    def _declared(self) -> None:
+        if self._declare:
+            module, _, name = self._declare.partition(":")
+            self._declare = None
+            getattr(importlib.import_module(module), name)(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._declared()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._declared()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._declared()
+        return super().format_help()
 
 
 class _Version(argparse.Action):
@@ -271,13 +305,6 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _type_names() -> tuple[str, ...]:
-    """The registered content types (``--type`` choices): the registry only, no type is imported."""
-    from operators import types
-
-    return types.names()
-
-
 def _check_type(name: str | None, config) -> None:
     """``--type`` names a type of the config's registry (the shipped ones and those it adds)."""
     from operators import types
@@ -287,15 +314,34 @@ def _check_type(name: str | None, config) -> None:
         raise UsageError(f"unknown content type {name!r} (one of: {', '.join(known)})")
 
 
-BUDGET_HELP = ("estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, or the limit of "
-               "the agent host that reads it, --host)")
-HOSTS = ("claude-code", "codex", "gemini", "none")  # operators.ceiling.HOST_LIMITS (not imported to parse)
-HOST_HELP = ("the agent host that reads the output: claude-code (25,000 characters stay inline), codex (9,000 "
-             "bytes), gemini (25,000), none (25,000); sets the output ceiling unless [ceiling] max_chars does "
-             "(default: $NOLIFE_TOKENS_HOST, else [ceiling] host)")
+# Every command: its one-line help (``tokens --help``) and the "module:function" that declares its
+# arguments and sets ``func``, the function that runs it, in the module that implements it.
+COMMANDS = {
+    "analyze": ("reduced text of one file (- for stdin); --json: the whole result", "flows.cli:analyze_arguments"),
+    "benchmark": ("table over fixtures/: RAW, VISIBLE, MARKERS, REFERENCED, SAVED, invariants",
+                  "flows.cli:benchmark_arguments"),
+    "show-ref": ("source, type, reason and the exact bytes of a ref", "flows.cli:show_ref_arguments"),
+    "expand": ("a ref's content (or a slice of it), or with --full the restored original",
+               "flows.retrieve:expand_arguments"),
+    "search": ("find words in the stored refs of recent packets: ref, source, lines", "flows.retrieve:search_arguments"),
+    "gain": ("savings over real use, per command and in total (local; nothing is sent)", "flows.retrieve:gain_arguments"),
+    "mcp": ("MCP server on stdio: tools expand, search, stats (and run with --run; needs the [mcp] extra)",
+            "flows.mcp_server:mcp_arguments"),
+    "refs": ("store hygiene", "flows.cli:refs_arguments"),
+    "tail": ("follow live logs; stream each window's reduced text (the same graph, a tail source)",
+             "flows.tail:tail_arguments"),
+    "run": ("run a command, print its reduced output, exit with its exit code", "flows.agent:run_arguments"),
+    "pack": ("fit the most signal of several inputs into a token budget", "flows.agent:pack_arguments"),
+    "hook": ("agent hook: read a hook payload on stdin, print the reduced output or the rewrite",
+             "flows.hooks:hook_arguments"),
+    "init": ("install (or --uninstall) the agent hook and a note on #ref markers", "flows.init:init_arguments"),
+}
+NO_GRAPH = ("show-ref", "expand", "refs")  # commands that start no graph: the start is over once parsed
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The global options and every command's name and help; a command's own arguments are declared
+    by its module when that command is parsed (``_Parser``)."""
     parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     parser.add_argument("--config", help="TOML config file (default: config/default.toml)")
@@ -303,117 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="token counts in the trace: bytes/4 (default) or a real BPE count, offline "
                              "(needs pip install -e '.[tokenizers]'); overrides [reduce] tokenizer")
     sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("analyze", help="reduced text of one file (- for stdin); --json: the whole result")
-    p.add_argument("path")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
-    p.add_argument("--json", action="store_true",
-                   help="print the result as JSON: visible text, refs, packet, figures, invariants, trace")
-    p.add_argument("--trace", action="store_true", help="the stage trace on stderr (JSON lines when not a terminal); "
-                                                        "without it the trace shows only on a terminal")
-    p.add_argument("--budget", type=int, metavar="N", help=BUDGET_HELP)
-    p.add_argument("--host", choices=HOSTS, help=HOST_HELP)
-    p.add_argument("--level", type=int, choices=[0, 1, 2], default=1,
-                   help="0: overview, 1: reduced text with refs (default), 2: raw input")
-    p.set_defaults(func=cmd_analyze)
-
-    p = sub.add_parser("benchmark", help="table over fixtures/: RAW, VISIBLE, MARKERS, REFERENCED, SAVED, invariants")
-    p.add_argument("--json", action="store_true", help="rows as JSON")
-    p.add_argument("--trace", action="store_true", help="also print the stage trace")
-    p.set_defaults(func=cmd_benchmark)
-
-    p = sub.add_parser("show-ref", help="source, type, reason and the exact bytes of a ref")
-    p.add_argument("id", help="#ref:ctx_… or ctx_…")
-    p.set_defaults(func=cmd_show_ref)
-
-    p = sub.add_parser("expand", help="a ref's content (or a slice of it), or with --full the restored original")
-    p.add_argument("target", help="ref id; with --full: a reduced file or a packet id (pkt_…)")
-    p.add_argument("--full", action="store_true", help="restore the whole original input")
-    p.add_argument("-o", "--output", help="write to this file instead of stdout")
-    from flows.retrieve import add_slice_arguments
-
-    add_slice_arguments(p)
-    p.set_defaults(func=cmd_expand)
-
-    p = sub.add_parser("search", help="find words in the stored refs of recent packets: ref, source, lines")
-    p.add_argument("pattern", help="words to find (every one of them, case-insensitive)")
-    p.add_argument("--limit", type=int, default=10, help="refs to show at most (default 10)")
-    p.add_argument("--json", action="store_true", help="the hits as JSON")
-    p.set_defaults(func=_command("flows.retrieve:cmd_search"))
-
-    p = sub.add_parser("gain", help="savings over real use, per command and in total (local; nothing is sent)")
-    p.add_argument("--json", action="store_true", help="the report as JSON")
-    p.set_defaults(func=_command("flows.retrieve:cmd_gain"))
-
-    p = sub.add_parser("mcp", help="MCP server on stdio: tools expand, search, stats (and run with --run; needs the [mcp] extra)")
-    p.add_argument("--run", action="store_true",
-                   help="also offer the run tool: shell execution outside the host's own permission rules")
-    p.set_defaults(func=_command("flows.mcp_server:cmd_mcp"))
-
-    p = sub.add_parser("refs", help="store hygiene")
-    refs_sub = p.add_subparsers(dest="refs_command", required=True)
-    refs_sub.add_parser("list", help="id, bytes, age, source and reason of every ref")
-    gc_parser = refs_sub.add_parser("gc", help="delete old records, or the oldest until under a size")
-    gc_parser.add_argument("--older-than", help="e.g. 7d, 12h")
-    gc_parser.add_argument("--max-bytes", help="e.g. 100M")
-    p.set_defaults(func=cmd_refs)
-
-    # tail, run and pack: declared here, implemented in flows.tail and flows.agent (imported when run)
-    p = sub.add_parser(
-        "tail", help="follow live logs; stream each window's reduced text (the same graph, a tail source)",
-        description="Follow growing files (rotation, copytruncate, deletion handled) and stream each window's "
-                    "reduced text. Resumes from its checkpoint after a restart; Ctrl-C/SIGTERM flush and stop.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files to follow")
-    p.add_argument("-o", "--output", metavar="FILE", help="append the reduced windows to FILE instead of stdout")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    start = p.add_mutually_exclusive_group()
-    start.add_argument("--from-start", action="store_true", help="read every file from byte 0 (ignore the checkpoint)")
-    start.add_argument("--from-end", action="store_true", help="start at the current end (ignore the checkpoint)")
-    p.add_argument("--json", action="store_true", help="trace as JSON lines (stderr)")
-    p.set_defaults(func=_command("flows.tail:cmd_tail"))
-
-    p = sub.add_parser("run", help="run a command, print its reduced output, exit with its exit code",
-                       description="Run CMD without a shell (use `bash -c '…'` for pipes), reduce its combined "
-                                   "stdout+stderr and exit with its exit code.")
-    p.add_argument("--budget", type=int, metavar="N", help=BUDGET_HELP)
-    p.add_argument("--host", choices=HOSTS, help=HOST_HELP)
-    p.add_argument("--level", type=int, choices=[0, 1], default=1,
-                   help="0: a few lines (counts, first signals, refs); 1: the reduced output (default)")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--type", metavar="TYPE", help="force a content type: " + ", ".join(_type_names()) + " (or one a config registers)")
-    p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
-    p.add_argument("--raw", action="store_true", help="print the output unchanged (it is still stored)")
-    p.add_argument("--stream", action="store_true",
-                   help="print window by window as the output comes (default: the whole output reduced at "
-                        "once when the command ends, exactly as tokens analyze; a signal prints what came)")
-    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
-    p.set_defaults(func=_command("flows.agent:cmd_run"))
-
-    p = sub.add_parser("pack", help="fit the most signal of several inputs into a token budget")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files to reduce and pack (- for stdin)")
-    p.add_argument("--budget", type=int, required=True, help="estimated tokens (bytes/4) the printed text may use")
-    p.add_argument("--granularity", choices=["coarse", "fine"])
-    p.add_argument("--json", action="store_true", help="print a JSON report (the packed text is its 'text' field)")
-    p.add_argument("--trace", action="store_true", help="print the stage trace on stderr")
-    p.set_defaults(func=_command("flows.agent:cmd_pack"))
-
-    p = sub.add_parser("hook", help="agent hook: read a hook payload on stdin, print the reduced output or the rewrite")
-    p.add_argument("agent", choices=["claude-code", "codex", "gemini"])
-    p.add_argument("--skip", action="append", metavar="NAME", help="never rewrite this program (repeatable)")
-    p.set_defaults(func=_command("flows.hooks:cmd_hook"))
-
-    p = sub.add_parser("init", help="install (or --uninstall) the agent hook and a note on #ref markers")
-    p.add_argument("--agent", choices=["claude-code", "codex", "gemini"], default="claude-code")
-    scope = p.add_mutually_exclusive_group()
-    scope.add_argument("--global", dest="scope", action="store_const", const="global", help="user settings (default)")
-    scope.add_argument("--project", dest="scope", action="store_const", const="project", help="settings in the current directory")
-    p.add_argument("--show", action="store_true", help="print what would change; change nothing")
-    p.add_argument("--uninstall", action="store_true", help="remove exactly what init added")
-    p.add_argument("--route", choices=["output", "rewrite"], default=None,
-                   help="claude-code: reduce the output after the command ran (default) or rewrite the command")
-    p.set_defaults(func=_command("flows.init:cmd_init"), scope="global")
+    for name, (help_line, declare) in COMMANDS.items():
+        sub.add_parser(name, help=help_line, declare=declare)
     return parser
 
 
@@ -426,12 +363,12 @@ def main(argv: list[str] | None = None) -> int:
         defer_import("asyncio")
         pause_gc()
     try:
-        from operators.config import load_config
-
-        args = build_parser().parse_args(argv)
-        if args.func in (cmd_show_ref, cmd_expand, cmd_refs):  # no graph to start: nothing big to import
+        args = build_parser().parse_args(argv)  # --version and --help end here: no config, no msgspec
+        if args.command in NO_GRAPH:  # no graph to start: nothing big to import
             startup_done()
         try:
+            from operators.config import load_config
+
             config = load_config(args.config)
             if args.tokenizer:
                 import msgspec
@@ -452,8 +389,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # run the module proper, not this __main__ copy: the error classes other modules import from
-    # flows.cli must be the ones main() catches
+    # run the module proper, not this __main__ copy: the commands COMMANDS declares (``flows.cli:…``)
+    # must be the functions of the module main() belongs to
     from flows.cli import main as _main
 
     raise SystemExit(_main())

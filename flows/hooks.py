@@ -664,6 +664,12 @@ def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:
     return b"" if answer is None else json.dumps(answer).encode() + b"\n"
 
 
+def hook_arguments(p) -> None:
+    p.add_argument("agent", choices=AGENT_NAMES)
+    p.add_argument("--skip", action="append", metavar="NAME", help="never rewrite this program (repeatable)")
+    p.set_defaults(func=cmd_hook)
+
+
 def cmd_hook(args, config) -> int:
     """``tokens hook AGENT``: always exits 0; a hook that fails must not block the agent."""
     out = run_hook(args.agent, sys.stdin.buffer.read(), getattr(args, "skip", None))

@@ -611,6 +611,19 @@ def _steps(t: Target) -> list[str]:
     return steps
 
 
+def init_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent", choices=["claude-code", "codex", "gemini"], default="claude-code")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--global", dest="scope", action="store_const", const="global", help="user settings (default)")
+    scope.add_argument("--project", dest="scope", action="store_const", const="project",
+                       help="settings in the current directory")
+    p.add_argument("--show", action="store_true", help="print what would change; change nothing")
+    p.add_argument("--uninstall", action="store_true", help="remove exactly what init added")
+    p.add_argument("--route", choices=["output", "rewrite"], default=None,
+                   help="claude-code: reduce the output after the command ran (default) or rewrite the command")
+    p.set_defaults(func=cmd_init, scope="global")
+
+
 def cmd_init(args: argparse.Namespace, config) -> int:
     t = target(args.agent, args.scope, route=getattr(args, "route", None))
     out = sys.stdout

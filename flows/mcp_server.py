@@ -302,6 +302,12 @@ def run_allowed(args: argparse.Namespace, environ=None) -> bool:
     return bool(getattr(args, "run", False)) or env.get(RUN_ENV, "") not in ("", "0")
 
 
+def mcp_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run", action="store_true",
+                   help="also offer the run tool: shell execution outside the host's own permission rules")
+    p.set_defaults(func=cmd_mcp)
+
+
 def cmd_mcp(args: argparse.Namespace, config: Config) -> int:
     from flows.runner import startup_done
     from operators.errors import UsageError

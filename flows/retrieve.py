@@ -279,11 +279,11 @@ def _secrets_ref(reason: str) -> bool:
 def _restore_file(store, path: str) -> tuple[bytes, str]:
     """The original of a reduced text saved to a file: as printed by ``analyze``, or by ``run``
     (its last line, the expand hint, is not part of the packet's visible text); and the packet's id."""
-    from flows.cli import _check_readable
+    from flows.options import check_readable
     from operators.sources import read_input
     from operators.store import StoreError
 
-    _check_readable(path)
+    check_readable(path)
     visible = read_input(path)
     try:
         manifest = store.find_manifest_for_visible(visible)
@@ -295,6 +295,20 @@ def _restore_file(store, path: str) -> tuple[bytes, str]:
         else:
             raise
     return store.restore(manifest, visible), manifest.id
+
+
+def expand_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("target", help="ref id; with --full: a reduced file or a packet id (pkt_…)")
+    p.add_argument("--full", action="store_true", help="restore the whole original input")
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument("--lines", metavar="A:B", help="only lines A to B (1-based, inclusive)")
+    p.add_argument("--grep", metavar="PATTERN", help="only lines matching this RE2 regular expression, numbered")
+    p.add_argument("-C", "--context", type=int, metavar="N", help="with --grep: N lines of context around each match")
+    p.add_argument("--head", type=int, metavar="N", help="only the first N lines")
+    p.add_argument("--tail", type=int, metavar="N", help="only the last N lines")
+    p.add_argument("--reveal", action="store_true",
+                   help="show secret values (tokens, keys, passwords) in a slice; they are hidden otherwise")
+    p.set_defaults(func=cmd_expand)
 
 
 def cmd_expand(args: argparse.Namespace, config: Config) -> int:
@@ -337,6 +351,13 @@ def search_text(home, pattern: str, limit: int) -> tuple[str, list]:
     return "\n".join(out) + "\n", hits
 
 
+def search_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("pattern", help="words to find (every one of them, case-insensitive)")
+    p.add_argument("--limit", type=int, default=10, help="refs to show at most (default 10)")
+    p.add_argument("--json", action="store_true", help="the hits as JSON")
+    p.set_defaults(func=cmd_search)
+
+
 def cmd_search(args: argparse.Namespace, config: Config) -> int:
     import msgspec
 
@@ -355,6 +376,11 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def gain_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.set_defaults(func=cmd_gain)
+
+
 def cmd_gain(args: argparse.Namespace, config: Config) -> int:
     import msgspec
 
@@ -366,17 +392,6 @@ def cmd_gain(args: argparse.Namespace, config: Config) -> int:
     sys.stdout.write(msgspec.json.encode(report).decode() + "\n" if args.json else format_gain(report))
     sys.stdout.flush()
     return 0
-
-
-def add_slice_arguments(p: argparse.ArgumentParser) -> None:
-    """The slice options of ``tokens expand`` (declared in ``flows.cli``'s parser)."""
-    p.add_argument("--lines", metavar="A:B", help="only lines A to B (1-based, inclusive)")
-    p.add_argument("--grep", metavar="PATTERN", help="only lines matching this RE2 regular expression, numbered")
-    p.add_argument("-C", "--context", type=int, metavar="N", help="with --grep: N lines of context around each match")
-    p.add_argument("--head", type=int, metavar="N", help="only the first N lines")
-    p.add_argument("--tail", type=int, metavar="N", help="only the last N lines")
-    p.add_argument("--reveal", action="store_true",
-                   help="show secret values (tokens, keys, passwords) in a slice; they are hidden otherwise")
 
 
 # ------------------------------------------------------------------------------ analyze --json result

@@ -28,7 +28,7 @@ SIGINT (Ctrl-C) and SIGTERM stop cleanly: the pending window of every file (what
 line included) goes through the graph and out, the checkpoint is written, exit status 0. Bytes not
 read yet stay for the next run. A second Ctrl-C interrupts at once.
 
-The command's arguments are declared in ``flows.cli``, which imports this module only to run it.
+The command's arguments are declared here (``tail_arguments``), when ``flows.cli`` parses ``tokens tail``.
 """
 
 from __future__ import annotations
@@ -123,6 +123,21 @@ def _check_paths(paths: list[str], output: str | None) -> None:
             raise TailError(f"no such directory for the output: {out.parent}")
         if any(os.path.abspath(p) == os.path.abspath(output) for p in paths):
             raise TailError(f"the output cannot be one of the followed files: {output}")
+
+
+def tail_arguments(p: argparse.ArgumentParser) -> None:
+    from flows.options import add_granularity
+
+    p.description = ("Follow growing files (rotation, copytruncate, deletion handled) and stream each window's "
+                     "reduced text. Resumes from its checkpoint after a restart; Ctrl-C/SIGTERM flush and stop.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files to follow")
+    p.add_argument("-o", "--output", metavar="FILE", help="append the reduced windows to FILE instead of stdout")
+    add_granularity(p)
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("--from-start", action="store_true", help="read every file from byte 0 (ignore the checkpoint)")
+    start.add_argument("--from-end", action="store_true", help="start at the current end (ignore the checkpoint)")
+    p.add_argument("--json", action="store_true", help="trace as JSON lines (stderr)")
+    p.set_defaults(func=cmd_tail)
 
 
 def cmd_tail(args: argparse.Namespace, config: Config) -> int:
