@@ -31,7 +31,10 @@ of them has a patch (changed lines are never folded away). An
 from __future__ import annotations
 
 import re
+from array import array
 from datetime import datetime, timezone
+from itertools import repeat
+from operator import sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -105,8 +108,20 @@ class Commit:
 
 
 def split_lines(raw: bytes) -> list[Line]:
+    """Every line of ``raw``; a body ends before ``\n`` or ``\r\n`` (``reduction.line_body_end``). Made
+    without a Python call per line: a body ends one byte before the next line starts, but for the
+    last line when ``raw`` has no final newline, and the lines that end with ``\r`` (looked at only
+    when ``raw`` holds one)."""
     starts = diff_twins.line_starts(raw)
-    return [Line(a, b, line_body_end(raw, a, b)) for a, b in zip(starts, starts[1:])]
+    ends = starts[1:]
+    bodies = array("q", map(sub, ends, repeat(1)))
+    if raw and raw[-1] != 10:  # no final newline: the last line's body runs to the end
+        bodies[-1] = len(raw)
+    if b"\r" in raw:
+        for i, (a, e) in enumerate(zip(starts, bodies)):
+            if e > a and raw[e - 1] == 13:
+                bodies[i] = e - 1
+    return list(map(tuple.__new__, repeat(Line), zip(starts, ends, bodies)))
 
 
 def _content(raw: bytes, line: Line, width: int) -> bytes:
@@ -352,9 +367,7 @@ class _Emitter:
             self.omit_to(b)
             return False
         pos = a
-        for line_start, body_end, line_end in _lines_in(raw, a, b):
-            if SIGNAL_RE.search(raw, line_start, body_end) is None:
-                continue
+        for line_start, line_end in _signal_lines(raw, a, b):
             self._omit_part(pos, line_start, hint)
             self.plan.keep(line_start, line_end)
             pos = line_end
@@ -370,6 +383,39 @@ class _Emitter:
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
+
+
+def _signal_lines(raw: bytes, a: int, b: int):
+    """(start, end) of each line of ``raw[a:b]`` (``a`` at a line start) where ``SIGNAL_RE`` matches
+    the line's text alone, in order. Only the lines that one pass over ``a:b`` finds a match in (or
+    across) are tried: a line that matches alone is one of them (the pattern has no ``$``: a line's
+    text is followed by its line ending, which no match needs to be the end of the text)."""
+    if _end_anchored():  # a pattern that could need the end of the text: every line alone
+        for line_start, body_end, line_end in _lines_in(raw, a, b):
+            if SIGNAL_RE.search(raw, line_start, body_end) is not None:
+                yield line_start, line_end
+        return
+    done = a  # lines before this were tried
+    for m in SIGNAL_RE.finditer(raw, a, b):
+        at = max(done, raw.rfind(b"\n", a, m.start()) + 1)
+        last = max(m.start(), m.end() - 1)
+        while at <= last and at < b:
+            nl = raw.find(b"\n", at, b)
+            end = b if nl < 0 else nl + 1
+            if SIGNAL_RE.search(raw, at, line_body_end(raw, at, end)) is not None:
+                yield at, end
+            at = done = end
+
+
+_ESCAPE_OR_CLASS_RE = lazy(rb"\\.|\[\^?\]?(?:\\.|[^\]])*\]")  # \x, [...]: where a "$" is no anchor
+_anchored: list[bool] = []
+
+
+def _end_anchored() -> bool:
+    """Whether ``SIGNAL_RE`` has a ``$`` outside its escapes and character classes."""
+    if not _anchored:
+        _anchored.append(b"$" in _ESCAPE_OR_CLASS_RE.sub(b"", SIGNAL_RE.pattern))
+    return _anchored[0]
 
 
 def _lines_in(raw: bytes, a: int, b: int):
