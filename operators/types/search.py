@@ -88,11 +88,22 @@ MATCH, CONTEXT, SEP, BINARY, HEADER, BLANK, OTHER = range(7)
 class Line:
     """One raw line: its span, body end, kind, path, and where the shown part (after ``path:``) starts."""
 
-    __slots__ = ("start", "end", "body", "kind", "path", "text_at")
+    __slots__ = ("start", "end", "tail", "kind", "path", "lead")
 
     def __init__(self, start: int, end: int, body: int):
-        self.start, self.end, self.body = start, end, body
-        self.kind, self.path, self.text_at = OTHER, b"", start
+        # ``tail`` (the line ending's length) and ``lead`` (the path prefix's) are small ints, which
+        # Python shares: two ints fewer per line than ``body`` and ``text_at`` (about 10 MB of 20 MB of
+        # search output)
+        self.start, self.end, self.tail = start, end, end - body
+        self.kind, self.path, self.lead = OTHER, b"", 0
+
+    @property
+    def body(self) -> int:
+        return self.end - self.tail
+
+    @property
+    def text_at(self) -> int:
+        return self.start + self.lead
 
 
 def _split(raw: bytes) -> list[Line]:
@@ -151,7 +162,7 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
             good = ok[path] = bool(_pathlike(path) or numbered and _bare_name(path))
         if good:
             path = known.setdefault(path, path)
-            ln.kind, ln.path, ln.text_at = MATCH, path, ln.start + len(path) + 1
+            ln.kind, ln.path, ln.lead = MATCH, path, len(path) + 1
     if not numbered:
         return
     first_at = CONTEXT_AT_RE.search
@@ -166,7 +177,7 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
         if path is None:
             path = _context_path(body, known, ok)
         if path is not None:
-            ln.kind, ln.path, ln.text_at = CONTEXT, path, ln.start + len(path) + 1
+            ln.kind, ln.path, ln.lead = CONTEXT, path, len(path) + 1
 
 
 def _context_path(body: bytes, known: dict[bytes, bytes], ok: dict[bytes, bool]) -> bytes | None:
@@ -218,7 +229,7 @@ def _parse_bare(raw: bytes, lines: list[Line]) -> None:
 
 def _parse(raw: bytes, lines: list[Line], shape: str) -> None:
     for ln in lines:
-        ln.kind, ln.path, ln.text_at = OTHER, b"", ln.start
+        ln.kind, ln.path, ln.lead = OTHER, b"", 0
     if shape == "heading":
         _parse_heading(raw, lines)
     elif shape == "bare":
