@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from operator import attrgetter
 from typing import Annotated
 
 import msgspec
@@ -403,8 +404,8 @@ class _Reducer:
 
     def run(self) -> Plan:
         runs = {start: end for start, end in _files(self.lines)}
-        kinds = [ln.kind for ln in self.lines]
-        self.matches = {a: kinds[a:b].count(MATCH) for a, b in runs.items()}  # each file's matching lines
+        kinds = bytes(map(attrgetter("kind"), self.lines))  # a byte a line
+        self.matches = {a: kinds.count(MATCH, a, b) for a, b in runs.items()}  # each file's matching lines
         self.total_matches = kinds.count(MATCH)
         counts = [(self.lines[a].path, self.matches[a]) for a in runs]
         self.allowed = dict(zip(runs, allowances(counts, self.s)))
