@@ -16,7 +16,11 @@ the budget is spent:
    ``CONTEXT_SHARE``;
 3. the head and the tail of the output, a line from each in turn.
 
-The budget is a ceiling, not a target: below it the reducer's text is shown as it is.
+The budget is a ceiling for the must-see lines and only a *target* for the rest (``target``: half
+the budget, at least ``TARGET_MIN``): a reduced text under the target is shown as it is; over it,
+context, head and tail (a source file's body) stop at the target while must-see lines go on to the
+budget. A type whose reducer fits itself to the room (``FITS``: JSON, logs, diagnostics, blame) is
+cut at the budget only; an input whose raw text fits the budget is never cut (``apply``).
 
 Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
 go to one new ref, its synthetic lines (summaries, markers) are dropped, and one line stands where
@@ -65,6 +69,8 @@ SUMMARY_EST = 200  # the line counting the signal templates that did not fit
 MUST_SHARE = 0.85  # of the budget the must-see lines (tier 0) may take ...
 CONTEXT_SHARE = 0.9  # ... and with their context (tier 1); the rest goes to head and tail
 HEAD_TAIL_SHARE = 0.1  # ... of which a type that does not fill its budget (FILL) shows at most this much more
+TARGET_SHARE = 0.5  # the lines beyond the must-see ones (context, head, tail, a file's body) fill at most this
+TARGET_MIN = 9_000  # ... of the budget, never less than this many bytes (``target``)
 LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
 CEILING_GUARD = "output ceiling"
 IN_GAPS = b"(in the gaps)"  # stands for a marker whose ref went wholly into the gaps (not longer than one)
@@ -100,6 +106,12 @@ class CeilingSettings(Section):
             raise ValueError("max_chars must be at least 1000 (or 0: the host's limit)")
         if not self.max_chars:
             self.max_chars = HOST_LIMITS[self.host]
+
+    @property
+    def target_chars(self) -> int:
+        """What an output is cut to but for its must-see lines (``target``): the room of a reducer
+        that fits itself."""
+        return target(self.max_chars)
 
 
 def settings_of(config) -> CeilingSettings:
@@ -383,10 +395,18 @@ def _ranked(text: bytes, kind: str, config) -> tuple[list[tuple[int, int]], list
     return spans, out
 
 
+def target(budget: int) -> int:
+    """The bytes an output over it is cut to, but for its must-see lines: the budget is a ceiling for
+    what an agent must see, and only a smaller target for the rest (``TARGET_SHARE``, ``TARGET_MIN``)."""
+    return min(budget, max(int(budget * TARGET_SHARE), TARGET_MIN))
+
+
 def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice, int, int]:
     """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
-    type whose signals are lines, folded with its count), tier 1, then the head and the tail. Returns
-    the choice and the tier-0 groups (and lines) left out."""
+    type whose signals are lines, folded with its count) up to ``MUST_SHARE`` of the budget, tier 1
+    up to ``CONTEXT_SHARE`` of the ``target``, then the head and the tail up to the target (a short
+    head and tail for a type that does not ``FILL``). Returns the choice and the tier-0 groups (and
+    lines) left out."""
     choice = _Choice(view, budget, kinds)
     text = view.text
     spans, (must, context) = _ranked(text, kind, config)
@@ -402,15 +422,16 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
                 left.append((count, first, last))
         if not left:
             choice.used -= SUMMARY_EST
-    share = int(budget * CONTEXT_SHARE)
+    soft = target(budget)
+    share = int(soft * CONTEXT_SHARE)
     for i in context:
         if choice.used >= share:
             break
         choice.add(spans[i][0], _line_end(text, spans[i][0]))
-    _show_members(choice, text, groups, share)
+    _show_members(choice, text, groups, int(budget * CONTEXT_SHARE))
     full = choice.budget
-    if not _fills(kind, config):  # the budget is a ceiling, not a target: a short head and tail for orientation
-        choice.budget = min(full, choice.used + int(full * HEAD_TAIL_SHARE))
+    more = int(soft * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
+    choice.budget = min(full, max(soft, choice.used + more) if _fills(kind, config) else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
     _close_blank_gaps(choice, text, spans)
@@ -442,6 +463,14 @@ def _fills(kind: str, config=None) -> bool:
     from operators import types
 
     return kind not in types.names(config) or bool(types.attr(kind, "FILL", False, config))
+
+
+def _fits_itself(kind: str, config=None) -> bool:
+    """Whether the type's reducer fits its output to the ceiling's room itself (``FITS = True`` in its
+    module: JSON folds its arrays to the room), so its output is cut at the budget, not at the target."""
+    from operators import types
+
+    return bool(types.attr(kind, "FITS", False, config))
 
 
 def _close_blank_gaps(choice: _Choice, text: bytes, spans: list[tuple[int, int]]) -> None:
@@ -616,7 +645,7 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     docstring), its lines chosen by the ranking of content type ``kind`` (``operators.rank``);
     ``hint``: the first gap line says how to read a ref."""
     size = visible_size(plan)
-    if size <= budget_bytes:
+    if size <= (budget_bytes if _fits_itself(kind, config) else target(budget_bytes)):
         return plan
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
@@ -625,6 +654,8 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     new = _build(plan, view, choice, (left_groups, left_lines, noun), hint)
     if head:
         new.pieces.insert(0, [SHOW, head])
+    if size <= budget_bytes and visible_size(new) >= size:  # cut to the target but no smaller: not worth a cut
+        return plan
     return new
 
 

@@ -289,9 +289,13 @@ def test_fit_is_linear_on_a_big_passthrough():
     print(f"fit on {len(raw) / 1e6:.0f} MB passthrough: {took:.2f} s", file=sys.stderr)
 
 
+OVER_TARGET = {"cat_n_pflag_flag_go.txt", "grep_rn_throw_gson.txt"}  # real outputs cut to the target
+
+
 def test_no_bundled_fixture_reaches_the_ceiling():
-    """The benchmark's rows stay as they were: every fixture's reduced text is below the ceiling, but
-    for an input over it whose every line is must-see (a du listing shows each line)."""
+    """The benchmark's rows stay as they were: every fixture's reduced text is below the ceiling's
+    target (or the type fits itself, or a cut would not make it smaller), but for an input over the
+    ceiling whose every line is must-see (a du listing shows each line) and ``OVER_TARGET``."""
     from operators import types
     from operators.ceiling import CeilingSettings, RESERVE
     from operators.classify import classify
@@ -307,7 +311,7 @@ def test_no_bundled_fixture_reaches_the_ceiling():
         raw = path.read_bytes()
         kind, _why = classify(raw, None)
         plan = types.get(kind).reduce(raw, "coarse", config)
-        if kind == "listing" and len(raw) > budget:
+        if (kind == "listing" and len(raw) > budget) or path.name in OVER_TARGET:
             continue
         assert fit(plan, budget, kind) is plan, path.name
         checked += 1
@@ -399,3 +403,62 @@ def test_the_gap_hint_names_a_tokens_that_runs_from_the_agents_shell(home, monke
     assert CEILING_GUARD in packet.guard
     named = tokens_command()
     assert named != "tokens" and f" — {named} expand ctx_".encode() in packet.visible
+
+
+def _source_file(defs: int, body: int) -> bytes:
+    out = []
+    for k in range(defs):
+        out.append(b"def handler_%d(request, retries=3):\n" % k)
+        out += [b"    value_%d = compute(request, %d)  # step %d of the handler body\n" % (j, k, j) for j in range(body)]
+        out.append(b"\n")
+    return b"".join(out)
+
+
+def test_beyond_its_must_see_lines_a_cut_output_fills_only_the_target(home):
+    """The budget is a ceiling for what must be seen and only a target (half of it) for the rest: a
+    60 KB source file shows its whole outline and bodies up to about the target, not to the budget;
+    every gap is a ref and the file restores exactly."""
+    from operators.ceiling import target
+
+    raw = _source_file(60, 16)
+    assert len(raw) > 2 * CEILING
+    packet = reduce_bytes(raw, forced_type="source")
+    assert CEILING_GUARD in packet.guard
+    for k in range(60):
+        assert b"def handler_%d(request, retries=3):" % k in packet.visible
+    assert len(packet.visible) <= target(CEILING) + 2_000 < CEILING - 8_000
+    assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
+
+
+def test_must_see_lines_still_take_the_whole_budget(home):
+    """Past the target, must-see lines go on to the ceiling: a log of 400 distinct error lines shows
+    far more than the target holds."""
+    from operators.ceiling import target
+
+    rows = []
+    for k in range(400):
+        rows.append(b"2026-01-01 10:00:%02d ERROR module_%d failed to open /srv/data/shard_%s.db" % (k % 60, k, b"abcdefghij"[k % 10:] * 3))
+        rows += [b"2026-01-01 10:00:%02d INFO  tick %d ok" % (k % 60, k)] * 3
+    raw = b"\n".join(rows) + b"\n"
+    packet = reduce_bytes(raw, forced_type="log")
+    assert CEILING_GUARD in packet.guard
+    assert len(packet.visible) > target(CEILING) + 4_000
+    assert packet.signal_pass and packet.restore_pass
+
+
+def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
+    """A JSON document (FITS) reduced to more than the target but less than the budget is left as
+    the reducer made it; the same text as a source file (not FITS) is cut to the target."""
+    from operators.ceiling import target
+
+    plan = passthrough(b"x" * 100 + b"\n" + b"".join(b'{"id": %d, "name": "item %d"}\n' % (k, k) for k in range(600)))
+    size = visible_size(plan)
+    assert target(CEILING) < size < CEILING
+    assert fit(plan, CEILING, "json") is plan
+    cut = fit(plan, CEILING, "source")
+    assert cut is not plan and visible_size(cut) < size
+    cut.finish()
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible, layout, _markers = render(cut, ids)
+    contents = omissions(cut)
+    assert restore(visible, layout, [contents[g] for g in cut.reasons]) == plan.raw

@@ -456,3 +456,34 @@ def test_a_cut_branch_list_keeps_the_current_branch_and_a_spread_not_one_line_pe
     shown = [k for k, b in enumerate(branches) if b + b"\n" in visible]
     assert len(shown) >= 8 and b"similar" not in visible  # names, not one line per template with a count
     assert max(b - a for a, b in zip(shown, shown[1:])) <= 3 * len(branches) / len(shown)
+
+
+def test_a_oneline_log_whose_subject_starts_with_a_space_is_still_a_log():
+    """Real subjects can start with a space ("606aa57  Used goimports…"): one such line does not turn
+    a --oneline log into text."""
+    rng = random.Random(7)
+    words = b"parser lexer cache router config loader printer docs tests build".split()
+    rows = [b"%07x fix: handle %s in the %s (#%d)" % (rng.randrange(1 << 24, 1 << 28), words[k % 10], words[k // 10], 100 + k)
+            for k in range(30)]
+    rows[12] = b"606aa57  Used goimports to fix import order (#912)"
+    assert classify(b"\n".join(rows) + b"\n", None)[0] == "gitlog"
+
+
+def test_git_diff_stat_alone_is_a_diff_and_its_lines_are_must_see():
+    """`git diff --stat` output is a diff's file list: every line ranks with the file headers (tier 0);
+    inside a commit (`git show --stat`) the same lines are the commit's context (tier 1)."""
+    from operators.rank import line_tiers
+
+    stat = [b" src/module_%d/handler.py%s |  %d +%s" % (k, b" " * (20 - len(str(k))), k + 1, b"-" * (k % 3))
+            for k in range(40)]
+    raw = b"\n".join(stat + [b" 40 files changed, 820 insertions(+), 39 deletions(-)"]) + b"\n"
+    assert classify(raw, None)[0] == "diff"
+    tiers, _ = line_tiers("diff", raw.split(b"\n")[:-1], None)
+    assert tiers[:40] == [0] * 40
+    show = (b"commit " + b"a" * 40 + b"\nAuthor: A <a@example.com>\nDate:   Mon Jan 1 10:00:00 2026 +0000\n\n"
+            b"    Move handlers\n\n" + raw)
+    assert classify(show, None)[0] == "gitlog"
+    lines = show.split(b"\n")[:-1]
+    tiers, _ = line_tiers("gitlog", lines, None)
+    assert {tiers[i] for i, line in enumerate(lines) if b" | " in line} == {1}
+    assert classify(b"\n".join(stat[:2]) + b"\nsome other line\n", None)[0] != "diff"

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from conftest import reduce_bytes
-from operators.ceiling import fit, visible_size
+from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.config import config_class
 from operators.reduction import omissions, render, restore
 from operators.types import gitblame
@@ -71,13 +71,13 @@ def test_rust_items_and_methods_are_definitions():
 
 def test_a_blame_over_the_ceiling_keeps_every_definition_and_fits_by_itself():
     raw = data("git_blame_fzf_light_go.txt.gz")
-    config = config_class()()
+    config = config_class()(ceiling=CeilingSettings(max_chars=50_000))  # room for the lines after each definition
     plan, visible, contents = run(raw, config)
     defs = definitions(raw, "go")
     assert len(defs) > 80 and len(raw) > 100_000
     shown = set(visible.split(b"\n"))
     assert [d for d in defs if d not in shown] == []
-    assert visible_size(plan) <= config.ceiling.max_chars * gitblame.ROOM_SHARE
+    assert visible_size(plan) <= config.ceiling.target_chars * gitblame.ROOM_SHARE < 0.5 * config.ceiling.max_chars
     # the lines between the definitions are counted in place and kept in one ref
     folds = [int(n.replace(b",", b"")) for n in re.findall(rb"^\[\xe2\x80\xa6 ([\d,]+) lines\]$", visible, re.M)]
     assert folds and sum(folds) == bytes(contents[gitblame.BODY_GROUP]).count(b"\n")
@@ -99,7 +99,7 @@ def test_a_blame_under_the_ceiling_shows_every_line():
 
 def test_under_a_small_budget_the_definitions_come_first():
     raw = data("git_blame_attrs_validators_py.txt.gz")
-    plan, _, _ = run(raw)
+    plan, _, _ = run(raw, config_class()(ceiling=CeilingSettings(max_chars=50_000)))  # a plan the budget cuts
     defs = definitions(raw, "py")
     assert len(defs) >= 30
     budget = 16_000  # the definitions and a gap line between each two fit, the rest does not

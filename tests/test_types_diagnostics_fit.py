@@ -125,3 +125,13 @@ def test_rank_puts_rule_code_lines_without_a_severity_first():
     assert diagnostics.tier(b"src/a.py:3: error: Name 'x' is not defined  [name-defined]",
                             b"src/a.py:3: error: Name 'x' is not defined  [name-defined]", None) == (0, 1)
     assert diagnostics.tier(b"src/a.py:3:1: some text", b"src/a.py:3:1: some text", None) == (1, 0)
+
+
+def test_rank_puts_the_place_a_message_points_at_and_eslint_file_headers_with_the_messages():
+    """ruff's/rustc's `--> path:line:col` and eslint's file header name where a message is: they rank
+    with the messages (tier 0), not as context that a cut drops first."""
+    for line in (b"   --> pydantic/_internal/_config.py:84:121", b"/srv/app/src/v4/core/api.ts",
+                 b"src\\lib\\index.js"):
+        assert diagnostics.tier(line, line, None) == (0, 3), line
+    for line in (b"Found 3 errors.", b"  help: remove this"):
+        assert diagnostics.tier(line, line, None) != (0, 3), line

@@ -82,6 +82,7 @@ LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| 
 TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
 STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
+STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
 ARROW_RE = lazy(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
 FILE_RE = lazy(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
                      rb"|In file included from \S+|# [\w./@-]+$)")  # go build: "# example.com/app" names the package
@@ -631,6 +632,7 @@ def detect(sample) -> str | None:
     return f"{len(diags)} diagnostics in {_files_n(files)} ({styles} style)"
 
 
+FITS = True  # the reducer fits its view to the room itself: the ceiling cuts it at the budget only
 SEVERITY_RANK = {"fatal error": 0, "error": 1, "warning": 2}
 
 
@@ -656,10 +658,13 @@ WARNING_RE = lazy(rb"\bwarning\b|\[Warning/")
 
 def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     """Pack tiers: the summary and folded-rule lines first, then errors, warnings, the other diagnostic
-    lines (a rule code without a severity: ruff, flake8); other ``path:line`` lines are context."""
+    lines (a rule code without a severity: ruff, flake8) with the places they point at (``-->
+    path:line``) and eslint's file headers; other ``path:line`` lines are context."""
     if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
         return 0, 0
-    if LOC_RE.match(shown) or TSC_RE.match(shown) or STYLISH_RE.match(shown) or ARROW_RE.match(shown):
+    if ARROW_RE.match(shown) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
+        return 0, 3
+    if LOC_RE.match(shown) or TSC_RE.match(shown) or STYLISH_RE.match(shown):
         if ERROR_RE.search(shown):
             return 0, 1
         if WARNING_RE.search(shown) or GROUPED_RE.match(shown):

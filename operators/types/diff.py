@@ -525,10 +525,19 @@ DIFF_BODY_RE = lazy(
 )
 
 
+STAT_SUMMARY_RE = lazy(rb"^ [0-9]+ files? changed(?:, [0-9]+ insertions?\(\+\))?(?:, [0-9]+ deletions?\(-\))?\r?$")
+
+
+def _stat_only(lines: list[bytes]) -> bool:
+    """A ``git diff --stat`` alone: its file lines and the ``N files changed`` line, nothing else."""
+    stats = sum(1 for line in lines if STAT_RE.match(line))
+    return stats >= 3 and stats + sum(1 for line in lines if STAT_SUMMARY_RE.match(line)) == len(lines)
+
+
 def detect(sample) -> str | None:
     head = sample.head
     if not ((GIT_FILE_RE.search(head) and GIT_EVIDENCE_RE.search(head)) or UNIFIED_RE.search(head)):
-        return None
+        return "git diff --stat (a line per file)" if _stat_only(sample.lines) else None
     if head.lstrip()[:200].startswith(DIFF_START):
         return "unified diff headers"
     # a preamble (commit header, mail headers, hg export) is fine; a diff embedded in a log is not a diff
@@ -560,6 +569,7 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int]:
 
 FILE_HEAD_RE = lazy(rb"(?:diff --(?:git|cc|combined) |\+\+\+ |--- |rename (?:from|to) |copy (?:from|to) |Binary files "
                     rb"|(?:new|deleted) file mode |old mode |new mode |similarity index |dissimilarity index |index )")
+STAT_RE = lazy(rb"^ \S.* \| +(?:[0-9]+ ?[-+]*|Bin .*)\r?$")  # " path | 12 ++--", " img.png | Bin 0 -> 12 bytes"
 RANK_BUCKETS = (3, 10, 30, 100, 300)  # a hunk's changed lines: whole small hunks rank before big ones
 
 
@@ -572,7 +582,7 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     line, changes and the context the reducer kept), whole small hunks first; a file's header lines
     take the rank of its best hunk, so a change never shows without its file; a file without hunks
     (binary, a rename, a mode change) is left to the head and tail: the file list a cut diff starts
-    with names it.
+    with names it. A ``--stat`` line ranks with the file headers.
     Other lines: the general rules."""
     out: list[tuple[int, int] | None] = [None] * len(lines)
     head: list[int] = []  # the current file's header lines
@@ -612,6 +622,8 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
             head.append(i)
         else:
             close_hunk()
+            if STAT_RE.match(line):  # a --stat line names a file and its counts: as much as a file list line
+                out[i] = (0, 0)
     close_file()
     return out
 

@@ -145,7 +145,8 @@ def _visible(plan: Plan) -> int:
     return visible_size(plan)
 
 
-ROOM_SHARE = 0.9  # of the output ceiling a blame fits itself to (by its definitions) before any cut
+ROOM_SHARE = 0.9  # of the ceiling's target a blame fits itself to (by its definitions) before any cut
+FITS = True  # ... so the ceiling cuts it at the budget only (its definition lines may need more)
 AFTER_MAX = 12  # lines shown after each definition when the whole blame is over the room
 HEAD_LINES = 12  # lines shown at the top of the file then
 FOLD_LINE = 16  # bytes a "[… N lines]" line takes
@@ -311,7 +312,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = split_lines(raw)
     if lines and PORCELAIN_HEAD_RE.match(raw, lines[0].start, lines[0].end):
         return reduce_porcelain(raw, lines)
-    plan = reduce_default(raw, lines, int(section(config, "ceiling").max_chars * ROOM_SHARE))
+    plan = reduce_default(raw, lines, int(section(config, "ceiling").target_chars * ROOM_SHARE))
     return plan if plan is not None else passthrough(raw)
 
 

@@ -544,7 +544,7 @@ def _detect_oneline(lines: list[bytes]) -> str | None:
         if GRAPH_ONLY_RE.fullmatch(line):
             graph_only += 1
             continue
-        m = re.match(rb"[" + GRAPH_CHARS + rb"]*([0-9a-f]{7,40}) \S", line)
+        m = re.match(rb"[" + GRAPH_CHARS + rb"]*([0-9a-f]{7,40}) +\S", line)  # a subject may start with a space
         if m is None:
             return None
         hashes.append(m.group(1))
@@ -597,11 +597,14 @@ def tier(text: bytes, shown: bytes, config):
 
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Budget ranks (``operators.rank``): every commit line first (one line per commit, newest first),
-    then the patches as the diff type ranks them (whole small hunks first)."""
+    then the patches as the diff type ranks them (whole small hunks first); a commit's ``--stat``
+    lines are its context."""
     out = difftype.rank_lines(lines, config)
     for i, line in enumerate(lines):
         if HASH_LINE_RE.match(line):
             out[i] = (0, -1)
+        elif out[i] == (0, 0) and difftype.STAT_RE.match(line):
+            out[i] = (1, 0)
     return out
 
 

@@ -938,6 +938,7 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
         k = e
     return added
 
+FITS = True  # the reducer fits a document to the room itself (operators.ceiling cuts it at the budget only)
 ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded
 UNFOLDED = 1 << 40  # array_min that no array reaches
 

@@ -439,6 +439,7 @@ def _reason(fine: bool, key: bytes) -> str:
     return "folded repeats of: " + key.lstrip(b"\x00")[:80].decode("utf-8", "replace")
 
 
+FITS = True  # the reducer fits a log to its room itself (rare lines fold by their words): cut at the budget only
 ROOM_SHARE = 0.8  # of the output ceiling the lines of a log may take before rare lines fold by their words
 
 
