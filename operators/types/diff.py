@@ -594,8 +594,9 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
         nonlocal best, changed
         if hunk:
             rank = _hunk_rank(changed)
+            ranked = (0, rank)  # one tuple for the whole hunk (a 20 MB patch has some 400,000 lines)
             for j in hunk:
-                out[j] = (0, rank)
+                out[j] = ranked
             best = rank if not best else min(best, rank)
         hunk.clear()
         changed = 0
