@@ -16,7 +16,9 @@ Targets (issue 23): short output (under ``min_bytes``) <= 10 ms added, 2 KB and 
 When ``rtk`` is on PATH, ``rtk CMD`` is timed beside (its added time, same runs).
 
 ``--baseline PATH`` runs another ``tokens`` (an older install) in the same turns, for a paired
-before/after. ``--venv`` measures a non-editable install of this working tree, made in a temporary venv (its
+before/after. ``--instructions`` adds, when valgrind is installed, the instructions each wrapped
+command executes (callgrind's count, the command's own process, net of ``python -c pass`` of the same
+interpreter): unlike wall and CPU time it does not move with the machine's load. ``--venv`` measures a non-editable install of this working tree, made in a temporary venv (its
 dependencies are taken from this interpreter's site-packages): what users run. ``--tokens`` names
 another console script; by default the one beside this interpreter (an editable install pays the
 editable finder's start-up, a few ms). The store goes to a temporary home; nothing is written in
@@ -78,6 +80,18 @@ def install(work: Path) -> str:
     return str(venv / "bin" / "tokens")
 
 
+def instructions(cmd: list[str], env: dict, cwd: Path) -> float | None:
+    """Millions of instructions ``cmd`` executes under callgrind (its children not followed), or None."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/out", *cmd], env=env, cwd=cwd,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = [line.split()[-1] for line in done.stderr.splitlines() if "Collected :" in line]
+    return int(found[-1]) / 1e6 if found else None
+
+
 def cases(tok: str, small: Path, big: Path) -> dict[str, tuple[list[str], list[str]]]:
     out = {
         "true": (["true"], [tok, "run", "--", "true"]),
@@ -116,6 +130,20 @@ def measure(name: str, bare: list[str], wrapped: list[str], env: dict, runs: int
             f"{TARGETS[name]:>7.0f}  {verdict}")
 
 
+def print_instructions(todo: dict, env: dict, tok: str, baseline: str | None) -> None:
+    """Instructions of each wrapped command (and of the baseline's), net of the interpreter's start."""
+    python = Path(tok).with_name("python")
+    idle = instructions([str(python), "-c", "pass"], env, ROOT)
+    if idle is None:
+        print("(valgrind not installed: no instruction counts)")
+        return
+    print(f"instructions, millions, net of `{python.name} -c pass` ({idle:.1f} M):")
+    for name, (_, wrapped) in todo.items():
+        own = instructions(wrapped, env, ROOT)
+        base = instructions([baseline, *wrapped[1:]], env, ROOT) if baseline else None
+        print(f"  {name:<14} {own - idle:>8.1f}" + (f"   base {base - idle:>8.1f}" if base is not None else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -123,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--tokens", default=str(Path(sys.executable).with_name("tokens")))
     where.add_argument("--venv", action="store_true", help="measure a non-editable install made in a temporary venv")
     parser.add_argument("--baseline", metavar="PATH", help="another tokens (an older install) run in the same turns")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions with valgrind (callgrind)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -152,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
               + ("; base = the same for --baseline, run in the same turns" if args.baseline else ""))
         if not rtk:
             print("(rtk not installed: no rtk column)")
+        if args.instructions:
+            print_instructions(todo, env, tok, args.baseline)
     return 0
 
 
