@@ -79,6 +79,15 @@ NOTABLE_MAX = 3  # later items with an error/failing status kept visible per sum
 BRIEF_MAX = 60  # ... and this many more per document in brief (their short fields; the bulk folded)
 BRIEF_SCALAR = 200  # bytes of a scalar member an item in brief shows at most (decision fields: any)
 BRIEF_NAMES = 3  # keys a brief item's fold marker names
+# what names an item of a list (and its status): a folded item is shown by these while the room lasts
+IDENTITY = {b"id", b"name", b"number", b"title", b"version", b"login", b"key", b"sha", b"tag_name", b"full_name",
+            b"nodeid", b"slug", b"path", b"filename", b"package", b"status", b"state", b"conclusion", b"outcome",
+            b"result", b"severity", b"code", b"type"}
+IDENTITY_DEPTH = 2  # objects inside an item looked into for its identity (``user.login``, ``metadata.name``)
+IDENTITY_SHARE = 0.5  # an item is shown by its identity only when that is at most this part of it
+IDENTITY_MIN = 512  # bytes of room left over below which folded items are not shown by their identity
+MEMBER_EST = 12  # bytes a member shown adds around its own (a line's indentation, the comma)
+MARKER_EST = 48  # bytes of an identity item's marker member ("…": "12 more keys: #ref:ctx_…")
 STRING_HEAD = 160  # bytes of a long string kept in front of its marker
 SAMPLE = 48  # items whose keys are compared to decide whether an array is same-shaped
 MAX_GROUPS = {"coarse": 10, "fine": 64}
@@ -244,6 +253,9 @@ class _Reducer:
         self.plain_keys: dict[bytes, str] = {}  # ordinary keys (quoted) and their path segment (see skip_single_members)
         self.brief: set[int] = set()  # where the objects shown in brief start (see plan_brief)
         self.briefs = 0  # items shown in brief so far
+        self.identity: set[int] = set()  # where the objects shown by their identity start (see plan_identity)
+        self.identity_room = 0  # bytes folded items may still take shown by their identity (0: none)
+        self.identity_depth: dict[int, int] = {}  # depth of an object shown by identity inside an item
 
     # ---- refs -------------------------------------------------------------------------------
     def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
@@ -340,6 +352,10 @@ class _Reducer:
         scalar = first_kind not in (_OBJ, _ARR)
         if not runs or size < (SCALAR_SUMMARY_MIN if scalar and unit != "keys" else SUMMARY_MIN):
             return
+        if first_kind == _OBJ and unit != "lines" and self.identity_room > 0 and self.mark_identity(entries, idxs, keep, runs):
+            runs = self.fold_runs(entries, idxs, keep)
+            if not runs:
+                return
         group = self.group(unit, path, f"more {unit} of the same shape", entries[idxs[runs[0][0]]][2])
         member = entries[idxs[0]][0] >= 0  # an object's members: each marker is a member of its own
         for a, b in runs:
@@ -405,6 +421,76 @@ class _Reducer:
         self.brief.add(vs)
         self.briefs += 1
         return True
+
+    def mark_identity(self, entries, idxs, keep: bytearray, runs: list[tuple[int, int]]) -> bool:
+        """Show folded items by their identity (``plan_identity``), in order, while ``identity_room``
+        lasts; whether any is."""
+        marked = False
+        for a, b in runs:
+            for j in range(a, b + 1):
+                vs = entries[idxs[j]][2]
+                cost = self.identity_cost(vs, 0)
+                if cost > self.identity_room:
+                    self.identity_room = 0  # in order: no later item shown before an earlier one
+                    return marked
+                if cost and cost <= IDENTITY_SHARE * (entries[idxs[j]][3] - vs):  # else it is as long as the item
+                    keep[j] = 1
+                    self.identity.add(vs)
+                    self.identity_room -= cost
+                    marked = True
+        return marked
+
+    def identity_member(self, member, depth: int) -> int:
+        """What showing one member of an item by its identity costs: its bytes when it names the item
+        (``IDENTITY``, a short scalar), an object's identity inside it (``IDENTITY_DEPTH``), else 0."""
+        ks, ke, vs, ve = member
+        if ks < 0 or ve < 0:
+            return 0
+        raw = self.raw
+        kind = raw[vs]
+        if kind == _OBJ:
+            inner = self.identity_cost(vs, depth + 1) if depth < IDENTITY_DEPTH else 0
+            return inner + (vs - ks) + MEMBER_EST if inner else 0
+        if kind != _ARR and ve - vs <= BRIEF_SCALAR and raw[ks + 1 : ke - 1].lower() in IDENTITY:
+            return ve - ks + MEMBER_EST
+        return 0
+
+    def identity_cost(self, vs: int, depth: int) -> int:
+        """The bytes an object takes shown by its identity (about), or 0 when nothing in it names it."""
+        entries, _ = scan_level(self.raw, vs, self.ends)
+        shown = [self.identity_member(e, depth) for e in entries]
+        if not any(shown):
+            return 0
+        rest = sum(e[3] - e[0] + MEMBER_EST for e, cost in zip(entries, shown) if not cost)
+        return sum(shown) + min(rest, MARKER_EST + MEMBER_EST) + 2 * MEMBER_EST
+
+    def plan_identity(self, entries, path, depth: int) -> list:
+        """An item shown by its identity: the members that name it (``IDENTITY``: id, name, title,
+        status …, also inside its objects: ``user.login``) as written; all the others, at every level,
+        go to one ref per path, named by one marker member per object: ``"…": "12 more keys: #ref…"``
+        (shown instead when they are shorter than that marker)."""
+        actions: list = [None] * len(entries)
+        hidden: list[int] = []
+        for i, entry in enumerate(entries):
+            if entry[0] < 0 or entry[3] < 0:
+                actions[i] = (KEEP,)
+            elif not self.identity_member(entry, depth):
+                hidden.append(i)
+            elif self.raw[entry[2]] == _OBJ:
+                self.identity.add(entry[2])
+                self.identity_depth[entry[2]] = depth + 1
+                actions[i] = (RECURSE, _extend(path, _seg(self.raw[entry[0] + 1 : entry[1] - 1])), False)
+            else:
+                actions[i] = (KEEP,)
+        if hidden and sum(entries[i][3] - entries[i][0] for i in hidden) <= MARKER_EST:
+            for i in hidden:  # cheaper shown than named by a marker
+                actions[i] = self.plain_action(entries[i][2], entries[i][3], _extend(path, _seg(self.raw[entries[i][0] + 1 : entries[i][1] - 1])), False)
+        elif hidden:
+            group = self.group("identity", path, "the rest of items shown by their identity", entries[hidden[0]][2])
+            n = len(hidden)
+            before = _json_str("\u2026") + self.colon(entries[hidden[0]]) + _json_str(f"{n} more key{'s' if n > 1 else ''}: ")[:-1]
+            self.bucket(hidden, actions, group, before)
+        return actions
 
     def mark_diverse(self, entries, idxs, keep: bytearray) -> None:
         """Keep every item holding a value of a decision field (``fold_fields``: status, conclusion,
@@ -822,6 +908,9 @@ class _Reducer:
         return inner, _extend(path, "[]" * levels if levels <= 4 else f"[]\u00d7{levels}")
 
     def children(self, vs: int, path, protected: bool) -> tuple[list, list]:
+        if vs in self.identity:
+            entries, _ = scan_level(self.raw, vs, self.ends)
+            return entries, self.plan_identity(entries, path, self.identity_depth.get(vs, 0))
         if vs in self.brief:
             entries, _ = scan_level(self.raw, vs, self.ends)
             return entries, self.plan_brief(entries, path)
@@ -939,7 +1028,9 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
     return added
 
 FITS = True  # the reducer fits a document to the room itself (operators.ceiling cuts it at the budget only)
-ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded
+ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded,
+# or its folded items by their identity (``IDENTITY``) ...
+IDENTITY_MAX_BYTES = 8 << 20  # ... in a document up to this size (a third walk of a bigger one costs too much)
 UNFOLDED = 1 << 40  # array_min that no array reaches
 
 
@@ -952,11 +1043,21 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     cfg = section(config, NAME)
     room = int(section(config, "ceiling").max_chars * ROOM_SHARE)
     try:
+        plan = None
         if len(raw) <= 4 * room:
-            whole = _Reducer(raw, granularity, msgspec.structs.replace(cfg, array_min=UNFOLDED)).run()
+            unfolded = msgspec.structs.replace(cfg, array_min=UNFOLDED)  # a few big items still fold
+            whole = _Reducer(raw, granularity, unfolded).run()
             if visible_size(whole) <= room:
-                return whole
-        return _Reducer(raw, granularity, cfg).run()
+                plan, cfg = whole, unfolded
+        if plan is None:
+            plan = _Reducer(raw, granularity, cfg).run()
+        spare = room - visible_size(plan)
+        if not cfg.identity or spare < IDENTITY_MIN or len(raw) > IDENTITY_MAX_BYTES or not plan.omits_anything:
+            return plan
+        named = _Reducer(raw, granularity, cfg)  # the folded items shown by their identity while the room lasts
+        named.identity_room = spare
+        shown = named.run()
+        return shown if named.identity and visible_size(shown) <= room else plan
     except RecursionError:
         return passthrough(raw)
 
@@ -992,6 +1093,7 @@ class Settings(Section):
     ])
     link_keep: list[str] = msgspec.field(default_factory=lambda: ["html_url"])  # human links stay
     repeats: bool = True  # a container byte-equal to one shown before it is parked behind a marker
+    identity: bool = True  # room left under the ceiling shows folded items by what names them (IDENTITY)
 
 
 class _AnyObject(msgspec.Struct):
