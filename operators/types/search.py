@@ -148,7 +148,7 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
     ok: dict[bytes, bool] = {}  # whether a path before ":12:" can be one (a path repeats on every hit)
     match = (MATCH_N_RE if numbered else MATCH_RE).match
     for ln in lines:
-        body = raw[ln.start : ln.body]
+        body = raw[ln.start : ln.end - ln.tail]  # (ln.body without the property call: once per line)
         if not body or body.isspace() or body == SEPARATOR or b"inary file " in body:  # _plain_kind's cases only
             kind = _plain_kind(body)
             if kind is not None:
@@ -170,7 +170,7 @@ def _parse_flat(raw: bytes, lines: list[Line], numbered: bool) -> None:
     for ln in lines:  # context lines: a known path first (a path may hold "-12-")
         if ln.kind != OTHER:
             continue
-        body = raw[ln.start : ln.body]
+        body = raw[ln.start : ln.end - ln.tail]
         m = first_at(body)
         if m is None:
             continue
