@@ -368,3 +368,26 @@ def test_binary_detection_keeps_text_with_stray_control_bytes():
     tail = b"text line\n" * 20_000 + os.urandom(200_000)
     [(start, end)] = binary_regions(tail)
     assert end == len(tail) and 200_000 - 65_536 < start <= 200_000
+
+
+def test_c1_bytes_after_an_out_of_range_four_byte_lead_are_removed():
+    """``\\xf4\\xa0\\x80\\x80`` is no character (past U+10FFFF): its 0x80 bytes are raw C1 controls and
+    go like any other, also at the end of a kept run after backspaces (the case hypothesis found)."""
+    raw = b"\x08" * 6 + b" " + b"\x08" * 6 + b" " + b"\x00" * 6 + b"\x08" * 5 + b" " * 14 + b"\x00" * 3 + b"\xf4\xa0\x80\x80"
+    plan = Plan(raw)
+    step = len(raw) // 6
+    for turn, pos in enumerate(range(0, len(raw), step)):
+        end = min(pos + step, len(raw))
+        if turn % 3 == 1:
+            plan.omit(pos, end, "g", "test")
+            plan.mark("g")
+        else:
+            plan.keep(pos, end)
+        if turn % 3 == 2:
+            plan.show(b"[" + raw[pos:end][:8] + b"]")
+    plan.finish()
+    safe = secure(plan, SimpleConfig(), "text")
+    safe.finish()
+    visible, layout, contents, _markers = _render(safe)
+    assert unsafe(visible) == []
+    assert restore(visible, layout, [bytes(c) for c in contents]) == raw
