@@ -33,6 +33,7 @@ def no_room(monkeypatch):
     """These tests are about folding: no document here is kept whole for fitting the ceiling's room
     (that rule has its own tests: tests/test_json_room.py)."""
     monkeypatch.setattr(json_reducer, "ROOM_SHARE", 0)
+    monkeypatch.setattr(json_reducer, "ROOM_MIN", 0)
 
 
 def run(raw: bytes, granularity: str = "coarse", **json_cfg):

@@ -36,3 +36,16 @@ def test_noise_in_a_small_document_goes_to_a_ref_all_the_same():
     assert b'"status": "failed"' in packet.visible and b"a" * 50 not in packet.visible
     assert all(b'"name": "n%d"' % i in packet.visible for i in range(30))
     assert packet.restore_pass
+
+
+def test_under_a_small_ceiling_a_small_list_is_still_shown_whole():
+    """Under Codex's 9,000-byte ceiling half the ceiling would fold a 4 KB package list; the room is at
+    least ``ROOM_MIN``, so every package stays visible (the packet's budget: 9,000 bytes)."""
+    from operators.types import json as jsontype
+
+    raw = _packages(52)  # (under 4 KB: a few big items fold whatever the room)
+    assert 3_500 < len(raw) <= jsontype.ROOM_MIN
+    packet = reduce_bytes(raw, forced_type="json", budget=9_000 // 4)
+    for i in range(52):
+        assert b'"name": "pkg-%03d"' % i in packet.visible
+    assert packet.restore_pass

@@ -93,6 +93,6 @@ def test_rank_lines_orders_a_failure():
         b"FAILED tests/test_make.py::TestCountingAttr::test_converter_decorator[list]",
     ]
     ranked = build.rank_lines(lines, None)
-    assert ranked[0] == (0, 0) and ranked[6] == (0, 0)
-    assert ranked[3] == (0, 1) and ranked[5] == (0, 1)
+    assert ranked[6] == (0, 0) and ranked[0] == (0, 1)  # the short summary's id before the failure's header
+    assert ranked[3] == (0, 2) and ranked[5] == (0, 2)
     assert ranked[2] == (1, 0) and ranked[4] == (0, 3)  # (an E line is a signal line)

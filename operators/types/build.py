@@ -664,9 +664,9 @@ FAILED_ID_RE = lazy(rb"^(?:FAILED|ERROR) \S+::|^\S+::\S.*? (?:FAILED|ERROR)\b|^(
 
 
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
-    """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines,
-    each failure's ``____ name ____`` header), its ``collected`` and final summary lines; then each
-    failure's first ``E`` line and its frame locations; then the other ``E`` lines with a signal
+    """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines),
+    its ``collected`` and final summary lines; then each failure's ``____ name ____`` header; then
+    each failure's first ``E`` line and its frame locations; then the other ``E`` lines with a signal
     word; then, one by one (context), the ``>`` lines and the other ``E`` lines. The other lines:
     ``tier``, then the general rules."""
     out: list[tuple[int, int] | None] = []
@@ -684,14 +684,16 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
 
 
 def _failure_rank(shown: bytes, first_e: bool) -> tuple[int, int] | None:
-    if SUBSECTION_RE.match(shown) or FAILED_ID_RE.match(shown) or (SUMMARY_RE.match(shown) and SECTION_RE.match(shown)):
+    if FAILED_ID_RE.match(shown) or (SUMMARY_RE.match(shown) and SECTION_RE.match(shown)):
         return 0, 0
+    if SUBSECTION_RE.match(shown):  # a failure's header: its id again when a short summary lists it
+        return 0, 1
     if E_LINE_RE.match(shown):
         if first_e:
-            return 0, 1
+            return 0, 2
         return (0, 3) if is_signal_text(shown) else (1, 1)
     if LOCATION_RE.match(shown) and is_signal_text(shown):
-        return 0, 1
+        return 0, 2
     if shown.startswith(b">"):
         return 1, 0
     return None

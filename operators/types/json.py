@@ -1030,18 +1030,22 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
 FITS = True  # the reducer fits a document to the room itself (operators.ceiling cuts it at the budget only)
 ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded,
 # or its folded items by their identity (``IDENTITY``) ...
+ROOM_MIN = 8_000  # ... but at least this (under a small ceiling: Codex's), and at most 90% of the ceiling
 IDENTITY_MAX_BYTES = 8 << 20  # ... in a document up to this size (a third walk of a bigger one costs too much)
 UNFOLDED = 1 << 40  # array_min that no array reaches
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    """The plan of a JSON document. One that fits ``ROOM_SHARE`` of the output ceiling with its long
-    arrays and maps whole keeps them whole (a package list, a short API answer: each item is content);
-    noise, padding and link fields go to refs all the same. A bigger one folds them (module docstring)."""
+    """The plan of a JSON document. One that fits the room (``ROOM_SHARE`` of the output ceiling, at
+    least ``ROOM_MIN``) with its long arrays and maps whole keeps them whole (a package list, a short
+    API answer: each item is content); noise, padding and link fields go to refs all the same. A
+    bigger one folds them (module docstring) and shows its folded items by their identity in the
+    room left."""
     from operators.ceiling import visible_size
 
     cfg = section(config, NAME)
-    room = int(section(config, "ceiling").max_chars * ROOM_SHARE)
+    ceiling = section(config, "ceiling").max_chars
+    room = min(int(ceiling * 0.9), max(int(ceiling * ROOM_SHARE), ROOM_MIN))
     try:
         plan = None
         if len(raw) <= 4 * room:
