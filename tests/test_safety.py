@@ -305,11 +305,8 @@ hostile = st.lists(
 ).map(b"".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hostile, st.integers(min_value=0, max_value=6), st.sampled_from(["text", "json"]))
-def test_random_bytes_with_escapes_restore_exactly(raw, cuts, kind):
-    """Any bytes, under a plan that keeps, omits and shows in turn: the secured plan covers the raw
-    bytes once, restores them exactly and shows nothing unsafe."""
+def _in_turns(raw: bytes, cuts: int) -> Plan:
+    """A plan that keeps, omits and shows in turn, over ``cuts + 1`` equal parts of ``raw``."""
     plan = Plan(raw)
     step = max(len(raw) // (cuts + 1), 1)
     pos, turn = 0, 0
@@ -324,6 +321,15 @@ def test_random_bytes_with_escapes_restore_exactly(raw, cuts, kind):
             plan.show(b"[" + raw[pos:end][:8] + b"]")  # reducer text derived from the input
         pos, turn = end, turn + 1
     plan.finish()
+    return plan
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile, st.integers(min_value=0, max_value=6), st.sampled_from(["text", "json"]))
+def test_random_bytes_with_escapes_restore_exactly(raw, cuts, kind):
+    """Any bytes, under a plan that keeps, omits and shows in turn: the secured plan covers the raw
+    bytes once, restores them exactly and shows nothing unsafe."""
+    plan = _in_turns(raw, cuts)
     safe = secure(plan, SimpleConfig(), kind)
     safe.finish()
     assert sum(e - s for k, s, e in zip(safe.pieces.kinds, safe.pieces.starts, safe.pieces.ends) if k in (KEEP, OMIT)) == len(raw)
@@ -374,18 +380,7 @@ def test_c1_bytes_after_an_out_of_range_four_byte_lead_are_removed():
     """``\\xf4\\xa0\\x80\\x80`` is no character (past U+10FFFF): its 0x80 bytes are raw C1 controls and
     go like any other, also at the end of a kept run after backspaces (the case hypothesis found)."""
     raw = b"\x08" * 6 + b" " + b"\x08" * 6 + b" " + b"\x00" * 6 + b"\x08" * 5 + b" " * 14 + b"\x00" * 3 + b"\xf4\xa0\x80\x80"
-    plan = Plan(raw)
-    step = len(raw) // 6
-    for turn, pos in enumerate(range(0, len(raw), step)):
-        end = min(pos + step, len(raw))
-        if turn % 3 == 1:
-            plan.omit(pos, end, "g", "test")
-            plan.mark("g")
-        else:
-            plan.keep(pos, end)
-        if turn % 3 == 2:
-            plan.show(b"[" + raw[pos:end][:8] + b"]")
-    plan.finish()
+    plan = _in_turns(raw, 5)
     safe = secure(plan, SimpleConfig(), "text")
     safe.finish()
     visible, layout, contents, _markers = _render(safe)
