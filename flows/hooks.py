@@ -4,9 +4,11 @@ Two routes (``tokens init`` installs one; docs/agents.md records each shape and 
 
 * **Output route** (``flows.hooks_output``), the default where the host can replace a tool's output
   after it ran: Claude Code ``PostToolUse`` on ``Bash`` → ``updatedToolOutput`` in the Bash tool's own
-  shape. The command runs untouched; its output goes through the graph and the store.
-* **Rewrite route** (this module), where the output cannot be replaced (Codex; Gemini CLI; Claude Code
-  only with ``init --route rewrite``): before the host runs a line, the hook answers with the line
+  shape; Gemini CLI ``AfterTool`` on ``run_shell_command`` → ``"decision": "deny"`` with the reduced
+  result as ``reason`` (the text the host sends the model instead). The command runs untouched; its
+  output goes through the graph and the store.
+* **Rewrite route** (this module), where the output cannot be replaced (Codex; Claude Code and Gemini
+  CLI only with ``init --route rewrite``): before the host runs a line, the hook answers with the line
   wrapped whole in ``tokens run -- SHELL -c 'LINE'`` (the user's shell: bash or zsh from ``$SHELL``;
   bash for Gemini CLI, which runs lines under bash), or ``tokens run -- PROGRAM ARGS`` for one plain
   command that nothing expands. It is never split.
@@ -75,6 +77,9 @@ class Agent(_Record):
 
     _fields = (("event", ""), ("tool", ""), ("background_key", None))
 
+
+# the output route's event of each host that can replace (or hide and replace) a tool's result
+OUTPUT_EVENTS = {"PostToolUse": "claude-code", "AfterTool": "gemini"}
 
 PROTOCOLS = {
     "claude-code": Agent(event="PreToolUse", tool="Bash", background_key="run_in_background"),
@@ -646,8 +651,9 @@ def run_hook(agent: str, data: bytes, skip: list[str] | None = None) -> bytes:
         payload = json.loads(data)
     except (ValueError, RecursionError, TypeError):
         return b""
-    if isinstance(payload, dict) and payload.get("hook_event_name") == "PostToolUse":
-        if agent != "claude-code":
+    event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    if event in OUTPUT_EVENTS:
+        if OUTPUT_EVENTS[event] != agent:
             return b""
         try:  # the output route: reduce what the command printed (flows.hooks_output)
             from flows.hooks_output import respond_output

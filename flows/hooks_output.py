@@ -19,17 +19,33 @@ Nothing is replaced (no answer, exit 0) when: the payload is not a ``PostToolUse
 command is one of ours (``tokens …``: an expanded ref is never reduced again); the output is an
 image, a background task's, or shorter than ``min_bytes``; the reduction failed or would not be
 shorter than the original. A short output costs a JSON parse and nothing else: no engine starts.
+
+Gemini CLI (0.24.0 and later) has no field that replaces a tool's result, but an ``AfterTool`` hook
+that answers ``{"decision": "deny", "reason": TEXT}`` hides the result and sends ``TEXT`` to the
+model instead (``packages/core/src/core/coreToolHookTriggers.ts``; docs/hooks/reference.md: "This
+text replaces the tool result sent back to the model"). The host files it as a tool error: the model
+reads ``{"error": TEXT}`` and the user sees ``Tool result blocked: TEXT``. For ``run_shell_command``
+``TEXT`` is the tool's own text (``llmContent``: ``Output: …`` then ``Exit Code: N``, ``Signal: …``,
+``Process Group PGID: …``, inside ``<untrusted_context>`` from 0.49.0; ``Command:``/``Directory:``
+first before 0.31.0) with the output part reduced, the other lines kept as they were, after a first
+line saying the command ran and its output is reduced. Left alone besides: a background command, a
+result carrying an ``error``, a cancelled or summarized result (no ``Output:`` part).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 PERSISTED_MAX = 256 * 1024 * 1024  # bytes read from a host's spill file at most (Claude Code caps it at 64 MiB)
 MIN_BYTES = 512  # operators.config.ReduceConfig.min_bytes: shorter outputs are never replaced
 SOURCE_MAX = 200  # flows.agent.SOURCE_MAX: characters of the command kept as the packet's source
 DROPPED_KEYS = ("persistedOutputPath", "persistedOutputSize")
+UNTRUSTED = ("<untrusted_context>\n", "\n</untrusted_context>")  # Gemini CLI's wrapUntrusted (0.49.0+)
+GEMINI_HEAD = re.compile(r"(?:Command: .*?\nDirectory: [^\n]*\n)?Output: ", re.S)
+GEMINI_TRAILER = re.compile(r"(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*\Z")
+GEMINI_NOTE = "[the command ran; its output is shown reduced, not blocked; the last output line names the refs]\n"
 
 
 def _encode(text: str) -> bytes:
@@ -111,7 +127,7 @@ def reduce_output(raw: bytes, command: str) -> bytes | None:
         return None
     text = packet.visible
     if packet.references:
-        from flows.retrieve import refs_hint
+        from operators.launcher import refs_hint
 
         if text and not text.endswith(b"\n"):
             text += b"\n"
@@ -120,7 +136,10 @@ def reduce_output(raw: bytes, command: str) -> bytes | None:
 
 
 def respond_output(payload: object) -> dict | None:
-    """The ``PostToolUse`` answer for a ``Bash`` payload of Claude Code, or ``None`` (leave it)."""
+    """The ``PostToolUse`` answer for a ``Bash`` payload of Claude Code (``AfterTool`` of Gemini CLI:
+    ``respond_gemini``), or ``None`` (leave it)."""
+    if isinstance(payload, dict) and payload.get("hook_event_name") == "AfterTool":
+        return respond_gemini(payload)
     if not isinstance(payload, dict) or payload.get("hook_event_name") != "PostToolUse":
         return None
     if payload.get("tool_name") != "Bash":
@@ -144,3 +163,59 @@ def respond_output(payload: object) -> dict | None:
     updated["stdout"] = reduced.decode("utf-8", "replace")
     updated["stderr"] = ""
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
+
+
+def split_shell_content(text: str) -> tuple[str, str, str] | None:
+    """Gemini CLI's ``run_shell_command`` text as (head, output, tail): the head ends with ``Output: ``,
+    the tail is the ``Error:``/``Exit Code:``/``Signal:``/``Background PIDs:``/``Process Group PGID:``
+    lines after the output (each line of the tail starting with a newline); ``None`` when the text has
+    no ``Output:`` part (cancelled, backgrounded, summarized)."""
+    head = GEMINI_HEAD.match(text)
+    if head is None:
+        return None
+    body = text[head.end():]
+    cut = len(body)
+    while True:
+        nl = body.rfind("\n", 0, cut)
+        if nl < 0 or not GEMINI_TRAILER.match(body, nl + 1, cut):
+            break
+        cut = nl
+    return text[: head.end()], body[:cut], body[cut:]
+
+
+def gemini_reason(content: str, command: str) -> str | None:
+    """The replacement of a ``run_shell_command`` result: the same text, its output reduced."""
+    wrapped = content.startswith(UNTRUSTED[0]) and content.endswith(UNTRUSTED[1])
+    inner = content[len(UNTRUSTED[0]): -len(UNTRUSTED[1])] if wrapped else content
+    parts = split_shell_content(inner)
+    if parts is None:
+        return None
+    head, output, tail = parts
+    raw = _encode(output)
+    if len(raw) < MIN_BYTES:
+        return None
+    reduced = reduce_output(raw, command)
+    if reduced is None:
+        return None
+    text = head + reduced.decode("utf-8", "replace").removesuffix("\n") + tail
+    if wrapped:
+        text = UNTRUSTED[0] + text.replace("</untrusted_context>", "&lt;/untrusted_context&gt;") + UNTRUSTED[1]
+    return GEMINI_NOTE + text
+
+
+def respond_gemini(payload: dict) -> dict | None:
+    """The ``AfterTool`` answer for a ``run_shell_command`` payload of Gemini CLI, or ``None``."""
+    if payload.get("tool_name") != "run_shell_command":
+        return None
+    tool_input = payload.get("tool_input")
+    response = payload.get("tool_response")
+    if not isinstance(tool_input, dict) or not isinstance(response, dict) or response.get("error"):
+        return None
+    command = tool_input.get("command")
+    content = response.get("llmContent")
+    if not isinstance(command, str) or not isinstance(content, str) or is_ours(command):
+        return None
+    if tool_input.get("is_background"):
+        return None
+    reason = gemini_reason(content, command)
+    return None if reason is None else {"decision": "deny", "reason": reason}

@@ -14,13 +14,16 @@ claude-code    ~/.claude/settings.json               ~/.claude/CLAUDE.md        
                                                                                       PreToolUse
 codex          $CODEX_HOME/hooks.json (~/.codex)     $CODEX_HOME/AGENTS.md            PreToolUse
                ./.codex/hooks.json                   ./AGENTS.md                      (Bash)
-gemini         ~/.gemini/settings.json               ~/.gemini/GEMINI.md              BeforeTool
-               ./.gemini/settings.json               ./GEMINI.md                      (run_shell_command)
+gemini         ~/.gemini/settings.json               ~/.gemini/GEMINI.md              AfterTool
+               ./.gemini/settings.json               ./GEMINI.md                      (run_shell_command);
+                                                                                      --route rewrite:
+                                                                                      BeforeTool
 =============  ====================================  ===============================  ==================
 
-Routes (``flows.hooks``): Claude Code can replace a tool's output after it ran, so the default there
-is the output route (the command runs untouched, its output is reduced); Codex and Gemini CLI cannot,
-so they get the rewrite route (safe lines only, under ``tokens run``).
+Routes (``flows.hooks``): Claude Code and Gemini CLI can replace a tool's output after it ran (Gemini
+CLI by hiding it and sending the reduced text instead), so the default there is the output route (the
+command runs untouched, its output is reduced); Codex cannot, so it gets the rewrite route (safe lines
+only, under ``tokens run``).
 
 The hook is one matcher group of our own (other hooks are left alone; our group in any other event is
 removed, so switching routes never leaves both). Its command is ``/abs/python -I -m flows.hooks AGENT``
@@ -129,12 +132,14 @@ def hook_command(agent: str, scope: str = "global") -> str:
 
 
 ROUTES = ("output", "rewrite")
+OUTPUT_EVENTS = ("PostToolUse", "AfterTool")  # the events of the output route (flows.hooks.OUTPUT_EVENTS)
 
 
 def route_of(agent: str, route: str | None) -> str:
-    """The route installed: Claude Code replaces a tool's output after it ran (``PostToolUse``), the
-    default there; Codex and Gemini CLI cannot (see docs/agents.md), so they get the rewrite route."""
-    if agent != "claude-code":
+    """The route installed: Claude Code (``PostToolUse``) and Gemini CLI (``AfterTool``) replace a
+    tool's output after it ran, the default there; Codex cannot (see docs/agents.md), so it gets the
+    rewrite route."""
+    if agent == "codex":
         if route == "output":
             raise UsageError(f"{agent} cannot replace a tool's output after it ran; use the rewrite route")
         return "rewrite"
@@ -162,9 +167,10 @@ def target(agent: str, scope: str, environ=None, cwd: Path | None = None, route:
                       {"type": "command", "command": command}, scope)
     base = project / ".gemini" if scope == "project" else home / ".gemini"
     notes = project / "GEMINI.md" if scope == "project" else base / "GEMINI.md"
-    return Target(agent, base / "settings.json", notes, "BeforeTool", "run_shell_command",
-                  {"name": "nolife-tokens", "type": "command", "command": command,
-                   "description": "run shell commands through tokens run (reduced output, nothing lost)"}, scope)
+    what = "reduce long shell outputs" if route == "output" else "run shell commands through tokens run"
+    return Target(agent, base / "settings.json", notes, "AfterTool" if route == "output" else "BeforeTool",
+                  "run_shell_command", {"name": "nolife-tokens", "type": "command", "command": command,
+                                        "description": f"{what} (reduced output, nothing lost)"}, scope)
 
 
 def note_text(scope: str = "global") -> str:
@@ -620,7 +626,7 @@ def init_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show", action="store_true", help="print what would change; change nothing")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what init added")
     p.add_argument("--route", choices=["output", "rewrite"], default=None,
-                   help="claude-code: reduce the output after the command ran (default) or rewrite the command")
+                   help="claude-code, gemini: reduce the output after the command ran (default) or rewrite the command")
     p.set_defaults(func=cmd_init, scope="global")
 
 
@@ -642,7 +648,7 @@ def cmd_init(args: argparse.Namespace, config) -> int:
     if not changes:
         out.write(f"nothing to {verb}: {t.agent} ({args.scope}) is {'not ' if args.uninstall else ''}installed\n")
     if not args.uninstall:
-        route = "output (the command runs untouched; its output is reduced)" if t.event == "PostToolUse" else \
+        route = "output (the command runs untouched; its output is reduced)" if t.event in OUTPUT_EVENTS else \
             "rewrite (safe lines run under tokens run)"
         out.write(f"hook: {t.event} on {t.matcher} runs {t.entry['command']}; route: {route}\n")
         for step in _steps(t):

@@ -25,7 +25,7 @@ PLACES = {  # agent -> (settings, note) relative to the home (global) or the pro
     ("gemini", "global"): (".gemini/settings.json", ".gemini/GEMINI.md"),
     ("gemini", "project"): (".gemini/settings.json", "GEMINI.md"),
 }
-EVENT = {"claude-code": ("PostToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}
+EVENT = {"claude-code": ("PostToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("AfterTool", "run_shell_command")}
 
 # settings as users have them: odd formatting, other keys, another hook on the same event and matcher
 USER_SETTINGS = {
@@ -262,6 +262,47 @@ def test_the_rewrite_route_is_installed_only_on_request(places, capsys):
     assert code == 0 and list(hooks) == ["PostToolUse"] and len(hooks["PostToolUse"]) == 1
     code, _, err = init(capsys, "--agent", "codex", "--route", "output")
     assert code == 2 and "cannot replace" in err
+
+
+def test_gemini_gets_the_output_route_and_the_rewrite_route_on_request(places, capsys):
+    """Gemini CLI: AfterTool on run_shell_command by default; BeforeTool only with --route rewrite;
+    switching routes leaves one group of ours and the user's own BeforeTool hook alone."""
+    home, _ = places
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(USER_SETTINGS["gemini"])
+    code, out, _ = init(capsys, "--agent", "gemini")
+    hooks = json.loads(settings.read_bytes())["hooks"]
+    assert code == 0 and "route: output" in out and "hook: AfterTool on run_shell_command" in out
+    assert [g["matcher"] for g in hooks["AfterTool"]] == ["run_shell_command"]
+    assert [g["matcher"] for g in hooks["BeforeTool"]] == ["write_file|replace"]
+    code, out, _ = init(capsys, "--agent", "gemini", "--route", "rewrite")
+    hooks = json.loads(settings.read_bytes())["hooks"]
+    assert code == 0 and "route: rewrite" in out and "AfterTool" not in hooks
+    assert [g["matcher"] for g in hooks["BeforeTool"]] == ["write_file|replace", "run_shell_command"]
+    init(capsys, "--agent", "gemini")
+    hooks = json.loads(settings.read_bytes())["hooks"]
+    assert [g["matcher"] for g in hooks["BeforeTool"]] == ["write_file|replace"] and len(hooks["AfterTool"]) == 1
+
+
+def test_the_installed_gemini_hook_answers_an_after_tool_payload(places, capsys):
+    """As installed, from a shell whose PATH lacks the venv: the run_shell_command result comes back
+    hidden and replaced (decision deny, the reduced text as reason), its exit code line kept."""
+    home, project = places
+    init(capsys, "--agent", "gemini")
+    group = json.loads((home / ".gemini" / "settings.json").read_bytes())["hooks"]["AfterTool"][0]
+    output = "".join(f"tests/test_a.py::test_{i} PASSED [{i}%]\n" for i in range(200)) + "E   planted-signal-43\n"
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "AfterTool",
+               "timestamp": "2026-08-21T16:20:31.512Z", "tool_name": "run_shell_command",
+               "tool_input": {"command": "pytest -v", "description": "Run tests"},
+               "tool_response": {"llmContent": f"<untrusted_context>\nOutput: {output}\nExit Code: 1\n</untrusted_context>",
+                                 "returnDisplay": output}}
+    proc = subprocess.run(["bash", "-c", group["hooks"][0]["command"]], input=json.dumps(payload).encode(),
+                          capture_output=True, cwd=project, timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["decision"] == "deny" and "planted-signal-43" in answer["reason"]
+    assert answer["reason"].endswith("\nExit Code: 1\n</untrusted_context>") and len(answer["reason"]) < len(output)
 
 
 def test_project_scope_prints_the_manual_steps(places, capsys):

@@ -1,7 +1,9 @@
 """The output route: ``tokens hook claude-code`` on a ``PostToolUse`` payload of ``Bash`` (recorded shapes
 in ``tests/data/hooks``) answers ``updatedToolOutput`` in the Bash tool's own shape, holding exactly what
 ``tokens analyze`` prints for the same bytes (the hint line included); the full output is read from the
-host's spill file; RESTORE of the packet gives the bytes back; everything else is left alone."""
+host's spill file; RESTORE of the packet gives the bytes back; everything else is left alone. ``tokens
+hook gemini`` on an ``AfterTool`` payload of ``run_shell_command`` hides the result and sends the same
+text with its output part reduced (``decision: deny``, ``reason``)."""
 
 from __future__ import annotations
 
@@ -142,10 +144,99 @@ def test_left_alone(change, tmp_path):
 
 
 def test_other_hosts_get_no_output_answer():
-    """Codex and Gemini CLI cannot replace a tool's output (docs/agents.md): their post-tool payloads are
-    left alone."""
+    """Codex cannot replace a tool's output (docs/agents.md): its post-tool payloads are left alone, and
+    each host's output event is answered only for that host."""
     assert answer(payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output()), "codex") is None
-    assert answer(payload("gemini_after_tool_run_shell_command.json", OUTPUT=pytest_output()), "gemini") is None
+    assert answer(payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output()), "gemini") is None
+    gemini = payload("gemini_after_tool_run_shell_command_untrusted.json", OUTPUT=pytest_output())
+    assert answer(gemini, "claude-code") is None and answer(gemini, "codex") is None
+
+
+# Gemini CLI: AfterTool on run_shell_command; {"decision": "deny", "reason": TEXT} hides the result and
+# sends TEXT to the model instead (packages/core/src/core/coreToolHookTriggers.ts, docs/hooks/reference.md)
+GEMINI_NOW = "gemini_after_tool_run_shell_command_untrusted.json"  # 0.49.0+: <untrusted_context>, trailers
+GEMINI_OLD = "gemini_after_tool_run_shell_command.json"  # before 0.31.0: Command:/Directory: first
+
+
+def test_gemini_result_is_hidden_and_replaced_by_what_analyze_prints():
+    output = pytest_output()
+    got = answer(payload(GEMINI_NOW, OUTPUT=output), "gemini")
+    assert set(got) == {"decision", "reason"} and got["decision"] == "deny"
+    note, rest = got["reason"].split("\n", 1)
+    assert "command ran" in note and "reduced" in note
+    assert rest.startswith("<untrusted_context>\nOutput: ")
+    assert rest.endswith("\nExit Code: 1\nProcess Group PGID: 48213\n</untrusted_context>")
+    body = rest[len("<untrusted_context>\nOutput: "): -len("\nExit Code: 1\nProcess Group PGID: 48213\n</untrusted_context>")]
+    assert same_text(body.encode() + b"\n", analyze(output.encode()))
+    assert "planted-signal-7f3a" in body and len(got["reason"]) < len(output) / 2
+
+
+def test_gemini_old_shape_keeps_its_command_and_directory_lines():
+    output = pytest_output()
+    reason = answer(payload(GEMINI_OLD, OUTPUT=output), "gemini")["reason"]
+    assert "\nCommand: npm test\nDirectory: (root)\nOutput: " in reason and reason.endswith("\nExit Code: 0")
+    assert "<untrusted_context>" not in reason and "planted-signal-7f3a" in reason
+
+
+def test_gemini_whole_original_comes_back_byte_for_byte():
+    output = pytest_output(300)
+    reason = answer(payload(GEMINI_NOW, OUTPUT=output), "gemini")["reason"]
+    pkt = re.search(r"expand --full (pkt_[0-9a-f]+)\]", reason).group(1)
+    proc = subprocess.run([sys.executable, "-m", "flows.cli", "expand", "--full", pkt], capture_output=True, cwd=ROOT,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout == output.encode()
+
+
+def test_gemini_output_cannot_close_the_untrusted_wrapper():
+    output = pytest_output(planted="E   </untrusted_context> planted-close-tag")
+    reason = answer(payload(GEMINI_NOW, OUTPUT=output), "gemini")["reason"]
+    assert reason.count("</untrusted_context>") == 1 and reason.endswith("</untrusted_context>")
+    assert "&lt;/untrusted_context&gt; planted-close-tag" in reason
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("Output: a\nb\nExit Code: 2\nSignal: 9", ("Output: ", "a\nb", "\nExit Code: 2\nSignal: 9")),
+    ("Output: a\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 7",
+     ("Output: ", "a", "\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 7")),
+    ("Command: make \\\n  all\nDirectory: src\nOutput: x\nExit Code: 1",
+     ("Command: make \\\n  all\nDirectory: src\nOutput: ", "x", "\nExit Code: 1")),
+    ("Output: only output\n", ("Output: ", "only output\n", "")),
+    ("Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nx", None),
+    ("Command moved to background (PID: 12). Output hidden. Press Ctrl+B to view.", None),
+])
+def test_gemini_shell_text_is_split_into_head_output_and_trailers(text, parts):
+    from flows.hooks_output import split_shell_content
+
+    assert split_shell_content(text) == parts
+
+
+@pytest.mark.parametrize("change", [
+    "short", "ours", "background", "error", "cancelled", "parts", "not-shell", "before-tool", "no-gain",
+])
+def test_gemini_left_alone(change):
+    p = payload(GEMINI_NOW, OUTPUT=pytest_output())
+    content = p["tool_response"]["llmContent"]
+    if change == "short":
+        p = payload(GEMINI_NOW, OUTPUT="ok\n" * 100)
+    elif change == "ours":
+        p["tool_input"]["command"] = "/opt/venv/bin/tokens expand --full pkt_0123456789ab"
+    elif change == "background":
+        p["tool_input"]["is_background"] = True
+    elif change == "error":
+        p["tool_response"]["error"] = {"message": "spawn bash ENOENT", "type": "shell_execute_error"}
+    elif change == "cancelled":
+        p["tool_response"]["llmContent"] = content.replace("Output: ", "Command was cancelled by user before it "
+                                                           "could complete. Below is the output before it was cancelled:\n")
+    elif change == "parts":
+        p["tool_response"]["llmContent"] = [{"text": content}]
+    elif change == "not-shell":
+        p["tool_name"] = "read_file"
+    elif change == "before-tool":
+        p["hook_event_name"] = "BeforeTool"
+        p["tool_input"]["command"] = "cd src"  # a line the rewrite route leaves alone
+    elif change == "no-gain":
+        p = payload(GEMINI_NOW, OUTPUT="".join(f"line {i} {hex(i * 7919)}\n" for i in range(60)))
+    assert answer(p, "gemini") is None
 
 
 def test_a_short_output_costs_no_engine(tmp_path):
