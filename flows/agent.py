@@ -9,7 +9,7 @@
         when it cannot be executed). A failed command's output starts with
         ``[command failed: exit code N]`` when the whole output was one window (a command that ends
         at once: the common case, exactly as a batch run); after windows already printed it is the
-        last line instead. The last line (``flows.retrieve.refs_hint``: ``… whole original: tokens
+        last line instead. The last line (``operators.launcher.refs_hint``: ``… whole original: tokens
         expand --full pkt_…]``) names one packet for the
         whole output: the window's own, or for several windows one more packet stored at the end
         whose visible text is the windows' texts in order and whose layout is theirs (its refs are
@@ -354,7 +354,7 @@ def _closing_lines(run: _Run, config, source: str, status: int) -> bytes:
         lines += (f"[… {run.unshown[1]:,} more lines in {run.unshown[0]:,} window{'s' if run.unshown[0] != 1 else ''}"
                   f" not shown (output ceiling): {tokens_command()} expand --full {pkt_id or 'pkt_…'}]\n").encode()
     if pkt_id and run.args.level != 0:
-        from flows.retrieve import refs_hint  # one line: how to expand a ref, and the whole original
+        from operators.launcher import refs_hint  # one line: how to expand a ref, and the whole original
 
         lines += refs_hint(pkt_id)
     return lines

@@ -99,7 +99,7 @@ def cmd_analyze(args: argparse.Namespace, config: Config) -> int:
         out.write(text)  # exactly the visible bytes: `tokens expand --full` accepts this output as it is
     out.flush()
     if packet.references and args.level == 1 and not (args.json or args.trace):
-        from flows.retrieve import refs_hint
+        from operators.launcher import refs_hint
 
         sys.stderr.write(refs_hint(packet.manifest_id, packet.references[0].id).decode())
     _check_invariants([packet])

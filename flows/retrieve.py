@@ -21,7 +21,8 @@ how to expand what an output folded.
         Savings over real use, per command and in total (``operators.usage``).
 
 Every expansion is recorded (``operators.usage``) so ``gain`` can say how many refs were read back.
-Also here: the hint line (``refs_hint``, printed by ``run`` and ``analyze``), ``own_command`` (``run``
+Also here: reading the hint line back (``strip_hint``; ``operators.launcher.refs_hint`` makes it),
+``own_command`` (``run``
 passes our own output through unreduced) and ``analyze_result`` (``analyze --json``). Nothing here
 prints the trace or starts the graph.
 """
@@ -52,18 +53,6 @@ class SliceError(UsageError):
 
 
 # ------------------------------------------------------------------------------------------ hint line
-
-
-def refs_hint(manifest_id: str, ref_id: str = "ID") -> bytes:
-    """The one line an output with refs ends with (once per output, not per marker): how to read a
-    ref back in part or whole, and the whole original."""
-    from operators.launcher import tokens_command  # `tokens`, or its absolute path when not on PATH
-
-    exe = tokens_command()
-    line = f"[refs: {exe} expand {ref_id} [--grep PAT [-C N] | --lines A:B | --head N]"
-    if manifest_id:
-        line += f"; whole original: {exe} expand --full {manifest_id}"
-    return (line + "]\n").encode()
 
 
 def strip_hint(text: bytes) -> list[bytes]:

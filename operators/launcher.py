@@ -10,7 +10,8 @@ search footer, the hook's replaced output) names the command by ``tokens_command
 * else (no console script: a source checkout run as ``python -m flows.cli``) the interpreter with
   ``-I -m flows.cli``, also absolute.
 
-``launcher_argv()`` is the same as an argv list (for a command line built with ``shlex.join``).
+``launcher_argv()`` is the same as an argv list (for a command line built with ``shlex.join``);
+``refs_hint()`` is the line an output with refs ends with.
 Nothing here imports more than ``os``, ``shlex`` and ``sys``: it is called on the fast paths.
 """
 
@@ -53,3 +54,13 @@ def tokens_command(path: str | None = None) -> str:
     if on_path(path):
         return "tokens"
     return shlex.join(launcher_argv())
+
+
+def refs_hint(manifest_id: str, ref_id: str = "ID") -> bytes:
+    """The one line an output with refs ends with (once per output, not per marker): how to read a
+    ref back in part or whole, and the whole original."""
+    exe = tokens_command()
+    line = f"[refs: {exe} expand {ref_id} [--grep PAT [-C N] | --lines A:B | --head N]"
+    if manifest_id:
+        line += f"; whole original: {exe} expand --full {manifest_id}"
+    return (line + "]\n").encode()

@@ -240,7 +240,7 @@ def _tokens(size: int) -> int:
 # Claude Code: the Bash tool's maxResultSizeChars (30,000) and the 2,000-character preview of the
 # spilled file (docs/agents.md). Other hosts: no cut known, the whole output counts.
 HOST_CUTS = {"claude-code": (30_000, 2_000)}
-HINT_BYTES = 160  # the refs hint line shown after an output with refs (flows.retrieve.refs_hint), about
+HINT_BYTES = 160  # the refs hint line shown after an output with refs (operators.launcher.refs_hint), about
 
 
 def host_bytes(raw_bytes: int, host: str | None) -> int:
@@ -256,7 +256,7 @@ def _hint_bytes(info) -> int:
     if not info.refs:
         return 0
     try:
-        from flows.retrieve import refs_hint
+        from operators.launcher import refs_hint
 
         return len(refs_hint(info.id, "ID"))
     except Exception:  # noqa: BLE001 - the figure, not the report, is approximate then

@@ -7,7 +7,7 @@ import os
 
 from conftest import FIXTURES, reduce_bytes, tokens_cli
 from conftest import run_cli as run_cli_with_stderr
-from flows.retrieve import refs_hint
+from operators.launcher import refs_hint
 from operators.store import Store
 from operators.usage import USAGE_FILE, _PacketInfo, _windows_of_wholes, command_of, gain, read_uses, record_use
 
