@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, NamedTuple
 
-from operators.config import Config, home_path, retention_of
+from operators.config import Config, home_path
 from operators.packet import ContextPacket
 from operators.stages import StageFn, build_stages, run_stage, run_steps
-from operators.store import Store
+from operators.store import Store, retention_of
 from operators.trace import configure_trace, emit, trace_configured
 
 

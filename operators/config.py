@@ -50,7 +50,7 @@ class ReduceConfig(Section):
 
 
 class StoreSettings(Section):
-    """``[store]``: the automatic retention of the store (``operators.store.Retention``)."""
+    """``[store]``: the automatic retention of the store (``operators.store.retention_of``)."""
 
     max_age_days: Annotated[float, msgspec.Meta(gt=0)] = 30  # records unused this long go
     max_bytes: Annotated[int, msgspec.Meta(ge=0)] = 2 * 1024**3  # then the least recently used, down to this size
@@ -236,17 +236,6 @@ def _with_env(config: Config, project: bool = False) -> Config:
     elif not config.home and project and IN_CHECKOUT:
         config.home = str(PROJECT_ROOT / "var")  # the main job in a checkout keeps the checkout's store
     return config
-
-
-def retention_of(config):
-    """The store's automatic retention from ``[store]`` (None when ``auto`` is off)."""
-    from operators.store import Retention
-
-    settings = config.store
-    if not settings.auto:
-        return None
-    return Retention(max_age=settings.max_age_days * 86400, max_bytes=settings.max_bytes,
-                     keep_newer=settings.keep_newer_hours * 3600)
 
 
 def home_path(config: Config) -> Path:

@@ -23,9 +23,8 @@ from operators.tokens import estimate_tokens
 from operators.launcher import tokens_command  # hints name a `tokens` that runs from the agent's shell
 from operators.types import Facts
 from operators.rank import signal_rank
-from operators.vocab import ERROR_RE, WARN_RE, display_line
+from operators.vocab import ERROR_RE, WARN_RE, display_line, signal_line_spans
 from operators.safety import clean_text
-from operators.types.log import signal_line_spans
 
 IMPORTANT_MAX = 5  # signal lines shown
 LINE_SCAN_MAX = 8192  # bytes of a line that the ranking regexes read

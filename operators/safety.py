@@ -326,7 +326,7 @@ def long_lines(raw: bytes, limit: int, skip: list[tuple[int, int]]) -> list[tupl
 
 def is_signal_line(line: bytes) -> bool:
     """Whether the SIGNAL check may ask for this line: a signal line of a log, or a diff's changed line."""
-    from operators.types.log import signal_line_spans
+    from operators.vocab import signal_line_spans
 
     if line[:1] in (b"+", b"-") and line[:4] not in (b"+++ ", b"--- "):
         return True

@@ -94,6 +94,15 @@ class Retention(msgspec.Struct, kw_only=True, frozen=True):
     every: float = 3600
 
 
+def retention_of(config) -> Retention | None:
+    """The automatic retention a config's ``[store]`` section asks for (None when ``auto`` is off)."""
+    settings = config.store
+    if not settings.auto:
+        return None
+    return Retention(max_age=settings.max_age_days * 86400, max_bytes=settings.max_bytes,
+                     keep_newer=settings.keep_newer_hours * 3600)
+
+
 class RefFile(msgspec.Struct, kw_only=True):
     id: str
     source: str

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import reduce_bytes
-from operators.config import ConfigError, load_config, retention_of
+from operators.config import ConfigError, load_config
+from operators.store import retention_of
 
 
 def _config(tmp_path, body: str):

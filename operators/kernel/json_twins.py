@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import re
 from array import array
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from operators.jsonscan import Ends
 
 # Up to the next bracket outside a string; possessive, so an unterminated string fails fast.
 _STRUCT = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])', re.S)
@@ -19,7 +15,7 @@ _STRUCT = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])', re.S
 _OPEN_OBJ, _OPEN_ARR = 0x7B, 0x5B
 
 
-def container_ends_py(raw: bytes, start: int, stop: int, ends: Ends) -> int:
+def container_ends_py(raw: bytes, start: int, stop: int, ends) -> int:
     """Pure-Python twin of ``_kernel.pair_brackets`` feeding ``ends`` (an ``operators.jsonscan.Ends``):
     pair the brackets of the container opening at ``start`` (searching before ``stop``), record the end
     of every container closed on the way and return the end of the one at ``start``, or -1."""
