@@ -599,7 +599,8 @@ MANUAL = {
                     "run once you trust the project)"],
     "codex": ["Codex runs hooks from 0.124.0 on; open /hooks once to review and trust the new hook "
               "(project hooks load only in a trusted project)"],
-    "gemini": ["enable hooks: /settings -> Enable Hooks System (tools.enableHooks), then /hooks panel lists nolife-tokens",
+    "gemini": ["hooks run by default from Gemini CLI 0.26.0 (0.24-0.25: /settings -> Enable Hooks System); "
+               "the /hooks panel lists nolife-tokens",
                "project hooks run once you trust them for this project"],
 }
 
