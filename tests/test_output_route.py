@@ -250,9 +250,20 @@ def test_a_short_output_costs_no_engine(tmp_path):
     assert proc.stdout.split() == [b"True", b"False", b"False"], proc.stderr
 
 
+def test_a_short_gemini_output_costs_no_engine():
+    p = payload(GEMINI_NOW, OUTPUT="a few lines\n")
+    code = ("import sys, json; from flows import hooks; "
+            "out = hooks.run_hook('gemini', sys.stdin.buffer.read()); "
+            "print(out == b'', 'bytewax' in sys.modules, 'flows.reduce' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-I", "-c", code], input=json.dumps(p).encode(), capture_output=True,
+                          cwd=ROOT, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.split() == [b"True", b"False", b"False"], proc.stderr
+
+
 def test_the_hook_never_fails_the_host(tmp_path, monkeypatch):
     """A store that cannot be written: no answer, exit 0 (the host's own output stands)."""
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the store's directory should be")
     monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(blocked / "store"))
     assert answer(payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output())) is None
+    assert answer(payload(GEMINI_NOW, OUTPUT=pytest_output()), "gemini") is None
