@@ -51,7 +51,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from operators.config import Section
+from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan
 from operators.store import REF_ID_LEN
 from operators.vocab import signal_line_spans

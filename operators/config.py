@@ -7,6 +7,10 @@ else none (the defaults). The project's main job (``load_config(project=True)``)
 ``$NOLIFE_TOKENS_CONFIG`` or the project's ``config/default.toml``.
 Unknown keys and wrong types are readable errors naming the file and the key.
 
+``Config`` is assembled here (``config_class``) from the type registry and the sections of the safety
+pass and the ceiling, so this module sits above them; they declare their sections on ``Section``
+from ``operators.configbase`` (a content type may take it from here, as docs/extending.md shows).
+
 Where the store lives (``home``), never the current directory unless asked for: ``$NOLIFE_TOKENS_HOME``
 (a relative value: from the current directory, as any path typed by hand), else the config's ``home``
 (a relative value: from the directory of the config file, the project root for the project's
@@ -23,6 +27,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from operators.configbase import Section
 from operators.errors import TokensError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -36,10 +41,6 @@ class ConfigError(TokensError):
     """A clear, user-facing configuration problem."""
 
     exit_code = 2
-
-
-class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    pass
 
 
 class ReduceConfig(Section):

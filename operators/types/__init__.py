@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 import msgspec
 
-from operators.config import Section
+from operators.configbase import Section
 
 SAMPLE = 64 * 1024  # bytes a detector looks at
 ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")  # colours and cursor moves hide line starts
