@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -267,3 +269,31 @@ def test_the_hook_never_fails_the_host(tmp_path, monkeypatch):
     monkeypatch.setenv("NOLIFE_TOKENS_HOME", str(blocked / "store"))
     assert answer(payload("claude_post_tool_use_bash.json", OUTPUT=pytest_output())) is None
     assert answer(payload(GEMINI_NOW, OUTPUT=pytest_output()), "gemini") is None
+
+
+GEMINI_CORE = os.environ.get("NOLIFE_TOKENS_GEMINI_CORE", "")  # an installed @google/gemini-cli-core
+
+
+@pytest.mark.skipif(not (GEMINI_CORE and shutil.which("node")),
+                    reason="set NOLIFE_TOKENS_GEMINI_CORE to an installed @google/gemini-cli-core (and have node)")
+@pytest.mark.parametrize("output, replaced", [(pytest_output(), True), ("a few lines\n" * 3, False)])
+def test_gemini_cli_own_code_applies_the_answer(tmp_path, output, replaced):
+    """Gemini CLI's HookRunner runs the hook command, its aggregator and executeToolWithHooks apply the
+    answer: a long result becomes the error-typed reduced text, a short one stays the host's own."""
+    p = payload(GEMINI_NOW, OUTPUT=output)
+    p["cwd"] = str(tmp_path)
+    (tmp_path / "payload.json").write_text(json.dumps(p))
+    command = shlex.join([sys.executable, "-I", "-m", "flows.hooks", "gemini"])
+    proc = subprocess.run(["node", str(DATA / "gemini_core_after_tool.mjs"), GEMINI_CORE, str(tmp_path / "payload.json"),
+                           command], capture_output=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.splitlines()[-1])  # the host's debug lines come first
+    if not replaced:
+        assert result["error"] is None and result["llmContent"] == p["tool_response"]["llmContent"]
+        return
+    assert result["error"]["type"] == "execution_failed"  # the model reads {"error": message}
+    message = result["error"]["message"]
+    assert message.split("\n", 1)[0].startswith("[the command ran") and "planted-signal-7f3a" in message
+    assert message.endswith("\nExit Code: 1\nProcess Group PGID: 48213\n</untrusted_context>")
+    assert result["llmContent"] == "Tool result blocked: " + message and len(message) < len(output) / 2
