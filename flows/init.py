@@ -133,6 +133,8 @@ def hook_command(agent: str, scope: str = "global") -> str:
 
 ROUTES = ("output", "rewrite")
 OUTPUT_EVENTS = ("PostToolUse", "AfterTool")  # the events of the output route (flows.hooks.OUTPUT_EVENTS)
+GEMINI_OUTPUT_NOTE = ("- A reduced shell result reaches you as a tool error starting with `[the command ran; …]`:",
+                      "  the command did run, and its `Exit Code:` line (none when it exited 0) says how it ended.")
 
 
 def route_of(agent: str, route: str | None) -> str:
@@ -173,9 +175,10 @@ def target(agent: str, scope: str, environ=None, cwd: Path | None = None, route:
                                         "description": f"{what} (reduced output, nothing lost)"}, scope)
 
 
-def note_text(scope: str = "global") -> str:
+def note_text(scope: str = "global", event: str = "") -> str:
     """The note on markers; for ``--project`` (a committed file) it names no path of this machine:
-    the hint lines of each output name the command that works there."""
+    the hint lines of each output name the command that works there. Gemini CLI's output route
+    (``AfterTool``) delivers a reduced result as a tool error: the note says so."""
     from operators.launcher import tokens_command
 
     where = ("- Each output's last line names the exact command to read more (`tokens`, or its full path",
@@ -193,6 +196,7 @@ def note_text(scope: str = "global") -> str:
         "- `[folded N lines: …]` and `×N` count lines folded into one; the exact lines are behind the ref.",
         "- `tokens expand --full pkt_…` prints the whole original output, byte for byte.",
         "- `[command failed: exit code N]` comes first when the command failed.",
+        *(GEMINI_OUTPUT_NOTE if event == "AfterTool" else ()),
         *where,
         END,
         "",
@@ -413,8 +417,8 @@ _BLOCK = re.compile(re.escape("<!-- nolife-tokens:begin").encode() + rb"[^\n]*\n
                     re.S)
 
 
-def notes_with_block(data: bytes | None, scope: str = "global") -> bytes | None:
-    block = note_text(scope).encode()
+def notes_with_block(data: bytes | None, scope: str = "global", event: str = "") -> bytes | None:
+    block = note_text(scope, event).encode()
     text = data or b""
     m = _BLOCK.search(text)
     if m:
@@ -454,7 +458,7 @@ def read_manifest(t: Target) -> Manifest | None:
 def plan_install(t: Target) -> list[Change]:
     changes = []
     for path, make, strip in ((t.settings, lambda d: settings_with_hook(t, d), lambda d: settings_without_hook(t, d)),
-                              (t.notes, lambda d: notes_with_block(d, t.scope), notes_without_block)):
+                              (t.notes, lambda d: notes_with_block(d, t.scope, t.event), notes_without_block)):
         old = read_bytes(path)
         new = make(old)
         if new is not None and new != old:

@@ -303,6 +303,10 @@ def test_the_installed_gemini_hook_answers_an_after_tool_payload(places, capsys)
     answer = json.loads(proc.stdout)
     assert answer["decision"] == "deny" and "planted-signal-43" in answer["reason"]
     assert answer["reason"].endswith("\nExit Code: 1\n</untrusted_context>") and len(answer["reason"]) < len(output)
+    note = (home / ".gemini" / "GEMINI.md").read_text()
+    assert "`[the command ran; …]`" in note and answer["reason"].startswith("[the command ran; ")
+    init(capsys, "--agent", "gemini", "--route", "rewrite")  # the rewrite route's results are no errors
+    assert "[the command ran" not in (home / ".gemini" / "GEMINI.md").read_text()
 
 
 def test_project_scope_prints_the_manual_steps(places, capsys):
