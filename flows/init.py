@@ -134,7 +134,7 @@ def hook_command(agent: str, scope: str = "global") -> str:
 ROUTES = ("output", "rewrite")
 OUTPUT_EVENTS = ("PostToolUse", "AfterTool")  # the events of the output route (flows.hooks.OUTPUT_EVENTS)
 GEMINI_OUTPUT_NOTE = ("- A reduced shell result reaches you as a tool error starting with `[the command ran; …]`:",
-                      "  the command did run, and its `Exit Code:` line (none when it exited 0) says how it ended.")
+                      "  the command did run, and its `Exit Code:` line says how it ended (0 when there is none).")
 
 
 def route_of(agent: str, route: str | None) -> str:
