@@ -356,12 +356,9 @@ def _line_spans(text: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def _groups(text: bytes, spans: list[tuple[int, int]], order: list[int], fold: bool) -> list[list]:
+def _groups(text: bytes, spans: list[tuple[int, int]], order: list[int]) -> list[list]:
     """[count, first (start, end), last (start, end), every member's span] per group of the lines
-    ``order`` names, in that order; with ``fold`` the lines of one template (``template``) are one
-    group, else each its own."""
-    if not fold:
-        return [[1, spans[i], spans[i], [spans[i]]] for i in order]
+    ``order`` names, in that order: the lines of one template (``template``) are one group."""
     keys = _templates([text[spans[i][0]:spans[i][1]] for i in order])
     groups: dict[bytes, list] = {}
     for key, i in zip(keys, order):
@@ -411,8 +408,10 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     text = view.text
     spans, (must, context) = _ranked(text, kind, config)
     left = []  # groups whose line did not fit
-    groups = _groups(text, spans, must, _signals_kind(kind, config) == "lines")
-    if groups:
+    fold = _signals_kind(kind, config) == "lines"
+    groups = _groups(text, spans, must) if fold else []
+    rest: list[int] = []  # must-see lines (of a type whose signals are not lines) past the share
+    if must:
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE)
         for count, first, last, _ in groups:
@@ -420,7 +419,13 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
                 first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
             if not fits:
                 left.append((count, first, last))
-        if not left:
+        for k, i in enumerate(must if not fold else ()):  # each line its own group: no object per line
+            if choice.used >= share:
+                rest = must[k:]
+                break
+            if not choice.add(spans[i][0], _line_end(text, spans[i][0])):
+                left.append((1, spans[i], spans[i]))
+        if not left and not rest:
             choice.used -= SUMMARY_EST
     soft = target(budget)
     share = int(soft * CONTEXT_SHARE)
@@ -436,7 +441,9 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     choice.budget = full
     _close_blank_gaps(choice, text, spans)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
-    return choice, len(left), sum(g[0] for g in left)
+    items = choice.items
+    rest_left = sum(1 for i in rest if spans[i][0] not in items)
+    return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left
 
 
 def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) -> None:

@@ -75,7 +75,12 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
     whole = types.attr(kind, "rank_lines", None, config)
     given = whole(lines, config) if whole is not None else None
     own = types.attr(kind, "tier", None, config) if given is None else None
-    signal, context = _general(lines)
+    if given is None:
+        signal, context = _general(lines)
+    else:  # the general rules only for the lines the type left unranked (a few, in a diff)
+        todo = [i for i, ranked in enumerate(given) if ranked is None]
+        signal, context = _general([lines[i] for i in todo])
+        signal, context = {todo[j] for j in signal}, {todo[j] for j in context}
     if given is None and own is None:  # the general rules alone: only the lines they name are visited
         other = types.attr(kind, "OTHER_LINES", None, config)
         if other is not None:
