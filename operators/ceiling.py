@@ -33,7 +33,8 @@ the rest of it in the next gap's ref.
 
 ``apply`` is OPTIMIZE's step (after the reducer and the safety pass): the packet's ``budget``
 (estimated tokens) or ``[ceiling] max_chars``. ``RunBudget`` shares one ceiling among the windows of
-a ``tokens run``. The SIGNAL check asks ``uncounted`` which missing signals a cut accounts for.
+a ``tokens run``. The SIGNAL check (``operators.signals.uncounted``) reads the lines a cut adds
+(``(×N similar …)``, ``[N more … not shown …]``) to know which missing signals it accounts for.
 
 The visible text is built once and ranked line by line (only when it is over the budget); the
 templates are made in one regex pass; the gaps are located by bisection over the pieces' offsets.
@@ -54,6 +55,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan
 from operators.store import REF_ID_LEN
+from operators.signals import templates
 from operators.vocab import signal_line_spans
 
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
@@ -79,11 +81,7 @@ REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 # what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
-_NUMBERS = re.compile(rb"(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
-_COUNT = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
-_LEFT = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
-_FOLD = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
 
 
 # What each agent host puts in the model's context of one tool output, and the budget that stays in it:
@@ -155,49 +153,6 @@ def visible_size(plan: Plan) -> int:
         elif kind == MARK:
             size += MARK_LEN
     return size
-
-
-def template(line: bytes) -> bytes:
-    """A signal line's template: numbers, timestamps and hex ids masked (users, hosts, paths and
-    test names stay apart), a reducer's ``×N`` count at its end left out."""
-    return _templates([line])[0]
-
-
-def _templates(lines: list[bytes]) -> list[bytes]:
-    """The templates of many lines in one RE2 pass (lines hold no newline)."""
-    if not lines:
-        return []
-    masked = _NUMBERS.sub(b"#", _COUNT.sub(b"", b"\n".join(lines))).split(b"\n")
-    return [t.rstrip() for t in masked]
-
-
-def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "",
-              config=None) -> list[str]:
-    """The missing signals a ceiling's cut does not account for. Planted strings stay missing. An
-    automatic signal line is accounted for when a fold line counts its template (a type whose
-    signals are lines), or when the must-see lines alone were more than the budget holds and the
-    first line says how many were left out (their bytes are in the gaps' refs): then at most that
-    many may be missing."""
-    from operators.safety import secret_parts
-
-    lines_kind = _signals_kind(kind, config) == "lines"
-    wanted = set(planted)
-    folded = set()
-    stated = 0
-    for line in visible.split(b"\n"):
-        line = line.rstrip(b"\r")
-        m = _FOLD.search(line) if lines_kind else None
-        if m:
-            folded.add(template(line[: m.start()]))
-            folded.update(template(part) for part in secret_parts(line[: m.start()]))  # SIGNAL asks for these
-        left = _LEFT.match(line)
-        if left:
-            stated += int((left.group(2) or left.group(1)).replace(b",", b""))
-    kept = [s for s in missing if s in wanted or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
-    rest = [s for s in kept if s not in wanted]
-    if rest and len(rest) <= stated:
-        return [s for s in kept if s in wanted]
-    return kept
 
 
 class _View:
@@ -359,7 +314,7 @@ def _line_spans(text: bytes) -> list[tuple[int, int]]:
 def _groups(text: bytes, spans: list[tuple[int, int]], order: list[int]) -> list[list]:
     """[count, first (start, end), last (start, end), every member's span] per group of the lines
     ``order`` names, in that order: the lines of one template (``template``) are one group."""
-    keys = _templates([text[spans[i][0]:spans[i][1]] for i in order])
+    keys = templates([text[spans[i][0]:spans[i][1]] for i in order])
     groups: dict[bytes, list] = {}
     for key, i in zip(keys, order):
         g = groups.get(key)
@@ -717,7 +672,7 @@ class RunBudget:
         """Count the signal lines of a window that is not printed, by template."""
         spans = signal_line_spans(raw)
         lines = [raw[s:e] for s, e in spans]
-        for key, line in zip(_templates(lines), lines):
+        for key, line in zip(templates(lines), lines):
             entry = self.unshown.get(key)
             if entry is None:
                 self.unshown[key] = [1, line]

@@ -7,11 +7,16 @@ Two sources, checked together by the SIGNAL stage:
   type whose module says ``SIGNALS = "lines"``) every line with a signal word in any inflection or an
   error code (one RE2 pass over the buffer); for a diff every changed line, but for the lines of
   summarised files and moved lines (see ``changed_lines``).
+
+An output cut to the ceiling accounts for a missing signal line only by what its visible text says
+(``uncounted``): a fold line ``(×N similar …)`` counting the line's template, or the first line's
+``[N more … not shown …]``. SIGNAL reads those lines as data; it calls no budget code.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Iterator
 
@@ -179,3 +184,55 @@ def _displayed_lines(visible: bytes, display_line, has_control) -> Iterator[byte
     for line in io.BytesIO(visible):
         body = line[:-1] if line.endswith(b"\n") else line
         yield display_line(body) if has_control(body) else body
+
+
+# -- what a cut output says it left out (operators.ceiling writes these lines; SIGNAL reads them) ---------
+NUMBERS_RE = re.compile(rb"(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
+COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
+LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
+FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
+
+
+def template(line: bytes) -> bytes:
+    """A signal line's template: numbers, timestamps and hex ids masked (users, hosts, paths and
+    test names stay apart), a reducer's ``×N`` count at its end left out."""
+    return templates([line])[0]
+
+
+def templates(lines: list[bytes]) -> list[bytes]:
+    """The templates of many lines in one RE2 pass (lines hold no newline)."""
+    if not lines:
+        return []
+    masked = NUMBERS_RE.sub(b"#", COUNT_RE.sub(b"", b"\n".join(lines))).split(b"\n")
+    return [t.rstrip() for t in masked]
+
+
+def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "",
+              config=None) -> list[str]:
+    """The missing signals an output ceiling's cut (``operators.ceiling``) does not account for, read
+    from the lines the cut added to the visible text (``FOLD_RE``, ``LEFT_RE``). Planted strings stay missing. An
+    automatic signal line is accounted for when a fold line counts its template (a type whose
+    signals are lines), or when the must-see lines alone were more than the budget holds and the
+    first line says how many were left out (their bytes are in the gaps' refs): then at most that
+    many may be missing."""
+    from operators import types
+    from operators.safety import secret_parts
+
+    lines_kind = types.attr(kind, "SIGNALS", "lines", config) == "lines"
+    wanted = set(planted)
+    folded = set()
+    stated = 0
+    for line in visible.split(b"\n"):
+        line = line.rstrip(b"\r")
+        m = FOLD_RE.search(line) if lines_kind else None
+        if m:
+            folded.add(template(line[: m.start()]))
+            folded.update(template(part) for part in secret_parts(line[: m.start()]))  # SIGNAL asks for these
+        left = LEFT_RE.match(line)
+        if left:
+            stated += int((left.group(2) or left.group(1)).replace(b",", b""))
+    kept = [s for s in missing if s in wanted or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
+    rest = [s for s in kept if s not in wanted]
+    if rest and len(rest) <= stated:
+        return [s for s in kept if s in wanted]
+    return kept

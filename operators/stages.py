@@ -28,7 +28,7 @@ from operators.packet import ContextPacket, Reference, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.safety import secure
 from operators.index import index_packet
-from operators.signals import auto_signals, missing_signals
+from operators.signals import auto_signals, missing_signals, uncounted
 from operators.store import REF_ID_LEN, Manifest, Store, StoreError, content_sha256, manifest_layout, ref_digest
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
@@ -251,8 +251,8 @@ def signal(packet: ContextPacket, run: Run) -> ContextPacket:
     auto = auto_signals(packet.type, packet.raw, run.config)
     packet.missing_signals = missing_signals(packet.visible, packet.expected_signals, auto)
     if packet.missing_signals and ceiling.CEILING_GUARD in packet.guard:  # folded lines count by template
-        packet.missing_signals = ceiling.uncounted(packet.missing_signals, packet.visible, packet.expected_signals,
-                                                   packet.type, run.config)
+        packet.missing_signals = uncounted(packet.missing_signals, packet.visible, packet.expected_signals,
+                                           packet.type, run.config)
     packet.signal_pass = not packet.missing_signals
     figures = {"result": packet.signal_pass, "planted": len(packet.expected_signals), "auto": len(auto)}
     if packet.missing_signals:

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from operators.ceiling import CEILING_GUARD, RunBudget, fit, template, visible_size
+from operators.ceiling import CEILING_GUARD, RunBudget, fit, visible_size
+from operators.signals import template
 from operators.reduction import MARK, Plan, omissions, passthrough, render, restore
 from operators.vocab import signal_line_spans
 from tests.conftest import reduce_bytes, tokens_cli
