@@ -14,16 +14,17 @@ claude-code    ~/.claude/settings.json               ~/.claude/CLAUDE.md        
                                                                                       PreToolUse
 codex          $CODEX_HOME/hooks.json (~/.codex)     $CODEX_HOME/AGENTS.md            PreToolUse
                ./.codex/hooks.json                   ./AGENTS.md                      (Bash)
-gemini         ~/.gemini/settings.json               ~/.gemini/GEMINI.md              AfterTool
+gemini         ~/.gemini/settings.json               ~/.gemini/GEMINI.md              BeforeTool
                ./.gemini/settings.json               ./GEMINI.md                      (run_shell_command);
-                                                                                      --route rewrite:
-                                                                                      BeforeTool
+                                                                                      --route output:
+                                                                                      AfterTool
 =============  ====================================  ===============================  ==================
 
-Routes (``flows.hooks``): Claude Code and Gemini CLI can replace a tool's output after it ran (Gemini
-CLI by hiding it and sending the reduced text instead), so the default there is the output route (the
-command runs untouched, its output is reduced); Codex cannot, so it gets the rewrite route (safe lines
-only, under ``tokens run``).
+Routes (``flows.hooks``): Claude Code can replace a tool's output after it ran, so the default there
+is the output route (the command runs untouched, its output is reduced); Gemini CLI can only hide the
+output and send the reduced text as the reason of a failed call, so its output route is installed on
+request (``--route output``); Gemini CLI by default and Codex get the rewrite route (safe lines only,
+under ``tokens run``).
 
 The hook is one matcher group of our own (other hooks are left alone; our group in any other event is
 removed, so switching routes never leaves both). Its command is ``/abs/python -I -m flows.hooks AGENT``
@@ -138,13 +139,16 @@ GEMINI_OUTPUT_NOTE = ("- A reduced shell result reaches you as a tool error star
 
 
 def route_of(agent: str, route: str | None) -> str:
-    """The route installed: Claude Code (``PostToolUse``) and Gemini CLI (``AfterTool``) replace a
-    tool's output after it ran, the default there; Codex cannot (see docs/agents.md), so it gets the
-    rewrite route."""
+    """The route installed: Claude Code (``PostToolUse``) replaces a tool's output after it ran, the
+    default there; Gemini CLI (``AfterTool``) can only hide it and send the reduced text as a failed
+    call's reason, so its output route is installed on request (``--route output``) and the rewrite
+    route is its default; Codex cannot (see docs/agents.md), so it gets the rewrite route."""
     if agent == "codex":
         if route == "output":
             raise UsageError(f"{agent} cannot replace a tool's output after it ran; use the rewrite route")
         return "rewrite"
+    if agent == "gemini":  # its output route reaches the model as a failed tool call: on request only
+        return route or "rewrite"
     return route or "output"
 
 
@@ -631,7 +635,7 @@ def init_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show", action="store_true", help="print what would change; change nothing")
     p.add_argument("--uninstall", action="store_true", help="remove exactly what init added")
     p.add_argument("--route", choices=["output", "rewrite"], default=None,
-                   help="claude-code, gemini: reduce the output after the command ran (default) or rewrite the command")
+                   help="claude-code: reduce the output after the command ran (default) or rewrite the command; gemini: rewrite (default) or output (reaches the model as a failed call)")
     p.set_defaults(func=cmd_init, scope="global")
 
 

@@ -25,7 +25,7 @@ PLACES = {  # agent -> (settings, note) relative to the home (global) or the pro
     ("gemini", "global"): (".gemini/settings.json", ".gemini/GEMINI.md"),
     ("gemini", "project"): (".gemini/settings.json", "GEMINI.md"),
 }
-EVENT = {"claude-code": ("PostToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("AfterTool", "run_shell_command")}
+EVENT = {"claude-code": ("PostToolUse", "Bash"), "codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}  # each agent's default route
 
 # settings as users have them: odd formatting, other keys, another hook on the same event and matcher
 USER_SETTINGS = {
@@ -264,23 +264,24 @@ def test_the_rewrite_route_is_installed_only_on_request(places, capsys):
     assert code == 2 and "cannot replace" in err
 
 
-def test_gemini_gets_the_output_route_and_the_rewrite_route_on_request(places, capsys):
-    """Gemini CLI: AfterTool on run_shell_command by default; BeforeTool only with --route rewrite;
-    switching routes leaves one group of ours and the user's own BeforeTool hook alone."""
+def test_gemini_gets_the_rewrite_route_and_the_output_route_on_request(places, capsys):
+    """Gemini CLI: BeforeTool on run_shell_command by default (its output route reaches the model as a
+    failed call); AfterTool only with --route output; switching routes leaves one group of ours and
+    the user's own BeforeTool hook alone."""
     home, _ = places
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir()
     settings.write_bytes(USER_SETTINGS["gemini"])
-    code, out, _ = init(capsys, "--agent", "gemini")
+    code, out, _ = init(capsys, "--agent", "gemini", "--route", "output")
     hooks = json.loads(settings.read_bytes())["hooks"]
     assert code == 0 and "route: output" in out and "hook: AfterTool on run_shell_command" in out
     assert [g["matcher"] for g in hooks["AfterTool"]] == ["run_shell_command"]
     assert [g["matcher"] for g in hooks["BeforeTool"]] == ["write_file|replace"]
-    code, out, _ = init(capsys, "--agent", "gemini", "--route", "rewrite")
+    code, out, _ = init(capsys, "--agent", "gemini")
     hooks = json.loads(settings.read_bytes())["hooks"]
     assert code == 0 and "route: rewrite" in out and "AfterTool" not in hooks
     assert [g["matcher"] for g in hooks["BeforeTool"]] == ["write_file|replace", "run_shell_command"]
-    init(capsys, "--agent", "gemini")
+    init(capsys, "--agent", "gemini", "--route", "output")
     hooks = json.loads(settings.read_bytes())["hooks"]
     assert [g["matcher"] for g in hooks["BeforeTool"]] == ["write_file|replace"] and len(hooks["AfterTool"]) == 1
 
@@ -289,7 +290,7 @@ def test_the_installed_gemini_hook_answers_an_after_tool_payload(places, capsys)
     """As installed, from a shell whose PATH lacks the venv: the run_shell_command result comes back
     hidden and replaced (decision deny, the reduced text as reason), its exit code line kept."""
     home, project = places
-    init(capsys, "--agent", "gemini")
+    init(capsys, "--agent", "gemini", "--route", "output")
     group = json.loads((home / ".gemini" / "settings.json").read_bytes())["hooks"]["AfterTool"][0]
     output = "".join(f"tests/test_a.py::test_{i} PASSED [{i}%]\n" for i in range(200)) + "E   planted-signal-43\n"
     payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "AfterTool",
@@ -305,7 +306,7 @@ def test_the_installed_gemini_hook_answers_an_after_tool_payload(places, capsys)
     assert answer["reason"].endswith("\nExit Code: 1\n</untrusted_context>") and len(answer["reason"]) < len(output)
     note = (home / ".gemini" / "GEMINI.md").read_text()
     assert "`[the command ran; …]`" in note and answer["reason"].startswith("[the command ran; ")
-    init(capsys, "--agent", "gemini", "--route", "rewrite")  # the rewrite route's results are no errors
+    init(capsys, "--agent", "gemini")  # the rewrite route (the default): its results are no errors
     assert "[the command ran" not in (home / ".gemini" / "GEMINI.md").read_text()
 
 
