@@ -529,9 +529,15 @@ STAT_SUMMARY_RE = lazy(rb"^ [0-9]+ files? changed(?:, [0-9]+ insertions?\(\+\))?
 
 
 def _stat_only(lines: list[bytes]) -> bool:
-    """A ``git diff --stat`` alone: its file lines and the ``N files changed`` line, nothing else."""
-    stats = sum(1 for line in lines if STAT_RE.match(line))
-    return stats >= 3 and stats + sum(1 for line in lines if STAT_SUMMARY_RE.match(line)) == len(lines)
+    """A ``git diff --stat`` alone: its file lines and the ``N files changed`` line, nothing else (the
+    first other line ends the look: most inputs that reach here are no stat at all)."""
+    stats = 0
+    for line in lines:
+        if STAT_RE.match(line):
+            stats += 1
+        elif not STAT_SUMMARY_RE.match(line):
+            return False
+    return stats >= 3
 
 
 def detect(sample) -> str | None:
