@@ -55,7 +55,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan
 from operators.store import REF_ID_LEN
-from operators.signals import templates
+from operators.signals import signals_kind, templates
 from operators.vocab import signal_line_spans
 
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
@@ -80,7 +80,6 @@ REST_GROUP, REST_REASON = "ceiling:between", "omitted between lines shown under 
 REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
-# what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 
 
@@ -133,12 +132,6 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     if new is plan:
         return plan, guard
     return new, (guard + "; " if guard else "") + f"{CEILING_GUARD}: {budget:,} bytes"
-
-
-def _signals_kind(kind: str, config=None) -> str:
-    from operators import types
-
-    return types.attr(kind, "SIGNALS", "lines", config)
 
 
 def visible_size(plan: Plan) -> int:
@@ -363,23 +356,25 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     text = view.text
     spans, (must, context) = _ranked(text, kind, config)
     left = []  # groups whose line did not fit
-    fold = _signals_kind(kind, config) == "lines"
+    fold = signals_kind(kind, config) == "lines"
     groups = _groups(text, spans, must) if fold else []
     rest: list[int] = []  # must-see lines (of a type whose signals are not lines) past the share
     if must:
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE)
-        for count, first, last, _ in groups:
-            fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
-                first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
-            if not fits:
-                left.append((count, first, last))
-        for k, i in enumerate(must if not fold else ()):  # each line its own group: no object per line
-            if choice.used >= share:
-                rest = must[k:]
-                break
-            if not choice.add(spans[i][0], _line_end(text, spans[i][0])):
-                left.append((1, spans[i], spans[i]))
+        if fold:
+            for count, first, last, _ in groups:
+                fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
+                    first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
+                if not fits:
+                    left.append((count, first, last))
+        else:  # each line its own group: no object per line, and none tried past the share
+            for k, i in enumerate(must):
+                if choice.used >= share:
+                    rest = must[k:]
+                    break
+                if not choice.add(spans[i][0], _line_end(text, spans[i][0])):
+                    left.append((1, spans[i], spans[i]))
         if not left and not rest:
             choice.used -= SUMMARY_EST
     soft = target(budget)
@@ -612,7 +607,7 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
     choice, left_groups, left_lines = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds)
-    noun = "signal template" if _signals_kind(kind, config) == "lines" else "must-see line"
+    noun = "signal template" if signals_kind(kind, config) == "lines" else "must-see line"
     new = _build(plan, view, choice, (left_groups, left_lines, noun), hint)
     if head:
         new.pieces.insert(0, [SHOW, head])

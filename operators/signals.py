@@ -73,12 +73,17 @@ def changed_lines(raw: bytes) -> list[bytes]:
     return [body for body in out if (other[body[:1]], hash(body[1:])) not in seen][:MAX_AUTO]
 
 
-def auto_signals(content_type: str, raw: bytes, config=None) -> list[bytes]:
-    """The lines that must stay visible, by the check its content type asks for (``SIGNALS`` in the
-    type's module: "lines", "changed" or none; the type of ``config``'s registry)."""
+def signals_kind(content_type: str, config=None) -> str:
+    """The check a content type asks for (``SIGNALS`` in its module: "lines", "changed" or ""; the
+    type of ``config``'s registry; "lines" for a name no registry knows)."""
     from operators import types
 
-    kind = types.attr(content_type, "SIGNALS", "lines", config)
+    return types.attr(content_type, "SIGNALS", "lines", config)
+
+
+def auto_signals(content_type: str, raw: bytes, config=None) -> list[bytes]:
+    """The lines that must stay visible, by the check its content type asks for (``signals_kind``)."""
+    kind = signals_kind(content_type, config)
     raw = textual(raw)
     if kind == "lines":
         found = signal_lines(raw, MAX_AUTO)
@@ -187,6 +192,7 @@ def _displayed_lines(visible: bytes, display_line, has_control) -> Iterator[byte
 
 
 # -- what a cut output says it left out (operators.ceiling writes these lines; SIGNAL reads them) ---------
+# what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
 NUMBERS_RE = re.compile(rb"(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
 COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
 LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
@@ -210,15 +216,14 @@ def templates(lines: list[bytes]) -> list[bytes]:
 def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "",
               config=None) -> list[str]:
     """The missing signals an output ceiling's cut (``operators.ceiling``) does not account for, read
-    from the lines the cut added to the visible text (``FOLD_RE``, ``LEFT_RE``). Planted strings stay missing. An
-    automatic signal line is accounted for when a fold line counts its template (a type whose
-    signals are lines), or when the must-see lines alone were more than the budget holds and the
-    first line says how many were left out (their bytes are in the gaps' refs): then at most that
-    many may be missing."""
-    from operators import types
+    from the lines the cut added to the visible text (``FOLD_RE``, ``LEFT_RE``). Planted strings stay
+    missing. An automatic signal line is accounted for when a fold line counts its template (a type
+    whose signals are lines), or when the must-see lines alone were more than the budget holds and
+    the first line says how many were left out (their bytes are in the gaps' refs): then at most
+    that many may be missing."""
     from operators.safety import secret_parts
 
-    lines_kind = types.attr(kind, "SIGNALS", "lines", config) == "lines"
+    lines_kind = signals_kind(kind, config) == "lines"
     wanted = set(planted)
     folded = set()
     stated = 0
