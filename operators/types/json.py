@@ -253,9 +253,9 @@ class _Reducer:
         self.plain_keys: dict[bytes, str] = {}  # ordinary keys (quoted) and their path segment (see skip_single_members)
         self.brief: set[int] = set()  # where the objects shown in brief start (see plan_brief)
         self.briefs = 0  # items shown in brief so far
-        self.identity: set[int] = set()  # where the objects shown by their identity start (see plan_identity)
+        self.identity: dict[int, int] = {}  # where the objects shown by their identity start -> their depth in the item
         self.identity_room = 0  # bytes folded items may still take shown by their identity (0: none)
-        self.identity_depth: dict[int, int] = {}  # depth of an object shown by identity inside an item
+        self.identity_costs: dict[int, int] = {}  # identity_cost of the objects looked at (mark, then plan)
 
     # ---- refs -------------------------------------------------------------------------------
     def group(self, kind: str, path, reason: str, at: int) -> tuple[str, str]:
@@ -435,7 +435,7 @@ class _Reducer:
                     return marked
                 if cost and cost <= IDENTITY_SHARE * (entries[idxs[j]][3] - vs):  # else it is as long as the item
                     keep[j] = 1
-                    self.identity.add(vs)
+                    self.identity[vs] = 0
                     self.identity_room -= cost
                     marked = True
         return marked
@@ -456,35 +456,42 @@ class _Reducer:
         return 0
 
     def identity_cost(self, vs: int, depth: int) -> int:
-        """The bytes an object takes shown by its identity (about), or 0 when nothing in it names it."""
-        entries, _ = scan_level(self.raw, vs, self.ends)
-        shown = [self.identity_member(e, depth) for e in entries]
-        if not any(shown):
-            return 0
-        rest = sum(e[3] - e[0] + MEMBER_EST for e, cost in zip(entries, shown) if not cost)
-        return sum(shown) + min(rest, MARKER_EST + MEMBER_EST) + 2 * MEMBER_EST
+        """The bytes an object takes shown by its identity (about), or 0 when nothing in it names it
+        (made once per object: ``plan_identity`` asks again for the objects inside an item)."""
+        cost = self.identity_costs.get(vs)
+        if cost is None:
+            entries, _ = scan_level(self.raw, vs, self.ends)
+            shown = [self.identity_member(e, depth) for e in entries]
+            rest = sum(e[3] - e[0] + MEMBER_EST for e, c in zip(entries, shown) if not c)
+            cost = sum(shown) + min(rest, MARKER_EST + MEMBER_EST) + 2 * MEMBER_EST if any(shown) else 0
+            self.identity_costs[vs] = cost
+        return cost
 
     def plan_identity(self, entries, path, depth: int) -> list:
         """An item shown by its identity: the members that name it (``IDENTITY``: id, name, title,
         status …, also inside its objects: ``user.login``) as written; all the others, at every level,
         go to one ref per path, named by one marker member per object: ``"…": "12 more keys: #ref…"``
         (shown instead when they are shorter than that marker)."""
+        raw = self.raw
         actions: list = [None] * len(entries)
         hidden: list[int] = []
+
+        def member_path(entry) -> tuple[str, ...]:
+            return _extend(path, _seg(raw[entry[0] + 1 : entry[1] - 1]))
+
         for i, entry in enumerate(entries):
             if entry[0] < 0 or entry[3] < 0:
                 actions[i] = (KEEP,)
             elif not self.identity_member(entry, depth):
                 hidden.append(i)
-            elif self.raw[entry[2]] == _OBJ:
-                self.identity.add(entry[2])
-                self.identity_depth[entry[2]] = depth + 1
-                actions[i] = (RECURSE, _extend(path, _seg(self.raw[entry[0] + 1 : entry[1] - 1])), False)
+            elif raw[entry[2]] == _OBJ:
+                self.identity[entry[2]] = depth + 1
+                actions[i] = (RECURSE, member_path(entry), False)
             else:
                 actions[i] = (KEEP,)
         if hidden and sum(entries[i][3] - entries[i][0] for i in hidden) <= MARKER_EST:
             for i in hidden:  # cheaper shown than named by a marker
-                actions[i] = self.plain_action(entries[i][2], entries[i][3], _extend(path, _seg(self.raw[entries[i][0] + 1 : entries[i][1] - 1])), False)
+                actions[i] = self.plain_action(entries[i][2], entries[i][3], member_path(entries[i]), False)
         elif hidden:
             group = self.group("identity", path, "the rest of items shown by their identity", entries[hidden[0]][2])
             n = len(hidden)
@@ -910,7 +917,7 @@ class _Reducer:
     def children(self, vs: int, path, protected: bool) -> tuple[list, list]:
         if vs in self.identity:
             entries, _ = scan_level(self.raw, vs, self.ends)
-            return entries, self.plan_identity(entries, path, self.identity_depth.get(vs, 0))
+            return entries, self.plan_identity(entries, path, self.identity[vs])
         if vs in self.brief:
             entries, _ = scan_level(self.raw, vs, self.ends)
             return entries, self.plan_brief(entries, path)
@@ -1030,7 +1037,8 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
 FITS = True  # the reducer fits a document to the room itself (operators.ceiling cuts it at the budget only)
 ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded,
 # or its folded items by their identity (``IDENTITY``) ...
-ROOM_MIN = 8_000  # ... but at least this (under a small ceiling: Codex's), and at most 90% of the ceiling
+ROOM_MIN = 8_000  # ... but at least this (under a small ceiling: Codex's) ...
+ROOM_MAX_SHARE = 0.9  # ... and at most this part of the ceiling
 IDENTITY_MAX_BYTES = 8 << 20  # ... in a document up to this size (a third walk of a bigger one costs too much)
 UNFOLDED = 1 << 40  # array_min that no array reaches
 
@@ -1045,7 +1053,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
     cfg = section(config, NAME)
     ceiling = section(config, "ceiling").max_chars
-    room = min(int(ceiling * 0.9), max(int(ceiling * ROOM_SHARE), ROOM_MIN))
+    room = min(int(ceiling * ROOM_MAX_SHARE), max(int(ceiling * ROOM_SHARE), ROOM_MIN))
     try:
         plan = None
         if len(raw) <= 4 * room:
