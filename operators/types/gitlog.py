@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from array import array
 from datetime import datetime, timezone
+from functools import cache
 from itertools import repeat
 from operator import sub
 from typing import Annotated, NamedTuple
@@ -408,14 +409,10 @@ def _signal_lines(raw: bytes, a: int, b: int):
 
 
 _ESCAPE_OR_CLASS_RE = lazy(rb"\\.|\[\^?\]?(?:\\.|[^\]])*\]")  # \x, [...]: where a "$" is no anchor
-_anchored: list[bool] = []
-
-
+@cache
 def _end_anchored() -> bool:
-    """Whether ``SIGNAL_RE`` has a ``$`` outside its escapes and character classes."""
-    if not _anchored:
-        _anchored.append(b"$" in _ESCAPE_OR_CLASS_RE.sub(b"", SIGNAL_RE.pattern))
-    return _anchored[0]
+    """Whether ``SIGNAL_RE`` has a ``$`` outside its escapes and character classes (asked once)."""
+    return b"$" in _ESCAPE_OR_CLASS_RE.sub(b"", SIGNAL_RE.pattern)
 
 
 def _lines_in(raw: bytes, a: int, b: int):
