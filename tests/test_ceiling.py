@@ -458,7 +458,7 @@ def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     the reducer made it; the same text as a source file (not FITS) is cut to the target."""
     from operators.ceiling import target
 
-    plan = passthrough(b"x" * 100 + b"\n" + b"".join(b'{"id": %d, "name": "item %d"}\n' % (k, k) for k in range(600)))
+    plan = passthrough(b"x" * 100 + b"\n" + b"".join(b'{"seq": %d, "note": "item %d"}\n' % (k, k) for k in range(600)))
     size = visible_size(plan)
     assert target(CEILING) < size < CEILING
     assert fit(plan, CEILING, "json") is plan
