@@ -1,19 +1,21 @@
-"""Search results and diagnostics: detection (with near misses), must-see strings, budgets, exact restore."""
+"""The diagnostics type (operators/types/diagnostics.py): detection with near misses, every location and
+rule code kept, folding by rule, fitting under the output ceiling on real outputs; exact restore."""
 
 from __future__ import annotations
 
+import gzip
 import re
+from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, PROJECT, reduce_bytes, tokens_cli
+from conftest import FIXTURES, reduce_bytes, tokens_cli
+from operators.ceiling import CeilingSettings, visible_size
 from operators.classify import classify
 from operators.reduction import omissions, render, restores_to
 from operators.signals import load_sidecar
 from operators.types import diagnostics, search
 
-SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
-                   "grep_n_one_file.txt", "git_grep.txt"]
 DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt",
                  "pylint_parseable.txt", "tsc_pretty.txt", "pyright.txt", "rustc_errors.txt"]
 
@@ -36,12 +38,6 @@ def planted(name: str) -> list[str]:
     return load_sidecar(FIXTURES / "signals.toml")[name]
 
 
-# -- detection ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", SEARCH_FIXTURES)
-def test_search_fixtures_are_search(name):
-    assert classify((FIXTURES / name).read_bytes())[0] == "search"
-
-
 @pytest.mark.parametrize("name", DIAG_FIXTURES)
 def test_diagnostic_fixtures_are_diagnostics(name):
     assert classify((FIXTURES / name).read_bytes())[0] == "diagnostics"
@@ -57,21 +53,6 @@ def test_a_build_log_with_make_and_compile_lines_stays_build_its_diagnostics_alo
     assert classify(only)[0] == "diagnostics"
 
 
-def test_a_log_with_file_line_prefixes_is_not_search_or_diagnostics():
-    lines = [f"app.py:12: INFO request {i} served in {i % 7}ms\n".encode() for i in range(40)]
-    lines[17] = b"app.py:30: WARNING slow request 17\n"
-    assert classify(b"".join(lines))[0] not in ("search", "diagnostics")
-
-
-def test_a_file_list_and_key_value_lines_are_not_search():
-    files = b"".join(b"./src/pkg/module_%d.py\n" % i for i in range(50))
-    assert classify(files)[0] != "search"
-    env = b"".join(b"/etc/app/%d.conf: enabled\n" % i for i in range(30))  # every path once: a listing
-    assert classify(env)[0] != "search"
-    yaml = b"".join(b"key_%d: value %d\n" % (i, i) for i in range(30))
-    assert classify(yaml)[0] != "search"
-
-
 def test_grep_hits_inside_diagnostics_need_a_rule_or_severity():
     """path:line:col followed by plain text is a search hit, not a diagnostic."""
     raw = b"".join(b"src/a.py:%d:    value = compute(%d)\n" % (i * 3 + 1, i) for i in range(20))
@@ -80,7 +61,7 @@ def test_grep_hits_inside_diagnostics_need_a_rule_or_severity():
 
 
 # -- must-see strings, restore, savings -----------------------------------------------------------
-@pytest.mark.parametrize("name", SEARCH_FIXTURES + DIAG_FIXTURES)
+@pytest.mark.parametrize("name", DIAG_FIXTURES)
 def test_fixture_keeps_its_planted_signals_and_restores(name):
     raw = (FIXTURES / name).read_bytes()
     kind = classify(raw)[0]
@@ -90,122 +71,6 @@ def test_fixture_keeps_its_planted_signals_and_restores(name):
     assert missing == []
     # a small search is best as it is; so are diagnostics without snippets under the output ceiling
     assert len(visible) < len(raw) or visible == raw and (module is search or len(raw) < 22_500)
-
-
-def test_overall_savings_on_the_fixtures():
-    raw_total = visible_total = 0
-    for name in SEARCH_FIXTURES + DIAG_FIXTURES:
-        raw = (FIXTURES / name).read_bytes()
-        module = search if name in SEARCH_FIXTURES else diagnostics
-        visible, _, _ = reduced(module, raw)
-        raw_total += len(raw)
-        visible_total += len(visible)
-    assert visible_total <= 0.5 * raw_total
-
-
-@pytest.mark.parametrize("name", ["grep_rn_rare.txt", "rg_common.txt", "git_grep.txt", "rg_n_common_axios.txt",
-                                  "rg_n_throw_axios.txt", "grep_rn_throw_gson.txt"])
-def test_every_files_first_hit_stays_verbatim_as_path_line_text(name):
-    """An agent greps and copies ``path:12:``: each file's first hit is the line as printed, prefix and all."""
-    raw = (FIXTURES / name).read_bytes()
-    visible, _, _ = reduced(search, raw)
-    first: dict[bytes, bytes] = {}
-    for line in raw.splitlines():
-        m = re.match(rb"^(\S+?\.\w+):", line)
-        if m:
-            first.setdefault(m.group(1), line)
-    assert len(first) >= 4
-    shown = visible.splitlines()
-    for path, line in first.items():
-        lead = re.match(rb"^[^:]+:(?:\d+:)?", line).group()
-        assert any(s.startswith(lead) for s in shown), lead  # path:line: as printed
-        assert line[:200] in visible or len(line) > 240, line[:100]
-
-
-@pytest.mark.parametrize("name", ["rg_n_common_axios.txt", "grep_rn_throw_gson.txt"])
-def test_a_search_over_many_files_counts_every_file_first(name):
-    raw = (FIXTURES / name).read_bytes()  # real: rg -n AxiosError in axios; grep -rn 'throw new' in gson
-    visible, _, _ = reduced(search, raw)
-    counts: dict[bytes, int] = {}
-    for line in raw.splitlines():
-        path = re.match(rb"^([^:]+):\d+:", line).group(1)
-        counts[path] = counts.get(path, 0) + 1
-    head, _, rest = visible.partition(b"hits per file:]\n")
-    assert head.startswith(f"[{sum(counts.values())} matching lines in {len(counts)} files; ".encode())
-    listed = [re.match(rb"^ +(\d+) (.+)$", line).groups() for line in rest.split(b"\n")[: len(counts)]]
-    assert [(p, int(n)) for n, p in listed] == list(counts.items())  # every file, in order, its count
-    assert not rest.split(b"\n")[len(counts)].startswith(b"  ")
-
-
-def test_search_spreads_its_lines_over_the_files_and_folds_each_file_with_a_ref():
-    raw = (FIXTURES / "grep_rn_throw_gson.txt").read_bytes()  # 342 hits in 82 files, one with 28
-    visible, refs, _ = reduced(search, raw, search.Settings(per_file=3, total=120))
-    hits = re.findall(rb"^([^:\n]+):\d+:", raw, re.M)
-    per_file = {path: hits.count(path) for path in dict.fromkeys(hits)}
-    shown = re.findall(rb"^([^:\n]+):\d+:", visible, re.M)
-    assert set(shown) == set(per_file)  # every file its first hit
-    allowed = dict(zip(per_file, search.allowances(list(per_file.items()), search.Settings(per_file=3, total=120))))
-    assert sum(allowed.values()) <= 120 and max(allowed.values()) <= 3 and min(allowed.values()) == 1
-    assert all(shown.count(p) in (allowed[p], n) for p, n in per_file.items())  # its share, or all when cheaper
-    assert any(allowed[p] < shown.count(p) == n for p, n in per_file.items())  # a fold line would cost more
-    big = max(per_file, key=per_file.get)
-    m = re.search(rb"^\[\xe2\x80\xa6 (\d+) more matching lines in " + re.escape(big) + rb" \((\d+) in all\): #ref:(ctx_\w+)\]$",
-                  visible, re.M)
-    assert m, big
-    assert int(m.group(2)) == per_file[big] and int(m.group(1)) == per_file[big] - shown.count(big)
-    folded = [line for line in bytes(refs[m.group(3).decode()]).splitlines() if line.startswith(big + b":")]
-    assert len(folded) == int(m.group(1)) and folded[-1] + b"\n" == raw[raw.rindex(b"\n" + big + b":") + 1 :][: len(folded[-1]) + 1]
-    # the lines before the fold are the file's first hits exactly as printed
-    lines = [line for line in raw.splitlines(keepends=True) if line.startswith(big + b":")]
-    assert b"".join(lines[: shown.count(big)]) + m.group(0) in visible
-
-
-def test_search_allowances_give_every_file_its_first_hit_before_any_second():
-    s = search.Settings(per_file=8, total=10)
-    assert search.allowances([(b"a", 30), (b"b", 1), (b"c", 5), (b"d", 2)], s) == [4, 1, 3, 2]
-    assert search.allowances([(b"a", 30)] + [(b"f%d" % i, 2) for i in range(20)], s) == [1] + [1] * 20
-    assert search.allowances([(b"", 500)], s) == [15]  # one file's hits without a path: shorter lines
-    assert sum(search.allowances([(b"a", 3), (b"b", 3)], search.Settings(per_file=8, total=60))) == 6
-
-
-def test_search_ranks_counts_and_first_hits_first_under_a_small_budget():
-    from operators.ceiling import fit
-    from operators.config import Config
-
-    raw = (FIXTURES / "grep_rn_throw_gson.txt").read_bytes()  # 44 KB: over the output ceiling
-    plan = search.reduce(raw, "coarse", None)
-    cut = fit(plan, 16_000, "search", Config())
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
-    visible = render(cut, ids)[0]
-    assert len(visible) < 16_500
-    paths = list(dict.fromkeys(re.findall(rb"^([^:\n]+):\d+:", raw, re.M)))
-    for path in paths:  # every file's count line ...
-        assert re.search(rb"^ +\d+ " + re.escape(path) + rb"$", visible, re.M), path
-    hits = [line for line in raw.splitlines() if re.match(rb"^[^:]+:\d+:", line)]
-    firsts = {line.split(b":", 1)[0]: line for line in reversed(hits)}
-    shown_firsts = [line for line in firsts.values() if line[:150] in visible]
-    assert len(shown_firsts) >= 0.5 * len(paths)  # ... then first hits, as printed ...
-    others = [line for line in hits if line not in firsts.values() and line[:150] in visible]
-    assert len(others) <= 5 or len(shown_firsts) == len(paths)  # ... before other hits (but the head's few)
-
-
-def test_long_lines_are_cut_around_the_match():
-    raw = (FIXTURES / "grep_rn_long_lines.txt").read_bytes()
-    visible, _, plan = reduced(search, raw, search.Settings(line_max=80))
-    assert "long" in plan.reasons
-    for line in visible.splitlines():
-        if re.match(rb"^\d+:", line):
-            assert len(line) <= 80 + 12 + 8, line  # the kept window, the line number, two ellipses
-            assert b"logo" in line.lower(), line  # the match stays visible
-    assert b"2 binary files match" in visible
-
-
-def test_search_odd_bytes_crlf_no_final_newline_invalid_utf8():
-    raw = b"".join(b"src/m\xc3\xa9t\xe9o.py:%d:    x = f\xff(%d)  # r\xc3\xa9sultat pattern \r\n" % (i + 1, i)
-                   for i in range(30)) + b"src/other.py:4:" + "é".encode() * 200 + b"pattern" + b"\xe2\x82" * 3
-    assert classify(raw)[0] == "search"
-    visible, _, _ = reduced(search, raw, search.Settings(per_file=5, line_max=60))
-    assert b"src/other.py" in visible and b"pattern" in visible
 
 
 def test_diagnostics_fold_by_rule_keeps_every_location_and_code():
@@ -335,16 +200,6 @@ def test_pylint_parseable_fixture_keeps_every_location_and_code():
     assert len(visible) < 0.8 * len(raw)
 
 
-def test_heading_output_over_budget_keeps_the_path_line_and_names_the_ref():
-    raw = (FIXTURES / "rg_heading_context.txt").read_bytes()
-    visible, refs, _ = reduced(search, raw, search.Settings(per_file=1, total=3))
-    m = re.search(rb"^tests/tests_tqdm\.py \[3 matches, 1 shown; the rest: #ref:(ctx_\w+)\]$", visible, re.M)
-    assert m
-    folded = bytes(refs[m.group(1).decode()])
-    assert b"1822:" in folded and b"1923:" in folded  # the other hits and their context, exact
-    assert b"13:from tqdm import TqdmDeprecationWarning, TqdmWarning, tqdm, trange" in visible
-
-
 def test_pack_ranks_file_headers_and_diagnostics_first():
     from operators.pack import pack
 
@@ -378,12 +233,6 @@ def test_cargo_progress_around_clippy_output_stays_diagnostics():
     assert b"Checking itoa v1.0.18" in visible and b"generated 95 warnings" in visible and b"Finished `dev`" in visible
 
 
-def test_python_warnings_with_source_lines_are_neither_search_nor_diagnostics():
-    raw = b"".join(b"/venv/lib/python3.11/site-packages/pkg/mod%d.py:%d: DeprecationWarning: pkg_resources is deprecated\n"
-                   b"  import pkg_resources\n" % (i, i * 7 + 3) for i in range(12))
-    assert classify(raw)[0] not in ("search", "diagnostics")
-
-
 def test_pyright_rule_codes_on_continuation_lines_count_and_stay_visible():
     """pyright indents a message's elaboration with no-break spaces and ends it with the rule."""
     raw = (FIXTURES / "pyright.txt").read_bytes()
@@ -396,51 +245,6 @@ def test_pyright_rule_codes_on_continuation_lines_count_and_stay_visible():
         assert loc in visible
     summary = visible.split(b"\n", 1)[0]
     assert b"by rule: reportArgumentType \xc3\x97113" in summary
-
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-FRAGMENTS = [b"src/a.py:", b"src/b c.py:", b"Makefile", b"12:", b"3-", b"--", b"\n", b"\r\n", b"error: ", b"E501 ",
-             b" --> x.rs:1:2", b"  |", b"   ^~~", b"\xff\xfe", b"\xc3\xa9", b"\x1b[31m", b"\x1b[0m", b"warning[W1]: ",
-             b"(1,2): error TS1: ", b"  4:2  error  msg  rule", b"Binary file x matches", b"pattern" * 40, b" "]
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from(FRAGMENTS), max_size=80), st.integers(1, 4), st.integers(1, 3))
-def test_any_input_restores_exactly(parts, per_file, examples):
-    raw = b"".join(parts)
-    reduced(search, raw, search.Settings(per_file=per_file, total=per_file * 2, line_max=40))
-    reduced(diagnostics, raw, diagnostics.Settings(max_shown=per_file, examples=examples, max_locations=2))
-
-
-def test_rg_binary_notices_fold_into_one_line():
-    raw = (FIXTURES / "grep_rn_long_lines.txt").read_bytes().replace(
-        b"grep: ./.git/index: binary file matches\n",
-        b'./.git/index: binary file matches (found "\\0" byte around offset 4)\n')
-    assert classify(raw)[0] == "search"
-    visible, refs, _ = reduced(search, raw)
-    assert b"byte around offset" not in visible
-    m = re.search(rb"2 binary files match \(\./\.git/objects/pack/\S+, \./\.git/index\): #ref:(ctx_\w+)", visible)
-    assert m and bytes(refs[m.group(1).decode()]).count(b"binary file matches") == 2
-
-
-def test_one_files_hits_without_a_path_fold_past_the_total_budget():
-    """grep -n PATTERN FILE (real: self. in tqdm/std.py): no path to group by; the total budget applies."""
-    raw = (FIXTURES / "grep_n_one_file.txt").read_bytes()
-    assert classify(raw)[0] == "search"
-    visible, refs, _ = reduced(search, raw, search.Settings(total=40))  # lines without a path: 1.5 times as many
-    lines = raw.splitlines(keepends=True)
-    assert visible.startswith(f"[{len(lines)} matches, 60 shown; the rest: #ref:".encode())
-    assert visible.split(b"\n", 1)[1] == b"".join(lines[:60])
-    [rest] = refs.values()
-    assert bytes(rest) == b"".join(lines[60:])
-
-
-def test_a_numbered_listing_of_a_file_is_not_search():
-    source = (PROJECT / "operators" / "types" / "search.py").read_bytes().splitlines(keepends=True)[:60]
-    numbered = b"".join(b"%d:%s" % (i + 1, line) for i, line in enumerate(source))
-    assert classify(numbered)[0] != "search"
 
 
 def test_rustc_errors_keep_code_header_and_arrow_fold_the_snippets():
@@ -461,17 +265,6 @@ def test_npm_run_lint_wrapper_lines_do_not_make_a_linter_output_a_build():
     assert classify(raw)[0] == "diagnostics"
     visible, _, _ = reduced(diagnostics, raw)
     assert b"npm error code 1" in visible and b"> eslint src test.js" in visible
-
-
-@pytest.mark.parametrize("line", [
-    b"2026-01-01T10:%02d:%02d.123Z INFO http GET /api/v1/items/%d 200 4ms\n",  # ISO time: "2026-01-01T10" is no path
-    b"12:%02d:%02d.%03d INFO worker done\n",  # time of day: "12:" is no line number
-    b"Dec  3 09:%02d:%02d host sshd[%d]: Accepted publickey\n",
-])
-def test_timestamped_logs_are_not_search(line):
-    raw = b"".join(line % (i // 60 % 60, i % 60, i) for i in range(300))
-    assert classify(raw)[0] not in ("search", "diagnostics")
-    assert search.detect(__import__("operators.types", fromlist=["Sample"]).Sample(raw)) is None
 
 
 def test_go_compiler_and_linter_lines_are_diagnostics_vimgrep_hits_are_not():
@@ -515,25 +308,125 @@ def test_yamllint_entries_take_their_rule_from_the_parentheses():
     assert [d.key for d in parsed] == ["document-start", "indentation", "indentation", "document-start", "indentation"]
     assert parsed[3].loc == b"./environment.yml:1:1"
 
+DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 
-def test_a_search_over_the_ceiling_counts_every_file_first_even_when_nothing_folds():
-    from operators.ceiling import CeilingSettings, fit
-    from operators.config import config_class
 
-    raw = (FIXTURES / "grep_rn_throw_gson.txt").read_bytes()
-    firsts = {}
-    for line in raw.splitlines(keepends=True):
-        firsts.setdefault(line.split(b":", 1)[0], line)
-    one_each = b"".join(firsts.values())  # one hit in each of 82 files: nothing for the reducer to fold
-    config = config_class()(ceiling=CeilingSettings(max_chars=4000))
-    plan = search.reduce(one_each, "coarse", config)
-    visible = render(plan, {g: f"ctx_{i:06x}" for i, g in enumerate(plan.reasons)})[0]
-    assert visible.startswith(f"[82 matching lines in 82 files; hits per file:]\n".encode())
-    assert visible.endswith(one_each)  # then every hit as printed
-    cut = fit(plan, 4000, "search", config)
-    shown = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})[0]
-    names = sum(bool(re.search(rb"^ +1 " + re.escape(p) + rb"$", shown, re.M)) for p in firsts)
-    hits = sum(line[:100] in shown for line in firsts.values())
-    assert names >= 30 and hits < names / 4  # the count lines go first (a few hits come with the tail)
-    default = search.reduce(one_each, "coarse", config_class()())  # under the default ceiling: as it is
-    assert render(default, {})[0] == one_each
+def data(name: str) -> bytes:
+    raw = (DATA / name).read_bytes()
+    return gzip.decompress(raw) if name.endswith(".gz") else raw
+
+
+def config(max_chars: int = 25_000, **settings):
+    return type("C", (), {"diagnostics": diagnostics.Settings(**settings),
+                          "ceiling": CeilingSettings(max_chars=max_chars)})()
+
+
+def reduced_fit(raw: bytes, conf=None):
+    plan = diagnostics.reduce(raw, "coarse", conf or config())
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    return plan, visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+
+
+def test_mypy_strict_keeps_every_error_line_as_printed_and_folds_the_notes():
+    raw = data("mypy_strict_typer_tests.txt")
+    assert classify(raw)[0] == "diagnostics"
+    errors = re.findall(rb"^\S+:\d+: error: .*$", raw, re.M)
+    notes = re.findall(rb"^\S+:\d+: note: .*$", raw, re.M)
+    assert len(errors) == 129 and len(notes) >= 50
+    # the same message at many places: each place keeps its whole line
+    assert raw.count(b": error: Function is missing a return type annotation  [no-untyped-def]") == 58
+    _, visible, refs = reduced_fit(raw)
+    shown = visible.split(b"\n")
+    assert [e for e in errors if e not in shown] == []
+    assert b": note: " not in visible
+    assert sum(r.count(b": note: ") for r in refs.values()) == len(notes)
+    assert b"Found 129 errors in 17 files (checked 7 source files)" in visible
+
+
+def test_javac_keeps_the_error_its_source_line_and_symbol_and_location_lines():
+    raw = data("javac_gson_stream_fail.txt")
+    assert classify(raw)[0] == "diagnostics"
+    _, visible, refs = reduced_fit(raw, config(max_chars=40_000))  # (25 KB: under this ceiling)
+    shown = visible.split(b"\n")
+    heads = re.findall(rb"^\S+\.java:\d+: (?:error|warning): .*$", raw, re.M)
+    assert len(heads) == 100
+    assert [h for h in heads if h not in shown] == []
+    for kind in (b"symbol:", b"location:"):
+        lines = re.findall(rb"^  " + kind + rb" .*$", raw, re.M)
+        assert lines and [x for x in lines if x not in shown] == []
+    assert b"import com.google.gson.internal.JsonReaderInternalAccess;" in shown  # the source line
+    carets = re.findall(rb"^ *\^$", raw, re.M)
+    assert len(carets) >= 90 and not re.search(rb"^ *\^$", visible, re.M)  # carets fold ...
+    assert sum(len(re.findall(rb"^ *\^$", r, re.M)) for r in refs.values()) == len(carets)  # ... into a ref
+    assert b"only showing the first 100 errors, of 307 total" in visible
+
+
+def test_ruff_over_the_ceiling_fits_itself_and_each_rule_keeps_its_first_line():
+    raw = data("ruff_all_concise_typer.txt.gz")
+    lines = re.findall(rb"^(\S+:\d+:\d+): ([A-Z]+\d+) .*$", raw, re.M)
+    assert len(lines) == 564 and len(raw) > 40_000
+    conf = config()
+    plan, visible, refs = reduced_fit(raw, conf)
+    assert visible_size(plan) <= 25_000 * conf.diagnostics.room_share
+    shown = set(visible.split(b"\n"))
+    first: dict[bytes, bytes] = {}
+    for line in raw.split(b"\n"):
+        m = re.match(rb"^\S+:\d+:\d+: ([A-Z]+\d+) ", line)
+        if m:
+            first.setdefault(m.group(1), line)
+    assert [line for line in first.values() if line not in shown] == []
+    # a folded rule names its count, and its ref holds exactly its other lines
+    m = re.search(rb"^\[(\w+) \xc3\x97(\d+) more \(.*; exact lines: #ref:(ctx_\w+)\]$", visible, re.M)
+    assert m and refs[m.group(3).decode()].count(b": " + m.group(1) + b" ") == int(m.group(2))
+    assert b"Found 564 errors." in visible
+
+
+def test_ruff_under_a_larger_ceiling_shows_every_line_as_printed():
+    raw = data("ruff_all_concise_typer.txt.gz")
+    plan, visible, _ = reduced_fit(raw, config(max_chars=60_000))
+    assert visible == raw and not plan.omits_anything
+
+
+def test_locations_of_a_folded_rule_are_spread_over_the_rule():
+    raw = data("ruff_all_concise_typer.txt.gz")
+    plan, visible, _ = reduced_fit(raw, config(max_chars=20_000))
+    assert visible_size(plan) <= 18_000
+    m = re.search(rb"^\[COM812 \xc3\x97(\d+) more \(.*?\): (.*?) and ([\d,]+) more places; exact", visible, re.M)
+    assert m, visible[:2000]
+    listed = m.group(2).split(b" ")
+    assert len(listed) >= 3
+    places = re.findall(rb"^(\S+:\d+:\d+): COM812 ", raw, re.M)
+    assert len(listed) + int(m.group(3).replace(b",", b"")) == int(m.group(1)) == len(places) - 1
+    assert listed[-1] == places[-1]  # the last place of the rule is listed, not only the first ones
+
+
+def test_javac_over_the_ceiling_folds_its_most_frequent_message_and_keeps_the_others():
+    raw = data("javac_gson_stream_fail.txt")
+    plan, visible, _ = reduced_fit(raw, config(max_chars=20_000))
+    assert visible_size(plan) <= 18_000
+    shown = visible.split(b"\n")
+    heads = re.findall(rb"^\S+\.java:\d+: (?:error|warning): (.*)$", raw, re.M)
+    for message in set(heads):  # each distinct message keeps a line as printed
+        assert any(line.endswith(b": " + message) for line in shown), message
+    assert re.search(rb"^\[error: cannot find symbol \xc3\x97\d+ more ", visible, re.M)
+
+
+def test_rank_puts_rule_code_lines_without_a_severity_first():
+    line = b"typer/utils.py:189:68: COM812 [*] Trailing comma missing"
+    assert diagnostics.tier(line, line, None) == (0, 3)
+    assert diagnostics.tier(b"src/a.py:3: error: Name 'x' is not defined  [name-defined]",
+                            b"src/a.py:3: error: Name 'x' is not defined  [name-defined]", None) == (0, 1)
+    assert diagnostics.tier(b"src/a.py:3:1: some text", b"src/a.py:3:1: some text", None) == (1, 0)
+
+
+def test_rank_puts_the_place_a_message_points_at_and_eslint_file_headers_with_the_messages():
+    """ruff's/rustc's `--> path:line:col` and eslint's file header name where a message is: they rank
+    with the messages (tier 0), not as context that a cut drops first."""
+    for line in (b"   --> pydantic/_internal/_config.py:84:121", b"/srv/app/src/v4/core/api.ts",
+                 b"src\\lib\\index.js"):
+        assert diagnostics.tier(line, line, None) == (0, 3), line
+    for line in (b"Found 3 errors.", b"  help: remove this"):
+        assert diagnostics.tier(line, line, None) != (0, 3), line

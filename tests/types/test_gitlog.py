@@ -1,5 +1,5 @@
-"""The git family (gitlog, gitblame, gitstatus) on real outputs of public repositories: detection and
-its near misses, the must-see strings, the shape of the reduction, and byte-exact restore."""
+"""The gitlog type (operators/types/gitlog.py): git log and git show on real outputs, one line per commit,
+patches kept; detection and near misses, must-see strings, byte-exact restore."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from operators.classify import classify
 from operators.config import config_class
 from operators.reduction import omissions, render, restore
 from operators.signals import load_sidecar
-from operators.types import gitblame, gitlog, gitstatus
+from operators.types import gitblame, gitlog
 from operators.vocab import SIGNAL_RE
 
 SIDECAR = load_sidecar(FIXTURES / "signals.toml")
@@ -26,18 +26,7 @@ EXPECTED_TYPE = {
     "git_log_oneline_graph.txt": "gitlog",
     "git_show.txt": "gitlog",
     "git_show_tag.txt": "gitlog",
-    "git_blame_s.txt": "gitblame",
-    "git_branch_vv.txt": "gitstatus",
-    "git_blame.txt": "gitblame",
-    "git_blame_porcelain.txt": "gitblame",
-    "git_blame_line_porcelain.txt": "gitblame",
-    "git_status.txt": "gitstatus",
-    "git_status_short.txt": "gitstatus",
-    "git_tag.txt": "gitstatus",
-    "git_tag_n.txt": "gitstatus",
-    "git_branch_a.txt": "gitstatus",
 }
-MODULES = {"gitlog": gitlog, "gitblame": gitblame, "gitstatus": gitstatus}
 COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{40})", re.M)
 
 
@@ -244,65 +233,6 @@ def test_fine_granularity_gives_each_commit_its_ref():
     assert len(re.findall(rb"\] #ref:ctx_[0-9a-f]+\n", visible)) == n
 
 
-# --- git blame -----------------------------------------------------------------------------------
-
-
-def test_blame_shows_each_commit_once_and_every_code_line():
-    raw = fixture("git_blame.txt")
-    visible, _ = run(gitblame, raw)
-    rows = raw.split(b"\n")[:-1]
-    shown = visible.split(b"\n")
-    for row in rows:
-        number_and_code = re.search(rb" +(\d+\) .*)$", row).group(1)
-        assert any(line.endswith(number_and_code) for line in shown), row
-    def whole(row: bytes) -> bool:  # a line with a signal word or a definition stays as git printed it
-        return bool(SIGNAL_RE.search(row) or re.search(rb"\d\) \s*(?:def|class) ", row))
-
-    for commit in {row.split(b" ", 1)[0] for row in rows if not whole(row)}:
-        introduced = re.findall(rb"^" + re.escape(commit) + rb" \(", visible, re.M)
-        # author and date once per commit (and on its lines kept whole)
-        kept = sum(1 for row in rows if row.startswith(commit + b" (") and whole(row))
-        assert len(introduced) == 1 + kept, commit
-    # a commit's first line: author and date without time and zone; a definition line as git printed it
-    assert b"e21793e90 (Filipe Brandenburger 2024-11-17   8) from ._make import" in visible
-    assert b"e21793e90 (Filipe Brandenburger 2024-11-17 03:15:26 -0800  36)         def optional_converter(" in visible
-    assert len(visible) < 0.5 * len(raw)
-
-
-def test_blame_porcelain_keeps_code_and_one_author_and_summary_per_run():
-    raw = fixture("git_blame_porcelain.txt")
-    visible, _ = run(gitblame, raw)
-    for line in raw.split(b"\n"):
-        if line.startswith(b"\t"):
-            assert line + b"\n" in visible
-    assert b"author-mail" not in visible and b"committer-time" not in visible
-    assert visible.count(b"summary Add on_setattr hooks to attr.s and attr.ib (#660)") >= 1
-
-
-def test_blame_s_shows_each_runs_commit_and_every_number_and_code():
-    raw = fixture("git_blame_s.txt")  # git blame -s (a file blame followed across a rename)
-    visible, _ = run(gitblame, raw)
-    shown = visible.split(b"\n")
-    rows = raw.split(b"\n")[:-1]
-    assert rows[0] in shown  # the file name once, on the first line
-    prev = None
-    for row in rows:
-        commit = row.split(b" ", 1)[0]
-        number_and_code = re.search(rb" +(\d+\) .*)$", row).group(1)
-        if commit != prev:  # each run shows its commit
-            assert any(line.startswith(commit + b" ") and line.endswith(number_and_code) for line in shown), row
-        else:
-            assert number_and_code in visible
-        prev = commit
-    # the file name column is shown when it changes (old lines come from attr/__init__.py), and on
-    # lines with a signal word (kept whole)
-    files = [re.match(rb"\S+ (.*?) +\d+\) ", row).group(1) for row in rows]
-    changes = 1 + sum(1 for a, b in zip(files, files[1:]) if a != b)
-    whole = sum(1 for row in rows[1:] if SIGNAL_RE.search(row) or re.search(rb"\d\) \s*(?:def|class) ", row))
-    assert 1 <= visible.count(b"attr/__init__.py") <= changes + whole < len(rows) / 3
-    assert len(visible) < 0.75 * len(raw)
-
-
 def test_line_porcelain_shows_a_signal_key_line_once_and_folds_the_repeats():
     raw = fixture("git_blame_line_porcelain.txt")  # --line-porcelain of util/timeout.py: "timeout" is a signal word
     visible, _ = run(gitblame, raw)
@@ -311,119 +241,13 @@ def test_line_porcelain_shows_a_signal_key_line_once_and_folds_the_repeats():
     assert b"committer-time" not in visible and len(visible) < 0.3 * len(raw)
 
 
-def test_blame_signal_lines_stay_whole():
-    raw = fixture("git_blame.txt")
-    with_error = [line for line in raw.split(b"\n") if b"Error" in line or b"error" in line]
-    visible, _ = run(gitblame, raw)
-    for line in with_error:
-        assert line in visible
-
-
-# --- git status, branch, tag ---------------------------------------------------------------------
-
-
-def test_status_keeps_every_path_and_folds_the_hints():
-    raw = fixture("git_status.txt")
-    visible, contents = run(gitstatus, raw)
-    for line in raw.split(b"\n"):
-        if line.startswith(b"\t") or line.endswith(b":") or line.startswith((b"On branch", b"Your branch")):
-            assert line + b"\n" in visible, line
-    assert b'(use "git add <file>..." to mark resolution)' not in visible
-    assert b'(use "git add <file>..." to mark resolution)' in contents["hints"]
-    assert b'(use "git merge --abort" to abort the merge)' in visible  # a signal word keeps it
-
-
-def test_short_status_and_branch_lists_pass_through():
-    for name in ("git_status_short.txt", "git_branch_a.txt", "git_branch_vv.txt"):
-        raw = fixture(name)
-        visible, contents = run(gitstatus, raw)
-        assert visible == raw and not contents
-
-
-def small_ceiling():
-    """A config whose output ceiling (1,000 bytes) is below the tag fixtures' size: they fold."""
-    from operators.ceiling import CeilingSettings
-
-    return config_class()(ceiling=CeilingSettings(max_chars=1000))
-
-
-def test_tag_lists_below_the_ceiling_are_shown_whole():
-    for name in ("git_tag.txt", "git_tag_n.txt", "git_tag_fzf.txt"):  # real: tqdm, tqdm -n, fzf
-        raw = fixture(name)
-        assert classify(raw)[0] == "gitstatus", name
-        visible, contents = run(gitstatus, raw)
-        assert visible == raw and not contents, name
-
-
-def test_tags_over_the_ceiling_keep_newest_oldest_and_count_the_rest():
-    raw = fixture("git_tag.txt")
-    visible, contents = run(gitstatus, raw, config=small_ceiling())
-    tags = raw.split()
-    shown = set(visible.split(b"\n"))
-    newest = ["v4.69.1", "v4.69.0", "v4.68.4", "v4.68.3", "v4.68.2", "v4.68.1", "v4.68.0", "v4.67.3", "v4.67.2", "v4.67.1"]
-    for tag in newest + ["v1.0.0", "v2.0.0", "v2.1.0", "v2.2.5", "v3.8.0"]:
-        assert tag.encode() in shown, tag
-    counted = sum(int(n) for n in re.findall(rb"^\xe2\x8b\xaf (\d+) more tags \(", visible, re.M))
-    kept = sum(1 for line in visible.split(b"\n") if line in set(tags))
-    assert kept + counted == len(tags)
-    assert b"v4.19.9" not in shown and b"v4.19.9\n" in contents["tags"]
-    assert f"[git tag: {len(tags)} tags, {kept} shown".encode() in visible
-
-
-def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
-    raw = fixture("git_tag_n.txt")  # git tag -n: each name padded, then its note
-    visible, contents = run(gitstatus, raw, config=small_ceiling())
-    lines = raw.split(b"\n")[:-1]
-    shown = set(visible.split(b"\n"))
-    assert [line for line in lines if line.startswith(b"v4.69.1 ")][0] in shown
-    assert [line for line in lines if line.startswith(b"v4.19.9 ")][0] + b"\n" in contents["tags"]
-    for line in lines:
-        if SIGNAL_RE.search(line):
-            assert line in shown, line
-    assert len(visible) < 0.2 * len(raw)
-    assert classify(b"".join(b"1.%d.0 is the release of week %d\n" % (i, i) for i in range(20)))[0] != "gitstatus"
-
-
-def test_a_cut_tag_list_keeps_an_even_spread_of_its_tags():
-    from operators.ceiling import fit
-
-    raw = fixture("git_tag_fzf.txt")  # real: git tag in fzf, 178 tags
-    tags = raw.split(b"\n")[:-1]
-    plan = gitstatus.reduce(raw, "coarse", config_class()())
-    cut = fit(plan, 700, "gitstatus", config_class()())
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
-    visible = render(cut, ids)[0]
-    at = [k for k, tag in enumerate(tags) if b"\n" + tag + b"\n" in b"\n" + visible]
-    assert tags[0] in visible and tags[-1] in visible
-    assert len(at) >= 6
-    gaps = [b - a for a, b in zip(at, at[1:])]
-    assert max(gaps) <= 3 * len(tags) / len(at), gaps  # spread over the list, not a head and a tail
-    assert b"not shown" in visible
-
-
-def test_tag_ranks_spread_and_status_ranks_paths_first():
-    tags = [b"v0.%d.0" % i for i in range(9)]
-    ranks = gitstatus.rank_lines(tags, None)
-    assert ranks[0] == ranks[-1] == (1, 1) and ranks[4] == (1, 2)  # ends, then the middle
-    assert ranks[2][1] == ranks[6][1] < ranks[1][1] == ranks[3][1]
-    status = fixture("git_status.txt").split(b"\n")
-    ranked = gitstatus.rank_lines(status, None)
-    assert all(r == (0, 0) for line, r in zip(status, ranked) if line.startswith(b"\t"))
-
-
-def test_short_tag_lists_pass_through():
-    raw = b"".join(b"v1.%d.0\n" % i for i in range(12))
-    visible, contents = run(gitstatus, raw)
-    assert visible == raw and not contents
-
-
 # --- odd input: never raises, always restores ----------------------------------------------------
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_crlf_no_final_newline_and_cut_inputs_restore(name):
     raw = fixture(name)
-    module = MODULES[EXPECTED_TYPE[name]]
+    module = gitlog
     run(module, raw.replace(b"\n", b"\r\n"))
     run(module, raw.rstrip(b"\n"))
     rng = random.Random(name)
@@ -443,21 +267,6 @@ def test_crlf_log_still_reads_one_line_per_commit():
     assert b"6a8536b6e1b0 2026-07-21 dependabot[bot]: Bump github/codeql-action from 4.36.0 to 4.37.0 (#5127)\r\n" in visible
 
 
-def test_a_cut_branch_list_keeps_the_current_branch_and_a_spread_not_one_line_per_template():
-    from operators.ceiling import fit
-
-    branches = [b"  remotes/origin/release-%d.%d" % (i // 10, i % 10) for i in range(300)]
-    raw = b"\n".join(branches[:150] + [b"* release-15.0"] + branches[150:]) + b"\n"
-    assert classify(raw)[0] == "gitstatus"
-    plan = gitstatus.reduce(raw, "coarse", config_class()())
-    cut = fit(plan, 1500, "gitstatus", config_class()())
-    visible = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})[0]
-    assert b"\n* release-15.0\n" in visible
-    shown = [k for k, b in enumerate(branches) if b + b"\n" in visible]
-    assert len(shown) >= 8 and b"similar" not in visible  # names, not one line per template with a count
-    assert max(b - a for a, b in zip(shown, shown[1:])) <= 3 * len(branches) / len(shown)
-
-
 def test_a_oneline_log_whose_subject_starts_with_a_space_is_still_a_log():
     """Real subjects can start with a space ("606aa57  Used goimports…"): one such line does not turn
     a --oneline log into text."""
@@ -467,23 +276,3 @@ def test_a_oneline_log_whose_subject_starts_with_a_space_is_still_a_log():
             for k in range(30)]
     rows[12] = b"606aa57  Used goimports to fix import order (#912)"
     assert classify(b"\n".join(rows) + b"\n", None)[0] == "gitlog"
-
-
-def test_git_diff_stat_alone_is_a_diff_and_its_lines_are_must_see():
-    """`git diff --stat` output is a diff's file list: every line ranks with the file headers (tier 0);
-    inside a commit (`git show --stat`) the same lines are the commit's context (tier 1)."""
-    from operators.rank import line_tiers
-
-    stat = [b" src/module_%d/handler.py%s |  %d +%s" % (k, b" " * (20 - len(str(k))), k + 1, b"-" * (k % 3))
-            for k in range(40)]
-    raw = b"\n".join(stat + [b" 40 files changed, 820 insertions(+), 39 deletions(-)"]) + b"\n"
-    assert classify(raw, None)[0] == "diff"
-    tiers, _ = line_tiers("diff", raw.split(b"\n")[:-1], None)
-    assert tiers[:40] == [0] * 40
-    show = (b"commit " + b"a" * 40 + b"\nAuthor: A <a@example.com>\nDate:   Mon Jan 1 10:00:00 2026 +0000\n\n"
-            b"    Move handlers\n\n" + raw)
-    assert classify(show, None)[0] == "gitlog"
-    lines = show.split(b"\n")[:-1]
-    tiers, _ = line_tiers("gitlog", lines, None)
-    assert {tiers[i] for i, line in enumerate(lines) if b" | " in line} == {1}
-    assert classify(b"\n".join(stat[:2]) + b"\nsome other line\n", None)[0] != "diff"

@@ -1,24 +1,24 @@
-"""Source files and JSON documents over the output ceiling, on real outputs (tests/data/types/README.md):
-a cut source file shows its whole outline first, then the file from its top; Kotlin is source; a
-line comment holding ``/*`` opens no comment block."""
+"""The source type (operators/types/source.py): code passes through, license headers park, level-0 outlines,
+cut files show their definitions first; near misses; byte-exact restore."""
 
 from __future__ import annotations
 
+import ast
 import gzip
-import json
 import re
 from pathlib import Path
 
 import pytest
-from conftest import reduce_bytes
 
+from conftest import FIXTURES, reduce_bytes, tokens_cli
 from operators.ceiling import fit
 from operators.classify import classify
 from operators.config import Config
 from operators.reduction import omissions, render, restores_to
+from operators.signals import load_sidecar
 from operators.types import source
 
-DATA = Path(__file__).parent / "data" / "types"
+DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 CEILING = 25_000
 
 
@@ -148,52 +148,6 @@ def test_js_outline_has_prototype_assignments_object_methods_and_class_members()
                    "ip(options?: string | { version?: 4; message?: string }) {", "describe(name: string) {"]
 
 
-# -- JSON ---------------------------------------------------------------------------------------------
-def json_cut(raw: bytes) -> bytes:
-    from operators.types import json as jsontype
-
-    return cut(jsontype, "json", raw, CEILING)
-
-
-def test_a_test_report_shows_every_test_whose_outcome_is_not_the_usual_one():
-    raw = data("pytest_json_report_attrs_funcs.json.gz")  # 635 passed, 10 failed, 7 skipped, 1 xfailed
-    doc = json.loads(raw)
-    assert classify(raw)[0] == "json" and len(raw) > 400_000
-    visible = json_cut(raw)
-    assert len(visible) <= CEILING
-    unusual = [t for t in doc["tests"] if t["outcome"] != "passed"]
-    assert len(unusual) == 18
-    for test in unusual:
-        assert b'{"nodeid": %s, "lineno": %d, "outcome": "%s"' % (
-            json.dumps(test["nodeid"]).encode(), test["lineno"], test["outcome"].encode()) in visible, test["nodeid"]
-    for test in (t for t in unusual if t["outcome"] == "failed"):  # each failure's crash message as written
-        assert json.dumps(test["call"]["crash"]["message"]).encode() in visible
-    assert visible.count(b'"outcome": "passed", "keywords"') <= 6  # the passed ones are folded
-    assert b'"\xe2\x80\xa6": "traceback, longrepr: #ref:ctx_' in visible  # the bulk of a failure, named
-
-
-def test_a_linter_json_after_its_warnings_is_json_with_every_rule_and_message():
-    raw = data("ruff_json_httpx_client.txt.gz")  # ruff prints two warning lines before the array
-    assert raw.startswith(b"warning: ") and classify(raw) == ("json", "parses as JSON after 2 lines printed before it")
-    items = json.loads(raw[raw.index(b"\n[") + 1 :])
-    visible = json_cut(raw)
-    assert visible.startswith(raw[: raw.index(b"\n[") + 3])  # the warnings as printed, then the array
-    assert len(visible) <= CEILING and len(raw) > 6 * len(visible)
-    for code in {item["code"] for item in items}:
-        assert b'"code": "%s"' % code.encode() in visible, code
-    for message in {item["message"] for item in items}:  # they repeat: each distinct one stays
-        assert b'"message": ' + json.dumps(message).encode() in visible, message
-
-
-def test_a_linter_json_with_mostly_distinct_messages_keeps_every_rule():
-    raw = data("ruff_json_typer_main.txt.gz")
-    items = json.loads(raw[raw.index(b"\n[") + 1 :])
-    visible = json_cut(raw)
-    assert classify(raw)[0] == "json" and len(visible) <= CEILING
-    for code in {item["code"] for item in items}:
-        assert b'"code": "%s"' % code.encode() in visible, code
-
-
 def test_go_outline_has_function_types_and_generic_types():
     go = (b"package util\n\nimport \"sync\"\n\n// ConcurrentSet is a thread-safe set\n"
           b"type ConcurrentSet[T comparable] struct {\n\tlock  sync.Mutex\n\titems map[T]struct{}\n}\n\n"
@@ -204,23 +158,6 @@ def test_go_outline_has_function_types_and_generic_types():
     assert [s.split(": ", 1)[1] for s in sigs] == [
         "type ConcurrentSet[T comparable] struct {", "type ItemBuilder func(*Item, []byte) bool",
         "func NewConcurrentSet[T comparable]() *ConcurrentSet[T] {"]
-
-
-def test_ndjson_after_a_warning_line_is_json_and_keeps_its_odd_lines():
-    from operators.types import json as jsontype
-
-    lines = [json.dumps({"ts": f"2024-01-01T00:00:{i:02d}", "level": "error" if i % 17 == 5 else "info",
-                         "msg": "upstream timed out" if i % 17 == 5 else "request handled", "id": i}) for i in range(60)]
-    raw = ("npm warn config production Use `--omit=dev` instead.\n" + "\n".join(lines) + "\n").encode()
-    assert classify(raw)[0] == "json"
-    plan = jsontype.reduce(raw, "coarse", Config())
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    assert visible.startswith(b"npm warn config production") and len(visible) < len(raw) / 2
-    for i in (5, 22, 39, 56):  # every error line stays
-        assert lines[i].encode() + b"\n" in visible
 
 
 def test_an_outline_too_long_keeps_every_outer_definition_and_a_share_of_the_nested_ones():
@@ -235,3 +172,194 @@ def test_an_outline_too_long_keeps_every_outer_definition_and_a_share_of_the_nes
     members = definitions(raw, re.compile(rb"^    \w+: function\b"))
     assert 0 < sum(n in shown for n, _ in members) < len(members)
     assert re.search(rb"\n\[\xe2\x80\xa6 [\d,]+ more definitions: ", head)
+
+TYPED = {
+    "cat_tqdm_utils_py.txt": "source",
+    "cat_n_pflag_flag_go.txt": "source",
+    "cat_zustand_persist_ts.txt": "source",
+    "head_kilo_c.txt": "source",
+}
+
+
+def raw_of(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def planted(name: str) -> list[str]:
+    return load_sidecar(FIXTURES / "signals.toml")[name]
+
+
+def reduced(module, raw: bytes) -> tuple[bytes, dict]:
+    """Reduce with one type directly; the plan must restore the original; visible text and refs."""
+    plan = module.reduce(raw, "coarse", None)
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    for group in refs:
+        assert f"#ref:{ids[group]}".encode() in visible, group
+    return visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+
+
+# -- the fixtures through the product -------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(TYPED))
+def test_fixture_is_classified_as_its_type(name):
+    assert classify(raw_of(name))[0] == TYPED[name]
+
+
+@pytest.mark.parametrize("name", sorted(TYPED))
+def test_fixture_through_the_graph_keeps_signals_and_restores(name):
+    raw = raw_of(name)
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
+    assert packet.type == TYPED[name]
+    missing = [s for s in planted(name) if s.encode() not in packet.visible]
+    assert missing == []
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    for ref in packet.references:
+        assert f"#ref:{ref.id}".encode() in packet.visible
+        assert len(ref.content) > 0
+
+
+# -- source ---------------------------------------------------------------------------------------
+def test_source_level_1_passes_the_code_through_and_parks_the_license_header():
+    raw = raw_of("head_kilo_c.txt")
+    visible, refs = reduced(source, raw)
+    assert visible.startswith(b"[license header: 33 lines (Copyright (C) 2016 Salvatore Sanfilippo")
+    assert b"Redistribution and use" not in visible
+    [header] = [c for c in refs.values() if c.startswith(b"/* Kilo")]
+    assert b"Redistribution and use" in header and header.endswith(b"*/\n")
+    assert visible.endswith(raw[len(header):])  # the code after it: untouched
+    visible, refs = reduced(source, raw_of("cat_tqdm_utils_py.txt"))
+    assert visible == raw_of("cat_tqdm_utils_py.txt") and refs == {}
+
+
+def test_source_license_header_of_a_numbered_go_file_stops_before_the_package_doc():
+    raw = raw_of("cat_n_pflag_flag_go.txt")
+    visible, refs = reduced(source, raw)
+    assert visible.startswith(b"[license header: 3 lines (Copyright 2009 The Go Authors. All rights reserved.)")
+    assert b"Package pflag is a drop-in replacement" in visible
+
+
+def test_level_0_outline_lists_every_python_def_and_class_with_its_line():
+    raw = raw_of("cat_tqdm_utils_py.txt")
+    packet = reduce_bytes(raw)
+    facts = source.facts(packet)
+    tree = ast.parse(raw)
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    assert len(defs) > 30 and facts.total == len(defs)
+    shown = "\n".join(facts.important)
+    for node in defs:
+        assert re.search(rf"^{node.lineno}: +(?:async def|def|class) {node.name}\b", shown, re.M), node.name
+    assert facts.counts.startswith("python, 328 lines, ")
+
+
+def test_level_0_outline_of_numbered_go_uses_the_printed_numbers():
+    raw = raw_of("cat_n_pflag_flag_go.txt")
+    facts = source.facts(reduce_bytes(raw))
+    funcs = [line for line in raw.splitlines() if re.match(rb" *\d+\tfunc ", line)]
+    assert len(funcs) > 20 and facts.total >= len(funcs)
+    for line in funcs:
+        number, code = line.strip().split(b"\t", 1)
+        assert f"{int(number)}: {code.decode()}" in facts.important
+
+
+def test_level_0_outline_of_typescript_and_c():
+    ts = source.facts(reduce_bytes(raw_of("cat_zustand_persist_ts.txt")))
+    for sig in ("7: export interface StateStorage<R = unknown> {", "31: export function createJSONStorage<S, R = unknown>(",
+                "63: export interface PersistOptions<"):
+        assert sig in ts.important
+    c = source.facts(reduce_bytes(raw_of("head_kilo_c.txt")))
+    for sig in ("204: void disableRawMode(int fd) {", "307: int getCursorPosition(int ifd, int ofd, int *rows, int *cols) {",
+                "96: struct editorConfig {"):
+        assert sig in c.important
+
+
+def test_tokens_analyze_level_0_prints_the_outline(tmp_path):
+    result = tokens_cli("analyze", str(FIXTURES / "cat_tqdm_utils_py.txt"), "--level", "0",
+                        env={"NOLIFE_TOKENS_HOME": str(tmp_path / "h")})
+    assert result.returncode == 0, result.stderr
+    assert b"source (python)" in result.stdout and b"315: def disp_trim(data, length):" in result.stdout
+
+
+PROSE_WITH_SNIPPETS = b"""Getting started
+===============
+
+Install the package with pip and wrap any iterable to see a progress bar in your terminal.
+It works in notebooks too, and the bar adapts to the width of the window you are using.
+
+.. code:: python
+
+    from tqdm import tqdm
+    for i in tqdm(range(10000)):
+        pass
+
+You can also use it on the command line, where it reads from standard input and counts lines.
+The options are the same as those of the Python class, with dashes instead of underscores.
+
+.. code:: sh
+
+    seq 9999999 | tqdm --bytes | wc -l
+
+The bar can be nested, and each nested bar gets its own line in the output of the program.
+When a bar is closed, its line is kept or removed depending on the leave argument given.
+"""
+
+
+@pytest.mark.parametrize("name", ["sample.log", "sample.diff", "git_log_p.txt", "pytest_failure.txt", "sample.txt",
+                                  "grep_rn_rare.txt", "mypy.txt"])
+def test_near_misses_are_not_source_listing_or_table(name):
+    assert classify(raw_of(name))[0] not in ("source", "listing", "table", "packages")
+
+
+def test_prose_with_code_snippets_is_not_source():
+    assert classify(PROSE_WITH_SNIPPETS * 3)[0] != "source"
+    # the same code alone is
+    code = raw_of("cat_tqdm_utils_py.txt")
+    assert source.detect(type("S", (), {"lines": [ln for ln in code.split(b"\n") if ln.strip()]})()) is not None
+
+
+def test_a_diff_of_source_is_a_diff():
+    raw = raw_of("sample.diff")
+    assert classify(raw)[0] == "diff"
+    assert source.score([ln for ln in raw.split(b"\n") if ln.strip()][:400]) is None
+
+
+JAVA = b"""package com.example.demo;
+
+import java.util.List;
+import java.util.Map;
+
+public class OrderService implements Service {
+    private final Map<String, Order> orders;
+
+    public OrderService(Map<String, Order> orders) {
+        this.orders = orders;
+    }
+
+    @Override
+    public List<Order> findAll() {
+        return List.copyOf(orders.values());
+    }
+
+    private static int count(String key) throws IOException {
+        if (key == null) {
+            throw new IllegalStateException(key);
+        }
+        return orders.get(key).size();
+    }
+
+    interface Listener {
+        void onOrder(Order order);
+    }
+}
+"""
+
+
+def test_level_0_outline_of_java_has_constructors_methods_and_interface_methods_not_statements():
+    facts = source.outline(JAVA)
+    assert facts[0] == "java" and facts[2] == 2
+    assert facts[3] == ["6: public class OrderService implements Service {",
+                        "9:     public OrderService(Map<String, Order> orders) {",
+                        "14:     public List<Order> findAll() {",
+                        "18:     private static int count(String key) throws IOException {",
+                        "25:     interface Listener {", "26:         void onOrder(Order order);"]

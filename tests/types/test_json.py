@@ -1,26 +1,30 @@
-"""The JSON reducer and its scanner: signals stay, visible stays valid JSON, every byte comes back."""
+"""The JSON type (operators/types/json.py): the scanner, signals that stay, a visible text that stays valid JSON,
+real API and registry documents, the room a small document gets, and every byte back."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 import re
+import statistics
 import time
+from pathlib import Path
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from conftest import FIXTURES, reduce_bytes
+from operators.ceiling import fit
 from operators.classify import classify
 from operators.config import Config
-from operators.types.json import Settings as JsonConfig
-from operators.reduction import omissions, render, restore
-from operators.types import json as json_reducer
 from operators.jsonscan import is_valid_json, iter_spans
+from operators.reduction import omissions, render, restore, restores_to
 from operators.signals import load_sidecar
 from operators.store import Store
+from operators.types import json as json_reducer
+from operators.types.json import Settings as JsonConfig
 
 SAMPLE = (FIXTURES / "sample.json").read_bytes()
 PLANTED = load_sidecar(FIXTURES / "signals.toml")["sample.json"]
@@ -28,10 +32,10 @@ MARKER = re.compile(r"#ref:ctx_[0-9a-f]{6,64}")
 ONLY_MARKER = re.compile(r"#ref:ctx_[0-9a-f]{6,64}")
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def no_room(monkeypatch):
     """These tests are about folding: no document here is kept whole for fitting the ceiling's room
-    (that rule has its own tests: tests/test_json_room.py)."""
+    (that rule has its own tests below: the room a small document gets)."""
     monkeypatch.setattr(json_reducer, "ROOM_SHARE", 0)
     monkeypatch.setattr(json_reducer, "ROOM_MIN", 0)
 
@@ -61,6 +65,7 @@ def content_of(visible_value: str, plan, contents) -> bytes:
 
 # ---- the fixture through the whole graph -------------------------------------------------------
 
+@pytest.mark.usefixtures("no_room")
 def test_fixture_signals_savings_refs_and_exact_restore(home):
     packet = reduce_bytes(SAMPLE, source="fixtures/sample.json", expected_signals=PLANTED)
     assert packet.type == "json" and not packet.guard
@@ -99,6 +104,7 @@ def test_fixture_signals_savings_refs_and_exact_restore(home):
     assert json.loads(b"[" + omitted + b"]") == original["events"][3:-1]
 
 
+@pytest.mark.usefixtures("no_room")
 def test_fixture_fine_granularity_also_within_budget():
     visible, contents, _ = run(SAMPLE, "fine")
     decode(visible)
@@ -108,6 +114,7 @@ def test_fixture_fine_granularity_also_within_budget():
 
 # ---- the rules ---------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("no_room")
 def test_noise_values_become_markers_and_decision_siblings_stay():
     raw = json.dumps({
         "id": "req_77", "status": "error", "message": "card declined by issuer",
@@ -127,6 +134,7 @@ def test_noise_values_become_markers_and_decision_siblings_stay():
     assert doc["data"]["order"]["id"] == 5 and doc["data"]["order"]["total"] == 12
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("indent", [None, 2, "\t"])
 @pytest.mark.parametrize("layout", ["first", "middle", "last", "interleaved", "only"])
 def test_padding_keys_share_one_ref_and_commas_stay_valid(indent, layout):
@@ -160,6 +168,7 @@ def test_padding_keys_share_one_ref_and_commas_stay_valid(indent, layout):
     assert len(padding_refs) <= 2  # one per object path ($.outer, $.items[]), not one per key
 
 
+@pytest.mark.usefixtures("no_room")
 def test_long_same_shaped_array_keeps_first_items_and_notable_ones():
     items = [{"sku": f"SKU-{i:04d}", "qty": i % 5 + 1, "state": "shipped"} for i in range(100)]
     items[61]["state"] = "payment failed"
@@ -176,6 +185,7 @@ def test_long_same_shaped_array_keeps_first_items_and_notable_ones():
     assert rest == raw[element[3][0] : element[60][1]] + raw[element[62][0] : element[98][1]]
 
 
+@pytest.mark.usefixtures("no_room")
 def test_error_subtrees_are_never_summarised_or_cut():
     errors = [{"field": f"f{i}", "problem": "must not be empty"} for i in range(30)]
     raw = json.dumps({"errors": errors, "error": {"details": {"text": "why " * 1500}, "debug": "d" * 200},
@@ -188,6 +198,7 @@ def test_error_subtrees_are_never_summarised_or_cut():
     assert len(rows) == 5 and rows[:3] == errors[:3] and rows[4] == errors[-1]
 
 
+@pytest.mark.usefixtures("no_room")
 def test_short_or_mixed_arrays_stay_whole():
     raw = json.dumps({"few": [{"a": i} for i in range(7)], "mixed": [1, "two", {"three": 3}, [4]] * 5,
                       "tags": ["alpha", "beta", "gamma"] * 4}).encode()
@@ -196,6 +207,7 @@ def test_short_or_mixed_arrays_stay_whole():
     assert contents == {}
 
 
+@pytest.mark.usefixtures("no_room")
 def test_long_strings_keep_a_head_but_decision_strings_stay_whole():
     body = "".join(f"line {i}: the quick brown fox \u00e9\u00e8 \\ \"quoted\"\n" for i in range(200))
     raw = json.dumps({"body": body, "message": body, "emoji": "\U0001F600" * 1000}, ensure_ascii=False).encode()
@@ -209,6 +221,7 @@ def test_long_strings_keep_a_head_but_decision_strings_stay_whole():
             assert MARKER.search(doc[key])
 
 
+@pytest.mark.usefixtures("no_room")
 def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
     lines = [json.dumps({"ts": i, "level": "info", "msg": f"tick {i}", "trace": {"spans": list(range(30))}})
              for i in range(40)]
@@ -228,6 +241,7 @@ def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
     assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
 
 
+@pytest.mark.usefixtures("no_room")
 def test_ndjson_bad_line_stays_verbatim():
     lines = [json.dumps({"n": i, "metadata": {"blob": "x" * 60}}) for i in range(5)]
     lines[2] = '{"n": 2, "metadata": [1, 2}'  # broken brackets
@@ -243,6 +257,7 @@ DEEP_ARRAY = b"[" * 10_000 + b"]" * 10_000
 DEEP_OBJECT = b'{"a":' * 10_000 + b'{"debug": "' + b"d" * 300 + b'", "id": 1}' + b"}" * 10_000
 
 
+@pytest.mark.usefixtures("no_room")
 def test_ten_thousand_deep_nesting():
     assert is_valid_json(DEEP_ARRAY) and is_valid_json(DEEP_OBJECT)
     assert not is_valid_json(DEEP_ARRAY[:-1])
@@ -256,6 +271,7 @@ def test_ten_thousand_deep_nesting():
         assert packet.type == "json" and packet.restore_pass and "failed" not in packet.guard
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("cut", [1, 100, 9_000, 15_000, len(SAMPLE) - 3])
 def test_truncated_json_reduces_what_parses(cut):
     raw = SAMPLE[:cut]
@@ -267,6 +283,7 @@ def test_truncated_json_reduces_what_parses(cut):
     assert packet.restore_pass and "failed" not in packet.guard
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("raw", [
     b'{"id": 1, "id": 2, "debug": {"x": "' + b"y" * 100 + b'"}, "debug": {"z": "' + b"w" * 100 + b'"}}',
     b'\xef\xbb\xbf{"status": "ok", "trace": "' + b"t" * 200 + b'"}',
@@ -283,6 +300,7 @@ def test_odd_input_never_raises_and_restores_exactly(raw):
     assert packet.restore_pass and packet.recovery_pass and "failed" not in packet.guard
 
 
+@pytest.mark.usefixtures("no_room")
 def test_duplicate_keys_each_handled():
     raw = (b'{"id": 1, "debug": "' + b"a" * 80 + b'", "id": 2, "debug": "' + b"b" * 80 + b'"}')
     visible, contents, _ = run(raw)
@@ -290,6 +308,7 @@ def test_duplicate_keys_each_handled():
     assert contents[next(iter(contents))] == b'"' + b"a" * 80 + b'""' + b"b" * 80 + b'"'
 
 
+@pytest.mark.usefixtures("no_room")
 def test_bom_is_kept_and_the_rest_reduced():
     raw = b"\xef\xbb\xbf" + SAMPLE
     visible, _, _ = run(raw)
@@ -297,6 +316,7 @@ def test_bom_is_kept_and_the_rest_reduced():
     decode(visible[3:])
 
 
+@pytest.mark.usefixtures("no_room")
 def test_ref_budget_caps_many_distinct_noise_paths():
     doc: dict = {"status": "ok"}
     node = doc
@@ -330,6 +350,7 @@ def _generate(rng: random.Random, depth: int = 0):
     return [item] * rng.randint(0, 25 if depth < 2 else 4)
 
 
+@pytest.mark.usefixtures("no_room")
 def test_generated_documents_stay_valid_and_restore():
     rng = random.Random(1234)
     for _ in range(120):
@@ -357,6 +378,7 @@ def _msgspec_accepts(data: bytes) -> bool:
 
 # ---- the scanner on its own --------------------------------------------------------------------
 
+@pytest.mark.usefixtures("no_room")
 def test_iter_spans_gives_exact_member_and_element_spans():
     doc = {"a": 1, "b": [True, None, {"c": "d\u00e9\""}], "e": {"f": -2.5e3, "": []}}
     raw = json.dumps(doc, indent=1, ensure_ascii=False).encode()
@@ -373,6 +395,7 @@ def test_iter_spans_gives_exact_member_and_element_spans():
                     ("c", "d\u00e9\""), ("e", doc["e"]), ("f", -2500.0), ("", [])]
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("text", [
     b"{}", b"[]", b'"x"', b"0", b"-0.5e+10", b" [1, {\"a\": [null, true, false]}] ", b'"\\ud83d\\ude00"',
     b"[1,]", b"{,}", b'{"a" 1}', b'{"a":1,}', b"01", b"1.", b".5", b"[1 2]", b'"\\ud83d"', b'"a\nb"',
@@ -383,6 +406,7 @@ def test_is_valid_json_agrees_with_msgspec(text):
     assert is_valid_json(text) == _msgspec_accepts(body)
 
 
+@pytest.mark.usefixtures("no_room")
 def test_several_megabytes_reduce_quickly():
     rng = random.Random(7)
     records = [{"id": i, "status": rng.choice(["ok", "ok", "failed"]), "name": f"user {i}",
@@ -401,6 +425,7 @@ NOTABLE_PIECES = [b'"error"', b'"errors"', b'"Exception"', b'"status"', b'"state
                   b'"500"', b"404", b"4040", b'"', b"\\", b"x", b"\xc3\xa9", b"\xff", b"FAIL", b"cra\xc5\xbfh"]
 
 
+@pytest.mark.usefixtures("no_room")
 @settings(max_examples=1500, deadline=None)
 @given(raw=st.lists(st.sampled_from(NOTABLE_PIECES), max_size=30).map(b"".join), data=st.data())
 def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
@@ -411,6 +436,7 @@ def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
     assert list(notable_starts(raw, start, end)) == [m.start() for m in NOTABLE_RE.finditer(raw, start, end)]
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("text, notable", [
     (b'{"error": null}', False), (b'{"error": false}', False), (b'{"errors": []}', False), (b'{"error": 0}', False),
     (b'{"error": ""}', False), (b'{"error": "boom"}', True), (b'{"errors": [1]}', True), (b'{"status": "FAILED"}', True),
@@ -422,6 +448,7 @@ def test_notable_starts_confirm_the_candidates_re2_finds(text, notable):
     assert bool(list(notable_starts(text, 0, len(text)))) == notable
 
 
+@pytest.mark.usefixtures("no_room")
 def test_ndjson_lines_cost_a_few_bytes_each_not_an_object_each():
     import tracemalloc
 
@@ -452,6 +479,7 @@ def _peak(fn, *args) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("raw", [
     b"[" * 200_000 + b"1" + b"]" * 200_000,
     b"[ " * 100_000 + b"1" + b" ]" * 100_000,
@@ -468,6 +496,7 @@ def test_deep_nesting_costs_a_few_bytes_a_level(raw):
     assert visible == raw and not contents
 
 
+@pytest.mark.usefixtures("no_room")
 def test_deep_value_under_wrapper_arrays_is_still_reduced():
     """Arrays holding only the next array are jumped over, and what lies below them is reduced as usual."""
     inner = b'{"status": "failed", "debug": "' + b"d" * 300 + b'"}'
@@ -479,6 +508,7 @@ def test_deep_value_under_wrapper_arrays_is_still_reduced():
         assert is_valid_json(visible)
 
 
+@pytest.mark.usefixtures("no_room")
 def test_work_left_on_every_level_keeps_the_deep_rest_verbatim():
     """Past MAX_PENDING levels that each still have work left, the deeper value stays as it is."""
     noise = b'{"debug": "' + b"d" * 300 + b'"}'
@@ -489,6 +519,7 @@ def test_work_left_on_every_level_keeps_the_deep_rest_verbatim():
     assert visible == deep and not contents
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("text", [
     b"[[]]", b"[[],[]]", b"[[1]]]", b"[[[1]]", b"[[{}]]", b"[[{]]]", b'{"a":[[1]]}', b"]]", b"[ [ [ 1 ] ] ]",
     b"[[]][]", b'[{"a":[[]]}]', b"[[1] ]]", b"[{[[]]}]", b'{"a":[[]}]', b"[[[]]}", b"[[ ]] ", b"[[,]]",
@@ -497,6 +528,7 @@ def test_bracket_runs_are_validated_like_single_brackets(text):
     assert is_valid_json(text) == _msgspec_accepts(text)
 
 
+@pytest.mark.usefixtures("no_room")
 def test_a_container_equal_to_one_shown_before_is_parked_with_where_it_was():
     owner = {"login": "octo", "id": 1, "type": "Organization", "site_admin": False, "description": "x" * 300}
     repo = {"name": "r", "owner": owner}
@@ -516,6 +548,7 @@ def test_a_container_equal_to_one_shown_before_is_parked_with_where_it_was():
     assert decode(visible) == json.loads(raw) and not contents
 
 
+@pytest.mark.usefixtures("no_room")
 @pytest.mark.parametrize("keys", [[b"a"], [b"a", b"error", b"b"], [b"x", b"debug", b"y"], [b"k", b"padding_1"],
                                   [b"items", b"self_url"], [b"q", b"errors"]])
 def test_deep_single_member_objects_reduce_as_the_walk_would(keys, monkeypatch):
@@ -528,6 +561,7 @@ def test_deep_single_member_objects_reduce_as_the_walk_would(keys, monkeypatch):
     assert fast[0] == slow[0] and fast[1] == slow[1] and fast[2].reasons == slow[2].reasons
 
 
+@pytest.mark.usefixtures("no_room")
 def test_link_fields_lone_urls_and_camel_case():
     api = "https://api.example.com/v1/things/1234567890/with/a/long/path"
     raw = json.dumps({
@@ -547,6 +581,7 @@ def test_link_fields_lone_urls_and_camel_case():
     assert decode(visible) == json.loads(raw) and not contents
 
 
+@pytest.mark.usefixtures("no_room")
 def test_metadata_that_names_a_package_or_resource_is_walked_not_parked():
     pod = {"kind": "Pod", "metadata": {"name": "api-7f9c", "namespace": "prod", "uid": "u" * 36,
                                        "managedFields": [{"manager": "kubelet", "operation": "Update"}] * 12},
@@ -560,6 +595,7 @@ def test_metadata_that_names_a_package_or_resource_is_walked_not_parked():
     assert ONLY_MARKER.fullmatch(doc["other"]["metadata"])  # metadata that names nothing is still noise
 
 
+@pytest.mark.usefixtures("no_room")
 def test_status_like_fields_are_categories_however_many_values_they_have():
     """Counts by state (GraphQL's checkRunCountsByState): every item has its own state, and none folds;
     a code with as many values is id-like and does not keep its items."""
@@ -573,6 +609,7 @@ def test_status_like_fields_are_categories_however_many_values_they_have():
     assert any(isinstance(item, str) and "more items" in item for item in doc["byCode"])
 
 
+@pytest.mark.usefixtures("no_room")
 def test_recorded_http_exchanges_park_their_headers():
     """A recorder's entry (nock style): request and raw response headers are noise, status and body stay."""
     raw_headers = ["Server", "GitHub.com", "Date", "Fri, 23 Oct 2020 03:05:08 GMT", "X-RateLimit-Remaining", "4890",
@@ -587,6 +624,7 @@ def test_recorded_http_exchanges_park_their_headers():
     assert json.loads(content_of(doc["rawHeaders"], plan, contents)) == raw_headers
 
 
+@pytest.mark.usefixtures("no_room")
 def test_free_text_in_a_status_field_is_no_category():
     """A "result" holding a different sentence in each of 300 items would keep them all: past
     ENUM_MAX distinct values the field is not looked at, and the items fold."""
@@ -595,6 +633,7 @@ def test_free_text_in_a_status_field_is_no_category():
     assert len(decode(visible)) < 10
 
 
+@pytest.mark.usefixtures("no_room")
 def test_a_field_with_too_many_values_leaves_the_other_categories_alone():
     """The values of "result" are forgotten once they are too many for a category; the rare "status"
     value in item 250 (no failing word: only the category check keeps it) still shows."""
@@ -603,3 +642,326 @@ def test_a_field_with_too_many_values_leaves_the_other_categories_alone():
     shown = [item for item in decode(visible) if isinstance(item, dict)]
     assert any(item["status"] == "degraded" and item["id"] == 250 for item in shown)
     assert len(shown) < 12
+
+SIDECAR = load_sidecar(FIXTURES / "signals.toml")
+MARKER_BYTES = re.compile(rb"#ref:ctx_[0-9a-f]{6,64}")
+# measured saved % (coarse), and the floor a test asserts
+SAVED = {
+    "github_workflow_runs.json": (93.1, 90.0),
+    "github_check_runs.json": (76.3, 74.0),  # its folded runs shown by their identity (id, name, title …)
+    "github_dependabot_alerts.json": (70.8, 67.0),  # every alert of a new state or severity stays
+    "npm_view_vite.json": (89.7, 87.0),
+    "pypi_httpx.json": (90.5, 87.0),
+}
+# a decision field and its value (a string, or the first bytes of anything else)
+DECISION_PAIR = re.compile(
+    rb'"(status|state|conclusion|severity|result|code|error)"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?[0-9][0-9.eE+-]*|true|false)'
+)
+
+
+def reduce_alone(raw: bytes, **json_cfg):
+    """The reducer alone: (visible, {group: content}, plan), after checking the exact restore."""
+    config = Config(json=JsonConfig(**json_cfg)) if json_cfg else Config()
+    plan = json_reducer.reduce(raw, "coarse", config)
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, list(contents.values())) == raw
+    return visible, contents, plan
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_real_document_keeps_its_signals_restores_and_saves(name, home):
+    raw = (FIXTURES / name).read_bytes()
+    planted = SIDECAR[name]
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted)
+    assert packet.type == "json" and not packet.guard
+    for signal in planted:
+        assert signal.encode() in packet.visible, signal
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    assert packet.measure.saved_pct >= SAVED[name][1]
+    msgspec.json.decode(reduce_alone(raw)[0])  # the reducer's text is still one valid JSON document
+    store = Store(home)
+    for ref in packet.references:  # every ref holds bytes of the original
+        assert store.get(ref.id).content
+
+
+@pytest.mark.parametrize("name", ["github_check_runs.json", "github_workflow_runs.json"])
+def test_each_item_of_an_api_list_is_named_by_its_identity(name):
+    """Room left under the ceiling shows the folded items of a list by what names them: every item's
+    own ``id`` and ``name`` (read here with the standard library) are visible, each exactly as written,
+    and the document stays valid JSON that restores exactly."""
+    raw = (FIXTURES / name).read_bytes()
+    doc = json.loads(raw)
+    items = next(v for v in doc.values() if isinstance(v, list))
+    assert len(items) >= 5
+    visible, _, plan = reduce_alone(raw)
+    msgspec.json.decode(visible)
+    sep = b'": ' if b'": ' in raw else b'":'
+    for item in items:
+        for key in ("id", "name"):
+            if key in item:
+                value = json.dumps(item[key]).encode()
+                assert b'"' + key.encode() + sep + value in visible, (key, value)
+    assert b"more keys: #ref:" in visible  # the rest of each item is named, not dropped
+
+
+@pytest.mark.parametrize("name", [name for name in sorted(SAVED) if name.startswith("github_")])
+def test_every_decision_value_stays_visible(name):
+    """Independent of the reducer's rules: each distinct (decision field, value) of the input is
+    visible at least once."""
+    raw = (FIXTURES / name).read_bytes()
+    visible, _, _ = reduce_alone(raw)
+    pairs = {(m.group(1), m.group(2)) for m in DECISION_PAIR.finditer(raw)}
+    shown = {(m.group(1), m.group(2)) for m in DECISION_PAIR.finditer(visible)}
+    assert pairs and pairs <= shown, pairs - shown
+
+
+def test_median_saving_over_the_real_documents():
+    saved = []
+    for name in SAVED:
+        raw = (FIXTURES / name).read_bytes()
+        visible, _, _ = reduce_alone(raw)
+        saved.append(100 * (1 - len(visible) / len(raw)))
+    assert statistics.median(saved) >= 87.0  # measured: 89.7
+
+
+def _items_in_order(visible: bytes, key: bytes) -> list:
+    """The visible items of the array under ``key``: dicts, or marker strings."""
+    return msgspec.json.decode(visible)[key.decode()]
+
+
+@pytest.mark.parametrize("name, key", [("github_workflow_runs.json", b"workflow_runs"),
+                                       ("github_check_runs.json", b"check_runs")])
+def test_fold_markers_stand_where_the_folded_items_stood(name, key):
+    raw = (FIXTURES / name).read_bytes()
+    original = json.loads(raw)[key.decode()]
+    visible, contents, plan = reduce_alone(raw, identity=False)  # the folds alone (the identity view: above)
+    shown = _items_in_order(visible, key)
+    at = 0  # position in the original array
+    folded = 0
+    for item in shown:
+        if isinstance(item, str):
+            count = int(re.fullmatch(r"\u2026 (\d+) more items?: #ref:ctx_[0-9a-f]{6}", item).group(1))
+            at += count
+            folded += count
+        else:
+            assert item["id"] == original[at]["id"]  # the next kept item is the next one of the input
+            at += 1
+    assert at == len(original) and folded >= 1
+    # the kept items include every failing or cancelled one, with its decision fields as they were
+    kept = {item["id"] for item in shown if isinstance(item, dict)}
+    for item in original:
+        if item["conclusion"] != "success":
+            assert item["id"] in kept
+
+
+def test_items_differing_only_in_a_decision_field_are_kept():
+    """Dependabot alerts: an auto-dismissed one and a low-severity one carry no failure word, and
+    stay because their state / severity differ from every other kept alert's."""
+    raw = (FIXTURES / "github_dependabot_alerts.json").read_bytes()
+    original = json.loads(raw)
+    visible, _, _ = reduce_alone(raw, identity=False)  # the items kept whole (by identity: another test)
+    shown = msgspec.json.decode(visible)
+    def key(alert):
+        return alert["html_url"]  # the repository object of later alerts is a marker (same as above)
+
+    order = [key(a) for a in original]
+    kept = [key(a) for a in shown if isinstance(a, dict)]
+    assert kept == [k for k in order if k in kept]  # in order
+    by_key = {key(a): a for a in original}
+    assert {by_key[k]["state"] for k in kept} == {a["state"] for a in original}
+    assert {by_key[k]["security_advisory"]["severity"] for k in kept} == {a["security_advisory"]["severity"] for a in original}
+    assert len(kept) < len(original)  # and something is folded all the same
+    # with the fields not looked at, the middle auto-dismissed and low-severity alerts fold away
+    visible, _, _ = reduce_alone(raw, fold_fields=[])
+    kept = [key(a) for a in msgspec.json.decode(visible) if isinstance(a, dict)]
+    middle = [by_key[k] for k in order[1:-1] if k not in kept]
+    assert {"auto_dismissed"} <= {a["state"] for a in middle}
+    assert {"low"} <= {a["security_advisory"]["severity"] for a in middle}
+
+
+def test_registry_time_map_keeps_the_current_version_and_refs_restore_it():
+    raw = (FIXTURES / "npm_view_vite.json").read_bytes()
+    original = json.loads(raw)
+    visible, contents, plan = reduce_alone(raw)
+    lines = visible.split(b"\n")
+    start = lines.index(b'  "time": {')
+    end = lines.index(b"  },", start)
+    time_lines = lines[start + 1 : end]
+    latest = original["dist-tags"]["latest"]
+    assert f'    "{latest}": "{original["time"][latest]}"'.encode() in time_lines
+    markers = [line for line in time_lines if line.lstrip().startswith('"\u2026": '.encode())]
+    assert markers and len(time_lines) <= 3 + 2 * len(markers) + 2
+    # the time map's ref holds exactly the members it folded, as they were written
+    [marker] = {MARKER_BYTES.search(line).group() for line in markers}
+    group = list(plan.reasons)[int(marker[len(b"#ref:ctx_"):], 16)]
+    parked = contents[group]
+    shown_keys = {json.loads(b"{" + line.rstrip(b",") + b"}").popitem()[0] for line in time_lines if line not in markers}
+    for version, when in original["time"].items():
+        member = f'"{version}": "{when}"'.encode()
+        assert (member in parked) != (version in shown_keys), version
+    # the versions list keeps the latest too
+    versions = msgspec.json.decode(visible)["versions"]
+    assert latest in versions and versions[0] == original["versions"][0]
+
+
+def test_pypi_releases_map_keeps_the_current_release_whole():
+    raw = (FIXTURES / "pypi_httpx.json").read_bytes()
+    original = json.loads(raw)
+    doc = msgspec.json.decode(reduce_alone(raw)[0])
+    current = original["info"]["version"]
+    assert doc["releases"][current] == original["releases"][current]
+    assert len(doc["releases"]) < len(original["releases"]) / 4
+
+
+def test_link_fields_are_parked_per_object_and_html_url_stays():
+    raw = (FIXTURES / "github_workflow_runs.json").read_bytes()
+    visible, contents, plan = reduce_alone(raw, identity=False)  # items kept whole (by identity: above)
+    assert b'"url":"https://api.github.com' not in visible and b'_url":"https://api.github.com' not in visible
+    doc = msgspec.json.decode(visible)
+    for run in (item for item in doc["workflow_runs"] if isinstance(item, dict)):
+        assert run["html_url"].startswith("https://github.com/")
+        assert re.fullmatch(r"\d+ links: #ref:ctx_[0-9a-f]{6}", run["*_url|url"])
+    link_refs = [content for group, content in contents.items() if group.startswith("links ")]
+    assert any(b'"jobs_url":"https://api.github.com/repos/' in content for content in link_refs)
+    # configurable: with links_noise off they stay where they were
+    visible, _, _ = reduce_alone(raw, links_noise=False)
+    assert b'"jobs_url":"https://api.github.com/repos/' in visible and b"links: #ref" not in visible
+
+
+@pytest.mark.parametrize("name", ["github_check_runs.json", "github_dependabot_alerts.json", "npm_view_vite.json"])
+def test_pretty_printing_and_key_order_stay_as_written(name):
+    """Every visible line but the markers is a line of the input, and lines keep their order."""
+    raw = (FIXTURES / name).read_bytes()
+    visible, _, _ = reduce_alone(raw)
+    raw_lines = raw.split(b"\n")
+    position = 0
+    for line in visible.split(b"\n"):
+        if MARKER_BYTES.search(line):
+            continue
+        position = raw_lines.index(line, position) + 1  # found at or after the previous one
+
+
+def _packages(n: int, pad: int = 0) -> bytes:
+    items = [{"name": f"pkg-{i:03d}", "version": f"1.{i}.0", "summary": "x" * pad} for i in range(n)]
+    return json.dumps(items, indent=2).encode()
+
+
+def test_a_small_package_list_is_shown_whole():
+    raw = _packages(40)
+    packet = reduce_bytes(raw, forced_type="json")
+    for i in range(40):
+        assert b'"name": "pkg-%03d"' % i in packet.visible
+    assert packet.restore_pass and packet.recovery_pass
+
+
+def test_a_big_package_list_still_folds():
+    raw = _packages(400, pad=200)
+    packet = reduce_bytes(raw, forced_type="json")
+    assert len(packet.visible) < len(raw) // 4
+    assert b"more items" in packet.visible and packet.restore_pass
+
+
+def test_noise_in_a_small_document_goes_to_a_ref_all_the_same():
+    doc = {"id": 7, "status": "failed", "telemetry": {"spans": ["a" * 50] * 20},
+           "items": [{"name": f"n{i}", "state": "ok"} for i in range(30)]}
+    raw = json.dumps(doc, indent=2).encode()
+    packet = reduce_bytes(raw, forced_type="json")
+    assert b'"status": "failed"' in packet.visible and b"a" * 50 not in packet.visible
+    assert all(b'"name": "n%d"' % i in packet.visible for i in range(30))
+    assert packet.restore_pass
+
+
+def test_under_a_small_ceiling_a_small_list_is_still_shown_whole():
+    """Under Codex's 9,000-byte ceiling half the ceiling would fold a 4 KB package list; the room is at
+    least ``ROOM_MIN``, so every package stays visible (the packet's budget: 9,000 bytes)."""
+    from operators.types import json as jsontype
+
+    raw = _packages(52)  # (under 4 KB: a few big items fold whatever the room)
+    assert 3_500 < len(raw) <= jsontype.ROOM_MIN
+    packet = reduce_bytes(raw, forced_type="json", budget=9_000 // 4)
+    for i in range(52):
+        assert b'"name": "pkg-%03d"' % i in packet.visible
+    assert packet.restore_pass
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "types"
+CEILING = 25_000
+
+
+def data(name: str) -> bytes:
+    path = DATA / name
+    return gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
+
+
+def cut(module, kind: str, raw: bytes, budget: int) -> bytes:
+    """The type's plan cut to ``budget`` by the output ceiling: its visible text, restore checked."""
+    plan = fit(module.reduce(raw, "coarse", Config()), budget, kind, Config())
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    return visible
+
+
+# -- JSON ---------------------------------------------------------------------------------------------
+def json_cut(raw: bytes) -> bytes:
+    from operators.types import json as jsontype
+
+    return cut(jsontype, "json", raw, CEILING)
+
+
+def test_a_test_report_shows_every_test_whose_outcome_is_not_the_usual_one():
+    raw = data("pytest_json_report_attrs_funcs.json.gz")  # 635 passed, 10 failed, 7 skipped, 1 xfailed
+    doc = json.loads(raw)
+    assert classify(raw)[0] == "json" and len(raw) > 400_000
+    visible = json_cut(raw)
+    assert len(visible) <= CEILING
+    unusual = [t for t in doc["tests"] if t["outcome"] != "passed"]
+    assert len(unusual) == 18
+    for test in unusual:
+        assert b'{"nodeid": %s, "lineno": %d, "outcome": "%s"' % (
+            json.dumps(test["nodeid"]).encode(), test["lineno"], test["outcome"].encode()) in visible, test["nodeid"]
+    for test in (t for t in unusual if t["outcome"] == "failed"):  # each failure's crash message as written
+        assert json.dumps(test["call"]["crash"]["message"]).encode() in visible
+    assert visible.count(b'"outcome": "passed", "keywords"') <= 6  # the passed ones are folded
+    assert b'"\xe2\x80\xa6": "traceback, longrepr: #ref:ctx_' in visible  # the bulk of a failure, named
+
+
+def test_a_linter_json_after_its_warnings_is_json_with_every_rule_and_message():
+    raw = data("ruff_json_httpx_client.txt.gz")  # ruff prints two warning lines before the array
+    assert raw.startswith(b"warning: ") and classify(raw) == ("json", "parses as JSON after 2 lines printed before it")
+    items = json.loads(raw[raw.index(b"\n[") + 1 :])
+    visible = json_cut(raw)
+    assert visible.startswith(raw[: raw.index(b"\n[") + 3])  # the warnings as printed, then the array
+    assert len(visible) <= CEILING and len(raw) > 6 * len(visible)
+    for code in {item["code"] for item in items}:
+        assert b'"code": "%s"' % code.encode() in visible, code
+    for message in {item["message"] for item in items}:  # they repeat: each distinct one stays
+        assert b'"message": ' + json.dumps(message).encode() in visible, message
+
+
+def test_a_linter_json_with_mostly_distinct_messages_keeps_every_rule():
+    raw = data("ruff_json_typer_main.txt.gz")
+    items = json.loads(raw[raw.index(b"\n[") + 1 :])
+    visible = json_cut(raw)
+    assert classify(raw)[0] == "json" and len(visible) <= CEILING
+    for code in {item["code"] for item in items}:
+        assert b'"code": "%s"' % code.encode() in visible, code
+
+
+def test_ndjson_after_a_warning_line_is_json_and_keeps_its_odd_lines():
+    from operators.types import json as jsontype
+
+    lines = [json.dumps({"ts": f"2024-01-01T00:00:{i:02d}", "level": "error" if i % 17 == 5 else "info",
+                         "msg": "upstream timed out" if i % 17 == 5 else "request handled", "id": i}) for i in range(60)]
+    raw = ("npm warn config production Use `--omit=dev` instead.\n" + "\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "json"
+    plan = jsontype.reduce(raw, "coarse", Config())
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    assert visible.startswith(b"npm warn config production") and len(visible) < len(raw) / 2
+    for i in (5, 22, 39, 56):  # every error line stays
+        assert lines[i].encode() + b"\n" in visible

@@ -1,0 +1,286 @@
+"""The gitblame type (operators/types/gitblame.py): every code line and each commit once, definition lines
+as git printed them, the budget fitted on real blames; byte-exact restore."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, reduce_bytes
+from operators.ceiling import CeilingSettings, fit, visible_size
+from operators.classify import classify
+from operators.config import config_class
+from operators.reduction import omissions, render, restore
+from operators.signals import load_sidecar
+from operators.types import gitblame
+from operators.vocab import SIGNAL_RE
+
+SIDECAR = load_sidecar(FIXTURES / "signals.toml")
+EXPECTED_TYPE = {
+    "git_blame_s.txt": "gitblame",
+    "git_blame.txt": "gitblame",
+    "git_blame_porcelain.txt": "gitblame",
+    "git_blame_line_porcelain.txt": "gitblame",
+}
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def run(module, raw: bytes, granularity: str = "coarse", config=None):
+    """The module's plan on ``raw``: the visible bytes and each group's bytes, restore checked."""
+    plan = module.reduce(raw, granularity, config or config_class()())
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
+    return visible, contents
+
+
+# --- detection -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
+def test_each_fixture_is_classified_as_its_git_type(name):
+    assert classify(fixture(name))[0] == EXPECTED_TYPE[name]
+
+
+# --- must-see strings and the three invariants, through the whole graph --------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
+def test_planted_signals_survive_and_everything_restores(name):
+    raw = fixture(name)
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=SIDECAR[name])
+    assert packet.type == EXPECTED_TYPE[name]
+    for signal in SIDECAR[name]:
+        assert signal.encode() in packet.visible, signal
+    assert packet.signal_pass, packet.missing_signals
+    assert packet.recovery_pass and packet.restore_pass
+    refs = b"".join(bytes(r.content) for r in packet.references)
+    assert len(raw) - len(refs) <= len(packet.visible)  # nothing neither shown nor stored
+
+
+# --- git blame -----------------------------------------------------------------------------------
+
+
+def test_blame_shows_each_commit_once_and_every_code_line():
+    raw = fixture("git_blame.txt")
+    visible, _ = run(gitblame, raw)
+    rows = raw.split(b"\n")[:-1]
+    shown = visible.split(b"\n")
+    for row in rows:
+        number_and_code = re.search(rb" +(\d+\) .*)$", row).group(1)
+        assert any(line.endswith(number_and_code) for line in shown), row
+    def whole(row: bytes) -> bool:  # a line with a signal word or a definition stays as git printed it
+        return bool(SIGNAL_RE.search(row) or re.search(rb"\d\) \s*(?:def|class) ", row))
+
+    for commit in {row.split(b" ", 1)[0] for row in rows if not whole(row)}:
+        introduced = re.findall(rb"^" + re.escape(commit) + rb" \(", visible, re.M)
+        # author and date once per commit (and on its lines kept whole)
+        kept = sum(1 for row in rows if row.startswith(commit + b" (") and whole(row))
+        assert len(introduced) == 1 + kept, commit
+    # a commit's first line: author and date without time and zone; a definition line as git printed it
+    assert b"e21793e90 (Filipe Brandenburger 2024-11-17   8) from ._make import" in visible
+    assert b"e21793e90 (Filipe Brandenburger 2024-11-17 03:15:26 -0800  36)         def optional_converter(" in visible
+    assert len(visible) < 0.5 * len(raw)
+
+
+def test_blame_porcelain_keeps_code_and_one_author_and_summary_per_run():
+    raw = fixture("git_blame_porcelain.txt")
+    visible, _ = run(gitblame, raw)
+    for line in raw.split(b"\n"):
+        if line.startswith(b"\t"):
+            assert line + b"\n" in visible
+    assert b"author-mail" not in visible and b"committer-time" not in visible
+    assert visible.count(b"summary Add on_setattr hooks to attr.s and attr.ib (#660)") >= 1
+
+
+def test_blame_s_shows_each_runs_commit_and_every_number_and_code():
+    raw = fixture("git_blame_s.txt")  # git blame -s (a file blame followed across a rename)
+    visible, _ = run(gitblame, raw)
+    shown = visible.split(b"\n")
+    rows = raw.split(b"\n")[:-1]
+    assert rows[0] in shown  # the file name once, on the first line
+    prev = None
+    for row in rows:
+        commit = row.split(b" ", 1)[0]
+        number_and_code = re.search(rb" +(\d+\) .*)$", row).group(1)
+        if commit != prev:  # each run shows its commit
+            assert any(line.startswith(commit + b" ") and line.endswith(number_and_code) for line in shown), row
+        else:
+            assert number_and_code in visible
+        prev = commit
+    # the file name column is shown when it changes (old lines come from attr/__init__.py), and on
+    # lines with a signal word (kept whole)
+    files = [re.match(rb"\S+ (.*?) +\d+\) ", row).group(1) for row in rows]
+    changes = 1 + sum(1 for a, b in zip(files, files[1:]) if a != b)
+    whole = sum(1 for row in rows[1:] if SIGNAL_RE.search(row) or re.search(rb"\d\) \s*(?:def|class) ", row))
+    assert 1 <= visible.count(b"attr/__init__.py") <= changes + whole < len(rows) / 3
+    assert len(visible) < 0.75 * len(raw)
+
+
+def test_blame_signal_lines_stay_whole():
+    raw = fixture("git_blame.txt")
+    with_error = [line for line in raw.split(b"\n") if b"Error" in line or b"error" in line]
+    visible, _ = run(gitblame, raw)
+    for line in with_error:
+        assert line in visible
+
+
+# --- odd input: never raises, always restores ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
+def test_crlf_no_final_newline_and_cut_inputs_restore(name):
+    raw = fixture(name)
+    module = gitblame
+    run(module, raw.replace(b"\n", b"\r\n"))
+    run(module, raw.rstrip(b"\n"))
+    rng = random.Random(name)
+    for _ in range(15):
+        a = rng.randrange(len(raw))
+        b = rng.randrange(a, len(raw) + 1)
+        run(module, raw[a:b])
+        mutated = bytearray(raw)
+        for _ in range(5):
+            mutated[rng.randrange(len(mutated))] = rng.choice(b"\n\r\x00\xff +-@c:")
+        run(module, bytes(mutated))
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "types"
+BLAME_RE = re.compile(rb"^\^?[0-9a-f]{7,40} (?:\S+ +)?\(.*? +\d+\) (.*)$")
+DEFINITION = {  # what a reader of each language calls a definition (independent of the type's patterns)
+    "go": re.compile(rb"^(?:func |type \w+ (?:struct|interface)\b)"),
+    "py": re.compile(rb"^\s*(?:async def|def|class) \w+"),
+    "js": re.compile(rb"^\s*(?:function \w+|class \w+|[\w.]+ = function\b)"),
+    "rs": re.compile(rb"^\s*(?:pub(?:\([^)]*\))? )?(?:fn|struct|enum|trait|impl|type|union)\b"),
+}
+
+
+def data(name: str) -> bytes:
+    raw = (DATA / name).read_bytes()
+    return gzip.decompress(raw) if name.endswith(".gz") else raw
+
+
+def definitions(raw: bytes, lang: str) -> list[bytes]:
+    out = []
+    for line in raw.split(b"\n"):
+        m = BLAME_RE.match(line)
+        if m and DEFINITION[lang].match(m.group(1)):
+            out.append(line)
+    return out
+
+
+def run_blame(raw: bytes, config=None):
+    plan = gitblame.reduce(raw, "coarse", config or config_class()())
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
+    return plan, visible, contents
+
+
+def test_definition_lines_stay_as_git_printed_them_the_others_are_compact():
+    raw = data("git_blame_axios_searchparams_js.txt")
+    _, visible, _ = run_blame(raw)
+    defs = definitions(raw, "js")
+    assert len(defs) >= 4 and any(b"prototype.append = function append(" in d for d in defs)
+    shown = visible.split(b"\n")
+    for line in defs:
+        assert line in shown, line
+    # a line that is no definition keeps its number and code, not its date and time
+    assert b"2022-05-25 09:16:38 +0300 15)" not in visible
+    assert re.search(rb"^934f390cc +15\)     '!': '%21',$", visible, re.M)
+
+
+def test_rust_items_and_methods_are_definitions():
+    raw = data("git_blame_clap_action_rs.txt.gz")
+    _, visible, _ = run_blame(raw)
+    defs = definitions(raw, "rs")
+    assert any(b") pub enum ArgAction {" in d for d in defs) and any(b" fn " in d for d in defs)
+    shown = set(visible.split(b"\n"))
+    assert [d for d in defs if d not in shown] == []
+
+
+def test_a_blame_over_the_ceiling_keeps_every_definition_and_fits_by_itself():
+    raw = data("git_blame_fzf_light_go.txt.gz")
+    config = config_class()(ceiling=CeilingSettings(max_chars=50_000))  # room for the lines after each definition
+    plan, visible, contents = run_blame(raw, config)
+    defs = definitions(raw, "go")
+    assert len(defs) > 80 and len(raw) > 100_000
+    shown = set(visible.split(b"\n"))
+    assert [d for d in defs if d not in shown] == []
+    assert visible_size(plan) <= config.ceiling.target_chars * gitblame.ROOM_SHARE < 0.5 * config.ceiling.max_chars
+    # the lines between the definitions are counted in place and kept in one ref
+    folds = [int(n.replace(b",", b"")) for n in re.findall(rb"^\[\xe2\x80\xa6 ([\d,]+) lines\]$", visible, re.M)]
+    assert folds and sum(folds) == bytes(contents[gitblame.BODY_GROUP]).count(b"\n")
+    # the source stays readable: a definition is followed by the lines right after it
+    first = defs[0]
+    after = raw.split(first + b"\n", 1)[1].split(b"\n", 1)[0]
+    assert BLAME_RE.match(after).group(1) in visible
+
+
+def test_a_blame_under_the_ceiling_shows_every_line():
+    raw = data("git_blame_axios_searchparams_js.txt")
+    _, visible, _ = run_blame(raw)
+    for line in raw.split(b"\n"):
+        m = BLAME_RE.match(line)
+        if m:
+            assert m.group(1) in visible
+    assert b"lines]\n" not in visible
+
+
+def test_under_a_small_budget_the_definitions_come_first():
+    raw = data("git_blame_attrs_validators_py.txt.gz")
+    plan, _, _ = run_blame(raw, config_class()(ceiling=CeilingSettings(max_chars=50_000)))  # a plan the budget cuts
+    defs = definitions(raw, "py")
+    assert len(defs) >= 30
+    budget = 16_000  # the definitions and a gap line between each two fit, the rest does not
+    assert visible_size(plan) > budget + 4000
+    cut = fit(plan, budget, "gitblame", config_class()())
+    contents = omissions(cut)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible, layout, _ = render(cut, ids)
+    assert restore(visible, layout, [contents[g] for g in cut.reasons]) == raw
+    shown = set(visible.split(b"\n"))
+    assert [d for d in defs if d not in shown] == []
+
+
+def test_rank_lines_puts_definitions_in_tier_zero_and_code_signal_words_in_tier_one():
+    lines = [
+        b"046beaaaa (Hynek Schlawack 2021-12-27   1) # SPDX-License-Identifier: MIT",
+        b"  2) ",
+        b"e21793e90 (Filipe Brandenburger 2024-11-17 03:15:26 -0800  36)         def optional_converter(val, inst, field):",
+        b"  37)             raise ValueError('x')",
+        b"[\xe2\x80\xa6 12 lines]",
+    ]
+    ranked = gitblame.rank_lines(lines, None)
+    assert ranked[2] == (0, 0) and ranked[3] == (1, 0) and ranked[0] == (2, 0) and ranked[4] is None
+    porcelain = [  # --porcelain: the code lines start with a tab
+        b"fdfd51e24c0ee8c4ec39bd3bc1a6e45b3ff7c0ff 33 33 2",
+        b"author Timothy Emiola",
+        b"\tdef optional(converter):",
+        b"\t    return converter",
+    ]
+    ranked = gitblame.rank_lines(porcelain, None)
+    assert ranked[2] == (0, 0) and ranked[3] == (2, 0) and ranked[0] is None
+
+
+def test_a_blame_of_a_file_without_definitions_is_not_fitted():
+    raw = data("git_blame_fzf_changelog_head1000.txt.gz")  # prose: no definition to fit by
+    plan, visible, _ = run_blame(raw)
+    assert visible_size(plan) > 25_000  # left to the output ceiling's head and tail
+    assert gitblame.BODY_GROUP not in plan.reasons and b" lines]\n" not in visible
+
+
+def test_the_whole_pipeline_shows_every_definition_of_a_big_blame():
+    raw = data("git_blame_fzf_light_go.txt.gz")
+    packet = reduce_bytes(raw)
+    assert packet.type == "gitblame" and packet.restore_pass and packet.signal_pass
+    shown = set(packet.visible.split(b"\n"))
+    assert [d for d in definitions(raw, "go") if d not in shown] == []

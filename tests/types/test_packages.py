@@ -1,0 +1,91 @@
+"""The packages type (operators/types/packages.py): npm ls, pipdeptree, pip list/freeze keep every root and
+problem line; byte-exact restore."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import FIXTURES, reduce_bytes
+from operators.classify import classify
+from operators.reduction import omissions, render, restores_to
+from operators.signals import load_sidecar
+from operators.types import packages
+
+TYPED = {
+    "npm_ls_all.txt": "packages",
+    "pip_list.txt": "packages",
+    "pipdeptree.txt": "packages",
+}
+
+
+def raw_of(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def planted(name: str) -> list[str]:
+    return load_sidecar(FIXTURES / "signals.toml")[name]
+
+
+def reduced(module, raw: bytes) -> tuple[bytes, dict]:
+    """Reduce with one type directly; the plan must restore the original; visible text and refs."""
+    plan = module.reduce(raw, "coarse", None)
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    for group in refs:
+        assert f"#ref:{ids[group]}".encode() in visible, group
+    return visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+
+
+# -- the fixtures through the product -------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(TYPED))
+def test_fixture_is_classified_as_its_type(name):
+    assert classify(raw_of(name))[0] == TYPED[name]
+
+
+@pytest.mark.parametrize("name", sorted(TYPED))
+def test_fixture_through_the_graph_keeps_signals_and_restores(name):
+    raw = raw_of(name)
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
+    assert packet.type == TYPED[name]
+    missing = [s for s in planted(name) if s.encode() not in packet.visible]
+    assert missing == []
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    for ref in packet.references:
+        assert f"#ref:{ref.id}".encode() in packet.visible
+        assert len(ref.content) > 0
+
+
+# -- packages -------------------------------------------------------------------------------------
+def test_npm_ls_keeps_every_top_level_dependency_and_problem_line():
+    raw = raw_of("npm_ls_all.txt")
+    visible, refs = reduced(packages, raw)
+    top = [line for line in raw.splitlines() if re.match("^(?:├|└)─(?:┬|─) ".encode(), line)]
+    assert len(top) == 10
+    for line in top:
+        assert b"\n" + line + b"\n" in visible
+    for line in raw.splitlines():
+        if re.search(rb"UNMET|invalid|extraneous|npm error", line):
+            assert line in visible, line
+    assert b"(75 deduped)" in visible
+    assert b"ms@2.1.3" not in visible and any(b"ms@2.1.3" in c for c in refs.values())
+
+
+def test_pipdeptree_keeps_every_root_and_first_level_requirement():
+    raw = raw_of("pipdeptree.txt")
+    visible, _ = reduced(packages, raw)
+    for line in raw.splitlines():
+        if not line.startswith((" ".encode(), "│".encode())):  # a root package or one of its requirements
+            assert b"\n" + line + b"\n" in b"\n" + visible, line
+    assert b"more packages" in visible and len(visible) < len(raw)
+
+
+def test_pip_list_and_freeze_pass_through_whole():
+    raw = raw_of("pip_list.txt")
+    assert reduced(packages, raw) == (raw, {})
+    freeze = b"".join(line.split()[0] + b"==" + line.split()[1] + b"\n" for line in raw.splitlines()[2:])
+    assert classify(freeze * 2)[0] == "packages"
+    assert reduced(packages, freeze * 2) == (freeze * 2, {})
