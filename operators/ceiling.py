@@ -81,6 +81,7 @@ REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
+_BLANK = re.compile(rb"^[\r \t]*$", re.M)  # a line of spaces, tabs and carriage returns at most
 
 
 # What each agent host puts in the model's context of one tool output, and the budget that stays in it:
@@ -291,53 +292,40 @@ def _fold_suffix(text: bytes, count: int, first: tuple[int, int], last: tuple[in
     return out + b")"
 
 
-def _line_spans(text: bytes) -> list[tuple[int, int]]:
-    """(start, end) of every line of ``text``, newline excluded (a last line without one included)."""
-    spans, pos, n = [], 0, len(text)
-    find = text.find
-    while pos < n:
-        end = find(b"\n", pos)
-        if end < 0:
-            end = n
-        spans.append((pos, end))
-        pos = end + 1
-    return spans
-
-
-def _groups(text: bytes, spans: list[tuple[int, int]], order: list[int]) -> list[list]:
+def _groups(lines, order: list[int]) -> list[list]:
     """[count, first (start, end), last (start, end), every member's span] per group of the lines
     ``order`` names, in that order: the lines of one template (``template``) are one group."""
-    keys = templates([text[spans[i][0]:spans[i][1]] for i in order])
+    text = lines.text
+    spans = [lines.span(i) for i in order]
+    keys = templates([text[a:b] for a, b in spans])
     groups: dict[bytes, list] = {}
-    for key, i in zip(keys, order):
+    for key, span in zip(keys, spans):
         g = groups.get(key)
         if g is None:
-            groups[key] = [1, spans[i], spans[i], [spans[i]]]
+            groups[key] = [1, span, span, [span]]
         else:
             g[0] += 1
-            g[3].append(spans[i])
-            if spans[i][0] < g[1][0]:
-                g[1] = spans[i]
-            if spans[i][0] > g[2][0]:
-                g[2] = spans[i]
+            g[3].append(span)
+            if span[0] < g[1][0]:
+                g[1] = span
+            if span[0] > g[2][0]:
+                g[2] = span
     return list(groups.values())
 
 
-def _ranked(text: bytes, kind: str, config) -> tuple[list[tuple[int, int]], list[list[int]]]:
-    """The line spans of ``text`` and the non-blank lines of tiers 0 and 1 (``operators.rank``), each
-    tier best rank first, then in order."""
-    from operators.rank import line_tiers
+def _ranked(text: bytes, kind: str, config):
+    """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line)
+    and the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
+    order."""
+    from operators.rank import Lines, blank_lines, line_tiers
 
-    spans = _line_spans(text)
-    lines = [text[a:b] for a, b in spans]
+    lines = Lines(text)
     tiers, ranks = line_tiers(kind, lines, config)
-    out: list[list[int]] = [[], []]
-    for i, tier in enumerate(tiers):
-        if tier < 2 and lines[i].strip():
-            out[tier].append(i)
+    blank = set(blank_lines(lines))
+    out = [[i for i, tier in enumerate(tiers) if tier == t and i not in blank] for t in (0, 1)]
     for order in out:
         order.sort(key=ranks.__getitem__)  # stable: in order inside a rank
-    return spans, out
+    return lines, out
 
 
 def target(budget: int) -> int:
@@ -354,10 +342,11 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     lines) left out."""
     choice = _Choice(view, budget, kinds)
     text = view.text
-    spans, (must, context) = _ranked(text, kind, config)
+    lines, (must, context) = _ranked(text, kind, config)
+    starts = lines.starts
     left = []  # groups whose line did not fit
     fold = signals_kind(kind, config) == "lines"
-    groups = _groups(text, spans, must) if fold else []
+    groups = _groups(lines, must) if fold else []
     rest: list[int] = []  # must-see lines (of a type whose signals are not lines) past the share
     if must:
         choice.used += SUMMARY_EST
@@ -373,8 +362,8 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
                 if choice.used >= share:
                     rest = must[k:]
                     break
-                if not choice.add(spans[i][0], _line_end(text, spans[i][0])):
-                    left.append((1, spans[i], spans[i]))
+                if not choice.add(starts[i], _line_end(text, starts[i])):
+                    left.append((1, lines.span(i), lines.span(i)))
         if not left and not rest:
             choice.used -= SUMMARY_EST
     soft = target(budget)
@@ -382,17 +371,17 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
     for i in context:
         if choice.used >= share:
             break
-        choice.add(spans[i][0], _line_end(text, spans[i][0]))
+        choice.add(starts[i], _line_end(text, starts[i]))
     _show_members(choice, text, groups, int(budget * CONTEXT_SHARE))
     full = choice.budget
     more = int(soft * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
     choice.budget = min(full, max(soft, choice.used + more) if _fills(kind, config) else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
-    _close_blank_gaps(choice, text, spans)
+    _close_blank_gaps(choice, text, lines)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
-    rest_left = sum(1 for i in rest if spans[i][0] not in items)
+    rest_left = sum(1 for i in rest if starts[i] not in items)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left
 
 
@@ -430,13 +419,14 @@ def _fits_itself(kind: str, config=None) -> bool:
     return bool(types.attr(kind, "FITS", False, config))
 
 
-def _close_blank_gaps(choice: _Choice, text: bytes, spans: list[tuple[int, int]]) -> None:
+def _close_blank_gaps(choice: _Choice, text: bytes, lines) -> None:
     """A blank line between two lines shown is shown too (cheaper than the gap line it spares)."""
-    for a, b in spans:
-        if a == b or not text[a:b].strip(b"\r \t"):
-            le = _line_end(text, a)
-            if a in choice.ends and le in choice.items:
-                choice.add(a, le)
+    starts = lines.starts
+    for i in lines.matching(_BLANK):
+        a = starts[i]
+        le = _line_end(text, a)
+        if a in choice.ends and le in choice.items:
+            choice.add(a, le)
 
 
 def _head_and_tail(choice: _Choice, text: bytes) -> None:

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
+from operators.kernel.diff_twins import line_starts
 from operators.store import MARKER_RE
 from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, SIGNAL_RE, WARN_RE,
                              display_line, is_signal_text)
@@ -40,6 +42,59 @@ FOLD_SCAN = re.compile(FOLD_PATTERN, re.M)
 SYNTHETIC_SCAN = re.compile(rb"^\[(?:\xe2\x80\xa6 )?[0-9][0-9,]* [^\]\n]*\]", re.M)  # "[N … lines]", "[… N lines …]"
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
 FAILED_HEAD = b"[command failed: exit code "
+BLANK_SCAN = re.compile(rb"^[ \t\r\x0b\x0c]*$", re.M)  # a line ``bytes.strip`` empties
+ITER_LINES = 4096  # lines split at a time when a ``Lines`` is iterated
+
+
+class Lines(Sequence):
+    """The lines of ``text`` (newline excluded, as ``text.split(b"\\n")`` without the empty piece after a
+    final newline) as a sequence, without a bytes object per line held: ``starts`` (8 bytes a line,
+    ``operators.kernel.diff_twins.line_starts``) says where each starts; a line is sliced when asked
+    for, and iterating splits a few thousand lines at a time."""
+
+    def __init__(self, text: bytes):
+        self.text = text
+        self.starts = line_starts(text)
+        self.n = len(self.starts) - 1
+        self.last_nl = text.endswith(b"\n")
+
+    def __len__(self) -> int:
+        return self.n
+
+    def end(self, i: int) -> int:
+        """Where line ``i`` ends, its newline excluded."""
+        e = self.starts[i + 1]
+        return e - 1 if i + 1 < self.n or self.last_nl else e
+
+    def span(self, i: int) -> tuple[int, int]:
+        return self.starts[i], self.end(i)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.n))]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return self.text[self.starts[i] : self.end(i)]
+
+    def __iter__(self):
+        text, starts = self.text, self.starts
+        for k in range(0, self.n, ITER_LINES):
+            yield from text[starts[k] : self.end(min(k + ITER_LINES, self.n) - 1)].split(b"\n")
+
+    def matching(self, scan: re.Pattern) -> list[int]:
+        """The lines a whole-text ``scan`` (a MULTILINE pattern that cannot cross a newline) matches, in order."""
+        starts, n = self.starts, self.n
+        found = [bisect_right(starts, m.start()) - 1 for m in scan.finditer(self.text)]
+        return [i for i in dict.fromkeys(found) if i < n]  # a match after a final newline is no line
+
+
+def blank_lines(lines) -> list[int]:
+    """The indexes of the lines ``bytes.strip`` empties, in order (one regex pass over a ``Lines``)."""
+    if isinstance(lines, Lines):
+        return lines.matching(BLANK_SCAN)
+    return [i for i, line in enumerate(lines) if not line.strip()]
 
 
 def signal_rank(shown: bytes, error: bool | None = None) -> int:
@@ -67,11 +122,10 @@ def is_context_line(text: bytes) -> bool:
 
 def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[int]]:
     """Each line's tier (0 must-see, 1 context, 2 other) and its rank inside the tier (0 first), for
-    the lines (no newline) of a reduced text of content type ``kind``."""
+    the lines (no newline) of a reduced text of content type ``kind``: a list, or a ``Lines`` (no
+    bytes object per line)."""
     from operators import types
 
-    tiers = [2] * len(lines)
-    ranks = [0] * len(lines)
     whole = types.attr(kind, "rank_lines", None, config)
     given = whole(lines, config) if whole is not None else None
     own = types.attr(kind, "tier", None, config) if given is None else None
@@ -81,32 +135,45 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
         todo = [i for i, ranked in enumerate(given) if ranked is None]
         signal, context = _general([lines[i] for i in todo])
         signal, context = {todo[j] for j in signal}, {todo[j] for j in context}
-    if given is None and own is None:  # the general rules alone: only the lines they name are visited
-        other = types.attr(kind, "OTHER_LINES", None, config)
-        if other is not None:
-            tiers, ranks = [other[0]] * len(lines), [other[1]] * len(lines)
-        context_rank = types.attr(kind, "CONTEXT_RANK", 0, config)
-        for i in context:
-            tiers[i], ranks[i] = 1, context_rank
+    if given is not None:
+        tiers = [2 if ranked is None else ranked[0] for ranked in given]
+        ranks = [0 if ranked is None else ranked[1] for ranked in given]
+        for i in context:  # disjoint from the signal lines
+            tiers[i] = 1
         for i in signal:
             tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
+    elif own is None:  # the general rules alone: only the lines they name are visited
+        tiers, ranks = _general_tiers(kind, lines, signal, context, config)
     else:
+        tiers, ranks = [2] * len(lines), [0] * len(lines)
         for i, line in enumerate(lines):
-            if given is not None:
-                ranked = given[i]
-            else:
-                ranked = own(line.rstrip(b"\r"), _shown(line), config)
+            ranked = own(line.rstrip(b"\r"), _shown(line), config)
             if ranked is not None:
                 tiers[i], ranks[i] = ranked
             elif i in signal:
                 tiers[i], ranks[i] = 0, signal_rank(_shown(line))
             elif i in context:
                 tiers[i] = 1
-    if lines and lines[0].startswith(FAILED_HEAD):
+    if len(lines) and lines[0].startswith(FAILED_HEAD):
         tiers[0], ranks[0] = 0, -1
+    blank = blank_lines(lines)
     if types.attr(kind, "PACK_CONTEXT", True, config):
-        _context(tiers, lines)
-    _blanks(tiers, ranks, lines)
+        _context(tiers, lines, set(blank))
+    _blanks(tiers, ranks, blank)
+    return tiers, ranks
+
+
+def _general_tiers(kind: str, lines, signal: set[int], context: set[int], config) -> tuple[list[int], list[int]]:
+    """Tiers and ranks by the general rules alone: the type's ``OTHER_LINES`` for the lines they do not name."""
+    from operators import types
+
+    other = types.attr(kind, "OTHER_LINES", None, config) or (2, 0)
+    tiers, ranks = [other[0]] * len(lines), [other[1]] * len(lines)
+    context_rank = types.attr(kind, "CONTEXT_RANK", 0, config)
+    for i in context:
+        tiers[i], ranks[i] = 1, context_rank
+    for i in signal:
+        tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
     return tiers, ranks
 
 
@@ -116,14 +183,21 @@ def _shown(line: bytes) -> bytes:
     return display_line(text) if (b"\x1b" in text or b"\r" in text) else text
 
 
-def _general(lines: list[bytes]) -> tuple[set[int], set[int]]:
+def _general(lines) -> tuple[set[int], set[int]]:
     """The indexes of the signal lines (``is_signal_text`` of the line as shown) and of the context
-    lines (``is_context_line``), found by whole-text scans: no per-line work for the other lines."""
-    text = b"\n".join(lines)
-    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    lines (``is_context_line``), found by whole-text scans: no per-line work for the other lines (a
+    ``Lines`` is scanned in place, a list joined once)."""
+    if isinstance(lines, Lines):
+        text, starts = lines.text, lines.starts
+    else:
+        text = b"\n".join(lines)
+        starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    n = len(lines)
 
     def hits(scan) -> set[int]:
-        return {bisect_right(starts, m.start()) - 1 for m in scan(text)}
+        found = {bisect_right(starts, m.start()) - 1 for m in scan(text)}
+        found.discard(n)  # a match after a final newline is no line
+        return found
 
     signal = hits(SIGNAL_RE.finditer) | hits(EXTRA_SIGNAL_SCAN.finditer)
     if b"\x1b" in text or b"\r" in text:  # what a terminal shows decides: those lines one by one
@@ -137,28 +211,27 @@ def _general(lines: list[bytes]) -> tuple[set[int], set[int]]:
     return signal - synthetic, context - (signal - synthetic)
 
 
-def _context(tiers: list[int], lines: list[bytes]) -> None:
+def _context(tiers: list[int], lines, blank: set[int]) -> None:
     """The lines right around a tier-0 line are its context (tier 1)."""
     n = len(lines)
-    for i, tier in enumerate(list(tiers)):
-        if tier == 0:
-            for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
-                if tiers[j] == 2 and lines[j].strip():
-                    tiers[j] = 1
+    for i in [i for i, tier in enumerate(tiers) if tier == 0]:
+        for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
+            if tiers[j] == 2 and j not in blank:
+                tiers[j] = 1
 
 
-def _blanks(tiers: list[int], ranks: list[int], lines: list[bytes]) -> None:
-    """A blank line belongs to the block around it: the better tier of its neighbours, last in it."""
-    blank = [not line.strip() for line in lines]
+def _blanks(tiers: list[int], ranks: list[int], blank: list[int]) -> None:
+    """A blank line belongs to the block around it: the better tier of its neighbours, last in it
+    (``blank``: the blank lines' indexes, in order; only they are visited)."""
+    n = len(tiers)
     prev_tier = 2
-    for i in range(len(lines)):
-        if blank[i]:
-            tiers[i], ranks[i] = prev_tier, BLANK_RANK
-        else:
-            prev_tier = tiers[i]
+    for k, i in enumerate(blank):
+        if not (k and blank[k - 1] == i - 1):  # the first of a run of blank lines
+            prev_tier = tiers[i - 1] if i else 2
+        tiers[i], ranks[i] = prev_tier, BLANK_RANK
     next_tier = 2
-    for i in range(len(lines) - 1, -1, -1):
-        if blank[i]:
-            tiers[i] = min(tiers[i], next_tier)
-        else:
-            next_tier = tiers[i]
+    for k in range(len(blank) - 1, -1, -1):
+        i = blank[k]
+        if not (k + 1 < len(blank) and blank[k + 1] == i + 1):  # the last of a run
+            next_tier = tiers[i + 1] if i + 1 < n else 2
+        tiers[i] = min(tiers[i], next_tier)
