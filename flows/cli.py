@@ -291,6 +291,53 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
+class _Commands(dict):
+    """The commands' parsers by name, each made the first time it is asked for: a run parses one
+    command, and making the thirteen others (three gettext look-ups and a help action each) cost every
+    start ~2 ms. Names, membership and help lines need no parser."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make  # name -> its parser
+
+    def __getitem__(self, name):
+        parser = dict.__getitem__(self, name)
+        if parser is None:
+            parser = self._make(name)
+            dict.__setitem__(self, name, parser)
+        return parser
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+
+class _LazySubParsers(argparse._SubParsersAction):
+    """``add_subparsers`` whose ``add_parser`` notes a command (its help line shows at once) and makes
+    its parser only when that command is parsed (``_Commands``); every command added returns None."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._specs: dict[str, dict] = {}
+        self._name_parser_map = self.choices = _Commands(self._parser_of)
+
+    def add_parser(self, name, **kwargs):
+        if kwargs.get("prog") is None:
+            kwargs["prog"] = f"{self._prog_prefix} {name}"
+        if "help" in kwargs:
+            self._choices_actions.append(self._ChoicesPseudoAction(name, (), kwargs.pop("help")))
+        self._specs[name] = kwargs
+        dict.__setitem__(self._name_parser_map, name, None)
+
+    def _parser_of(self, name: str) -> argparse.ArgumentParser:
+        return self._parser_class(**self._specs[name])
+
+
 class _Version(argparse.Action):
     """``--version``: the installed package's version (read only when asked)."""
 
@@ -348,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", choices=["bytes4", "o200k", "cl100k"],
                         help="token counts in the trace: bytes/4 (default) or a real BPE count, offline "
                              "(needs pip install -e '.[tokenizers]'); overrides [reduce] tokenizer")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, action=_LazySubParsers)
     for name, (help_line, declare) in COMMANDS.items():
         sub.add_parser(name, help=help_line, declare=declare)
     return parser
