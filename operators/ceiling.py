@@ -19,7 +19,9 @@ the budget is spent:
 The budget is a ceiling for the must-see lines and only a *target* for the rest (``target``: half
 the budget, at least ``TARGET_MIN``): a reduced text under the target is shown as it is; over it,
 context, head and tail (a source file's body) stop at the target while must-see lines go on to the
-budget. A type whose reducer fits itself to the room (``FITS``: JSON, logs, diagnostics, blame) is
+budget. The target is the whole output's: what the type shows first when cut (``cut_head``: a source
+file's outline, a diff's file list) counts in it, so a file whose outline takes the target shows only
+a short head and tail of its body. A type whose reducer fits itself to the room (``FITS``: JSON, logs, diagnostics, blame) is
 cut at the budget only; an input whose raw text fits the budget is never cut (``apply``).
 
 Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
@@ -334,7 +336,7 @@ def target(budget: int) -> int:
     return min(budget, max(int(budget * TARGET_SHARE), TARGET_MIN))
 
 
-def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice, int, int]:
+def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -> tuple[_Choice, int, int]:
     """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
     type whose signals are lines, folded with its count) up to ``MUST_SHARE`` of the budget, tier 1
     up to ``CONTEXT_SHARE`` of the ``target``, then the head and the tail up to the target (a short
@@ -366,7 +368,8 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
                     left.append((1, lines.span(i), lines.span(i)))
         if not left and not rest:
             choice.used -= SUMMARY_EST
-    soft = target(budget)
+    whole = target(budget + head)  # the target is the whole output's, the type's first lines (``head``) included
+    soft = max(0, whole - head)
     share = int(soft * CONTEXT_SHARE)
     for i in context:
         if choice.used >= share:
@@ -374,7 +377,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds) -> tuple[_Choice
         choice.add(starts[i], _line_end(text, starts[i]))
     _show_members(choice, text, groups, int(budget * CONTEXT_SHARE))
     full = choice.budget
-    more = int(soft * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
+    more = int(whole * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
     choice.budget = min(full, max(soft, choice.used + more) if _fills(kind, config) else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
@@ -596,7 +599,8 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
         return plan
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
-    choice, left_groups, left_lines = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds)
+    choice, left_groups, left_lines = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds,
+                                              len(head))
     noun = "signal template" if signals_kind(kind, config) == "lines" else "must-see line"
     new = _build(plan, view, choice, (left_groups, left_lines, noun), hint)
     if head:
