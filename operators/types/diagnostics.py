@@ -28,7 +28,8 @@ nothing else folds. Past it (or past ``max_shown`` diagnostics), the most freque
 first until it fits: a folded rule keeps its first ``examples`` diagnostics verbatim (one when two do
 not fit), and the rest are listed right after the last example by location only — ``[E501 ×118 more
 (line too long…): a.py:1:80 a.py:5:80 …; exact lines: #ref]`` — while the repeated messages go to the
-rule's ref. When even that is too long, each folded rule lists fewer locations, evenly spaced over
+rule's ref. tsc's places are listed one a line as tsc prints the start of its line, ``src/a.ts(3,7):
+error TS7006``: the form editors' problem matchers and an agent's searches look for. When even that is too long, each folded rule lists fewer locations, evenly spaced over
 the rule (first and last kept), the others counted (``and N more places``). Under a smaller budget
 (``tier``) the summary and folded-rule lines come first, then errors, warnings and the other
 diagnostic lines.
@@ -368,10 +369,18 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
     return (text + "]\n").encode()
 
 
+def _place(d: Diag) -> bytes:
+    """How a folded diagnostic's place is listed: its location as printed; tsc's as tsc prints the
+    start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
+    if d.style == "tsc" and d.loc:
+        return b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode())
+    return d.loc
+
+
 def _locations(diags: list[Diag]) -> bytes:
-    """The locations of folded diagnostics, as printed (bytes: a path need not be UTF-8); stylish
-    ones as ``path:line:col`` then ``line:col`` while the file stays the same; a place seen several
-    times once, with ``×N``."""
+    """The places of folded diagnostics (``_place``; bytes: a path need not be UTF-8), separated by a
+    space, tsc's one a line; stylish ones as ``path:line:col`` then ``line:col`` while the file
+    stays the same; a place seen several times once, with ``×N``."""
     parts: list[bytes] = []
     last_path = None
     repeats = Counter(d.loc for d in diags)
@@ -380,12 +389,12 @@ def _locations(diags: list[Diag]) -> bytes:
         if d.loc in listed:
             continue
         listed.add(d.loc)
-        loc = d.loc
+        loc = _place(d)
         if d.style == "stylish" and d.path == last_path:
             loc = loc[len(d.path) + 1 :]
         last_path = d.path
         parts.append(loc + (" \u00d7%d" % repeats[d.loc]).encode() if repeats[d.loc] > 1 else loc)
-    return b" ".join(parts)
+    return (b"\n" if diags and diags[0].style == "tsc" else b" ").join(parts)
 
 
 class _Reducer:
@@ -486,6 +495,11 @@ class _Reducer:
         listed = spread(rest, self.cap)
         left = len(rest) - len(listed)
         more = f" and {left:,} more place{'s' if left != 1 else ''}" if left else ""
+        if d.style == "tsc":  # a place a line, as tsc prints it
+            plan.show(f"[{d.key} ×{len(rest)} more ({message}), exact lines: ".encode())
+            plan.mark(self._group(d.key))
+            plan.show(b"]\n" + _locations(listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
+            return
         plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(listed) +
                   f"{more}; exact lines: ".encode())
         plan.mark(self._group(d.key))
@@ -532,7 +546,7 @@ def _verbatim(p: _Parser, d: Diag) -> int:
 
 def _gain(p: _Parser, rest: list[Diag], cap: int) -> int:
     """Bytes saved by listing ``rest`` by location instead of verbatim."""
-    return sum(_verbatim(p, d) for d in rest) - sum(len(d.loc) + 1 for d in spread(rest, cap)) - FOLD_LINE
+    return sum(_verbatim(p, d) for d in rest) - sum(len(_place(d)) + 1 for d in spread(rest, cap)) - FOLD_LINE
 
 
 def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
@@ -568,7 +582,7 @@ def _cap(build, fold: _Fold, room: int, diags: list[Diag]) -> Plan:
     rests = {k: v[fold.examples :] for k, v in rests.items()}
 
     def listed(cap: int) -> int:
-        return sum(sum(len(d.loc) + 1 for d in spread(rest, cap)) + (20 if len(rest) > cap else 0)
+        return sum(sum(len(_place(d)) + 1 for d in spread(rest, cap)) + (20 if len(rest) > cap else 0)
                    for rest in rests.values())
 
     smallest = build(_Fold(fold.rules, fold.examples, 1))
