@@ -24,12 +24,12 @@ from operators import ceiling, types
 from operators.classify import classify as classify_raw
 from operators.config import Config, ConfigError, section
 from operators.errors import TokensError
-from operators.packet import ContextPacket, Reference, Rendered
+from operators.packet import ContextPacket, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
 from operators.safety import secure
 from operators.index import index_packet
 from operators.signals import auto_signals, missing_signals, uncounted
-from operators.store import REF_ID_LEN, Manifest, Store, StoreError, content_sha256, manifest_layout, ref_digest
+from operators.store import Manifest, Store, StoreError, assign_ids, manifest_layout
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
 StageFn = Callable[[ContextPacket], ContextPacket]
@@ -149,31 +149,25 @@ def bound_plan(packet: ContextPacket, plan: Plan, guard: str, config: Config) ->
 
 
 def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Config | None = None) -> None:
-    """Make ``plan`` the packet's reduction: its refs (hashed once here), its visible text and the
-    render STORE reuses. Guards: never worse than raw; a failed command says so first."""
+    """Make ``plan`` the packet's reduction: its refs (named by the store's ``assign_ids``), its visible
+    text and the render STORE reuses. Guards: never worse than raw; a failed command says so first."""
     contents = omissions(plan, share=True)  # a one-span ref is a view of raw, not a copy
-    shas = {group: content_sha256(content) for group, content in contents.items()}  # the one hash of each ref
-    digests = {group: ref_digest(packet.source, plan.reasons[group], shas[group], len(content))
-               for group, content in contents.items()}
-    ids = {group: "ctx_" + digest[:REF_ID_LEN] for group, digest in digests.items()}
+    refs = assign_ids(packet.source, packet.type, plan.reasons, contents)
+    ids = {group: ref.id for group, ref in refs.items()}
     visible, layout, markers = render(plan, ids)
     rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
     if not guard and plan.omits_anything and len(visible) >= len(packet.raw) and REDACTED not in plan.reasons:
         safe = secure(passthrough(packet.raw), config, packet.type)
         if safe.omits_anything:  # the raw text is not safe to show as it is: its cleaned version
             return apply_plan(packet, safe, "never worse than raw: passed through", config)
-        plan, guard, contents, ids = safe, "never worse than raw: passed through", {}, {}
+        plan, guard, refs = safe, "never worse than raw: passed through", {}
         visible, rendered = packet.raw, None
     if packet.exit_code:  # never let a failure read like success: say so first
         header = f"[command failed: exit code {packet.exit_code}]\n".encode()
         plan.pieces.insert(0, [SHOW, header])
         visible, rendered = header + visible, None
     packet.plan, packet.guard, packet.visible, packet.rendered = plan, guard, visible, rendered
-    packet.references = [
-        Reference(id=ids[g], source=packet.source, type=packet.type, reason=plan.reasons[g], content=c,
-                  digest=digests[g], sha256=shas[g], hashed=c)
-        for g, c in contents.items()
-    ]
+    packet.references = list(refs.values())
 
 
 def store(packet: ContextPacket, run: Run) -> ContextPacket:
@@ -183,9 +177,7 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
     written = 0
     stored = []
     for ref in packet.references:
-        hashed = ref.hashed is ref.content and ref.sha256 and ref.digest  # by OPTIMIZE, of this very content
-        saved, created = store.put(ref.source, ref.type, ref.reason, ref.content,
-                                   digest=ref.digest if hashed else None, sha256=ref.sha256 if hashed else None)
+        saved, created = store.put_ref(ref)
         stored.append(saved)
         written += created
     packet.references = stored
@@ -195,7 +187,7 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
     if done is not None and done.plan is plan and done.visible is packet.visible and done.ids == ids:
         visible, layout, markers = done.visible, done.layout, done.markers  # what OPTIMIZE rendered with these ids
     else:
-        visible, layout, markers = render(plan, ids)  # ids can be longer than the pure ones on a collision
+        visible, layout, markers = render(plan, ids)  # a prefix other content holds in the store: a longer id
     if visible != packet.visible:  # a lengthened id: the measures follow the text that is shown
         packet.visible = visible
         _measure_visible(packet)

@@ -11,7 +11,9 @@ Two kinds of record, each one JSON file written atomically:
   of the visible bytes in ``pkt_<hex>.visible`` so ``tokens expand --full pkt_…`` needs nothing else.
 
 Ids are a prefix of sha256 over an unambiguous, length-prefixed encoding of the record's key. A
-prefix already taken by different content is lengthened, never overwritten. A new file is created by
+prefix already taken by different content is lengthened, never overwritten. The ids of one plan's
+refs are assigned here too (``assign_ids``, pure: the same contents get the same ids), so the graph
+renders its markers with the ids the store will write under; ``Store.put_ref`` writes them. A new file is created by
 ``os.link`` from a complete temp file (a fresh random name made with ``O_EXCL|O_NOFOLLOW`` in the store
 directory), which fails instead of replacing: concurrent writers (workers, processes) can never
 produce a partial or mixed file.
@@ -193,6 +195,26 @@ def ref_digest(source: str, reason: str, sha256: str, size: int) -> str:
 def pure_ref_id(source: str, reason: str, content: bytes) -> str:
     """The id a ref gets when its 6-hex prefix is free (the usual case)."""
     return "ctx_" + ref_digest(source, reason, content_sha256(content), len(content))[:REF_ID_LEN]
+
+
+def assign_ids(source: str, type: str, reasons: dict, contents: dict) -> dict[str, Reference]:
+    """The references of one plan's omissions (``contents``: group -> bytes or ``Spans``, in order;
+    ``reasons``: group -> reason), each named as the store names it: its content hashed once
+    (``content_sha256``), its ``ref_digest``, and as id the digest's shortest prefix of ``REF_ID_LEN``
+    hex digits or more that no other content of the same plan took (the prefix ``Store.put`` would move
+    to, writing the refs in this order). Pure: nothing is read or written. A prefix that other content
+    already holds in the store is found only by ``put_ref``, which then writes under a longer id."""
+    refs: dict[str, Reference] = {}
+    taken: dict[str, str] = {}  # id -> the digest it is a prefix of
+    for group, content in contents.items():
+        sha = content_sha256(content)
+        digest = ref_digest(source, reasons[group], sha, len(content))
+        size = REF_ID_LEN
+        while taken.setdefault("ctx_" + digest[:size], digest) != digest:
+            size += 1
+        refs[group] = Reference(id="ctx_" + digest[:size], source=source, type=type, reason=reasons[group],
+                                content=content, digest=digest, sha256=sha, hashed=content)
+    return refs
 
 
 def _encode_content(content: bytes) -> tuple[str, str]:
@@ -438,6 +460,13 @@ class Store:
         ref = Reference(id=ref_id, source=source, type=type, reason=reason, content=content, digest=digest, sha256=sha,
                         hashed=content)
         return ref, created
+
+    def put_ref(self, ref: Reference) -> tuple[Reference, bool]:
+        """Store one reference (made by ``assign_ids``, or by a plug-in stage); its sha256 and digest are
+        reused only while they are of its very content (``ref.hashed is ref.content``)."""
+        hashed = ref.hashed is ref.content and ref.sha256 and ref.digest
+        return self.put(ref.source, ref.type, ref.reason, ref.content,
+                        digest=ref.digest if hashed else None, sha256=ref.sha256 if hashed else None)
 
     def get(self, text: str) -> Reference:
         ref_id = normalize_ref_id(text)

@@ -219,3 +219,23 @@ def test_a_stage_that_changes_a_ref_after_optimize_gets_it_hashed_again(home, tm
     assert Store(home).get(ref.id).content == ref.content  # a stale checksum would read as corrupt
     assert packet.recovery_pass  # the store holds exactly what the packet carries ...
     assert not packet.restore_pass  # ... which no longer rebuilds the input
+
+
+def test_ids_that_share_a_prefix_inside_one_plan_are_shown_as_stored_without_a_second_render(home, monkeypatch):
+    import operators.stages as stages
+    import operators.store as store_module
+    from operators.store import Store
+
+    real_digest, real_render = store_module.ref_digest, stages.render
+    monkeypatch.setattr(store_module, "ref_digest", lambda *key: "abcdef" + real_digest(*key)[6:])
+    renders = []
+    monkeypatch.setattr(stages, "render", lambda *args: renders.append(1) or real_render(*args))
+    [packet] = run_packets([ContextPacket(source="prefix.log", raw=LOG, granularity="fine")])
+    ids = [ref.id for ref in packet.references]
+    assert len(ids) >= 2 and len(set(ids)) == len(ids) and ids[0] == "ctx_abcdef"
+    for ref_id in ids:
+        assert f"#ref:{ref_id}".encode() in packet.visible
+    assert renders == [1]  # OPTIMIZE rendered with the ids STORE wrote under: STORE did not render again
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+    store = Store(home)
+    assert store.restore(store.find_manifest_for_visible(packet.visible), packet.visible) == LOG

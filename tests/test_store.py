@@ -303,3 +303,52 @@ def test_gc_removes_a_shared_blob_only_with_its_last_ref_and_old_orphan_blobs(ho
     os.utime(orphan, (time.time() - TEMP_GRACE - 60,) * 2)
     store.gc(older_than=7 * 86400)
     assert not orphan.exists()
+
+
+def _colliding_digests(monkeypatch):
+    """ref_digest made to give every ref the same first 6 hex digits (the rest stays the real digest's)."""
+    import operators.store as store_module
+
+    real = store_module.ref_digest
+    monkeypatch.setattr(store_module, "ref_digest", lambda *key: "abcdef" + real(*key)[6:])
+
+
+def test_assign_ids_are_pure_and_the_ids_the_store_writes_under(home):
+    from operators.store import assign_ids
+
+    contents = {"a": b"first\r\n", "b": b"\x00\xff second", "c": b"third, no final newline"}
+    reasons = {"a": "folded", "b": "binary", "c": "folded"}
+    refs = assign_ids("s.log", "log", reasons, contents)
+    assert not (home / "context").exists()  # nothing read or written
+    assert assign_ids("s.log", "log", reasons, contents) == refs
+    store = Store(home)
+    for group, ref in refs.items():
+        assert ref.id == pure_ref_id("s.log", reasons[group], contents[group])
+        assert ref.sha256 == content_sha256(contents[group]) and ref.hashed is ref.content
+        saved, created = store.put_ref(ref)
+        assert created and saved.id == ref.id and store.get(ref.id).content == contents[group]
+
+
+def test_assign_ids_lengthen_a_prefix_shared_inside_one_plan_as_the_store_does(home, monkeypatch):
+    from operators.store import assign_ids
+
+    _colliding_digests(monkeypatch)
+    contents = {f"g{i}": b"content %d" % i for i in range(4)}
+    refs = assign_ids("s.log", "log", dict.fromkeys(contents, "folded"), contents)
+    ids = [ref.id for ref in refs.values()]
+    assert len(set(ids)) == 4 and ids[0] == "ctx_abcdef" and all(len(i) > len("ctx_abcdef") for i in ids[1:])
+    for ref in refs.values():
+        assert ref.digest.startswith(ref.id[len("ctx_"):])
+    store = Store(home)
+    assert [store.put_ref(ref)[0].id for ref in refs.values()] == ids  # the store's own walk agrees
+
+
+def test_put_ref_hashes_again_a_content_replaced_after_it_was_named(home):
+    from operators.store import assign_ids
+
+    [ref] = assign_ids("s.log", "log", {"g": "folded"}, {"g": b"named content"}).values()
+    ref.content = b"other content"  # a stage replaced it: the old sha256 and digest are not of these bytes
+    saved, _ = Store(home).put_ref(ref)
+    assert saved.sha256 == content_sha256(b"other content")
+    assert saved.id == pure_ref_id("s.log", "folded", b"other content") != ref.id
+    assert Store(home).get(saved.id).content == b"other content"
