@@ -29,6 +29,7 @@ from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render
 from operators.safety import secure
 from operators.index import index_packet
 from operators.signals import auto_signals, missing_signals, uncounted
+from operators.sources import read_input
 from operators.store import Manifest, Store, StoreError, assign_ids, manifest_layout
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 
@@ -68,10 +69,8 @@ class Run(NamedTuple):
 
 def load(packet: ContextPacket, run: Run) -> ContextPacket:
     if packet.path is not None:
-        from operators.sources import read_input  # never a hang: a FIFO or device swapped in is an error
-
         try:
-            packet.raw = read_input(packet.path)
+            packet.raw = read_input(packet.path)  # never a hang: a FIFO or device swapped in is an error
         except OSError as exc:
             packet.error = f"cannot read {packet.path}: {exc.strerror or exc}"
             packet.add_trace("LOAD", error=packet.error)

@@ -56,7 +56,7 @@ import msgspec
 from operators.errors import TokensError
 
 from operators.packet import Reference
-from operators.reduction import Layout, parts_of
+from operators.reduction import Layout, parts_of, restore
 
 REF_ID_RE = re.compile(r"ctx_[0-9a-f]{6,64}")
 PKT_ID_RE = re.compile(r"pkt_[0-9a-f]{12,64}")
@@ -642,8 +642,6 @@ class Store:
         return found[0]
 
     def restore(self, manifest: Manifest, visible: bytes) -> bytes:
-        from operators.reduction import restore
-
         if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
             raise StoreError(f"visible text does not match packet {manifest.id}")
         contents = [self.get(ref_id).content for ref_id in manifest.refs]
