@@ -15,13 +15,16 @@ reducing a small document. It imports nothing of bytewax. Batches, tails, comman
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
-from operators.config import Config, home_path
+from operators.config import home_path
 from operators.packet import ContextPacket
 from operators.stages import StageFn, build_stages, run_stage, run_steps
 from operators.store import Store, retention_of
 from operators.trace import configure_trace, emit, trace_configured
+
+if TYPE_CHECKING:
+    from operators.config import Config
 
 
 def traced(name: str, fn: StageFn) -> Callable[[ContextPacket], ContextPacket]:

@@ -124,12 +124,53 @@ def config_class(registry=None) -> type:
     return cls
 
 
+def defaults_class(registry=None) -> type:
+    """The class of a config read from no file (every setting its default): ``BaseConfig`` and the
+    ``[safety]`` and ``[ceiling]`` sections, which every run reads; a content type's section is its
+    defaults, made by ``section`` when the type asks. Nothing is validated (there is nothing to
+    read), so no type module is imported to make it: the classifier imports the types it asks, and
+    the reducer only the type it picked. Same registry as ``config_class``; one class per registry."""
+    from operators import types
+
+    registry = registry or types.BUILTIN
+    key = ("defaults", registry.key)
+    cls = _config_classes.get(key)
+    if cls is None:
+        from operators.ceiling import CeilingSettings
+        from operators.safety import SafetySettings
+
+        fields = [("safety", SafetySettings, msgspec.field(default_factory=SafetySettings)),
+                  ("ceiling", CeilingSettings, msgspec.field(default_factory=CeilingSettings))]
+        cls = msgspec.defstruct("Config", fields, bases=(BaseConfig,), kw_only=True, forbid_unknown_fields=True,
+                                module=__name__)
+        cls.__type_registry__ = registry
+        cls.__sections__ = {name: settings for name, settings, _ in fields}
+        _config_classes[key] = cls
+    return cls
+
+
+def _settings_class(config, name: str) -> type:
+    """The section class of ``[name]`` for ``config``: its class's own, else the type's ``Settings``
+    of its registry (only that type's module imported). KeyError for a section no config has."""
+    settings = (getattr(type(config), "__sections__", None) or {}).get(name)
+    if settings is not None:
+        return settings
+    if name in ("safety", "ceiling"):
+        return defaults_class().__sections__[name]
+    from operators import types
+
+    record = types.registry_of(config).find(name)
+    if record is None or record.settings is None:
+        raise KeyError(name)
+    return record.settings
+
+
 def section(config, name: str):
     """The ``[name]`` section of ``config``: a content type reads its own settings with
     ``section(config, NAME)``, any code the ``ceiling`` or ``safety`` ones; the section's defaults
-    when ``config`` has none (None, a ``BaseConfig``). KeyError for a section no config has."""
-    sections = getattr(type(config), "__sections__", None) or config_class().__sections__
-    settings = sections[name]
+    when ``config`` has none (None, a ``BaseConfig``, a config read from no file: ``defaults_class``).
+    KeyError for a section no config has."""
+    settings = _settings_class(config, name)
     found = getattr(config, name, None)
     return found if isinstance(found, settings) else settings()
 
@@ -175,7 +216,7 @@ def load_config(path: str | Path | None = None, project: bool = False) -> Config
         env = os.environ.get("NOLIFE_TOKENS_CONFIG")
         path = Path(env) if env else DEFAULT_CONFIG if project else user_config_file()
         if not env and not path.exists():
-            return _with_env(config_class()(), project)
+            return _with_env(defaults_class()(), project)
     path = Path(path)
     try:
         data = path.read_bytes()

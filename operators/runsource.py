@@ -42,12 +42,13 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from operators.config import Config
 from operators.packet import ContextPacket
 from operators.vocab import SIGNAL_RE
 
 if TYPE_CHECKING:
     import subprocess
+
+    from operators.config import Config
 
 CHUNK = 64 * 1024  # one read
 READ_BUDGET = 4 * 1024 * 1024  # bytes read per activation; the rest at once on the next one

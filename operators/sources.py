@@ -16,12 +16,15 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from operators.config import BUNDLED_FIXTURES, PROJECT_ROOT, Config, home_path
+from operators.config import BUNDLED_FIXTURES, PROJECT_ROOT, home_path
 from operators.packet import ContextPacket
 from operators.signals import load_sidecar
 from operators.store import check_directory, kind_of, replace_file
+
+if TYPE_CHECKING:
+    from operators.config import Config
 
 FIXTURES = BUNDLED_FIXTURES
 SIDECAR = FIXTURES / "signals.toml"

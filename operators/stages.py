@@ -16,13 +16,13 @@ import hashlib
 import importlib
 import time
 from functools import partial
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import msgspec
 
 from operators import ceiling, types
 from operators.classify import classify as classify_raw
-from operators.config import Config, ConfigError, section
+from operators.config import ConfigError, section
 from operators.errors import TokensError
 from operators.packet import ContextPacket, Rendered
 from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
@@ -32,6 +32,9 @@ from operators.signals import auto_signals, missing_signals, uncounted
 from operators.sources import read_input
 from operators.store import Manifest, Store, StoreError, assign_ids, manifest_layout
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
+
+if TYPE_CHECKING:  # the full class is made only when asked for (operators.config.defaults_class)
+    from operators.config import Config
 
 StageFn = Callable[[ContextPacket], ContextPacket]
 
