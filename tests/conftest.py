@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from operators.packet import ContextPacket
+from operators.reduction import omissions, render, restores_to
+from operators.signals import load_sidecar
 
 PROJECT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT / "fixtures"
@@ -75,3 +79,74 @@ def sleepers(tag: str) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+# -- helpers of the per-type tests (tests/types/) ---------------------------------------------------
+
+def fixture_bytes(name: str) -> bytes:
+    """The bytes of a bundled fixture, ``fixtures/NAME``."""
+    return (FIXTURES / name).read_bytes()
+
+
+def planted(name: str) -> list[str]:
+    """The must-see strings recorded for ``fixtures/NAME`` in ``fixtures/signals.toml``."""
+    return load_sidecar(FIXTURES / "signals.toml")[name]
+
+
+class Alone(NamedTuple):
+    """One type's plan on some bytes, rendered without the graph (placeholder ids, nothing stored)."""
+
+    plan: object
+    visible: bytes
+    contents: dict  # group -> the group's omitted bytes
+    ids: dict  # group -> its placeholder id, ctx_000000, ctx_000001, … in the plan's order
+
+    def by_id(self) -> dict:
+        """``{id: bytes}`` of every group."""
+        return {self.ids[group]: bytes(content) for group, content in self.contents.items()}
+
+
+def reduce_alone(module, raw: bytes, config=None, granularity: str = "coarse", named: bool = False) -> Alone:
+    """``module.reduce`` on ``raw`` rendered with placeholder ids; asserts the visible bytes and the groups
+    rebuild ``raw`` exactly. ``named``: also that every group is named by its marker in the visible text
+    and holds some bytes."""
+    plan = module.reduce(raw, granularity, config)
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [contents[group] for group in plan.reasons])
+    for group, content in contents.items() if named else ():
+        assert f"#ref:{ids[group]}".encode() in visible and len(content) > 0, group
+    return Alone(plan, visible, contents, ids)
+
+
+def check_fixture_through_the_graph(name: str, expected_type: str) -> ContextPacket:
+    """``fixtures/NAME`` through the whole graph: classified as ``expected_type``, every planted string
+    visible, SIGNAL, RECOVERY and RESTORE pass, every ref named in the visible text and not empty, and no
+    byte neither shown nor stored."""
+    raw = fixture_bytes(name)
+    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
+    assert packet.type == expected_type
+    assert [s for s in planted(name) if s.encode() not in packet.visible] == []
+    assert packet.signal_pass, packet.missing_signals
+    assert packet.recovery_pass and packet.restore_pass
+    for ref in packet.references:
+        assert f"#ref:{ref.id}".encode() in packet.visible and len(ref.content) > 0, ref.id
+    assert len(raw) - sum(len(ref.content) for ref in packet.references) <= len(packet.visible)
+    return packet
+
+
+def odd_variants(raw: bytes, seed: str, junk: bytes, cuts: int = 15):
+    """``raw`` with CRLF line ends, without its final newline, then ``cuts`` random slices of it and as many
+    copies with 5 random bytes replaced by bytes of ``junk`` (seeded by ``seed``: the same every run)."""
+    yield raw.replace(b"\n", b"\r\n")
+    yield raw.rstrip(b"\n")
+    rng = random.Random(seed)
+    for _ in range(cuts):
+        a = rng.randrange(len(raw))
+        b = rng.randrange(a, len(raw) + 1)
+        yield raw[a:b]
+        mutated = bytearray(raw)
+        for _ in range(5):
+            mutated[rng.randrange(len(mutated))] = rng.choice(junk)
+        yield bytes(mutated)

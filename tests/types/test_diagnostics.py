@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
+from conftest import FIXTURES, fixture_bytes, planted, reduce_alone, reduce_bytes, tokens_cli
 from operators.ceiling import CeilingSettings, visible_size
 from operators.classify import classify
-from operators.reduction import omissions, render, restores_to
-from operators.signals import load_sidecar
-from operators.types import diagnostics, search
+from operators.types import diagnostics
 
 DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.txt", "clippy.txt",
                  "pylint_parseable.txt", "tsc_pretty.txt", "pyright.txt", "rustc_errors.txt"]
@@ -24,19 +22,8 @@ DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
     """Reduce with one type directly; check the plan restores the original and return visible and refs."""
     config = type("C", (), {module.NAME: settings})() if settings is not None else None
-    plan = module.reduce(raw, "coarse", config)
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    for group, content in refs.items():  # every group is named by its marker in the visible text
-        assert f"#ref:{ids[group]}".encode() in visible, group
-        assert len(content) > 0
-    return visible, {ids[g]: refs[g] for g in plan.reasons}, plan
-
-
-def planted(name: str) -> list[str]:
-    return load_sidecar(FIXTURES / "signals.toml")[name]
+    alone = reduce_alone(module, raw, config, named=True)
+    return alone.visible, alone.by_id(), alone.plan
 
 
 @pytest.mark.parametrize("name", DIAG_FIXTURES)
@@ -64,14 +51,11 @@ def test_grep_hits_inside_diagnostics_need_a_rule_or_severity():
 # -- must-see strings, restore, savings -----------------------------------------------------------
 @pytest.mark.parametrize("name", DIAG_FIXTURES)
 def test_fixture_keeps_its_planted_signals_and_restores(name):
-    raw = (FIXTURES / name).read_bytes()
-    kind = classify(raw)[0]
-    module = search if kind == "search" else diagnostics
-    visible, _, _ = reduced(module, raw)
-    missing = [s for s in planted(name) if s.encode() not in visible]
-    assert missing == []
-    # a small search is best as it is; so are diagnostics without snippets under the output ceiling
-    assert len(visible) < len(raw) or visible == raw and (module is search or len(raw) < 22_500)
+    raw = fixture_bytes(name)
+    visible, _, _ = reduced(diagnostics, raw)
+    assert [s for s in planted(name) if s.encode() not in visible] == []
+    # diagnostics without snippets under the output ceiling are best as they are
+    assert len(visible) < len(raw) or visible == raw and len(raw) < 22_500
 
 
 def test_diagnostics_fold_by_rule_keeps_every_location_and_code():
@@ -330,12 +314,8 @@ def config(max_chars: int = 25_000, **settings):
 
 
 def reduced_fit(raw: bytes, conf=None):
-    plan = diagnostics.reduce(raw, "coarse", conf or config())
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    return plan, visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+    alone = reduce_alone(diagnostics, raw, conf or config())
+    return alone.plan, alone.visible, alone.by_id()
 
 
 def test_mypy_strict_keeps_every_error_line_as_printed_and_folds_the_notes():

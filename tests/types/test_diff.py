@@ -9,7 +9,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import FIXTURES, reduce_alone, reduce_bytes
 from operators.classify import classify
 from operators.config import Config
 from operators.kernel import diff_twins
@@ -23,12 +23,8 @@ HINT_RE = re.compile(rb"^\xe2\x8b\xaf (\d+)\r?$", re.M)  # "⋯ N": N unchanged 
 
 
 def run(raw: bytes, context_keep: int = 1):
-    plan = diff.reduce(raw, "coarse", Config(diff=DiffConfig(context_keep=context_keep)))
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return plan, visible
+    alone = reduce_alone(diff, raw, Config(diff=DiffConfig(context_keep=context_keep)))
+    return alone.plan, alone.visible
 
 
 def changed(raw: bytes) -> list[bytes]:
@@ -422,12 +418,8 @@ def fixture(name: str) -> bytes:
 
 
 def run_real(raw: bytes, **settings):
-    plan = diff.reduce(raw, "coarse", Config(diff=DiffConfig(**settings)))
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return visible, contents
+    alone = reduce_alone(diff, raw, Config(diff=DiffConfig(**settings)))
+    return alone.visible, alone.contents
 
 
 class Line:

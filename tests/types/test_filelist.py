@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, reduce_alone
 from operators.classify import classify
 from operators.config import Config
 from operators.reduction import omissions, render, restore
@@ -20,12 +20,8 @@ SIGNALS = load_sidecar(FIXTURES / "signals.toml")
 
 
 def run(reducer, raw: bytes, config: Config | None = None):
-    plan = reducer.reduce(raw, "coarse", config or Config())
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return plan, visible
+    alone = reduce_alone(reducer, raw, config or Config())
+    return alone.plan, alone.visible
 
 
 def listing_counts(lines: list[str], prefix: str = "") -> tuple[int, int]:

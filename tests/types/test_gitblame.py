@@ -4,22 +4,19 @@ as git printed them, the budget fitted on real blames; byte-exact restore."""
 from __future__ import annotations
 
 import gzip
-import random
 import re
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, reduce_bytes
 from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.classify import classify
 from operators.config import config_class
 from operators.reduction import omissions, render, restore
-from operators.signals import load_sidecar
 from operators.types import gitblame
 from operators.vocab import SIGNAL_RE
 
-SIDECAR = load_sidecar(FIXTURES / "signals.toml")
 EXPECTED_TYPE = {
     "git_blame_s.txt": "gitblame",
     "git_blame.txt": "gitblame",
@@ -28,18 +25,10 @@ EXPECTED_TYPE = {
 }
 
 
-def fixture(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
 def run(module, raw: bytes, granularity: str = "coarse", config=None):
     """The module's plan on ``raw``: the visible bytes and each group's bytes, restore checked."""
-    plan = module.reduce(raw, granularity, config or config_class()())
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return visible, contents
+    alone = reduce_alone(module, raw, config or config_class()(), granularity)
+    return alone.visible, alone.contents
 
 
 # --- detection -----------------------------------------------------------------------------------
@@ -47,7 +36,7 @@ def run(module, raw: bytes, granularity: str = "coarse", config=None):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_each_fixture_is_classified_as_its_git_type(name):
-    assert classify(fixture(name))[0] == EXPECTED_TYPE[name]
+    assert classify(fixture_bytes(name))[0] == EXPECTED_TYPE[name]
 
 
 # --- must-see strings and the three invariants, through the whole graph --------------------------
@@ -55,22 +44,14 @@ def test_each_fixture_is_classified_as_its_git_type(name):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_planted_signals_survive_and_everything_restores(name):
-    raw = fixture(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=SIDECAR[name])
-    assert packet.type == EXPECTED_TYPE[name]
-    for signal in SIDECAR[name]:
-        assert signal.encode() in packet.visible, signal
-    assert packet.signal_pass, packet.missing_signals
-    assert packet.recovery_pass and packet.restore_pass
-    refs = b"".join(bytes(r.content) for r in packet.references)
-    assert len(raw) - len(refs) <= len(packet.visible)  # nothing neither shown nor stored
+    check_fixture_through_the_graph(name, EXPECTED_TYPE[name])
 
 
 # --- git blame -----------------------------------------------------------------------------------
 
 
 def test_blame_shows_each_commit_once_and_every_code_line():
-    raw = fixture("git_blame.txt")
+    raw = fixture_bytes("git_blame.txt")
     visible, _ = run(gitblame, raw)
     rows = raw.split(b"\n")[:-1]
     shown = visible.split(b"\n")
@@ -92,7 +73,7 @@ def test_blame_shows_each_commit_once_and_every_code_line():
 
 
 def test_blame_porcelain_keeps_code_and_one_author_and_summary_per_run():
-    raw = fixture("git_blame_porcelain.txt")
+    raw = fixture_bytes("git_blame_porcelain.txt")
     visible, _ = run(gitblame, raw)
     for line in raw.split(b"\n"):
         if line.startswith(b"\t"):
@@ -102,7 +83,7 @@ def test_blame_porcelain_keeps_code_and_one_author_and_summary_per_run():
 
 
 def test_blame_s_shows_each_runs_commit_and_every_number_and_code():
-    raw = fixture("git_blame_s.txt")  # git blame -s (a file blame followed across a rename)
+    raw = fixture_bytes("git_blame_s.txt")  # git blame -s (a file blame followed across a rename)
     visible, _ = run(gitblame, raw)
     shown = visible.split(b"\n")
     rows = raw.split(b"\n")[:-1]
@@ -126,7 +107,7 @@ def test_blame_s_shows_each_runs_commit_and_every_number_and_code():
 
 
 def test_blame_signal_lines_stay_whole():
-    raw = fixture("git_blame.txt")
+    raw = fixture_bytes("git_blame.txt")
     with_error = [line for line in raw.split(b"\n") if b"Error" in line or b"error" in line]
     visible, _ = run(gitblame, raw)
     for line in with_error:
@@ -138,19 +119,8 @@ def test_blame_signal_lines_stay_whole():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_crlf_no_final_newline_and_cut_inputs_restore(name):
-    raw = fixture(name)
-    module = gitblame
-    run(module, raw.replace(b"\n", b"\r\n"))
-    run(module, raw.rstrip(b"\n"))
-    rng = random.Random(name)
-    for _ in range(15):
-        a = rng.randrange(len(raw))
-        b = rng.randrange(a, len(raw) + 1)
-        run(module, raw[a:b])
-        mutated = bytearray(raw)
-        for _ in range(5):
-            mutated[rng.randrange(len(mutated))] = rng.choice(b"\n\r\x00\xff +-@c:")
-        run(module, bytes(mutated))
+    for variant in odd_variants(fixture_bytes(name), name, b"\n\r\x00\xff +-@c:"):
+        run(gitblame, variant)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 BLAME_RE = re.compile(rb"^\^?[0-9a-f]{7,40} (?:\S+ +)?\(.*? +\d+\) (.*)$")
@@ -177,12 +147,8 @@ def definitions(raw: bytes, lang: str) -> list[bytes]:
 
 
 def run_blame(raw: bytes, config=None):
-    plan = gitblame.reduce(raw, "coarse", config or config_class()())
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return plan, visible, contents
+    alone = reduce_alone(gitblame, raw, config or config_class()())
+    return alone.plan, alone.visible, alone.contents
 
 
 def test_definition_lines_stay_as_git_printed_them_the_others_are_compact():

@@ -8,15 +8,12 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
+from conftest import FIXTURES, check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, tokens_cli
 from operators.classify import classify
 from operators.config import config_class
-from operators.reduction import omissions, render, restore
-from operators.signals import load_sidecar
 from operators.types import gitblame, gitlog
 from operators.vocab import SIGNAL_RE
 
-SIDECAR = load_sidecar(FIXTURES / "signals.toml")
 EXPECTED_TYPE = {
     "git_log.txt": "gitlog",
     "git_log_stat.txt": "gitlog",
@@ -30,18 +27,10 @@ EXPECTED_TYPE = {
 COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{40})", re.M)
 
 
-def fixture(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
 def run(module, raw: bytes, granularity: str = "coarse", config=None):
     """The module's plan on ``raw``: the visible bytes and each group's bytes, restore checked."""
-    plan = module.reduce(raw, granularity, config or config_class()())
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return visible, contents
+    alone = reduce_alone(module, raw, config or config_class()(), granularity)
+    return alone.visible, alone.contents
 
 
 def changed_lines(raw: bytes) -> list[bytes]:
@@ -55,24 +44,24 @@ def changed_lines(raw: bytes) -> list[bytes]:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_each_fixture_is_classified_as_its_git_type(name):
-    assert classify(fixture(name))[0] == EXPECTED_TYPE[name]
+    assert classify(fixture_bytes(name))[0] == EXPECTED_TYPE[name]
 
 
 def test_near_misses_keep_their_own_type():
     # a diff alone (git diff) stays a diff; the sample diff too
-    show = fixture("git_show.txt")
+    show = fixture_bytes("git_show.txt")
     assert classify(show[show.index(b"diff --git") :])[0] == "diff"
-    assert classify(fixture("sample.diff"))[0] == "diff"
+    assert classify(fixture_bytes("sample.diff"))[0] == "diff"
     # ... but a commit followed by its patch (git log -p, git show) is a commit
-    assert classify(fixture("git_log_p.txt"))[0] == "gitlog"
+    assert classify(fixture_bytes("git_log_p.txt"))[0] == "gitlog"
     # a log line that looks like a commit header stays a log
     log = (b"2026-08-16 09:00:00,101 INFO deploy started\n"
            b"2026-08-16 09:00:01,202 INFO commit 3f2a1b9c4d aborted by user\n"
            b"2026-08-16 09:00:02,303 ERROR Author: unknown, rollback\n"
            b"2026-08-16 09:00:03,404 INFO deploy finished\n")
     assert classify(log)[0] == "log"
-    assert classify(fixture("sample.log"))[0] == "log"
-    assert classify(fixture("sample.filelist"))[0] == "filelist"
+    assert classify(fixture_bytes("sample.log"))[0] == "log"
+    assert classify(fixture_bytes("sample.filelist"))[0] == "filelist"
     # release tarballs are files, not tags; a bullet list of words is not a branch list
     tarballs = b"".join(b"dist/pkg-1.%d.%d.tar.gz\n" % (i, j) for i in range(5) for j in range(3))
     assert classify(tarballs)[0] != "gitstatus"
@@ -91,19 +80,11 @@ def test_near_misses_keep_their_own_type():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_planted_signals_survive_and_everything_restores(name):
-    raw = fixture(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=SIDECAR[name])
-    assert packet.type == EXPECTED_TYPE[name]
-    for signal in SIDECAR[name]:
-        assert signal.encode() in packet.visible, signal
-    assert packet.signal_pass, packet.missing_signals
-    assert packet.recovery_pass and packet.restore_pass
-    refs = b"".join(bytes(r.content) for r in packet.references)
-    assert len(raw) - len(refs) <= len(packet.visible)  # nothing neither shown nor stored
+    check_fixture_through_the_graph(name, EXPECTED_TYPE[name])
 
 
 def test_expand_full_gives_back_the_original(tmp_path):
-    source = fixture("git_log_p.txt")
+    source = fixture_bytes("git_log_p.txt")
     result = tokens_cli("analyze", str(FIXTURES / "git_log_p.txt"))
     assert result.returncode == 0, result.stderr.decode()[-800:]
     reduced = tmp_path / "reduced.txt"
@@ -120,7 +101,7 @@ def test_expand_full_gives_back_the_original(tmp_path):
 
 @pytest.mark.parametrize("name", ["git_log.txt", "git_log_stat.txt", "git_log_p.txt"])
 def test_one_line_per_commit_with_hash_date_author_subject(name):
-    raw = fixture(name)
+    raw = fixture_bytes(name)
     visible, contents = run(gitlog, raw)
     hashes = COMMIT_RE.findall(raw)
     for m in COMMIT_RE.finditer(raw):
@@ -136,7 +117,7 @@ def test_one_line_per_commit_with_hash_date_author_subject(name):
 
 
 def test_log_stat_totals_stay_on_the_commit_line_and_the_stat_block_goes():
-    raw = fixture("git_log_stat.txt")
+    raw = fixture_bytes("git_log_stat.txt")
     visible, _ = run(gitlog, raw)
     assert b"Replace deprecated pyOpenSSL `X509.get_subject` and `Context.set_passwd_cb` methods (#5103) [3 files +87 -66]" in visible
     assert b" | " not in visible
@@ -144,7 +125,7 @@ def test_log_stat_totals_stay_on_the_commit_line_and_the_stat_block_goes():
 
 
 def test_a_stat_line_with_a_signal_word_stays():
-    raw = fixture("git_log_stat_paths.txt")  # git log --stat -- src/urllib3/util/timeout.py
+    raw = fixture_bytes("git_log_stat_paths.txt")  # git log --stat -- src/urllib3/util/timeout.py
     visible, _ = run(gitlog, raw)
     stat_lines = [line for line in raw.split(b"\n") if b" | " in line]
     assert len(stat_lines) == 4 and all(line + b"\n" in visible for line in stat_lines)
@@ -152,7 +133,7 @@ def test_a_stat_line_with_a_signal_word_stays():
 
 
 def test_log_p_keeps_every_changed_line_and_every_file_header():
-    raw = fixture("git_log_p.txt")
+    raw = fixture_bytes("git_log_p.txt")
     visible, _ = run(gitlog, raw)
     lines = set(visible.split(b"\n"))
     for line in changed_lines(raw):
@@ -164,7 +145,7 @@ def test_log_p_keeps_every_changed_line_and_every_file_header():
 
 
 def test_show_keeps_its_message_and_its_patch():
-    raw = fixture("git_show.txt")
+    raw = fixture_bytes("git_show.txt")
     visible, _ = run(gitlog, raw)
     assert visible.startswith(b"6284887af1df 2026-06-30 William Tan: Reject invalid URL hosts (#5095)\n")
     assert b"Co-authored-by" not in visible
@@ -180,7 +161,7 @@ def test_show_keeps_its_message_and_its_patch():
 
 
 def test_a_commit_without_message_shows_its_line_and_no_header():
-    raw = fixture("git_show.txt")
+    raw = fixture_bytes("git_show.txt")
     head, patch = raw.split(b"\n\ndiff --git ", 1)
     raw = head.split(b"\n\n")[0] + b"\n\ndiff --git " + patch  # commit, Author, Date, then the patch
     visible, _ = run(gitlog, raw)
@@ -189,7 +170,7 @@ def test_a_commit_without_message_shows_its_line_and_no_header():
 
 
 def test_show_of_a_signed_tag_keeps_the_tag_header_and_folds_the_signature():
-    raw = fixture("git_show_tag.txt")
+    raw = fixture_bytes("git_show_tag.txt")
     visible, contents = run(gitlog, raw)
     assert visible.startswith(b"tag 26.1.0\nTagger: Hynek Schlawack <hs@ox.cx>\n")
     assert b"-----BEGIN SSH SIGNATURE-----\n-----END SSH SIGNATURE-----\n" in visible
@@ -199,13 +180,13 @@ def test_show_of_a_signed_tag_keeps_the_tag_header_and_folds_the_signature():
 
 
 def test_graph_keeps_the_commit_lines_graph_prefix():
-    visible, _ = run(gitlog, fixture("git_log_graph.txt"))
+    visible, _ = run(gitlog, fixture_bytes("git_log_graph.txt"))
     assert b"| | | | | | * f18c88e92707 2026-07-24 Casper da Costa-Luis: fix properly\n" in visible
     assert b"*---------.   93370ff89158 2026-07-24 Casper da Costa-Luis: bump version" in visible
 
 
 def test_oneline_passes_through_and_folds_beyond_max_commits():
-    raw = fixture("git_log_oneline_graph.txt")
+    raw = fixture_bytes("git_log_oneline_graph.txt")
     visible, contents = run(gitlog, raw)
     assert visible == raw and not contents
     config = config_class()(gitlog=gitlog.Settings(max_commits=10))
@@ -216,7 +197,7 @@ def test_oneline_passes_through_and_folds_beyond_max_commits():
 
 
 def test_many_commits_fold_the_older_ones_with_their_dates():
-    raw = fixture("git_log.txt")
+    raw = fixture_bytes("git_log.txt")
     config = config_class()(gitlog=gitlog.Settings(max_commits=5))
     visible, contents = run(gitlog, raw, config=config)
     assert len(re.findall(rb"^[0-9a-f]{12} ", visible, re.M)) == 5
@@ -226,7 +207,7 @@ def test_many_commits_fold_the_older_ones_with_their_dates():
 
 
 def test_fine_granularity_gives_each_commit_its_ref():
-    raw = fixture("git_log_stat.txt")
+    raw = fixture_bytes("git_log_stat.txt")
     visible, contents = run(gitlog, raw, granularity="fine")
     n = len(COMMIT_RE.findall(raw))
     assert len(contents) == n
@@ -234,7 +215,7 @@ def test_fine_granularity_gives_each_commit_its_ref():
 
 
 def test_line_porcelain_shows_a_signal_key_line_once_and_folds_the_repeats():
-    raw = fixture("git_blame_line_porcelain.txt")  # --line-porcelain of util/timeout.py: "timeout" is a signal word
+    raw = fixture_bytes("git_blame_line_porcelain.txt")  # --line-porcelain of util/timeout.py: "timeout" is a signal word
     visible, _ = run(gitblame, raw)
     assert visible.count(b"filename src/urllib3/util/timeout.py\n") == 1
     assert raw.count(b"filename src/urllib3/util/timeout.py\n") == 42  # (the older lines: urllib3/util/)
@@ -246,23 +227,12 @@ def test_line_porcelain_shows_a_signal_key_line_once_and_folds_the_repeats():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_crlf_no_final_newline_and_cut_inputs_restore(name):
-    raw = fixture(name)
-    module = gitlog
-    run(module, raw.replace(b"\n", b"\r\n"))
-    run(module, raw.rstrip(b"\n"))
-    rng = random.Random(name)
-    for _ in range(15):
-        a = rng.randrange(len(raw))
-        b = rng.randrange(a, len(raw) + 1)
-        run(module, raw[a:b])
-        mutated = bytearray(raw)
-        for _ in range(5):
-            mutated[rng.randrange(len(mutated))] = rng.choice(b"\n\r\x00\xff +-@c:")
-        run(module, bytes(mutated))
+    for variant in odd_variants(fixture_bytes(name), name, b"\n\r\x00\xff +-@c:"):
+        run(gitlog, variant)
 
 
 def test_crlf_log_still_reads_one_line_per_commit():
-    raw = fixture("git_log.txt").replace(b"\n", b"\r\n")
+    raw = fixture_bytes("git_log.txt").replace(b"\n", b"\r\n")
     visible, _ = run(gitlog, raw)
     assert b"6a8536b6e1b0 2026-07-21 dependabot[bot]: Bump github/codeql-action from 4.36.0 to 4.37.0 (#5127)\r\n" in visible
 

@@ -3,20 +3,17 @@ branch name; hints and long tag runs fold; byte-exact restore."""
 
 from __future__ import annotations
 
-import random
 import re
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone
 from operators.classify import classify
 from operators.config import config_class
-from operators.reduction import omissions, render, restore
-from operators.signals import load_sidecar
+from operators.reduction import render
 from operators.types import gitstatus
 from operators.vocab import SIGNAL_RE
 
-SIDECAR = load_sidecar(FIXTURES / "signals.toml")
 EXPECTED_TYPE = {
     "git_branch_vv.txt": "gitstatus",
     "git_status.txt": "gitstatus",
@@ -27,18 +24,10 @@ EXPECTED_TYPE = {
 }
 
 
-def fixture(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
 def run(module, raw: bytes, granularity: str = "coarse", config=None):
     """The module's plan on ``raw``: the visible bytes and each group's bytes, restore checked."""
-    plan = module.reduce(raw, granularity, config or config_class()())
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return visible, contents
+    alone = reduce_alone(module, raw, config or config_class()(), granularity)
+    return alone.visible, alone.contents
 
 
 # --- detection -----------------------------------------------------------------------------------
@@ -46,7 +35,7 @@ def run(module, raw: bytes, granularity: str = "coarse", config=None):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_each_fixture_is_classified_as_its_git_type(name):
-    assert classify(fixture(name))[0] == EXPECTED_TYPE[name]
+    assert classify(fixture_bytes(name))[0] == EXPECTED_TYPE[name]
 
 
 # --- must-see strings and the three invariants, through the whole graph --------------------------
@@ -54,22 +43,14 @@ def test_each_fixture_is_classified_as_its_git_type(name):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_planted_signals_survive_and_everything_restores(name):
-    raw = fixture(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=SIDECAR[name])
-    assert packet.type == EXPECTED_TYPE[name]
-    for signal in SIDECAR[name]:
-        assert signal.encode() in packet.visible, signal
-    assert packet.signal_pass, packet.missing_signals
-    assert packet.recovery_pass and packet.restore_pass
-    refs = b"".join(bytes(r.content) for r in packet.references)
-    assert len(raw) - len(refs) <= len(packet.visible)  # nothing neither shown nor stored
+    check_fixture_through_the_graph(name, EXPECTED_TYPE[name])
 
 
 # --- git status, branch, tag ---------------------------------------------------------------------
 
 
 def test_status_keeps_every_path_and_folds_the_hints():
-    raw = fixture("git_status.txt")
+    raw = fixture_bytes("git_status.txt")
     visible, contents = run(gitstatus, raw)
     for line in raw.split(b"\n"):
         if line.startswith(b"\t") or line.endswith(b":") or line.startswith((b"On branch", b"Your branch")):
@@ -81,7 +62,7 @@ def test_status_keeps_every_path_and_folds_the_hints():
 
 def test_short_status_and_branch_lists_pass_through():
     for name in ("git_status_short.txt", "git_branch_a.txt", "git_branch_vv.txt"):
-        raw = fixture(name)
+        raw = fixture_bytes(name)
         visible, contents = run(gitstatus, raw)
         assert visible == raw and not contents
 
@@ -95,14 +76,14 @@ def small_ceiling():
 
 def test_tag_lists_below_the_ceiling_are_shown_whole():
     for name in ("git_tag.txt", "git_tag_n.txt", "git_tag_fzf.txt"):  # real: tqdm, tqdm -n, fzf
-        raw = fixture(name)
+        raw = fixture_bytes(name)
         assert classify(raw)[0] == "gitstatus", name
         visible, contents = run(gitstatus, raw)
         assert visible == raw and not contents, name
 
 
 def test_tags_over_the_ceiling_keep_newest_oldest_and_count_the_rest():
-    raw = fixture("git_tag.txt")
+    raw = fixture_bytes("git_tag.txt")
     visible, contents = run(gitstatus, raw, config=small_ceiling())
     tags = raw.split()
     shown = set(visible.split(b"\n"))
@@ -117,7 +98,7 @@ def test_tags_over_the_ceiling_keep_newest_oldest_and_count_the_rest():
 
 
 def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
-    raw = fixture("git_tag_n.txt")  # git tag -n: each name padded, then its note
+    raw = fixture_bytes("git_tag_n.txt")  # git tag -n: each name padded, then its note
     visible, contents = run(gitstatus, raw, config=small_ceiling())
     lines = raw.split(b"\n")[:-1]
     shown = set(visible.split(b"\n"))
@@ -133,7 +114,7 @@ def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
 def test_a_cut_tag_list_keeps_an_even_spread_of_its_tags():
     from operators.ceiling import fit
 
-    raw = fixture("git_tag_fzf.txt")  # real: git tag in fzf, 178 tags
+    raw = fixture_bytes("git_tag_fzf.txt")  # real: git tag in fzf, 178 tags
     tags = raw.split(b"\n")[:-1]
     plan = gitstatus.reduce(raw, "coarse", config_class()())
     cut = fit(plan, 700, "gitstatus", config_class()())
@@ -152,7 +133,7 @@ def test_tag_ranks_spread_and_status_ranks_paths_first():
     ranks = gitstatus.rank_lines(tags, None)
     assert ranks[0] == ranks[-1] == (1, 1) and ranks[4] == (1, 2)  # ends, then the middle
     assert ranks[2][1] == ranks[6][1] < ranks[1][1] == ranks[3][1]
-    status = fixture("git_status.txt").split(b"\n")
+    status = fixture_bytes("git_status.txt").split(b"\n")
     ranked = gitstatus.rank_lines(status, None)
     assert all(r == (0, 0) for line, r in zip(status, ranked) if line.startswith(b"\t"))
 
@@ -168,19 +149,8 @@ def test_short_tag_lists_pass_through():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_TYPE))
 def test_crlf_no_final_newline_and_cut_inputs_restore(name):
-    raw = fixture(name)
-    module = gitstatus
-    run(module, raw.replace(b"\n", b"\r\n"))
-    run(module, raw.rstrip(b"\n"))
-    rng = random.Random(name)
-    for _ in range(15):
-        a = rng.randrange(len(raw))
-        b = rng.randrange(a, len(raw) + 1)
-        run(module, raw[a:b])
-        mutated = bytearray(raw)
-        for _ in range(5):
-            mutated[rng.randrange(len(mutated))] = rng.choice(b"\n\r\x00\xff +-@c:")
-        run(module, bytes(mutated))
+    for variant in odd_variants(fixture_bytes(name), name, b"\n\r\x00\xff +-@c:"):
+        run(gitstatus, variant)
 
 
 def test_a_cut_branch_list_keeps_the_current_branch_and_a_spread_not_one_line_per_template():

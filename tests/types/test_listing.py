@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
+from conftest import FIXTURES, check_fixture_through_the_graph, fixture_bytes, reduce_alone, reduce_bytes, tokens_cli
 from operators.classify import classify
-from operators.reduction import omissions, render, restores_to
-from operators.signals import load_sidecar
+from operators.reduction import render
 from operators.types import listing
 
 
@@ -57,49 +56,27 @@ TYPED = {
 }
 
 
-def raw_of(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def planted(name: str) -> list[str]:
-    return load_sidecar(FIXTURES / "signals.toml")[name]
-
-
 def reduced(module, raw: bytes) -> tuple[bytes, dict]:
     """Reduce with one type directly; the plan must restore the original; visible text and refs."""
-    plan = module.reduce(raw, "coarse", None)
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    for group in refs:
-        assert f"#ref:{ids[group]}".encode() in visible, group
-    return visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+    alone = reduce_alone(module, raw, named=True)
+    return alone.visible, alone.by_id()
 
 
 # -- the fixtures through the product -------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_is_classified_as_its_type(name):
-    assert classify(raw_of(name))[0] == TYPED[name]
+    assert classify(fixture_bytes(name))[0] == TYPED[name]
 
 
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_through_the_graph_keeps_signals_and_restores(name):
-    raw = raw_of(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
-    assert packet.type == TYPED[name]
-    missing = [s for s in planted(name) if s.encode() not in packet.visible]
-    assert missing == []
-    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
-    for ref in packet.references:
-        assert f"#ref:{ref.id}".encode() in packet.visible
-        assert len(ref.content) > 0
+    check_fixture_through_the_graph(name, TYPED[name])
 
 
 @pytest.mark.parametrize("name", ["ls_la_usr_lib_x86.txt", "ls_R_pygithub_head.txt", "tree_pygithub.txt",
                                   "npm_ls_all.txt"])
 def test_big_listings_and_trees_save_at_least_a_third(name):
-    raw = raw_of(name)
+    raw = fixture_bytes(name)
     packet = reduce_bytes(raw, source=name)
     assert len(packet.visible) < 0.67 * len(raw), len(packet.visible)
 
@@ -113,12 +90,12 @@ def test_tokens_analyze_and_expand_full_restore_byte_exact(tmp_path):
         out.write_bytes(result.stdout)
         full = tokens_cli("expand", "--full", str(out), env=env)
         assert full.returncode == 0, full.stderr
-        assert full.stdout == raw_of(name)
+        assert full.stdout == fixture_bytes(name)
 
 
 # -- listings -------------------------------------------------------------------------------------
 def test_ls_la_keeps_every_name_type_size_and_link_target_and_hides_the_uniform_columns():
-    raw = raw_of("ls_la_usr_lib_x86.txt")
+    raw = fixture_bytes("ls_la_usr_lib_x86.txt")
     visible, refs = reduced(listing, raw)
     lines = [m for line in raw.splitlines() if (m := listing.LONG_RE.fullmatch(line))]
     assert len(lines) > 250
@@ -139,7 +116,7 @@ def test_ls_l_with_two_owners_keeps_owner_and_group():
 
 
 def test_ls_R_keeps_every_header_and_the_top_level_and_folds_big_directories():
-    raw = raw_of("ls_R_pygithub_head.txt")
+    raw = fixture_bytes("ls_R_pygithub_head.txt")
     visible, refs = reduced(listing, raw)
     sections = raw.split(b"\n\n")
     for section in sections:
@@ -150,7 +127,7 @@ def test_ls_R_keeps_every_header_and_the_top_level_and_folds_big_directories():
 
 
 def test_tree_keeps_every_top_level_entry_and_the_summary_line():
-    raw = raw_of("tree_pygithub.txt")
+    raw = fixture_bytes("tree_pygithub.txt")
     visible, _ = reduced(listing, raw)
     top = [line for line in raw.splitlines() if line.startswith(("├── ".encode(), "└── ".encode()))]
     assert len(top) == 17
@@ -161,7 +138,7 @@ def test_tree_keeps_every_top_level_entry_and_the_summary_line():
 
 
 def test_du_under_the_ceiling_shows_every_line():
-    raw = raw_of("du_h_gson.txt")  # real: du -h in a gson checkout
+    raw = fixture_bytes("du_h_gson.txt")  # real: du -h in a gson checkout
     assert classify(raw)[0] == "listing"
     visible, refs = reduced(listing, raw)
     assert visible == raw and refs == {}
@@ -171,7 +148,7 @@ def test_du_over_the_ceiling_keeps_the_total_the_top_level_and_the_biggest_first
     from operators.ceiling import fit
     from operators.config import Config
 
-    raw = raw_of("du_h_dist_packages.txt")
+    raw = fixture_bytes("du_h_dist_packages.txt")
     plan = listing.reduce(raw, "coarse", None)
     cut = fit(plan, 12_000, "listing", Config())
     ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
@@ -190,7 +167,7 @@ def test_du_over_the_ceiling_keeps_the_total_the_top_level_and_the_biggest_first
 
 
 def test_ls_lR_top_level_block_stays_as_printed_deeper_ones_shortened():
-    raw = raw_of("ls_lR_attrs.txt")  # real: ls -lR in an attrs checkout
+    raw = fixture_bytes("ls_lR_attrs.txt")  # real: ls -lR in an attrs checkout
     assert classify(raw)[0] == "listing"
     visible, refs = reduced(listing, raw)
     sections = raw.split(b"\n\n")
@@ -208,13 +185,13 @@ def test_ls_lR_top_level_block_stays_as_printed_deeper_ones_shortened():
 def test_listing_ranks_top_level_first():
     from operators.config import Config
 
-    tree = raw_of("tree_pygithub.txt").split(b"\n")
+    tree = fixture_bytes("tree_pygithub.txt").split(b"\n")
     ranks = listing.rank_lines(tree, Config())
     top = [r for line, r in zip(tree, ranks) if line.startswith(("├── ".encode(), "└── ".encode()))]
     deeper = [r for line, r in zip(tree, ranks) if line.startswith("│".encode())]
     assert top and all(r == (0, 1) for r in top) and deeper and all(r[0] == 1 for r in deeper)
     assert ranks[tree.index(b"60 directories, 456 files")] == (0, 0)
-    ls = raw_of("ls_lR_attrs.txt").split(b"\n")
+    ls = fixture_bytes("ls_lR_attrs.txt").split(b"\n")
     ranks = listing.rank_lines(ls, Config())
     first = ls.index(b"")
     assert all(r[0] == 0 for r in ranks[:first])

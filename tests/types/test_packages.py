@@ -7,10 +7,8 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import check_fixture_through_the_graph, fixture_bytes, reduce_alone
 from operators.classify import classify
-from operators.reduction import omissions, render, restores_to
-from operators.signals import load_sidecar
 from operators.types import packages
 
 TYPED = {
@@ -20,48 +18,26 @@ TYPED = {
 }
 
 
-def raw_of(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def planted(name: str) -> list[str]:
-    return load_sidecar(FIXTURES / "signals.toml")[name]
-
-
 def reduced(module, raw: bytes) -> tuple[bytes, dict]:
     """Reduce with one type directly; the plan must restore the original; visible text and refs."""
-    plan = module.reduce(raw, "coarse", None)
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    for group in refs:
-        assert f"#ref:{ids[group]}".encode() in visible, group
-    return visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+    alone = reduce_alone(module, raw, named=True)
+    return alone.visible, alone.by_id()
 
 
 # -- the fixtures through the product -------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_is_classified_as_its_type(name):
-    assert classify(raw_of(name))[0] == TYPED[name]
+    assert classify(fixture_bytes(name))[0] == TYPED[name]
 
 
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_through_the_graph_keeps_signals_and_restores(name):
-    raw = raw_of(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
-    assert packet.type == TYPED[name]
-    missing = [s for s in planted(name) if s.encode() not in packet.visible]
-    assert missing == []
-    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
-    for ref in packet.references:
-        assert f"#ref:{ref.id}".encode() in packet.visible
-        assert len(ref.content) > 0
+    check_fixture_through_the_graph(name, TYPED[name])
 
 
 # -- packages -------------------------------------------------------------------------------------
 def test_npm_ls_keeps_every_top_level_dependency_and_problem_line():
-    raw = raw_of("npm_ls_all.txt")
+    raw = fixture_bytes("npm_ls_all.txt")
     visible, refs = reduced(packages, raw)
     top = [line for line in raw.splitlines() if re.match("^(?:├|└)─(?:┬|─) ".encode(), line)]
     assert len(top) == 10
@@ -75,7 +51,7 @@ def test_npm_ls_keeps_every_top_level_dependency_and_problem_line():
 
 
 def test_pipdeptree_keeps_every_root_and_first_level_requirement():
-    raw = raw_of("pipdeptree.txt")
+    raw = fixture_bytes("pipdeptree.txt")
     visible, _ = reduced(packages, raw)
     for line in raw.splitlines():
         if not line.startswith((" ".encode(), "│".encode())):  # a root package or one of its requirements
@@ -84,7 +60,7 @@ def test_pipdeptree_keeps_every_root_and_first_level_requirement():
 
 
 def test_pip_list_and_freeze_pass_through_whole():
-    raw = raw_of("pip_list.txt")
+    raw = fixture_bytes("pip_list.txt")
     assert reduced(packages, raw) == (raw, {})
     freeze = b"".join(line.split()[0] + b"==" + line.split()[1] + b"\n" for line in raw.splitlines()[2:])
     assert classify(freeze * 2)[0] == "packages"

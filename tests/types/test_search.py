@@ -8,10 +8,9 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, PROJECT, reduce_bytes
+from conftest import FIXTURES, PROJECT, fixture_bytes, planted, reduce_alone, reduce_bytes
 from operators.classify import classify
-from operators.reduction import omissions, render, restores_to
-from operators.signals import load_sidecar
+from operators.reduction import render
 from operators.types import diagnostics, search
 
 SEARCH_FIXTURES = ["rg_common.txt", "grep_rn_rare.txt", "grep_rn_long_lines.txt", "rg_heading_context.txt",
@@ -23,19 +22,8 @@ DIAG_FIXTURES = ["ruff.txt", "mypy.txt", "tsc.txt", "eslint.txt", "gcc_warnings.
 def reduced(module, raw: bytes, settings=None) -> tuple[bytes, dict, object]:
     """Reduce with one type directly; check the plan restores the original and return visible and refs."""
     config = type("C", (), {module.NAME: settings})() if settings is not None else None
-    plan = module.reduce(raw, "coarse", config)
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    for group, content in refs.items():  # every group is named by its marker in the visible text
-        assert f"#ref:{ids[group]}".encode() in visible, group
-        assert len(content) > 0
-    return visible, {ids[g]: refs[g] for g in plan.reasons}, plan
-
-
-def planted(name: str) -> list[str]:
-    return load_sidecar(FIXTURES / "signals.toml")[name]
+    alone = reduce_alone(module, raw, config, named=True)
+    return alone.visible, alone.by_id(), alone.plan
 
 
 # -- detection ------------------------------------------------------------------------------------
@@ -62,14 +50,10 @@ def test_a_file_list_and_key_value_lines_are_not_search():
 # -- must-see strings, restore, savings -----------------------------------------------------------
 @pytest.mark.parametrize("name", SEARCH_FIXTURES)
 def test_fixture_keeps_its_planted_signals_and_restores(name):
-    raw = (FIXTURES / name).read_bytes()
-    kind = classify(raw)[0]
-    module = search if kind == "search" else diagnostics
-    visible, _, _ = reduced(module, raw)
-    missing = [s for s in planted(name) if s.encode() not in visible]
-    assert missing == []
-    # a small search is best as it is; so are diagnostics without snippets under the output ceiling
-    assert len(visible) < len(raw) or visible == raw and (module is search or len(raw) < 22_500)
+    raw = fixture_bytes(name)
+    visible, _, _ = reduced(search, raw)
+    assert [s for s in planted(name) if s.encode() not in visible] == []
+    assert len(visible) < len(raw) or visible == raw  # a small search is best as it is
 
 
 def test_overall_savings_on_the_fixtures():

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes, tokens_cli
+from conftest import FIXTURES, check_fixture_through_the_graph, fixture_bytes, reduce_alone, reduce_bytes, tokens_cli
 from operators.ceiling import fit, target
 from operators.classify import classify
 from operators.config import Config
 from operators.reduction import omissions, render, restores_to
-from operators.signals import load_sidecar
 from operators.types import source
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "types"
@@ -184,67 +183,45 @@ TYPED = {
 }
 
 
-def raw_of(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def planted(name: str) -> list[str]:
-    return load_sidecar(FIXTURES / "signals.toml")[name]
-
-
 def reduced(module, raw: bytes) -> tuple[bytes, dict]:
     """Reduce with one type directly; the plan must restore the original; visible text and refs."""
-    plan = module.reduce(raw, "coarse", None)
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    for group in refs:
-        assert f"#ref:{ids[group]}".encode() in visible, group
-    return visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+    alone = reduce_alone(module, raw, named=True)
+    return alone.visible, alone.by_id()
 
 
 # -- the fixtures through the product -------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_is_classified_as_its_type(name):
-    assert classify(raw_of(name))[0] == TYPED[name]
+    assert classify(fixture_bytes(name))[0] == TYPED[name]
 
 
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_through_the_graph_keeps_signals_and_restores(name):
-    raw = raw_of(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
-    assert packet.type == TYPED[name]
-    missing = [s for s in planted(name) if s.encode() not in packet.visible]
-    assert missing == []
-    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
-    for ref in packet.references:
-        assert f"#ref:{ref.id}".encode() in packet.visible
-        assert len(ref.content) > 0
+    check_fixture_through_the_graph(name, TYPED[name])
 
 
 # -- source ---------------------------------------------------------------------------------------
 def test_source_level_1_passes_the_code_through_and_parks_the_license_header():
-    raw = raw_of("head_kilo_c.txt")
+    raw = fixture_bytes("head_kilo_c.txt")
     visible, refs = reduced(source, raw)
     assert visible.startswith(b"[license header: 33 lines (Copyright (C) 2016 Salvatore Sanfilippo")
     assert b"Redistribution and use" not in visible
     [header] = [c for c in refs.values() if c.startswith(b"/* Kilo")]
     assert b"Redistribution and use" in header and header.endswith(b"*/\n")
     assert visible.endswith(raw[len(header):])  # the code after it: untouched
-    visible, refs = reduced(source, raw_of("cat_tqdm_utils_py.txt"))
-    assert visible == raw_of("cat_tqdm_utils_py.txt") and refs == {}
+    visible, refs = reduced(source, fixture_bytes("cat_tqdm_utils_py.txt"))
+    assert visible == fixture_bytes("cat_tqdm_utils_py.txt") and refs == {}
 
 
 def test_source_license_header_of_a_numbered_go_file_stops_before_the_package_doc():
-    raw = raw_of("cat_n_pflag_flag_go.txt")
+    raw = fixture_bytes("cat_n_pflag_flag_go.txt")
     visible, refs = reduced(source, raw)
     assert visible.startswith(b"[license header: 3 lines (Copyright 2009 The Go Authors. All rights reserved.)")
     assert b"Package pflag is a drop-in replacement" in visible
 
 
 def test_level_0_outline_lists_every_python_def_and_class_with_its_line():
-    raw = raw_of("cat_tqdm_utils_py.txt")
+    raw = fixture_bytes("cat_tqdm_utils_py.txt")
     packet = reduce_bytes(raw)
     facts = source.facts(packet)
     tree = ast.parse(raw)
@@ -257,7 +234,7 @@ def test_level_0_outline_lists_every_python_def_and_class_with_its_line():
 
 
 def test_level_0_outline_of_numbered_go_uses_the_printed_numbers():
-    raw = raw_of("cat_n_pflag_flag_go.txt")
+    raw = fixture_bytes("cat_n_pflag_flag_go.txt")
     facts = source.facts(reduce_bytes(raw))
     funcs = [line for line in raw.splitlines() if re.match(rb" *\d+\tfunc ", line)]
     assert len(funcs) > 20 and facts.total >= len(funcs)
@@ -267,11 +244,11 @@ def test_level_0_outline_of_numbered_go_uses_the_printed_numbers():
 
 
 def test_level_0_outline_of_typescript_and_c():
-    ts = source.facts(reduce_bytes(raw_of("cat_zustand_persist_ts.txt")))
+    ts = source.facts(reduce_bytes(fixture_bytes("cat_zustand_persist_ts.txt")))
     for sig in ("7: export interface StateStorage<R = unknown> {", "31: export function createJSONStorage<S, R = unknown>(",
                 "63: export interface PersistOptions<"):
         assert sig in ts.important
-    c = source.facts(reduce_bytes(raw_of("head_kilo_c.txt")))
+    c = source.facts(reduce_bytes(fixture_bytes("head_kilo_c.txt")))
     for sig in ("204: void disableRawMode(int fd) {", "307: int getCursorPosition(int ifd, int ofd, int *rows, int *cols) {",
                 "96: struct editorConfig {"):
         assert sig in c.important
@@ -311,18 +288,18 @@ When a bar is closed, its line is kept or removed depending on the leave argumen
 @pytest.mark.parametrize("name", ["sample.log", "sample.diff", "git_log_p.txt", "pytest_failure.txt", "sample.txt",
                                   "grep_rn_rare.txt", "mypy.txt"])
 def test_near_misses_are_not_source_listing_or_table(name):
-    assert classify(raw_of(name))[0] not in ("source", "listing", "table", "packages")
+    assert classify(fixture_bytes(name))[0] not in ("source", "listing", "table", "packages")
 
 
 def test_prose_with_code_snippets_is_not_source():
     assert classify(PROSE_WITH_SNIPPETS * 3)[0] != "source"
     # the same code alone is
-    code = raw_of("cat_tqdm_utils_py.txt")
+    code = fixture_bytes("cat_tqdm_utils_py.txt")
     assert source.detect(type("S", (), {"lines": [ln for ln in code.split(b"\n") if ln.strip()]})()) is not None
 
 
 def test_a_diff_of_source_is_a_diff():
-    raw = raw_of("sample.diff")
+    raw = fixture_bytes("sample.diff")
     assert classify(raw)[0] == "diff"
     assert source.score([ln for ln in raw.split(b"\n") if ln.strip()][:400]) is None
 

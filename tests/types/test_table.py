@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import check_fixture_through_the_graph, fixture_bytes, reduce_alone, reduce_bytes
 from operators.classify import classify
-from operators.reduction import omissions, render, restores_to
-from operators.signals import load_sidecar
 from operators.types import table
 
 TYPED = {
@@ -23,48 +21,26 @@ SECRETS = [
 ]
 
 
-def raw_of(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def planted(name: str) -> list[str]:
-    return load_sidecar(FIXTURES / "signals.toml")[name]
-
-
 def reduced(module, raw: bytes) -> tuple[bytes, dict]:
     """Reduce with one type directly; the plan must restore the original; visible text and refs."""
-    plan = module.reduce(raw, "coarse", None)
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    for group in refs:
-        assert f"#ref:{ids[group]}".encode() in visible, group
-    return visible, {ids[g]: bytes(refs[g]) for g in plan.reasons}
+    alone = reduce_alone(module, raw, named=True)
+    return alone.visible, alone.by_id()
 
 
 # -- the fixtures through the product -------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_is_classified_as_its_type(name):
-    assert classify(raw_of(name))[0] == TYPED[name]
+    assert classify(fixture_bytes(name))[0] == TYPED[name]
 
 
 @pytest.mark.parametrize("name", sorted(TYPED))
 def test_fixture_through_the_graph_keeps_signals_and_restores(name):
-    raw = raw_of(name)
-    packet = reduce_bytes(raw, source=f"fixtures/{name}", expected_signals=planted(name))
-    assert packet.type == TYPED[name]
-    missing = [s for s in planted(name) if s.encode() not in packet.visible]
-    assert missing == []
-    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
-    for ref in packet.references:
-        assert f"#ref:{ref.id}".encode() in packet.visible
-        assert len(ref.content) > 0
+    check_fixture_through_the_graph(name, TYPED[name])
 
 
 # -- tables and environments ----------------------------------------------------------------------
 def test_env_secret_values_never_reach_the_visible_text():
-    raw = raw_of("env_with_secrets.txt")
+    raw = fixture_bytes("env_with_secrets.txt")
     for secret in SECRETS:
         assert secret in raw
     packet = reduce_bytes(raw, source="env")
@@ -103,7 +79,7 @@ def test_looks_secret(name, value, secret):
 
 
 def test_ps_aux_keeps_the_header_and_every_process_and_folds_uniform_columns():
-    raw = raw_of("ps_aux.txt")
+    raw = fixture_bytes("ps_aux.txt")
     visible, refs = reduced(table, raw)
     rows = raw.splitlines()[1:]
     assert len(rows) > 40

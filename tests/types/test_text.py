@@ -8,10 +8,10 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES
+from conftest import FIXTURES, reduce_alone
 from operators.classify import classify
 from operators.config import Config
-from operators.reduction import omissions, render, restore
+from operators.reduction import omissions, render
 from operators.signals import load_sidecar
 from operators.types import text
 
@@ -19,12 +19,8 @@ SIGNALS = load_sidecar(FIXTURES / "signals.toml")
 
 
 def run(reducer, raw: bytes, config: Config | None = None):
-    plan = reducer.reduce(raw, "coarse", config or Config())
-    contents = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restore(visible, layout, [contents[g] for g in plan.reasons]) == raw
-    return plan, visible
+    alone = reduce_alone(reducer, raw, config or Config())
+    return alone.plan, alone.visible
 
 
 # --- text ----------------------------------------------------------------------------------------
