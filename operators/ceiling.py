@@ -324,9 +324,19 @@ def _ranked(text: bytes, kind: str, config):
     lines = Lines(text)
     tiers, ranks = line_tiers(kind, lines, config)
     blank = set(blank_lines(lines))
-    out = [[i for i, tier in enumerate(tiers) if tier == t and i not in blank] for t in (0, 1)]
-    for order in out:
-        order.sort(key=ranks.__getitem__)  # stable: in order inside a rank
+    buckets: tuple[dict, dict] = ({}, {})  # per tier: rank -> the lines of that rank, in order
+    for i, tier, rank in zip(range(len(tiers)), tiers, ranks):
+        if tier < 2 and i not in blank:
+            bucket = buckets[tier].get(rank)
+            if bucket is None:
+                bucket = buckets[tier][rank] = array("q")
+            bucket.append(i)
+    out = []
+    for by_rank in buckets:  # an array, not an int object per line: most of a diff's lines are tier 0
+        order = array("q")
+        for rank in sorted(by_rank):
+            order.extend(by_rank[rank])
+        out.append(order)
     return lines, out
 
 

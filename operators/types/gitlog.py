@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
-from itertools import repeat
+from itertools import islice, repeat
 from operator import sub
 from typing import Annotated, NamedTuple
 
@@ -64,6 +66,7 @@ class Settings(Section):
 
 GRAPH_CHARS = rb"*|/\\_.\- "
 COMMIT_RE = lazy(rb"([" + GRAPH_CHARS + rb"]*?)commit ([0-9a-f]{7,64})\b([^\r\n]*)")
+COMMIT_SCAN = lazy(rb"^[" + GRAPH_CHARS + rb"]*?commit [0-9a-f]{7}", re.M)  # every line COMMIT_RE can match, and a few more
 HEADER_RE = lazy(
     rb"(?:Merge|Author|AuthorDate|Commit|CommitDate|Date|Reflog|Reflog message|Tagger|Primary key fingerprint):"
     rb"|gpg: |(?:tree|parent|author|committer|gpgsig|gpgsig-sha256|mergetag|encoding) "  # --format=raw
@@ -108,21 +111,44 @@ class Commit:
         self.stat: tuple[int, int, int] | None = None
 
 
+class LineTable(Sequence):
+    """Every line of ``raw`` as ``split_lines`` gives them, without an object per line held: where each
+    line starts and where its body ends (two ``array('q')``, 16 bytes a line); a ``Line`` is made when
+    asked for. A body ends before ``\n`` or ``\r\n`` (``reduction.line_body_end``), found without a
+    Python call per line: one byte before the next line starts, but for the last line when ``raw``
+    has no final newline, and the lines that end with ``\r`` (looked at only when ``raw`` holds one)."""
+
+    def __init__(self, raw: bytes):
+        starts = self.starts = diff_twins.line_starts(raw)
+        bodies = self.bodies = array("q", map(sub, islice(starts, 1, None), repeat(1)))
+        if raw and raw[-1] != 10:  # no final newline: the last line's body runs to the end
+            bodies[-1] = len(raw)
+        if b"\r" in raw:
+            for i, (a, e) in enumerate(zip(starts, bodies)):
+                if e > a and raw[e - 1] == 13:
+                    bodies[i] = e - 1
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self.bodies)))]
+        if i < 0:
+            i += len(self.bodies)
+        return tuple.__new__(Line, (self.starts[i], self.starts[i + 1], self.bodies[i]))
+
+    def __iter__(self):
+        return map(tuple.__new__, repeat(Line), zip(self.starts, islice(self.starts, 1, None), self.bodies))
+
+    def at(self, pos: int) -> int:
+        """The index of the line holding offset ``pos``."""
+        return bisect_right(self.starts, pos) - 1
+
+
 def split_lines(raw: bytes) -> list[Line]:
-    """Every line of ``raw``; a body ends before ``\n`` or ``\r\n`` (``reduction.line_body_end``). Made
-    without a Python call per line: a body ends one byte before the next line starts, but for the
-    last line when ``raw`` has no final newline, and the lines that end with ``\r`` (looked at only
-    when ``raw`` holds one)."""
-    starts = diff_twins.line_starts(raw)
-    ends = starts[1:]
-    bodies = array("q", map(sub, ends, repeat(1)))
-    if raw and raw[-1] != 10:  # no final newline: the last line's body runs to the end
-        bodies[-1] = len(raw)
-    if b"\r" in raw:
-        for i, (a, e) in enumerate(zip(starts, bodies)):
-            if e > a and raw[e - 1] == 13:
-                bodies[i] = e - 1
-    return list(map(tuple.__new__, repeat(Line), zip(starts, ends, bodies)))
+    """Every line of ``raw`` (``LineTable``), as a list."""
+    return list(LineTable(raw))
 
 
 def _content(raw: bytes, line: Line, width: int) -> bytes:
@@ -144,11 +170,12 @@ def commit_start(raw: bytes, line: Line) -> re.Match | None:
     return m
 
 
-def parse(raw: bytes, lines: list[Line]) -> tuple[int, list[Commit]]:
-    """The index of the first commit line and the commits with headers (empty: not that shape)."""
+def parse(raw: bytes, lines: LineTable) -> tuple[int, list[Commit]]:
+    """The index of the first commit line and the commits with headers (empty: not that shape). Only
+    the lines one ``COMMIT_SCAN`` pass finds are tried."""
     commits: list[Commit] = []
-    for i, line in enumerate(lines):
-        m = commit_start(raw, line)
+    for i in dict.fromkeys(lines.at(m.start()) for m in COMMIT_SCAN.finditer(raw)):
+        m = commit_start(raw, lines[i])
         if m is None:
             continue
         j = i + 1
@@ -166,7 +193,7 @@ def parse(raw: bytes, lines: list[Line]) -> tuple[int, list[Commit]]:
     return first, commits
 
 
-def _parse_commit(raw: bytes, lines: list[Line], commit: Commit, j: int) -> None:
+def _parse_commit(raw: bytes, lines: Sequence[Line], commit: Commit, j: int) -> None:
     """Headers and message of the commit whose header starts at line ``j``."""
     n, width = len(lines), commit.width
     signed = False
@@ -199,7 +226,7 @@ def _parse_commit(raw: bytes, lines: list[Line], commit: Commit, j: int) -> None
     commit.message_end = j
 
 
-def _parse_tail(raw: bytes, lines: list[Line], commit: Commit) -> None:
+def _parse_tail(raw: bytes, lines: Sequence[Line], commit: Commit) -> None:
     """After the message: stat lines (their totals), name lines, the patch."""
     for j in range(commit.message_end, commit.end):
         content = _content(raw, lines[j], commit.width)
@@ -256,7 +283,7 @@ class _Emitter:
     """Builds the plan commit by commit; ``group`` is where the current commit's omissions go (one
     group for all, or one a commit with granularity ``fine``)."""
 
-    def __init__(self, raw: bytes, lines: list[Line], settings: Settings, fine: bool, single: bool):
+    def __init__(self, raw: bytes, lines: Sequence[Line], settings: Settings, fine: bool, single: bool):
         self.raw, self.lines, self.settings = raw, lines, settings
         self.fine, self.single = fine, single
         self.plan = Plan(raw)
@@ -425,7 +452,7 @@ def _lines_in(raw: bytes, a: int, b: int):
 
 
 def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
-    lines = split_lines(raw)
+    lines = LineTable(raw)
     first, commits = parse(raw, lines)
     if not commits:
         return reduce_oneline(raw, lines, settings)
@@ -490,7 +517,7 @@ def _date_span(commits: list[Commit]) -> str:
     return f" ({dates[0]})" if dates[0] == dates[-1] else f" ({dates[-1]} … {dates[0]})"
 
 
-def reduce_oneline(raw: bytes, lines: list[Line], settings: Settings) -> Plan:
+def reduce_oneline(raw: bytes, lines: Sequence[Line], settings: Settings) -> Plan:
     """One line per commit already: fold the commits beyond ``max_commits``."""
     seen = 0
     for i, line in enumerate(lines):
