@@ -1,5 +1,5 @@
 """The one secret detector: where, in bytes, a secret value lies (a leaf module: it imports nothing
-from the project).
+from the project but ``operators.relazy``, a leaf too).
 
 Secret values are found by one RE2 scan (bytes as Latin-1: any input, valid UTF-8 or not). The shapes:
 
@@ -34,6 +34,8 @@ import math
 from collections import Counter
 
 import re2
+
+from operators.relazy import lazy  # the patterns most runs never use: compiled on first use
 
 HIDDEN = b"[secret hidden]"
 MULTILINE_HINT = b"PRIVATE KEY"  # the one shape that spans lines: a PEM private key
@@ -83,14 +85,20 @@ _PATTERN = (
 )
 
 
-def _compile(pattern: bytes):
+def _options():
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     options.log_errors = False
-    return re2.compile(pattern, options)
+    return options
 
 
-SECRET_RE = _compile(_PATTERN)
+def _compile(pattern: bytes):
+    """An RE2 pattern over bytes as Latin-1, compiled on first use (every scan uses ``SECRET_RE``; the
+    others only when a value is found or an environment is listed)."""
+    return lazy(pattern, _options(), compiler=re2.compile)
+
+
+SECRET_RE = re2.compile(_PATTERN, _options())
 _PLACEHOLDER = _compile(
     rb"(?i)\A(?:\**|x{3,}|\.{3,}|-+|_+|<[^>]*>|\$\{?[A-Za-z_][\w.]*\}?|%[sd]|\{\{[^}]*\}\}|\{[^}]*\}|%\([^)]*\)s"
     rb"|null|none|nil|true|false|yes|no|on|off|undefined|redacted|\[redacted\]|hidden|masked|changeme|secret"
