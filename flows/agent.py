@@ -39,7 +39,7 @@ import os
 import signal
 import sys
 
-from operators.errors import say
+from operators.errors import UsageError, say
 
 SOURCE_MAX = 200  # characters of the command line kept as the packet's source
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # passed on to the command's process group
@@ -246,7 +246,6 @@ def cmd_run(args: argparse.Namespace, config) -> int:
     import shlex
 
     from flows.runner import run_source
-    from operators.errors import UsageError
     from operators.runsource import RunSource
 
     cmd = list(args.cmd)
@@ -376,7 +375,6 @@ def cmd_pack(args: argparse.Namespace, config) -> int:
 
     from flows.options import check_readable
     from flows.runner import run_packets
-    from operators.errors import UsageError
     from operators.pack import pack
     from operators.packet import ContextPacket
     from operators.sources import file_packets

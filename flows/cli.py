@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from flows.options import HOSTS, add_budget_and_host, add_granularity, add_type, budget, check_readable
 from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_done
-from operators.errors import TokensError, UsageError, report
+from operators.errors import InvariantError, TokensError, UsageError, report
 
 if TYPE_CHECKING:
     from operators.config import Config
@@ -129,8 +129,6 @@ def _for_host(config, host: str | None):
 
 def _check_invariants(packets: list[ContextPacket]) -> None:
     """Exit status 3 (``InvariantError``) when SIGNAL, RECOVERY or RESTORE failed for any packet."""
-    from operators.errors import InvariantError
-
     for packet in packets:
         failed = [name for name, ok in (("SIGNAL", packet.signal_pass), ("RECOVERY", packet.recovery_pass),
                                         ("RESTORE", packet.restore_pass)) if ok is False]

@@ -31,6 +31,7 @@ from bytewax.inputs import Source
 
 from flows.direct import graph_steps
 from operators.config import Config, ConfigError, load_config
+from operators.errors import say
 from operators.packet import ContextPacket
 from operators.sinks import StoreSink
 from operators.graphio import CallbackSink, PacketSource, engine_source
@@ -162,8 +163,6 @@ def _exit_status(failed: dict[str, int]) -> None:
 
 
 def _exit_with(exc: Exception):
-    from operators.errors import say
-
     say(exc, prog="nolife-tokens")
     raise SystemExit(2) from None
 

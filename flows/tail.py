@@ -47,6 +47,7 @@ import msgspec
 from operators.config import Config, home_path
 from operators.errors import UsageError
 from operators.sources import display_name, unreadable_reason
+from operators.store import StoreError, check_directory, read_regular, replace_file
 from operators.trace import configure_trace, emit
 
 
@@ -82,8 +83,6 @@ def checkpoint_path(config: Config, paths: list[str], output: str | None) -> Pat
 
 
 def load_checkpoint(path: Path, output: str) -> Checkpoint:
-    from operators.store import StoreError, read_regular
-
     try:
         return _decoder.decode(read_regular(path, "tail checkpoint"))
     except FileNotFoundError:
@@ -95,8 +94,6 @@ def load_checkpoint(path: Path, output: str) -> Checkpoint:
 def save_checkpoint(path: Path, cp: Checkpoint) -> None:
     """Replace the checkpoint atomically (a fresh temp file beside it, never through a symlink);
     StoreError when it cannot be written."""
-    from operators.store import check_directory, replace_file
-
     cp.updated = time.time()
     check_directory(path.parent, "tail checkpoint directory")
     replace_file(path, _encoder.encode(cp), "tail checkpoint")
@@ -152,8 +149,6 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
     _check_paths(paths, args.output)
     configure_trace(json=args.json or None)
     granularity = args.granularity or config.reduce.granularity
-
-    from operators.store import check_directory
 
     check_directory(home_path(config) / "context", "store directory", create=False)  # a symlink or file: now, once
     cp_path = checkpoint_path(config, paths, args.output)
@@ -259,8 +254,6 @@ def _save_or_note(path: Path, cp: Checkpoint, state: dict, strict: bool = False)
     """Write the checkpoint; when it cannot be written (disk full, read-only), say so once and go on:
     the next window tries again (a kill before then repeats windows, never loses them). ``strict``:
     a symlink or other non-file at the checkpoint's path is an error (it will not go away by waiting)."""
-    from operators.store import StoreError
-
     try:
         save_checkpoint(path, cp)
     except StoreError as exc:
