@@ -43,6 +43,11 @@ valid JSON (or NDJSON) whenever the input was.
   never inside an escape), the tail goes to a ref: ``"head… +12345 bytes #ref:ctx_…"``.
 * **NDJSON** (one value per line) is a sequence treated like an array: each line is reduced, newlines
   stay, and a long run of same-shaped lines is summarised.
+* **under the ceiling** (``reduce``): a document that fits the room is shown unfolded; a folded one
+  still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
+  past the first shown in brief, then fewer of them, the others counted in the runs' markers) so
+  that the ceiling never has to cut it blind (a one-line document would keep its line's head only);
+  room left shows folded items by their identity (``IDENTITY``).
 
 Refs are grouped by path (``$.events[].metadata`` is one ref however many items show it) and
 capped per document (``coarse``: 10, ``fine``: 64, where every occurrence gets its own ref until the
@@ -234,6 +239,7 @@ class _Reducer:
         self.raw = raw
         self.cfg = cfg
         self.plan = Plan(raw)
+        self.notable_max, self.brief_max = NOTABLE_MAX, BRIEF_MAX  # failing items whole, in brief (``_tightened``)
         self.fine = granularity == "fine"
         self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
         self.groups: dict[str, str] = {}
@@ -403,10 +409,10 @@ class _Reducer:
         hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
         found = sorted({j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)})
         # failing items that are the exception are all shown (in brief past the first few) when all fit
-        brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and len(found) - NOTABLE_MAX <= BRIEF_MAX - self.briefs
+        brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and len(found) - self.notable_max <= self.brief_max - self.briefs
         others: list[int] = []
         for kept, j in enumerate(found):
-            if kept < NOTABLE_MAX:
+            if kept < self.notable_max:
                 keep[j] = 1
             elif not keep[j] and brief and self.keep_brief(entries[idxs[j]][2]):
                 keep[j] = 1
@@ -415,8 +421,8 @@ class _Reducer:
         return others
 
     def keep_brief(self, vs: int) -> bool:
-        """Show the object at ``vs`` in brief (``plan_brief``), if fewer than ``BRIEF_MAX`` are."""
-        if self.briefs >= BRIEF_MAX:
+        """Show the object at ``vs`` in brief (``plan_brief``), if fewer than ``brief_max`` are."""
+        if self.briefs >= self.brief_max:
             return False
         self.brief.add(vs)
         self.briefs += 1
@@ -523,7 +529,7 @@ class _Reducer:
         """Keep, in brief, every item whose status-like field (``ENUMS``) holds another value than
         most items' (a skipped test among passed ones), when they all fit (``BRIEF_MAX``)."""
         new = [j for j in found if not keep[j]]
-        if not new or len(new) > BRIEF_MAX - self.briefs:
+        if not new or len(new) > self.brief_max - self.briefs:
             return
         for j in new:
             keep[j] = 1
@@ -1055,23 +1061,57 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     ceiling = section(config, "ceiling").max_chars
     room = min(int(ceiling * ROOM_MAX_SHARE), max(int(ceiling * ROOM_SHARE), ROOM_MIN))
     try:
-        plan = None
+        plan = make = None
         if len(raw) <= 4 * room:
             unfolded = msgspec.structs.replace(cfg, array_min=UNFOLDED)  # a few big items still fold
             whole = _Reducer(raw, granularity, unfolded).run()
             if visible_size(whole) <= room:
-                plan, cfg = whole, unfolded
+                plan, make = whole, _maker(raw, granularity, unfolded)
         if plan is None:
             plan = _Reducer(raw, granularity, cfg).run()
+            plan, make = _tightened(raw, granularity, cfg, plan, int(ceiling * ROOM_MAX_SHARE))
         spare = room - visible_size(plan)
         if not cfg.identity or spare < IDENTITY_MIN or len(raw) > IDENTITY_MAX_BYTES or not plan.omits_anything:
             return plan
-        named = _Reducer(raw, granularity, cfg)  # the folded items shown by their identity while the room lasts
+        named = make()  # the folded items shown by their identity while the room lasts
         named.identity_room = spare
         shown = named.run()
         return shown if named.identity and visible_size(shown) <= room else plan
     except RecursionError:
         return passthrough(raw)
+
+
+# What a folded document over the ceiling gives up, step by step: long strings (a failure's traceback)
+# to a ref sooner; then failing items shown in brief (their short fields) past the first, and fewer items
+TIGHTER = (({"string_max": 512}, NOTABLE_MAX, BRIEF_MAX), ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX),
+           ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX // 4), ({"string_max": 160, "array_keep": 1}, 1, 0))
+
+
+def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
+    """A folded document still over ``fit`` bytes (the ceiling would cut it blind: a one-line document
+    to its first line's head) folded harder (``TIGHTER``), until it fits or the steps run out. Returns
+    the plan and a maker of reducers with its settings (for the identity view)."""
+    from operators.ceiling import visible_size
+
+    make = _maker(raw, granularity, cfg)
+    for step, notable, brief in TIGHTER:
+        if visible_size(plan) <= fit:
+            break
+        make = _maker(raw, granularity, msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()}),
+                      notable, brief)
+        plan = make().run()
+    return plan, make
+
+
+def _maker(raw: bytes, granularity: str, cfg, notable: int = NOTABLE_MAX, brief: int = BRIEF_MAX):
+    """A maker of reducers of ``raw`` with these settings."""
+
+    def make() -> _Reducer:
+        reducer = _Reducer(raw, granularity, cfg)
+        reducer.notable_max, reducer.brief_max = notable, brief
+        return reducer
+
+    return make
 
 
 # -- the content type ----------------------------------------------------------------------------

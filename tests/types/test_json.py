@@ -965,3 +965,41 @@ def test_ndjson_after_a_warning_line_is_json_and_keeps_its_odd_lines():
     assert visible.startswith(b"npm warn config production") and len(visible) < len(raw) / 2
     for i in (5, 22, 39, 56):  # every error line stays
         assert lines[i].encode() + b"\n" in visible
+
+
+def _test_report(tests: int, failed: int) -> bytes:
+    """A pytest JSON report on one line: ``failed`` failing tests with long tracebacks among ``tests``."""
+    rng = random.Random(7)
+    items = []
+    for i in range(tests):
+        bad = i % (tests // failed) == 3 and sum(t["outcome"] == "failed" for t in items) < failed
+        item = {"nodeid": f"tests/test_mod{i % 7}.py::test_case_{i:04d}", "lineno": 10 + i, "outcome": "failed" if bad else "passed",
+                "keywords": [f"test_case_{i:04d}", "tests", "proj"], "setup": {"duration": rng.random() / 1e3, "outcome": "passed"},
+                "call": {"duration": rng.random() / 1e2, "outcome": "failed" if bad else "passed"}}
+        if bad:
+            item["call"]["crash"] = {"path": f"tests/test_mod{i % 7}.py", "lineno": 12 + i, "message": f"AssertionError: assert {i} == {i + 1}"}
+            item["call"]["longrepr"] = "".join(f"    frame {k} of test {i}: value = {rng.random()}\n" for k in range(40))
+        items.append(item)
+    report = {"created": 1.0, "exitcode": 1, "summary": {"passed": tests - failed, "failed": failed, "total": tests}, "tests": items}
+    return json.dumps(report).encode()
+
+
+def test_a_one_line_document_over_a_small_ceiling_folds_harder_instead_of_being_cut_blind():
+    """A one-line report whose failing items alone exceed Codex's 9,000-byte ceiling: the reducer folds
+    harder (long strings, then failing items past the first in the folded runs, counted) until the
+    ceiling does not have to cut it: no blind cut of its one line, the summary and a failure shown."""
+    from operators.ceiling import CeilingSettings
+
+    raw = _test_report(300, 25)
+    assert raw.count(b"\"outcome\": \"failed\", \"keywords\"") == 25 and b"\n" not in raw
+    config = Config(ceiling=CeilingSettings(max_chars=9_000))
+    plan = fit(json_reducer.reduce(raw, "coarse", config), 8_800, "json", config)
+    refs = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
+    assert len(visible) <= 8_800
+    assert b"not shown" not in visible  # the ceiling did not cut it: JSON fitted itself
+    assert b'"summary": {"passed": 275, "failed": 25, "total": 300}' in visible
+    assert b'"outcome": "failed"' in visible
+    assert re.search(rb"more items \((\d+) with errors\)", visible)
