@@ -12,8 +12,9 @@
   ``pkg-a@1.0`` another), the newest ``keep_newest`` and the oldest ``keep_oldest`` by version order
   (pre-releases before their release), every tag of the newest ``major.minor`` series, the newest of
   each major version, every tag that carries no version, and every line with a signal word (a
-  ``git tag -n`` note that says "failed"). Each run of other tags becomes one line
-  ``⋯ N more tags (first … last)`` in place; the exact lines go to one ref (group ``tags``).
+  ``git tag -n`` note that says "failed"). Runs of other tags become one line each, ``⋯ N more tags
+  (first … last)`` in place, the longest runs first and only as many as it takes to fit what the
+  ceiling leaves uncut (``operators.ceiling.target``); the exact lines go to one ref (group ``tags``).
   Cut further (a smaller ``--budget``), ``rank_lines`` keeps the counts and an even spread of the tags.
 """
 
@@ -24,6 +25,7 @@ from typing import Annotated
 
 import msgspec
 
+from operators.ceiling import RESERVE, target
 from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
@@ -134,15 +136,14 @@ def kept_tags(names: list[bytes], settings: Settings) -> set[int]:
     return keep
 
 
-def reduce_tags(raw: bytes, lines: list[Line], settings: Settings, room: int) -> Plan:
-    """A tag list that fits in ``room`` bytes (the output ceiling) is shown whole; a longer one folds."""
-    names = [tag_name(raw, line) for line in lines]
-    if len(lines) <= settings.fold_min or len(raw) <= room:
-        return passthrough(raw)
-    keep = kept_tags(names, settings)
-    keep.update(i for i, line in enumerate(lines) if SIGNAL_RE.search(raw, line.start, line.body_end))
-    plan = Plan(raw)
-    folded = 0
+SUMMARY_EST = 200  # bytes of the closing summary line of a folded tag list
+
+
+def _runs_to_fold(raw: bytes, lines: list[Line], names: list[bytes], keep: set[int], room: int) -> list:
+    """The runs of tags not kept (``kept_tags``) that fold, in order, as ``(first, end, hint line)``: the
+    runs that save the most first, only as many as it takes to fit ``room`` (a run of 1 or 2 tags costs
+    less shown than as a hint: never)."""
+    runs = []
     i, n = 0, len(lines)
     while i < n:
         if i in keep:
@@ -151,20 +152,45 @@ def reduce_tags(raw: bytes, lines: list[Line], settings: Settings, room: int) ->
         j = i
         while j < n and j not in keep:
             j += 1
-        if j - i >= 3:  # a run of 1 or 2 costs less shown than as a hint
-            plan.keep(plan.position, lines[i].start)
-            plan.omit(lines[i].start, lines[j - 1].end, TAGS, TAGS_REASON)
+        if j - i >= 3:
             first, last = names[i].decode("utf-8", "replace"), names[j - 1].decode("utf-8", "replace")
-            plan.show((b"" if plan.ends_line() else b"\n") + f"⋯ {j - i} more tags ({first} … {last})\n".encode())
-            folded += j - i
+            hint = f"⋯ {j - i} more tags ({first} … {last})\n".encode()
+            runs.append((lines[j - 1].end - lines[i].start - len(hint), i, j, hint))
         i = j
+    size = len(raw) + SUMMARY_EST
+    chosen = []
+    for saving, i, j, hint in sorted(runs, key=lambda r: -r[0]):
+        if size <= room:
+            break
+        chosen.append((i, j, hint))
+        size -= saving
+    return sorted(chosen)
+
+
+def reduce_tags(raw: bytes, lines: list[Line], settings: Settings, budget: int) -> Plan:
+    """A tag list that fits in ``budget`` bytes (the output ceiling) is shown whole; a longer one folds
+    its runs of middle tags, the longest first, until it fits what the ceiling leaves uncut (``target``)."""
+    names = [tag_name(raw, line) for line in lines]
+    if len(lines) <= settings.fold_min or len(raw) <= budget:
+        return passthrough(raw)
+    room = target(budget)
+    keep = kept_tags(names, settings)
+    keep.update(i for i, line in enumerate(lines) if SIGNAL_RE.search(raw, line.start, line.body_end))
+    plan = Plan(raw)
+    folded = 0
+    for i, j, hint in _runs_to_fold(raw, lines, names, keep, room):
+        plan.keep(plan.position, lines[i].start)
+        plan.omit(lines[i].start, lines[j - 1].end, TAGS, TAGS_REASON)
+        plan.show((b"" if plan.ends_line() else b"\n") + hint)
+        folded += j - i
     plan.keep_rest()
     if not folded:
         return plan.finish()
+    n = len(lines)
     shown = n - folded
-    plan.show((b"" if plan.ends_line() else b"\n") + f"[git tag: {n:,} tags, {shown:,} shown (newest {settings.keep_newest} "
-              f"and oldest {settings.keep_oldest} of each family, the newest series, the newest of each major, "
-              f"every tag without a version); every tag: ".encode())
+    plan.show((b"" if plan.ends_line() else b"\n") + f"[git tag: {n:,} tags, {shown:,} shown (runs of middle versions "
+              f"folded, the longest first; the newest {settings.keep_newest} and oldest {settings.keep_oldest} of each "
+              f"family, the newest series, the newest of each major, every tag without a version stay); every tag: ".encode())
     plan.mark(TAGS)
     plan.show(b"]\n")
     return plan.finish()
@@ -182,7 +208,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if STATUS_START_RE.match(first) or STATUS_SECTION_RE.search(raw[:4096]):
         return reduce_status(raw, lines)
     if _is_tag_list([raw[ln.start : ln.body_end] for ln in nonblank[:400]]):
-        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").max_chars)
+        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").max_chars - RESERVE)
     return passthrough(raw)  # short status, branch lists: every line is signal
 
 

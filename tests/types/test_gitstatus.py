@@ -97,6 +97,25 @@ def test_tags_over_the_ceiling_keep_newest_oldest_and_count_the_rest():
     assert f"[git tag: {len(tags)} tags, {kept} shown".encode() in visible
 
 
+def test_a_tag_list_just_over_the_ceiling_folds_only_what_it_must():
+    """Runs of middle tags fold the longest first, only until the list fits what the ceiling leaves
+    uncut: a list a little over the ceiling keeps most of its tags (not only the ones always kept)."""
+    from operators.ceiling import RESERVE, CeilingSettings, target
+
+    raw = b"".join(b"pkg-v%d.%d.%d\n" % (major, minor, patch)
+                   for major in range(1, 4) for minor in range(12) for patch in range(30))  # 1,080 tags, 13 KB
+    config = config_class()(ceiling=CeilingSettings(max_chars=int(len(raw) * 0.85) + RESERVE))  # 15% under it
+    visible, contents = run(gitstatus, raw, config=config)
+    assert len(visible) <= target(config.ceiling.max_chars - RESERVE)
+    tags = set(raw.split())
+    kept = sum(1 for line in visible.split(b"\n") if line in tags)
+    everything_folded, _ = run(gitstatus, raw, config=small_ceiling())
+    always = sum(1 for line in everything_folded.split(b"\n") if line in tags)
+    assert kept > always + 0.4 * (len(tags) - always)  # most of the foldable tags still shown
+    runs = [int(n) for n in re.findall(rb"^\xe2\x8b\xaf (\d+) more tags \(", visible, re.M)]
+    assert runs and kept + sum(runs) == len(tags)
+
+
 def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
     raw = fixture_bytes("git_tag_n.txt")  # git tag -n: each name padded, then its note
     visible, contents = run(gitstatus, raw, config=small_ceiling())
