@@ -30,8 +30,10 @@ anew are added when the process exits (written to a temporary file, then renamed
 ``install()`` (called by ``flows.quick.main`` before the full command line is imported) puts the same
 cache behind every ``re.compile`` of the process, the standard library's and the modules that keep
 ``re.compile`` included (``re`` calls it on a miss of its own cache): a pattern compiled while a module
-is being imported (a constant, never made from analysed content) is added to the cache file; any
-other is only looked up, so no pattern made from an input (JSON keys, a search word) is ever written.
+is being imported, or one that is a constant of the code asking for it (a literal in its text:
+argparse's, a ``re.fullmatch(rb"…", line)``), is added to the cache file (never made from analysed
+content); any other is only looked up, so no pattern made from an input (JSON keys, a search word) is
+ever written.
 """
 
 from __future__ import annotations
@@ -178,12 +180,22 @@ def _importing() -> bool:
     return False
 
 
+def _literal(pattern: Any) -> bool:
+    """Whether ``pattern`` is a constant of the code that asked ``re`` for it (the first caller outside
+    the ``re`` package): written in a program's text (argparse's ``r'\\s+'``, a ``re.fullmatch(rb"…",
+    line)``), so never made from analysed content."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "re":
+        frame = frame.f_back
+    return frame is not None and any(const == pattern and type(const) is type(pattern) for const in frame.f_code.co_consts)
+
+
 def _cached_sre_compile(pattern: Any, flags: Any = 0):
     """``re._compiler.compile`` through the cache (see ``install``)."""
     if not isinstance(pattern, (str, bytes)) or int(flags) & re.DEBUG:
         return _sre_compile(pattern, flags)
     entry = _load().get((pattern, int(flags)))
-    if entry is None and not _importing():
+    if entry is None and not _importing() and not _literal(pattern):
         return _sre_compile(pattern, flags)
     return compile_re(pattern, flags)
 

@@ -150,7 +150,7 @@ print(planted_module.PAT.search(b"planted import 42").group(2).decode(), found.s
 """
 
 
-def test_installed_every_re_compile_uses_the_cache_and_only_import_time_patterns_are_added(tmp_path):
+def test_installed_every_re_compile_uses_the_cache_and_only_constant_patterns_are_added(tmp_path):
     (tmp_path / "planted_module.py").write_text('import re\nPAT = re.compile(rb"planted (import) (\\d+)")\n')
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
     run = [sys.executable, "-c", _HOOKED, str(tmp_path)]
@@ -162,6 +162,7 @@ def test_installed_every_re_compile_uses_the_cache_and_only_import_time_patterns
 
     keys = marshal.loads(cache.read_bytes())
     assert (rb"planted (import) (\d+)", 0) in keys  # a module's constant: cached
+    assert ("zz", int(re.I)) in keys  # a literal of the code that compiled it at run time: cached too
     assert not [k for k in keys if b"content" in (k[0] if isinstance(k[0], bytes) else k[0].encode())]  # never an input's
     planted = keys[(rb"planted (import) (\d+)", 0)]
     cache.write_bytes(marshal.dumps({**keys, (rb"planted (import) (\d+)", 0): (0, [1, 2, 3], 0, {}, (None,))}))
