@@ -183,32 +183,40 @@ def _shown(line: bytes) -> bytes:
     return display_line(text) if (b"\x1b" in text or b"\r" in text) else text
 
 
+SIG, SYN, CTX = 1, 2, 4  # a line's flags in ``_general``: a signal match, a reducer's count line, a context match
+_SIGNAL_FLAGS = bytes(f & SIG and not f & SYN for f in range(256))  # a signal line: not a count line
+_CONTEXT_FLAGS = bytes(bool(f & CTX) and not (f & SIG and not f & SYN) for f in range(256))
+_ONE = re.compile(rb"\x01")
+
+
 def _general(lines) -> tuple[set[int], set[int]]:
     """The indexes of the signal lines (``is_signal_text`` of the line as shown) and of the context
     lines (``is_context_line``), found by whole-text scans: no per-line work for the other lines (a
-    ``Lines`` is scanned in place, a list joined once)."""
+    ``Lines`` is scanned in place, a list joined once); a byte of flags per line, no set per scan."""
     if isinstance(lines, Lines):
         text, starts = lines.text, lines.starts
     else:
         text = b"\n".join(lines)
         starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
     n = len(lines)
+    flags = bytearray(n + 1)  # the last: a match after a final newline, no line
 
-    def hits(scan) -> set[int]:
-        found = {bisect_right(starts, m.start()) - 1 for m in scan(text)}
-        found.discard(n)  # a match after a final newline is no line
-        return found
+    def mark(scan, flag: int) -> None:
+        for m in scan(text):
+            flags[bisect_right(starts, m.start()) - 1] |= flag
 
-    signal = hits(SIGNAL_RE.finditer) | hits(EXTRA_SIGNAL_SCAN.finditer)
+    mark(SIGNAL_RE.finditer, SIG)
+    mark(EXTRA_SIGNAL_SCAN.finditer, SIG)
     if b"\x1b" in text or b"\r" in text:  # what a terminal shows decides: those lines one by one
         for i, line in enumerate(lines):
             if b"\x1b" in line or b"\r" in line.rstrip(b"\r"):
-                signal.discard(i)
-                if is_signal_text(_shown(line)):
-                    signal.add(i)
-    synthetic = hits(SYNTHETIC_SCAN.finditer)  # a reducer's own count line ("[23 traceback lines]"): context
-    context = hits(MARKER_RE.finditer) | hits(FOLD_SCAN.finditer) | synthetic
-    return signal - synthetic, context - (signal - synthetic)
+                flags[i] = flags[i] & ~SIG | (SIG if is_signal_text(_shown(line)) else 0)
+    mark(SYNTHETIC_SCAN.finditer, SYN | CTX)  # a reducer's own count line ("[23 traceback lines]"): context
+    mark(MARKER_RE.finditer, CTX)
+    mark(FOLD_SCAN.finditer, CTX)
+    del flags[n]
+    signal = {m.start() for m in _ONE.finditer(flags.translate(_SIGNAL_FLAGS))}
+    return signal, {m.start() for m in _ONE.finditer(flags.translate(_CONTEXT_FLAGS))}
 
 
 def _context(tiers: list[int], lines, blank: set[int]) -> None:

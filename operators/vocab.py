@@ -263,11 +263,24 @@ def git_file_path(line: bytes) -> bytes | None:
     return m.group(1) if m else None
 
 
+def _diff_file_starts(raw: bytes) -> list[int]:
+    """Where each ``diff --git``/``--cc``/``--combined`` line starts: a ``find`` per ``\\ndiff --``, not a
+    regex tried at every byte (a pattern that starts with ``(?:^|\\n)`` has no literal prefix to skip by)."""
+    heads = (b"diff --git ", b"diff --cc ", b"diff --combined ")
+    starts = [0] if raw.startswith(heads) else []
+    pos = raw.find(b"\ndiff --")
+    while pos >= 0:
+        if raw.startswith(heads, pos + 1):
+            starts.append(pos + 1)
+        pos = raw.find(b"\ndiff --", pos + 1)
+    return starts
+
+
 def summarised_spans(raw: bytes) -> list[tuple[int, int]]:
     """The byte spans of a diff's summarised files: from each ``diff --git`` line whose path is
     summarised to the next ``diff --git``/``diff --cc`` line (or the end)."""
     spans = []
-    starts = [m.start(1) for m in re.finditer(rb"(?:^|\n)(diff --(?:git|cc|combined) )", raw)]
+    starts = _diff_file_starts(raw)
     for k, s in enumerate(starts):
         nl = raw.find(b"\n", s)
         path = git_file_path(raw[s : len(raw) if nl < 0 else nl])
