@@ -593,7 +593,7 @@ def facts(packet):
     from operators.types import Facts
 
     raw = packet.raw
-    lines = split_lines(raw)
+    lines = LineTable(raw)
     _, commits = parse(raw, lines)
     settings = Settings()
     important = []
