@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import random
 import subprocess
@@ -86,6 +87,29 @@ def sleepers(tag: str) -> list[int]:
 def fixture_bytes(name: str) -> bytes:
     """The bytes of a bundled fixture, ``fixtures/NAME``."""
     return (FIXTURES / name).read_bytes()
+
+
+TYPE_DATA = Path(__file__).resolve().parent / "data" / "types"
+
+
+def type_data(name: str) -> bytes:
+    """The bytes of a real output kept for the per-type tests, ``tests/data/types/NAME`` (``.gz``: unpacked)."""
+    raw = (TYPE_DATA / name).read_bytes()
+    return gzip.decompress(raw) if name.endswith(".gz") else raw
+
+
+def cut(module, kind: str, raw: bytes, budget: int, config=None) -> bytes:
+    """The type's plan cut to ``budget`` by the output ceiling: its visible text, restore checked."""
+    from operators.ceiling import fit
+    from operators.config import Config
+
+    config = config or Config()
+    plan = fit(module.reduce(raw, "coarse", config), budget, kind, config)
+    contents = omissions(plan)
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
+    visible, layout, _ = render(plan, ids)
+    assert restores_to(raw, visible, layout, [contents[g] for g in plan.reasons])
+    return visible
 
 
 def planted(name: str) -> list[str]:

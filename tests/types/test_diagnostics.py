@@ -3,14 +3,12 @@ rule code kept, folding by rule, fitting under the output ceiling on real output
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, fixture_bytes, planted, reduce_alone, reduce_bytes, tokens_cli
+from conftest import FIXTURES, fixture_bytes, planted, reduce_alone, reduce_bytes, tokens_cli, type_data
 from operators.ceiling import CeilingSettings, visible_size
 from operators.classify import classify
 from operators.types import diagnostics
@@ -300,12 +298,7 @@ def test_yamllint_entries_take_their_rule_from_the_parentheses():
     assert [d.key for d in parsed] == ["document-start", "indentation", "indentation", "document-start", "indentation"]
     assert parsed[3].loc == b"./environment.yml:1:1"
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 
-
-def data(name: str) -> bytes:
-    raw = (DATA / name).read_bytes()
-    return gzip.decompress(raw) if name.endswith(".gz") else raw
 
 
 def config(max_chars: int = 25_000, **settings):
@@ -319,7 +312,7 @@ def reduced_fit(raw: bytes, conf=None):
 
 
 def test_mypy_strict_keeps_every_error_line_as_printed_and_folds_the_notes():
-    raw = data("mypy_strict_typer_tests.txt")
+    raw = type_data("mypy_strict_typer_tests.txt")
     assert classify(raw)[0] == "diagnostics"
     errors = re.findall(rb"^\S+:\d+: error: .*$", raw, re.M)
     notes = re.findall(rb"^\S+:\d+: note: .*$", raw, re.M)
@@ -335,7 +328,7 @@ def test_mypy_strict_keeps_every_error_line_as_printed_and_folds_the_notes():
 
 
 def test_javac_keeps_the_error_its_source_line_and_symbol_and_location_lines():
-    raw = data("javac_gson_stream_fail.txt")
+    raw = type_data("javac_gson_stream_fail.txt")
     assert classify(raw)[0] == "diagnostics"
     _, visible, refs = reduced_fit(raw, config(max_chars=40_000))  # (25 KB: under this ceiling)
     shown = visible.split(b"\n")
@@ -353,7 +346,7 @@ def test_javac_keeps_the_error_its_source_line_and_symbol_and_location_lines():
 
 
 def test_ruff_over_the_ceiling_fits_itself_and_each_rule_keeps_its_first_line():
-    raw = data("ruff_all_concise_typer.txt.gz")
+    raw = type_data("ruff_all_concise_typer.txt.gz")
     lines = re.findall(rb"^(\S+:\d+:\d+): ([A-Z]+\d+) .*$", raw, re.M)
     assert len(lines) == 564 and len(raw) > 40_000
     conf = config()
@@ -373,13 +366,13 @@ def test_ruff_over_the_ceiling_fits_itself_and_each_rule_keeps_its_first_line():
 
 
 def test_ruff_under_a_larger_ceiling_shows_every_line_as_printed():
-    raw = data("ruff_all_concise_typer.txt.gz")
+    raw = type_data("ruff_all_concise_typer.txt.gz")
     plan, visible, _ = reduced_fit(raw, config(max_chars=60_000))
     assert visible == raw and not plan.omits_anything
 
 
 def test_locations_of_a_folded_rule_are_spread_over_the_rule():
-    raw = data("ruff_all_concise_typer.txt.gz")
+    raw = type_data("ruff_all_concise_typer.txt.gz")
     plan, visible, _ = reduced_fit(raw, config(max_chars=20_000))
     assert visible_size(plan) <= 18_000
     m = re.search(rb"^\[COM812 \xc3\x97(\d+) more \(.*?\): (.*?) and ([\d,]+) more places; exact", visible, re.M)
@@ -392,7 +385,7 @@ def test_locations_of_a_folded_rule_are_spread_over_the_rule():
 
 
 def test_javac_over_the_ceiling_folds_its_most_frequent_message_and_keeps_the_others():
-    raw = data("javac_gson_stream_fail.txt")
+    raw = type_data("javac_gson_stream_fail.txt")
     plan, visible, _ = reduced_fit(raw, config(max_chars=20_000))
     assert visible_size(plan) <= 18_000
     shown = visible.split(b"\n")

@@ -3,13 +3,11 @@ as git printed them, the budget fitted on real blames; byte-exact restore."""
 
 from __future__ import annotations
 
-import gzip
 import re
-from pathlib import Path
 
 import pytest
 
-from conftest import check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, reduce_bytes
+from conftest import check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, reduce_bytes, type_data
 from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.classify import classify
 from operators.config import config_class
@@ -122,7 +120,6 @@ def test_crlf_no_final_newline_and_cut_inputs_restore(name):
     for variant in odd_variants(fixture_bytes(name), name, b"\n\r\x00\xff +-@c:"):
         run(gitblame, variant)
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 BLAME_RE = re.compile(rb"^\^?[0-9a-f]{7,40} (?:\S+ +)?\(.*? +\d+\) (.*)$")
 DEFINITION = {  # what a reader of each language calls a definition (independent of the type's patterns)
     "go": re.compile(rb"^(?:func |type \w+ (?:struct|interface)\b)"),
@@ -131,10 +128,6 @@ DEFINITION = {  # what a reader of each language calls a definition (independent
     "rs": re.compile(rb"^\s*(?:pub(?:\([^)]*\))? )?(?:fn|struct|enum|trait|impl|type|union)\b"),
 }
 
-
-def data(name: str) -> bytes:
-    raw = (DATA / name).read_bytes()
-    return gzip.decompress(raw) if name.endswith(".gz") else raw
 
 
 def definitions(raw: bytes, lang: str) -> list[bytes]:
@@ -152,7 +145,7 @@ def run_blame(raw: bytes, config=None):
 
 
 def test_definition_lines_stay_as_git_printed_them_the_others_are_compact():
-    raw = data("git_blame_axios_searchparams_js.txt")
+    raw = type_data("git_blame_axios_searchparams_js.txt")
     _, visible, _ = run_blame(raw)
     defs = definitions(raw, "js")
     assert len(defs) >= 4 and any(b"prototype.append = function append(" in d for d in defs)
@@ -165,7 +158,7 @@ def test_definition_lines_stay_as_git_printed_them_the_others_are_compact():
 
 
 def test_rust_items_and_methods_are_definitions():
-    raw = data("git_blame_clap_action_rs.txt.gz")
+    raw = type_data("git_blame_clap_action_rs.txt.gz")
     _, visible, _ = run_blame(raw)
     defs = definitions(raw, "rs")
     assert any(b") pub enum ArgAction {" in d for d in defs) and any(b" fn " in d for d in defs)
@@ -174,7 +167,7 @@ def test_rust_items_and_methods_are_definitions():
 
 
 def test_a_blame_over_the_ceiling_keeps_every_definition_and_fits_by_itself():
-    raw = data("git_blame_fzf_light_go.txt.gz")
+    raw = type_data("git_blame_fzf_light_go.txt.gz")
     config = config_class()(ceiling=CeilingSettings(max_chars=50_000))  # room for the lines after each definition
     plan, visible, contents = run_blame(raw, config)
     defs = definitions(raw, "go")
@@ -192,7 +185,7 @@ def test_a_blame_over_the_ceiling_keeps_every_definition_and_fits_by_itself():
 
 
 def test_a_blame_under_the_ceiling_shows_every_line():
-    raw = data("git_blame_axios_searchparams_js.txt")
+    raw = type_data("git_blame_axios_searchparams_js.txt")
     _, visible, _ = run_blame(raw)
     for line in raw.split(b"\n"):
         m = BLAME_RE.match(line)
@@ -202,7 +195,7 @@ def test_a_blame_under_the_ceiling_shows_every_line():
 
 
 def test_under_a_small_budget_the_definitions_come_first():
-    raw = data("git_blame_attrs_validators_py.txt.gz")
+    raw = type_data("git_blame_attrs_validators_py.txt.gz")
     plan, _, _ = run_blame(raw, config_class()(ceiling=CeilingSettings(max_chars=50_000)))  # a plan the budget cuts
     defs = definitions(raw, "py")
     assert len(defs) >= 30
@@ -238,14 +231,14 @@ def test_rank_lines_puts_definitions_in_tier_zero_and_code_signal_words_in_tier_
 
 
 def test_a_blame_of_a_file_without_definitions_is_not_fitted():
-    raw = data("git_blame_fzf_changelog_head1000.txt.gz")  # prose: no definition to fit by
+    raw = type_data("git_blame_fzf_changelog_head1000.txt.gz")  # prose: no definition to fit by
     plan, visible, _ = run_blame(raw)
     assert visible_size(plan) > 25_000  # left to the output ceiling's head and tail
     assert gitblame.BODY_GROUP not in plan.reasons and b" lines]\n" not in visible
 
 
 def test_the_whole_pipeline_shows_every_definition_of_a_big_blame():
-    raw = data("git_blame_fzf_light_go.txt.gz")
+    raw = type_data("git_blame_fzf_light_go.txt.gz")
     packet = reduce_bytes(raw)
     assert packet.type == "gitblame" and packet.restore_pass and packet.signal_pass
     shown = set(packet.visible.split(b"\n"))

@@ -3,19 +3,17 @@ real API and registry documents, the room a small document gets, and every byte 
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 import re
 import statistics
 import time
-from pathlib import Path
 
 import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import FIXTURES, cut, reduce_bytes, type_data
 from operators.ceiling import fit
 from operators.classify import classify
 from operators.config import Config
@@ -885,23 +883,9 @@ def test_under_a_small_ceiling_a_small_list_is_still_shown_whole():
         assert b'"name": "pkg-%03d"' % i in packet.visible
     assert packet.restore_pass
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 CEILING = 25_000
 
 
-def data(name: str) -> bytes:
-    path = DATA / name
-    return gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
-
-
-def cut(module, kind: str, raw: bytes, budget: int) -> bytes:
-    """The type's plan cut to ``budget`` by the output ceiling: its visible text, restore checked."""
-    plan = fit(module.reduce(raw, "coarse", Config()), budget, kind, Config())
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    return visible
 
 
 # -- JSON ---------------------------------------------------------------------------------------------
@@ -912,7 +896,7 @@ def json_cut(raw: bytes) -> bytes:
 
 
 def test_a_test_report_shows_every_test_whose_outcome_is_not_the_usual_one():
-    raw = data("pytest_json_report_attrs_funcs.json.gz")  # 635 passed, 10 failed, 7 skipped, 1 xfailed
+    raw = type_data("pytest_json_report_attrs_funcs.json.gz")  # 635 passed, 10 failed, 7 skipped, 1 xfailed
     doc = json.loads(raw)
     assert classify(raw)[0] == "json" and len(raw) > 400_000
     visible = json_cut(raw)
@@ -929,7 +913,7 @@ def test_a_test_report_shows_every_test_whose_outcome_is_not_the_usual_one():
 
 
 def test_a_linter_json_after_its_warnings_is_json_with_every_rule_and_message():
-    raw = data("ruff_json_httpx_client.txt.gz")  # ruff prints two warning lines before the array
+    raw = type_data("ruff_json_httpx_client.txt.gz")  # ruff prints two warning lines before the array
     assert raw.startswith(b"warning: ") and classify(raw) == ("json", "parses as JSON after 2 lines printed before it")
     items = json.loads(raw[raw.index(b"\n[") + 1 :])
     visible = json_cut(raw)
@@ -942,7 +926,7 @@ def test_a_linter_json_after_its_warnings_is_json_with_every_rule_and_message():
 
 
 def test_a_linter_json_with_mostly_distinct_messages_keeps_every_rule():
-    raw = data("ruff_json_typer_main.txt.gz")
+    raw = type_data("ruff_json_typer_main.txt.gz")
     items = json.loads(raw[raw.index(b"\n[") + 1 :])
     visible = json_cut(raw)
     assert classify(raw)[0] == "json" and len(visible) <= CEILING

@@ -4,36 +4,20 @@ cut files show their definitions first; near misses; byte-exact restore."""
 from __future__ import annotations
 
 import ast
-import gzip
 import re
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, check_fixture_through_the_graph, fixture_bytes, reduce_alone, reduce_bytes, tokens_cli
-from operators.ceiling import fit, target
+from conftest import (
+    FIXTURES, check_fixture_through_the_graph, cut, fixture_bytes, reduce_alone, reduce_bytes, tokens_cli, type_data,
+)
+from operators.ceiling import target
 from operators.classify import classify
-from operators.config import Config
-from operators.reduction import omissions, render, restores_to
 from operators.types import source
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "types"
 CEILING = 25_000
 
 
-def data(name: str) -> bytes:
-    path = DATA / name
-    return gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
-
-
-def cut(module, kind: str, raw: bytes, budget: int) -> bytes:
-    """The type's plan cut to ``budget`` by the output ceiling: its visible text, restore checked."""
-    plan = fit(module.reduce(raw, "coarse", Config()), budget, kind, Config())
-    refs = omissions(plan)
-    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)}
-    visible, layout, _ = render(plan, ids)
-    assert restores_to(raw, visible, layout, [refs[g] for g in plan.reasons])
-    return visible
 
 
 # What a reader calls a definition, per language, written independently of the type's patterns.
@@ -56,7 +40,7 @@ def definitions(raw: bytes, pattern) -> list[tuple[int, bytes]]:
 
 @pytest.mark.parametrize("name", sorted(DEFINITIONS))
 def test_a_cut_source_file_shows_every_definition_then_its_first_lines(name):
-    raw = data(name)
+    raw = type_data(name)
     assert classify(raw)[0] == "source" and len(raw) > 2 * CEILING
     wanted = definitions(raw, DEFINITIONS[name])
     assert len(wanted) >= 10
@@ -78,7 +62,7 @@ def test_a_cut_source_file_shows_every_definition_then_its_first_lines(name):
 
 
 def test_code_that_names_errors_does_not_jump_ahead_of_the_file():
-    raw = data("cat_serde_ser_mod_rs.txt.gz")  # a trait full of `Error` lines, comments and doc links
+    raw = type_data("cat_serde_ser_mod_rs.txt.gz")  # a trait full of `Error` lines, comments and doc links
     visible = cut(source, "source", raw, CEILING)
     rest = visible.partition(b"[end of outline]\n")[2]
     shown = [line for line in rest.split(b"\n") if line and not line.startswith(b"[")]
@@ -91,7 +75,7 @@ def test_code_that_names_errors_does_not_jump_ahead_of_the_file():
 
 
 def test_an_outline_over_its_share_keeps_the_outer_definitions_and_counts_the_others():
-    raw = data("cat_serde_ser_mod_rs.txt.gz")
+    raw = type_data("cat_serde_ser_mod_rs.txt.gz")
     visible = cut(source, "source", raw, 4_000)
     outline = visible.partition(b"[end of outline]\n")[0]
     outer = [(n, line) for n, line in definitions(raw, re.compile(rb"^(?:pub )?(?:trait|mod|macro_rules!) ")) ]
@@ -105,7 +89,7 @@ def test_an_outline_over_its_share_keeps_the_outer_definitions_and_counts_the_ot
 
 
 def test_a_source_file_under_the_ceiling_shows_no_outline():
-    raw = data("cat_gson_jsonreader_java.txt.gz")[:20_000]
+    raw = type_data("cat_gson_jsonreader_java.txt.gz")[:20_000]
     raw = raw[: raw.rindex(b"\n") + 1]
     visible = reduce_bytes(raw, forced_type="source").visible  # a raw text under the ceiling is never cut
     assert b"[end of outline]" not in visible and visible.startswith(b"[license header: 15 lines")
@@ -113,7 +97,7 @@ def test_a_source_file_under_the_ceiling_shows_no_outline():
 
 
 def test_kotlin_is_source_with_its_classes_and_functions():
-    raw = data("cat_okhttp_httpurl_kt.txt.gz")
+    raw = type_data("cat_okhttp_httpurl_kt.txt.gz")
     kind, reason = classify(raw)
     assert kind == "source" and reason.startswith("kotlin source"), reason
     lang, _, _, sigs = source.outline(raw)
@@ -125,7 +109,7 @@ def test_kotlin_is_source_with_its_classes_and_functions():
 
 
 def test_a_line_comment_holding_slash_star_opens_no_comment_block():
-    raw = data("cat_serde_ser_mod_rs.txt.gz")  # `//! [`LinkedHashMap<K, V>`]: https://docs.rs/…/*/…` in its module doc
+    raw = type_data("cat_serde_ser_mod_rs.txt.gz")  # `//! [`LinkedHashMap<K, V>`]: https://docs.rs/…/*/…` in its module doc
     doc = re.search(rb"^//!.*/\*.*$", raw, re.M).group()
     code = raw[raw.index(b"\nmod fmt;") + 1 :].split(b"\n")[:400]
     kept = source._outside_comments([doc] + code)
@@ -136,7 +120,7 @@ def test_a_line_comment_holding_slash_star_opens_no_comment_block():
 
 
 def test_js_outline_has_prototype_assignments_object_methods_and_class_members():
-    lang, _, _, sigs = source.outline(data("cat_backbone_js.txt.gz"))
+    lang, _, _, sigs = source.outline(type_data("cat_backbone_js.txt.gz"))
     texts = [s.split(": ", 1)[1] for s in sigs]
     assert lang == "js"
     assert "  Backbone.noConflict = function() {" in texts
@@ -163,7 +147,7 @@ def test_go_outline_has_function_types_and_generic_types():
 
 
 def test_an_outline_too_long_keeps_every_outer_definition_and_a_share_of_the_nested_ones():
-    raw = data("cat_backbone_js.txt.gz")
+    raw = type_data("cat_backbone_js.txt.gz")
     head = source.cut_head(raw, 5_000)
     assert len(head) <= 5_000
     shown = {int(line.split(b":", 1)[0]) for line in head.split(b"\n")[1:] if line[:1].isdigit()}
