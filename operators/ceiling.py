@@ -83,7 +83,7 @@ REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
-_BLANK = re.compile(rb"^[\r \t]*$", re.M)  # a line of spaces, tabs and carriage returns at most
+_BLANK = re.compile(rb"\n[\r \t]*(?=\n|\Z)")  # a line of spaces, tabs and carriage returns at most (``Lines.led``)
 
 
 # What each agent host puts in the model's context of one tool output, and the budget that stays in it:
@@ -435,7 +435,7 @@ def _fits_itself(kind: str, config=None) -> bool:
 def _close_blank_gaps(choice: _Choice, text: bytes, lines) -> None:
     """A blank line between two lines shown is shown too (cheaper than the gap line it spares)."""
     starts = lines.starts
-    for i in lines.matching(_BLANK):
+    for i in lines.led(_BLANK):
         a = starts[i]
         le = _line_end(text, a)
         if a in choice.ends and le in choice.items:

@@ -42,7 +42,7 @@ FOLD_SCAN = re.compile(FOLD_PATTERN, re.M)
 SYNTHETIC_SCAN = re.compile(rb"^\[(?:\xe2\x80\xa6 )?[0-9][0-9,]* [^\]\n]*\]", re.M)  # "[N … lines]", "[… N lines …]"
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
 FAILED_HEAD = b"[command failed: exit code "
-BLANK_SCAN = re.compile(rb"^[ \t\r\x0b\x0c]*$", re.M)  # a line ``bytes.strip`` empties
+BLANK_SCAN = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")  # a line ``bytes.strip`` empties (``Lines.led``)
 ITER_LINES = 4096  # lines split at a time when a ``Lines`` is iterated
 
 
@@ -89,11 +89,21 @@ class Lines(Sequence):
         found = [bisect_right(starts, m.start()) - 1 for m in scan.finditer(self.text)]
         return [i for i in dict.fromkeys(found) if i < n]  # a match after a final newline is no line
 
+    def led(self, scan: re.Pattern) -> list[int]:
+        """The lines a ``scan`` starting with ``\\n`` matches from the newline before them (the first line
+        as if one stood before it), in order: a pattern led by a literal is searched at C speed,
+        where ``^`` under ``re.M`` is tried at every byte."""
+        starts, n, text = self.starts, self.n, self.text
+        found = [bisect_right(starts, m.start() + 1) - 1 for m in scan.finditer(text)]
+        if n and scan.match(b"\n" + text[: starts[1]]):
+            found.insert(0, 0)
+        return [i for i in found if i < n]  # a match after a final newline is no line
+
 
 def blank_lines(lines) -> list[int]:
     """The indexes of the lines ``bytes.strip`` empties, in order (one regex pass over a ``Lines``)."""
     if isinstance(lines, Lines):
-        return lines.matching(BLANK_SCAN)
+        return lines.led(BLANK_SCAN)
     return [i for i, line in enumerate(lines) if not line.strip()]
 
 

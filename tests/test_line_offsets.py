@@ -99,3 +99,20 @@ def test_parse_tries_every_line_that_can_start_a_commit(monkeypatch):
     monkeypatch.setattr(gitlog, "COMMIT_SCAN", re.compile(rb"^", re.M))  # every line tried
     assert commits(GITLOG) == scanned
     assert len(scanned[1]) == 4  # four commits with headers, the graph's two included
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_the_ceilings_blank_lines_are_those_of_spaces_tabs_and_returns(text):
+    from operators import ceiling
+
+    plain = _plain(text)
+    expected = [i for i, line in enumerate(plain) if not line.strip(b"\r \t")]
+    assert rank.Lines(text).led(ceiling._BLANK) == expected
+
+
+def test_git_log_ranks_of_lines_and_of_a_list_agree():
+    text = (b"1111111 2026-08-03 Ana: fix [1 file +2 -1]\n src/a.py | 3 ++-\n\n"  # a reduced git log: a line per commit
+            b"* 4444444 2026-08-04 Bo: feat\n| * 5555555 (tag: v1) Cy: chore\r\n" + GITLOG + b"\n2222222 Di: last")
+    tiers, ranks = rank.line_tiers("gitlog", rank.Lines(text), None)
+    assert (tiers, ranks) == rank.line_tiers("gitlog", _plain(text), None)
+    assert ranks.count(-1) >= 4  # the commit lines, graph ones included, first

@@ -610,6 +610,7 @@ def facts(packet):
 
 
 HASH_LINE_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")
+HASH_LINE_SCAN = lazy(rb"\n[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")  # HASH_LINE_RE led by a newline (``Lines.led``)
 
 
 def tier(text: bytes, shown: bytes, config):
@@ -623,12 +624,19 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Budget ranks (``operators.rank``): every commit line first (one line per commit, newest first),
     then the patches as the diff type ranks them (whole small hunks first); a commit's ``--stat``
     lines are its context."""
+    from operators.rank import Lines
+
     out = difftype.rank_lines(lines, config)
-    for i, line in enumerate(lines):
-        if HASH_LINE_RE.match(line):
-            out[i] = (0, -1)
-        elif out[i] == (0, 0) and difftype.STAT_RE.match(line):
+    if isinstance(lines, Lines):  # one scan of the text, not a match per line
+        commit_lines = lines.led(HASH_LINE_SCAN)
+    else:
+        commit_lines = [i for i, line in enumerate(lines) if HASH_LINE_RE.match(line)]
+    stat = (0, 0)
+    for i in [i for i, ranked in enumerate(out) if ranked == stat]:
+        if difftype.STAT_RE.match(lines[i]):
             out[i] = (1, 0)
+    for i in commit_lines:
+        out[i] = (0, -1)
     return out
 
 
