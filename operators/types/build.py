@@ -13,7 +13,8 @@ What stays visible, verbatim and in place (minus terminal escapes, see below):
   npm's ``added N packages``/``found N vulnerabilities``, ``test result:``, jest's ``Tests:`` …;
 * every line that is not recognised as noise and is not one of many similar lines (rare lines).
 
-What is folded (one ref for all of it; ``fine``: one ref per kind): ``PASSED``/``SKIPPED`` lines,
+What is folded (one ref for all of it; ``fine``: one ref per kind): ``PASSED``/``SKIPPED`` lines, the
+``✔``/``✓`` results of passing tests (mocha, jest; mocha's ``N passing``/``N failing`` stay as summaries),
 ``tests/x.py ....... [ 40%]`` progress lines, the pytest header, ``Collecting``/``Downloading``/
 ``Requirement already satisfied`` lines, download progress bars, npm ``http``/``timing`` lines, compile
 commands and ``make: Entering/Leaving directory`` lines of files that compiled cleanly, cmake/cargo
@@ -99,6 +100,7 @@ SUMMARY_RE = lazy(
     rb"|^\d+ (?:\w+ )?vulnerabilit|^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated"
     rb"|^(?:Tests|Test Suites|Snapshots|Time|Ran all test suites):?\s"
     rb"|^test result: |^\s*Finished |^Ran \d+ tests? in |^OK(?: \(.*\))?$|^BUILD (?:SUCCESS|FAILED)"
+    rb"|^\s*\d+ (?:passing|failing|pending)\b"  # mocha
     rb"|^\[INFO\] BUILD |^(?:collecting \.\.\. )?collected \d+ items?"
 )
 SUBSECTION_RE = lazy(rb"^_{3,} .* _{3,}\s*$")
@@ -161,7 +163,7 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                            rb"|Unpacking|Installing|Fetching|Documenting) \S+ v?\d"),
         ("test ok", rb"^test \S+ \.\.\. ok$|^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) |^\s*--- (?:PASS|SKIP): "
                    rb"|^ok\s+\S+\s+(?:[\d.]+s|\(cached\))|^\?\s+\S+\s+\[no test files\]|^PASS$"
-                   rb"|^\s*(?:\xe2\x9c\x93|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √
+                   rb"|^\s*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √, mocha ✔
         ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
     ]
 ]
@@ -640,7 +642,8 @@ BUILD_RE = lazy(
     rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
     rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
-    rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching))",
+    rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching)"
+    rb"|\s+\d+ (?:passing|failing|pending)(?: \(\d+\w*\))?\s*$|\s+(?:\xe2\x9c\x93|\xe2\x9c\x94) \S)",  # mocha
     re.M,
 )
 

@@ -17,7 +17,7 @@ from operators.types import build
 from operators.types.build import display_signals, reduce_build, visible_signal_lines
 from operators.vocab import SIGNAL_RE, display_line, display_text
 
-BUILD_FIXTURES = ["pytest_failure.txt", "gcc_errors.txt", "npm_install.txt", "pip_install.txt"]
+BUILD_FIXTURES = ["pytest_failure.txt", "gcc_errors.txt", "npm_install.txt", "pip_install.txt", "mocha_spec_axios.txt"]
 ESC = b"\x1b"
 
 
@@ -457,3 +457,21 @@ def test_rank_lines_orders_a_failure():
     assert ranked[6] == (0, 0) and ranked[0] == (0, 1)  # the short summary's id before the failure's header
     assert ranked[3] == (0, 2) and ranked[5] == (0, 2)
     assert ranked[2] == (1, 0) and ranked[4] == (0, 3)  # (an E line is a signal line)
+
+
+def test_a_mocha_spec_run_folds_its_passing_tests_and_keeps_its_failures():
+    """mocha's spec reporter (real output of axios' unit tests): each ``✔`` result of a passing test
+    folds (unless its name holds a signal word), the suite titles, the ``N passing``/``N failing``
+    summary and every numbered failure with its error and stack stay."""
+    raw = (FIXTURES / "mocha_spec_axios.txt").read_bytes()
+    visible, exact = plan_visible(raw)
+    assert exact
+    passing = [line for line in raw.split(b"\n") if line.lstrip().startswith("\u2714 ".encode())]
+    assert len(passing) > 60
+    quiet = [line for line in passing if not SIGNAL_RE.search(line)]
+    assert not [line for line in quiet if line + b"\n" in visible]  # every quiet passing result folded
+    for line in (b"  195 passing (2m)", b"  2 failing", b"  1) supports http with nodejs", b"  2) issues",
+                 b"       should support HTTPS protocol:", b"     Error: getaddrinfo ENOTFOUND postman-echo.com",
+                 b"  adapters", b"  supports fetch with nodejs"):
+        assert line + b"\n" in visible, line
+    assert len(visible) < 0.6 * len(raw)
