@@ -20,6 +20,8 @@ What is folded (one ref for all of it; ``fine``: one ref per kind): ``PASSED``/`
 commands and ``make: Entering/Leaving directory`` lines of files that compiled cleanly, cmake/cargo
 progress, and unknown lines that repeat by template (numbers masked) at least ``FOLD_MIN`` times.
 Each run of folded lines is replaced in place by one line: ``[folded 40 lines: PASSED ×38, blank ×2]``.
+A failure whose lines repeat an earlier failure's line for line (a parametrized test failing the same
+way) keeps its ``____ name ____`` header and one line: ``[57 lines: the same failure as test_x[a] above]``.
 
 The budget: a test run whose kept lines do not fit ``ROOM_SHARE`` of the output ceiling keeps, in
 each failure, its ``____ name ____`` header, its ``>`` lines, its frame locations and its first ``E``
@@ -523,8 +525,36 @@ def classify_lines(raw: bytes, room: int = 0) -> tuple[_Lines, list[int], list[s
     for i in range(len(kind)):
         if kind[i] != NOISE:
             kind[i], label[i] = KEEP, ""
+    _fold_repeated_failures(lines, kind, label, walk.failures)
     _fit_failures(lines, kind, label, walk.failures, room)
     return lines, kind, label
+
+
+SAME_FAILURE = "the same failure as "  # the label of a failure's lines shown already by an earlier one
+
+
+def _fold_repeated_failures(lines: _Lines, kind: list[int], label: list[str], failures: list[int]) -> None:
+    """A failure (``____ name ____`` and the lines up to the next one) whose lines are, line for line,
+    those of an earlier failure (a parametrized test failing the same way, one missing module breaking
+    many tests) keeps its header; the rest folds into one line naming the earlier one."""
+    shown = lines.shown
+    seen: dict[tuple, bytes] = {}
+    blocks: list[list[int]] = []
+    for i in failures:
+        if SUBSECTION_RE.match(shown[i]):
+            blocks.append([i])
+        elif blocks:
+            blocks[-1].append(i)
+    for header, *body in blocks:
+        key = tuple(shown[k] for k in body)
+        if not any(kind[k] == KEEP for k in body):
+            continue
+        first = seen.setdefault(key, shown[header])
+        if first is shown[header]:
+            continue
+        name = first.strip(b"_ \r").decode("utf-8", "replace")
+        for k in body:
+            kind[k], label[k] = NOISE, SAME_FAILURE + name
 
 
 def reduce_build(raw: bytes, granularity: str, room: int = 0) -> Plan:
@@ -617,6 +647,8 @@ FITTED_LABELS = TRACEBACK_LABELS | {"traceback", "E lines"}
 
 
 def _run_summary(count: int, run: dict[str, int]) -> str:
+    if len(run) == 1 and (name := next(iter(run))).startswith(SAME_FAILURE):
+        return f"[{count} line{'s' if count != 1 else ''}: {name} above]"
     if "quoted source" in run and run.keys() <= TRACEBACK_LABELS:  # inside a traceback: short, there are many
         return f"[{count} source line{'s' if count != 1 else ''}]"
     if run.keys() <= FITTED_LABELS:  # a failure fitted to the room (``_fit_failures``)

@@ -475,3 +475,34 @@ def test_a_mocha_spec_run_folds_its_passing_tests_and_keeps_its_failures():
                  b"  adapters", b"  supports fetch with nodejs"):
         assert line + b"\n" in visible, line
     assert len(visible) < 0.6 * len(raw)
+
+
+def _pytest_run(bodies: dict[str, bytes]) -> bytes:
+    """A pytest -q run whose failures are ``bodies`` (test id -> its traceback lines)."""
+    out = [b"..F.F.F.F" + b"." * 40 + b" [100%]\n", b"=" * 30 + b" FAILURES " + b"=" * 30 + b"\n"]
+    for name, body in bodies.items():
+        out.append(b"_" * 20 + b" " + name.encode() + b" " + b"_" * 20 + b"\n" + body)
+    out.append(b"=" * 20 + b" short test summary info " + b"=" * 20 + b"\n")
+    out += [b"FAILED tests/test_client.py::%s - ImportError: h2\n" % n.encode() for n in bodies]
+    out.append(b"=" * 10 + b" %d failed, 45 passed in 1.20s " % len(bodies) + b"=" * 10 + b"\n")
+    return b"".join(out)
+
+
+def test_a_failure_that_repeats_an_earlier_one_line_for_line_folds_to_its_name():
+    """Parametrized tests failing the same way: the second and third show their header and one line
+    naming the first; a failure that differs in one shown line stays whole."""
+    same = (b"\n    async def test_get(server):\n        url = server.url\n>       async with Client(http2=True) as c:\n\n"
+            b"httpx/_client.py:1394: in __init__\n    raise ImportError(\n"
+            b"E   ImportError: Using http2=True, but the 'h2' package is not installed.\n\n"
+            b"httpx/_client.py:1394: ImportError\n")
+    other = same.replace(b"_client.py:1394: ImportError", b"_client.py:1402: ImportError")
+    raw = _pytest_run({"test_get[asyncio]": same, "test_get[trio]": same, "test_get[curio]": same,
+                       "test_post[asyncio]": other})
+    visible, exact = plan_visible(raw)
+    assert exact
+    for name in (b"test_get[asyncio]", b"test_get[trio]", b"test_get[curio]", b"test_post[asyncio]"):
+        assert b" %s _" % name in visible  # every failure's header stays
+    assert visible.count(b"E   ImportError: Using http2=True") == 2  # the first and the one that differs
+    assert visible.count(b"the same failure as test_get[asyncio] above]") == 2
+    assert b"httpx/_client.py:1402: ImportError" in visible
+    assert b"FAILED tests/test_client.py::test_get[curio] - ImportError: h2" in visible
