@@ -40,6 +40,11 @@ FOLD_PATTERN = rb"\xc3\x97\d|^\[folded |^\[build output: |\[\d+ repeated lines f
 FOLD_RE = re.compile(FOLD_PATTERN)
 FOLD_SCAN = re.compile(FOLD_PATTERN, re.M)
 SYNTHETIC_SCAN = re.compile(rb"^\[(?:\xe2\x80\xa6 )?[0-9][0-9,]* [^\]\n]*\]", re.M)  # "[N … lines]", "[… N lines …]"
+# The same scans as ``_general`` runs them: each alternative led by a literal (``^`` as a newline,
+# ``led``), which the regex engine skips to; under ``re.M`` a ``^`` or an alternation is tried at every byte.
+FOLD_SCANS = (re.compile(rb"\xc3\x97\d"), re.compile(rb"\[\d+ repeated lines folded"))
+FOLD_LED = re.compile(rb"\n\[(?:folded |build output: )")
+SYNTHETIC_LED = re.compile(rb"\n\[(?:\xe2\x80\xa6 )?[0-9][0-9,]* [^\]\n]*\]")
 HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?:FAILED|ERROR)\b")
 FAILED_HEAD = b"[command failed: exit code "
 BLANK_SCAN = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")  # a line ``bytes.strip`` empties (``Lines.led``)
@@ -211,19 +216,23 @@ def _general(lines) -> tuple[set[int], set[int]]:
     n = len(lines)
     flags = bytearray(n + 1)  # the last: a match after a final newline, no line
 
-    def mark(scan, flag: int) -> None:
-        for m in scan(text):
-            flags[bisect_right(starts, m.start()) - 1] |= flag
+    def mark(scan, flag: int, led: bool = False) -> None:
+        for m in scan.finditer(text):
+            flags[bisect_right(starts, m.start() + led) - 1] |= flag
+        if led and n and scan.match(b"\n" + text[: starts[1]]):  # the first line
+            flags[0] |= flag
 
-    mark(SIGNAL_RE.finditer, SIG)
-    mark(EXTRA_SIGNAL_SCAN.finditer, SIG)
+    mark(SIGNAL_RE, SIG)
+    mark(EXTRA_SIGNAL_SCAN, SIG)
     if b"\x1b" in text or b"\r" in text:  # what a terminal shows decides: those lines one by one
         for i, line in enumerate(lines):
             if b"\x1b" in line or b"\r" in line.rstrip(b"\r"):
                 flags[i] = flags[i] & ~SIG | (SIG if is_signal_text(_shown(line)) else 0)
-    mark(SYNTHETIC_SCAN.finditer, SYN | CTX)  # a reducer's own count line ("[23 traceback lines]"): context
-    mark(MARKER_RE.finditer, CTX)
-    mark(FOLD_SCAN.finditer, CTX)
+    mark(SYNTHETIC_LED, SYN | CTX, True)  # a reducer's own count line ("[23 traceback lines]"): context
+    mark(MARKER_RE, CTX)
+    mark(FOLD_LED, CTX, True)
+    for scan in FOLD_SCANS:
+        mark(scan, CTX)
     del flags[n]
     signal = {m.start() for m in _ONE.finditer(flags.translate(_SIGNAL_FLAGS))}
     return signal, {m.start() for m in _ONE.finditer(flags.translate(_CONTEXT_FLAGS))}

@@ -116,3 +116,16 @@ def test_git_log_ranks_of_lines_and_of_a_list_agree():
     tiers, ranks = rank.line_tiers("gitlog", rank.Lines(text), None)
     assert (tiers, ranks) == rank.line_tiers("gitlog", _plain(text), None)
     assert ranks.count(-1) >= 4  # the commit lines, graph ones included, first
+
+
+def test_the_general_context_scans_find_the_lines_the_per_line_rules_find():
+    synthetic = re.compile(rank.SYNTHETIC_SCAN.pattern)  # ^: the start of one line
+    text = (b"[folded 3 lines]\nplain\n  x \xc3\x972 y\n[build output: 4 lines]\n[\xe2\x80\xa6 12 lines (1 KB) not shown]\n"
+            b"mid [folded no\n[12 repeated lines folded]\n[3 traceback lines]\nsee #ref:ctx_0123456789ab\n"
+            b"\xc3\x97 alone\n[build output: last")
+    for candidate in (text, text + b"\n", b"[7 lines of it]\n" + text, b"x\n" + text):
+        plain = _plain(candidate)
+        expected = {i for i, line in enumerate(plain)
+                    if rank.is_context_line(line) or rank.FOLD_RE.search(line) or synthetic.match(line)}
+        assert rank._general(rank.Lines(candidate)) == (set(), expected)
+        assert rank._general(plain) == (set(), expected)
