@@ -312,6 +312,32 @@ def pytest_cases(b: Builder) -> None:
     b.case("pytest_q_typer_fail", t, "pytest -q -p no:cacheprovider --maxfail=400 tests")
 
 
+def pytest_variant_cases(b: Builder) -> None:
+    """pytest's traceback styles and -x: attrs with the same two behaviour changes as
+    `pytest_cases`, pluggy calling its hook implementations in registration order."""
+    names = ["pytest_tb_short_attrs", "pytest_tb_line_attrs", "pytest_x_tb_short_pluggy",
+             "pytest_tb_short_pluggy"]
+    if not any(b.wanted(n) for n in names):
+        return
+    b.python_tools()
+    pip = "%s/bin/pip install -q" % b.venv
+    a = b.fresh_copy("attrs", "attrs-tb")
+    b.setup("%s -e ." % pip, a)
+    replace_in(a / "src/attr/_make.py", '"%s={%s!r}" % (name, accessor)',
+               '"%s: {%s!r}" % (name, accessor)')
+    replace_in(a / "src/attr/_funcs.py", "cf = value_type if retain_collection_types is True else list",
+               "cf = value_type if retain_collection_types is True else tuple")
+    b.case("pytest_tb_short_attrs", a,
+           "pytest --tb=short -q -p no:cacheprovider tests/test_funcs.py tests/test_dunders.py")
+    b.case("pytest_tb_line_attrs", a, "pytest --tb=line -q -p no:cacheprovider tests")
+    pl = b.fresh_copy("pluggy", "pluggy-order")
+    b.setup("%s -e ." % pip, pl)
+    replace_in(pl / "src/pluggy/_callers.py", "for hook_impl in reversed(hook_impls):",
+               "for hook_impl in hook_impls:")
+    b.case("pytest_x_tb_short_pluggy", pl, "pytest -x --tb=short -p no:cacheprovider")
+    b.case("pytest_tb_short_pluggy", pl, "pytest --tb=short -p no:cacheprovider testing")
+
+
 def lint_cases(b: Builder) -> None:
     """ruff and mypy on real packages."""
     names = ["ruff_check_pydantic_internal", "ruff_check_httpx_all_concise", "ruff_json_httpx_models", "mypy_strict_typer_tests",
@@ -378,6 +404,103 @@ def native_cases(b: Builder) -> None:
         g = b.repo("gson")
         b.case("javac_gson_fail", g,
                "javac -Xlint:all -d /tmp/corpus-work/javac-out $(find gson/src/main/java -name '*.java' -not -name module-info.java)")
+
+
+def log_crate(b: Builder, label: str) -> Path:
+    """A scratch copy of the log crate that builds without the crates registry: its manifest
+    keeps the package and the features without dependencies (the registry is not reachable; the
+    code's `cfg(feature = "kv_serde")` etc. then warn as unexpected)."""
+    w = b.fresh_copy("log", label)
+    manifest = (w / "Cargo.toml").read_text()
+    (w / "Cargo.toml").write_text(manifest[:manifest.index("kv_sval =")])
+    return w
+
+
+CARGO_ENV = {"CARGO_TERM_COLOR": "never", "CARGO_TERM_PROGRESS_WHEN": "never"}
+
+
+def cargo_cases(b: Builder) -> None:
+    """cargo test / check / build on the log crate, offline: a passing run, failing tests
+    (case-sensitive level parsing and one flipped assertion), and compile errors."""
+    if any(b.wanted(n) for n in ("cargo_test_log_pass", "cargo_test_log_fail")):
+        w = log_crate(b, "log-test")
+        b.case("cargo_test_log_pass", w, "cargo test --lib --tests", run="cargo test --offline --lib --tests",
+               extra_env=CARGO_ENV)
+        # Level::from_str compares case-sensitively; test_cross_cmp asserts the opposite order
+        replace_in(w / "src/lib.rs", "if LOG_LEVEL_NAMES[idx].eq_ignore_ascii_case(level) {\n"
+                   "                return Ok(Level::from_usize",
+                   "if LOG_LEVEL_NAMES[idx] == level {\n                return Ok(Level::from_usize")
+        replace_in(w / "src/lib.rs", "assert!(LevelFilter::Warn < Level::Trace);",
+                   "assert!(LevelFilter::Warn > Level::Trace);")
+        b.case("cargo_test_log_fail", w, "cargo test", run="cargo test --offline", extra_env=CARGO_ENV)
+    if any(b.wanted(n) for n in ("cargo_check_log_errors", "cargo_build_log_errors")):
+        w = log_crate(b, "log-check")
+        # Level::from_usize takes a u8: every caller passing a usize is a type error
+        replace_in(w / "src/lib.rs", "fn from_usize(u: usize) -> Option<Level> {",
+                   "fn from_usize(u: u8) -> Option<Level> {")
+        b.case("cargo_check_log_errors", w, "cargo check --all-targets",
+               run="cargo check --offline --all-targets", extra_env=CARGO_ENV)
+        w = log_crate(b, "log-build")
+        # LevelFilter::from_usize renamed without its callers; a test binary calls a removed fn
+        replace_in(w / "src/lib.rs", "fn from_usize(u: usize) -> Option<LevelFilter> {",
+                   "fn from_index(u: usize) -> Option<LevelFilter> {")
+        b.case("cargo_build_log_errors", w, "cargo build", run="cargo build --offline",
+               extra_env=CARGO_ENV)
+
+
+JS_TEST_TOOLS = ["vitest@4", "jest@30", "typescript@5.9"]
+
+# node:test's describe/it/hooks under mocha's global names, so that mocha-style test files run
+# under `node --test`
+NODE_TEST_GLOBALS = """import { describe, it, before, after, beforeEach, afterEach } from "node:test";
+Object.assign(globalThis, { describe, it, before, after, beforeEach, afterEach });
+"""
+
+AXIOS_UNIT = "test/unit/core/*.js test/unit/helpers/*.js test/unit/utils/*.js test/unit/regression/*.js"
+
+
+def js_test_cases(b: Builder) -> None:
+    """vitest on zod, jest and node --test (TAP) on axios's unit tests, with real failures."""
+    names = ["vitest_run_zod_fail", "vitest_run_zod_file_fail", "jest_axios_unit_fail",
+             "node_test_axios_pass", "node_test_axios_fail"]
+    if not any(b.wanted(n) for n in names):
+        return
+    tools = b.work / "jstest"
+    if not (tools / "node_modules" / ".bin" / "vitest").exists():
+        tools.mkdir(parents=True, exist_ok=True)
+        (tools / "package.json").write_text('{"name": "corpus-jstest", "private": true}')
+        b.setup("npm install --no-audit --no-fund %s" % " ".join(JS_TEST_TOOLS), tools)
+    env = {"CI": "1", "PATH": "%s/node_modules/.bin:%s" % (tools, b.env()["PATH"])}
+    if any(b.wanted(n) for n in ("vitest_run_zod_fail", "vitest_run_zod_file_fail")):
+        z = b.fresh_copy("zod", "zod-vitest")
+        b.setup("ln -sfn %s/node_modules node_modules" % tools, z)
+        # the English "too small" message gains a word: inline snapshots of 8 tests differ
+        replace_in(z / "packages/zod/src/v4/locales/en.ts",
+                   "return `Too small: expected ${issue.origin} to be ${adj}",
+                   "return `Too small: expected ${issue.origin} to be at ${adj}")
+        # a maximum length accepts one unit more
+        replace_in(z / "packages/zod/src/v4/core/checks.ts", "if (length <= def.maximum) return;",
+                   "if (length <= def.maximum + 1) return;")
+        b.case("vitest_run_zod_file_fail", z,
+               "npx vitest run packages/zod/src/v4/classic/tests/string.test.ts", extra_env=env)
+        b.case("vitest_run_zod_fail", z, "npx vitest run --project zod", extra_env=env)
+    ax = b.work / "axios-npm"
+    if not (ax / "node_modules").exists():
+        return
+    a = b.fresh_copy("axios", "axios-unit")
+    b.setup("ln -sfn %s/node_modules node_modules" % ax, a)
+    (a / "test" / "node-test-globals.mjs").write_text(NODE_TEST_GLOBALS)
+    b.case("node_test_axios_pass", a,
+           "node --test --import ./test/node-test-globals.mjs test/unit/helpers/*.js test/unit/core/*.js")
+    # two flipped assertions
+    replace_in(a / "test/unit/core/AxiosHeaders.js", "assert.strictEqual(headers.get('y'), '2');",
+               "assert.strictEqual(headers.get('y'), '3');")
+    replace_in(a / "test/unit/utils/utils.js", "assert.strictEqual(utils.isStream({ foo: 'bar' }),false);",
+               "assert.strictEqual(utils.isStream({ foo: 'bar' }),true);")
+    b.case("node_test_axios_fail", a, "node --test --import ./test/node-test-globals.mjs " + AXIOS_UNIT)
+    jest = "jest --testMatch '**/test/unit/{core,utils,helpers,defaults}/*.js'"
+    b.case("jest_axios_unit_fail", a, "npx " + jest, run="%s/node_modules/.bin/%s" % (tools, jest),
+           extra_env=dict(env, NODE_OPTIONS="--experimental-vm-modules"))
 
 
 def pip_npm_cases(b: Builder) -> None:
@@ -669,8 +792,8 @@ def main() -> int:
     (a.work / "src").mkdir(exist_ok=True)
     b = Builder(a.mirrors.resolve(), a.work.resolve(), a.out.resolve(),
                 set(a.only.split(",")) if a.only else None)
-    for group in (table_cases, git_status_cases, pytest_cases, lint_cases, ts_cases,
-                  native_cases, pip_npm_cases, system_cases, http_server_case, nginx_cases,
+    for group in (table_cases, git_status_cases, pytest_cases, pytest_variant_cases, lint_cases, ts_cases,
+                  native_cases, cargo_cases, js_test_cases, pip_npm_cases, system_cases, http_server_case, nginx_cases,
                   postgres_cases, redis_cases, ps_case):
         try:
             group(b)
