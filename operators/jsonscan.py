@@ -14,8 +14,8 @@ finds those spans.
   per line). A broken NDJSON line becomes a ``BAD`` segment and scanning resumes on the next line; a
   broken single document yields its parsed prefix (value end ``-1``) and the rest is left alone.
 * ``iter_spans`` — every value, member and element with its byte span, in document order.
-* ``is_valid_json`` — a strict, iterative validator (the classifier uses it when msgspec refuses deep
-  nesting).
+* ``is_valid_json`` — a strict, iterative validator (the classifier uses it when msgspec refuses a
+  document: very deep nesting; escaped lone surrogates, which the grammar allows).
 
 Spans are half-open ``[start, end)``; key spans include the quotes, never the colon.
 """
@@ -354,15 +354,16 @@ def _brackets_close(raw: bytes, start: int) -> bool:
     return end >= 0 and TOKEN.match(raw, end) is None
 
 
-def is_valid_json(raw: bytes) -> bool:
-    """Strict RFC 8259 check (a leading UTF-8 BOM is tolerated), at any nesting depth."""
+def is_valid_json(raw: bytes, surrogates: bool = False) -> bool:
+    """Strict RFC 8259 check (a leading UTF-8 BOM is tolerated), at any nesting depth. An escaped lone
+    UTF-16 surrogate (grammatical, but msgspec refuses it) is accepted only with ``surrogates``."""
     start = len(BOM) if raw.startswith(BOM) else 0
     if not _is_utf8(raw) or not _brackets_close(raw, start):
         return False
     stack = bytearray()  # open brackets
     # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
     state = 0
-    match = STRICT_TOKEN.match
+    match = (TOKEN if surrogates else STRICT_TOKEN).match
     pos = start
     # raw[pos - 1], the token's last byte, is ']' or '}' only for that closing bracket (a string ends
     # with '"', a key with ':'; the error alternative comes after the brackets')

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import reduce_bytes
 from operators.classify import classify
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -157,3 +158,32 @@ def test_fixtures_classify_as_their_kind():
         path = FIXTURES / name
         if path.exists():
             assert kind(path.read_bytes()) == t, name
+
+
+def test_a_detector_that_raises_says_no_and_is_named_in_the_reason(monkeypatch):
+    """A bug in one type's detector (a plugin's, say) never stops a run: that type says no, the input
+    goes on to the next ones, and the reason names the failure."""
+    from types import SimpleNamespace
+
+    import operators.types
+
+    real = operators.types.registry_of
+
+    def broken(sample):
+        raise ValueError("boom")
+
+    fake = SimpleNamespace(name="broken", detect=broken)
+    monkeypatch.setattr(operators.types, "registry_of", lambda config=None: [fake, *real(config)])
+    assert classify(b'{"id": 1, "status": "ok"}\n')[0] == "json"
+    kind, reason = classify(b"plain words and nothing else\n" * 3)
+    assert kind == "text" and "detector failed: broken (ValueError: boom)" in reason
+
+
+def test_json_with_an_escaped_lone_surrogate_is_json():
+    """The grammar allows ``"\\uD800"`` (URL and Unicode test suites carry them); msgspec refuses it, so
+    the classifier's own validator decides, and the reducer copes."""
+    raw = b'[\n  {"input": "http://example.com/\\uD800\\uDFFE?q", "failure": true},\n' + \
+          b"".join(b'  {"input": "http://h%d/", "href": "http://h%d/"},\n' % (i, i) for i in range(200)) + b'  {"end": 1}\n]\n'
+    assert classify(raw)[0] == "json"
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and len(packet.visible) < len(raw)

@@ -1163,7 +1163,7 @@ def parses_json(raw: bytes) -> bool:
     except msgspec.ValidationError:  # syntax was fine, only the shape differed
         return True
     except (msgspec.DecodeError, RecursionError):
-        return is_valid_json(raw)  # msgspec refuses very deep nesting; accept well-formed bytes anyway
+        return is_valid_json(raw, surrogates=True)  # msgspec refuses deep nesting and escaped lone surrogates
 
 
 def is_ndjson(lines: list[bytes]) -> bool:
