@@ -675,7 +675,11 @@ BUILD_RE = lazy(
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
     rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
     rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching)"
-    rb"|\s+\d+ (?:passing|failing|pending)(?: \(\d+\w*\))?\s*$|\s+(?:\xe2\x9c\x93|\xe2\x9c\x94) \S)",  # mocha
+    rb"|\s+\d+ (?:passing|failing|pending)(?: \(\d+\w*\))?\s*$|\s+(?:\xe2\x9c\x93|\xe2\x9c\x94) \S"  # mocha
+    rb"|test \S+ \.\.\. (?:ok|FAILED|ignored)\s*$|test result: (?:ok|FAILED)\. \d+ passed"  # cargo test (libtest)
+    rb"|(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?\b|Test Suites: +\d|Tests: +\d"  # jest
+    rb"|\s*Test Files +\d+ (?:failed|passed)|\s+Tests +\d+ (?:failed|passed)"  # vitest
+    rb"|\s*(?:not )?ok \d+ - \S|# (?:tests|pass|fail) \d+\s*$)",  # TAP (node --test)
     re.M,
 )
 

@@ -506,3 +506,41 @@ def test_a_failure_that_repeats_an_earlier_one_line_for_line_folds_to_its_name()
     assert visible.count(b"the same failure as test_get[asyncio] above]") == 2
     assert b"httpx/_client.py:1402: ImportError" in visible
     assert b"FAILED tests/test_client.py::test_get[curio] - ImportError: h2" in visible
+
+
+def test_a_cargo_test_run_is_a_test_run_its_failures_stay_and_passing_tests_fold():
+    """Real ``cargo test`` output (rust-lang/log with two failing unit tests): no pytest, gcc or npm
+    marker in it, yet it is a test run; the failing test names, each panic's location and assertion,
+    the ``failures:`` list and the summary stay, the ``test x ... ok`` results fold."""
+    from conftest import type_data
+    from operators.classify import classify
+
+    raw = type_data("cargo_test_log_fail.txt")
+    assert classify(raw)[0] == "build"
+    planted = [b"test tests::test_cross_cmp ... FAILED", b"test tests::test_level_from_str ... FAILED",
+               b"thread 'tests::test_cross_cmp' (27273) panicked at src/lib.rs:1728:9:",
+               b"assertion failed: LevelFilter::Warn > Level::Trace",
+               b"thread 'tests::test_level_from_str' (27281) panicked at src/lib.rs:1695:13:",
+               b"  left: Ok(Error)", b" right: Err(ParseLevelError(()))", b"    tests::test_level_from_str",
+               b"test result: FAILED. 19 passed; 2 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.13s",
+               b"error: test failed, to rerun pass `--lib`"]
+    packet = reduce_bytes(raw, source="cargo_test_log_fail.txt")
+    assert packet.type == "build" and packet.restore_pass and packet.signal_pass
+    for line in planted:
+        assert line + b"\n" in packet.visible, line
+    assert b"test tests::test_level_show ... ok" not in packet.visible
+    assert len(packet.visible) < 0.8 * len(raw)
+
+
+@pytest.mark.parametrize("lines", [
+    [b"running 3 tests", b"test a::b ... ok", b"test a::c ... FAILED", b"test result: FAILED. 1 passed; 1 failed"],
+    [b"PASS test/unit/a.js", b"FAIL test/unit/b.js", b"Tests:       1 failed, 51 passed, 52 total"],
+    [b" FAIL  |zod| src/a.test.ts > t", b" Test Files  1 failed | 3 passed (4)", b"      Tests  1 failed | 9 passed (10)"],
+    [b"ok 1 - parses", b"not ok 2 - rejects", b"# tests 2", b"# fail 1"],
+])
+def test_cargo_jest_vitest_and_tap_runs_are_detected_as_test_runs(lines):
+    from operators.types import Sample
+
+    raw = b"\n".join(lines) + b"\n"
+    assert build.detect(Sample(raw))
+    assert not build.detect(Sample(b"\n".join(lines[:1]) + b"\nplain text\n"))
