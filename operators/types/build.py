@@ -18,7 +18,8 @@ What is folded (one ref for all of it; ``fine``: one ref per kind): ``PASSED``/`
 ``tests/x.py ....... [ 40%]`` progress lines, the pytest header, ``Collecting``/``Downloading``/
 ``Requirement already satisfied`` lines, download progress bars, npm ``http``/``timing`` lines, compile
 commands and ``make: Entering/Leaving directory`` lines of files that compiled cleanly, cmake/cargo
-progress, and unknown lines that repeat by template (numbers masked) at least ``FOLD_MIN`` times.
+progress, TAP's passing ``ok N -`` results with their ``# Subtest:`` lines and ``duration_ms`` blocks (node
+--test), and unknown lines that repeat by template (numbers masked) at least ``FOLD_MIN`` times.
 Each run of folded lines is replaced in place by one line: ``[folded 40 lines: PASSED ×38, blank ×2]``.
 A failure whose lines repeat an earlier failure's line for line (a parametrized test failing the same
 way) keeps its ``____ name ____`` header and one line: ``[57 lines: the same failure as test_x[a] above]``.
@@ -167,6 +168,8 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                    rb"|^ok\s+\S+\s+(?:[\d.]+s|\(cached\))|^\?\s+\S+\s+\[no test files\]|^PASS$"
                    rb"|^\s*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √, mocha ✔
         ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
+        ("TAP ok", rb"^\s*ok \d+ - |^\s*# Subtest: |^\s*duration_ms: [\d.]+\s*$|^\s*type: '(?:test|suite)'\s*$"
+                   rb"|^\s*(?:---|\.\.\.)\s*$|^\s*1\.\.\d+\s*$|^TAP version \d+\s*$"),  # node --test's passing results
     ]
 ]
 KEEP_SECTIONS = (b"FAILURES", b"ERRORS")

@@ -544,3 +544,26 @@ def test_cargo_jest_vitest_and_tap_runs_are_detected_as_test_runs(lines):
     raw = b"\n".join(lines) + b"\n"
     assert build.detect(Sample(raw))
     assert not build.detect(Sample(b"\n".join(lines[:1]) + b"\nplain text\n"))
+
+
+def test_a_tap_run_folds_its_passing_results_and_keeps_each_failure_and_the_summary():
+    """Real ``node --test`` TAP output (axios' unit tests, two flipped assertions and one test without
+    network): each ``ok N - name`` result with its ``# Subtest:`` line and YAML ``duration_ms`` block
+    folds; every ``not ok`` line, its error, expected/actual and first stack frame, and the ``# tests``
+    / ``# fail`` summary stay."""
+    from conftest import type_data
+
+    raw = type_data("node_test_axios_fail.tap")
+    packet = reduce_bytes(raw, source="node_test_axios_fail.tap")
+    assert packet.type == "build" and packet.restore_pass and packet.signal_pass
+    for line in (b"    not ok 1 - should support headers argument", b"        '2' !== '3'",
+                 b"      expected: '3'", b"      actual: '2'",
+                 b"        TestContext.<anonymous> (file:///work/src/axios/test/unit/core/AxiosHeaders.js:13:12)",
+                 b"    not ok 1 - should validate Stream", b"        false !== true",
+                 b"          error: 'getaddrinfo ENOTFOUND postman-echo.com'", b"not ok 9 - utils",
+                 b"# tests 57", b"# pass 54", b"# fail 3"):
+        assert line + b"\n" in packet.visible, line
+    assert b"ok 2 - should validate Buffer\n" in raw
+    assert b"ok 2 - should validate Buffer\n" not in packet.visible
+    assert b"duration_ms: " not in packet.visible
+    assert len(packet.visible) < 0.4 * len(raw)
