@@ -48,6 +48,7 @@ import io
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from functools import cached_property
 from itertools import accumulate
 from operator import sub
 from typing import Annotated, Literal
@@ -161,8 +162,14 @@ class _View:
         self.vstart = array("q", accumulate(self._widths(plan, out), initial=0))
         out.truncate()
         self.text = out.getvalue()
-        self.rstart = array("q", accumulate(map(sub, pieces.ends, pieces.starts), initial=0))
+        self.pieces = pieces
         self.n = len(pieces)
+
+    @cached_property
+    def rstart(self) -> array:
+        """Made when the new plan is built, after the ranking's arrays are gone: not held through it."""
+        pieces = self.pieces
+        return array("q", accumulate(map(sub, pieces.ends, pieces.starts), initial=0))
 
     @staticmethod
     def _widths(plan: Plan, out: io.BytesIO):
