@@ -103,25 +103,7 @@ def config_class(registry=None) -> type:
     ``BaseConfig`` plus the ``[safety]`` and ``[ceiling]`` sections of those passes and a ``[name]``
     section for every type whose record has ``settings`` (so a type brings its own section). The class
     remembers its registry (``operators.types.registry_of``); one class per registry."""
-    from operators import types
-
-    registry = registry or types.BUILTIN
-    cls = _config_classes.get(registry.key)
-    if cls is None:
-        from operators.ceiling import CeilingSettings
-        from operators.safety import SafetySettings
-
-        fields = [("safety", SafetySettings, msgspec.field(default_factory=SafetySettings)),
-                  ("ceiling", CeilingSettings, msgspec.field(default_factory=CeilingSettings))]
-        for record in registry:
-            if record.settings is not None:
-                fields.append((record.name, record.settings, msgspec.field(default_factory=record.settings)))
-        cls = msgspec.defstruct("Config", fields, bases=(BaseConfig,), kw_only=True, forbid_unknown_fields=True,
-                                module=__name__)
-        cls.__type_registry__ = registry
-        cls.__sections__ = {name: settings for name, settings, _ in fields}
-        _config_classes[registry.key] = cls
-    return cls
+    return _class_of(registry, with_types=True)
 
 
 def defaults_class(registry=None) -> type:
@@ -130,10 +112,15 @@ def defaults_class(registry=None) -> type:
     defaults, made by ``section`` when the type asks. Nothing is validated (there is nothing to
     read), so no type module is imported to make it: the classifier imports the types it asks, and
     the reducer only the type it picked. Same registry as ``config_class``; one class per registry."""
+    return _class_of(registry, with_types=False)
+
+
+def _class_of(registry, with_types: bool) -> type:
+    """The ``Config`` class of ``registry`` (``BUILTIN`` for None), with every type's section or none."""
     from operators import types
 
     registry = registry or types.BUILTIN
-    key = ("defaults", registry.key)
+    key = (with_types, registry.key)
     cls = _config_classes.get(key)
     if cls is None:
         from operators.ceiling import CeilingSettings
@@ -141,6 +128,9 @@ def defaults_class(registry=None) -> type:
 
         fields = [("safety", SafetySettings, msgspec.field(default_factory=SafetySettings)),
                   ("ceiling", CeilingSettings, msgspec.field(default_factory=CeilingSettings))]
+        for record in registry if with_types else ():
+            if record.settings is not None:
+                fields.append((record.name, record.settings, msgspec.field(default_factory=record.settings)))
         cls = msgspec.defstruct("Config", fields, bases=(BaseConfig,), kw_only=True, forbid_unknown_fields=True,
                                 module=__name__)
         cls.__type_registry__ = registry
