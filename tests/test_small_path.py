@@ -27,3 +27,40 @@ def test_a_small_analyze_imports_no_sqlite_nor_the_engine_and_only_notes_its_pac
     [made] = (cache / "nolife-tokens").iterdir()  # the patterns compiled at import, for the next process
     patterns = [key[0] for key in marshal.loads(made.read_bytes())]
     assert len(patterns) > 50
+
+
+_TYPES = ("import sys; from flows.quick import main; sys.argv = ['tokens', 'analyze', sys.argv[1]]; rc = main(); "
+          "print(rc, *sorted(m.rpartition('.')[2] for m in sys.modules if m.startswith('operators.types.')), "
+          "file=sys.stderr)")
+
+
+def test_a_run_without_a_config_file_imports_only_the_types_the_classifier_asked(tmp_path):
+    env = {"NOLIFE_TOKENS_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    raw = b"".join(b"commit %040x\nAuthor: A <a@example.com>\nDate:   Mon Jan 1 10:00:00 2024 +0000\n\n"
+                   b"    change %d: an error was fixed\n\n" % (n * 7919, n) for n in range(40))
+    (tmp_path / "log.txt").write_bytes(raw)
+    done = subprocess.run([sys.executable, "-c", _TYPES, str(tmp_path / "log.txt")], cwd=PROJECT, env=env,
+                          capture_output=True, timeout=120)
+    words = done.stderr.decode().strip().splitlines()[-1].split()
+    assert words[0] == "0", done.stderr.decode()[-2000:]
+    assert "gitlog" in words and "json" in words  # asked in detection order: json, then gitlog said yes
+    assert not {"search", "source", "log", "text", "diagnostics", "listing"} & set(words)  # never asked
+
+
+def test_the_defaults_of_a_config_read_from_no_file_are_the_full_configs(monkeypatch, tmp_path):
+    from operators import config, types
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))  # no user config file
+    monkeypatch.delenv("NOLIFE_TOKENS_CONFIG", raising=False)
+    loaded, full = config.load_config(), config.config_class()()
+    assert type(loaded) is config.defaults_class() and type(loaded) is not config.config_class()
+    assert types.registry_of(loaded) is types.BUILTIN
+    for name in ("safety", "ceiling", *(r.name for r in types.BUILTIN if r.settings is not None)):
+        assert config.section(loaded, name) == config.section(full, name), name
+    for name in ("text", "nosuch"):  # a type without a section, a name no config has
+        try:
+            config.section(loaded, name)
+        except KeyError:
+            continue
+        raise AssertionError(f"section({name!r}) of a defaults config")
