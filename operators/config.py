@@ -10,6 +10,8 @@ Unknown keys and wrong types are readable errors naming the file and the key.
 ``Config`` is assembled here (``config_class``) from the type registry and the sections of the safety
 pass and the ceiling, so this module sits above them; they declare their sections on ``Section``
 from ``operators.configbase`` (a content type may take it from here, as docs/extending.md shows).
+A config read from no file is a ``defaults_class`` (no content type imported to make it); ``section``
+gives a type its section's defaults from that type's ``Settings`` alone.
 
 Where the store lives (``home``), never the current directory unless asked for: ``$NOLIFE_TOKENS_HOME``
 (a relative value: from the current directory, as any path typed by hand), else the config's ``home``
