@@ -326,23 +326,24 @@ def _ranked(text: bytes, kind: str, config):
     """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line)
     and the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
     order."""
-    from operators.rank import Lines, blank_lines, line_tiers
+    from operators.rank import Lines, blank_lines, compact_line_tiers
 
     lines = Lines(text)
-    tiers, ranks = line_tiers(kind, lines, config)
+    tiers, ranks = compact_line_tiers(kind, lines, config)
     blank = set(blank_lines(lines))
     buckets: tuple[dict, dict] = ({}, {})  # per tier: rank -> the lines of that rank, in order
     for i, tier, rank in zip(range(len(tiers)), tiers, ranks):
         if tier < 2 and i not in blank:
             bucket = buckets[tier].get(rank)
             if bucket is None:
-                bucket = buckets[tier][rank] = array("q")
+                bucket = buckets[tier][rank] = array("i")  # a line index: 4 bytes
             bucket.append(i)
     out = []
     for by_rank in buckets:  # an array, not an int object per line: most of a diff's lines are tier 0
-        order = array("q")
-        for rank in sorted(by_rank):
-            order.extend(by_rank[rank])
+        in_order = sorted(by_rank)
+        order = by_rank.pop(in_order[0]) if in_order else array("i")  # the best rank's array, extended in place
+        for rank in in_order[1:]:
+            order.extend(by_rank.pop(rank))
         out.append(order)
     return lines, out
 

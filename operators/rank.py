@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
+from array import array
+from itertools import accumulate, repeat
 
 from operators.kernel.diff_twins import line_starts
 from operators.store import MARKER_RE
@@ -139,6 +140,24 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
     """Each line's tier (0 must-see, 1 context, 2 other) and its rank inside the tier (0 first), for
     the lines (no newline) of a reduced text of content type ``kind``: a list, or a ``Lines`` (no
     bytes object per line)."""
+    tiers, ranks = compact_line_tiers(kind, lines, config)
+    return list(tiers), list(ranks)
+
+
+def _rank_array(make, *later: int):
+    """The ranks ``make()`` gives, a signed byte each when they and the ranks set ``later`` fit (they
+    do, but for a type's own ranks), else a list."""
+    if all(-128 <= rank < 128 for rank in (*later, BLANK_RANK, -1, *range(6))):
+        try:
+            return array("b", make())
+        except (OverflowError, TypeError):
+            pass
+    return list(make())
+
+
+def compact_line_tiers(kind: str, lines, config):
+    """``line_tiers`` as the output ceiling holds them for a whole candidate: the tiers in a
+    ``bytearray``, the ranks a byte each (``_rank_array``) instead of a list's 8 bytes a line."""
     from operators import types
 
     whole = types.attr(kind, "rank_lines", None, config)
@@ -151,8 +170,8 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
         signal, context = _general([lines[i] for i in todo])
         signal, context = {todo[j] for j in signal}, {todo[j] for j in context}
     if given is not None:
-        tiers = [2 if ranked is None else ranked[0] for ranked in given]
-        ranks = [0 if ranked is None else ranked[1] for ranked in given]
+        tiers = bytearray(2 if ranked is None else ranked[0] for ranked in given)
+        ranks = _rank_array(lambda: (0 if ranked is None else ranked[1] for ranked in given))
         for i in context:  # disjoint from the signal lines
             tiers[i] = 1
         for i in signal:
@@ -160,7 +179,7 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
     elif own is None:  # the general rules alone: only the lines they name are visited
         tiers, ranks = _general_tiers(kind, lines, signal, context, config)
     else:
-        tiers, ranks = [2] * len(lines), [0] * len(lines)
+        tiers, ranks = bytearray([2]) * len(lines), [0] * len(lines)
         for i, line in enumerate(lines):
             ranked = own(line.rstrip(b"\r"), _shown(line), config)
             if ranked is not None:
@@ -183,8 +202,8 @@ def _general_tiers(kind: str, lines, signal: set[int], context: set[int], config
     from operators import types
 
     other = types.attr(kind, "OTHER_LINES", None, config) or (2, 0)
-    tiers, ranks = [other[0]] * len(lines), [other[1]] * len(lines)
     context_rank = types.attr(kind, "CONTEXT_RANK", 0, config)
+    tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: repeat(other[1], len(lines)), context_rank)
     for i in context:
         tiers[i], ranks[i] = 1, context_rank
     for i in signal:

@@ -129,3 +129,15 @@ def test_the_general_context_scans_find_the_lines_the_per_line_rules_find():
                     if rank.is_context_line(line) or rank.FOLD_RE.search(line) or synthetic.match(line)}
         assert rank._general(rank.Lines(candidate)) == (set(), expected)
         assert rank._general(plain) == (set(), expected)
+
+
+def test_ranks_are_a_byte_each_only_when_every_rank_fits():
+    from array import array
+
+    assert rank._rank_array(lambda: iter([0, 5, -1])) == array("b", [0, 5, -1])
+    assert rank._rank_array(lambda: iter([0, 200])) == [0, 200]  # a file's 200th hit
+    assert rank._rank_array(lambda: iter([0, 1]), 300) == [0, 1]  # a rank set later would not fit
+    hits = b"".join(b"src/a.py:%d:    raise ValueError\n" % n for n in range(1, 400))
+    tiers, ranks = rank.compact_line_tiers("search", rank.Lines(hits), None)
+    assert (list(tiers), list(ranks)) == rank.line_tiers("search", _plain(hits), None)
+    assert max(ranks) >= 300
