@@ -127,8 +127,9 @@ def test_the_general_context_scans_find_the_lines_the_per_line_rules_find():
         plain = _plain(candidate)
         expected = {i for i, line in enumerate(plain)
                     if rank.is_context_line(line) or rank.FOLD_RE.search(line) or synthetic.match(line)}
-        assert rank._general(rank.Lines(candidate)) == (set(), expected)
-        assert rank._general(plain) == (set(), expected)
+        for lines in (rank.Lines(candidate), plain):
+            signal, context = rank._general(lines)
+            assert (list(signal), list(context)) == ([], sorted(expected))
 
 
 def test_ranks_are_a_byte_each_only_when_every_rank_fits():
