@@ -20,6 +20,10 @@ folded templates that way, without a function called per line. It ranks its own 
 a ``(tier, rank)`` or None per line) when a line's place depends on its neighbours. ``PACK_CONTEXT =
 False`` in the module turns the context rule off. Blank lines take the better tier of their
 neighbours and come last in it.
+
+The output ceiling ranks a whole reduced candidate (most of a 20 MB input, hundreds of thousands of
+lines) as a ``Lines`` (the text and an array of line starts, no object per line) through
+``compact_line_tiers`` (tiers and ranks a byte a line); the packer gets lists from ``line_tiers``.
 """
 
 from __future__ import annotations
