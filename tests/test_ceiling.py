@@ -292,7 +292,7 @@ def test_fit_is_linear_on_a_big_passthrough():
     new = fit(plan, CEILING, "log")
     took = time.perf_counter() - start
     assert new is not plan and visible_size(new) <= CEILING
-    assert took < 5, f"{len(raw) / took / 1e6:.0f} MB/s"
+    assert took < 20, f"{len(raw) / took / 1e6:.0f} MB/s"  # quadratic work would take minutes; a busy machine, seconds
     print(f"fit on {len(raw) / 1e6:.0f} MB passthrough: {took:.2f} s", file=sys.stderr)
 
 

@@ -179,14 +179,19 @@ def test_the_hook_is_linear_on_long_lines():
     import time
 
     policy = hooks.Policy(path=os.environ.get("PATH"), cwd=".", shell="/bin/bash")
-    start = time.perf_counter()
+
+    def best(line: str, runs: int = 3) -> float:  # the least of a few runs: a busy machine only adds time
+        took = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            hooks.rewrite(line, policy)
+            took.append(time.perf_counter() - start)
+        return min(took)
+
     assert hooks.rewrite("echo " + "a" * 1_000_000, policy) is None
     assert hooks.rewrite("echo " + "a b " * 250_000, policy) is None
-    one_mb = time.perf_counter() - start
-    timings = []
-    for size in (15_000, 60_000):
-        start = time.perf_counter()
-        new = hooks.rewrite("echo " + "'x y' " * (size // 6), policy)
-        timings.append(time.perf_counter() - start)
-        assert new is not None
-    assert one_mb < 0.5 and timings[1] < 2.0 and timings[1] < 8 * timings[0] + 0.05, (one_mb, timings)
+    one_mb = best("echo " + "a" * 1_000_000) + best("echo " + "a b " * 250_000)
+    assert hooks.rewrite("echo " + "'x y' " * 10_000, policy) is not None
+    timings = [best("echo " + "'x y' " * (size // 6)) for size in (15_000, 60_000)]
+    # quadratic work would take 16x as long for 4x the line (and seconds at 60 KB); linear about 4x
+    assert one_mb < 2.0 and timings[1] < 5.0 and timings[1] < 10 * timings[0] + 0.1, (one_mb, timings)
