@@ -21,7 +21,9 @@ in place, with its wrapped message lines (pyright's and tsc's indented elaborati
 lines), file and summary lines: the same message at many places keeps each of its lines, as the
 tool printed it. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
 own place and the blank lines between them go to one ref (group ``details``); colour escapes of the
-shown lines to another (``escapes``).
+shown lines to another (``escapes``). The first line of a ``help:`` or ``note:`` (rustc's and ruff's
+suggested fix, the item a note points to) and a note's own ``--> path:line:col`` stay, each the first
+time its text appears.
 
 The budget: while the view fits ``room_share`` of the output ceiling (``[ceiling] max_chars``)
 nothing else folds. Past it (or past ``max_shown`` diagnostics), the most frequent rules are folded
@@ -120,6 +122,7 @@ PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Upd
                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
 JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|\w+ extends \S+ declared in )")
 CARET_RE = lazy(rb"^\s*\^\s*$")
+HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 
 
@@ -407,6 +410,7 @@ class _Reducer:
         self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
         self.progress = p.kind.count(PROGRESS)
+        self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
 
     def _keep(self, start: int, end: int) -> None:
         """Show ``raw[start:end]`` as a terminal would: colour escapes go to group ``escapes``."""
@@ -421,10 +425,21 @@ class _Reducer:
 
     def _detail(self, i: int) -> None:
         p = self.p
-        if self.detail_group:
+        if self.detail_group and not self._hint(p.text[i]):
             self.plan.omit(p.starts[i], p.ends[i], self.detail_group, "source snippets, carets, help and notes")
         else:
             self._keep(p.starts[i], p.ends[i])
+
+    def _hint(self, text: bytes) -> bool:
+        """Whether a detail line stays: the first line of a ``help:`` or ``note:`` (rustc's suggested
+        fix, what it points to) and a note's own ``--> path:line:col``, the first time its text is seen."""
+        if not (HINT_HEAD_RE.match(text) or ARROW_RE.match(text)):
+            return False
+        key = text.strip()
+        if key in self.hints:
+            return False
+        self.hints.add(key)
+        return True
 
     def _group(self, key: str) -> str:
         if key not in self.groups:

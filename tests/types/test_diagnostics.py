@@ -411,3 +411,20 @@ def test_rank_puts_the_place_a_message_points_at_and_eslint_file_headers_with_th
         assert diagnostics.tier(line, line, None) == (0, 3), line
     for line in (b"Found 3 errors.", b"  help: remove this"):
         assert diagnostics.tier(line, line, None) != (0, 3), line
+
+
+def test_rustc_help_and_note_lines_stay_once_their_snippets_fold():
+    """cargo build (real, rust-lang/log with a function renamed without its callers): five E0599 errors,
+    each with a note naming the associated functions, the note's own ``--> src/lib.rs:685:5`` and a
+    ``help:`` suggesting ``from_str``. The help and note lines and the note's place show once (the
+    suggested fix is what an agent needs); snippets and carets fold; the repeats fold too."""
+    raw = type_data("cargo_build_log_errors.txt")
+    visible, refs, _ = reduced(diagnostics, raw)
+    assert raw.count(b"help: there is an associated function `from_str` with a similar name") == 5
+    assert visible.count(b"help: there is an associated function `from_str` with a similar name\n") == 1
+    assert visible.count(b"note: if you're trying to build a new `LevelFilter` consider using one of the following") == 1
+    assert visible.count(b"   --> src/lib.rs:685:5\n") == 1
+    for place in (b"733:30", b"555:22", b"671:40", b"754:15", b"776:15"):
+        assert b"   --> src/lib.rs:%s\n" % place in visible
+    assert b"685 |     fn from_index" not in visible and b"^^^^" not in visible  # snippets and carets folded
+    assert b"error: could not compile `log` (lib) due to 5 previous errors; 7 warnings emitted" in visible
