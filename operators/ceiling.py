@@ -56,7 +56,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from operators.configbase import Section
-from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
 from operators.signals import signals_kind, templates
 from operators.vocab import signal_line_spans
@@ -467,13 +467,6 @@ def _head_and_tail(choice: _Choice, text: bytes) -> None:
                 tail = vs
 
 
-def _size_text(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.0f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
-
 
 class _Builder:
     """Writes the new plan: shown ranges copied piece by piece, each gap as one omission and its line."""
@@ -536,7 +529,7 @@ class _Builder:
         lines = raw.count(b"\n", r0, r1) + (raw[r1 - 1 : r1] != b"\n")
         new.omit(r0, r1, group, GAP_REASON)
         lead = b"" if new.ends_line() else b"\n"
-        new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''} ({_size_text(r1 - r0)}) not shown: ".encode())
+        new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''} ({size_text(r1 - r0, 0)}) not shown: ".encode())
         new.mark(group)
         new.show((_hint() if self.gaps == 1 and self.hint else b"") + b"]\n")
 

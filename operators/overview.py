@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from operators import types
 from operators.packet import ContextPacket
+from operators.reduction import size_text
 from operators.tokens import estimate_tokens
 from operators.launcher import tokens_command  # hints name a `tokens` that runs from the agent's shell
 from operators.types import Facts
@@ -43,7 +44,7 @@ def overview(packet: ContextPacket, config=None) -> bytes:
     facts = type_facts(packet, config)
     counts, important, total_signals = facts.counts, facts.important, facts.total
     kind = packet.type + (f" ({facts.label})" if facts.label else "")
-    head = f"{_short_source(packet.source)}: {kind}, {_size(m.raw_bytes)}"
+    head = f"{_short_source(packet.source)}: {kind}, {size_text(m.raw_bytes)}"
     lines.append(head + (f"; {counts}" if counts else ""))
     if important:
         more = f" {len(important)}/{total_signals}" if total_signals > len(important) else ""
@@ -127,12 +128,6 @@ def clip(line: bytes) -> str:
 
 def _ref_label(reason: str, size: int) -> str:
     short = reason if len(reason) <= 28 else reason[:27] + "…"
-    return f"{short}, {_size(size)}"
+    return f"{short}, {size_text(size)}"
 
 
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / 1024 / 1024:.1f} MB"

@@ -539,3 +539,13 @@ def restore(visible: bytes, layout: list[list[int]], ref_contents: list[bytes]) 
             content = ref_contents[entry[1]]
             out.append(content[entry[2] : entry[2] + entry[3]])
     return b"".join(out)
+
+
+def size_text(n: int, kb_digits: int = 1) -> str:
+    """A number of bytes as a reader sees it in a shown line: ``512 B``, ``56 KB`` (``kb_digits``
+    decimals), ``1.2 MB``."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.{kb_digits}f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
