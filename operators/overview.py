@@ -129,5 +129,3 @@ def clip(line: bytes) -> str:
 def _ref_label(reason: str, size: int) -> str:
     short = reason if len(reason) <= 28 else reason[:27] + "…"
     return f"{short}, {size_text(size)}"
-
-
