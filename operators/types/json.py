@@ -1083,6 +1083,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 # What a folded document over the ceiling gives up, step by step: long strings (a failure's traceback)
 # to a ref sooner; then failing items shown in brief (their short fields) past the first, and fewer items
+TIGHTER_MAX_BYTES = 8 << 20  # a bigger document is not walked again (up to four more walks): the ceiling cuts it
 TIGHTER = (({"string_max": 512}, NOTABLE_MAX, BRIEF_MAX), ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX),
            ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX // 4), ({"string_max": 160, "array_keep": 1}, 1, 0))
 
@@ -1094,7 +1095,7 @@ def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
     from operators.ceiling import visible_size
 
     make = _maker(raw, granularity, cfg)
-    for step, notable, brief in TIGHTER:
+    for step, notable, brief in TIGHTER if len(raw) <= TIGHTER_MAX_BYTES else ():
         if visible_size(plan) <= fit:
             break
         make = _maker(raw, granularity, msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()}),
