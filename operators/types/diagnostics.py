@@ -130,11 +130,12 @@ class Diag:
     """One diagnostic: its head line (index), last line of the head (wrapped/arrow lines), location
     text as printed (or path:line:col), rule key, severity, path, message."""
 
-    __slots__ = ("head", "head_end", "end", "loc", "key", "severity", "path", "message", "style")
+    __slots__ = ("head", "head_end", "end", "loc", "key", "severity", "path", "message", "style", "place")
 
     def __init__(self, head: int, loc: bytes, key: str, severity: str, path: bytes, message: bytes, style: str):
         self.head = self.head_end = self.end = head
         self.loc, self.key, self.severity, self.path, self.message, self.style = loc, key, severity, path, message, style
+        self.place: bytes | None = None  # how a fold lists it (``_place``), made when first asked
 
 
 def _lines(raw: bytes) -> tuple[list[int], list[int], list[int]]:
@@ -375,9 +376,9 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
 def _place(d: Diag) -> bytes:
     """How a folded diagnostic's place is listed: its location as printed; tsc's as tsc prints the
     start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
-    if d.style == "tsc" and d.loc:
-        return b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode())
-    return d.loc
+    if d.place is None:
+        d.place = b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
+    return d.place
 
 
 def _locations(diags: list[Diag]) -> bytes:
