@@ -31,7 +31,9 @@ ref). A reducer group whose bytes all went into gaps disappears, its marker read
 gaps)``; the bytes of groups that keep some outside the gaps but lost every marker are pooled into
 one more ref named on a last line, so no omission is unnamed. Must-see lines (groups) that did not
 fit are counted on a first line: ``[N more signal templates (M lines) not shown: …]``. A line longer than ``LINE_MAX`` (or a tenth of the budget) is shown cut,
-the rest of it in the next gap's ref.
+the rest of it in the next gap's ref; must-see lines shown cut are counted on a line of their own:
+``[1 must-see line (3 parts) shown cut: the rest of it is in the ref after it]`` (its parts: the
+spans between the markers in it, a hidden secret's or a long line's cut).
 
 ``apply`` is OPTIMIZE's step (after the reducer and the safety pass): the packet's ``budget``
 (estimated tokens) or ``[ceiling] max_chars``. ``RunBudget`` shares one ceiling among the windows of
@@ -354,12 +356,12 @@ def target(budget: int) -> int:
     return min(budget, max(int(budget * TARGET_SHARE), TARGET_MIN))
 
 
-def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -> tuple[_Choice, int, int]:
+def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -> tuple[_Choice, int, int, int]:
     """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
     type whose signals are lines, folded with its count) up to ``MUST_SHARE`` of the budget, tier 1
     up to ``CONTEXT_SHARE`` of the ``target``, then the head and the tail up to the target (a short
-    head and tail for a type that does not ``FILL``). Returns the choice and the tier-0 groups (and
-    lines) left out."""
+    head and tail for a type that does not ``FILL``). Returns the choice, the tier-0 groups (and
+    lines) left out and the must-see lines shown cut."""
     choice = _Choice(view, budget, kinds)
     text = view.text
     lines, (must, context) = _ranked(text, kind, config)
@@ -403,7 +405,25 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
     rest_left = sum(1 for i in rest if starts[i] not in items)
-    return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left
+    return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+
+
+def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:
+    """The must-see lines shown cut (longer than ``LINE_MAX``: the rest of each is in the next gap's
+    ref) and their parts (the spans between the markers inside them: a hidden secret, a long line's
+    cut), which a line says (the SIGNAL check reads it: ``CUT_RE``)."""
+    view = choice.view
+    text = view.text
+    cut = [vs for vs, (ve, _, _) in choice.items.items() if ve < _line_end(text, vs)]
+    if not cut:
+        return 0, 0
+    tier0 = {lines.starts[i] for i in must}
+    cut = [vs for vs in cut if vs in tier0]
+    parts = 0
+    for vs in cut:
+        first, last = view.piece_at(vs), view.piece_at(_line_end(text, vs) - 1)
+        parts += 1 + sum(1 for k in range(first, last + 1) if choice.kinds[k] == MARK)
+    return len(cut), parts
 
 
 def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) -> None:
@@ -534,7 +554,7 @@ class _Builder:
         new.show((_hint() if self.gaps == 1 and self.hint else b"") + b"]\n")
 
 
-def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int], hint: bool) -> Plan:
+def _build(plan: Plan, view: _View, choice: _Choice, left: tuple, hint: bool) -> Plan:
     b = _Builder(plan, view, hint)
     cur, cur_v = (0, 0), 0
     for vs in sorted(choice.items):
@@ -559,6 +579,11 @@ def _build(plan: Plan, view: _View, choice: _Choice, left: tuple[int, int], hint
     if b.new.position != len(plan.raw):  # defensive: never lose a byte (cannot happen by construction)
         new.omit(new.position, len(plan.raw), b.group(), GAP_REASON)
     _fix_marks(plan, new, b.marks_in_gaps)
+    cut, parts = left[3]
+    if cut:
+        new.pieces.insert(0, [SHOW, (f"[{cut:,} must-see line{'s' if cut != 1 else ''} ({parts:,} part"
+                                     f"{'s' if parts != 1 else ''}) shown cut: the rest of {'each' if cut != 1 else 'it'} "
+                                     "is in the ref after it]\n").encode()])
     if left[0]:
         lines = f" ({left[1]:,} lines)" if left[1] != left[0] else ""
         head = (f"[{left[0]:,} more {left[2]}{'s' if left[0] != 1 else ''}{lines} "
@@ -610,10 +635,10 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
         return plan
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
-    choice, left_groups, left_lines = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds,
+    choice, left_groups, left_lines, cut = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds,
                                               len(head))
     noun = "signal template" if signals_kind(kind, config) == "lines" else "must-see line"
-    new = _build(plan, view, choice, (left_groups, left_lines, noun), hint)
+    new = _build(plan, view, choice, (left_groups, left_lines, noun, cut), hint)
     if head:
         new.pieces.insert(0, [SHOW, head])
     if size <= budget_bytes and visible_size(new) >= size:  # cut to the target but no smaller: not worth a cut

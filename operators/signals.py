@@ -197,6 +197,7 @@ NUMBERS_RE = re.compile(rb"(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]
 COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
 LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
 FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
+CUT_RE = re.compile(rb"^\[[0-9,]+ must-see lines? \(([0-9,]+) parts?\) shown cut: ")
 
 
 def template(line: bytes) -> bytes:
@@ -220,7 +221,7 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     missing. An automatic signal line is accounted for when a fold line counts its template (a type
     whose signals are lines), or when the must-see lines alone were more than the budget holds and
     the first line says how many were left out (their bytes are in the gaps' refs): then at most
-    that many may be missing."""
+    that many may be missing; so may the parts of the must-see lines shown cut (``CUT_RE``)."""
     from operators.safety import secret_parts
 
     lines_kind = signals_kind(kind, config) == "lines"
@@ -236,6 +237,9 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
         left = LEFT_RE.match(line)
         if left:
             stated += int((left.group(2) or left.group(1)).replace(b",", b""))
+        cut = CUT_RE.match(line)
+        if cut:  # a must-see line shown cut: each of its parts may be missing, the head shown in part too
+            stated += int(cut.group(1).replace(b",", b""))
     kept = [s for s in missing if s in wanted or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
     rest = [s for s in kept if s not in wanted]
     if rest and len(rest) <= stated:

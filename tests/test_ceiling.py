@@ -172,7 +172,9 @@ def test_a_long_single_line_is_cut_and_restored():
     new = fit(plan, CEILING, "log")
     visible, layout, contents = _rendered(new)
     assert len(visible) < CEILING
-    assert visible.startswith(b"ERROR xxx") and b"tail line" in visible and b"not shown: #ref:" in visible
+    first, rest = visible.split(b"\n", 1)
+    assert first == b"[1 must-see line (1 part) shown cut: the rest of it is in the ref after it]"
+    assert rest.startswith(b"ERROR xxx") and b"tail line" in visible and b"not shown: #ref:" in visible
     assert restore(visible, layout, contents) == raw
 
 
@@ -470,3 +472,21 @@ def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     visible, layout, _markers = render(cut, ids)
     contents = omissions(cut)
     assert restore(visible, layout, [contents[g] for g in cut.reasons]) == plan.raw
+
+
+@pytest.mark.parametrize("budget", [25_000, 9_000])
+def test_a_must_see_line_shown_cut_is_counted_and_signal_passes(budget):
+    """Minified bundles: lines of 12 KB naming errors (must-see lines of text, under the safety pass's
+    cap for a signal line), cut by the ceiling's line limit. The cut is said on a line of its own, with
+    the lines' parts, and the SIGNAL check reads it: the output does not exit 3."""
+    rng = random.Random(5)
+    words = [b"var", b"function", b"return", b"this.AxiosError=me", b"TimeoutError", b"x.onerror=f", b"n&&t"]
+    lines = [b"!function(e,t){" + b";".join(rng.choice(words) + b"(%d)" % i for i in range(1000)) + b"}"
+             for _ in range(3)]
+    raw = b"\n".join(lines) + b"\n//# sourceMappingURL=bundle.min.js.map\n"
+    assert all(10_000 < len(line) < 16_000 for line in lines) and len(raw) > 25_000
+    packet = reduce_bytes(raw, forced_type="text", budget=budget // 4)
+    assert packet.signal_pass and packet.restore_pass
+    assert re.search(rb"^\[[1-3] must-see lines? \(\d+ parts?\) shown cut: the rest of (?:it|each) is in the ref "
+                     rb"after it\]$", packet.visible, re.M)
+    assert len(packet.visible) <= budget
