@@ -132,27 +132,23 @@ class Plan:
 
     def keep(self, start: int, end: int) -> None:
         self._advance(start, end)
-        if end == start:
-            return
-        pieces = self.pieces
-        if pieces.kinds and pieces.kinds[-1] == KEEP and pieces.ends[-1] == start:
-            pieces.ends[-1] = end
-        else:
-            pieces.kinds.append(KEEP)
-            pieces.starts.append(start)
-            pieces.ends.append(end)
-            pieces.objs.append(None)
+        if end != start:
+            self._span(KEEP, start, end, None)
 
     def omit(self, start: int, end: int, group: str, reason: str) -> None:
         self._advance(start, end)
-        if end == start:
-            return
-        self.reasons.setdefault(group, reason)
+        if end != start:
+            self.reasons.setdefault(group, reason)
+            self._span(OMIT, start, end, group)
+
+    def _span(self, kind: int, start: int, end: int, group: str | None) -> None:
+        """A raw span kept or omitted: it lengthens the last piece when that one is of the same kind
+        (and group) and ends where it starts."""
         pieces = self.pieces
-        if pieces.kinds and pieces.kinds[-1] == OMIT and pieces.ends[-1] == start and pieces.objs[-1] == group:
+        if pieces.kinds and pieces.kinds[-1] == kind and pieces.ends[-1] == start and pieces.objs[-1] == group:
             pieces.ends[-1] = end
         else:
-            pieces.kinds.append(OMIT)
+            pieces.kinds.append(kind)
             pieces.starts.append(start)
             pieces.ends.append(end)
             pieces.objs.append(group)
