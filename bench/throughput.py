@@ -250,18 +250,12 @@ def generate(spec: dict, work: Path) -> dict[str, Path]:
         pos = end
     paths["parts"] = parts
     del log
-    paths["id-log"] = work / "ids.log"
-    paths["id-log"].write_bytes(make_id_log(spec["id_log"]))
-    paths["json"] = work / "big.json"
-    paths["json"].write_bytes(make_json(spec["json"]))
-    paths["ndjson"] = work / "lines.ndjson"
-    paths["ndjson"].write_bytes(make_ndjson(spec["ndjson"]))
-    paths["diff"] = work / "big.diff"
-    paths["diff"].write_bytes(make_diff(spec["diff"]))
-    paths["search"] = work / "rg.txt"
-    paths["search"].write_bytes(make_search(spec["search"]))
-    paths["gitlog"] = work / "git-log-p.txt"
-    paths["gitlog"].write_bytes(make_git_log_p(spec["gitlog"]))
+    for key, name, make, size in (("id-log", "ids.log", make_id_log, "id_log"), ("json", "big.json", make_json, "json"),
+                                  ("ndjson", "lines.ndjson", make_ndjson, "ndjson"), ("diff", "big.diff", make_diff, "diff"),
+                                  ("search", "rg.txt", make_search, "search"),
+                                  ("gitlog", "git-log-p.txt", make_git_log_p, "gitlog")):
+        paths[key] = work / name
+        paths[key].write_bytes(make(spec[size]))
     paths["startup"] = work / "startup.log"
     paths["startup"].write_bytes(make_log(20 * 1024))
     print(f"generated inputs in {time.perf_counter() - start:.1f}s under {work}", flush=True)
