@@ -226,6 +226,7 @@ class _Choice:
         self.items: dict[int, tuple[int, int, bytes]] = {}
         self.ends: set[int] = set()  # line ends (after the newline) of whole lines shown
         self.line_max = max(80, min(LINE_MAX, budget // 10))
+        self.cut: list[int] = []  # visible starts of the lines shown cut (``clip``)
 
     def clip(self, vs: int, le: int) -> int:
         """Where a line [vs, le) is cut when it is too long (``le`` when it is not)."""
@@ -282,7 +283,9 @@ class _Choice:
         else:
             ins = vs + len(self.view.text[vs:le].rstrip(b"\r\n")) if suffix else ve
         self.items[vs] = (ve, ins, suffix)
-        if not cut:
+        if cut:
+            self.cut.append(vs)
+        else:
             self.ends.add(le)
         return True
 
@@ -412,13 +415,12 @@ def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:
     """The must-see lines shown cut (longer than ``LINE_MAX``: the rest of each is in the next gap's
     ref) and their parts (the spans between the markers inside them: a hidden secret, a long line's
     cut), which a line says (the SIGNAL check reads it: ``CUT_RE``)."""
+    if not choice.cut:
+        return 0, 0
     view = choice.view
     text = view.text
-    cut = [vs for vs, (ve, _, _) in choice.items.items() if ve < _line_end(text, vs)]
-    if not cut:
-        return 0, 0
     tier0 = {lines.starts[i] for i in must}
-    cut = [vs for vs in cut if vs in tier0]
+    cut = [vs for vs in choice.cut if vs in tier0]
     parts = 0
     for vs in cut:
         first, last = view.piece_at(vs), view.piece_at(_line_end(text, vs) - 1)
@@ -485,7 +487,6 @@ def _head_and_tail(choice: _Choice, text: bytes) -> None:
             open_tail = choice.add(vs, tail)
             if open_tail:
                 tail = vs
-
 
 
 class _Builder:
