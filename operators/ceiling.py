@@ -111,6 +111,12 @@ class CeilingSettings(Section):
             self.max_chars = HOST_LIMITS[self.host]
 
     @property
+    def budget_chars(self) -> int:
+        """The bytes an output's plan may show under this ceiling (``budget_of`` a packet without a
+        budget of its own): what a reducer fits to when it fits itself to the budget."""
+        return _less_reserve(self.max_chars)
+
+    @property
     def target_chars(self) -> int:
         """What an output is cut to but for its must-see lines (``target``): the room of a reducer
         that fits itself."""
@@ -124,7 +130,10 @@ def settings_of(config) -> CeilingSettings:
 def budget_of(packet, config) -> int:
     """The bytes a packet's plan may show: its own ``budget`` (estimated tokens, 4 bytes each) or the
     configured ceiling, less what is printed around it (a failure header, the hint line)."""
-    total = packet.budget * 4 if packet.budget else settings_of(config).max_chars
+    return _less_reserve(packet.budget * 4 if packet.budget else settings_of(config).max_chars)
+
+
+def _less_reserve(total: int) -> int:
     return max(BUDGET_MIN, total - RESERVE)
 
 

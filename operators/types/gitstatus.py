@@ -25,7 +25,7 @@ from typing import Annotated
 
 import msgspec
 
-from operators.ceiling import RESERVE, target
+from operators.ceiling import target
 from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
@@ -208,7 +208,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if STATUS_START_RE.match(first) or STATUS_SECTION_RE.search(raw[:4096]):
         return reduce_status(raw, lines)
     if _is_tag_list([raw[ln.start : ln.body_end] for ln in nonblank[:400]]):
-        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").max_chars - RESERVE)
+        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").budget_chars)
     return passthrough(raw)  # short status, branch lists: every line is signal
 
 
