@@ -67,6 +67,7 @@ import hashlib
 import re
 from array import array
 from bisect import bisect_right
+from functools import partial
 
 import msgspec
 import re2
@@ -235,11 +236,11 @@ def _json_str(text: str) -> bytes:
 
 
 class _Reducer:
-    def __init__(self, raw: bytes, granularity: str, cfg):
+    def __init__(self, raw: bytes, granularity: str, cfg, notable_max: int = NOTABLE_MAX, brief_max: int = BRIEF_MAX):
         self.raw = raw
         self.cfg = cfg
         self.plan = Plan(raw)
-        self.notable_max, self.brief_max = NOTABLE_MAX, BRIEF_MAX  # failing items whole, in brief (``_tightened``)
+        self.notable_max, self.brief_max = notable_max, brief_max  # failing items whole, in brief (``_tightened``)
         self.fine = granularity == "fine"
         self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
         self.groups: dict[str, str] = {}
@@ -1066,7 +1067,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
             unfolded = msgspec.structs.replace(cfg, array_min=UNFOLDED)  # a few big items still fold
             whole = _Reducer(raw, granularity, unfolded).run()
             if visible_size(whole) <= room:
-                plan, make = whole, _maker(raw, granularity, unfolded)
+                plan, make = whole, partial(_Reducer, raw, granularity, unfolded)
         if plan is None:
             plan = _Reducer(raw, granularity, cfg).run()
             plan, make = _tightened(raw, granularity, cfg, plan, int(ceiling * ROOM_MAX_SHARE))
@@ -1094,25 +1095,14 @@ def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
     the plan and a maker of reducers with its settings (for the identity view)."""
     from operators.ceiling import visible_size
 
-    make = _maker(raw, granularity, cfg)
+    make = partial(_Reducer, raw, granularity, cfg)
     for step, notable, brief in TIGHTER if len(raw) <= TIGHTER_MAX_BYTES else ():
         if visible_size(plan) <= fit:
             break
-        make = _maker(raw, granularity, msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()}),
-                      notable, brief)
+        tighter = msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()})
+        make = partial(_Reducer, raw, granularity, tighter, notable, brief)
         plan = make().run()
     return plan, make
-
-
-def _maker(raw: bytes, granularity: str, cfg, notable: int = NOTABLE_MAX, brief: int = BRIEF_MAX):
-    """A maker of reducers of ``raw`` with these settings."""
-
-    def make() -> _Reducer:
-        reducer = _Reducer(raw, granularity, cfg)
-        reducer.notable_max, reducer.brief_max = notable, brief
-        return reducer
-
-    return make
 
 
 # -- the content type ----------------------------------------------------------------------------
