@@ -194,7 +194,10 @@ def score(lines: list[bytes]) -> tuple[int, int, int] | None:
     n = len(lines)
     if n < 5 or any(DIFF_RE.match(line) for line in lines[:50]):
         return None
-    c = {name: sum(map(test, lines)) for name, test in LINE_TESTS.items()}
+    indented = sum(map(LINE_TESTS["indented"], lines))
+    if indented < 0.2 * n:
+        return None  # what both tests below ask first (the cheapest count)
+    c = {name: indented if name == "indented" else sum(map(test, lines)) for name, test in LINE_TESTS.items()}
     code = n - c["comment"]
     if c["log"] > 0.1 * n or c["prose"] > 0.15 * n or c["markup"] > 0.05 * n or c["wordy"] > 0.25 * n or code <= 0:
         return None
@@ -212,8 +215,15 @@ def _sample_lines(sample_lines: list[bytes]) -> tuple[list[bytes], bool]:
     return [_strip_number(line, numbered) for line in lines], numbered
 
 
+def _indented_anywhere(head: bytes) -> bool:
+    """Whether a line of ``head`` starts with a space or a tab (source lines must, a fifth of them)."""
+    return head[:1] in (b" ", b"\t") or b"\n " in head or b"\n\t" in head
+
+
 def detect(sample) -> str | None:
     lines, numbered = _sample_lines(sample.lines)
+    if not numbered and not _indented_anywhere(sample.head):
+        return None  # no line indented: ``score`` says no (a log, records, a listing)
     got = score([line for line in lines if line.strip()])
     if got is None:
         return None
