@@ -215,14 +215,15 @@ def _sample_lines(sample_lines: list[bytes]) -> tuple[list[bytes], bool]:
     return [_strip_number(line, numbered) for line in lines], numbered
 
 
-def _indented_anywhere(head: bytes) -> bool:
-    """Whether a line of ``head`` starts with a space or a tab (source lines must, a fifth of them)."""
-    return head[:1] in (b" ", b"\t") or b"\n " in head or b"\n\t" in head
+def _indented_anywhere(lines: list[bytes]) -> bool:
+    """Whether one of ``lines`` starts with a space or a tab (source lines must, a fifth of them)."""
+    text = b"\n".join(lines)
+    return text[:1] in (b" ", b"\t") or b"\n " in text or b"\n\t" in text
 
 
 def detect(sample) -> str | None:
     lines, numbered = _sample_lines(sample.lines)
-    if not numbered and not _indented_anywhere(sample.head):
+    if not _indented_anywhere(lines):
         return None  # no line indented: ``score`` says no (a log, records, a listing)
     got = score([line for line in lines if line.strip()])
     if got is None:
