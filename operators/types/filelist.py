@@ -517,9 +517,11 @@ def looks_like_path(line: bytes) -> bool:
 def detect(sample) -> str | None:
     lines = sample.lines
     n = len(lines)
-    path_like = sum(1 for line in lines if looks_like_path(line.rstrip(b"\r")))
     spaced = sum(1 for line in lines if b" " in line)  # prose has spaces on most lines, listings rarely
-    if n >= 3 and path_like >= 0.9 * n and spaced <= 0.5 * n:
+    if n < 3 or spaced > 0.5 * n:
+        return None  # (counted first: far cheaper than looking at each line's path)
+    path_like = sum(1 for line in lines if looks_like_path(line.rstrip(b"\r")))
+    if path_like >= 0.9 * n:
         return f"{path_like}/{n} lines look like paths"
     return None
 
