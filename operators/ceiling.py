@@ -414,10 +414,31 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -
     _head_and_tail(choice, text)
     choice.budget = full
     _close_blank_gaps(choice, text, lines)
+    left, rest = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
     rest_left = sum(1 for i in rest if starts[i] not in items)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+
+
+def _fill_must(choice: _Choice, text: bytes, left: list, rest: list[int], starts) -> tuple[list, list[int]]:
+    """The must-see lines left out by their share, shown after all while the whole budget lasts: the
+    share keeps room for context, head and tail, and what those did not take (the gap lines are
+    reckoned at their longest) goes back to the must-see lines, in their rank order."""
+    if not (left or rest) or choice.used >= choice.budget - GAP_EST:
+        return left, rest
+    still = []
+    for group in left:
+        first = group[1][0]
+        if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group)):
+            still.append(group)  # one shown by the head or the tail gets its count below
+    more = []
+    for k, i in enumerate(rest):
+        if choice.used >= choice.budget - GAP_EST:
+            return still, more + list(rest[k:])
+        if not choice.add(starts[i], _line_end(text, starts[i])):
+            more.append(i)
+    return still, more
 
 
 def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:

@@ -456,6 +456,27 @@ def test_must_see_lines_still_take_the_whole_budget(home):
     assert packet.signal_pass and packet.restore_pass
 
 
+def test_must_see_lines_past_their_share_take_the_room_context_head_and_tail_left():
+    """A diff whose changed lines alone are three budgets long: once context, head and tail are
+    placed, what they left of the budget goes back to changed lines, so the output ends near the
+    ceiling (not at the share kept for them), and the lines still left out are counted."""
+    parts = []
+    for f in range(60):
+        parts.append(b"diff --git a/src/m%d.py b/src/m%d.py\n--- a/src/m%d.py\n+++ b/src/m%d.py\n@@ -1,20 +1,20 @@\n" % (f, f, f, f))
+        for k in range(20):
+            parts.append(b"-    value_%03d_%02d = compute_old(%d, %d)  # before\n" % (f, k, f, k))
+            parts.append(b"+    value_%03d_%02d = compute_new(%d, %d)  # after\n" % (f, k, f, k))
+    raw = b"".join(parts)
+    packet = reduce_bytes(raw, forced_type="diff")
+    visible = packet.visible
+    assert CEILING_GUARD in packet.guard and 0.93 * CEILING < len(visible) <= CEILING
+    shown = len(re.findall(rb"^[-+]    value_", visible, re.M))
+    assert shown > 0.85 * CEILING / 50  # the changed lines fill more than their share would hold
+    counted = re.search(rb"^\[([0-9,]+) more must-see lines not shown", visible, re.M)
+    assert counted and int(counted.group(1).replace(b",", b"")) + shown >= 2400
+    assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
+
+
 def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     """A JSON document (FITS) reduced to more than the target but less than the budget is left as
     the reducer made it; the same text as a source file (not FITS) is cut to the target."""
