@@ -288,7 +288,7 @@ def _consecutive(raw: bytes, lines: list[Line]) -> bool:
     return all(b == a + 1 for a, b in zip(numbers, numbers[1:]))
 
 
-def _explains(sample_raw: bytes) -> tuple[str, int, int, int] | None:
+def _explains(sample_raw: bytes) -> tuple[str, int, int, int, list[Line]] | None:
     lines = _split(sample_raw)
     shape = _shape(sample_raw, lines)
     content = [ln for ln in lines if ln.kind != BLANK]
@@ -296,23 +296,35 @@ def _explains(sample_raw: bytes) -> tuple[str, int, int, int] | None:
     if not content or len(matches) < 3:
         return None
     known = sum(ln.kind != OTHER for ln in content)
-    return shape, known, len(content), len(matches)
+    return shape, known, len(content), len(matches), lines
+
+
+# a line that may be a matching line in some shape: ``12:`` (heading, bare), or a path before its
+# first colon that ``_pathlike`` takes (a ``/`` in it, or a name with an extension), or a bare name
+# before ``:12:`` (numbered); a parse finds at most as many matching lines as there are of these
+MATCH_CANDIDATE_RE = lazy(rb"^(?:\d+:|(?=[\w.@~+/-])[^\x00\n: ]*/[^\x00\n: ]*[ \t\r\x0b\x0c]*:|[\w.@~+-]*\.\w{1,10}:"
+                          rb"|[A-Za-z_.][\w.@~+-]{0,254}:\d+:)", re.M)
+
+
+def _three_matches_possible(head: bytes) -> bool:
+    found = MATCH_CANDIDATE_RE.finditer(head)
+    return all(next(found, None) is not None for _ in range(3))
 
 
 def detect(sample) -> str | None:
     if b"\x1b[" in sample.head:
         return None  # coloured output: not parsed here
     head = sample.head
+    if not _three_matches_possible(head):
+        return None  # (a log, prose: most inputs) no parse can find the three matching lines it needs
     if len(sample.raw) > len(head):  # the sample may cut a line: parse whole lines only
         head = head[: head.rfind(b"\n") + 1]
     found = _explains(head)
     if found is None:
         return None
-    shape, known, content, matches = found
+    shape, known, content, matches, lines = found
     if known < content * 0.95:
         return None
-    lines = _split(head)
-    _shape(head, lines)
     paths = {ln.path for ln in lines if ln.kind == MATCH}
     if shape == "flat" and (matches < 5 or _repeats(lines) < 0.3 * matches):
         return None  # path:text with paths seldom repeated: a listing or key: value lines, not search hits
