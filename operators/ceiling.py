@@ -22,7 +22,10 @@ context, head and tail (a source file's body) stop at the target while must-see 
 budget. The target is the whole output's: what the type shows first when cut (``cut_head``: a source
 file's outline, a diff's file list) counts in it, so a file whose outline takes the target shows only
 a short head and tail of its body. A type whose reducer fits itself to the room (``FITS``: JSON, logs, diagnostics, blame) is
-cut at the budget only; an input whose raw text fits the budget is never cut (``apply``).
+cut at the budget only, and then only by what is over it: its target is the budget (a log of unique
+lines just over it is not halved); an input whose raw text fits the budget is never cut (``apply``).
+What context, head and tail leave of the budget goes back to must-see lines past their share
+(``_fill_must``).
 
 Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
 go to one new ref, its synthetic lines (summaries, markers) are dropped, and one line stands where
@@ -400,7 +403,8 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -
                     left.append((1, lines.span(i), lines.span(i)))
         if not left and not rest:
             choice.used -= SUMMARY_EST
-    whole = target(budget + head)  # the target is the whole output's, the type's first lines (``head``) included
+    fits = _fits_itself(kind, config)  # its reducer made what it shows: only the excess over the budget goes
+    whole = budget + head if fits else target(budget + head)  # the target is the whole output's, ``head`` included
     soft = max(0, whole - head)
     share = int(soft * CONTEXT_SHARE)
     for i in context:
@@ -410,7 +414,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -
     _show_members(choice, text, groups, int(budget * CONTEXT_SHARE))
     full = choice.budget
     more = int(whole * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
-    choice.budget = min(full, max(soft, choice.used + more) if _fills(kind, config) else choice.used + more)
+    choice.budget = min(full, max(soft, choice.used + more) if fits or _fills(kind, config) else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
     _close_blank_gaps(choice, text, lines)

@@ -477,6 +477,21 @@ def test_must_see_lines_past_their_share_take_the_room_context_head_and_tail_lef
     assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
 
 
+def test_a_log_of_unique_lines_just_over_the_budget_loses_only_its_excess():
+    """A log whose every line is news (a tool's install history: each line names another program)
+    and which its reducer cannot fold is over the budget by a tenth: the cut takes about that tenth,
+    not half of it (a type that fits itself has the budget as its target)."""
+    names = [bytes([97 + k % 26, 97 + k // 26 % 26, 97 + k // 676 % 26]) for k in range(230)]
+    rows = [b"tool-admin 2026-05-20 16:27:%02d: link group %s updated to point to /usr/lib/jvm/java-17/bin/%s"
+            % (k % 60, n * 3, n * 4) for k, n in enumerate(names)]
+    raw = b"\n".join(rows) + b"\n"
+    assert CEILING < len(raw) < 1.15 * CEILING
+    packet = reduce_bytes(raw, forced_type="log")
+    assert CEILING_GUARD in packet.guard
+    assert len(packet.visible) > 0.85 * CEILING
+    assert packet.signal_pass and packet.restore_pass
+
+
 def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     """A JSON document (FITS) reduced to more than the target but less than the budget is left as
     the reducer made it; the same text as a source file (not FITS) is cut to the target."""

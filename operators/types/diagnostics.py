@@ -30,7 +30,9 @@ nothing else folds. Past it (or past ``max_shown`` diagnostics), the most freque
 first until it fits: a folded rule keeps its first ``examples`` diagnostics verbatim (one when two do
 not fit), and the rest are listed right after the last example by location only — ``[E501 ×118 more
 (line too long…): a.py:1:80 a.py:5:80 …; exact lines: #ref]`` — while the repeated messages go to the
-rule's ref. tsc's places are listed one a line as tsc prints the start of its line, ``src/a.ts(3,7):
+rule's ref. Room the folding leaves goes back to lines as printed (``_unfold``): first one for each
+message of a folded rule not shown yet (one rule, many functions or attributes), then the others in
+order; the rest stay listed by place. tsc's places are listed one a line as tsc prints the start of its line, ``src/a.ts(3,7):
 error TS7006``: the form editors' problem matchers and an agent's searches look for. When even that is too long, each folded rule lists fewer locations, evenly spaced over
 the rule (first and last kept), the others counted (``and N more places``). Under a smaller budget
 (``tier``) the summary and folded-rule lines come first, then errors, warnings and the other
@@ -405,7 +407,7 @@ class _Reducer:
     def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold"):
         self.raw, self.p, self.s = raw, parser, settings
         self.plan = Plan(raw)
-        self.folded, self.examples, self.cap = fold.rules, fold.examples, fold.cap
+        self.folded, self.examples, self.cap, self.more = fold.rules, fold.examples, fold.cap, fold.more
         self.groups: dict[str, str] = {}
         p = parser
         self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
@@ -470,14 +472,14 @@ class _Reducer:
                 continue
             seen[d.key] += 1
             index = seen[d.key]
-            if d.key in self.folded and index > self.examples:
+            if d.key in self.folded and index > self.examples and d.head not in self.more:
                 plan.omit(p.starts[d.head], p.ends[d.end], self._group(d.key), f"diagnostics of rule {d.key}")
             else:
                 self._keep_head(d)
                 for k in range(d.head_end + 1, d.end + 1):
                     self._detail(k)
                 if d.key in self.folded and index == self.examples:
-                    self._folded_line(d, by_key[d.key][self.examples :])
+                    self._folded_line(d, [x for x in by_key[d.key][self.examples :] if x.head not in self.more])
             i = d.end + 1
         self._footer()
         return plan.finish()
@@ -551,6 +553,7 @@ class _Fold(NamedTuple):
     rules: set  # the rules folded
     examples: int  # diagnostics of a folded rule shown verbatim
     cap: int  # locations listed for one folded rule
+    more: frozenset = frozenset()  # head lines of other diagnostics of folded rules shown verbatim (``_unfold``)
 
 
 FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
@@ -585,6 +588,54 @@ def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
         if left <= 0:
             break
     return fold
+
+
+UNFOLD_MIN = 200  # bytes of room left over below which no folded diagnostic is shown verbatim again
+
+
+def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
+    """Diagnostics of the folded rules shown verbatim again in the room the folding left (each costs
+    its lines less its place in the list): first one for each message text not shown yet (the same
+    rule names different functions, attributes, types), then the others in order, while the room
+    lasts. Their head lines' indexes."""
+    seen: set[bytes] = set()
+    counts: Counter = Counter()
+    first, other = [], []
+    for d in p.diags:
+        counts[d.key] += 1
+        message = d.message.strip()
+        if d.key not in fold.rules or counts[d.key] <= fold.examples:
+            seen.add(message)
+        elif message in seen:
+            other.append(d)
+        else:
+            seen.add(message)
+            first.append(d)
+    chosen: set[int] = set()
+    for d in first + other:
+        cost = _verbatim(p, d) - len(_place(d))
+        if cost > spare:
+            break
+        spare -= cost
+        chosen.add(d.head)
+    return frozenset(chosen)
+
+
+def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
+    """``plan`` with folded diagnostics shown verbatim again in ``spare`` bytes (``_unfold``); the
+    sizes are reckoned, so a view that comes out too long is tried again with less."""
+    room = visible_size(plan) + spare
+    for _ in range(3):
+        if spare < UNFOLD_MIN:
+            break
+        more = _unfold(p, fold, spare)
+        if not more:
+            break
+        wider = build(fold._replace(more=more))
+        if visible_size(wider) <= room:
+            return wider
+        spare = int(spare * 0.9)
+    return plan
 
 
 def _cap(build, fold: _Fold, room: int, diags: list[Diag]) -> Plan:
@@ -638,8 +689,11 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if size > room:
         fold = _fit(parser, settings, size - room)
         plan = build(fold)
-        if visible_size(plan) > room:
+        size = visible_size(plan)
+        if size > room:
             plan = _cap(build, fold, room, parser.diags)
+        else:
+            plan = _widen(build, parser, fold, plan, room - size)
     return plan if plan.omits_anything else passthrough(raw)
 
 

@@ -395,6 +395,34 @@ def test_javac_over_the_ceiling_folds_its_most_frequent_message_and_keeps_the_ot
     assert re.search(rb"^\[error: cannot find symbol \xc3\x97\d+ more ", visible, re.M)
 
 
+def test_the_room_folding_left_shows_each_message_of_a_folded_rule_then_more_lines_as_printed():
+    """Folding two frequent rules frees far more than the room needed: the room left goes back to
+    lines as printed, first one for each message of a folded rule not shown yet (the same rule
+    calls twelve different functions), then more in order; what stays folded is listed by place and
+    counted, its ref holding exactly those lines."""
+    lines = []
+    for k in range(160):
+        lines.append(b"pkg/calls_%02d.py:%d: error: Call to untyped function \"helper_%s\" in typed context"
+                     b"  [no-untyped-call]" % (k // 20, 10 + k, b"abcdefghijkl"[k % 12 : k % 12 + 1] * 6))
+        lines.append(b"pkg/defs_%02d.py:%d: error: Function is missing a type annotation  [no-untyped-def]"
+                     % (k // 20, 5 + k))
+    raw = b"\n".join(lines) + b"\nFound 320 errors in 16 files (checked 16 source files)\n"
+    conf = config(max_chars=20_000)
+    plan, visible, refs = reduced_fit(raw, conf)
+    assert visible_size(plan) <= 20_000 * conf.diagnostics.room_share
+    shown = visible.split(b"\n")
+    for name in b"abcdefghijkl":
+        message = b'"helper_%s" in typed context  [no-untyped-call]' % (bytes([name]) * 6)
+        assert any(line.endswith(message) and b": error: " in line for line in shown), message
+    verbatim = [line for line in shown if line in lines]
+    assert len(verbatim) > 12 + 2 * 2 + 60  # beyond the examples and the twelve messages, more lines as printed
+    counted = 0
+    for m in re.finditer(rb"^\[(no-untyped-\w+) \xc3\x97(\d+) more \(.*?; exact lines: #ref:(ctx_\w+)\]$", visible, re.M):
+        assert refs[m.group(3).decode()].count(b"[" + m.group(1) + b"]") == int(m.group(2))
+        counted += int(m.group(2))
+    assert counted and counted + len(verbatim) == 320
+
+
 def test_rank_puts_rule_code_lines_without_a_severity_first():
     line = b"typer/utils.py:189:68: COM812 [*] Trailing comma missing"
     assert diagnostics.tier(line, line, None) == (0, 3)
