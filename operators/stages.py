@@ -61,6 +61,7 @@ def reducer_for(name: str, config=None):
 
 
 REDACTED = "secrets"  # a plan's group of hidden secret values: never shown raw, even when not smaller
+HINT_MAX = 400  # bytes a refs line takes at most (a long launcher path); a bigger saving is always worth it
 
 
 class Run(NamedTuple):
@@ -158,7 +159,7 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Confi
     ids = {group: ref.id for group, ref in refs.items()}
     visible, layout, markers = render(plan, ids)
     rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
-    if not guard and plan.omits_anything and len(visible) >= len(packet.raw) and REDACTED not in plan.reasons:
+    if not guard and plan.omits_anything and REDACTED not in plan.reasons and not _worth(len(packet.raw) - len(visible)):
         safe = secure(passthrough(packet.raw), config, packet.type)
         if safe.omits_anything:  # the raw text is not safe to show as it is: its cleaned version
             return apply_plan(packet, safe, "never worse than raw: passed through", config)
@@ -170,6 +171,19 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Confi
         visible, rendered = header + visible, None
     packet.plan, packet.guard, packet.visible, packet.rendered = plan, guard, visible, rendered
     packet.references = list(refs.values())
+
+
+def _worth(saved: int) -> bool:
+    """Whether a reduction saving ``saved`` bytes is worth showing: an output with refs ends with the
+    line saying how to read them (``operators.launcher.refs_hint``), so a smaller saving would leave
+    the reader more to read than the raw text."""
+    if saved <= 0:
+        return False
+    if saved > HINT_MAX:
+        return True
+    from operators.launcher import refs_hint
+
+    return saved > len(refs_hint("pkt_" + "0" * 12, "ctx_000000"))
 
 
 def store(packet: ContextPacket, run: Run) -> ContextPacket:

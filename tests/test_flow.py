@@ -239,3 +239,25 @@ def test_ids_that_share_a_prefix_inside_one_plan_are_shown_as_stored_without_a_s
     assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
     store = Store(home)
     assert store.restore(store.find_manifest_for_visible(packet.visible), packet.visible) == LOG
+
+
+def test_a_reduction_saving_less_than_its_refs_line_shows_the_raw_text(home):
+    """A package manifest whose reducer hides one short value (55 bytes of a debug script) would
+    print a ref marker and the refs line (how to read refs, ~150 bytes) to save 35: never worse than
+    raw shows it whole; a bigger saving is shown."""
+    from conftest import reduce_bytes
+    from operators.launcher import refs_hint
+
+    doc = {"name": "demo-cli", "version": "1.2.3",
+           "scripts": {f"task{k}": f"node scripts/task{k}.js --flag {k}" for k in range(40)}}
+    doc["scripts"]["debug"] = "cross-env DEBUG=1 node --inspect-brk scripts/start.js"
+    doc["dependencies"] = {f"pkg-{k}": f"^{k}.0.0" for k in range(40)}
+    raw = json.dumps(doc, indent=2).encode() + b"\n"
+    packet = reduce_bytes(raw)
+    assert packet.type == "json"
+    assert packet.visible == raw and packet.guard.startswith("never worse than raw")
+    assert not packet.references and packet.restore_pass
+    saved = 35 + len(refs_hint("pkt_" + "0" * 12, "ctx_000000"))
+    big = raw.replace(b'"debug": "cross-env', b'"debug": "' + b"x" * saved + b" cross-env")
+    packet = reduce_bytes(big)
+    assert packet.references and len(packet.visible) < len(big) and packet.restore_pass
