@@ -352,3 +352,49 @@ def test_put_ref_hashes_again_a_content_replaced_after_it_was_named(home):
     assert saved.sha256 == content_sha256(b"other content")
     assert saved.id == pure_ref_id("s.log", "folded", b"other content") != ref.id
     assert Store(home).get(saved.id).content == b"other content"
+
+
+def test_write_parts_writes_every_part_whole_in_order(tmp_path, monkeypatch):
+    """Each part goes out whole even when the OS takes fewer bytes a call (short writes), views of
+    wider items byte by byte, and a large file is preallocated to its exact size first."""
+    from array import array
+
+    from operators import store as store_module
+    from operators.reduction import Spans
+    from operators.store import PREALLOCATE_MIN, write_parts
+
+    raw = bytes(range(256)) * (PREALLOCATE_MIN // 128)
+    content = Spans(raw, array("q", [0, 1000, 70_000]), array("q", [10, 60_000, len(raw) - 5]))
+    real_write, calls = os.write, []
+
+    def short_write(fd, data):  # at most 4099 bytes a call, as a pipe or a signal may cut a write
+        calls.append(len(data))
+        return real_write(fd, bytes(data[:4099]))
+
+    monkeypatch.setattr(store_module.os, "write", short_write)
+    for data in (content, raw[:5], memoryview(array("q", [1, -2, 3]))):
+        target = tmp_path / f"out{len(calls)}"
+        fd = os.open(target, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            write_parts(fd, data)
+        finally:
+            os.close(fd)
+        expected = bytes(data) if not isinstance(data, memoryview) else data.tobytes()
+        assert target.read_bytes() == expected
+    assert max(calls) > 4099  # each call was handed the rest of its part, not a copy cut to size
+
+
+def test_write_parts_says_no_space_when_the_os_writes_nothing(tmp_path, monkeypatch):
+    import errno
+
+    from operators import store as store_module
+    from operators.store import write_parts
+
+    monkeypatch.setattr(store_module.os, "write", lambda fd, data: 0)
+    fd = os.open(tmp_path / "x", os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with pytest.raises(OSError) as caught:
+            write_parts(fd, b"some bytes")
+    finally:
+        os.close(fd)
+    assert caught.value.errno == errno.ENOSPC
