@@ -42,6 +42,8 @@ import re2
 from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
 
+_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)  # how ``search`` asks the program
+
 CHUNK = 4096  # a dirty region extends to at least this many bytes (whole lines): few regions on dense escapes
 WINDOW, SAMPLE = 1 << 16, 8192  # binary check: the first SAMPLE bytes of every WINDOW bytes
 CONTROLS, CONTROLS_REASON = "safety:controls", "original bytes of lines shown without terminal controls"
@@ -651,6 +653,19 @@ def kept_spans(plan: Plan) -> list[tuple[int, int]]:
     return spans
 
 
+def matching_spans(regex, raw: bytes, spans: list[tuple[int, int]]):
+    """The spans ``(start, end)`` of ``raw`` in which the RE2 pattern ``regex`` finds a match, each
+    searched on its own exactly as ``regex.search(raw, start, end)`` searches it (spans within
+    ``raw``), one at a time. The compiled program is asked directly when the module exposes it: a
+    folded log keeps thousands of short spans, and a match object a span would cost more than the
+    search."""
+    program = getattr(regex, "_regexp", None)
+    if program is None or _UNANCHORED is None:
+        return ((start, end) for start, end in spans if regex.search(raw, start, end) is not None)
+    match, nothing = program.Match, (-1, -1)
+    return ((start, end) for start, end in spans if match(_UNANCHORED, raw, start, end)[0] != nothing)
+
+
 def _kept_text_dirty(plan: Plan) -> bool:
     """Whether ``FIND_RE`` finds anything in what the plan keeps: the kept spans (merged where they
     touch) one by one when they are a small part of the input (a folded log), else the whole input in
@@ -659,7 +674,7 @@ def _kept_text_dirty(plan: Plan) -> bool:
     spans = kept_spans(plan)
     if sum(end - start for start, end in spans) * 8 >= len(raw):
         return FIND_RE.search(raw) is not None
-    return any(FIND_RE.search(raw, start, end) is not None for start, end in spans)
+    return next(matching_spans(FIND_RE, raw, spans), None) is not None
 
 
 def _dirty_shows(pieces: Pieces) -> bool:
@@ -679,7 +694,9 @@ def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, i
     if sum(end - start for start, end in kept) * 8 >= len(raw):
         found = secrets.scan(raw)
     else:
-        found = [span for start, end in kept for span in secrets.scan(raw, start, end)]
+        # a span where the pattern finds nothing has no secret: only the others are scanned
+        found = [span for start, end in matching_spans(secrets.SECRET_RE, raw, kept)
+                 for span in secrets.scan(raw, start, end)]
     if binary and found:
         found = [(a, b) for a, b in found if not any(x < b and a < y for x, y in binary)]
     return found

@@ -386,3 +386,30 @@ def test_c1_bytes_after_an_out_of_range_four_byte_lead_are_removed():
     visible, layout, contents, _markers = _render(safe)
     assert unsafe(visible) == []
     assert restore(visible, layout, [bytes(c) for c in contents]) == raw
+
+
+def test_matching_spans_finds_what_search_finds_span_by_span():
+    """The direct program call gives, span by span, what ``search(raw, start, end)`` gives: matches
+    at a span's edges (``\\A``, ``\\z``, a CR that ends the span, a character cut by it) included."""
+    import random
+    import re
+
+    from operators import secrets
+    from operators.safety import FIND_RE, matching_spans
+
+    rng = random.Random(3)
+    pieces = [b"plain text line\n", b"\x1b[31mred\x1b[0m\n", b"cr\rlf\n", b"caf\xc3\xa9 \xe2\x80\x8b\n",
+              b"#ref:ctx_abcdef\n", b"password=hunter2secret\n", b"\xc2\x9b1m\n", b"token: ghp_" + b"a" * 36 + b"\n"]
+    raw = b"".join(rng.choice(pieces) for _ in range(400))
+    spans = []
+    for _ in range(3000):
+        start = rng.randrange(len(raw))
+        spans.append((start, min(len(raw), start + rng.choice([1, 2, 3, 5, 9, 17, 40, 200]))))
+    spans.append((0, 0))
+    spans.append((len(raw), len(raw)))
+    for regex in (FIND_RE, secrets.SECRET_RE):
+        expected = [(s, e) for s, e in spans if regex.search(raw, s, e) is not None]
+        assert 0 < len(expected) < len(spans)
+        assert list(matching_spans(regex, raw, spans)) == expected
+    plain = re.compile(rb"\x1b")  # a pattern without an RE2 program: searched the usual way
+    assert list(matching_spans(plain, raw, spans)) == [(s, e) for s, e in spans if plain.search(raw, s, e)]
