@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import reduce_bytes
 from operators.classify import classify
@@ -163,7 +165,7 @@ def test_fixtures_classify_as_their_kind():
 def test_a_detector_that_raises_says_no_and_is_named_in_the_reason(monkeypatch):
     """A bug in one type's detector (a plugin's, say) never stops a run: that type says no, the input
     goes on to the next ones, and the reason names the failure."""
-    from types import SimpleNamespace
+    from types import ModuleType
 
     import operators.types
 
@@ -172,8 +174,9 @@ def test_a_detector_that_raises_says_no_and_is_named_in_the_reason(monkeypatch):
     def broken(sample):
         raise ValueError("boom")
 
-    fake = SimpleNamespace(name="broken", detect=broken)
-    monkeypatch.setattr(operators.types, "registry_of", lambda config=None: [fake, *real(config)])
+    module = ModuleType("broken_type")
+    module.NAME, module.detect, module.reduce = "broken", broken, lambda raw, granularity, config: None
+    monkeypatch.setattr(operators.types, "registry_of", lambda config=None: real(config).with_module(module, "json"))
     assert classify(b'{"id": 1, "status": "ok"}\n')[0] == "json"
     kind, reason = classify(b"plain words and nothing else\n" * 3)
     assert kind == "text" and "detector failed: broken (ValueError: boom)" in reason
@@ -187,3 +190,116 @@ def test_json_with_an_escaped_lone_surrogate_is_json():
     assert classify(raw)[0] == "json"
     packet = reduce_bytes(raw)
     assert packet.type == "json" and packet.restore_pass and len(packet.visible) < len(raw)
+
+
+# --- the detectors' cheap tests (operators.types.maybe) ---------------------------------------------
+ROOT = FIXTURES.parent
+REAL_INPUTS = sorted(p for pattern in ("fixtures/**/*", "tests/data/**/*", "bench/corpus/*/input")
+                     for p in ROOT.glob(pattern) if p.is_file())
+
+
+def _samples(raw: bytes):
+    """The samples of a real input: the whole input, its first lines (a short output), a later part
+    (an output whose first lines were cut), with CRLF line ends and with colour escapes."""
+    lines = raw.split(b"\n")
+    yield raw
+    yield b"\n".join(lines[:12])
+    yield b"\n".join(lines[len(lines) // 3 : len(lines) // 3 + 60])
+    yield raw[:20000].replace(b"\n", b"\r\n")
+    yield b"\n".join(b"\x1b[1;31m" + line + b"\x1b[0m" if i % 3 == 0 else line for i, line in enumerate(lines[:200]))
+
+
+def _unchecked(name: str, sample):
+    """What type ``name``'s detector says of ``sample`` with its cheap test out of the way."""
+    import importlib
+    from unittest import mock
+
+    from operators.types import maybe
+
+    with mock.patch.object(maybe, name, lambda sample: True):
+        return importlib.import_module(f"operators.types.{name}").detect(sample)
+
+
+def _checked_names() -> list[str]:
+    """The types whose detector has conditions of its own after its cheap test (build's test is its
+    whole detector: two runner lines)."""
+    from operators.types.maybe import CHECKS
+
+    return sorted(name for module in CHECKS if (name := module.rsplit(".", 1)[1]) != "build")
+
+
+@pytest.mark.parametrize("name", _checked_names())
+def test_a_cheap_test_says_no_only_where_its_detector_does(name):
+    """Each type's cheap test is looser than its detector: on every real input (fixtures, test data,
+    the bench corpus) and parts of it, where the test says no, the detector's own conditions say no
+    too — so leaving the type unasked (its module not imported) changes no classification."""
+    from operators import types
+    from operators.types import maybe
+
+    check = getattr(maybe, name)
+    said_no = 0
+    for path in REAL_INPUTS:
+        for raw in _samples(path.read_bytes()):
+            if not raw.strip() or b"\x00" in raw[: types.SAMPLE]:
+                continue  # classify decides these before any type is asked
+            sample = types.Sample(raw)
+            if not check(sample):
+                said_no += 1
+                assert _unchecked(name, sample) is None, (name, path.name)
+    assert said_no > 100  # the test does say no, on most inputs
+
+
+LINE_POOL = sorted({line for path in REAL_INPUTS[::7] for line in path.read_bytes().split(b"\n")[:40] if len(line) < 300})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(LINE_POOL), st.sampled_from(LINE_POOL).map(lambda line: b"  " + line),
+                          st.binary(max_size=30)), min_size=1, max_size=40))
+def test_no_cheap_test_says_no_where_its_detector_says_yes(lines):
+    """Lines of real outputs of every type, mixed, indented, with junk between: wherever a type's
+    detector (its cheap test out of the way) says yes, the cheap test says yes too."""
+    from operators import types
+    from operators.types import maybe
+
+    raw = b"\n".join(lines) + b"\n"
+    if not raw.strip() or b"\x00" in raw:
+        return
+    sample = types.Sample(raw)
+    for name in _checked_names():
+        if _unchecked(name, sample) is not None:
+            assert getattr(maybe, name)(sample), name
+
+
+def test_a_log_imports_no_module_of_the_types_it_asks():
+    """A log is asked of every type before ``log``; their cheap tests say no, so none of their modules
+    is imported (each would cost the start-up its import)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from operators.classify import classify; "
+            f"print(classify({LOG!r})[0]); print(sorted(m for m in sys.modules if m.startswith('operators.types.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.splitlines() == ["log", "['operators.types.log', 'operators.types.maybe']"]
+
+
+def test_a_cheap_test_that_raises_is_named_like_a_detector_that_raises(monkeypatch):
+    from operators.types import maybe
+
+    def broken(sample):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(maybe.CHECKS, "operators.types.json", broken)
+    name, reason = classify(b"plain words and nothing else\n" * 3)
+    assert name == "text" and reason.endswith("detector failed: json (RuntimeError: boom)")
+
+
+def test_a_plugin_type_has_no_cheap_test_and_is_always_asked():
+    from types import ModuleType
+
+    from operators import types
+
+    module = ModuleType("toy_plugin")
+    module.NAME, module.detect, module.reduce = "toy", lambda sample: "toy", lambda raw, granularity, config: None
+    registry = types.BUILTIN.with_module(module, "json")
+    sample = types.Sample(b"plain words\n")
+    assert registry.may_be("toy", sample) and not registry.may_be("json", sample)

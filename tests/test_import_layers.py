@@ -7,7 +7,7 @@ The floors, lowest first (a module may import its own floor or any floor below, 
  0. leaves: ``errors``, ``relazy``, ``trace``, ``launcher``, ``secrets``, ``configbase`` (the
     ``Section`` base), the kernel's diff and JSON twins: they import no project module.
  1. vocabulary and base records: ``vocab``, ``reduction``, the kernel and its log twin,
-    ``jsonscan``, ``packet``.
+    ``jsonscan``, ``packet``, ``types.maybe`` (the detectors' cheap tests, asked by the registry).
  2. the store, the type registry and the passes' helpers: ``store``, ``index``, ``types`` (the
     registry and ``Facts``), ``safety``, ``signals``, ``classify``, ``graphio``.
  3. ranking and the ceiling: ``rank``, ``ceiling``.
@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("operators", "operators.errors", "operators.relazy", "operators.trace", "operators.launcher",
      "operators.secrets", "operators.configbase", "operators.kernel.diff_twins", "operators.kernel.json_twins"),
     ("operators.vocab", "operators.reduction", "operators.kernel", "operators.kernel.log_twins",
-     "operators.jsonscan", "operators.packet"),
+     "operators.jsonscan", "operators.packet", "operators.types.maybe"),
     ("operators.store", "operators.index", "operators.types", "operators.safety", "operators.signals",
      "operators.classify", "operators.graphio"),
     ("operators.rank", "operators.ceiling"),

@@ -31,7 +31,8 @@ everything about its kind of output. Its contract (the module attribute, then th
 ``ContentType.of(module)`` makes the record and checks it once (ValueError naming the bad part);
 the rest of the product reads records, never modules. ``BUILTIN`` is the registry of the shipped
 types, in ``ORDER``: ``classify`` asks each type's ``detect`` in turn and the first that answers
-wins; ``text`` is last and takes everything. A config's ``[[types]]`` make a registry of its own
+wins; ``text`` is last and takes everything (a shipped type whose cheap test in ``maybe`` says no
+is passed over unimported: ``Registry.may_be``). A config's ``[[types]]`` make a registry of its own
 (``Registry.with_module``); ``registry_of(config)`` gives the registry a config was loaded with
 (``BUILTIN`` for None or a config without plug-in types). Config validation, ``--type``, level 0,
 the packer, the ceiling and SIGNAL ask it. Adding a type is one module and one line in ``ORDER``
@@ -217,6 +218,18 @@ class Registry:
                 raise ValueError(f"module {record.module} says NAME = {record.name!r}, registered as {name!r}")
             self._records[name] = record
         return record
+
+    def may_be(self, name: str, sample: Sample) -> bool:
+        """False when a shipped type's cheap test (``operators.types.maybe``) says its detector would
+        say no to ``sample``: the classifier then leaves it (and its module, when not imported yet)
+        unasked. True for the others (the detector decides)."""
+        source = self._sources[name]
+        if not isinstance(source, str):
+            return True
+        from operators.types.maybe import CHECKS
+
+        check = CHECKS.get(source)
+        return check is None or check(sample)
 
     def find(self, name: str) -> ContentType | None:
         """The record of ``name``, or None when it is not registered."""

@@ -50,6 +50,7 @@ from operators.vocab import (  # the terminal helpers and the signal markers
     escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
 )
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 FOLD_MIN = 5  # unknown lines repeating by template this often are folded
 CONTINUATION_MAX = 400  # lines kept after one error line as its context
@@ -673,22 +674,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 NAME = "build"
 SIGNALS = "lines"
 
-BUILD_RE = lazy(
-    rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
-    rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|collected \d+ items?"
-    rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
-    rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching)"
-    rb"|\s+\d+ (?:passing|failing|pending)(?: \(\d+\w*\))?\s*$|\s+(?:\xe2\x9c\x93|\xe2\x9c\x94) \S"  # mocha
-    rb"|test \S+ \.\.\. (?:ok|FAILED|ignored)\s*$|test result: (?:ok|FAILED)\. \d+ passed"  # cargo test (libtest)
-    rb"|(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?\b|Test Suites: +\d|Tests: +\d"  # jest
-    rb"|\s*Test Files +\d+ (?:failed|passed)|\s+Tests +\d+ (?:failed|passed)"  # vitest
-    rb"|\s*(?:not )?ok \d+ - \S|# (?:tests|pass|fail) \d+\s*$)",  # TAP (node --test)
-    re.M,
-)
-
-
 def detect(sample) -> str | None:
-    if sample.lines and len(BUILD_RE.findall(sample.plain)) >= 2:
+    if maybe.build(sample):  # two lines of a test or build runner (maybe.BUILD_RE): the whole test
         return "test/build runner output"
     return None
 

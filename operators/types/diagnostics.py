@@ -62,6 +62,7 @@ from operators.ceiling import visible_size
 from operators.config import Section, section
 from operators.reduction import Plan, line_body_end, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 
 def _files_n(n: int) -> str:
@@ -697,25 +698,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     return plan if plan.omits_anything else passthrough(raw)
 
 
-# a line that may start a diagnostic (every form ``_Parser._head`` takes: a location, an indented
-# ``12:5`` entry, a rustc ``-->`` line after its head, tsc's ``error TS``/``(1,2): error TS``), to count
-# them in the whole sample at once: fewer than two and no parse can find two diagnostics
-HEAD_CANDIDATE_RE = lazy(rb"^[^\S\n]*(?:(?:[A-Za-z]:)?[^\s:()]+:\d|--> |error TS)"
-                         rb"|\(\d+,\d+\): (?:error|warning|message) TS\d", re.M)
-
-
-def _two_heads_possible(plain: bytes) -> bool:
-    """Whether ``plain`` has two lines that may start (or, ``-->``, follow) a diagnostic's head."""
-    found = HEAD_CANDIDATE_RE.finditer(plain)
-    return next(found, None) is not None and next(found, None) is not None
-
-
 def detect(sample) -> str | None:
     head = sample.head
     if len(sample.raw) > len(head):
         head = head[: head.rfind(b"\n") + 1]
-    if not _two_heads_possible(sample.plain):
-        return None  # (a log, prose, a listing: most inputs)
+    if not maybe.diagnostics(sample):
+        return None  # fewer than two lines that may start a diagnostic (a log, prose: most inputs)
     if BUILD_MARKER_RE.search(sample.plain):
         return None  # a build log: the build type keeps its diagnostics with the build's context
     parser = parse(head)

@@ -37,6 +37,7 @@ import unicodedata
 from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 GROUP = "filelist"
 REASON = "the paths of a listing past each directory's first one"
@@ -515,13 +516,13 @@ def looks_like_path(line: bytes) -> bool:
 
 
 def detect(sample) -> str | None:
+    if not maybe.filelist(sample):
+        return None  # under three lines, or more than half with a space: the paths are not looked at
     lines = sample.lines
     n = len(lines)
-    spaced = sum(1 for line in lines if b" " in line)  # prose has spaces on most lines, listings rarely
-    if n < 3 or spaced > 0.5 * n:
-        return None  # (counted first: far cheaper than looking at each line's path)
     path_like = sum(1 for line in lines if looks_like_path(line.rstrip(b"\r")))
-    if path_like >= 0.9 * n:
+    spaced = sum(1 for line in lines if b" " in line)  # prose has spaces on most lines, listings rarely
+    if n >= 3 and path_like >= 0.9 * n and spaced <= 0.5 * n:
         return f"{path_like}/{n} lines look like paths"
     return None
 

@@ -38,6 +38,7 @@ from operators.types.gitlog import Line, split_lines
 from operators.vocab import SIGNAL_RE
 from operators.types.source import SIGNATURE_RES, language
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "gitblame"
 SIGNALS = ""  # the lines are code: a signal word in them is the code's own (as for source); definitions are ranked first
@@ -317,6 +318,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 
 def detect(sample) -> str | None:
+    if not maybe.gitblame(sample):
+        return None  # too few lines starting with a commit hash
     lines = sample.lines[:300]
     if len(lines) < 2:
         return None

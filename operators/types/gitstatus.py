@@ -31,6 +31,7 @@ from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.vocab import SIGNAL_RE
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "gitstatus"
 SIGNALS = "lines"
@@ -234,6 +235,8 @@ def _is_tag_list(lines: list[bytes]) -> bool:
 
 
 def detect(sample) -> str | None:
+    if not maybe.gitstatus(sample):
+        return None  # no first line of a status, a branch list or a tag list
     lines = [line.rstrip(b"\r") for line in sample.lines[:400]]
     if not lines:
         return None

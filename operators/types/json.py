@@ -76,6 +76,7 @@ from operators.config import Section, section
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
 from operators.vocab import SIGNAL_RE
+from operators.types import maybe  # the cheap test each detector asks first
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
 BUCKET_MIN = 64  # bytes the padding keys of one object must hold to be worth a ref
@@ -1203,6 +1204,8 @@ def _ndjson_from(raw: bytes, pos: int) -> bool:
 
 
 def detect(sample) -> str | None:
+    if not maybe.json(sample):
+        return None  # no "{" or "[" where a document or NDJSON can start
     if sample.head.lstrip()[:1] in (b"{", b"[") and parses_json(sample.raw):
         return "parses as JSON"
     start = document_start(sample.raw)

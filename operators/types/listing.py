@@ -33,6 +33,7 @@ from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, split_lines
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "listing"
 SIGNALS = ""
@@ -116,23 +117,11 @@ def shape_of(lines: list[bytes]) -> str | None:
     return "recursive" if _is_recursive(lines) else None
 
 
-LONG_START_RE = lazy(rb"^[-dlcbpsDn?][rwxsStTlL-]{9}", re.M)  # how every LONG_RE line starts
-TREE_MARKS = ("├── ".encode(), "└── ".encode(), b"|-- ", b"`-- ")  # one is in every TREE_RE line
-
-
-def _some_shape_possible(lines: list[bytes]) -> bool:
-    """What ``shape_of`` asks of each shape, cheaply and at most loosely: False when no shape can match."""
-    if len(lines) < 3:
-        return False
-    text = b"\n".join(lines)
-    if len(LONG_START_RE.findall(text)) >= 0.6 * len(lines) or b"\t" in text:  # ls -l, du
-        return True
-    return any(mark in text for mark in TREE_MARKS) or HEADER_RE.fullmatch(lines[0]) is not None  # tree, ls -R
-
-
 def detect(sample) -> str | None:
+    if not maybe.listing(sample):
+        return None  # no mark of any listing shape (a log, prose)
     lines = [line.rstrip(b"\r") for line in sample.lines[:2000]]
-    shape = shape_of(lines) if _some_shape_possible(lines) else None
+    shape = shape_of(lines)
     return {
         "long": "ls -l lines (mode, links, owner, group, size, date, name)",
         "tree": "tree drawing (├── entries)",

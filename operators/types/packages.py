@@ -21,6 +21,7 @@ from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import split_lines
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "packages"
 SIGNALS = ""
@@ -70,6 +71,8 @@ def list_kind(lines: list[bytes]) -> str | None:
 
 
 def detect(sample) -> str | None:
+    if not maybe.packages(sample):
+        return None  # no first line of a tree or a list, too few pip freeze lines
     lines = [line.rstrip(b"\r") for line in sample.lines[:2000]]
     kind = tree_kind(lines)
     if kind:

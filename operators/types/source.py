@@ -31,6 +31,7 @@ from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
 from operators.types.gitlog import split_lines
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "source"
 SIGNALS = ""
@@ -222,6 +223,8 @@ def _indented_anywhere(lines: list[bytes]) -> bool:
 
 
 def detect(sample) -> str | None:
+    if not maybe.source(sample):
+        return None  # no line indented (a log, records, a listing)
     lines, numbered = _sample_lines(sample.lines)
     if not _indented_anywhere(lines):
         return None  # no line indented: ``score`` says no (a log, records, a listing)

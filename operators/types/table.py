@@ -29,6 +29,7 @@ from operators.reduction import Plan, passthrough
 from operators.secrets import env_value_is_secret as looks_secret  # the one secret detector
 from operators.types.gitlog import Line, split_lines
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "table"
 SIGNALS = ""
@@ -190,6 +191,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 
 def detect(sample) -> str | None:
+    if not maybe.table(sample):
+        return None  # no first line a header can be, too few KEY=value lines
     lines = [line.rstrip(b"\r") for line in sample.lines[:400]]
     if _is_env(lines):
         return f"{len(lines)} KEY=value lines (environment)"

@@ -13,7 +13,7 @@ from conftest import (
 )
 from operators.ceiling import target
 from operators.classify import classify
-from operators.types import source
+from operators.types import Sample, source
 
 CEILING = 25_000
 
@@ -279,7 +279,7 @@ def test_prose_with_code_snippets_is_not_source():
     assert classify(PROSE_WITH_SNIPPETS * 3)[0] != "source"
     # the same code alone is
     code = fixture_bytes("cat_tqdm_utils_py.txt")
-    assert source.detect(type("S", (), {"lines": [ln for ln in code.split(b"\n") if ln.strip()]})()) is not None
+    assert source.detect(Sample(code)) is not None
 
 
 def test_a_diff_of_source_is_a_diff():
