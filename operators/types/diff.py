@@ -57,6 +57,7 @@ from operators.kernel.diff_twins import (  # the line roles and the header patte
 from operators.reduction import Plan, passthrough
 from operators.vocab import git_file_path, is_log_line, summarised_file
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 GROUP = "context"
 REASON = "unchanged diff context, git metadata and binary patch data"
@@ -541,6 +542,8 @@ def _stat_only(lines: list[bytes]) -> bool:
 
 
 def detect(sample) -> str | None:
+    if not maybe.diff(sample):
+        return None  # no "diff --" or "+++ " line, no --stat first line
     head = sample.head
     if not ((GIT_FILE_RE.search(head) and GIT_EVIDENCE_RE.search(head)) or UNIFIED_RE.search(head)):
         return "git diff --stat (a line per file)" if _stat_only(sample.lines) else None

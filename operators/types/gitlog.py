@@ -48,6 +48,7 @@ from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, pas
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "gitlog"
 SIGNALS = "changed"  # the +/- lines of every patch must stay visible
@@ -543,6 +544,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 
 def detect(sample) -> str | None:
+    if not maybe.gitlog(sample):
+        return None  # no "commit ", no tag, no --oneline first line
     lines = sample.lines[:400]
     raw = sample.plain
     for i, line in enumerate(lines[:50]):

@@ -44,6 +44,7 @@ import msgspec
 from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
+from operators.types import maybe  # the cheap test each detector asks first
 
 
 def _files_n(n: int) -> str:
@@ -299,24 +300,10 @@ def _explains(sample_raw: bytes) -> tuple[str, int, int, int, list[Line]] | None
     return shape, known, len(content), len(matches), lines
 
 
-# a line that may be a matching line in some shape: ``12:`` (heading, bare), or a path before its
-# first colon that ``_pathlike`` takes (a ``/`` in it, or a name with an extension), or a bare name
-# before ``:12:`` (numbered); a parse finds at most as many matching lines as there are of these
-MATCH_CANDIDATE_RE = lazy(rb"^(?:\d+:|(?=[\w.@~+/-])[^\x00\n: ]*/[^\x00\n: ]*[ \t\r\x0b\x0c]*:|[\w.@~+-]*\.\w{1,10}:"
-                          rb"|[A-Za-z_.][\w.@~+-]{0,254}:\d+:)", re.M)
-
-
-def _three_matches_possible(head: bytes) -> bool:
-    found = MATCH_CANDIDATE_RE.finditer(head)
-    return all(next(found, None) is not None for _ in range(3))
-
-
 def detect(sample) -> str | None:
-    if b"\x1b[" in sample.head:
-        return None  # coloured output: not parsed here
+    if not maybe.search(sample):
+        return None  # coloured output (not parsed here), or fewer than three lines that may be hits
     head = sample.head
-    if not _three_matches_possible(head):
-        return None  # (a log, prose: most inputs) no parse can find the three matching lines it needs
     if len(sample.raw) > len(head):  # the sample may cut a line: parse whole lines only
         head = head[: head.rfind(b"\n") + 1]
     found = _explains(head)
