@@ -21,7 +21,9 @@ in place, with its wrapped message lines (pyright's and tsc's indented elaborati
 lines), file and summary lines: the same message at many places keeps each of its lines, as the
 tool printed it. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
 own place and the blank lines between them go to one ref (group ``details``); colour escapes of the
-shown lines to another (``escapes``). The first line of a ``help:`` or ``note:`` (rustc's and ruff's
+shown lines to another (``escapes``), and runs of 8 spaces or more inside a shown line (eslint aligns
+every message of a file to its longest, hundreds of bytes a line) are shortened to two, the rest to a
+third (``padding``). The first line of a ``help:`` or ``note:`` (rustc's and ruff's
 suggested fix, the item a note points to) and a note's own ``--> path:line:col`` stay, each the first
 time its text appears.
 
@@ -82,6 +84,9 @@ class Settings(Section):
 
 
 ANSI_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+PAD_MIN = 8  # spaces in a row inside a line (eslint's column alignment) past which they are shortened ...
+PAD_KEPT = 2  # ... to this many; the rest go to group ``padding``
+ODD_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]|(?<=[^ \n]) {%d,}(?=[^ \r\n])" % PAD_MIN)  # what a shown line loses
 _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
 LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
@@ -335,6 +340,9 @@ class _Parser:
 INDENT_RE = lazy(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
 
 
+PAD = b" " * PAD_MIN
+
+
 def _indent(text: bytes) -> int:
     return INDENT_RE.match(text).end()
 
@@ -417,14 +425,20 @@ class _Reducer:
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
 
     def _keep(self, start: int, end: int) -> None:
-        """Show ``raw[start:end]`` as a terminal would: colour escapes go to group ``escapes``."""
+        """Show ``raw[start:end]`` as a terminal would, colour escapes to group ``escapes``, and a run of
+        ``PAD_MIN`` spaces or more inside the line (a column aligned to the longest message of the
+        file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
         plan, raw = self.plan, self.raw
-        if raw.find(b"\x1b", start, end) < 0:
+        if raw.find(b"\x1b", start, end) < 0 and raw.find(PAD, start, end) < 0:
             plan.keep(start, end)
             return
-        for m in ANSI_RE.finditer(raw, start, end):
-            plan.keep(plan.position, m.start())
-            plan.omit(m.start(), m.end(), "escapes", "terminal colour escapes")
+        for m in ODD_RE.finditer(raw, start, end):
+            if raw[m.start()] == 0x1B:
+                plan.keep(plan.position, m.start())
+                plan.omit(m.start(), m.end(), "escapes", "terminal colour escapes")
+            else:
+                plan.keep(plan.position, m.start() + PAD_KEPT)
+                plan.omit(m.start() + PAD_KEPT, m.end(), "padding", "alignment spaces")
         plan.keep(plan.position, end)
 
     def _detail(self, i: int) -> None:
@@ -528,7 +542,8 @@ class _Reducer:
         plan = self.plan
         for group, text in (("details", b"[source snippets, carets, help and notes folded: "),
                             ("progress", f"[{self.progress} cargo progress lines folded: ".encode()),
-                            ("escapes", b"[terminal colour escapes removed: ")):
+                            ("escapes", b"[terminal colour escapes removed: "),
+                            ("padding", b"[runs of alignment spaces shortened: ")):
             if group in plan.reasons:
                 plan.show((b"" if plan.ends_line() else b"\n") + text)
                 plan.mark(group)
@@ -561,7 +576,15 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 
 
 def _verbatim(p: _Parser, d: Diag) -> int:
-    return p.ends[d.head_end] - p.starts[d.head]
+    """The bytes a diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
+    start, end = p.starts[d.head], p.ends[d.head_end]
+    raw = p.raw
+    if raw.find(b"\x1b", start, end) < 0 and raw.find(PAD, start, end) < 0:
+        return end - start
+    size = end - start
+    for m in ODD_RE.finditer(raw, start, end):
+        size -= m.end() - m.start() - (0 if raw[m.start()] == 0x1B else PAD_KEPT)
+    return size
 
 
 def _gain(p: _Parser, rest: list[Diag], cap: int) -> int:
@@ -595,8 +618,8 @@ UNFOLD_MIN = 200  # bytes of room left over below which no folded diagnostic is 
 
 
 def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
-    """Diagnostics of the folded rules shown verbatim again in the room the folding left (each costs
-    its lines less its place in the list): first one for each message text not shown yet (the same
+    """Diagnostics of the folded rules shown verbatim again in the room the folding left (each
+    reckoned at its lines' size): first one for each message text not shown yet (the same
     rule names different functions, attributes, types), then the others in order, while the room
     lasts. Their head lines' indexes."""
     seen: set[bytes] = set()
@@ -614,7 +637,7 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
             first.append(d)
     chosen: set[int] = set()
     for d in first + other:
-        cost = _verbatim(p, d) - len(_place(d))
+        cost = _verbatim(p, d)  # its place leaves the list, but a listed place may be short (``line:col``)
         if cost > spare:
             break
         spare -= cost

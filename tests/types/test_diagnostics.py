@@ -423,6 +423,28 @@ def test_the_room_folding_left_shows_each_message_of_a_folded_rule_then_more_lin
     assert counted and counted + len(verbatim) == 320
 
 
+def test_eslint_column_padding_is_shortened_and_restored():
+    """eslint's stylish format pads every message of a file to its longest one: a 300-byte message
+    pads the others with hundreds of spaces. Shown lines keep two of them; the rest go to one ref
+    named once, and the bytes restore exactly (reduce_alone checks it)."""
+    long_message = b"The `{}` type allows any non-nullish value " + b"x" * 260
+    rows = [b"", b"/repo/src/core/api.ts", b"  17:13  error  " + long_message + b"  @typescript-eslint/no-empty-object-type"]
+    width = len(long_message)
+    for k in range(30):
+        message = b"Unexpected any. Specify a different type"
+        rows.append(b"  %d:9   error  %s%s  @typescript-eslint/no-explicit-any"
+                    % (100 + k, message, b" " * (width - len(message))))
+    rows += [b"", b"\xe2\x9c\x96 31 problems (31 errors, 0 warnings)", b""]
+    raw = b"\n".join(rows)
+    _, visible, refs = reduced_fit(raw)
+    for k in range(30):
+        assert b"  %d:9   error  Unexpected any. Specify a different type  @typescript-eslint/no-explicit-any\n" % (100 + k) in visible
+    assert len(visible) < len(raw) / 2
+    m = re.search(rb"^\[runs of alignment spaces shortened: #ref:(ctx_\w+)\]$", visible, re.M)
+    assert m and set(refs[m.group(1).decode()]) == {ord(" ")}
+    assert b"  17:13  error  The `{}` type" in visible  # a line with no run of spaces stays as printed
+
+
 def test_rank_puts_rule_code_lines_without_a_severity_first():
     line = b"typer/utils.py:189:68: COM812 [*] Trailing comma missing"
     assert diagnostics.tier(line, line, None) == (0, 3)
