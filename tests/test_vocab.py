@@ -168,3 +168,19 @@ def test_line_finder_and_display_helpers():
     assert vocab.display_line(b"a 10%\rb 50%\r\x1b[2K") == b"b 50%"
     assert vocab.display_text(b"x\x1b[1m!\x1b[0m\r\nplain\n") == b"x!\nplain\n"
     assert vocab.strip_escapes(b"\x1b]0;title\x07text") == b"text"
+
+
+def test_a_private_key_body_is_not_asked_for_wherever_its_hint_sits():
+    """SIGNAL's own look for a multi-line secret (the hint ``PRIVATE KEY``, found by RE2 as bytes): a
+    key body after invalid UTF-8 or at the very end is cut out of what must stay visible too."""
+    from operators import secrets
+    from operators.signals import textual
+
+    body = b"MIIEowIBAAKCAQEAfailedfailederror0123456789abcdefABCDEF+/"
+    for lead in (b"", b"\xff\xfe\x80 junk\n", b"ERROR start\n" * 3):
+        raw = lead + b"-----BEGIN RSA PRIVATE KEY-----\n" + body + b"\n-----END RSA PRIVATE KEY-----\n"
+        assert secrets.MULTILINE_HINT in raw
+        assert body not in textual(raw)
+        assert textual(raw) == secrets.split(raw)
+    plain = b"ERROR private key rotated\n" + body + b"\n"  # no hint: the input as it is
+    assert textual(plain) is plain
