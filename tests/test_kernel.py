@@ -108,8 +108,10 @@ def test_mask_examples():
     assert kernel.mask(b"dead-beef-cafe-babe a1-b2-c3 ab-cd-ef-ab--5") == b"dead-beef-cafe-babe #-#-# #--#"
 
 
-# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's
-LOG_DISPATCHED = [name for name in TWINS if name not in ("pair_brackets", "words", "diff_lines")]
+# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
+# ``search_lines`` the search type's, ``text_runs`` the text type's
+LOG_DISPATCHED = [name for name in TWINS
+                  if name not in ("pair_brackets", "words", "diff_lines", "search_lines", "text_runs")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -118,7 +120,8 @@ def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
     assert set(LOG_DISPATCHED) <= set(vars(log))  # the log reducer calls the dispatched functions
     for name, twin in TWINS.items():
         assert getattr(dispatch, name) is not twin  # the kernel is built here: none dispatches to its twin
-        assert twin.__module__ in (twins.__name__, json_twins.__name__, "operators.kernel.diff_twins")
+        assert twin.__module__ in (twins.__name__, json_twins.__name__, "operators.kernel.diff_twins",
+                                   "operators.kernel.search_twins", "operators.kernel.text_twins")
     assert jsonscan.pair_brackets is dispatch.pair_brackets
     from operators.types import diff
 
@@ -345,3 +348,76 @@ def test_a_log_whose_lines_all_differ_costs_no_object_per_line():
         tracemalloc.stop()
     assert len(plan.pieces) < 10  # one template: the first line shown, the rest folded
     assert peak < 2 * len(raw)  # an object per shape (the earlier design) was over 3x
+
+
+SEARCH_PARTS = [b"src/a.py", b"./b c.go", b"/abs/x", b"Makefile", b"-name", b"@s/p", b"~h", b"+p", b"2026-01-01T10",
+                b":", b":12:", b":7:", b":x:", b"-12-", b"-3-", b"-", b"--", b"12", b"text", b" ", b"\t", b"\x00",
+                b"\r", b"\xff", b"Binary file x matches", b"inary file ", b"grep: y: binary file matches", b"\n",
+                b"\r\n", b"\n", b"\n"]
+SEARCHISH = st.lists(st.sampled_from(SEARCH_PARTS), max_size=60).map(b"".join)
+
+
+def search_lines_of(found):
+    starts, tails, kinds, pids, paths, (plain, context) = found
+    return list(starts), bytes(tails), bytes(kinds), list(pids), paths, list(plain), list(context)
+
+
+def search_both(raw, numbered):
+    """The kernel's and the twin's answers, and the paths each asked ``good`` about, in order."""
+    import operators.kernel as dispatch
+
+    answers = []
+    for search_lines in (dispatch.search_lines, TWINS["search_lines"]):
+        asked = []
+
+        def good(path, asked=asked):
+            asked.append(path)
+            return b" " not in path and not path.startswith(b"2026")
+
+        answers.append((search_lines_of(search_lines(raw, numbered, good)), asked))
+    return answers
+
+
+@settings(max_examples=3000, deadline=None)
+@given(raw=SEARCHISH, numbered=st.booleans())
+def test_search_lines_match_the_python_twin(raw, numbered):
+    with_kernel, with_twin = search_both(raw, numbered)
+    assert with_kernel == with_twin
+
+
+def test_search_lines_of_generated_output_and_edge_cases():
+    from bench.generate import make_search
+
+    for raw in [make_search(300_000), b"", b"\n", b"a:1:x", b"a:1:x\r", b"a:1:x\na-2-y\r\n\r\n--\n \t\n",
+                b"a\x00b:1:x\n", b"a:1:b:2:\nb-3-\n"]:
+        for numbered in (True, False):
+            with_kernel, with_twin = search_both(raw, numbered)
+            assert with_kernel == with_twin
+    (starts, tails, kinds, pids, paths, plain, context), asked = search_both(b"a:1:x\na-2-y\r\n--\n\nzz\n", True)[0]
+    assert (starts, tails, kinds, pids, paths, asked) == ([0, 6, 13, 16, 17, 20], bytes([1, 2, 1, 1, 1]),
+                                                        bytes([0, 1, 2, 5, 6]), [0, 0, -1, -1, -1], [b"a"], [b"a"])
+
+
+TEXTISH = st.lists(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"\x0b", b"zz"]), max_size=40)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(lines=TEXTISH, times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail"]),
+       repeat_min=st.integers(2, 4), block_max=st.integers(1, 8), block_work=st.sampled_from([0, 20, 4_000_000]))
+def test_text_runs_match_the_python_twin(lines, times, tail, repeat_min, block_max, block_work):
+    import operators.kernel as dispatch
+
+    raw = b"\n".join(lines * times) + tail
+    found = dispatch.text_runs(raw, repeat_min, block_max, block_work)
+    assert [list(column) for column in found] == [list(column) for column in
+                                                 TWINS["text_runs"](raw, repeat_min, block_max, block_work)]
+
+
+def test_text_runs_of_generated_text():
+    import operators.kernel as dispatch
+    from bench.memory import make_text
+
+    raw = make_text(400_000)
+    found = dispatch.text_runs(raw, 3, 8, 4_000_000)
+    assert len(found[0]) > 1000
+    assert [list(column) for column in found] == [list(column) for column in TWINS["text_runs"](raw, 3, 8, 4_000_000)]

@@ -9,12 +9,14 @@ results, slower).
 agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
 
 The diff type's ``diff_lines`` (line starts and roles) is dispatched here too; its twins are in
-``diff_twins``.
+``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
+output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines) and
+``text_twins``.
 """
 
 from __future__ import annotations
 
-from operators.kernel import diff_twins, json_twins, log_twins
+from operators.kernel import diff_twins, json_twins, log_twins, search_twins, text_twins
 
 try:
     from operators.kernel import _kernel as C
@@ -33,6 +35,8 @@ TWINS = {
     "words": log_twins.words_py,
     "pair_brackets": json_twins.container_ends_py,
     "diff_lines": diff_twins.diff_lines_py,
+    "search_lines": search_twins.search_lines_py,
+    "text_runs": text_twins.text_runs_py,
 }
 
 
@@ -78,6 +82,18 @@ def _c_diff_lines(raw: bytes):
     return memoryview(starts).cast("q"), kinds
 
 
+def _c_search_lines(raw: bytes, numbered: bool, good):
+    """The lines of search output, their kinds and paths (see ``search_twins.search_lines_py``)."""
+    starts, tails, kinds, pids, paths, (plain_todo, context_todo) = C.search_lines(raw, numbered, good)
+    return (memoryview(starts).cast("q"), tails, kinds, memoryview(pids).cast("i"), paths,
+            (memoryview(plain_todo).cast("q"), memoryview(context_todo).cast("q")))
+
+
+def _c_text_runs(raw: bytes, repeat_min: int, block_max: int, block_work: int):
+    """The text type's folded runs as five int64 columns (see ``text_twins.text_runs_py``)."""
+    return tuple(memoryview(column).cast("q") for column in C.text_runs(raw, repeat_min, block_max, block_work))
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -89,6 +105,8 @@ if C is None:
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
     diff_lines = diff_twins.diff_lines_py
+    search_lines = search_twins.search_lines_py
+    text_runs = text_twins.text_runs_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -100,3 +118,5 @@ else:
     words = C.words
     pair_brackets = _c_pair_brackets
     diff_lines = _c_diff_lines
+    search_lines = _c_search_lines
+    text_runs = _c_text_runs

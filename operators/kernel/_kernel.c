@@ -51,6 +51,23 @@
  *     one is len(buf); a last line without '\n' counts), kinds a bytearray of n roles (OTHER, META, CTX,
  *     CHG, NONL, BIN as numbered in diff.py). The twin is diff.classify_lines_py over diff.line_starts.
  *
+ * search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))
+ *     The lines of search output (``path:12:text``, ``path-12-text``; ``path:text`` when not numbered)
+ *     and what each is, as search.py's _parse_flat finds them: starts holds n+1 native int64 line
+ *     starts, tails n bytes (the line ending's length: 0, 1 or 2), kinds a bytearray of n kinds
+ *     (MATCH, CONTEXT, SEP, BLANK, OTHER as numbered in search.py), pids a bytearray of native int32, each line's
+ *     path id (-1: none) into paths (the distinct paths of matching lines, in order of first
+ *     appearance; good(path), called once for each, says whether it can be a path). Left OTHER for the
+ *     caller (native int64 line indexes): plain_todo, the lines holding "inary file " (perhaps a binary
+ *     notice), and context_todo, those whose first "-12-" does not end a known path. The twin is
+ *     search_twins.search_lines_py.
+ *
+ * text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)
+ *     The text type's folded runs, each column native int64: a line (period 1) or a block of up to
+ *     block_max lines repeated repeat_min times or more in a row, over the whole lines (ending in '\n');
+ *     taken from the start, the shortest period first where two start together; blocks looked for
+ *     while lines * period <= block_work; blank blocks left out. The twin is text_twins.text_runs_py.
+ *
  * Each has a pure-Python twin (log.py, jsonscan.py, diff.py); tests/test_kernel.py checks that they agree.
  * scan and diff_lines run their per-line loop without the GIL (their memory is PyMem_Raw*), so the other
  * workers of a process (bytewax -w N) run Python meanwhile.
@@ -1091,6 +1108,331 @@ done:
     return result;
 }
 
+/* ---- search output (grep -rn, rg -n) ------------------------------------------------------------ */
+
+/* The id of the key (data, len) in t, or -1 when it is not there. */
+static Py_ssize_t table_find(const Table *t, const char *data, Py_ssize_t len, uint64_t hash) {
+    if (!t->nslots) return -1;
+    Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
+    for (;;) {
+        Py_ssize_t e = t->slots[s];
+        if (!e) return -1;
+        e -= 1;
+        if (t->hashes[e] == hash && PyBytes_GET_SIZE(t->keys[e]) == len
+            && memcmp(PyBytes_AS_STRING(t->keys[e]), data, (size_t)len) == 0)
+            return e;
+        s = (s + 1) & (t->nslots - 1);
+    }
+}
+
+enum { S_MATCH = 0, S_CONTEXT = 1, S_SEP = 2, S_BLANK = 5, S_OTHER = 6, S_LEFT = 7 };  /* as numbered in search.py; S_LEFT: a line left to the caller, OTHER when returned */
+
+static int is_path_first(unsigned char c) {  /* (?:\./|/|[\w.@~+-]) of search.py's _PATH: its first byte */
+    return is_word(c) || c == '.' || c == '@' || c == '~' || c == '+' || c == '-' || c == '/';
+}
+
+static int all_space(const unsigned char *s, const unsigned char *be) {  /* empty, or bytes.isspace() */
+    for (; s < be; s++)
+        if (!is_space(*s)) return 0;
+    return 1;
+}
+
+static int holds(const unsigned char *s, const unsigned char *be, const char *lit, size_t n) {
+    while ((size_t)(be - s) >= n) {
+        const unsigned char *at = memchr(s, lit[0], (size_t)(be - s) - n + 1);
+        if (!at) return 0;
+        if (memcmp(at, lit, n) == 0) return 1;
+        s = at + 1;
+    }
+    return 0;
+}
+
+/* The length of the path MATCH_N_RE (numbered) or MATCH_RE of search.py matches at s, or 0: a first
+ * byte of the path class, then every byte up to the first ':' or NUL, which must be ':' (then, when
+ * numbered, digits and ':'). */
+static Py_ssize_t match_path(const unsigned char *s, const unsigned char *be, int numbered) {
+    if (s == be || !is_path_first(s[0])) return 0;
+    const unsigned char *p = s + 1;
+    while (p < be && *p != ':' && *p != 0) p++;
+    if (p == be || *p != ':') return 0;
+    if (numbered) {
+        const unsigned char *d = p + 1;
+        while (d < be && is_digit(*d)) d++;
+        if (d == p + 1 || d == be || *d != ':') return 0;
+    }
+    return p - s;
+}
+
+/* Where the first "-\d+-" (CONTEXT_AT_RE) starts in [s, be), or -1. */
+static Py_ssize_t context_at(const unsigned char *s, const unsigned char *be) {
+    const unsigned char *p = s;
+    while (p < be) {
+        p = memchr(p, '-', (size_t)(be - p));
+        if (!p) return -1;
+        const unsigned char *d = p + 1;
+        while (d < be && is_digit(*d)) d++;
+        if (d > p + 1 && d < be && *d == '-') return p - s;
+        p++;
+    }
+    return -1;
+}
+
+static int grow_goods(char **goods, Py_ssize_t *cap, Py_ssize_t need) {
+    if (need <= *cap) return 0;
+    Py_ssize_t more_cap = *cap ? *cap * 2 : 256;
+    char *more = PyMem_Realloc(*goods, (size_t)more_cap);
+    if (!more) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *goods = more;
+    *cap = more_cap;
+    return 0;
+}
+
+static PyObject *search_lines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int numbered;
+    PyObject *good;
+    if (!PyArg_ParseTuple(args, "y*pO", &view, &numbered, &good)) return NULL;
+    const unsigned char *raw = view.buf, *end = raw + view.len;
+    PyObject *result = NULL, *starts = NULL, *tails = NULL, *kinds = NULL, *pids = NULL, *paths = NULL, *todo = NULL;
+    Table t = {0};
+    char *goods = NULL;  /* per path id: 1 when good(path) is true */
+    Py_ssize_t goods_cap = 0, n = 0, ntodo = 0;
+    int64_t *todo_v = NULL;
+    for (const unsigned char *p = raw; p < end; n++) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    starts = PyBytes_FromStringAndSize(NULL, (n + 1) * 8);
+    tails = PyBytes_FromStringAndSize(NULL, n);
+    kinds = PyByteArray_FromStringAndSize(NULL, n);
+    pids = PyByteArray_FromStringAndSize(NULL, n * 4);
+    todo_v = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!starts || !tails || !kinds || !pids || !todo_v) {
+        if (!todo_v) PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *st = (int64_t *)PyBytes_AS_STRING(starts);
+    unsigned char *tl = (unsigned char *)PyBytes_AS_STRING(tails);
+    unsigned char *kd = (unsigned char *)PyByteArray_AS_STRING(kinds);
+    int32_t *pd = (int32_t *)PyByteArray_AS_STRING(pids);
+    const unsigned char *s = raw;
+    for (Py_ssize_t i = 0; i < n; i++) {  /* pass 1: the lines, their plain kinds and the matching lines */
+        const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+        const unsigned char *e = nl ? nl + 1 : end, *be = nl ? nl : end;
+        if (be > s && be[-1] == '\r') be--;
+        st[i] = s - raw;
+        tl[i] = (unsigned char)(e - be);
+        pd[i] = -1;
+        kd[i] = S_OTHER;
+        const unsigned char *line = s;
+        s = e;
+        if (all_space(line, be)) {
+            kd[i] = S_BLANK;
+        } else if (be - line == 2 && line[0] == '-' && line[1] == '-') {
+            kd[i] = S_SEP;
+        } else if (holds(line, be, "inary file ", 11)) {  /* a binary notice or not: the caller's */
+            todo_v[ntodo++] = i;
+            kd[i] = S_LEFT;  /* not a context line for pass 2 */
+        } else {
+            Py_ssize_t len = match_path(line, be, numbered);
+            if (!len) continue;
+            Py_ssize_t before = t.n;
+            Py_ssize_t id = table_intern(&t, (const char *)line, len, hash_bytes((const char *)line, len), NULL);
+            if (id < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            if (t.n > before) {  /* a new path: can it be one? */
+                if (grow_goods(&goods, &goods_cap, t.n) < 0) goto done;
+                PyObject *answer = PyObject_CallOneArg(good, t.keys[id]);
+                int ok = answer ? PyObject_IsTrue(answer) : -1;
+                Py_XDECREF(answer);
+                if (ok < 0) goto done;
+                goods[id] = (char)ok;
+            }
+            if (goods[id]) {
+                kd[i] = S_MATCH;
+                pd[i] = (int32_t)id;
+            }
+        }
+    }
+    st[n] = view.len;
+    Py_ssize_t first_todo = ntodo;
+    for (Py_ssize_t i = 0; numbered && i < n; i++) {  /* pass 2: context lines "path-12-text" of a known path */
+        if (kd[i] != S_OTHER) continue;
+        const unsigned char *line = raw + st[i], *be = raw + st[i + 1] - tl[i];
+        Py_ssize_t at = context_at(line, be);
+        if (at < 0) continue;
+        Py_ssize_t id = at ? table_find(&t, (const char *)line, at, hash_bytes((const char *)line, at)) : -1;
+        if (id >= 0 && goods[id]) {
+            kd[i] = S_CONTEXT;
+            pd[i] = (int32_t)id;
+        } else {
+            todo_v[ntodo++] = i;  /* the first "-12-" ends no known path: the caller looks further */
+        }
+    }
+    for (Py_ssize_t k = 0; k < first_todo; k++) kd[todo_v[k]] = S_OTHER;
+    paths = PyList_New(t.n);
+    if (!paths) goto done;
+    for (Py_ssize_t e = 0; e < t.n; e++) {
+        Py_INCREF(t.keys[e]);
+        PyList_SET_ITEM(paths, e, t.keys[e]);
+    }
+    PyObject *plain = int64_bytes(todo_v, first_todo), *context = int64_bytes(todo_v + first_todo, ntodo - first_todo);
+    if (plain && context) todo = PyTuple_Pack(2, plain, context);
+    Py_XDECREF(plain);
+    Py_XDECREF(context);
+    if (!todo) goto done;
+    result = PyTuple_Pack(6, starts, tails, kinds, pids, paths, todo);
+done:
+    Py_XDECREF(starts);
+    Py_XDECREF(tails);
+    Py_XDECREF(kinds);
+    Py_XDECREF(pids);
+    Py_XDECREF(paths);
+    Py_XDECREF(todo);
+    table_free(&t);
+    PyMem_Free(goods);
+    PyMem_Free(todo_v);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- text: runs of repeated lines and blocks ------------------------------------------------------ */
+
+typedef struct {
+    int64_t *v;
+    Py_ssize_t n, cap;
+} I64s;
+
+static int i64s_push(I64s *a, int64_t x) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? a->cap * 2 : 64;
+        int64_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof(int64_t));
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+typedef struct {
+    int64_t first, period, copies;
+} Found;
+
+static int found_order(const void *x, const void *y) {
+    const Found *a = x, *b = y;
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    if (a->period != b->period) return a->period < b->period ? -1 : 1;
+    return (a->copies > b->copies) - (a->copies < b->copies);
+}
+
+static int has_ink(const unsigned char *s, const unsigned char *e) {  /* a byte bytes.strip() keeps */
+    for (; s < e; s++)
+        if (!(*s == ' ' || (*s >= '\t' && *s <= '\r'))) return 1;
+    return 0;
+}
+
+static PyObject *text_runs(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t repeat_min, block_max, block_work;
+    if (!PyArg_ParseTuple(args, "y*nnn", &view, &repeat_min, &block_max, &block_work)) return NULL;
+    const unsigned char *raw = view.buf;
+    PyObject *result = NULL;
+    I64s cols[5] = {{0}};
+    int64_t *st = NULL;
+    Found *found = NULL;
+    Py_ssize_t nfound = 0, found_cap = 0, count = 0, end = 0;
+    for (Py_ssize_t i = view.len; i > 0; i--)
+        if (raw[i - 1] == '\n') {
+            end = i;
+            break;
+        }
+    for (const unsigned char *p = raw, *e = raw + end; p < e; count++) p = (const unsigned char *)memchr(p, '\n', (size_t)(e - p)) + 1;
+    if (count >= repeat_min && repeat_min >= 2) {
+        st = PyMem_Malloc((size_t)(count + 1) * sizeof(int64_t));
+        if (!st) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const unsigned char *p = raw;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            st[i] = p - raw;
+            p = (const unsigned char *)memchr(p, '\n', (size_t)(raw + end - p)) + 1;
+        }
+        st[count] = end;
+        for (Py_ssize_t period = 1; period <= block_max; period++) {
+            if (count < repeat_min * period || (period > 1 && count * period > block_work)) break;
+            Py_ssize_t need = (repeat_min - 1) * period, run = 0, from = 0;
+            for (Py_ssize_t i = 0; i <= count - period; i++) {
+                int same = 0;
+                if (i < count - period) {
+                    int64_t a = st[i], b = st[i + period], la = st[i + 1] - a, lb = st[i + period + 1] - b;
+                    same = la == lb && memcmp(raw + a, raw + b, (size_t)la) == 0;
+                }
+                if (same) {
+                    if (!run) from = i;
+                    run++;
+                    continue;
+                }
+                if (run >= need) {
+                    if (nfound == found_cap) {
+                        Py_ssize_t cap = found_cap ? found_cap * 2 : 64;
+                        Found *more = PyMem_Realloc(found, (size_t)cap * sizeof(Found));
+                        if (!more) {
+                            PyErr_NoMemory();
+                            goto done;
+                        }
+                        found = more;
+                        found_cap = cap;
+                    }
+                    found[nfound].first = from;
+                    found[nfound].period = period;
+                    found[nfound].copies = run / period + 1;
+                    nfound++;
+                }
+                run = 0;
+            }
+        }
+        if (nfound) qsort(found, (size_t)nfound, sizeof(Found), found_order);
+        int64_t taken = 0;
+        for (Py_ssize_t k = 0; k < nfound; k++) {
+            Found f = found[k];
+            if (f.first < taken) continue;
+            int64_t last = f.first + f.period * f.copies;
+            int64_t start = st[f.first], first_end = st[f.first + f.period];
+            if (!has_ink(raw + start, raw + first_end)) continue;  /* blank lines: the whitespace cut's */
+            int64_t run[5] = {start, first_end, st[last < count ? last : count], f.copies, f.period};
+            for (int c = 0; c < 5; c++)
+                if (i64s_push(&cols[c], run[c]) < 0) goto done;
+            taken = last;
+        }
+    }
+    result = PyTuple_New(5);
+    if (!result) goto done;
+    for (int c = 0; c < 5; c++) {
+        PyObject *column = PyBytes_FromStringAndSize((const char *)cols[c].v, cols[c].n * (Py_ssize_t)sizeof(int64_t));
+        if (!column) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyTuple_SET_ITEM(result, c, column);
+    }
+done:
+    for (int c = 0; c < 5; c++) PyMem_Free(cols[c].v);
+    PyMem_Free(st);
+    PyMem_Free(found);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -1103,6 +1445,10 @@ static PyMethodDef methods[] = {
     {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
+    {"text_runs", text_runs, METH_VARARGS,
+     "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
+    {"search_lines", search_lines, METH_VARARGS,
+     "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -35,12 +35,13 @@ that printed it, so it carries no error/warning meaning of its own.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
-from operator import attrgetter
 from typing import Annotated
 
 import msgspec
 
+from operators import kernel
 from operators.config import Section, section
 from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -85,6 +86,7 @@ WORD_RE = lazy(rb"[A-Za-z_][\w$]{2,}")
 CASE_RE = lazy(rb"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # the parts of camelCase and snake_case words
 
 MATCH, CONTEXT, SEP, BINARY, HEADER, BLANK, OTHER = range(7)
+FILE_KINDS = (MATCH, CONTEXT, HEADER)  # the lines that start a file's run
 
 
 class Line:
@@ -325,6 +327,164 @@ def detect(sample) -> str | None:
 
 
 # -- reduction -----------------------------------------------------------------------------------
+class _Table:
+    """The lines of the whole input as columns: ``starts`` (n + 1 offsets), ``tails`` (each line
+    ending's length), ``kinds`` (a byte a line), ``pids`` (each line's path as an index into ``paths``,
+    -1 for none); ``table[k]`` is line ``k`` as a ``Line``. A path line of ``path:12:text`` output
+    (``flat``) shows its text after ``path:``. 20 MB of search output is 228,000 lines: a ``Line``
+    each cost a third of the reduction; the reducer makes one only for the lines it looks at alone."""
+
+    __slots__ = ("starts", "tails", "kinds", "pids", "paths", "flat")
+
+    def __init__(self, starts, tails, kinds, pids, paths: list[bytes], flat: bool):
+        self.starts, self.tails, self.kinds, self.pids, self.paths = starts, tails, kinds, pids, paths
+        self.flat = flat
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __getitem__(self, k: int) -> Line:
+        end = self.starts[k + 1]
+        ln = Line(self.starts[k], end, end - self.tails[k])
+        ln.kind, pid = self.kinds[k], self.pids[k]
+        if pid >= 0:
+            ln.path = self.paths[pid]
+            if self.flat:
+                ln.lead = len(ln.path) + 1
+        return ln
+
+    def path_of(self, k: int) -> bytes:
+        pid = self.pids[k]
+        return self.paths[pid] if pid >= 0 else b""
+
+    @classmethod
+    def of_lines(cls, lines: list[Line], end: int) -> "_Table":
+        """The table of parsed ``lines`` (of an input ``end`` bytes long)."""
+        ids: dict[bytes, int] = {b"": -1}
+        paths: list[bytes] = []
+        pids = array("i")
+        for ln in lines:
+            pid = ids.get(ln.path)
+            if pid is None:
+                pid = ids[ln.path] = len(paths)
+                paths.append(ln.path)
+            pids.append(pid)
+        starts = array("q", [ln.start for ln in lines])
+        starts.append(end)
+        return cls(starts, bytes(ln.tail for ln in lines), bytearray(ln.kind for ln in lines), pids, paths, False)
+
+
+def _head_end(raw: bytes, count: int) -> int:
+    """Where the first ``count`` lines of ``raw`` end."""
+    pos = 0
+    for _ in range(count):
+        nl = raw.find(b"\n", pos)
+        if nl < 0:
+            return len(raw)
+        pos = nl + 1
+    return pos
+
+
+def _lines_of(raw: bytes) -> tuple[str, _Table]:
+    """The shape (chosen on the first 2,000 lines, as ``_shape`` does) and the parsed lines of ``raw``:
+    a ``path:12:text`` or ``path:text`` output through the kernel's ``search_lines``, the others as
+    ``_parse`` finds them."""
+    head = raw[: _head_end(raw, 2000)]
+    shape = _shape(head, _split(head))
+    if shape not in ("numbered", "flat"):
+        lines = _split(raw)
+        _parse(raw, lines, shape)
+        return shape, _Table.of_lines(lines, len(raw))
+    return shape, _flat_table(raw, shape == "numbered")
+
+
+def _flat_table(raw: bytes, numbered: bool) -> _Table:
+    """``_parse_flat``'s kinds and paths of every line, the kernel finding most; the lines it leaves
+    (a possible binary notice, a context line whose first ``-12-`` ends no known path) as there."""
+    ok: dict[bytes, bool] = {}  # every path of a matching line, and whether it can be one
+
+    def good(path: bytes) -> bool:
+        ok[path] = bool(_pathlike(path) or numbered and _bare_name(path))
+        return ok[path]
+
+    starts, tails, kinds, pids, paths, (plain, context) = kernel.search_lines(raw, numbered, good)
+    table = _Table(starts, tails, kinds, pids, paths, True)
+    if len(plain) or len(context):
+        _parse_left(raw, table, ok, plain, context, numbered)
+    return table
+
+
+def _parse_left(raw: bytes, table: _Table, ok: dict[bytes, bool], plain, context, numbered: bool) -> None:
+    """``_parse_flat`` for the lines the kernel left: first the plain and matching ones, then the
+    context lines (of every known path)."""
+    starts, tails, kinds, pids, paths = table.starts, table.tails, table.kinds, table.pids, table.paths
+    ids = {path: k for k, path in enumerate(paths)}
+    known = {path: path for path in paths if ok[path]}
+    match = (MATCH_N_RE if numbered else MATCH_RE).match
+    later = list(context)
+    for i in plain:
+        body = raw[starts[i] : starts[i + 1] - tails[i]]
+        kind = _plain_kind(body)
+        if kind is not None:
+            kinds[i] = kind
+            continue
+        m = match(body)
+        path = m.group(1) if m else None
+        if path is not None and path not in ok:
+            ok[path] = bool(_pathlike(path) or numbered and _bare_name(path))
+        if path is not None and ok[path]:
+            known.setdefault(path, path)
+            kinds[i], pids[i] = MATCH, _path_id(path, ids, paths)
+        else:
+            later.append(i)
+    for i in sorted(later) if numbered else ():
+        body = raw[starts[i] : starts[i + 1] - tails[i]]
+        m = CONTEXT_AT_RE.search(body)
+        if m is None:
+            continue
+        path = known.get(body[: m.start()])
+        if path is None:
+            path = _context_path(body, known, ok)
+        if path is not None:
+            kinds[i], pids[i] = CONTEXT, _path_id(path, ids, paths)
+
+
+def _path_id(path: bytes, ids: dict[bytes, int], paths: list[bytes]) -> int:
+    pid = ids.get(path)
+    if pid is None:
+        pid = ids[path] = len(paths)
+        paths.append(path)
+    return pid
+
+
+def _file_runs(kinds, pids) -> dict[int, int]:
+    """{first index: end index} of the runs of lines of one file (headers, context and separators
+    included), from the table's columns (a path id equal for equal paths, -1 for none)."""
+    runs: dict[int, int] = {}
+    i, n = 0, len(kinds)
+    while i < n:
+        if kinds[i] in FILE_KINDS:
+            pid, j = pids[i], i + 1
+            while j < n and (pids[j] == pid and kinds[j] <= CONTEXT or kinds[j] == SEP and j + 1 < n
+                             and pids[j + 1] == pid):
+                j += 1
+            runs[i] = j
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def _first_matches(table: _Table, count: int) -> list[Line]:
+    """The first ``count`` matching lines."""
+    out, kinds = [], table.kinds
+    k = kinds.find(MATCH)
+    while k >= 0 and len(out) < count:
+        out.append(table[k])
+        k = kinds.find(MATCH, k + 1)
+    return out
+
+
 def _guess_pattern(raw: bytes, matches: list[Line]) -> bytes:
     """The word found (as a substring, case-insensitive) in the most matching lines: most likely the
     searched text. Candidates are the words of the first lines (split at case changes too:
@@ -372,41 +532,24 @@ def allowances(counts: list[tuple[bytes, int]], settings: Settings) -> list[int]
     return allowed
 
 
-def _files(lines: list[Line]) -> list[tuple[int, int]]:
-    """The runs of lines of one file: (first index, end index), headers, context and separators included."""
-    runs: list[tuple[int, int]] = []
-    i, n = 0, len(lines)
-    while i < n:
-        ln = lines[i]
-        if ln.kind in (MATCH, CONTEXT, HEADER):
-            path, j = ln.path, i + 1
-            while j < n and (lines[j].path == path and lines[j].kind in (MATCH, CONTEXT) or lines[j].kind == SEP
-                             and j + 1 < n and lines[j + 1].path == path):
-                j += 1
-            runs.append((i, j))
-            i = j
-        else:
-            i += 1
-    return runs
-
-
 class _Reducer:
-    def __init__(self, raw: bytes, lines: list[Line], shape: str, settings: Settings, big: bool = False):
+    def __init__(self, raw: bytes, lines: _Table, shape: str, settings: Settings, big: bool = False):
         self.raw, self.lines, self.shape, self.s = raw, lines, shape, settings
+        self.kinds = lines.kinds
         self.big = big  # over the output ceiling: the hit counts come first even when no hit folds
         self.plan = Plan(raw)
-        self.pattern = _guess_pattern(raw, [ln for ln in lines if ln.kind == MATCH])
+        self.pattern = _guess_pattern(raw, _first_matches(lines, 1000))
         self.binary: list[bytes] = []
         self.more = 0  # per-file groups made so far
         self.total_matches = 0  # counted by run()
         self.flat = shape in ("numbered", "flat")  # hit lines carry their path: shown as printed
 
     def run(self) -> Plan:
-        runs = {start: end for start, end in _files(self.lines)}
-        kinds = bytes(map(attrgetter("kind"), self.lines))  # a byte a line
+        runs = _file_runs(self.kinds, self.lines.pids)
+        kinds = self.kinds  # a byte a line
         self.matches = {a: kinds.count(MATCH, a, b) for a, b in runs.items()}  # each file's matching lines
         self.total_matches = kinds.count(MATCH)
-        counts = [(self.lines[a].path, self.matches[a]) for a in runs]
+        counts = [(self.lines.path_of(a), self.matches[a]) for a in runs]
         self.allowed = dict(zip(runs, allowances(counts, self.s)))
         if self.flat:
             self._counts(runs)
@@ -438,7 +581,7 @@ class _Reducer:
         for start, end in runs.items():
             matches = self.matches[start]
             hidden += matches - min(self.allowed[start], matches)
-            path = self.lines[start].path
+            path = self.lines.path_of(start)
             per_file[path] = per_file.get(path, 0) + matches
         if not (hidden or self.big) or len(per_file) < COUNTS_MIN:
             return
@@ -451,9 +594,9 @@ class _Reducer:
         if self.flat:
             self._flat_file(i, j)
             return
-        plan, lines = self.plan, self.lines
-        path = lines[i].path
-        matches = [k for k in range(i, j) if lines[k].kind == MATCH]
+        plan, lines, kinds = self.plan, self.lines, self.kinds
+        path = lines.path_of(i)
+        matches = [k for k in range(i, j) if kinds[k] == MATCH]
         allowed = self.allowed[i]
         if not matches:
             show_upto = j  # context lines alone (a cut output): all shown
@@ -491,20 +634,20 @@ class _Reducer:
     def _flat_file(self, i: int, j: int) -> None:
         """One file's lines of a ``path:12:text`` output: the shown hits (and their context) exactly as
         printed, then one line ``[… N more matching lines in PATH …: #ref]`` where the folded ones were."""
-        plan, lines = self.plan, self.lines
-        path = lines[i].path
-        matches = [k for k in range(i, j) if lines[k].kind == MATCH]
+        plan, lines, kinds, starts = self.plan, self.lines, self.kinds, self.lines.starts
+        path = lines.path_of(i)
+        matches = [k for k in range(i, j) if kinds[k] == MATCH]
         allowed = min(self.allowed[i], len(matches))
         hidden = len(matches) - allowed
         end = j
         if hidden:
             end = matches[allowed - 1] + 1 if allowed else i
-            while allowed and end < j and lines[end].kind == CONTEXT:  # the last shown hit's context after it
+            while allowed and end < j and kinds[end] == CONTEXT:  # the last shown hit's context after it
                 end += 1
         name = path.decode("utf-8", "replace")
         note = (f"[… {hidden:,} more matching line{'s' if hidden != 1 else ''} in {name} ({len(matches):,} in all): "
                 .encode())
-        if end < j and lines[j - 1].end - lines[end].start <= len(note) + MARK_COST:
+        if end < j and starts[j] - starts[end] <= len(note) + MARK_COST:
             end = j  # the lines cost no more than the line that would stand for them
         for k in range(i, end):
             self._line(lines[k])
@@ -514,7 +657,7 @@ class _Reducer:
         plan.show((b"" if plan.ends_line() else b"\n") + note)
         plan.mark(group)
         plan.show(b"]\n")
-        plan.omit(lines[end].start, lines[j - 1].end, group, f"search results of {name}")
+        plan.omit(starts[end], starts[j], group, f"search results of {name}")
 
     def _header(self, i: int, matches: int, hidden: int, group: str) -> int:
         """A file's header: its path once (rg --heading's own line, else shown) with, when some of its
@@ -592,9 +735,8 @@ class _Reducer:
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     settings = section(config, NAME)
-    lines = _split(raw)
-    shape = _shape(raw, lines)
-    if not any(ln.kind == MATCH for ln in lines):
+    shape, lines = _lines_of(raw)
+    if MATCH not in lines.kinds:
         return passthrough(raw)
     big = len(raw) > section(config, "ceiling").max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()

@@ -16,15 +16,12 @@ and the cuts are two int64 columns, merged where they touch.
 
 from __future__ import annotations
 
-import re
 from array import array
-from bisect import bisect_right
-from heapq import merge
-from itertools import accumulate, chain, islice, repeat
-from operator import eq
+from itertools import chain
 
 import re2
 
+from operators import kernel
 from operators.reduction import Plan, line_body_end, passthrough
 
 GROUP = "whitespace"
@@ -90,37 +87,13 @@ def _next_line(raw: bytes, start: int) -> int:
 def repeat_runs(raw: bytes) -> "Runs":
     """Each folded run, in order: (start, end of its first copy, end of the run, copies, lines per copy).
 
-    For each period p (1 line, 2 lines … ``BLOCK_MAX``) one C-speed pass marks the lines equal to the
-    line p further on; a run of such marks ``(REPEAT_MIN - 1) * p`` long is a block of p lines
-    repeated (blocks are looked for while that costs at most ``BLOCK_WORK`` comparisons in all; single
-    lines always). Runs are taken from the start, the shortest period first where two start together;
-    blank blocks are left to the whitespace cut. Only whole lines (ending in ``\\n``) take part."""
-    lines = _WholeLines(raw)
-    if lines.count < REPEAT_MIN:
-        return []
-    found = []  # per period, its runs in order: (period, first lines, copies)
-    for period, marks in lines.marks().items():
-        need = b"\x01" * ((REPEAT_MIN - 1) * period)
-        firsts, counts = array("q"), array("q")
-        at = marks.find(need)
-        while at >= 0:
-            end = marks.find(b"\x00", at)
-            end = len(marks) if end < 0 else end
-            copies = (end - at) // period + 1
-            firsts.append(at)
-            counts.append(copies)
-            at = marks.find(need, at + (copies - 1) * period)
-        found.append(zip(firsts, repeat(period), counts))
+    A line or a block of up to ``BLOCK_MAX`` lines repeated ``REPEAT_MIN`` times or more in a row
+    (blocks are looked for while that costs at most ``BLOCK_WORK`` line comparisons); runs are taken
+    from the start, the shortest period first where two start together; blank blocks are left to the
+    whitespace cut. Only whole lines (ending in ``\\n``) take part. One pass of the C kernel
+    (``text_runs``; its twin ``operators.kernel.text_twins``: one split a block at a time)."""
     runs = Runs()
-    taken = 0  # lines before this one are folded already
-    for first, period, copies in merge(*found):  # by first line, then period
-        if first < taken:
-            continue
-        start, first_end = lines.start_of(first), lines.start_of(first + period)
-        if not INK_RE.search(raw, start, first_end):
-            continue  # blank lines: the whitespace cut folds them
-        runs.append((start, first_end, lines.start_of(first + period * copies), copies, period))
-        taken = first + period * copies
+    runs.columns = tuple(kernel.text_runs(raw, REPEAT_MIN, BLOCK_MAX, BLOCK_WORK))
     return runs
 
 
@@ -133,83 +106,11 @@ class Runs:
     def __init__(self) -> None:
         self.columns = tuple(array("q") for _ in range(5))
 
-    def append(self, run: tuple[int, int, int, int, int]) -> None:
-        for column, value in zip(self.columns, run):
-            column.append(value)
-
     def __len__(self) -> int:
         return len(self.columns[0])
 
     def __iter__(self):
         return zip(*self.columns)
-
-
-INK_RE = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # a byte ``bytes.strip()`` keeps: the line is not blank
-BLOCK_BYTES = 1 << 18  # whole lines are split a block of about this size at a time
-
-
-class _WholeLines:
-    """The whole lines of ``raw`` (each ends in ``\\n``), split a block at a time: at no time is more
-    than a block's worth of lines a Python list. Kept for the input: one mark byte per line and
-    period, and where each block starts (line index, byte offset)."""
-
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-        self.end = raw.rfind(b"\n") + 1
-        self.count = raw.count(b"\n", 0, self.end)
-        self.first_lines, self.offsets = array("q"), array("q")  # of each block
-        self._cached = -1, [0]  # a block's index and the offsets of its lines (relative, one past the last)
-
-    def blocks(self):
-        """(start, stop) of the blocks: whole lines, about ``BLOCK_BYTES`` each, in order."""
-        pos = 0
-        while pos < self.end:
-            stop = self.raw.find(b"\n", min(pos + BLOCK_BYTES, self.end) - 1) + 1
-            yield pos, stop
-            pos = stop
-
-    def periods(self) -> list[int]:
-        """The periods looked for: single lines always, blocks while the work stays bounded."""
-        out = []
-        for period in range(1, BLOCK_MAX + 1):
-            if self.count < REPEAT_MIN * period or (period > 1 and self.count * period > BLOCK_WORK):
-                break
-            out.append(period)
-        return out
-
-    def marks(self) -> dict[int, bytearray]:
-        """For each period p: byte i is 1 when line i equals line i + p (one split of the input)."""
-        marks = {period: bytearray(self.count - period) for period in self.periods()}  # written in place
-        tail: list[bytes] = []  # the last ``BLOCK_MAX`` lines of the blocks before
-        line = 0
-        for start, stop in self.blocks():
-            block = self.raw[start:stop].split(b"\n")
-            block.pop()  # after the block's last newline: nothing
-            self.first_lines.append(line)
-            self.offsets.append(start)
-            window, known = tail + block, len(tail)
-            for period, out in marks.items():  # each pair once: the one whose later line is in this block
-                j = max(0, known - period)
-                done = max(0, line - period)  # pairs counted in the blocks before
-                same = bytes(map(eq, islice(window, j, None), islice(window, j + period, None)))
-                out[done : done + len(same)] = same
-            tail = window[-BLOCK_MAX:]
-            line += len(block)
-        return marks
-
-    def start_of(self, index: int) -> int:
-        """Where line ``index`` starts (the end of the whole lines for ``index == count``)."""
-        if index >= self.count:
-            return self.end
-        b = bisect_right(self.first_lines, index) - 1
-        if self._cached[0] != b:
-            start = self.offsets[b]
-            stop = self.offsets[b + 1] if b + 1 < len(self.offsets) else self.end
-            lines = self.raw[start:stop].split(b"\n")
-            lines.pop()
-            self._cached = b, list(accumulate(map(len, lines), initial=0))
-        within = index - self.first_lines[b]
-        return self.offsets[b] + self._cached[1][within] + within
 
 
 def reduce_text(raw: bytes) -> Plan:

@@ -293,3 +293,70 @@ def test_a_search_over_the_ceiling_names_every_file_with_its_count():
             counts[path] = counts.get(path, 0) + 1
     for path, n in counts.items():
         assert re.search(rb"^ +%d " % n + re.escape(path) + rb"$", visible, re.M), path
+
+
+# -- the line table (kernel or twin) against the per-line parse -------------------------------------
+TABLE_PARTS = [b"src/a.py", b"./b c.go", b"Makefile", b"2026-01-01T10", b"x/y", b":", b":12:", b":7:", b"-12-", b"-3-",
+               b"-", b"--", b"12", b"text", b" ", b"\x00", b"\r", b"\xff", b"Binary file x matches", b"inary file ",
+               b"grep: y: binary file matches", b"\n", b"\r\n", b"\n", b"\n"]
+
+
+def per_line(raw, shape):
+    lines = search._split(raw)
+    search._parse(raw, lines, shape)
+    return [(ln.start, ln.end, ln.body, ln.kind, ln.path, ln.lead) for ln in lines]
+
+
+def by_table(raw, shape):
+    if shape in ("numbered", "flat"):
+        table = search._flat_table(raw, shape == "numbered")
+    else:
+        lines = search._split(raw)
+        search._parse(raw, lines, shape)
+        table = search._Table.of_lines(lines, len(raw))
+    return table, [(ln.start, ln.end, ln.body, ln.kind, ln.path, ln.lead) for ln in map(table.__getitem__, range(len(table)))]
+
+
+def files_per_line(lines):
+    """The runs of one file's lines, found line by line (what ``_file_runs`` finds over the columns)."""
+    runs, i, n = {}, 0, len(lines)
+    while i < n:
+        if lines[i].kind in (search.MATCH, search.CONTEXT, search.HEADER):
+            path, j = lines[i].path, i + 1
+            while j < n and (lines[j].path == path and lines[j].kind in (search.MATCH, search.CONTEXT)
+                             or lines[j].kind == search.SEP and j + 1 < n and lines[j + 1].path == path):
+                j += 1
+            runs[i] = j
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(TABLE_PARTS), max_size=60), st.sampled_from(["numbered", "flat", "heading", "bare"]),
+       st.booleans())
+def test_the_line_table_is_the_per_line_parse(parts, shape, twin):
+    from operators.kernel import TWINS
+
+    raw = b"".join(parts)
+    with pytest.MonkeyPatch.context() as mp:
+        if twin:  # the pure-Python twin, as without a C compiler
+            mp.setattr(search.kernel, "search_lines", TWINS["search_lines"])
+        table, lines = by_table(raw, shape)
+    assert lines == per_line(raw, shape)
+    parsed = search._split(raw)
+    search._parse(raw, parsed, shape)
+    assert search._file_runs(table.kinds, table.pids) == files_per_line(parsed)
+
+
+@pytest.mark.parametrize("name", SEARCH_FIXTURES + ["rg_n_common_axios.txt", "grep_rn_throw_gson.txt", "rg_n_throw_axios.txt",
+                                  "generated"])
+def test_the_reduction_is_the_same_with_the_kernel_or_its_twin(name, monkeypatch):
+    from bench.generate import make_search
+    from operators.kernel import TWINS
+
+    raw = fixture_bytes(name) if name != "generated" else make_search(200_000)
+    with_kernel = list(search.reduce(raw, "coarse", None).pieces)
+    monkeypatch.setattr(search.kernel, "search_lines", TWINS["search_lines"])
+    assert list(search.reduce(raw, "coarse", None).pieces) == with_kernel

@@ -201,7 +201,11 @@ def repeat_runs_one_list(raw: bytes) -> list[tuple[int, int, int, int, int]]:
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
 def test_text_repeats_found_block_by_block_as_on_one_list(seed, block, monkeypatch):
-    monkeypatch.setattr(text, "BLOCK_BYTES", block)  # blocks end mid-run, mid-block, every line
+    """The C kernel's ``text_runs`` (where built) and its twin, which splits a block at a time, find the
+    runs the definition finds on one list."""
+    from operators.kernel import text_twins
+
+    monkeypatch.setattr(text_twins, "BLOCK_BYTES", block)  # blocks end mid-run, mid-block, every line
     rng = random.Random(seed)
     words = [b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"\x0b", b"zz"]
     lines = []
@@ -210,5 +214,7 @@ def test_text_repeats_found_block_by_block_as_on_one_list(seed, block, monkeypat
     raw = b"\n".join(lines) + rng.choice([b"", b"\n", b"tail", b"\n\n"])
     expected = repeat_runs_one_list(raw)
     assert list(text.repeat_runs(raw)) == expected
+    twin = text_twins.text_runs_py(raw, text.REPEAT_MIN, text.BLOCK_MAX, text.BLOCK_WORK)
+    assert list(zip(*twin)) == expected
     if seed == 0 and block == 1:
         assert repeat_runs_one_list(b"q\n" * 5 + b"r\ns\n" * 3 + b"end\n") == [(0, 2, 10, 5, 1), (10, 14, 22, 3, 2)]

@@ -1,0 +1,122 @@
+"""The pure-Python twin of the text type's kernel function ``text_runs``: the runs of repeated lines
+and blocks the text reducer folds, found over the whole lines a block of the input at a time
+(``_WholeLines``), as five int64 columns (start, end of the first copy, end of the run, copies, lines
+per copy)."""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+from heapq import merge
+from itertools import accumulate, islice, repeat
+from operator import eq
+
+
+def text_runs_py(raw: bytes, repeat_min: int, block_max: int, block_work: int) -> tuple[array, ...]:
+    """Each folded run, in order, as five columns: (start, end of its first copy, end of the run, copies,
+    lines per copy).
+
+    For each period p (1 line, 2 lines … ``block_max``) one C-speed pass marks the lines equal to the
+    line p further on; a run of such marks ``(repeat_min - 1) * p`` long is a block of p lines
+    repeated (blocks are looked for while that costs at most ``block_work`` comparisons in all; single
+    lines always). Runs are taken from the start, the shortest period first where two start together;
+    blank blocks are left to the whitespace cut. Only whole lines (ending in ``\\n``) take part."""
+    columns = tuple(array("q") for _ in range(5))
+    lines = _WholeLines(raw)
+    if lines.count < repeat_min:
+        return columns
+    found = []  # per period, its runs in order: (period, first lines, copies)
+    for period, marks in lines.marks(repeat_min, block_max, block_work).items():
+        need = b"\x01" * ((repeat_min - 1) * period)
+        firsts, counts = array("q"), array("q")
+        at = marks.find(need)
+        while at >= 0:
+            end = marks.find(b"\x00", at)
+            end = len(marks) if end < 0 else end
+            copies = (end - at) // period + 1
+            firsts.append(at)
+            counts.append(copies)
+            at = marks.find(need, at + (copies - 1) * period)
+        found.append(zip(firsts, repeat(period), counts))
+    taken = 0  # lines before this one are folded already
+    for first, period, copies in merge(*found):  # by first line, then period
+        if first < taken:
+            continue
+        start, first_end = lines.start_of(first), lines.start_of(first + period)
+        if not INK_RE.search(raw, start, first_end):
+            continue  # blank lines: the whitespace cut folds them
+        run = (start, first_end, lines.start_of(first + period * copies), copies, period)
+        for column, value in zip(columns, run):
+            column.append(value)
+        taken = first + period * copies
+    return columns
+
+
+INK_RE = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # a byte ``bytes.strip()`` keeps: the line is not blank
+BLOCK_BYTES = 1 << 18  # whole lines are split a block of about this size at a time
+
+
+class _WholeLines:
+    """The whole lines of ``raw`` (each ends in ``\\n``), split a block at a time: at no time is more
+    than a block's worth of lines a Python list. Kept for the input: one mark byte per line and
+    period, and where each block starts (line index, byte offset)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.end = raw.rfind(b"\n") + 1
+        self.count = raw.count(b"\n", 0, self.end)
+        self.first_lines, self.offsets = array("q"), array("q")  # of each block
+        self._cached = -1, [0]  # a block's index and the offsets of its lines (relative, one past the last)
+
+    def blocks(self):
+        """(start, stop) of the blocks: whole lines, about ``BLOCK_BYTES`` each, in order."""
+        pos = 0
+        while pos < self.end:
+            stop = self.raw.find(b"\n", min(pos + BLOCK_BYTES, self.end) - 1) + 1
+            yield pos, stop
+            pos = stop
+
+    def periods(self, repeat_min: int, block_max: int, block_work: int) -> list[int]:
+        """The periods looked for: single lines always, blocks while the work stays bounded."""
+        out = []
+        for period in range(1, block_max + 1):
+            if self.count < repeat_min * period or (period > 1 and self.count * period > block_work):
+                break
+            out.append(period)
+        return out
+
+    def marks(self, repeat_min: int, block_max: int, block_work: int) -> dict[int, bytearray]:
+        """For each period p: byte i is 1 when line i equals line i + p (one split of the input)."""
+        periods = self.periods(repeat_min, block_max, block_work)
+        marks = {period: bytearray(self.count - period) for period in periods}  # written in place
+        tail: list[bytes] = []  # the last ``block_max`` lines of the blocks before
+        line = 0
+        for start, stop in self.blocks():
+            block = self.raw[start:stop].split(b"\n")
+            block.pop()  # after the block's last newline: nothing
+            self.first_lines.append(line)
+            self.offsets.append(start)
+            window, known = tail + block, len(tail)
+            for period, out in marks.items():  # each pair once: the one whose later line is in this block
+                j = max(0, known - period)
+                done = max(0, line - period)  # pairs counted in the blocks before
+                same = bytes(map(eq, islice(window, j, None), islice(window, j + period, None)))
+                out[done : done + len(same)] = same
+            tail = window[-block_max:]
+            line += len(block)
+        return marks
+
+    def start_of(self, index: int) -> int:
+        """Where line ``index`` starts (the end of the whole lines for ``index == count``)."""
+        if index >= self.count:
+            return self.end
+        b = bisect_right(self.first_lines, index) - 1
+        if self._cached[0] != b:
+            start = self.offsets[b]
+            stop = self.offsets[b + 1] if b + 1 < len(self.offsets) else self.end
+            lines = self.raw[start:stop].split(b"\n")
+            lines.pop()
+            self._cached = b, list(accumulate(map(len, lines), initial=0))
+        within = index - self.first_lines[b]
+        return self.offsets[b] + self._cached[1][within] + within
