@@ -59,7 +59,7 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     (few repeats), the raw buffer is scanned instead.
     """
     if (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
-        return tuple(_line_indexes(raw, signal_line_spans_direct(raw)))
+        return tuple(_indexes_at(starts, signal_line_spans_direct(raw)))
     ends = shape_ends  # offset after each shape's newline
     signal = bytearray(len(ends))
     for match in SHAPE_SIGNAL_RE.finditer(shape_data):
@@ -96,6 +96,12 @@ def _line_indexes(raw: bytes, spans) -> list[int]:
         found.append(line)
         last = start
     return found
+
+
+def _indexes_at(starts, spans) -> list[int]:
+    """What ``_line_indexes`` gives, read from the line starts at hand (``scan_lines``: n + 1 offsets,
+    strictly increasing) instead of counting the newlines before each span: a span starts a line."""
+    return [bisect_right(starts, start) - 1 for start, _end in spans]
 
 
 def _line_end(raw: bytes, start: int, next_start: int) -> int:
@@ -298,7 +304,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
         signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
     else:
-        signal_indexes = signal_line_indexes(raw)
+        signal_indexes = _indexes_at(starts, signal_line_spans_direct(raw))
     blocks = _signal_blocks(raw, starts, n, signal_indexes)
     verbatim = array("q", [j for first, stop in blocks for j in range(first, stop)])
     copies, later = _duplicate_blocks(raw, starts, blocks)

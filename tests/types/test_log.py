@@ -152,6 +152,29 @@ def test_signal_line_indexes_match_a_per_line_search():
         assert signal_line_indexes(raw) == want, raw
 
 
+def test_signal_indexes_read_from_the_line_starts_equal_the_newline_counts():
+    """The reducer takes a signal span's line from the line starts it has (``_indexes_at``), the check
+    counts newlines (``_line_indexes``): the same indexes, with or without a final newline, blank lines,
+    CRs, and when most lines are distinct shapes (the raw scan instead of the shapes one)."""
+    import random as rnd
+
+    from operators.types import log
+    from operators.vocab import signal_line_spans
+
+    rng = rnd.Random(5)
+    words = [b"ERROR x", b"ok", b"warn", b"", b"INFO", b'"GET /" 500 1', b"FooError", b"\r", b"id=%d"]
+    for _ in range(1500):
+        raw = b"\n".join(b" ".join(rng.choice(words) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 12)))
+        raw = raw.replace(b"%d", b"%x" % rng.getrandbits(64))
+        raw += b"\n" if rng.random() < 0.5 else b""
+        spans = signal_line_spans(raw)
+        for mask in (True, False):
+            starts, ids, shape_data, shape_ends, _ = log.scan_lines(raw, mask)
+            want = log._line_indexes(raw, spans)
+            assert log._indexes_at(starts, spans) == want, raw
+            assert list(log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends, shape_share=10**9)) == want
+
+
 def test_ids_after_an_underscore_are_masked_like_other_hex_ids():
     # every line unique (a session id), so every line's shape is rare and gets masked; the user ids
     # (u_1a2, u_7b3, ...) leave one letter per pattern: masked only after "=" they would make six templates
