@@ -116,17 +116,8 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
         shown += len(text)
         plan.show(text)
 
-    mixed_ending: dict[int, bool] = {}  # the change blocks seen from above: end line -> mixed
-
     def keep_next(k: int, step: int) -> int:  # context kept on the side of the change at line k
-        if step > 0:  # the block starting at k: its end found at C speed, its signs by bytes.find
-            end = _block_end(kinds, k)
-            mixed = mixed_ending[end] = _mixed_block(raw, starts, k, end)
-        else:
-            mixed = mixed_ending.get(k + 1)
-            if mixed is None:
-                mixed = _mixed_change(raw, starts, kinds, k, step)
-        return keep_n if mixed else pure_n
+        return keep_n if _mixed_change(raw, starts, kinds, k, step) else pure_n
 
     for run in RUN_RE.finditer(kinds):  # runs of context, of git metadata, of binary data, of the rest
         i, j = run.span()
@@ -197,26 +188,6 @@ def _mixed_change(raw: bytes, starts, kinds, k: int, step: int) -> bool:
                 return True
         k += step
     return not signs <= {PLUS, MINUS}
-
-
-NOT_ANCHOR_RE = lazy(b"[^%c%c]" % ANCHORS)
-
-
-def _block_end(kinds, k: int) -> int:
-    """The end of the block of changed lines (``ANCHORS``) that starts at line ``k``."""
-    m = NOT_ANCHOR_RE.search(kinds, k)
-    return len(kinds) if m is None else m.start()
-
-
-def _mixed_block(raw: bytes, starts, a: int, b: int) -> bool:
-    """``_mixed_change`` of the block of lines ``a:b`` (all ``ANCHORS``), over its bytes: its changed
-    lines start with ``+``, ``-`` or (a combined diff's) a space, its "no newline" notes with a backslash."""
-    lo, hi = starts[a], starts[b]
-
-    def starting(sign: bytes) -> bool:  # a line of the block starts with ``sign``
-        return raw.startswith(sign, lo) or raw.find(b"\n" + sign, lo, hi) >= 0
-
-    return starting(b" ") or starting(b"+") and starting(b"-")
 
 
 # -- lockfiles and generated files, moved blocks ----------------------------------------------------

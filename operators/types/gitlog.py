@@ -291,7 +291,6 @@ class _Emitter:
         self.group = GROUP
         self.omitted = 0
         self.shown = 0
-        self.signals: _Signals | None = None  # the current patch's signal matches
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -366,7 +365,6 @@ class _Emitter:
             plan.keep(start, end)
             return
         sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep)
-        self.signals = None if _end_anchored() else _Signals(raw, start, end)
         pieces = list(sub.pieces)
         marks = [k for k, piece in enumerate(pieces) if piece[0] == MARK]
         drop = set()
@@ -393,16 +391,12 @@ class _Emitter:
         """Omit ``a:b`` (whole lines of unchanged context or index lines), but keep visible each line
         with a signal word, the hint of each part that goes counting its own lines. True when the
         lines were split (the diff's one hint, ``hint``, is replaced)."""
-        raw, signals = self.raw, self.signals
-        if signals is None:
-            found = SIGNAL_RE.search(raw, a, b) is not None
-        else:
-            found = signals.within(a, b)
-        if not found:
+        raw = self.raw
+        if SIGNAL_RE.search(raw, a, b) is None:
             self.omit_to(b)
             return False
         pos = a
-        for line_start, line_end in (_signal_lines(raw, a, b) if signals is None else signals.lines(a, b)):
+        for line_start, line_end in _signal_lines(raw, a, b):
             self._omit_part(pos, line_start, hint)
             self.plan.keep(line_start, line_end)
             pos = line_end
@@ -418,51 +412,6 @@ class _Emitter:
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
-
-
-class _Signals:
-    """The ``SIGNAL_RE`` matches of a commit's patch, found in one pass (a search per omitted part
-    was 48,000 calls from Python on 20 MB of ``git log -p``), for ``SIGNAL_RE`` without a ``$``.
-    RE2 reads the text around a search's bounds (``\b`` at ``pos`` sees the byte before), so a
-    match inside ``a:b`` is a match of the whole patch, and the one pass, leftmost first, finds it or
-    one that overlaps it: a part that no match overlaps has none."""
-
-    __slots__ = ("raw", "starts", "ends")
-
-    def __init__(self, raw: bytes, start: int, end: int):
-        self.raw = raw
-        self.starts, self.ends = array("q"), array("q")
-        for m in SIGNAL_RE.finditer(raw, start, end):
-            self.starts.append(m.start())
-            self.ends.append(m.end())
-
-    def _first(self, a: int) -> int:
-        return bisect_right(self.ends, a)  # the first match ending after ``a``
-
-    def within(self, a: int, b: int) -> bool:
-        """``SIGNAL_RE.search(raw, a, b) is not None``, asked of RE2 only when a match crosses a bound."""
-        k = self._first(a)
-        if k == len(self.starts) or self.starts[k] >= b:
-            return False  # no match overlaps a:b
-        if self.starts[k] >= a and self.ends[k] <= b:
-            return True  # one lies inside
-        return SIGNAL_RE.search(self.raw, a, b) is not None
-
-    def lines(self, a: int, b: int):
-        """``_signal_lines(raw, a, b)``, the lines tried being those the matches of the one pass touch."""
-        raw, starts, ends = self.raw, self.starts, self.ends
-        done = a
-        for k in range(self._first(a), len(starts)):
-            if starts[k] >= b:
-                return
-            at = max(done, raw.rfind(b"\n", a, starts[k]) + 1)
-            last = max(starts[k], ends[k] - 1)
-            while at <= last and at < b:
-                nl = raw.find(b"\n", at, b)
-                end = b if nl < 0 else nl + 1
-                if SIGNAL_RE.search(raw, at, line_body_end(raw, at, end)) is not None:
-                    yield at, end
-                at = done = end
 
 
 def _signal_lines(raw: bytes, a: int, b: int):

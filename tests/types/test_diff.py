@@ -946,23 +946,3 @@ def test_git_diff_stat_alone_is_a_diff_and_its_lines_are_must_see():
     tiers, _ = line_tiers("gitlog", lines, None)
     assert {tiers[i] for i, line in enumerate(lines) if b" | " in line} == {1}
     assert classify(b"\n".join(stat[:2]) + b"\nsome other line\n", None)[0] != "diff"
-
-
-HUNKISH = st.lists(st.sampled_from([b"@@ -1,4 +1,4 @@", b"@@@ -1,3 -1,3 +1,3 @@@", b"@@ -1 +1,3 @@", b" a", b"+b", b"-c",
-                                    b"  x", b"++y", b"+-z", b" -w", b"\\ No newline at end of file", b"", b"x", b"--- a/f",
-                                    b"+++ b/f", b"diff --git a/f b/f"]), max_size=50)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(lines=HUNKISH, crlf=st.booleans())
-def test_a_change_blocks_mix_read_from_its_bytes_is_the_line_walk(lines, crlf):
-    """``_mixed_block`` (the block's first bytes found with ``bytes.find``) says what ``_mixed_change``
-    (a walk over the block's lines) says, for every block, one-parent and combined."""
-    raw = (b"\r\n" if crlf else b"\n").join(lines)
-    starts, kinds = diff.lines_and_kinds(raw)
-    for k in range(len(kinds)):
-        if kinds[k] in diff.ANCHORS and (k == 0 or kinds[k - 1] not in diff.ANCHORS):
-            end = diff._block_end(kinds, k)
-            assert all(kinds[j] in diff.ANCHORS for j in range(k, end)) and (end == len(kinds) or kinds[end] not in diff.ANCHORS)
-            assert diff._mixed_block(raw, starts, k, end) == diff._mixed_change(raw, starts, kinds, k, 1)
-            assert diff._mixed_block(raw, starts, k, end) == diff._mixed_change(raw, starts, kinds, end - 1, -1)

@@ -246,27 +246,3 @@ def test_a_oneline_log_whose_subject_starts_with_a_space_is_still_a_log():
             for k in range(30)]
     rows[12] = b"606aa57  Used goimports to fix import order (#912)"
     assert classify(b"\n".join(rows) + b"\n", None)[0] == "gitlog"
-
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-SIGNALISH_LINES = st.lists(st.sampled_from([b" error", b"+error", b"-x", b" ok", b" exit code 1", b" exit code", b" 1",
-                                            b" status: 503", b" status:", b" 503", b"Error", b"x", b"", b" failed.",
-                                            b"NullPointerException", b" a\r", b" \t", b"_error", b"error_", b" hresult",
-                                            b"0x80070005", b" 0x80070005 x"]),
-                           max_size=30)
-
-
-@settings(max_examples=500, deadline=None)
-@given(lines=SIGNALISH_LINES, joiner=st.sampled_from([b"", b" ", b"\t"]))
-def test_one_pass_of_signal_matches_answers_as_a_search_per_part(lines, joiner):
-    """``_Signals`` (one ``finditer`` over a patch) says for every part of whole lines what a search of
-    that part says, and finds the same signal lines, matches across lines included (``\\s`` takes a
-    newline: ``hresult`` then ``0x80070005`` on the next line)."""
-    raw = b"".join(line + joiner + b"\n" for line in lines)
-    starts = [0] + [m.end() for m in re.finditer(rb"\n", raw)]
-    signals = gitlog._Signals(raw, 0, len(raw))
-    for i, a in enumerate(starts):
-        for b in starts[i:]:
-            assert signals.within(a, b) == (SIGNAL_RE.search(raw, a, b) is not None)
-            assert list(signals.lines(a, b)) == list(gitlog._signal_lines(raw, a, b))
