@@ -66,7 +66,8 @@
  *     The text type's folded runs, each column native int64: a line (period 1) or a block of up to
  *     block_max lines repeated repeat_min times or more in a row, over the whole lines (ending in '\n');
  *     taken from the start, the shortest period first where two start together; blocks looked for
- *     while lines * period <= block_work; blank blocks left out. The twin is text_twins.text_runs_py.
+ *     while lines * period <= block_work (block_max <= 14); blank blocks left out. One pass over the lines
+ *     keeps only the last block_max + 2 line starts. The twin is text_twins.text_runs_py.
  *
  * Each has a pure-Python twin (log.py, jsonscan.py, diff.py); tests/test_kernel.py checks that they agree.
  * scan and diff_lines run their per-line loop without the GIL (their memory is PyMem_Raw*), so the other
@@ -1340,80 +1341,145 @@ static int has_ink(const unsigned char *s, const unsigned char *e) {  /* a byte 
     return 0;
 }
 
+static int found_push(Found **found, Py_ssize_t *n, Py_ssize_t *cap, int64_t first, int64_t period, int64_t copies) {
+    if (*n == *cap) {
+        Py_ssize_t more_cap = *cap ? *cap * 2 : 64;
+        Found *more = PyMem_Realloc(*found, (size_t)more_cap * sizeof(Found));
+        if (!more) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *found = more;
+        *cap = more_cap;
+    }
+    Found *f = &(*found)[(*n)++];
+    f->first = first;
+    f->period = period;
+    f->copies = copies;
+    return 0;
+}
+
+static int int64_order(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Where each of the sorted line indexes in want (k of them, each <= count) starts (count: end), into at. */
+static void line_offsets(const unsigned char *raw, Py_ssize_t end, const int64_t *want, Py_ssize_t k, int64_t *at) {
+    const unsigned char *p = raw;
+    int64_t line = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        while (line < want[j]) {
+            p = (const unsigned char *)memchr(p, '\n', (size_t)(raw + end - p)) + 1;
+            line++;
+        }
+        at[j] = p - raw;
+    }
+}
+
+/* The offset of line index x among the sorted want (it is there). */
+static int64_t offset_of(const int64_t *want, const int64_t *at, Py_ssize_t k, int64_t x) {
+    Py_ssize_t lo = 0, hi = k - 1;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (want[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return at[lo];
+}
+
+/* The runs of equal lines ((repeat_min - 1) * period marks or more) of every period, in one pass over the
+ * lines: only the last block_max + 2 line starts are kept (a ring), not one per line. */
+static int find_runs(const unsigned char *raw, Py_ssize_t end, Py_ssize_t count, Py_ssize_t periods,
+                     Py_ssize_t repeat_min, Found **found, Py_ssize_t *nfound, Py_ssize_t *found_cap) {
+    enum { RING = 16 };  /* > block_max + 1 (block_max <= 14) */
+    int64_t ring[RING], run[RING] = {0}, from[RING] = {0};
+    const unsigned char *p = raw;
+    Py_ssize_t known = 0;  /* lines whose start is in the ring */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        while (known <= count && known <= i + periods + 1) {  /* the starts of lines i .. i + periods + 1 */
+            ring[known % RING] = p - raw;
+            if (known < count) p = (const unsigned char *)memchr(p, '\n', (size_t)(raw + end - p)) + 1;
+            known++;
+        }
+        for (Py_ssize_t period = 1; period <= periods; period++) {
+            if (i > count - period) break;
+            int same = 0;
+            if (i < count - period) {
+                int64_t a = ring[i % RING], la = ring[(i + 1) % RING] - a;
+                int64_t b = ring[(i + period) % RING], lb = ring[(i + period + 1) % RING] - b;
+                same = la == lb && memcmp(raw + a, raw + b, (size_t)la) == 0;
+            }
+            if (same) {
+                if (!run[period]) from[period] = i;
+                run[period]++;
+                continue;
+            }
+            if (run[period] >= (repeat_min - 1) * period &&
+                found_push(found, nfound, found_cap, from[period], period, run[period] / period + 1) < 0)
+                return -1;
+            run[period] = 0;
+        }
+    }
+    return 0;
+}
+
 static PyObject *text_runs(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t repeat_min, block_max, block_work;
     if (!PyArg_ParseTuple(args, "y*nnn", &view, &repeat_min, &block_max, &block_work)) return NULL;
+    if (block_max > 14) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "block_max over 14");
+        return NULL;
+    }
     const unsigned char *raw = view.buf;
     PyObject *result = NULL;
     I64s cols[5] = {{0}};
-    int64_t *st = NULL;
     Found *found = NULL;
-    Py_ssize_t nfound = 0, found_cap = 0, count = 0, end = 0;
+    int64_t *want = NULL, *at = NULL;
+    Py_ssize_t nfound = 0, found_cap = 0, count = 0, end = 0, periods = 0;
     for (Py_ssize_t i = view.len; i > 0; i--)
         if (raw[i - 1] == '\n') {
             end = i;
             break;
         }
     for (const unsigned char *p = raw, *e = raw + end; p < e; count++) p = (const unsigned char *)memchr(p, '\n', (size_t)(e - p)) + 1;
-    if (count >= repeat_min && repeat_min >= 2) {
-        st = PyMem_Malloc((size_t)(count + 1) * sizeof(int64_t));
-        if (!st) {
+    for (Py_ssize_t period = 1; period <= block_max; period++) {
+        if (count < repeat_min * period || (period > 1 && count * period > block_work)) break;
+        periods = period;
+    }
+    if (repeat_min >= 2 && periods && find_runs(raw, end, count, periods, repeat_min, &found, &nfound, &found_cap) < 0)
+        goto done;
+    if (nfound) {
+        qsort(found, (size_t)nfound, sizeof(Found), found_order);
+        want = PyMem_Malloc((size_t)nfound * 3 * sizeof(int64_t));
+        at = PyMem_Malloc((size_t)nfound * 3 * sizeof(int64_t));
+        if (!want || !at) {
             PyErr_NoMemory();
             goto done;
         }
-        const unsigned char *p = raw;
-        for (Py_ssize_t i = 0; i < count; i++) {
-            st[i] = p - raw;
-            p = (const unsigned char *)memchr(p, '\n', (size_t)(raw + end - p)) + 1;
+        for (Py_ssize_t k = 0; k < nfound; k++) {  /* the lines whose starts a run needs */
+            want[3 * k] = found[k].first;
+            want[3 * k + 1] = found[k].first + found[k].period;
+            int64_t last = found[k].first + found[k].period * found[k].copies;
+            want[3 * k + 2] = last < count ? last : count;
         }
-        st[count] = end;
-        for (Py_ssize_t period = 1; period <= block_max; period++) {
-            if (count < repeat_min * period || (period > 1 && count * period > block_work)) break;
-            Py_ssize_t need = (repeat_min - 1) * period, run = 0, from = 0;
-            for (Py_ssize_t i = 0; i <= count - period; i++) {
-                int same = 0;
-                if (i < count - period) {
-                    int64_t a = st[i], b = st[i + period], la = st[i + 1] - a, lb = st[i + period + 1] - b;
-                    same = la == lb && memcmp(raw + a, raw + b, (size_t)la) == 0;
-                }
-                if (same) {
-                    if (!run) from = i;
-                    run++;
-                    continue;
-                }
-                if (run >= need) {
-                    if (nfound == found_cap) {
-                        Py_ssize_t cap = found_cap ? found_cap * 2 : 64;
-                        Found *more = PyMem_Realloc(found, (size_t)cap * sizeof(Found));
-                        if (!more) {
-                            PyErr_NoMemory();
-                            goto done;
-                        }
-                        found = more;
-                        found_cap = cap;
-                    }
-                    found[nfound].first = from;
-                    found[nfound].period = period;
-                    found[nfound].copies = run / period + 1;
-                    nfound++;
-                }
-                run = 0;
-            }
-        }
-        if (nfound) qsort(found, (size_t)nfound, sizeof(Found), found_order);
-        int64_t taken = 0;
-        for (Py_ssize_t k = 0; k < nfound; k++) {
-            Found f = found[k];
-            if (f.first < taken) continue;
-            int64_t last = f.first + f.period * f.copies;
-            int64_t start = st[f.first], first_end = st[f.first + f.period];
-            if (!has_ink(raw + start, raw + first_end)) continue;  /* blank lines: the whitespace cut's */
-            int64_t run[5] = {start, first_end, st[last < count ? last : count], f.copies, f.period};
-            for (int c = 0; c < 5; c++)
-                if (i64s_push(&cols[c], run[c]) < 0) goto done;
-            taken = last;
-        }
+        qsort(want, (size_t)nfound * 3, sizeof(int64_t), int64_order);
+        line_offsets(raw, end, want, nfound * 3, at);
+    }
+    int64_t taken = 0;
+    for (Py_ssize_t k = 0; k < nfound; k++) {
+        Found f = found[k];
+        if (f.first < taken) continue;
+        int64_t last = f.first + f.period * f.copies;
+        int64_t start = offset_of(want, at, nfound * 3, f.first);
+        int64_t first_end = offset_of(want, at, nfound * 3, f.first + f.period);
+        if (!has_ink(raw + start, raw + first_end)) continue;  /* blank lines: the whitespace cut's */
+        int64_t one[5] = {start, first_end, offset_of(want, at, nfound * 3, last < count ? last : count), f.copies, f.period};
+        for (int c = 0; c < 5; c++)
+            if (i64s_push(&cols[c], one[c]) < 0) goto done;
+        taken = last;
     }
     result = PyTuple_New(5);
     if (!result) goto done;
@@ -1427,8 +1493,9 @@ static PyObject *text_runs(PyObject *self, PyObject *args) {
     }
 done:
     for (int c = 0; c < 5; c++) PyMem_Free(cols[c].v);
-    PyMem_Free(st);
     PyMem_Free(found);
+    PyMem_Free(want);
+    PyMem_Free(at);
     PyBuffer_Release(&view);
     return result;
 }
