@@ -51,7 +51,7 @@ def gitlog(sample) -> bool:
     return len(lines) >= 3 and ONELINE_START_RE.match(lines[0]) is not None
 
 
-BLAME_START_RE = lazy(rb"^\^?[0-9a-f]{4,40} ", re.M)  # every blame line (default, -s, porcelain header)
+BLAME_START_RE = lazy(rb"\n\^?[0-9a-f]{4,40} ")  # how every blame line starts (default, -s, porcelain header)
 
 
 def gitblame(sample) -> bool:
@@ -59,9 +59,9 @@ def gitblame(sample) -> bool:
     lines = sample.lines[:300]
     if len(lines) < 2:
         return False
-    if BLAME_START_RE.match(lines[0]):
+    if BLAME_START_RE.match(b"\n" + lines[0]):
         return True
-    return len(BLAME_START_RE.findall(b"\n".join(lines))) >= 0.9 * len(lines)
+    return len(BLAME_START_RE.findall(b"\n" + b"\n".join(lines))) >= 0.9 * len(lines)
 
 
 STATUS_STARTS = (b"On branch ", b"HEAD detached ", b"Not currently on any branch", b"rebase in progress",
@@ -72,10 +72,10 @@ NOTE_RE = lazy(rb" [^\S\n]*\S")  # a word after a space: git tag -n's annotation
 def gitstatus(sample) -> bool:
     """A first line of ``git status``, ``--short`` (``XY path``, ``## branch``) or ``git branch``, or
     five lines or more that a tag list can be (names alone, or annotated as ``git tag -n`` pads them)."""
-    lines = [line.rstrip(b"\r") for line in sample.lines[:400]]
+    lines = sample.lines[:400]  # (a line's "\r" changes none of the tests below)
     if not lines:
         return False
-    first = lines[0]
+    first = lines[0].rstrip(b"\r")
     if first.startswith(STATUS_STARTS) or first[2:3] == b" " or first[1:2] == b" " and first[:1] in (b"*", b"+", b" "):
         return True
     return len(lines) >= 5 and (b"    " in first or NOTE_RE.search(b"\n".join(lines)) is None)
@@ -90,22 +90,25 @@ def diff(sample) -> bool:
 
 
 # a line that may start a diagnostic (every form the parser's heads take: a location, an indented
-# ``12:5`` entry, a rustc ``-->`` line after its head, tsc's ``error TS``/``(1,2): error TS``)
-DIAGNOSTIC_HEAD_RE = lazy(rb"^[^\S\n]*(?:(?:[A-Za-z]:)?[^\s:()]+:\d|--> |error TS)"
-                          rb"|\(\d+,\d+\): (?:error|warning|message) TS\d", re.M)
+# ``12:5`` entry, a rustc ``-->`` line after its head, tsc's ``error TS``), after a newline; tsc's
+# ``path(1,2): error TS…`` lines are counted apart (TSC_MARKS)
+DIAGNOSTIC_HEAD_RE = lazy(rb"\n[^\S\n]*(?:(?:[A-Za-z]:)?[^\s:()]+:\d|--> |error TS)")
+TSC_MARKS = (b"): error TS", b"): warning TS", b"): message TS")
 
 
 def diagnostics(sample) -> bool:
     """Two lines that may start (or, ``-->``, follow) a diagnostic's head."""
-    found = DIAGNOSTIC_HEAD_RE.finditer(sample.plain)
-    return next(found, None) is not None and next(found, None) is not None
+    plain = sample.plain
+    found = DIAGNOSTIC_HEAD_RE.finditer(b"\n" + plain)
+    heads = sum(1 for _ in zip(range(2), found))
+    return heads + sum(plain.count(mark) for mark in TSC_MARKS) >= 2
 
 
 # a line that may be a matching line in some shape: ``12:`` (heading, bare), or a path before its
 # first colon that search's ``_pathlike`` takes (a ``/`` in it, or a name with an extension), or a
 # bare name before ``:12:`` (numbered)
-SEARCH_MATCH_RE = lazy(rb"^(?:\d+:|(?=[\w.@~+/-])[^\x00\n: ]*/[^\x00\n: ]*[ \t\r\x0b\x0c]*:|[\w.@~+-]*\.\w{1,10}:"
-                       rb"|[A-Za-z_.][\w.@~+-]{0,254}:\d+:)", re.M)
+SEARCH_MATCH_RE = lazy(rb"\n(?:\d+:|(?=[\w.@~+/-])[^\x00\n: ]*/[^\x00\n: ]*[ \t\r\x0b\x0c]*:|[\w.@~+-]*\.\w{1,10}:"
+                       rb"|[A-Za-z_.][\w.@~+-]{0,254}:\d+:)")  # after a newline
 
 
 def search(sample) -> bool:
@@ -113,23 +116,29 @@ def search(sample) -> bool:
     head = sample.head
     if b"\x1b[" in head:
         return False
-    found = SEARCH_MATCH_RE.finditer(head)
+    found = SEARCH_MATCH_RE.finditer(b"\n" + head)
     return all(next(found, None) is not None for _ in range(3))
 
 
-FREEZE_LINE_RE = lazy(rb"^(?:[^\n]*(?:==|@ )|-e |# )", re.M)  # every pip freeze line holds one of these
+FREEZE_LINE_RE = lazy(rb"\n(?:[^\n]*?(?:==|@ )|-e |# )")  # every pip freeze line holds one of these
+FREEZE_MARKS = (b"==", b"@ ", b"\n-e ", b"\n# ")
 
 
 def packages(sample) -> bool:
     """A first line that a dependency tree's root, ``pip list``'s header or ``conda list``'s can be,
     or nineteen lines in twenty that ``pip freeze`` lines can be."""
-    lines = [line.rstrip(b"\r") for line in sample.lines[:2000]]
+    lines = sample.lines[:2000]  # (a line's "\r" changes none of the tests below)
     if not lines:
         return False
-    first = lines[0]
+    first = lines[0].rstrip(b"\r")
     if b"@" in first or b" v" in first or b"==" in first or first.startswith((b"Package ", b"# ")):
         return True
-    return len(lines) >= 3 and len(FREEZE_LINE_RE.findall(b"\n".join(lines))) >= 0.95 * len(lines)
+    if len(lines) < 3:
+        return False
+    text = b"\n" + b"\n".join(lines)
+    if sum(text.count(mark) for mark in FREEZE_MARKS) < 0.95 * len(lines):
+        return False  # (each freeze line holds one of them: counted far faster than lines are matched)
+    return len(FREEZE_LINE_RE.findall(text)) >= 0.95 * len(lines)
 
 
 BUILD_RE = lazy(
@@ -151,7 +160,7 @@ def build(sample) -> bool:
     return bool(sample.lines) and len(BUILD_RE.findall(sample.plain)) >= 2
 
 
-LONG_START_RE = lazy(rb"^[-dlcbpsDn?][rwxsStTlL-]{9}", re.M)  # how every ls -l line starts
+LONG_START_RE = lazy(rb"\n[-dlcbpsDn?][rwxsStTlL-]{9}")  # how every ls -l line starts, after a newline
 TREE_MARKS = ("├── ".encode(), "└── ".encode(), b"|-- ", b"`-- ")  # one is in every tree line
 DIR_HEADER_RE = lazy(rb"\S.*:")  # ls -R: a directory's header, the first line among them
 
@@ -159,16 +168,18 @@ DIR_HEADER_RE = lazy(rb"\S.*:")  # ls -R: a directory's header, the first line a
 def listing(sample) -> bool:
     """Three lines or more, and the marks of one of the shapes: six lines in ten starting as ``ls -l``
     lines do, a tab (du), a tree branch, or a first line ending in a colon (``ls -R``)."""
-    lines = [line.rstrip(b"\r") for line in sample.lines[:2000]]
+    lines = sample.lines[:2000]  # (a line's "\r" changes none of the tests but the first line's)
     if len(lines) < 3:
         return False
-    text = b"\n".join(lines)
+    text = b"\n" + b"\n".join(lines)
     if b"\t" in text or any(mark in text for mark in TREE_MARKS):  # du, tree
         return True
-    return DIR_HEADER_RE.fullmatch(lines[0]) is not None or len(LONG_START_RE.findall(text)) >= 0.6 * len(lines)
+    if DIR_HEADER_RE.fullmatch(lines[0].rstrip(b"\r")) is not None:
+        return True
+    return len(LONG_START_RE.findall(text)) >= 0.6 * len(lines)
 
 
-ENV_LINE_RE = lazy(rb"^(?:declare -x |export )?[A-Za-z_][A-Za-z0-9_]*=", re.M)
+ENV_LINE_RE = lazy(rb"\n(?:declare -x |export )?[A-Za-z_][A-Za-z0-9_]*=")  # after a newline
 TIMESTAMP_RE = lazy(rb"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\d\d:\d\d:\d\d|[A-Z][a-z]{2} +\d+ \d\d:)")  # table's own
 HEADER_MARK_RE = lazy(rb"[A-Z%]")  # every column-name word has one
 
@@ -176,28 +187,38 @@ HEADER_MARK_RE = lazy(rb"[A-Z%]")  # every column-name word has one
 def table(sample) -> bool:
     """Three lines or more: nine in ten ``KEY=value`` lines, or a first line that a header of column
     names can be (a capital or ``%``, no timestamp)."""
-    lines = [line.rstrip(b"\r") for line in sample.lines[:400]]
+    lines = sample.lines[:400]  # (a line's "\r" changes none of the tests but the first line's)
     if len(lines) < 3:
         return False
-    first = lines[0]
+    first = lines[0].rstrip(b"\r")
     if not TIMESTAMP_RE.match(first) and HEADER_MARK_RE.search(first):
         return True
-    return len(ENV_LINE_RE.findall(b"\n".join(lines))) >= 0.9 * len(lines)
+    return len(ENV_LINE_RE.findall(b"\n" + b"\n".join(lines))) >= 0.9 * len(lines)
 
 
 def filelist(sample) -> bool:
     """Three lines or more, at most half of them with a space."""
     lines = sample.lines
-    n = len(lines)
-    return n >= 3 and sum(1 for line in lines if b" " in line) <= 0.5 * n
+    if len(lines) < 3:
+        return False
+    most, spaced = 0.5 * len(lines), 0
+    for line in lines:
+        if b" " in line:
+            spaced += 1
+            if spaced > most:
+                return False  # (prose, a log: said after half the lines)
+    return True
 
 
-SOURCE_INDENT_RE = lazy(rb"^(?:[ \t]|\d{1,7}(?:\t| {1,2}|: ?)[ \t])", re.M)  # indented, or after a cat -n number
+NUMBERED_INDENT_RE = lazy(rb"\n\d{1,7}(?:\t| {1,2}|: ?)[ \t]")  # indented after a cat -n number
 
 
 def source(sample) -> bool:
     """An indented line (a fifth of the lines of code must be), its line number (``cat -n``) aside."""
-    return SOURCE_INDENT_RE.search(sample.head) is not None
+    head = sample.head
+    if head[:1] in (b" ", b"\t") or b"\n " in head or b"\n\t" in head:
+        return True
+    return NUMBERED_INDENT_RE.search(b"\n" + head) is not None
 
 
 CHECKS: dict[str, Callable] = {f"operators.types.{check.__name__}": check for check in (
