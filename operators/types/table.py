@@ -34,6 +34,7 @@ from operators.types import maybe  # the cheap test each detector asks first
 NAME = "table"
 SIGNALS = ""
 REDACTS = True  # reduced at any size, and never shown raw when hiding a secret makes the text longer
+FILL = True  # cut to a budget, every row is content: the head and tail fill what the ranked lines leave
 
 COLUMNS, COLUMNS_REASON = "columns", "table columns with one value in every row"
 SECRETS, SECRETS_REASON = "secrets", "values of variables that look like secrets"

@@ -114,3 +114,16 @@ def test_docker_ps_style_columns_split_on_wide_gaps_and_keep_every_name():
         assert b"%012x" % (0xABC000 + i) in visible and b"web_%d\n" % i in visible
     assert b"STATUS=Up 2 hours" in visible and b"IMAGE=nginx:1.27" in visible
     assert visible.count(b"Up 2 hours") == 1  # only in the note
+
+
+def test_a_process_list_over_a_small_budget_fills_it_with_rows():
+    """Every row of a table is content: cut to a small budget (a host that keeps 9,000 bytes), the
+    rows shown fill it from the head and the tail (not a tenth of it), the header first."""
+    raw = fixture_bytes("ps_aux.txt")
+    rows = raw.splitlines()
+    body = b"\n".join([rows[0]] + rows[1:] * 6) + b"\n"  # the fixture's processes, six times over
+    packet = reduce_bytes(body, forced_type="table", budget=2_250)  # estimated tokens: 9,000 bytes
+    assert "output ceiling" in packet.guard
+    assert 0.8 * 9_000 < len(packet.visible) <= 9_000
+    assert packet.visible.startswith(b"PID %CPU")  # the header (its uniform columns left out) first
+    assert packet.restore_pass
