@@ -17,8 +17,7 @@ renders its markers with the ids the store will write under; ``Store.put_ref`` w
 ``os.link`` from a complete temp file (a fresh random name made with ``O_EXCL|O_NOFOLLOW`` in the store
 directory), which fails instead of replacing: concurrent writers (workers, processes) can never
 produce a partial or mixed file. The temp file is written by ``write_parts``: each part of the content
-straight from memory (a ref of the raw input is written from views of it, never joined), a large
-file's blocks reserved first.
+straight from memory (a ref of the raw input is written from views of it, never joined).
 
 **Repair**: a writer that finds its own record (or blob, or visible copy) damaged — it does not decode,
 or its bytes do not match their sha256 — replaces it atomically (``os.replace`` of a complete temp
@@ -255,21 +254,10 @@ def _temp_file(directory: Path | str) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary file name in {directory}")
 
 
-PREALLOCATE_MIN = 1 << 20  # bytes from which a new file's blocks are reserved at once before the write
-
-
 def write_parts(fd: int, data) -> None:
     """Write ``data`` (bytes or ``Spans``) to the new, empty file ``fd``: each part straight from its
-    memory by ``os.write`` (no buffer in between), after reserving the blocks of a large file in one
-    call (``posix_fallocate``; where the file system has no such call, the writes allocate as usual).
-    OSError when a write fails (disk full)."""
-    size = len(data)
-    if size >= PREALLOCATE_MIN and hasattr(os, "posix_fallocate"):
-        try:
-            os.posix_fallocate(fd, 0, size)
-        except OSError as exc:
-            if exc.errno == errno.ENOSPC:
-                raise
+    memory by ``os.write`` (no buffer in between), a short write continued. OSError when a write
+    fails (disk full)."""
     for part in parts_of(data):
         view = memoryview(part).cast("B")
         while view:

@@ -355,15 +355,15 @@ def test_put_ref_hashes_again_a_content_replaced_after_it_was_named(home):
 
 
 def test_write_parts_writes_every_part_whole_in_order(tmp_path, monkeypatch):
-    """Each part goes out whole even when the OS takes fewer bytes a call (short writes), views of
-    wider items byte by byte, and a large file is preallocated to its exact size first."""
+    """Each part goes out whole even when the OS takes fewer bytes a call (short writes), and views of
+    wider items byte by byte."""
     from array import array
 
     from operators import store as store_module
     from operators.reduction import Spans
-    from operators.store import PREALLOCATE_MIN, write_parts
+    from operators.store import write_parts
 
-    raw = bytes(range(256)) * (PREALLOCATE_MIN // 128)
+    raw = bytes(range(256)) * 8192
     content = Spans(raw, array("q", [0, 1000, 70_000]), array("q", [10, 60_000, len(raw) - 5]))
     real_write, calls = os.write, []
 
