@@ -8,8 +8,9 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
   codes** (an HTTP 4xx/5xx status, ``exit code 2``, errno names like ``ECONNREFUSED``, ``ORA-00942``,
   failing HRESULTs ``0x800f081f``, npm's ``E404``) and the error/warning level fields of logcat and
   glog/klog lines, which carry no word (``03-02 08:01:02.345  1702  2395 E Tag:``, ``E0302 08:01:02.123456``).
-  ``signal_line_spans`` finds every line holding one in a single RE2 pass over the buffer: the
-  definition the SIGNAL check uses on its own. ``WORD_PATTERN`` holds no digit, so it matches a line's
+  ``signal_line_spans`` finds every line holding one in a single RE2 pass over the buffer, but for a
+  test runner's line of a passing test (``PASSING_RE``: a test named ``rejects invalid input`` that
+  passed): the definition the SIGNAL check uses on its own. ``WORD_PATTERN`` holds no digit, so it matches a line's
   *shape* (digit runs as one ``0``) exactly when it matches the line (a word inside a file name counts
   too: ``util/timeout.py`` is a signal line, as a reader scanning for trouble would see it);
   ``CODE_RE`` needs the digits, and ``SHAPE_CODE_RE`` finds the shapes that may hold one (a superset:
@@ -80,9 +81,18 @@ SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line d
 STATUS_RE = lazy(STATUS_PATTERN)
 
 
+# a test runner's line for a test that passed: its name may say "error" or "throws", it is no signal
+PASSING_RE = lazy(
+    rb"[ \t]*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a)[ \t]"  # jest, vitest, mocha: ✓ ✔ √
+    rb"|\S+::\S.*? PASSED(?: |\r?$)"  # pytest -v
+    rb"|[ \t]*ok \d+ - |[ \t]*--- PASS: |test \S+ \.\.\. ok\r?$"  # TAP, go test -v, cargo test
+)
+
+
 def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
-    """The definition: (start, end) of every line where ``SIGNAL_RE`` matches, newline excluded.
-    One RE2 pass over the buffer; no list of lines is made."""
+    """The definition: (start, end) of every line where ``SIGNAL_RE`` matches, newline excluded,
+    but for a test runner's line of a passing test (``PASSING_RE``: ``✓ rejects invalid input``,
+    ``test_error_page PASSED``). One RE2 pass over the buffer; no list of lines is made."""
     spans = []
     end = -1
     for match in SIGNAL_RE.finditer(raw):
@@ -93,7 +103,8 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
         end = raw.find(b"\n", pos)
         if end == -1:
             end = len(raw)
-        spans.append((start, end))
+        if PASSING_RE.match(raw, start, end) is None:
+            spans.append((start, end))
     return spans
 
 

@@ -46,7 +46,7 @@ from operators.reduction import Plan
 from operators.kernel.log_twins import MASK_RE
 from operators.types.log import signal_line_indexes
 from operators.vocab import (  # the terminal helpers and the signal markers
-    CONTROL_RE, ESC_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, SIGNAL_RE, display_line, display_text,
+    CONTROL_RE, ESC_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, PASSING_RE, SIGNAL_RE, display_line, display_text,
     escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
 )
 from operators.relazy import lazy  # patterns compiled on first use
@@ -83,12 +83,13 @@ def display_signals(visible: bytes, auto: list[bytes]) -> tuple[bytes, list[byte
 
 
 def visible_signal_lines(raw: bytes) -> list[bytes]:
-    """Every distinct signal line of ``raw`` as displayed (escapes removed, last frame)."""
+    """Every distinct signal line of ``raw`` as displayed (escapes removed, last frame); a line of a
+    passing test is none (``vocab.PASSING_RE``)."""
     seen: dict[bytes, None] = {}
     for line in raw.split(b"\n"):
         if SIGNAL_RE.search(line):
             shown = display_line(line).rstrip()
-            if shown:
+            if shown and PASSING_RE.match(shown) is None:
                 seen.setdefault(shown, None)
     return list(seen)
 

@@ -567,3 +567,27 @@ def test_a_tap_run_folds_its_passing_results_and_keeps_each_failure_and_the_summ
     assert b"ok 2 - should validate Buffer\n" not in packet.visible
     assert b"duration_ms: " not in packet.visible
     assert len(packet.visible) < 0.4 * len(raw)
+
+
+def test_passing_tests_named_after_errors_fold_like_the_others():
+    """A passing test's line is no signal, whatever its name says (``✓ rejects invalid input with an
+    error``, ``test_error_page PASSED``): it folds with the other passing lines, SIGNAL does not ask
+    for it, and the failing test and the summary stay."""
+    from operators.vocab import signal_line_spans
+
+    rows = [b" RUN  v4.1.12 /repo", b"", b" \xe2\x9d\xaf src/string.test.ts (40 tests | 1 failed) 731ms"]
+    for k in range(39):
+        word = (b"throws an error", b"rejects invalid input", b"fails fast on timeout")[k % 3]
+        rows.append(b"   \xe2\x9c\x93 case %d %s %dms" % (k, word, k % 7))
+    rows.insert(10, b"   \xc3\x97 length checks count code points 34ms")
+    rows += [b"", b" Test Files  1 failed (1)", b"      Tests  1 failed | 39 passed (40)", b""]
+    raw = b"\n".join(rows)
+    spans = signal_line_spans(raw)
+    assert [raw[a:b] for a, b in spans if b"\xe2\x9c\x93" in raw[a:b]] == []
+    verbose = b"tests/a.py::test_error_page PASSED [ 5%]\ntests/a.py::test_error_post FAILED [ 9%]\n"
+    assert [verbose[a:b] for a, b in signal_line_spans(verbose)] == [b"tests/a.py::test_error_post FAILED [ 9%]"]
+    packet = reduce_bytes(raw, forced_type="build")
+    assert b"throws an error" not in packet.visible and b"[folded " in packet.visible
+    assert b"\xc3\x97 length checks count code points 34ms" in packet.visible
+    assert b"Tests  1 failed | 39 passed (40)" in packet.visible
+    assert packet.signal_pass and packet.restore_pass
