@@ -946,3 +946,23 @@ def test_git_diff_stat_alone_is_a_diff_and_its_lines_are_must_see():
     tiers, _ = line_tiers("gitlog", lines, None)
     assert {tiers[i] for i, line in enumerate(lines) if b" | " in line} == {1}
     assert classify(b"\n".join(stat[:2]) + b"\nsome other line\n", None)[0] != "diff"
+
+
+def test_a_stat_listing_alone_loses_its_column_padding_not_its_lines():
+    """``git diff --stat``: the longest path pads every line to its ``|``; shown lines keep one space
+    there (and after the bar), the rest goes to one ref named on a last line, every file line stays
+    whole otherwise and the listing restores exactly (reduce_alone checks it)."""
+    long_path = b"packages/core/src/very/deeply/nested/module/with/a/long/name/index.ts"
+    paths = [b"src/m%02d.py" % k for k in range(60)] + [long_path]
+    width = len(long_path)
+    rows = [b" %s%s | %4d %s" % (p, b" " * (width - len(p)), 7 * k + 1, b"+" * (k % 9 + 1))
+            for k, p in enumerate(paths)]
+    raw = b"\n".join(rows) + b"\n 61 files changed, 2000 insertions(+), 30 deletions(-)\n"
+    alone = reduce_alone(diff, raw, named=True)
+    visible = alone.visible
+    assert len(visible) < 0.5 * len(raw)
+    for k, p in enumerate(paths):
+        assert b" %s | %d %s\n" % (p, 7 * k + 1, b"+" * (k % 9 + 1)) in visible
+    assert b" 61 files changed, 2000 insertions(+), 30 deletions(-)\n" in visible
+    assert re.search(rb"^\[runs of spaces aligning the columns shortened: #ref:ctx_\w+\]$", visible, re.M)
+    assert set(b"".join(alone.contents.values())) == {ord(" ")}
