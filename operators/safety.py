@@ -653,15 +653,28 @@ def kept_spans(plan: Plan) -> list[tuple[int, int]]:
     return spans
 
 
+def with_context(raw: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """The spans of ``raw`` joined, each with the byte before and the byte after it (where ``raw`` has
+    them): a match that a search of one span finds is, with the bytes its edges' assertions (``\\b``,
+    ``\\A``, ``\\z``) read, in there too. It may hold other matches (across two spans)."""
+    size = len(raw)
+    return b"".join([raw[start - 1 if start else 0 : end + 1 if end < size else end] for start, end in spans])
+
+
 def matching_spans(regex, raw: bytes, spans: list[tuple[int, int]]):
     """The spans ``(start, end)`` of ``raw`` in which the RE2 pattern ``regex`` finds a match, each
     searched on its own exactly as ``regex.search(raw, start, end)`` searches it (spans within
-    ``raw``), one at a time. The compiled program is asked directly when the module exposes it: a
-    folded log keeps thousands of short spans, and a match object a span would cost more than the
-    search."""
+    ``raw``). For RE2, which reads the bytes around a span for its edges' assertions, one search over
+    the spans joined with those bytes (``with_context``) first: when it finds nothing, no span holds a
+    match (the usual case: a folded log keeps thousands of short spans, and an RE2 call each costs
+    more than the search). Otherwise the spans are searched one at a time, by the compiled program
+    directly (no match object a span). Another pattern (``re``, whose ``endpos`` ends the text) is
+    searched span by span."""
     program = getattr(regex, "_regexp", None)
     if program is None or _UNANCHORED is None:
         return ((start, end) for start, end in spans if regex.search(raw, start, end) is not None)
+    if regex.search(with_context(raw, spans)) is None:
+        return iter(())
     match, nothing = program.Match, (-1, -1)
     return ((start, end) for start, end in spans if match(_UNANCHORED, raw, start, end)[0] != nothing)
 

@@ -394,6 +394,8 @@ def test_matching_spans_finds_what_search_finds_span_by_span():
     import random
     import re
 
+    import re2
+
     from operators import secrets
     from operators.safety import FIND_RE, matching_spans
 
@@ -411,5 +413,17 @@ def test_matching_spans_finds_what_search_finds_span_by_span():
         expected = [(s, e) for s, e in spans if regex.search(raw, s, e) is not None]
         assert 0 < len(expected) < len(spans)
         assert list(matching_spans(regex, raw, spans)) == expected
+        # one span at a time: the joined search that rules spans out must never miss a span's match,
+        # whatever its edges read around it (a CR or a lead byte at its end, a word going on past it)
+        for span in spans:
+            assert list(matching_spans(regex, raw, [span])) == [span for span in [span] if span in expected], span
+    # assertions only, each true or false by the bytes around the span: the joined search must read them
+    edges = re2.compile(rb"\bx\b|\Ay|z\z|(?m)^w$|\Bq")
+    text = b"ax x\nyz\nw\nzaqz"
+    cases = [(1, 2), (3, 4), (5, 6), (6, 7), (8, 9), (10, 11), (0, 1), (9, 10), (12, 13), (11, 13), (13, 14)]
+    want = [(s, e) for s, e in cases if edges.search(text, s, e) is not None]
+    assert want == [(3, 4), (8, 9), (12, 13), (11, 13), (13, 14)]
+    assert list(matching_spans(edges, text, cases)) == want
+    assert [c for c in cases if list(matching_spans(edges, text, [c]))] == want
     plain = re.compile(rb"\x1b")  # a pattern without an RE2 program: searched the usual way
     assert list(matching_spans(plain, raw, spans)) == [(s, e) for s, e in spans if plain.search(raw, s, e)]
