@@ -11,7 +11,8 @@ A commit with headers becomes ONE visible line, in place of its ``commit``/``Aut
 The subject is kept verbatim from the input; hash, refs, date and author are shown as read from the
 headers. Omitted, behind the ref (group ``commits``; with granularity ``fine`` one group a commit,
 its marker at the end of its line): the header lines, the message body and trailers, the ``--stat``
-block (its totals stay on the line), the blank separator lines. Kept verbatim, in place: every
+block (its totals stay on the line), the blank separator lines, and the spaces that align a shown
+stat line's ``|`` to the longest path (one stays). Kept verbatim, in place: every
 message or stat line that holds a signal word (error, failed, …: ``operators.vocab.SIGNAL_RE``),
 ``--name-status``/``--name-only`` lines, and anything before the first commit (a tag header,
 a warning from git; the lines inside a signature block there go behind the ref).
@@ -327,12 +328,22 @@ class _Emitter:
         for j in range(start, stop):
             if self._keeps(c, j):
                 self.omit_to(lines[j].start)
-                plan.keep(lines[j].start, lines[j].end)
+                self._keep_line(c, lines[j])
         if c.patch is not None:
             self.omit_to(lines[c.patch].start)
             self.patch(c)
         else:
             self.omit_to(lines[stop - 1].end)
+
+    def _keep_line(self, c: Commit, line: Line) -> None:
+        """Keep a line; a ``--stat`` line without the spaces aligning its ``|`` and counts to the
+        longest path (one stays; the rest goes with the commit's other omitted bytes)."""
+        raw, plan = self.raw, self.plan
+        if raw.find(b"  ", line.start, line.end) >= 0 and STAT_RE.match(_content(raw, line, c.width)):
+            for m in difftype.STAT_PAD_RE.finditer(raw, line.start, line.end):
+                plan.keep(plan.position, m.start() + 1)
+                self.omit_to(m.end())
+        plan.keep(plan.position, line.end)
 
     def _line_end(self, c: Commit, line: Line) -> None:
         """What ends a commit's line: its stat totals, its marker (fine), the line ending."""

@@ -246,3 +246,20 @@ def test_a_oneline_log_whose_subject_starts_with_a_space_is_still_a_log():
             for k in range(30)]
     rows[12] = b"606aa57  Used goimports to fix import order (#912)"
     assert classify(b"\n".join(rows) + b"\n", None)[0] == "gitlog"
+
+
+def test_git_show_stat_lines_lose_their_column_padding():
+    """``git show --stat`` of one commit keeps its stat block, each line without the spaces that
+    align its ``|`` to the longest path (one stays); the listing restores exactly."""
+    long_path = b"docs_src/tutorial/very/deeply/nested/example/module_name_that_is_long.py"
+    paths = [b"typer/m%02d.py" % k for k in range(40)] + [long_path]
+    width = len(long_path)
+    stat = [b" %s%s | %2d %s" % (p, b" " * (width - len(p)), k % 30 + 1, b"+-" * (k % 5 + 1))
+            for k, p in enumerate(paths)]
+    raw = (b"commit 89ddc35372e473d75ef98ed8ab0ea787233124f0\nAuthor: A Dev <a@example.com>\n"
+           b"Date:   Thu Jul 9 22:09:53 2020 +0200\n\n    Move the docs sources\n\n"
+           + b"\n".join(stat) + b"\n 41 files changed, 300 insertions(+), 200 deletions(-)\n")
+    alone = reduce_alone(gitlog, raw)
+    for k, p in enumerate(paths):
+        assert b"\n %s | %d %s\n" % (p, k % 30 + 1, b"+-" * (k % 5 + 1)) in alone.visible
+    assert len(alone.visible) < 0.6 * len(raw)
