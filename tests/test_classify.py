@@ -303,3 +303,45 @@ def test_a_plugin_type_has_no_cheap_test_and_is_always_asked():
     registry = types.BUILTIN.with_module(module, "json")
     sample = types.Sample(b"plain words\n")
     assert registry.may_be("toy", sample) and not registry.may_be("json", sample)
+
+
+RUNNER_LINES = [  # one of each shape BUILD_RE knows
+    b"============================= test session starts ==============================", b"=== FAILURES ===",
+    b"==== 3 passed in 0.1s ====", b"FAILED tests/test_a.py::test_b - assert 1", b"collected 12 items",
+    b"src/a.c:3:5: error: expected ';'", b"npm ERR! code 1", b"Collecting requests", b"Successfully installed a-1.0",
+    b"ERROR: Could not find a version", b"  12 passing (30ms)", b"  \xe2\x9c\x94 works", b"test a::b ... ok",
+    b"test result: ok. 3 passed; 0 failed", b"PASS src/a.test.ts", b"Test Suites: 1 failed", b"Tests: 2 passed",
+    b" Test Files  1 failed (1)", b"      Tests  2 failed | 3 passed", b"not ok 2 - fails", b"# pass 3",
+]
+
+
+def _build_marks_hold(plain: bytes) -> None:
+    from operators.types import maybe
+
+    if len(maybe.BUILD_RE.findall(plain)) >= 2:
+        assert maybe._two_build_marks(plain)
+
+
+def test_builds_marks_are_in_every_runner_line_it_matches():
+    """build's test counts its marks before it tries its pattern: wherever the pattern matches twice
+    (every real input and parts), two marks are there."""
+    from operators import types
+
+    for path in REAL_INPUTS:
+        for raw in _samples(path.read_bytes()):
+            _build_marks_hold(types.Sample(raw).plain)
+
+
+@pytest.mark.parametrize("line", RUNNER_LINES)
+def test_each_runner_line_shape_has_its_build_mark(line):
+    from operators.types import maybe
+
+    assert len(maybe.BUILD_RE.findall(line + b"\n" + line)) >= 2  # the shape is one BUILD_RE knows
+    _build_marks_hold(line + b"\n" + line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(LINE_POOL), st.sampled_from(RUNNER_LINES), st.binary(max_size=20)),
+                min_size=1, max_size=30))
+def test_builds_marks_hold_on_mixed_runner_lines(lines):
+    _build_marks_hold(b"\n".join(lines))

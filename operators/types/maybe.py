@@ -155,9 +155,28 @@ BUILD_RE = lazy(
 )
 
 
+# a piece of text in every BUILD_RE match (one per alternative, in its order): fewer than two of
+# them in all and BUILD_RE cannot match twice (counted far faster than the pattern is tried)
+BUILD_MARKS = (b"test session starts", b"FAILURES", b"ERRORS", b"short test summary info", b" passed", b" failed",
+               b"::", b"collected ", b": error", b": warning", b": note", b"npm ", b"Collecting ",
+               b"Successfully installed ", b"ERROR: ", b" passing", b" failing", b" pending", b"\xe2\x9c\x93 ",
+               b"\xe2\x9c\x94 ", b" ... ", b"test result: ", b"PASS ", b"FAIL ", b"Test Suites: ", b"Tests: ", b"ok ",
+               b"# tests ", b"# pass ", b"# fail ")
+
+
+def _two_build_marks(plain: bytes) -> bool:
+    found = 0
+    for mark in BUILD_MARKS:
+        found += plain.count(mark)
+        if found >= 2:
+            return True
+    return False
+
+
 def build(sample) -> bool:
     """Two lines of a test or build runner (this is the build type's whole test)."""
-    return bool(sample.lines) and len(BUILD_RE.findall(sample.plain)) >= 2
+    plain = sample.plain
+    return bool(sample.lines) and _two_build_marks(plain) and len(BUILD_RE.findall(plain)) >= 2
 
 
 LONG_START_RE = lazy(rb"\n[-dlcbpsDn?][rwxsStTlL-]{9}")  # how every ls -l line starts, after a newline
