@@ -109,9 +109,9 @@ def test_mask_examples():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``search_lines`` the search type's, ``text_runs`` the text type's
+# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` the text type's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "diff_lines", "search_lines", "text_runs")]
+                  if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -421,3 +421,23 @@ def test_text_runs_of_generated_text():
     found = dispatch.text_runs(raw, 3, 8, 4_000_000)
     assert len(found[0]) > 1000
     assert [list(column) for column in found] == [list(column) for column in TWINS["text_runs"](raw, 3, 8, 4_000_000)]
+
+
+RANKISH_LINES = [b"diff --git a/f b/f", b"diff --cc f", b"--- a/f", b"+++ b/f", b"index 1234..5678", b"new mode 100755",
+                 b"@@ -1,3 +1,3 @@", b"@@@ -1 -1 +1 @@@", b"+a", b"-b", b" c", b"", b"x", b"\xe2\x8b\xaf 3", b"\xe2\x8b\xaf",
+                 b" f.py | 3 ++-", b" f.py |", b"|", b" |", b"rename from a", b"Binary files a and b differ", b"+", b"-",
+                 b"\r", b" \r", b"+x\r"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(lines=st.lists(st.sampled_from(RANKISH_LINES), max_size=60), hunk_size=st.integers(0, 400),
+       last_nl=st.booleans())
+def test_diff_ranks_match_the_python_twin(lines, hunk_size, last_nl):
+    from operators.kernel.diff_twins import line_starts
+
+    lines = lines + [b"@@ -1 +1 @@"] + [b"+y"] * hunk_size  # hunks of every rank
+    text = b"\n".join(lines) + (b"\n" if last_nl else b"")
+    starts = line_starts(text)
+    codes, stat = kernel.diff_ranks(text, starts, text.endswith(b"\n"))
+    twin_codes, twin_stat = TWINS["diff_ranks"](text, starts, text.endswith(b"\n"))
+    assert (codes, list(memoryview(stat).cast("q"))) == (twin_codes, list(twin_stat))

@@ -8,7 +8,7 @@ results, slower).
 ``TWINS`` maps each dispatched name to its twin; ``tests/test_kernel.py`` checks twin and kernel
 agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
 
-The diff type's ``diff_lines`` (line starts and roles) is dispatched here too; its twins are in
+The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines) and
 ``text_twins``.
@@ -35,6 +35,7 @@ TWINS = {
     "words": log_twins.words_py,
     "pair_brackets": json_twins.container_ends_py,
     "diff_lines": diff_twins.diff_lines_py,
+    "diff_ranks": diff_twins.diff_ranks_py,
     "search_lines": search_twins.search_lines_py,
     "text_runs": text_twins.text_runs_py,
 }
@@ -82,6 +83,12 @@ def _c_diff_lines(raw: bytes):
     return memoryview(starts).cast("q"), kinds
 
 
+def _c_diff_ranks(text: bytes, starts, last_nl: bool):
+    """Budget ranks of a reduced diff's lines as codes, and its possible --stat lines (see ``diff_twins.diff_ranks_py``)."""
+    codes, stat = C.diff_ranks(text, starts, last_nl)
+    return codes, memoryview(stat).cast("q")
+
+
 def _c_search_lines(raw: bytes, numbered: bool, good):
     """The lines of search output, their kinds and paths (see ``search_twins.search_lines_py``)."""
     starts, tails, kinds, pids, paths, (plain_todo, context_todo) = C.search_lines(raw, numbered, good)
@@ -105,6 +112,7 @@ if C is None:
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
     diff_lines = diff_twins.diff_lines_py
+    diff_ranks = diff_twins.diff_ranks_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
 else:
@@ -118,5 +126,6 @@ else:
     words = C.words
     pair_brackets = _c_pair_brackets
     diff_lines = _c_diff_lines
+    diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines
     text_runs = _c_text_runs

@@ -62,6 +62,13 @@
  *     notice), and context_todo, those whose first "-12-" does not end a known path. The twin is
  *     search_twins.search_lines_py.
  *
+ * diff_ranks(text, starts, last_nl) -> (codes, stat_lines)
+ *     The diff type's budget ranks of a reduced diff's lines (rank_lines of diff.py): text's lines start at
+ *     starts (native int64, n + 1; each but the last, or every one with last_nl, ends in a newline);
+ *     codes, a bytearray, holds tier * 16 + rank per line, 255 for a line left unranked; stat_lines (native
+ *     int64) the unranked lines that may be --stat lines (a space, then a '|'), for the caller's pattern.
+ *     The twin is diff_twins.diff_ranks_py.
+ *
  * text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)
  *     The text type's folded runs, each column native int64: a line (period 1) or a block of up to
  *     block_max lines repeated repeat_min times or more in a row, over the whole lines (ending in '\n');
@@ -1487,6 +1494,107 @@ done:
     return result;
 }
 
+/* ---- the diff type's budget ranks ----------------------------------------------------------------- */
+
+static int prefixed(const unsigned char *s, const unsigned char *e, const char *lit) {
+    size_t n = strlen(lit);
+    return (size_t)(e - s) >= n && memcmp(s, lit, n) == 0;
+}
+
+static int file_head(const unsigned char *s, const unsigned char *e) {  /* FILE_HEAD_RE of diff.py */
+    static const char *heads[] = {"diff --git ", "diff --cc ", "diff --combined ", "+++ ", "--- ", "rename from ",
+                                  "rename to ", "copy from ", "copy to ", "Binary files ", "new file mode ",
+                                  "deleted file mode ", "old mode ", "new mode ", "similarity index ",
+                                  "dissimilarity index ", "index ", NULL};
+    for (int k = 0; heads[k]; k++)
+        if (prefixed(s, e, heads[k])) return 1;
+    return 0;
+}
+
+enum { R_NONE = 255 };
+
+typedef struct {
+    unsigned char *codes;  /* tier * 16 + rank, R_NONE: left to the general rules */
+    Py_ssize_t *head, nhead, hunk_first, hunk_end;  /* the file's header lines; the open hunk's lines */
+    int best, changed;
+} Ranking;
+
+static void close_hunk(Ranking *r) {
+    if (r->hunk_end > r->hunk_first) {
+        int rank = 1 + (r->changed > 3) + (r->changed > 10) + (r->changed > 30) + (r->changed > 100) + (r->changed > 300);
+        memset(r->codes + r->hunk_first, rank, (size_t)(r->hunk_end - r->hunk_first));
+        r->best = r->best && r->best < rank ? r->best : rank;
+    }
+    r->hunk_first = r->hunk_end = 0;
+    r->changed = 0;
+}
+
+static void close_file(Ranking *r) {
+    close_hunk(r);
+    for (Py_ssize_t k = 0; k < r->nhead; k++) r->codes[r->head[k]] = (unsigned char)(r->best ? r->best : 2 * 16);
+    r->nhead = 0;
+    r->best = 0;
+}
+
+static PyObject *diff_ranks(PyObject *self, PyObject *args) {
+    Py_buffer text, starts_v;
+    int last_nl;
+    if (!PyArg_ParseTuple(args, "y*y*p", &text, &starts_v, &last_nl)) return NULL;
+    const unsigned char *raw = text.buf;
+    const int64_t *st = starts_v.buf;
+    Py_ssize_t n = starts_v.len / 8 - 1, ntodo = 0;
+    PyObject *result = NULL, *codes = NULL;
+    Ranking r = {0};
+    int64_t *todo = NULL;
+    if (n < 0) n = 0;
+    codes = PyByteArray_FromStringAndSize(NULL, n);
+    r.head = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    todo = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!codes || !r.head || !todo) {
+        if (codes) PyErr_NoMemory();
+        goto done;
+    }
+    r.codes = (unsigned char *)PyByteArray_AS_STRING(codes);
+    memset(r.codes, R_NONE, (size_t)n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t a = st[i], b = st[i + 1];
+        if (a < 0 || b < a || b > text.len) {
+            PyErr_SetString(PyExc_ValueError, "line starts out of range");
+            goto done;
+        }
+        if (b > a && (i + 1 < n || last_nl)) b--;  /* without its newline */
+        const unsigned char *s = raw + a, *e = raw + b;
+        int hunk = r.hunk_end > r.hunk_first;
+        if (prefixed(s, e, "diff --git ") || prefixed(s, e, "diff --cc ") || prefixed(s, e, "diff --combined ")) {
+            close_file(&r);
+            r.head[r.nhead++] = i;
+        } else if (prefixed(s, e, "@@")) {
+            close_hunk(&r);
+            r.hunk_first = i;
+            r.hunk_end = i + 1;
+        } else if (hunk && ((e > s && (*s == '+' || *s == '-' || *s == ' ')) || prefixed(s, e, "\xe2\x8b\xaf"))) {
+            r.hunk_end = i + 1;
+            r.changed += e > s && (*s == '+' || *s == '-');
+        } else if (r.nhead && !hunk && file_head(s, e)) {
+            r.head[r.nhead++] = i;
+        } else {
+            close_hunk(&r);
+            if (e - s >= 2 && s[0] == ' ' && memchr(s, '|', (size_t)(e - s))) todo[ntodo++] = i;  /* maybe a --stat line */
+        }
+    }
+    close_file(&r);
+    PyObject *stat = int64_bytes(todo, ntodo);
+    if (stat) result = PyTuple_Pack(2, codes, stat);
+    Py_XDECREF(stat);
+done:
+    Py_XDECREF(codes);
+    PyMem_Free(r.head);
+    PyMem_Free(todo);
+    PyBuffer_Release(&text);
+    PyBuffer_Release(&starts_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -1499,6 +1607,7 @@ static PyMethodDef methods[] = {
     {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
+    {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"search_lines", search_lines, METH_VARARGS,

@@ -168,3 +168,59 @@ def diff_lines_py(raw: bytes) -> tuple[array, bytearray]:
     """The twin of the kernel's ``diff_lines``: line starts and roles."""
     starts = line_starts(raw)
     return starts, classify_lines_py(raw, starts)
+
+
+FILE_STARTS = (b"diff --git ", b"diff --cc ", b"diff --combined ")
+FILE_HEADS = FILE_STARTS + (b"+++ ", b"--- ", b"rename from ", b"rename to ", b"copy from ", b"copy to ", b"Binary files ",
+                            b"new file mode ", b"deleted file mode ", b"old mode ", b"new mode ", b"similarity index ",
+                            b"dissimilarity index ", b"index ")
+HINT_LEAD = "⋯".encode()
+NONE_CODE = 255  # a line left to the general rules
+
+
+def diff_ranks_py(text: bytes, starts, last_nl: bool) -> tuple[bytearray, array]:
+    """The diff type's budget ranks of a reduced diff's lines, as ``_kernel.diff_ranks``: a code a line
+    (tier * 16 + rank, ``NONE_CODE`` for a line left unranked) and the unranked lines that may be
+    ``--stat`` lines (a space first, a ``|`` in it). A hunk's lines (its ``@@`` line, changes, the
+    context and hints kept) share its rank, 1 to 6 by its changed lines; a file's header lines take
+    its best hunk's rank, tier 2 for a file without hunks."""
+    n = len(starts) - 1
+    codes, stat = bytearray([NONE_CODE]) * n, array("q")
+    head: list[int] = []
+    state = [0, 0, -1, 0]  # best rank of the file, changed lines of the hunk, the hunk's first line, its end
+
+    def close_hunk() -> None:
+        if state[2] >= 0:
+            changed = state[1]
+            rank = 1 + (changed > 3) + (changed > 10) + (changed > 30) + (changed > 100) + (changed > 300)
+            codes[state[2] : state[3]] = bytes([rank]) * (state[3] - state[2])
+            state[0] = rank if not state[0] else min(state[0], rank)
+        state[1:] = [0, -1, 0]
+
+    def close_file() -> None:
+        close_hunk()
+        for j in head:
+            codes[j] = state[0] if state[0] else 2 * 16
+        head.clear()
+        state[0] = 0
+
+    for i in range(n):
+        end = starts[i + 1] - 1 if i + 1 < n or last_nl else starts[i + 1]
+        line = text[starts[i] : end]
+        if line.startswith(FILE_STARTS):
+            close_file()
+            head.append(i)
+        elif line.startswith(b"@@"):
+            close_hunk()
+            state[2], state[3] = i, i + 1
+        elif state[2] >= 0 and (line[:1] in (b"+", b"-", b" ") or line.startswith(HINT_LEAD)):
+            state[3] = i + 1
+            state[1] += line[:1] in (b"+", b"-")
+        elif head and state[2] < 0 and line.startswith(FILE_HEADS):
+            head.append(i)
+        else:
+            close_hunk()
+            if len(line) >= 2 and line[:1] == b" " and b"|" in line:
+                stat.append(i)
+    close_file()
+    return codes, stat

@@ -52,7 +52,7 @@ from array import array
 from bisect import bisect_right
 
 from operators.config import Section, section
-from operators.kernel import diff_lines
+from operators.kernel import diff_lines, diff_ranks
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
     BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SPECIAL,
 )
@@ -637,7 +637,11 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     take the rank of its best hunk, so a change never shows without its file; a file without hunks
     (binary, a rename, a mode change) is left to the head and tail: the file list a cut diff starts
     with names it. A ``--stat`` line ranks with the file headers.
-    Other lines: the general rules."""
+    Other lines: the general rules. A whole candidate (``operators.rank.Lines``: its text and line
+    starts) is ranked by the kernel's ``diff_ranks`` (a code a line), a list of lines here."""
+    text, starts = getattr(lines, "text", None), getattr(lines, "starts", None)
+    if text is not None and starts is not None:
+        return _ranks_of_codes(lines, *diff_ranks(text, starts, lines.last_nl))
     out: list[tuple[int, int] | None] = [None] * len(lines)
     head: list[int] = []  # the current file's header lines
     best = 0  # the best rank of the current file's hunks (0: none yet)
@@ -681,6 +685,17 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
                 out[i] = (0, 0)
     close_file()
     return out
+
+
+def _ranks_of_codes(lines, codes: bytearray, stat) -> list[tuple[int, int] | None]:
+    """``rank_lines``' list from the kernel's codes (tier * 16 + rank, 255: none), one tuple object per
+    code; the possible ``--stat`` lines (``stat``) checked by ``STAT_RE``."""
+    for i in stat:
+        if STAT_RE.match(lines[i]):
+            codes[i] = 0
+    ranked = {code: (code >> 4, code & 15) for code in set(codes)}
+    ranked[255] = None
+    return list(map(ranked.__getitem__, codes))
 
 
 def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:

@@ -966,3 +966,35 @@ def test_a_stat_listing_alone_loses_its_column_padding_not_its_lines():
     assert b" 61 files changed, 2000 insertions(+), 30 deletions(-)\n" in visible
     assert re.search(rb"^\[runs of spaces aligning the columns shortened: #ref:ctx_\w+\]$", visible, re.M)
     assert set(b"".join(alone.contents.values())) == {ord(" ")}
+
+
+RANK_LINES = [b"diff --git a/f b/f", b"--- a/f", b"+++ b/f", b"index 1234..5678", b"@@ -1,3 +1,3 @@", b"+a", b"-b", b" c",
+              b"", b"x", b"\xe2\x8b\xaf 3", b" f.py | 3 ++-", b" f.py |", b" img.png | Bin 0 -> 12 bytes\r", b"rename to b",
+              b"Binary files a and b differ", b"+x\r"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(lines=st.lists(st.sampled_from(RANK_LINES), max_size=60), added=st.integers(0, 320), last_nl=st.booleans(),
+       twin=st.booleans())
+def test_ranks_of_a_whole_candidate_are_the_line_by_line_ranks(lines, added, last_nl, twin):
+    """``rank_lines`` of a whole candidate (``rank.Lines``: the kernel's ``diff_ranks``, or its twin)
+    gives what the line-by-line loop gives for the same lines as a list."""
+    from operators.kernel import TWINS
+    from operators.rank import Lines
+
+    text = b"\n".join(lines + [b"@@ -1 +1 @@"] + [b"+y"] * added + [b" z"]) + (b"\n" if last_nl else b"")
+    whole = Lines(text)
+    with pytest.MonkeyPatch.context() as mp:
+        if twin:
+            mp.setattr(diff, "diff_ranks", TWINS["diff_ranks"])
+        ranked = diff.rank_lines(whole, None)
+    assert ranked == diff.rank_lines(list(whole), None)
+
+
+@pytest.mark.parametrize("name", ["sample.diff", "diff_renames.diff", "diff_moved_block_refactor.diff", "git_log_p.txt",
+                                  "git_show.txt", "git_log_stat.txt"])
+def test_ranks_of_real_diffs_are_the_line_by_line_ranks(name):
+    from operators.rank import Lines
+
+    whole = Lines((FIXTURES / name).read_bytes())
+    assert diff.rank_lines(whole, None) == diff.rank_lines(list(whole), None)
