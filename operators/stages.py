@@ -25,7 +25,7 @@ from operators.classify import classify as classify_raw
 from operators.config import ConfigError, section
 from operators.errors import TokensError
 from operators.packet import ContextPacket, Rendered
-from operators.reduction import MARK, SHOW, Plan, omissions, passthrough, render, restores_to
+from operators.reduction import MARK, SHOW, Plan, Spans, omissions, passthrough, render, restores_to
 from operators.safety import secure
 from operators.index import index_packet
 from operators.signals import auto_signals, missing_signals, uncounted
@@ -212,7 +212,7 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
     packet.layout, packet.layout_sha256 = layout, hashlib.sha256(layout_json).hexdigest()
     manifest = Manifest(
         id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
-        raw_sha256=hashlib.sha256(packet.raw).hexdigest(), visible_bytes=len(visible),
+        raw_sha256=raw_sha256(packet.raw, stored), visible_bytes=len(visible),
         visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
         layout=msgspec.Raw(layout_json), markers=markers, created=time.time(),
         ceiling=ceiling.CEILING_GUARD in packet.guard,
@@ -224,6 +224,25 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
     packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
                      store_files=files, store_bytes=size)
     return packet
+
+
+def raw_sha256(raw: bytes, refs) -> str:
+    """The sha256 (hex) of the raw input; a ref whose content is the whole input, hashed already (a
+    binary file omitted whole), gives it without a second pass over the bytes."""
+    for ref in refs:
+        if ref.sha256 and ref.hashed is ref.content and _whole(ref.content, raw):
+            return ref.sha256
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _whole(content, raw: bytes) -> bool:
+    """Whether ``content`` is the bytes of ``raw``: the very object, or views of it end to end."""
+    if content is raw:
+        return True
+    if not isinstance(content, Spans) or content.raw is not raw or len(content) != len(raw):
+        return False
+    starts, ends = content.starts, content.ends
+    return bool(starts) and starts[0] == 0 and ends[-1] == len(raw) and starts[1:] == ends[:-1]
 
 
 def measure_opt(packet: ContextPacket, run: Run) -> ContextPacket:

@@ -398,3 +398,37 @@ def test_write_parts_says_no_space_when_the_os_writes_nothing(tmp_path, monkeypa
     finally:
         os.close(fd)
     assert caught.value.errno == errno.ENOSPC
+
+
+def test_the_packets_raw_sha256_is_taken_from_a_ref_of_the_whole_input_only(monkeypatch):
+    """STORE records the raw input's sha256; a ref whose (hashed) content is the whole input, a binary
+    file omitted whole, already has it: no second pass. Any other ref's sha256 is never taken."""
+    from array import array
+
+    from operators import stages
+    from operators.packet import Reference
+    from operators.reduction import Spans
+    from operators.stages import raw_sha256
+
+    raw = bytes(range(256)) * 400
+    whole = Spans(raw, array("q", [0, 70_000]), array("q", [70_000, len(raw)]))
+    part = Spans(raw, array("q", [0]), array("q", [len(raw) - 1]))
+    reordered = Spans(raw, array("q", [70_000, 0]), array("q", [len(raw), 70_000]))
+    digest = hashlib.sha256(raw).hexdigest()
+
+    def ref(content, sha, hashed=None):
+        return Reference(id="ctx_000000", source="s", type="binary", reason="r", content=content, sha256=sha,
+                         hashed=content if hashed is None else hashed)
+
+    class NoHash:
+        @staticmethod
+        def sha256(data):
+            raise AssertionError("hashed again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(stages, "hashlib", NoHash)
+        assert raw_sha256(raw, [ref(b"small", "0" * 64), ref(whole, digest)]) == digest
+        assert raw_sha256(raw, [ref(raw, digest)]) == digest
+    for other in (ref(part, "1" * 64), ref(reordered, "2" * 64), ref(whole, "3" * 64, hashed=b"changed by a plug-in"),
+                  ref(bytes(bytearray(raw)), "4" * 64)):  # equal bytes, another object: not taken on trust
+        assert raw_sha256(raw, [other]) == digest  # hashed here: not this ref's
