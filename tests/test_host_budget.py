@@ -1,5 +1,5 @@
 """The budget follows the agent host that reads the output: Claude Code keeps 30,000 characters inline
-(25,000 stays under it), Codex about 10,000 bytes (9,000), set by --host or [ceiling] host; an explicit
+(25,000 stays under it), Codex about 10,000 bytes (9,500), set by --host or [ceiling] host; an explicit
 [ceiling] max_chars wins."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_cli
+from operators.ceiling import HOST_LIMITS
 
 
 def _big_diff() -> bytes:
@@ -21,13 +22,12 @@ def _big_diff() -> bytes:
 
 def test_the_hosts_the_cli_offers_are_the_hosts_with_limits():
     from flows.cli import HOSTS
-    from operators.ceiling import HOST_LIMITS
 
     assert sorted(HOSTS) == sorted(HOST_LIMITS)
-    assert HOST_LIMITS["codex"] <= 10_000 - 1000 and HOST_LIMITS["claude-code"] <= 30_000 - 5000
+    assert HOST_LIMITS["codex"] <= 10_000 - 500 and HOST_LIMITS["claude-code"] <= 30_000 - 5000
 
 
-@pytest.mark.parametrize("host, low, high", [("codex", 4000, 9000), ("claude-code", 9000, 25000), (None, 9000, 25000)])
+@pytest.mark.parametrize("host, low, high", [("codex", 4000, HOST_LIMITS["codex"]), ("claude-code", 9500, 25000), (None, 9500, 25000)])
 def test_analyze_and_run_fit_the_host(capsysbinary, tmp_path, host, low, high):
     path = tmp_path / "big.diff"
     path.write_bytes(_big_diff())
@@ -46,7 +46,7 @@ def test_config_host_and_an_explicit_max_chars(capsysbinary, tmp_path, monkeypat
     conf = tmp_path / "c.toml"
     conf.write_text('[ceiling]\nhost = "codex"\n')
     code, out, _ = run_cli(capsysbinary, "--config", str(conf), "analyze", str(path))
-    assert code == 0 and len(out) <= 9000
+    assert code == 0 and len(out) <= HOST_LIMITS["codex"]
     conf.write_text("[ceiling]\nmax_chars = 5000\n")
     code, out, _ = run_cli(capsysbinary, "--config", str(conf), "analyze", "--host", "claude-code", str(path))
     assert code == 0 and len(out) <= 5000  # max_chars set by the user wins over the host's limit
@@ -60,9 +60,9 @@ def test_the_host_from_the_environment(capsysbinary, tmp_path, monkeypatch):
     path.write_bytes(_big_diff())
     monkeypatch.setenv("NOLIFE_TOKENS_HOST", "codex")
     code, out, _ = run_cli(capsysbinary, "analyze", str(path))
-    assert code == 0 and len(out) <= 9000
+    assert code == 0 and len(out) <= HOST_LIMITS["codex"]
     code, out, _ = run_cli(capsysbinary, "analyze", "--host", "claude-code", str(path))
-    assert code == 0 and 9000 < len(out) <= 25000  # --host wins over the environment
+    assert code == 0 and HOST_LIMITS["codex"] < len(out) <= 25000  # --host wins over the environment
     monkeypatch.setenv("NOLIFE_TOKENS_HOST", "vim")
     code, _, err = run_cli(capsysbinary, "analyze", str(path))
     assert code == 2 and err.startswith(b"tokens: error: NOLIFE_TOKENS_HOST") and err.count(b"\n") == 1
