@@ -27,8 +27,8 @@ Windows are cut after a newline when there is one (idle, the end and a stop flus
 as it is). Concatenating the ``raw`` of the windows gives exactly the command's output.
 
 When the command (the direct child) has exited but the pipe stays open (a background child holds
-it), reading goes on until the pipe has been quiet for ``DRAIN_QUIET`` s, ``DRAIN_MAX`` s at most,
-then the pipe is closed: the background child does not hold the caller.
+it), reading goes on until the pipe has been quiet for ``DRAIN_QUIET`` s (counted from the exit
+too: what it printed as it exited is read), ``DRAIN_MAX`` s at most, then the pipe is closed: the background child does not hold the caller.
 
 ``RunSource.stop()`` (safe in a signal handler): read what is there for ``STOP_DRAIN`` s more (the
 command's last words after a forwarded signal), flush it as the last window and finish.
@@ -190,8 +190,11 @@ class _RunPartition:
             return "stop" if now - self.stop_at >= STOP_DRAIN else ""
         if self.exited_at is None and self.src.proc.poll() is not None:
             self.exited_at = now
-        if self.exited_at is not None and (now - self.last_data >= DRAIN_QUIET or now - self.exited_at >= DRAIN_MAX):
+        if self.exited_at is not None and (now - max(self.last_data, self.exited_at) >= DRAIN_QUIET
+                                           or now - self.exited_at >= DRAIN_MAX):
             return "drain"  # the command is gone; a background child holds the pipe
+        # (quiet counts from the exit too: what a command prints just before it exits, after a long
+        # silence, is read on the next turn, not left in the pipe)
         return ""
 
     # -- bytewax ---------------------------------------------------------------------------------

@@ -305,3 +305,43 @@ def test_nothing_is_written_in_the_cwd(tmp_path):
     assert done.returncode == 0, done.stderr
     assert list(cwd.iterdir()) == []
     assert (tmp_path / "data" / "nolife-tokens" / "context").is_dir()
+
+
+def test_what_a_command_prints_as_it_exits_after_a_long_silence_is_read():
+    """A command quiet for longer than the drain's quiet time prints its last line and exits between
+    one read of the pipe and the look at whether it exited: that line is read on the next turn, not
+    left in the pipe (the output ended as a drain, empty)."""
+    import time
+
+    import operators.runsource as rs
+    from operators.config import load_config
+
+    read_fd, write_fd = os.pipe()
+
+    class Quiet:  # a command that has been silent for a second, then prints and exits at once
+        stdout = os.fdopen(read_fd, "rb", buffering=0)
+        returncode = None
+
+        def poll(self):
+            if self.returncode is None and partition.windows == 0 and turns[0] >= 1:
+                os.write(write_fd, b"late\n")
+                os.close(write_fd)
+                self.returncode = 0
+            return self.returncode
+
+        def wait(self, timeout=None):
+            return self.poll()
+
+    turns = [0]
+    source = rs.RunSource(Quiet(), "run: late", load_config())
+    partition = source.build_part("step", "run", None)
+    partition.last_data = partition.opened = time.monotonic() - 1.0
+    out = []
+    for _ in range(100):
+        try:
+            out += partition.next_batch()
+        except StopIteration:
+            break
+        turns[0] += 1
+    assert b"".join(p.raw for p in out) == b"late\n"
+    assert out[-1].closed_by == "end" and out[-1].exit_code == 0
