@@ -254,5 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     return full(argv)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # python -m flows.quick: run the module's own main, so that the command the fast
+    from flows.quick import main as _main  # path hands over is found by take_started (not in __main__'s globals)
+
+    raise SystemExit(_main())

@@ -81,3 +81,13 @@ def test_nothing_is_written_where_it_runs_and_a_user_config_turns_it_off(tmp_pat
     config.write_text("[reduce]\nmin_bytes = 0\n")  # a config may change what is short: the graph decides
     assert _run(tmp_path, True, "echo", "hi").stdout == b"hi\n"
     assert list(home.glob("**/pkt_*"))
+
+
+def test_a_command_handed_over_runs_once(tmp_path):
+    """A command slower than the fast path waits is handed to the full path, which reads the same
+    process: it runs once, also as ``python -m flows.quick`` (the fast path's state lives in the
+    module ``flows.quick``, not in ``__main__``), and its output is printed whole."""
+    marks = tmp_path / "marks"
+    done = _run(tmp_path, True, "sh", "-c", f"echo started >> {marks}; sleep 0.4; echo late")
+    assert done.returncode == 0 and done.stdout == b"late\n", done.stderr[-500:]
+    assert marks.read_bytes() == b"started\n"  # not started a second time by the full path
