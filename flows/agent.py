@@ -85,8 +85,6 @@ class _Run:
 
 def window_text(packet, level: int, raw: bool, config=None) -> bytes:
     """The bytes one window shows: the only place a window's printed text is decided."""
-    from operators.overview import overview
-
     if raw or packet.error:
         text = packet.raw
         if packet.error and not raw:  # nothing stored: a bounded view, never the raw flood
@@ -98,6 +96,8 @@ def window_text(packet, level: int, raw: bool, config=None) -> bytes:
             text = f"[command failed: exit code {packet.exit_code}]\n".encode() + text
         return text
     if level == 0:
+        from operators.overview import overview  # (level 1, the default, needs none of it)
+
         text = overview(packet, config)
         return packet.visible if len(packet.visible) <= len(text) else text
     return packet.visible
@@ -212,9 +212,9 @@ def _reap(proc, interrupted: bool) -> None:
     """After the output is done: an interrupted command gets REAP_GRACE s to go, then its whole group
     is killed (no orphans); otherwise the command has exited already (background children it left
     are its own business)."""
-    import subprocess
-
     if interrupted:
+        import subprocess  # (a command that exited needs only its wait: no subprocess module)
+
         try:
             proc.wait(timeout=REAP_GRACE)
         except subprocess.TimeoutExpired:

@@ -261,6 +261,8 @@ class RunSource:
 
     def wait(self) -> None:
         """The output ended: wait for the command to exit (interruptible by a forwarded signal)."""
+        if self.proc.poll() is not None:
+            return  # (it has: no subprocess module to import)
         import subprocess
 
         while self.proc.poll() is None and not self.stopping.is_set():

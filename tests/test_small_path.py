@@ -64,3 +64,20 @@ def test_the_defaults_of_a_config_read_from_no_file_are_the_full_configs(monkeyp
         except KeyError:
             continue
         raise AssertionError(f"section({name!r}) of a defaults config")
+
+
+_RUN = ("import sys; import flows.quick as q; q.QUICK_WAIT = 60; sys.argv = ['tokens', 'run', '--', 'cat', sys.argv[1]]; "
+        "rc = q.main(); "  # (the fast path waits until cat has ended, however busy the machine)
+        "print(rc, *(m in sys.modules for m in ('bytewax', 'subprocess', 'operators.overview')), file=sys.stderr)")
+
+
+def test_a_run_of_a_command_that_ended_needs_neither_the_engine_nor_subprocess(tmp_path):
+    """``tokens run -- cat LOG`` (a log over the fast path's size): the command the fast path started has
+    ended, so its output goes through the stages without the engine, and nothing imports the
+    subprocess module (the command is waited for as it is) or the level-0 overview (level 1 prints)."""
+    env = {"NOLIFE_TOKENS_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", _RUN, str(FIXTURES / "sample.log")], cwd=PROJECT, env=env,
+                          capture_output=True, timeout=120)
+    assert done.stderr.decode().strip().splitlines()[-1] == "0 False False False", done.stderr.decode()[-2000:]
+    assert b"#ref:" in done.stdout
