@@ -513,12 +513,11 @@ PAD_GROUP, PAD_REASON = "padding", "spaces aligning the --stat columns"
 
 def _stat_padding(raw: bytes) -> Plan | None:
     """A ``--stat`` listing alone (``git diff --stat``): the spaces aligning its ``|`` and counts (the
-    longest path pads every line) shortened to one, the rest to one ref named on a last line; None
-    when that saves little or a line is not a stat line."""
+    longest path pads every line) shortened to one, the rest to one ref named on a last line (other
+    lines stay as they are); None when that saves less than ``STAT_PAD_MIN`` bytes."""
     plan = Plan(raw)
     saved = 0
-    for line in _line_spans(raw):
-        start, end = line
+    for start, end in _line_spans(raw):
         if not STAT_RE.match(raw[start:end]):  # (its ^ holds only at the start of the string)
             continue
         for m in STAT_PAD_RE.finditer(raw, start, end):
