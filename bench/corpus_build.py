@@ -275,6 +275,18 @@ def git_status_cases(b: Builder) -> None:
     b.case("git_status_short_pydantic", p, "git status --short")
 
 
+def attrs_changed(b: Builder, copy: str, pip: str):
+    """A fresh work tree of attrs, installed, with two behaviour changes its tests catch: repr()
+    writes "name: value", asdict() turns lists into tuples."""
+    a = b.fresh_copy("attrs", copy)
+    b.setup("%s -e ." % pip, a)
+    replace_in(a / "src/attr/_make.py", '"%s={%s!r}" % (name, accessor)',
+               '"%s: {%s!r}" % (name, accessor)')
+    replace_in(a / "src/attr/_funcs.py", "cf = value_type if retain_collection_types is True else list",
+               "cf = value_type if retain_collection_types is True else tuple")
+    return a
+
+
 def pytest_cases(b: Builder) -> None:
     """Test runs with real failures: attrs with two behaviour changes, typer against a newer rich,
     httpx without its test dependencies (collection errors)."""
@@ -285,13 +297,7 @@ def pytest_cases(b: Builder) -> None:
         return
     b.python_tools()
     pip = "%s/bin/pip install -q" % b.venv
-    a = b.fresh_copy("attrs", "attrs-test")
-    b.setup("%s -e ." % pip, a)
-    # two behaviour changes: repr() writes "name: value", asdict() turns lists into tuples
-    replace_in(a / "src/attr/_make.py", '"%s={%s!r}" % (name, accessor)',
-               '"%s: {%s!r}" % (name, accessor)')
-    replace_in(a / "src/attr/_funcs.py", "cf = value_type if retain_collection_types is True else list",
-               "cf = value_type if retain_collection_types is True else tuple")
+    a = attrs_changed(b, "attrs-test", pip)
     b.case("pytest_q_attrs_fail", a, "pytest -q -p no:cacheprovider")
     b.case("pytest_x_attrs", a, "pytest -x -p no:cacheprovider tests/test_dunders.py")
     b.case("pytest_v_attrs_funcs_fail", a, "pytest -v -p no:cacheprovider tests/test_funcs.py tests/test_dunders.py")
@@ -321,12 +327,7 @@ def pytest_variant_cases(b: Builder) -> None:
         return
     b.python_tools()
     pip = "%s/bin/pip install -q" % b.venv
-    a = b.fresh_copy("attrs", "attrs-tb")
-    b.setup("%s -e ." % pip, a)
-    replace_in(a / "src/attr/_make.py", '"%s={%s!r}" % (name, accessor)',
-               '"%s: {%s!r}" % (name, accessor)')
-    replace_in(a / "src/attr/_funcs.py", "cf = value_type if retain_collection_types is True else list",
-               "cf = value_type if retain_collection_types is True else tuple")
+    a = attrs_changed(b, "attrs-tb", pip)
     b.case("pytest_tb_short_attrs", a,
            "pytest --tb=short -q -p no:cacheprovider tests/test_funcs.py tests/test_dunders.py")
     b.case("pytest_tb_line_attrs", a, "pytest --tb=line -q -p no:cacheprovider tests")
