@@ -212,6 +212,17 @@ def line_body_end(raw: bytes, start: int, line_end: int) -> int:
     return body_end
 
 
+def line_spans(raw: bytes, a: int = 0, b: int | None = None):
+    """(start, end of its text, end) of each line in ``raw[a:b]`` (``a`` at a line start; the text
+    ends before ``\n`` or ``\r\n``, ``line_body_end``)."""
+    b = len(raw) if b is None else b
+    while a < b:
+        nl = raw.find(b"\n", a, b)
+        end = b if nl < 0 else nl + 1
+        yield a, line_body_end(raw, a, end), end
+        a = end
+
+
 def passthrough(raw: bytes) -> Plan:
     return Plan(raw).keep_rest().finish()
 

@@ -56,7 +56,7 @@ from operators.kernel import diff_lines, diff_ranks
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
     BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SPECIAL,
 )
-from operators.reduction import Plan, passthrough
+from operators.reduction import Plan, line_spans, passthrough
 from operators.vocab import git_file_path, is_log_line, summarised_file
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
@@ -517,7 +517,7 @@ def _stat_padding(raw: bytes) -> Plan | None:
     lines stay as they are); None when that saves less than ``STAT_PAD_MIN`` bytes."""
     plan = Plan(raw)
     saved = 0
-    for start, end in _line_spans(raw):
+    for start, end, _ in line_spans(raw):
         if not STAT_RE.match(raw[start:end]):  # (its ^ holds only at the start of the string)
             continue
         for m in STAT_PAD_RE.finditer(raw, start, end):
@@ -534,16 +534,6 @@ def _stat_padding(raw: bytes) -> Plan | None:
 
 
 STAT_PAD_MIN = 256  # bytes of padding below which a --stat listing stays as printed
-
-
-def _line_spans(raw: bytes):
-    """(start, end) of each line of ``raw``, the newline excluded."""
-    pos, n = 0, len(raw)
-    while pos < n:
-        nl = raw.find(b"\n", pos)
-        end = n if nl < 0 else nl
-        yield pos, end
-        pos = end + 1
 
 
 # -- the content type ----------------------------------------------------------------------------

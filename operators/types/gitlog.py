@@ -45,7 +45,7 @@ import msgspec
 
 from operators.config import Section, section
 from operators.kernel import diff_twins
-from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, passthrough
+from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, line_spans, passthrough
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
 from operators.relazy import lazy  # patterns compiled on first use
@@ -419,7 +419,7 @@ class _Emitter:
             return
         self.omit_to(b)
         if hint is not None:
-            n = sum(1 for s, e, _ in _lines_in(self.raw, a, b) if not diff_twins.META_RE.match(self.raw, s, e))
+            n = sum(1 for s, e, _ in line_spans(self.raw, a, b) if not diff_twins.META_RE.match(self.raw, s, e))
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
@@ -431,7 +431,7 @@ def _signal_lines(raw: bytes, a: int, b: int):
     across) are tried: a line that matches alone is one of them (the pattern has no ``$``: a line's
     text is followed by its line ending, which no match needs to be the end of the text)."""
     if _end_anchored():  # a pattern that could need the end of the text: every line alone
-        for line_start, body_end, line_end in _lines_in(raw, a, b):
+        for line_start, body_end, line_end in line_spans(raw, a, b):
             if SIGNAL_RE.search(raw, line_start, body_end) is not None:
                 yield line_start, line_end
         return
@@ -452,15 +452,6 @@ _ESCAPE_OR_CLASS_RE = lazy(rb"\\.|\[\^?\]?(?:\\.|[^\]])*\]")  # \x, [...]: where
 def _end_anchored() -> bool:
     """Whether ``SIGNAL_RE`` has a ``$`` outside its escapes and character classes (asked once)."""
     return b"$" in _ESCAPE_OR_CLASS_RE.sub(b"", SIGNAL_RE.pattern)
-
-
-def _lines_in(raw: bytes, a: int, b: int):
-    """(start, end of its text, end) of each line in ``raw[a:b]`` (``a`` at a line start)."""
-    while a < b:
-        nl = raw.find(b"\n", a, b)
-        end = b if nl < 0 else nl + 1
-        yield a, line_body_end(raw, a, end), end
-        a = end
 
 
 def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
