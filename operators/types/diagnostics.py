@@ -428,17 +428,14 @@ class _Reducer:
         """Show ``raw[start:end]`` as a terminal would, colour escapes to group ``escapes``, and a run of
         ``PAD_MIN`` spaces or more inside the line (a column aligned to the longest message of the
         file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
-        plan, raw = self.plan, self.raw
-        if raw.find(b"\x1b", start, end) < 0 and raw.find(PAD, start, end) < 0:
+        plan = self.plan
+        hidden = _hidden(self.raw, start, end)
+        if not hidden:
             plan.keep(start, end)
             return
-        for m in ODD_RE.finditer(raw, start, end):
-            if raw[m.start()] == 0x1B:
-                plan.keep(plan.position, m.start())
-                plan.omit(m.start(), m.end(), "escapes", "terminal colour escapes")
-            else:
-                plan.keep(plan.position, m.start() + PAD_KEPT)
-                plan.omit(m.start() + PAD_KEPT, m.end(), "padding", "alignment spaces")
+        for a, b, group, reason in hidden:
+            plan.keep(plan.position, a)
+            plan.omit(a, b, group, reason)
         plan.keep(plan.position, end)
 
     def _detail(self, i: int) -> None:
@@ -578,13 +575,21 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 def _verbatim(p: _Parser, d: Diag) -> int:
     """The bytes a diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
     start, end = p.starts[d.head], p.ends[d.head_end]
-    raw = p.raw
+    return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
+
+
+def _hidden(raw: bytes, start: int, end: int) -> list[tuple[int, int, str, str]]:
+    """What a shown ``raw[start:end]`` leaves out, in order, as (from, to, group, reason): its colour
+    escapes whole, and of each run of ``PAD_MIN`` spaces or more inside a line all but ``PAD_KEPT``."""
     if raw.find(b"\x1b", start, end) < 0 and raw.find(PAD, start, end) < 0:
-        return end - start
-    size = end - start
+        return []
+    out = []
     for m in ODD_RE.finditer(raw, start, end):
-        size -= m.end() - m.start() - (0 if raw[m.start()] == 0x1B else PAD_KEPT)
-    return size
+        if raw[m.start()] == 0x1B:
+            out.append((m.start(), m.end(), "escapes", "terminal colour escapes"))
+        else:
+            out.append((m.start() + PAD_KEPT, m.end(), "padding", "alignment spaces"))
+    return out
 
 
 def _gain(p: _Parser, rest: list[Diag], cap: int) -> int:
