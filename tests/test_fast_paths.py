@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from operators.kernel import diff_twins
-from operators.reduction import line_body_end
+from operators.reduction import line_body_end, line_spans
 from operators.types import gitlog
 from operators.vocab import SIGNAL_RE
 
@@ -35,5 +35,5 @@ def test_signal_lines_are_the_lines_that_match_alone():
     for raw in _samples(3000):
         for a in {0, *(i + 1 for i, c in enumerate(raw) if c == 10)}:  # any line start …
             b = len(raw)
-            plain = [(s, e) for s, body, e in gitlog._lines_in(raw, a, b) if SIGNAL_RE.search(raw, s, body) is not None]
+            plain = [(s, e) for s, body, e in line_spans(raw, a, b) if SIGNAL_RE.search(raw, s, body) is not None]
             assert list(gitlog._signal_lines(raw, a, b)) == plain, (raw, a)
