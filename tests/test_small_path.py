@@ -11,22 +11,32 @@ import sys
 from conftest import FIXTURES, PROJECT
 
 _CODE = ("import sys; from flows.quick import main; sys.argv = ['tokens', 'analyze', sys.argv[1]]; rc = main(); "
-         "print(rc, *(m in sys.modules for m in ('sqlite3', '_sqlite3', 'bytewax', 'structlog')), file=sys.stderr)")
+         "print(rc, *(m in sys.modules for m in ('sqlite3', '_sqlite3', 'bytewax', 'structlog', 'inspect')), "
+         "file=sys.stderr)")
 
 
-def test_a_small_analyze_imports_no_sqlite_nor_the_engine_and_only_notes_its_packet(tmp_path):
+def test_a_small_analyze_imports_no_sqlite_nor_the_engine_nor_inspect_and_only_notes_its_packet(tmp_path):
     home, cache = tmp_path / "home", tmp_path / "cache"
     env = {"NOLIFE_TOKENS_HOME": str(home), "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_CACHE_HOME": str(cache),
            "PATH": "/usr/bin:/bin"}
     done = subprocess.run([sys.executable, "-c", _CODE, str(FIXTURES / "sample.log")], cwd=PROJECT, env=env,
                           capture_output=True, timeout=120)
-    assert done.stderr.decode().strip().splitlines()[-1] == "0 False False False False", done.stderr.decode()[-2000:]
+    assert done.stderr.decode().strip().splitlines()[-1] == "0 False False False False False", done.stderr.decode()[-2000:]
     assert b"#ref:" in done.stdout  # reduced, with refs stored
     assert not (home / "index.sqlite").exists()
     assert len((home / "index.pending").read_text().split()) == 1
     [made] = (cache / "nolife-tokens").iterdir()  # the patterns compiled at import, for the next process
     patterns = [key[0] for key in marshal.loads(made.read_bytes())]
     assert len(patterns) > 50
+
+
+def test_msgspec_is_imported_without_typing_extensions_which_stays_importable():
+    code = ("import sys; from flows.quick import import_msgspec; import_msgspec(); "
+            "print('typing_extensions' in sys.modules, 'inspect' in sys.modules); "
+            "import typing_extensions, msgspec; from operators.config import load_config; load_config(None); "
+            "print(msgspec.json.decode(b'{\"a\": 1}', type=dict[str, int]), typing_extensions.__name__)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, timeout=120)
+    assert done.stdout.decode().split("\n")[:2] == ["False False", "{'a': 1} typing_extensions"], done.stderr.decode()
 
 
 _TYPES = ("import sys; from flows.quick import main; sys.argv = ['tokens', 'analyze', sys.argv[1]]; rc = main(); "
