@@ -34,12 +34,12 @@ Their arguments are declared here (``run_arguments``, ``pack_arguments``), when 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import signal
 import sys
 
 from operators.errors import UsageError, say
+from operators.digest import sha256_hex, sha256_stream
 
 SOURCE_MAX = 200  # characters of the command line kept as the packet's source
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # passed on to the command's process group
@@ -71,7 +71,7 @@ class _Run:
         self.windows = 0
         self.first: object = None  # the first window's packet (kept while it may be the only one)
         self.parts: list[tuple[str, bytes]] = []  # (manifest id, visible) of every window, for the whole packet
-        self.raw_sha = hashlib.sha256()
+        self.raw_sha = None  # the whole output's sha256, hashed from the second window on
         self.raw_bytes = 0
         self.any_refs = False
         self.stored = True  # every window's refs were written
@@ -108,7 +108,10 @@ def _on_window(run: _Run, packet) -> None:
     run.windows += 1
     if run.windows == 1:
         run.first = packet
-    run.raw_sha.update(packet.raw)
+    if run.windows == 2:  # a single window's packet has its own raw_sha256
+        run.raw_sha = sha256_stream(run.first.raw)
+    if run.windows >= 2:
+        run.raw_sha.update(packet.raw)
     run.raw_bytes += len(packet.raw)
     if packet.error:  # e.g. the store is full: its markers would name refs never written
         run.stored = False
@@ -172,7 +175,7 @@ def _store_whole(run: _Run, config, source: str) -> str:
         visible = b"".join(v for _, v in run.parts)
         manifest = Manifest(id="", source=source, type=kinds.pop() if len(kinds) == 1 else "mixed",
                             raw_bytes=run.raw_bytes, raw_sha256=run.raw_sha.hexdigest(), visible_bytes=len(visible),
-                            visible_sha256=hashlib.sha256(visible).hexdigest(), refs=refs,
+                            visible_sha256=sha256_hex(visible), refs=refs,
                             layout=msgspec.Raw(Layout.from_lists(entries).to_json()), markers=markers,
                             created=time.time(), ceiling=run.ceiling_hit or bool(run.unshown[0]))
         pkt_id = store.put_manifest(manifest)

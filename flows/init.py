@@ -52,7 +52,6 @@ import argparse
 import contextlib
 import difflib
 import fcntl
-import hashlib
 import os
 import re
 import shlex
@@ -66,6 +65,7 @@ import msgspec
 from flows import jsonkeep
 from flows.jsonkeep import Obj
 from operators.errors import UsageError
+from operators.digest import sha256_hex
 
 BEGIN = "<!-- nolife-tokens:begin (added by `tokens init`; `tokens init --uninstall` removes it) -->"
 END = "<!-- nolife-tokens:end -->"
@@ -315,7 +315,7 @@ def verify(path: Path, expected: bytes) -> None:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 # ------------------------------------------------------------------------------------------ contents

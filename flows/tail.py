@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import hashlib
 import os
 import stat
 import sys
@@ -45,6 +44,7 @@ from pathlib import Path
 import msgspec
 
 from operators.config import Config, home_path
+from operators.digest import sha256_hex
 from operators.errors import UsageError
 from operators.sources import display_name, unreadable_reason
 from operators.store import StoreError, check_directory, read_regular, replace_file
@@ -79,7 +79,7 @@ def checkpoint_path(config: Config, paths: list[str], output: str | None) -> Pat
     """One checkpoint per destination: ``-o FILE`` (any inputs), or stdout and this set of inputs."""
     key = os.path.abspath(output) if output else "stdout\0" + "\0".join(sorted(os.path.abspath(p) for p in paths))
     label = Path(output).name if output else "stdout"
-    return home_path(config) / "tail" / f"{label[:60]}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}.json"
+    return home_path(config) / "tail" / f"{label[:60]}-{sha256_hex(key.encode('utf-8', 'surrogateescape'))[:16]}.json"
 
 
 def load_checkpoint(path: Path, output: str) -> Checkpoint:

@@ -12,7 +12,6 @@ carries ``error`` and passes through the other stages untouched.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import time
 from functools import partial
@@ -23,6 +22,7 @@ import msgspec
 from operators import ceiling, types
 from operators.classify import classify as classify_raw
 from operators.config import ConfigError, section
+from operators.digest import sha256_hex
 from operators.errors import TokensError
 from operators.packet import ContextPacket, Rendered
 from operators.reduction import MARK, SHOW, Plan, Spans, omissions, passthrough, render, restores_to
@@ -209,11 +209,11 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
         _measure_visible(packet)
     packet.measure.kept_bytes = layout.kept_bytes()
     layout_json = layout.to_json()
-    packet.layout, packet.layout_sha256 = layout, hashlib.sha256(layout_json).hexdigest()
+    packet.layout, packet.layout_sha256 = layout, sha256_hex(layout_json)
     manifest = Manifest(
         id="", source=packet.source, type=packet.type, raw_bytes=len(packet.raw),
         raw_sha256=raw_sha256(packet.raw, stored), visible_bytes=len(visible),
-        visible_sha256=hashlib.sha256(visible).hexdigest(), refs=[r.id for r in stored],
+        visible_sha256=sha256_hex(visible), refs=[r.id for r in stored],
         layout=msgspec.Raw(layout_json), markers=markers, created=time.time(),
         ceiling=ceiling.CEILING_GUARD in packet.guard,
     )
@@ -232,7 +232,7 @@ def raw_sha256(raw: bytes, refs) -> str:
     for ref in refs:
         if ref.sha256 and ref.hashed is ref.content and _whole(ref.content, raw):
             return ref.sha256
-    return hashlib.sha256(raw).hexdigest()
+    return sha256_hex(raw)
 
 
 def _whole(content, raw: bytes) -> bool:
@@ -311,14 +311,14 @@ def restore(packet: ContextPacket, run: Run) -> ContextPacket:
     store = run.store
     try:
         manifest = store.get_manifest(packet.manifest_id)
-        if hashlib.sha256(packet.visible).hexdigest() != manifest.visible_sha256:
+        if sha256_hex(packet.visible) != manifest.visible_sha256:
             raise StoreError(f"visible text does not match packet {manifest.id}")
         if packet.recovery_pass and [r.id for r in packet.references] == manifest.refs:
             # RECOVERY just proved these equal the store's bytes: no second read
             contents = [ref.content for ref in packet.references]
         else:
             contents = [store.get(ref_id).content for ref_id in manifest.refs]
-        if packet.layout is not None and hashlib.sha256(manifest.layout).hexdigest() == packet.layout_sha256:
+        if packet.layout is not None and sha256_hex(manifest.layout) == packet.layout_sha256:
             layout = packet.layout  # the stored text is exactly the one written from it: no parse
         else:
             layout = manifest_layout(manifest)

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import base64
 import errno
-import hashlib
 import heapq
 import os
 import re
@@ -55,6 +54,7 @@ from pathlib import Path
 import msgspec
 
 from operators.errors import TokensError
+from operators.digest import sha256, sha256_hex
 
 from operators.packet import Reference
 from operators.reduction import Layout, parts_of, restore
@@ -176,7 +176,7 @@ def normalize_ref_id(text: str) -> str:
 def content_sha256(content) -> str:
     """The sha256 (hex) of a ref's content (bytes, or ``Spans``: views of the raw input), fed piece
     by piece. Computed once per ref: it names the blob, is the record's checksum and goes into the id."""
-    h = hashlib.sha256()
+    h = sha256(size=len(content))
     for part in parts_of(content):
         h.update(part)
     return h.hexdigest()
@@ -186,11 +186,8 @@ def ref_digest(source: str, reason: str, sha256: str, size: int) -> str:
     """The digest a ref id is a prefix of: sha256 over length-prefixed fields (``len:field;`` each) of
     the source and the reason, then the content as its size and sha256 (``size:hex;``). The content
     is not hashed a second time for its id."""
-    h = hashlib.sha256()
-    for field in (source.encode("utf-8", "surrogateescape"), reason.encode()):
-        h.update(b"%d:%s;" % (len(field), field))
-    h.update(b"%d:%s;" % (size, sha256.encode("ascii")))
-    return h.hexdigest()
+    fields = [b"%d:%s;" % (len(field), field) for field in (source.encode("utf-8", "surrogateescape"), reason.encode())]
+    return sha256_hex(b"".join(fields) + b"%d:%s;" % (size, sha256.encode("ascii")))
 
 
 def pure_ref_id(source: str, reason: str, content: bytes) -> str:
@@ -494,7 +491,7 @@ class Store:
                 content = _decode_content(record)
         except ValueError as exc:
             raise StoreError(f"corrupt ref file {path}: {exc}") from None
-        if record.id != ref_id or hashlib.sha256(content).hexdigest() != record.sha256 or len(content) != record.bytes:
+        if record.id != ref_id or sha256_hex(content) != record.sha256 or len(content) != record.bytes:
             raise StoreError(f"corrupt ref file {path}: content does not match its recorded id, size or sha256")
         _touch(path)  # read back: in use
         return Reference(id=record.id, source=record.source, type=record.type, reason=record.reason, content=content)
@@ -525,7 +522,7 @@ class Store:
     def _blob_equals(path: Path, content, check_sha: str | None = None) -> bool:
         """Whether the file at ``path`` holds exactly ``content`` (bytes or Spans), read 1 MiB at a
         time whatever the sizes of the parts; ``check_sha``: also hash what is read and compare."""
-        h = hashlib.sha256() if check_sha else None
+        h = sha256(size=len(content)) if check_sha else None
         chunk, at, pos = b"", 0, 0
         try:
             with open_regular(path, "blob") as fh:
@@ -616,7 +613,7 @@ class Store:
             visible = read_regular(path)
         except FileNotFoundError:
             raise StoreError(f"the visible text of {manifest.id} is not in {self.dir}; pass the reduced file: tokens expand --full FILE") from None
-        if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
+        if sha256_hex(visible) != manifest.visible_sha256:
             raise StoreError(f"corrupt store file {path}: it does not match packet {manifest.id}")
         return visible
 
@@ -631,7 +628,7 @@ class Store:
     def find_manifests_for_visible(self, visible: bytes) -> list[Manifest]:
         """Every packet whose visible text is exactly ``visible`` (its id is a prefix of that text's
         sha256: each length is looked up, a gap left by gc included)."""
-        digest = hashlib.sha256(visible).hexdigest()
+        digest = sha256_hex(visible)
         self._check_dir()
         found = []
         for n in range(PKT_ID_LEN, 65):
@@ -657,12 +654,12 @@ class Store:
         return found[0]
 
     def restore(self, manifest: Manifest, visible: bytes) -> bytes:
-        if hashlib.sha256(visible).hexdigest() != manifest.visible_sha256:
+        if sha256_hex(visible) != manifest.visible_sha256:
             raise StoreError(f"visible text does not match packet {manifest.id}")
         contents = [self.get(ref_id).content for ref_id in manifest.refs]
         original = restore(visible, manifest_layout(manifest), contents)
         # the proof that the original came back: its size and sha256, recorded when it was reduced
-        if len(original) != manifest.raw_bytes or hashlib.sha256(original).hexdigest() != manifest.raw_sha256:
+        if len(original) != manifest.raw_bytes or sha256_hex(original) != manifest.raw_sha256:
             raise StoreError(f"packet {manifest.id} does not restore to the original it recorded (size or sha256 differ): "
                              "its manifest was changed")
         return original

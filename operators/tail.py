@@ -49,7 +49,6 @@ lost while the store recovers (``tokens tail`` backs off between tries).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import stat
@@ -63,6 +62,7 @@ import msgspec
 from bytewax.inputs import FixedPartitionedSource, StatefulSourcePartition
 
 from operators.config import Config
+from operators.digest import sha256_hex
 from operators.packet import ContextPacket
 from operators.vocab import SIGNAL_RE
 from operators.sources import display_name
@@ -91,7 +91,7 @@ class TailPosition(msgspec.Struct, frozen=True):
 def fingerprint(fd: int, upto: int) -> tuple[int, str]:
     """(head, sha256 hex) of the first ``min(upto, FINGERPRINT_BYTES)`` bytes of an open file."""
     data = os.pread(fd, max(0, min(upto, FINGERPRINT_BYTES)), 0)
-    return len(data), hashlib.sha256(data).hexdigest()
+    return len(data), sha256_hex(data)
 
 
 def same_file(fd: int, position: TailPosition) -> bool:
@@ -134,7 +134,7 @@ class _TailPartition(StatefulSourcePartition[ContextPacket, TailPosition]):
         self.forced_type = source.config.reduce.force_type or "log"
         self.fd: int | None = None
         self.ident = (0, 0)
-        self.fp = (0, hashlib.sha256(b"").hexdigest())  # fingerprint of the open file (see TailPosition)
+        self.fp = (0, sha256_hex(b""))  # fingerprint of the open file (see TailPosition)
         self.pos = 0  # offset of the next byte to read; invariant: emitted + len(buf) == pos
         self.emitted = 0
         self.recent = b""  # the last bytes read, up to RECENT, ending at pos

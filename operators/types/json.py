@@ -63,7 +63,6 @@ spacing; everything else shown is the input's own bytes, so pretty-printing and 
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import re
 from array import array
 from bisect import bisect_right
@@ -73,6 +72,7 @@ import msgspec
 import re2
 
 from operators.config import Section, section
+from operators.digest import blake2b
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
 from operators.vocab import SIGNAL_RE
@@ -888,7 +888,7 @@ class _Reducer:
         object in every item of an API response) is parked behind a marker naming where it was shown."""
         if not self.cfg.repeats:
             return False
-        digest = hashlib.blake2b(memoryview(self.raw)[vs:ve], digest_size=16).digest()
+        digest = blake2b(memoryview(self.raw)[vs:ve], digest_size=16).digest()
         first = self.shown.get(digest)
         if first is None:
             self.shown[digest] = path
