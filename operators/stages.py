@@ -32,6 +32,7 @@ from operators.signals import auto_signals, missing_signals, uncounted
 from operators.sources import read_input
 from operators.store import Manifest, Store, StoreError, assign_ids, manifest_layout
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
+from operators.trace import dropped as trace_dropped
 
 if TYPE_CHECKING:  # the full class is made only when asked for (operators.config.defaults_class)
     from operators.config import Config
@@ -220,9 +221,10 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
     packet.manifest_id = store.put_manifest(manifest)
     store.put_visible(packet.manifest_id, visible)
     index_packet(store.home, manifest, stored)  # for tokens search; never fails the run
-    files, size = store.size()
-    packet.add_trace("STORE", refs=len(stored), new=written, packet=packet.manifest_id,
-                     store_files=files, store_bytes=size)
+    figures = {"refs": len(stored), "new": written, "packet": packet.manifest_id}
+    if not trace_dropped():  # the store's size is a scan of its directory: only for a trace someone reads
+        figures["store_files"], figures["store_bytes"] = store.size()
+    packet.add_trace("STORE", **figures)
     return packet
 
 

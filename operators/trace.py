@@ -92,12 +92,19 @@ def trace_configured() -> bool:
     return _off or (structlog is not None and structlog.is_configured())
 
 
+def dropped() -> bool:
+    """Whether an event emitted now goes nowhere: the trace is off and no capture was set up since (a
+    figure that costs work, such as the store's size, is then not worked out)."""
+    if not _off:
+        return False
+    structlog = sys.modules.get("structlog")
+    return structlog is None or not structlog.is_configured()
+
+
 def emit(stage: str, source: str, figures: dict[str, Any]) -> None:
     global _log
-    if _off:  # dropped, unless structlog was set up since (a test's capture_logs)
-        structlog = sys.modules.get("structlog")
-        if structlog is None or not structlog.is_configured():
-            return
+    if dropped():  # unless structlog was set up since the trace was turned off (a test's capture_logs)
+        return
     if _log is None:
         import structlog
 

@@ -31,6 +31,7 @@ def test_one_trace_event_per_stage_per_packet_with_figures():
     assert by_stage["RECOVERY"]["result"] is True
     assert by_stage["RESTORE"]["result"] is True
     assert by_stage["MEASURE_OPT"]["saved_pct"] > 75
+    assert by_stage["STORE"]["store_files"] >= 3 and by_stage["STORE"]["store_bytes"] > 0
 
 
 def _config(tmp_path, body: str):

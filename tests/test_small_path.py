@@ -8,6 +8,8 @@ import marshal
 import subprocess
 import sys
 
+import pytest
+
 from conftest import FIXTURES, PROJECT
 
 _CODE = ("import sys; from flows.quick import main; sys.argv = ['tokens', 'analyze', sys.argv[1]]; rc = main(); "
@@ -37,6 +39,23 @@ def test_msgspec_is_imported_without_typing_extensions_which_stays_importable():
             "print(msgspec.json.decode(b'{\"a\": 1}', type=dict[str, int]), typing_extensions.__name__)")
     done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, timeout=120)
     assert done.stdout.decode().split("\n")[:2] == ["False False", "{'a': 1} typing_extensions"], done.stderr.decode()
+
+
+_NO_SCAN = ("import sys, operators.store as st\n"
+            "def scan(self): raise SystemExit('the store was scanned')\n"
+            "st.Store.size = scan\n"
+            "from flows.quick import main; sys.argv = ['tokens', 'analyze', *sys.argv[1:]]; print(main())")
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_the_store_is_scanned_for_its_size_only_for_a_trace(tmp_path, trace):
+    env = {"NOLIFE_TOKENS_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    args = [str(FIXTURES / "sample.log")] + (["--trace"] if trace else [])
+    done = subprocess.run([sys.executable, "-c", _NO_SCAN, *args], cwd=PROJECT, env=env, capture_output=True,
+                          timeout=120)
+    assert (b"the store was scanned" in done.stderr) == trace, done.stderr.decode()[-2000:]
+    assert (done.stdout.endswith(b"0\n") and b"#ref:" in done.stdout) != trace
 
 
 _TYPES = ("import sys; from flows.quick import main; sys.argv = ['tokens', 'analyze', sys.argv[1]]; rc = main(); "
