@@ -13,8 +13,18 @@ the budget is spent:
    line shown as it is, followed by ``(×N similar, first 08:01:02, last 08:59:58)`` when the
    template occurs more than once; these take at most ``MUST_SHARE`` of the budget;
 2. their context (tier 1: fold summaries, runner summaries, the lines around a signal), up to
-   ``CONTEXT_SHARE``;
+   ``CONTEXT_SHARE``. For a log (a type whose signals are lines and whose tier 1 is the general
+   rules': its rare lines and the traces after its signal lines) a trace is shown only after a line
+   shown, never the trace of a line left out; then the other lines of each signal template, one of
+   each template in turn and each template's spread over its run (``_spread``: first, last, middle,
+   quarters …), up to ``MEMBERS_SHARE``; then its rare lines, spread over the log; then more lines of
+   the templates, up to ``CONTEXT_SHARE``;
 3. the head and the tail of the output, a line from each in turn.
+
+A line between two lines shown that is no longer than the gap line that would stand for it is shown
+(``_close_short_gaps``). Gap lines are reckoned at their longest (``GAP_EST``) while lines are
+chosen; what the lines printed did not take of that (``SLACK_MIN`` or more) is chosen again, once,
+with every limit raised by it (``fit``), so a cut output of many gaps still fills its room.
 
 The budget is a ceiling for the must-see lines and only a *target* for the rest (``target``: half
 the budget, at least ``TARGET_MIN``): a reduced text under the target is shown as it is; over it,
@@ -64,11 +74,13 @@ from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
 from operators.signals import signals_kind, templates
-from operators.vocab import signal_line_spans
+from operators.vocab import CONTINUATION_RE, signal_line_spans
 
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
 GAP_REASON = "not shown: over the output ceiling"
 GAP_EST = 80  # bytes a gap line takes at most (its counts, its size and its marker)
+SLACK_MIN = 2 * GAP_EST  # bytes reckoned for a cut output but not printed that are worth choosing again (``fit``)
+SHORT_GAP = len("[… 1 line (1 B) not shown: ".encode()) + MARK_LEN + 2  # ... and at least (``_close_short_gaps``)
 def _hint() -> bytes:
     """How to read a gap's ref, naming a ``tokens`` that runs from the agent's shell."""
     from operators.launcher import tokens_command
@@ -78,6 +90,7 @@ def _hint() -> bytes:
 SUMMARY_EST = 200  # the line counting the signal templates that did not fit
 MUST_SHARE = 0.85  # of the budget the must-see lines (tier 0) may take ...
 CONTEXT_SHARE = 0.9  # ... and with their context (tier 1); the rest goes to head and tail
+MEMBERS_SHARE = 0.6  # ... of which a log's other lines of its signal templates first, then its rare lines
 HEAD_TAIL_SHARE = 0.1  # ... of which a type that does not fill its budget (FILL) shows at most this much more
 TARGET_SHARE = 0.5  # the lines beyond the must-see ones (context, head, tail, a file's body) fill at most this
 TARGET_MIN = 9_000  # ... of the budget, never less than this many bytes (``target``)
@@ -341,9 +354,9 @@ def _groups(lines, order: list[int]) -> list[list]:
 
 
 def _ranked(text: bytes, kind: str, config):
-    """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line)
-    and the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
-    order."""
+    """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line),
+    the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
+    order, and how many of tier 1 are of its best rank."""
     from operators.rank import Lines, blank_lines, compact_line_tiers
 
     lines = Lines(text)
@@ -357,13 +370,15 @@ def _ranked(text: bytes, kind: str, config):
                 bucket = buckets[tier][rank] = array("i")  # a line index: 4 bytes
             bucket.append(i)
     out = []
+    best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
     for by_rank in buckets:  # an array, not an int object per line: most of a diff's lines are tier 0
         in_order = sorted(by_rank)
         order = by_rank.pop(in_order[0]) if in_order else array("i")  # the best rank's array, extended in place
+        best = len(order)
         for rank in in_order[1:]:
             order.extend(by_rank.pop(rank))
         out.append(order)
-    return lines, out
+    return lines, out, best
 
 
 def target(budget: int) -> int:
@@ -372,15 +387,17 @@ def target(budget: int) -> int:
     return min(budget, max(int(budget * TARGET_SHARE), TARGET_MIN))
 
 
-def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -> tuple[_Choice, int, int, int]:
+def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
+            ranked=None, extra: int = 0) -> tuple[_Choice, int, int, int]:
     """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
     type whose signals are lines, folded with its count) up to ``MUST_SHARE`` of the budget, tier 1
     up to ``CONTEXT_SHARE`` of the ``target``, then the head and the tail up to the target (a short
-    head and tail for a type that does not ``FILL``). Returns the choice, the tier-0 groups (and
+    head and tail for a type that does not ``FILL``); ``extra`` bytes more for each of these limits (what
+    the gap lines, reckoned at their longest, did not take at a first try). Returns the choice, the tier-0 groups (and
     lines) left out and the must-see lines shown cut."""
-    choice = _Choice(view, budget, kinds)
+    choice = _Choice(view, budget + extra, kinds)
     text = view.text
-    lines, (must, context) = _ranked(text, kind, config)
+    lines, (must, context), best = ranked or _ranked(text, kind, config)
     starts = lines.starts
     left = []  # groups whose line did not fit
     fold = signals_kind(kind, config) == "lines"
@@ -388,7 +405,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -
     rest: list[int] = []  # must-see lines (of a type whose signals are not lines) past the share
     if must:
         choice.used += SUMMARY_EST
-        share = int(budget * MUST_SHARE)
+        share = int(budget * MUST_SHARE) + extra
         if fold:
             for count, first, last, _ in groups:
                 fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
@@ -406,24 +423,50 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0) -
             choice.used -= SUMMARY_EST
     fits = _fits_itself(kind, config)  # its reducer made what it shows: only the excess over the budget goes
     whole = budget + head if fits else target(budget + head)  # the target is the whole output's, ``head`` included
-    soft = max(0, whole - head)
+    soft = max(0, whole - head) + extra
     share = int(soft * CONTEXT_SHARE)
-    for i in context:
-        if choice.used >= share:
-            break
-        choice.add(starts[i], _line_end(text, starts[i]))
-    _show_members(choice, text, groups, int(budget * CONTEXT_SHARE))
+    attach = fold and not _ranks_own_lines(kind, config)  # a log: tier 1 is its rare lines and its traces
+    _show_context(choice, text, context, starts, share, attach)
+    if attach:
+        _show_members(choice, text, groups, int(budget * MEMBERS_SHARE) + extra)
+        _show_rare(choice, text, context[:best], starts, share)
+    _show_members(choice, text, groups, int(budget * CONTEXT_SHARE) + extra)
     full = choice.budget
     more = int(whole * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
     choice.budget = min(full, max(soft, choice.used + more) if fits or _fills(kind, config) else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
-    _close_blank_gaps(choice, text, lines)
+    _close_short_gaps(choice, text, lines)
     left, rest = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
     rest_left = sum(1 for i in rest if starts[i] not in items)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+
+
+def _show_context(choice: _Choice, text: bytes, context, starts, share: int, attach: bool) -> None:
+    """The tier-1 lines, best rank first, while the share lasts; ``attach`` (the lines around a folded
+    signal line, by the general rules): only those that follow a line shown, a trace after its signal
+    line, not the trace of a line left out."""
+    for i in context:
+        if choice.used >= share:
+            break
+        a = starts[i]
+        if attach and a not in choice.ends:
+            continue
+        choice.add(a, _line_end(text, a))
+
+
+def _show_rare(choice: _Choice, text: bytes, rare, starts, share: int) -> None:
+    """A log's rare lines (a template seen less than its reducer folds: news, not noise) that are not
+    the trace of a line left out, spread over the log, while the share lasts."""
+    items = choice.items
+    for i in _spread(rare):
+        if choice.used >= share:
+            break
+        a = starts[i]
+        if a not in items and not CONTINUATION_RE.match(text, a, a + 64):
+            choice.add(a, _line_end(text, a))
 
 
 def _fill_must(choice: _Choice, text: bytes, left: list, rest: list[int], starts) -> tuple[list, list[int]]:
@@ -465,21 +508,54 @@ def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:
 
 
 def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) -> None:
-    """The other lines of the folded groups shown, in order, while the share lasts: they are signal
-    lines too (the same template, other numbers); a group shown whole loses its fold count."""
-    for count, first, _last, members in groups:
-        if count < 2 or first[0] not in choice.items:
-            continue
-        shown = 1
-        for a, _b in members:
-            if a == first[0]:
-                continue
-            if choice.used >= share or not choice.add(a, _line_end(text, a)):
+    """The other lines of the folded groups shown while the share lasts: they are signal lines too (the
+    same template, other numbers, users, requests). One of each group in turn, so that every template
+    shows some; inside a group spread over its run (``_spread``: the times it happened); a group shown
+    whole loses its fold count. Lines shown already are passed over (a second call goes on)."""
+    items = choice.items
+    todo = [(members, _spread(members, first)) for count, first, _last, members in groups
+            if count > 1 and first[0] in items]
+    while todo and choice.used < share:
+        going = []
+        for members, order in todo:
+            if choice.used >= share:
                 break
-            shown += 1
-        if shown == count:
+            member = next((m for m in order if m[0] not in items), None)
+            if member is not None and choice.add(member[0], _line_end(text, member[0])):
+                going.append((members, order))
+        todo = going
+    for count, first, _last, members in groups:
+        if count > 1 and first[0] in items and all(a in items for a, _ in members):
             choice.unfold(first[0])
 
+
+def _spread(members: list, but=None):
+    """``members`` (in order) one by one, ``but`` left out, so that any first k of them are spread over
+    the whole run: the first, the last, the middle, then the middles of the halves, of the quarters …
+    (made as they are asked: a group of a million lines costs what is shown of it)."""
+    n = len(members)
+    order = range(n) if n <= 2 else _spread_order(n)
+    for i in order:
+        if members[i] != but:
+            yield members[i]
+
+
+def _spread_order(n: int):
+    """0 … n-1 (n > 2): 0, n-1, then the middles of the halves, of the quarters …, then any left."""
+    yield 0
+    yield n - 1
+    seen = {0, n - 1}
+    parts = 2
+    while len(seen) < n and parts < 2 * n:
+        for j in range(1, parts, 2):  # the middles of the parts not taken yet
+            i = (j * (n - 1)) // parts
+            if i not in seen:
+                seen.add(i)
+                yield i
+        parts *= 2
+    for i in range(n):
+        if i not in seen:
+            yield i
 
 def _fills(kind: str, config=None) -> bool:
     """Whether a cut output of this type fills the rest of its budget with its head and tail (``FILL =
@@ -490,6 +566,14 @@ def _fills(kind: str, config=None) -> bool:
     return kind not in types.names(config) or bool(types.attr(kind, "FILL", False, config))
 
 
+def _ranks_own_lines(kind: str, config=None) -> bool:
+    """Whether the type ranks its lines itself (``rank_lines`` or ``tier``), its tier 1 not only the
+    lines around its signals."""
+    from operators import types
+
+    return any(types.attr(kind, name, None, config) is not None for name in ("rank_lines", "tier"))
+
+
 def _fits_itself(kind: str, config=None) -> bool:
     """Whether the type's reducer fits its output to the ceiling's room itself (``FITS = True`` in its
     module: JSON folds its arrays to the room), so its output is cut at the budget, not at the target."""
@@ -498,14 +582,28 @@ def _fits_itself(kind: str, config=None) -> bool:
     return bool(types.attr(kind, "FITS", False, config))
 
 
-def _close_blank_gaps(choice: _Choice, text: bytes, lines) -> None:
-    """A blank line between two lines shown is shown too (cheaper than the gap line it spares)."""
+def _close_short_gaps(choice: _Choice, text: bytes, lines) -> None:
+    """The lines between two lines shown are shown too when they are no longer than the gap line that
+    would stand for them (``SHORT_GAP``): a blank line, a short line or two cost no more than the gap
+    line they spare, and an agent reads them instead of a marker."""
     starts = lines.starts
     for i in lines.led(_BLANK):
         a = starts[i]
         le = _line_end(text, a)
         if a in choice.ends and le in choice.items:
             choice.add(a, le)
+    items, ends = choice.items, choice.ends
+    shown = sorted(items)
+    full = choice.budget
+    choice.budget = full + GAP_EST  # a run costs its bytes until its last line spares the gap line (GAP_EST)
+    for a, b in zip(shown, shown[1:]):
+        v = items[a][0]
+        if v in ends and v < b and b - v <= SHORT_GAP:
+            while v < b:
+                le = _line_end(text, v)
+                choice.add(v, le)
+                v = le
+    choice.budget = full
 
 
 def _head_and_tail(choice: _Choice, text: bytes) -> None:
@@ -672,12 +770,23 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
         return plan
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
-    choice, left_groups, left_lines, cut = _choose(view, budget_bytes - len(head), kind, config, plan.pieces.kinds,
-                                              len(head))
+    ranked = _ranked(view.text, kind, config)
     noun = "signal template" if signals_kind(kind, config) == "lines" else "must-see line"
-    new = _build(plan, view, choice, (left_groups, left_lines, noun, cut), hint)
-    if head:
-        new.pieces.insert(0, [SHOW, head])
+    new, extra = None, 0
+    for _ in range(2):  # the gap lines are reckoned at their longest: what they did not take is chosen again
+        choice, left_groups, left_lines, cut = _choose(view, budget_bytes - len(head), kind, config,
+                                                      plan.pieces.kinds, len(head), ranked, extra)
+        made = _build(plan, view, choice, (left_groups, left_lines, noun, cut), hint)
+        if head:
+            made.pieces.insert(0, [SHOW, head])
+        size_made = visible_size(made)
+        if new is not None and size_made > budget_bytes:  # the second try went over: the first stands
+            break
+        new = made
+        over = choice.used + len(head) - size_made  # what the estimates reckoned that was not printed
+        if over < SLACK_MIN:
+            break
+        extra = over
     if size <= budget_bytes and visible_size(new) >= size:  # cut to the target but no smaller: not worth a cut
         return plan
     return new

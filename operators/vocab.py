@@ -245,11 +245,27 @@ LOG_LINE_RE = lazy(
     rb"|^(?:\S+\s+){1,3}\[\d{1,2}/[A-Z][a-z]{2}/\d{4}[: ]\d{2}:\d{2}"  # access logs: host ident user [date]
 )
 LEVEL_RE = lazy(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
+CONTINUATION_RE = lazy(  # a line that goes on with the record before it: a stack trace's frame, cause, end
+    rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
+
+
+JSON_RECORD_RE = lazy(  # a JSON log record (pino, bunyan, zap, logrus, winston, structlog, json-logging): an
+    # object naming its level, and its time or its message
+    rb'^[ \t]*\{(?=[^\n]*"(?:level|severity|lvl|levelname|log\.level)"[ \t]*:)'
+    rb'(?=[^\n]*"(?:time|timestamp|ts|@timestamp|asctime|datetime|msg|message|event)"[ \t]*:)')
 
 
 def is_log_line(line: bytes) -> bool:
-    """A line that starts like a log record (a timestamp) or names a level near its start."""
-    return LOG_LINE_RE.match(line) is not None or LEVEL_RE.search(line[:200]) is not None
+    """A line that starts like a log record (a timestamp), names a level near its start, or is a JSON
+    log record (``JSON_RECORD_RE``)."""
+    return (LOG_LINE_RE.match(line) is not None or LEVEL_RE.search(line[:200]) is not None
+            or JSON_RECORD_RE.match(line) is not None)
+
+
+def json_records(lines: list[bytes]) -> bool:
+    """Whether lines are JSON log records, four in five at least: a log written as NDJSON, read by the
+    log type line by line (its records' levels and messages are what matters, not their structure)."""
+    return len(lines) >= 2 and sum(1 for line in lines if JSON_RECORD_RE.match(line)) * 5 >= len(lines) * 4
 
 
 # -- diffs: files whose hunks are summarised -----------------------------------------------------------

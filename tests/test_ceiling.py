@@ -526,3 +526,157 @@ def test_a_must_see_line_shown_cut_is_counted_and_signal_passes(budget):
     assert re.search(rb"^\[[1-3] must-see lines? \(\d+ parts?\) shown cut: the rest of (?:it|each) is in the ref "
                      rb"after it\]$", packet.visible, re.M)
     assert len(packet.visible) <= budget
+
+
+# --- how a cut log spends its budget ---------------------------------------------------------------
+
+TRACE = ("Traceback (most recent call last):\n"
+         "  File \"/srv/app/handlers.py\", line 41, in handle\n"
+         "    return self.dispatch(request)\n"
+         "  File \"/srv/app/views.py\", line 212, in dispatch\n"
+         "    rows = self.store.load(request.args)\n"
+         "  File \"/srv/app/base.py\", line 200, in handle_abort\n"
+         "    sys.exit(1)\n"
+         "SystemExit: 1\n")
+
+
+def _service_log(n: int = 600, seed: int = 3) -> bytes:
+    """A service's log: routine request lines, four error templates each ~n/6 times with other ids
+    and times (two followed by the same 6-line traceback every time), and a few lines seen once."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        stamp = "2026-11-02 10:%02d:%02d.%03d" % (i // 600 % 60, i // 10 % 60, rnd.randrange(1000))
+        kind = rnd.randrange(6)
+        if kind == 0:
+            out.append(f"{stamp} ERROR [w{rnd.randrange(9)}] Error handling request GET /export?s={i}\n" + TRACE)
+        elif kind == 1:
+            out.append(f"{stamp} ERROR upstream timed out (110) while reading header, client 10.0.{i % 250}.7, "
+                       f"request \"GET /items/{i}\"\n")
+        elif kind == 3:
+            out.append(f"{stamp} ERROR [w{rnd.randrange(9)}] Socket error processing request.\n" + TRACE)
+        elif kind == 2:
+            out.append(f"{stamp} WARNING task charge[{rnd.getrandbits(64):016x}] retry {i % 5}: gateway timeout\n")
+        else:
+            out.append(f"{stamp} INFO  GET /health 200 {rnd.randrange(1, 9)}ms\n")
+        if i in (123, 377, 501):
+            out.append(f"{stamp} INFO  rebalanced partitions after member {i} joined\n")
+    return "".join(out).encode()
+
+
+def _cut_log(raw: bytes, budget: int) -> tuple[bytes, Plan]:
+    from operators.config import config_class
+    from operators.types import log
+
+    config = config_class()()
+    cut = fit(log.reduce(raw, "coarse", config), budget, "log", config)
+    visible, layout, _markers = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})
+    contents = omissions(cut)
+    assert restore(visible, layout, [contents[g] for g in cut.reasons]) == raw
+    return visible, cut
+
+
+def _signal_lines_by_template(raw: bytes) -> dict[bytes, list[bytes]]:
+    groups: dict[bytes, list[bytes]] = {}
+    for a, b in signal_line_spans(raw):
+        line = raw[a:b].rstrip()
+        groups.setdefault(template(line), []).append(line)
+    return groups
+
+
+def test_a_cut_log_shows_other_lines_of_every_error_template_spread_over_the_run():
+    raw = _service_log()
+    visible, cut = _cut_log(raw, 9_000)
+    lines = {line.split(b" (\xc3\x97")[0] for line in visible.split(b"\n")}  # the first shown with its count
+    for tpl, members in _signal_lines_by_template(raw).items():
+        members = list(dict.fromkeys(members))  # distinct lines (a traceback's first line is one)
+        if len(members) < 50:
+            continue
+        at = [k for k, line in enumerate(members) if line in lines]
+        assert len(at) >= 5, (tpl, at)  # each template gets its turn, not the first ones the whole budget
+        assert at[0] == 0 and at[-1] >= len(members) * 3 // 4, (tpl, at)  # from the start to late in the run
+
+
+def test_a_folded_signal_lines_context_is_shown_after_a_line_shown_never_alone():
+    from operators.ceiling import _show_context
+    from operators.rank import Lines
+
+    text = b"ERROR a\n  frame 1\n  frame 2\nERROR b\n  frame 1\n  frame 2\n"
+    lines = Lines(text)
+    starts = lines.starts
+
+    class Choice:
+        used = 0
+
+        def __init__(self):
+            self.items, self.ends = {0: None}, {starts[1]}  # line 0 shown, line 3 (ERROR b) not
+
+        def add(self, vs, le):
+            self.items[vs] = None
+            self.ends.add(le)
+            return True
+
+    attached, free = Choice(), Choice()
+    _show_context(attached, text, [1, 2, 4, 5], starts, 10**6, attach=True)
+    _show_context(free, text, [1, 2, 4, 5], starts, 10**6, attach=False)
+    assert sorted(attached.items) == [starts[0], starts[1], starts[2]]  # ERROR b's trace stays out with it
+    assert sorted(free.items) == [starts[i] for i in (0, 1, 2, 4, 5)]
+
+
+def test_a_cut_log_fills_its_budget_though_gap_lines_are_reckoned_at_their_longest():
+    from operators.ceiling import SLACK_MIN
+
+    raw = _service_log(2_000)
+    for budget in (4_000, 9_000, 20_000):
+        visible, _ = _cut_log(raw, budget)
+        assert budget - SLACK_MIN - 400 <= len(visible) <= budget, (budget, len(visible))
+
+
+def test_a_line_shorter_than_its_gap_line_is_shown_instead():
+    from operators.ceiling import SHORT_GAP
+
+    raw = _service_log()
+    visible, cut = _cut_log(raw, 9_000)
+    sizes = [len(content) for group, content in omissions(cut).items() if group.startswith("ceiling-")]
+    assert len(sizes) >= 10 and len(GAP_RE.findall(visible)) == len(sizes)
+    assert sum(1 for size in sizes if size <= SHORT_GAP) <= 2, sorted(sizes)[:5]  # but before the first, after the last
+
+
+def test_a_template_loses_its_count_only_when_every_line_of_it_is_shown():
+    from operators.ceiling import _show_members
+
+    text = b"".join(b"E%d x%d\n" % (g, k) for g in range(3) for k in range(5))
+    spans = [(i * 6, i * 6 + 6) for i in range(15)]
+    groups = [[5, spans[g * 5], spans[g * 5 + 4], spans[g * 5: g * 5 + 5]] for g in range(3)]
+    refused = {spans[1][0], spans[13][0]}  # no room for one line of groups 0 and 2
+
+    class Choice:
+        used = 0
+        items = {spans[g * 5][0]: None for g in range(3)}
+        unfolded: list[int] = []
+
+        def add(self, vs, le):
+            if vs in refused:
+                return False
+            self.items[vs] = None
+            return True
+
+        def unfold(self, vs):
+            self.unfolded.append(vs)
+
+    choice = Choice()
+    _show_members(choice, text, groups, share=10**6)
+    assert choice.unfolded == [spans[5][0]]  # group 1 only: shown whole
+    assert all(a in choice.items for a, _ in spans[5:10])
+
+
+def test_a_template_shown_in_part_keeps_its_count_and_the_signal_check_passes(home):
+    raw = _service_log(1_200, seed=8)
+    packet = reduce_bytes(raw, budget=2_000)
+    assert CEILING_GUARD in packet.guard and packet.signal_pass and packet.restore_pass
+    lines = set(packet.visible.split(b"\n"))
+    for tpl, members in _signal_lines_by_template(raw).items():
+        shown = sum(1 for line in set(members) if line in lines)
+        if 0 < shown < len(set(members)):
+            assert any(template(line.split(b" (\xc3\x97")[0]) == tpl and b"similar" in line
+                       for line in packet.visible.split(b"\n")), tpl

@@ -42,7 +42,17 @@ def test_json_document():
 
 
 def test_ndjson_is_json():
-    assert kind(b'{"level":"info","msg":"a"}\n{"level":"error","msg":"b"}\n{"level":"info","msg":"c"}\n') == "json"
+    assert kind(b'{"id":1,"state":"open"}\n{"id":2,"state":"failed"}\n{"id":3,"state":"open"}\n') == "json"
+
+
+def test_a_log_of_json_records_is_a_log():
+    pino = b'{"level":30,"time":1796355501901,"msg":"listening"}\n{"level":50,"time":1796355502786,"msg":"boom"}\n'
+    structured = b'{"event": "started", "level": "info", "timestamp": "2026-11-02T10:00:00Z"}\n' * 3
+    zap = b'{"level":"info","ts":1.7e9,"caller":"main.go:12","msg":"ready"}\n' * 3
+    for raw in (pino * 3, structured, zap):
+        assert kind(raw) == "log", raw
+    mixed = b'{"level":"info","msg":"a"}\n{"id":1}\n{"id":2}\n{"id":3}\n'  # one record in four: not a log
+    assert kind(mixed) == "json"
 
 
 def test_log_lines_with_braces_are_not_json():

@@ -75,7 +75,7 @@ from operators.config import Section, section
 from operators.digest import blake2b
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
 from operators.reduction import Plan, passthrough
-from operators.vocab import SIGNAL_RE
+from operators.vocab import SIGNAL_RE, json_records
 from operators.types import maybe  # the cheap test each detector asks first
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
@@ -1212,7 +1212,7 @@ def detect(sample) -> str | None:
     if start > 0:
         lines = sample.raw.count(b"\n", 0, start)
         return f"parses as JSON after {lines} line{'s' if lines != 1 else ''} printed before it"
-    if is_ndjson(sample.lines):
+    if is_ndjson(sample.lines) and not json_records(sample.lines):  # a log of JSON records is the log type's
         return "NDJSON: every sampled line parses"
     return None
 

@@ -37,9 +37,8 @@ from operators.kernel import (  # the C kernel's functions, or their pure-Python
 )
 from operators.vocab import (  # the signal vocabulary
     CODE_RE, SHAPE_CODE_RE, SHAPE_STATUS, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
-    signal_line_spans as signal_line_spans_direct,
+    CONTINUATION_RE, signal_line_spans as signal_line_spans_direct,
 )
-CONTINUATION_RE = re.compile(rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 
 

@@ -221,9 +221,9 @@ def test_long_strings_keep_a_head_but_decision_strings_stay_whole():
 
 @pytest.mark.usefixtures("no_room")
 def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
-    lines = [json.dumps({"ts": i, "level": "info", "msg": f"tick {i}", "trace": {"spans": list(range(30))}})
-             for i in range(40)]
-    lines[25] = json.dumps({"ts": 25, "level": "error", "msg": "PaymentService timeout", "trace": None})
+    lines = [json.dumps({"ts": i, "status": "ok", "msg": f"tick {i}", "trace": {"spans": list(range(30))}})
+             for i in range(40)]  # records of a job, not of a log (no level: see test_log's JSON records)
+    lines[25] = json.dumps({"ts": 25, "status": "error", "msg": "PaymentService timeout", "trace": None})
     raw = ("\n".join(lines) + "\n").encode()
     assert classify(raw)[0] == "json"
     visible, contents, plan = run(raw)

@@ -448,3 +448,26 @@ def test_real_access_log_exact_duplicates_fold_with_a_count_distinct_ones_stay()
     for line in raw.split(b"\n"):
         if b'" 404 ' in line or b'" 501 ' in line:
             assert line + b"\n" in packet.visible, line
+
+
+def test_a_log_of_json_records_keeps_its_error_records_whole(home):
+    """A service logging JSON lines (pino): it is a log; its error records are signal lines, shown whole
+    and in place, not folded into a count of "lines with errors" as a JSON reducer folds array items."""
+    import json as _json
+
+    records = []
+    for i in range(400):
+        req = {"id": i, "method": "GET", "url": f"/carts/c{i % 97}", "headers": {"host": "127.0.0.1:8706"}}
+        if i % 23 == 5:
+            records.append({"level": 50, "time": 1796355502786 + i, "svc": "cart-api", "req": req,
+                            "err": {"type": "TypeError", "message": f"Cannot read properties of undefined (cart {i})"},
+                            "msg": "unhandled error"})
+        else:
+            records.append({"level": 30, "time": 1796355502786 + i, "svc": "cart-api", "req": req,
+                            "res": {"statusCode": 200}, "responseTime": i % 7, "msg": "request completed"})
+    raw = "".join(_json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode()
+    packet = reduce_bytes(raw)
+    assert packet.type == "log" and packet.signal_pass and packet.restore_pass
+    errors = [line for line in raw.split(b"\n") if b'"level":50' in line]
+    shown = [line for line in errors if line in packet.visible.split(b"\n")]
+    assert len(errors) == 18 and len(shown) >= 12, len(shown)
