@@ -388,7 +388,7 @@ def target(budget: int) -> int:
 
 
 def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
-            ranked=None, extra: int = 0) -> tuple[_Choice, int, int, int]:
+            ranked=None, extra: int = 0, groups=None) -> tuple[_Choice, int, int, int]:
     """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
     type whose signals are lines, folded with its count) up to ``MUST_SHARE`` of the budget, tier 1
     up to ``CONTEXT_SHARE`` of the ``target``, then the head and the tail up to the target (a short
@@ -401,7 +401,8 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     starts = lines.starts
     left = []  # groups whose line did not fit
     fold = signals_kind(kind, config) == "lines"
-    groups = _groups(lines, must) if fold else []
+    if groups is None:
+        groups = _groups(lines, must) if fold else []
     rest: list[int] = []  # must-see lines (of a type whose signals are not lines) past the share
     if must:
         choice.used += SUMMARY_EST
@@ -771,11 +772,13 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     view = _View(plan, size)
     ranked = _ranked(view.text, kind, config)
-    noun = "signal template" if signals_kind(kind, config) == "lines" else "must-see line"
+    fold = signals_kind(kind, config) == "lines"
+    groups = _groups(ranked[0], ranked[1][0]) if fold else []  # made once for both tries
+    noun = "signal template" if fold else "must-see line"
     new, extra = None, 0
     for _ in range(2):  # the gap lines are reckoned at their longest: what they did not take is chosen again
         choice, left_groups, left_lines, cut = _choose(view, budget_bytes - len(head), kind, config,
-                                                      plan.pieces.kinds, len(head), ranked, extra)
+                                                      plan.pieces.kinds, len(head), ranked, extra, groups)
         made = _build(plan, view, choice, (left_groups, left_lines, noun, cut), hint)
         if head:
             made.pieces.insert(0, [SHOW, head])
