@@ -250,9 +250,9 @@ CONTINUATION_RE = lazy(  # a line that goes on with the record before it: a stac
 
 
 JSON_RECORD_RE = lazy(  # a JSON log record (pino, bunyan, zap, logrus, winston, structlog, json-logging): an
-    # object naming its level, and its time or its message
-    rb'^[ \t]*\{(?=[^\n]*"(?:level|severity|lvl|levelname|log\.level)"[ \t]*:)'
-    rb'(?=[^\n]*"(?:time|timestamp|ts|@timestamp|asctime|datetime|msg|message|event)"[ \t]*:)')
+    # object naming its level, and its time or its message, near its start (not a nested message's level)
+    rb'^[ \t]*\{(?=[^\n]{0,200}?"(?:level|severity|lvl|levelname|log\.level)"[ \t]*:)'
+    rb'(?=[^\n]{0,300}?"(?:time|timestamp|ts|@timestamp|asctime|datetime|msg|message|event)"[ \t]*:)')
 
 
 def is_log_line(line: bytes) -> bool:

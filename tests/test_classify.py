@@ -53,6 +53,9 @@ def test_a_log_of_json_records_is_a_log():
         assert kind(raw) == "log", raw
     mixed = b'{"level":"info","msg":"a"}\n{"id":1}\n{"id":2}\n{"id":3}\n'  # one record in four: not a log
     assert kind(mixed) == "json"
+    nested = b"".join(b'{"reason":"compiler-message","target":{"name":"%s","src_path":"%s"},"message":'
+                      b'{"level":"warning","message":"unused"}}\n' % (b"x" * 90, b"y" * 90) for _ in range(3))
+    assert kind(nested) != "log"  # a level far inside (a compiler's message) does not make a log record
 
 
 def test_log_lines_with_braces_are_not_json():
