@@ -17,8 +17,8 @@ the budget is spent:
    rules': its rare lines and the traces after its signal lines) a trace is shown only after a line
    shown, never the trace of a line left out; then the other lines of each signal template, one of
    each template in turn and each template's spread over its run (``_spread``: first, last, middle,
-   quarters …), up to ``MEMBERS_SHARE``; then its rare lines, spread over the log; then more lines of
-   the templates, up to ``CONTEXT_SHARE``;
+   quarters …), copies of a line shown passed over, up to ``MEMBERS_SHARE``; then its rare lines,
+   spread over the log; then more lines of the templates, up to ``CONTEXT_SHARE``;
 3. the head and the tail of the output, a line from each in turn.
 
 A line between two lines shown that is no longer than the gap line that would stand for it is shown
@@ -511,19 +511,21 @@ def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:
 def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) -> None:
     """The other lines of the folded groups shown while the share lasts: they are signal lines too (the
     same template, other numbers, users, requests). One of each group in turn, so that every template
-    shows some; inside a group spread over its run (``_spread``: the times it happened); a group shown
-    whole loses its fold count. Lines shown already are passed over (a second call goes on)."""
+    shows some; inside a group spread over its run (``_spread``: the times it happened), a copy of a
+    line shown passed over (the fold count stands for it); a group shown whole loses its fold count.
+    Lines shown already are passed over (a second call goes on)."""
     items = choice.items
-    todo = [(members, _spread(members, first)) for count, first, _last, members in groups
-            if count > 1 and first[0] in items]
+    todo = [(_spread(members, first), {text[a:b] for a, b in members if a in items})
+            for count, first, _last, members in groups if count > 1 and first[0] in items]
     while todo and choice.used < share:
         going = []
-        for members, order in todo:
+        for order, seen in todo:
             if choice.used >= share:
                 break
-            member = next((m for m in order if m[0] not in items), None)
+            member = next((m for m in order if m[0] not in items and text[m[0]:m[1]] not in seen), None)
             if member is not None and choice.add(member[0], _line_end(text, member[0])):
-                going.append((members, order))
+                seen.add(text[member[0]:member[1]])
+                going.append((order, seen))
         todo = going
     for count, first, _last, members in groups:
         if count > 1 and first[0] in items and all(a in items for a, _ in members):

@@ -680,3 +680,32 @@ def test_a_template_shown_in_part_keeps_its_count_and_the_signal_check_passes(ho
         if 0 < shown < len(set(members)):
             assert any(template(line.split(b" (\xc3\x97")[0]) == tpl and b"similar" in line
                        for line in packet.visible.split(b"\n")), tpl
+
+
+def test_a_copy_of_a_line_shown_is_not_shown_again_but_other_lines_of_its_template_are():
+    from operators.ceiling import _show_members
+
+    lines = [b"Traceback (most recent call last):\n"] * 4 + [b"ERROR job %d failed\n" % k for k in range(4)]
+    text = b"".join(lines)
+    spans, at = [], 0
+    for line in lines:
+        spans.append((at, at + len(line) - 1))
+        at += len(line)
+    groups = [[4, spans[0], spans[3], spans[0:4]], [4, spans[4], spans[7], spans[4:8]]]
+
+    class Choice:
+        used = 0
+        items = {spans[0][0]: None, spans[4][0]: None}
+        unfolded: list[int] = []
+
+        def add(self, vs, le):
+            self.items[vs] = None
+            return True
+
+        def unfold(self, vs):
+            self.unfolded.append(vs)
+
+    choice = Choice()
+    _show_members(choice, text, groups, share=10**6)
+    assert sorted(choice.items) == [spans[0][0]] + [a for a, _ in spans[4:8]]  # the copies stay in the gaps
+    assert choice.unfolded == [spans[4][0]]  # the traceback line keeps its count (×4)
