@@ -207,10 +207,12 @@ def _displayed_lines(visible: bytes, display_line, has_control) -> Iterator[byte
 
 # -- what a cut output says it left out (operators.ceiling writes these lines; SIGNAL reads them) ---------
 # what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
-NUMBERS_RE = re.compile(rb"(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
+NUMBERS_RE = re.compile(  # a UUID, a hex id of 8 to 64 digits (one a decimal digit at least), a number
+    rb"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
+    rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
 COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
 LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
-FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^,)]*)?(?:, last [^)]*)?\)$")
+FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^)]*?)?(?:, last [^)]*)?\)$")  # times may hold commas
 CUT_RE = re.compile(rb"^\[[0-9,]+ must-see lines? \(([0-9,]+) parts?\) shown cut: ")
 
 

@@ -709,3 +709,34 @@ def test_a_copy_of_a_line_shown_is_not_shown_again_but_other_lines_of_its_templa
     _show_members(choice, text, groups, share=10**6)
     assert sorted(choice.items) == [spans[0][0]] + [a for a, _ in spans[4:8]]  # the copies stay in the gaps
     assert choice.unfolded == [spans[4][0]]  # the traceback line keeps its count (×4)
+
+
+def test_templates_mask_uuids_and_fold_lines_may_hold_comma_times():
+    from operators.signals import FOLD_RE
+
+    a = b"[2026-12-04 03:19:48,871: WARNING/ForkPoolWorker-2] charge[91044a2d-98f9-485d-99a5-ad95b57e7ffc]: timeout"
+    b = b"[2026-12-04 03:19:49,002: WARNING/ForkPoolWorker-1] charge[a664219f-2a9a-465c-9ef3-c233195cae36]: timeout"
+    assert template(a) == template(b)
+    line = a + " (\u00d754 similar, first 03:19:46,671, last 03:20:09,666)".encode()
+    m = FOLD_RE.search(line)
+    assert m and line[: m.start()] == a
+
+
+def test_a_cut_python_logging_log_with_task_ids_passes_the_signal_check(home):
+    """Python's logging (and log4j) write milliseconds after a comma; celery names each task by a UUID:
+    a cut log of them folds the warnings by template and SIGNAL finds every one counted."""
+    rnd = random.Random(5)
+    out = []
+    for i in range(900):
+        stamp = "2026-12-04 03:%02d:%02d,%03d" % (19 + i // 600, i // 10 % 60, rnd.randrange(1000))
+        task = "%08x-%04x-%04x-%04x-%012x" % tuple(rnd.getrandbits(n) for n in (32, 16, 16, 16, 48))
+        if i % 3 == 0:
+            out.append(f"[{stamp}: WARNING/ForkPoolWorker-{i % 4}] tasks.charge[{task}]: gateway timeout for "
+                       f"invoice {i} (attempt {i % 3 + 1})\n")
+        else:
+            out.append(f"[{stamp}: INFO/MainProcess] Task tasks.charge[{task}] received\n")
+    raw = "".join(out).encode()
+    packet = reduce_bytes(raw, budget=1_500)
+    assert CEILING_GUARD in packet.guard
+    assert packet.signal_pass, packet.missing_signals[:3]
+    assert b"similar, first 03:" in packet.visible and packet.restore_pass
