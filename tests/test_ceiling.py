@@ -642,6 +642,27 @@ def test_a_line_shorter_than_its_gap_line_is_shown_instead():
     assert sum(1 for size in sizes if size <= SHORT_GAP) <= 2, sorted(sizes)[:5]  # but before the first, after the last
 
 
+class _Choosing:
+    """What ``_show_members`` uses of the ceiling's choice: the lines shown (``items``), ``add`` (refused
+    for the line starts in ``refused``: no room) and ``unfold``, noted."""
+
+    used = 0
+
+    def __init__(self, shown, refused=()):
+        self.items = dict.fromkeys(shown)
+        self.refused = set(refused)
+        self.unfolded: list[int] = []
+
+    def add(self, vs, le):
+        if vs in self.refused:
+            return False
+        self.items[vs] = None
+        return True
+
+    def unfold(self, vs):
+        self.unfolded.append(vs)
+
+
 def test_a_template_loses_its_count_only_when_every_line_of_it_is_shown():
     from operators.ceiling import _show_members
 
@@ -650,21 +671,7 @@ def test_a_template_loses_its_count_only_when_every_line_of_it_is_shown():
     groups = [[5, spans[g * 5], spans[g * 5 + 4], spans[g * 5: g * 5 + 5]] for g in range(3)]
     refused = {spans[1][0], spans[13][0]}  # no room for one line of groups 0 and 2
 
-    class Choice:
-        used = 0
-        items = {spans[g * 5][0]: None for g in range(3)}
-        unfolded: list[int] = []
-
-        def add(self, vs, le):
-            if vs in refused:
-                return False
-            self.items[vs] = None
-            return True
-
-        def unfold(self, vs):
-            self.unfolded.append(vs)
-
-    choice = Choice()
+    choice = _Choosing({spans[g * 5][0] for g in range(3)}, refused)
     _show_members(choice, text, groups, share=10**6)
     assert choice.unfolded == [spans[5][0]]  # group 1 only: shown whole
     assert all(a in choice.items for a, _ in spans[5:10])
@@ -693,19 +700,7 @@ def test_a_copy_of_a_line_shown_is_not_shown_again_but_other_lines_of_its_templa
         at += len(line)
     groups = [[4, spans[0], spans[3], spans[0:4]], [4, spans[4], spans[7], spans[4:8]]]
 
-    class Choice:
-        used = 0
-        items = {spans[0][0]: None, spans[4][0]: None}
-        unfolded: list[int] = []
-
-        def add(self, vs, le):
-            self.items[vs] = None
-            return True
-
-        def unfold(self, vs):
-            self.unfolded.append(vs)
-
-    choice = Choice()
+    choice = _Choosing({spans[0][0], spans[4][0]})
     _show_members(choice, text, groups, share=10**6)
     assert sorted(choice.items) == [spans[0][0]] + [a for a, _ in spans[4:8]]  # the copies stay in the gaps
     assert choice.unfolded == [spans[4][0]]  # the traceback line keeps its count (×4)

@@ -1,15 +1,12 @@
-"""operators.digest gives hashlib's digests whichever implementation a size picks, and a small call
-of tokens never loads OpenSSL's hashlib."""
+"""operators.digest gives hashlib's digests whichever implementation a size picks (that a small call
+of tokens never loads OpenSSL's hashlib: tests/test_small_path.py)."""
 
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, PROJECT
 from operators import digest
 
 
@@ -33,14 +30,3 @@ def test_small_and_big_inputs_take_different_implementations():
 
 def test_blake2b_is_hashlibs():
     assert digest.blake2b(b"abc", digest_size=16).digest() == hashlib.blake2b(b"abc", digest_size=16).digest()
-
-
-def test_a_small_analyze_does_not_import_hashlib(tmp_path):
-    code = ("import sys; from flows.quick import main; sys.argv = ['tokens', 'analyze', sys.argv[1]]; rc = main(); "
-            "print(rc, 'hashlib' in sys.modules, '_hashlib' in sys.modules, file=sys.stderr)")
-    env = {"NOLIFE_TOKENS_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", code, str(FIXTURES / "sample.log")], cwd=PROJECT, env=env,
-                          capture_output=True, timeout=120)
-    assert done.stderr.decode().strip().splitlines()[-1] == "0 False False", done.stderr.decode()[-2000:]
-    assert b"#ref:" in done.stdout
