@@ -158,8 +158,9 @@ def _duplicate_blocks(raw: bytes, starts, blocks) -> tuple[dict[int, int], dict[
 def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int = 0) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
-    A shape is its own template; when ``mask_templates`` is on, a template still rare (fewer than
-    ``fold_min`` lines) gets the precise mask (hex ids too); one still rare after that is keyed by its
+    A shape is its own template; when ``mask_templates`` is on, every shape gets the precise mask (hex
+    ids too: a shape keeps a hex id's letters, so ``session:1600a35a`` and ``session:8d116ece`` were two);
+    a template still rare after that (fewer than ``fold_min`` lines) is keyed by its
     words, every token that looks like an identifier masked (package names with versions, hosts with
     ports, paths) — but only when the log would not fit in ``room`` bytes without it (a rare line that
     differs in a path, a user or a host is news, not noise, while there is room to show it). Work is
@@ -169,7 +170,9 @@ def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int =
     modes = bytearray(len(shape_ends))  # per shape: 0 its own template, 1 masked, 2 by its words
     template_of, names, totals = None, None, counts  # while every shape is its own template
     for mode in (1, 2) if cfg.mask_templates else ():
-        if not mark_rare(counts, template_of, totals, cfg.fold_min, modes, mode):
+        if mode == 1:  # every shape the precise mask: shapes that differ only in a hex id's letters are one
+            modes[:] = b"\x01" * len(modes)
+        elif not mark_rare(counts, template_of, totals, cfg.fold_min, modes, mode):
             break
         # pass 2 keeps the keys of pass 1 for the shapes it does not mark (no mask made again)
         template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts,

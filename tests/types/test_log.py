@@ -471,3 +471,17 @@ def test_a_log_of_json_records_keeps_its_error_records_whole(home):
     errors = [line for line in raw.split(b"\n") if b'"level":50' in line]
     shown = [line for line in errors if line in packet.visible.split(b"\n")]
     assert len(errors) == 18 and len(shown) >= 12, len(shown)
+
+
+def test_lines_that_differ_only_in_a_hex_id_are_one_template_whatever_its_letters():
+    """A session or request id in hex (8 digits, letters or not): its lines fold as one template, not
+    one per pattern of letters and digits (``1600a35a``, ``8d116ece`` and ``92276658`` were three)."""
+    rnd = random.Random(11)
+    raw = b"".join(b"2026-08-16 00:00:%02d.%03d DEBUG [pool-3-thread-%d] c.a.cache.Cache - hit key=session:%08x\n"
+                   % (i % 60, i % 1000, i % 16, rnd.getrandbits(32) | 0x10000000) for i in range(3000))
+    plan = reduce_log(raw, "coarse", Config().log)
+    from operators.reduction import render
+
+    visible = render(plan, {g: f"ctx_{i:06x}" for i, g in enumerate(plan.reasons)})[0]
+    hits = [line for line in visible.split(b"\n") if b"hit key=session:" in line]
+    assert len(hits) <= 3 and any(line.endswith(b"\xc3\x97" + b"%d" % n) for line in hits for n in range(2900, 3001)), hits[:5]
