@@ -772,6 +772,8 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     if size <= (budget_bytes if _fits_itself(kind, config) else target(budget_bytes)):
         return plan
     head = _cut_head(kind, plan.raw, budget_bytes, config)
+    if len(head) + GAP_EST + len(_hint()) + REST_EST > budget_bytes:  # no room for a gap line beside it (a
+        head = b""  # budget of a few hundred bytes): the lines are chosen without it
     view = _View(plan, size)
     ranked = _ranked(view.text, kind, config)
     fold = signals_kind(kind, config) == "lines"

@@ -735,3 +735,26 @@ def test_a_cut_python_logging_log_with_task_ids_passes_the_signal_check(home):
     assert CEILING_GUARD in packet.guard
     assert packet.signal_pass, packet.missing_signals[:3]
     assert b"similar, first 03:" in packet.visible and packet.restore_pass
+
+
+@pytest.mark.parametrize("kind", ["diff", "source"])
+def test_under_a_budget_of_a_few_hundred_bytes_what_a_type_shows_first_gives_way(kind):
+    """A diff's file list or a source outline longer than a tiny budget leaves no room for a gap line:
+    the lines are chosen without it, and the output stays under the budget."""
+    from operators import types
+    from operators.config import config_class
+
+    config = config_class()()
+    if kind == "diff":
+        raw = b"".join(b"diff --git a/src/f%d.py b/src/f%d.py\n--- a/src/f%d.py\n+++ b/src/f%d.py\n@@ -1,2 +1,2 @@\n"
+                       b" keep\n-old %d\n+new %d\n" % (f, f, f, f, f, f) for f in range(40))
+    else:
+        raw = b"".join(b"def handler_%d(request, retries=3):\n    return compute(request, %d)\n\n" % (k, k)
+                       for k in range(80))
+    plan = types.attr(kind, "reduce", None, config)(raw, "coarse", config)
+    for budget in (256, 300, 500):
+        cut = fit(plan, budget, kind, config)
+        assert cut is not plan and visible_size(cut) <= budget, (budget, visible_size(cut))
+        visible, layout, _ = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})
+        contents = omissions(cut)
+        assert restore(visible, layout, [contents[g] for g in cut.reasons]) == raw
