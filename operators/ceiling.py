@@ -22,9 +22,10 @@ the budget is spent:
 3. the head and the tail of the output, a line from each in turn.
 
 A line between two lines shown that is no longer than the gap line that would stand for it is shown
-(``_close_short_gaps``). Gap lines are reckoned at their longest (``GAP_EST``) while lines are
-chosen; what the lines printed did not take of that (``SLACK_MIN`` or more) is chosen again, once,
-with every limit raised by it (``fit``), so a cut output of many gaps still fills its room.
+(``_close_short_gaps``). Gap lines are reckoned as they mostly are (``GAP_TYPICAL``) while lines
+are chosen, at their longest (``GAP_EST``) when that went over the budget; what the lines printed
+did not take of that (``SLACK_MIN`` or more) is chosen again, once, with every limit raised by it
+(``fit``), so a cut output of many gaps still fills its room.
 
 The budget is a ceiling for the must-see lines and only a *target* for the rest (``target``: half
 the budget, at least ``TARGET_MIN``): a reduced text under the target is shown as it is; over it,
@@ -40,7 +41,7 @@ What context, head and tail leave of the budget goes back to must-see lines past
 Every run of lines not shown becomes one *gap*: all the raw bytes it covers (kept and omitted alike)
 go to one new ref, its synthetic lines (summaries, markers) are dropped, and one line stands where
 it was: ``[… 1,234 lines (56 KB) not shown: #ref:ctx_…]`` (the first one also says how to read a
-ref). A reducer group whose bytes all went into gaps disappears, its marker reading ``(in the
+ref; the others are shorter, ``[… 12 lines: #ref:ctx_…]``, naming their size from ``GAP_SIZE_MIN``). A reducer group whose bytes all went into gaps disappears, its marker reading ``(in the
 gaps)``; the bytes of groups that keep some outside the gaps but lost every marker are pooled into
 one more ref named on a last line, so no omission is unnamed. Must-see lines (groups) that did not
 fit are counted on a first line: ``[N more signal templates (M lines) not shown: …]``. A line longer than ``LINE_MAX`` (or a tenth of the budget) is shown cut,
@@ -78,9 +79,11 @@ from operators.vocab import CONTINUATION_RE, signal_line_spans
 
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
 GAP_REASON = "not shown: over the output ceiling"
-GAP_EST = 80  # bytes a gap line takes at most (its counts, its size and its marker)
+GAP_EST = 64  # bytes a gap line takes at most (its counts, its size and its marker; the first one's hint apart)
+GAP_TYPICAL = 36  # ... and mostly (``[… 12 lines: #ref:ctx_…]``): what the first choice reckons (``fit``)
+GAP_SIZE_MIN = 10 * 1024  # a gap of fewer bytes names only its lines (but the first, which says what a gap is)
 SLACK_MIN = 2 * GAP_EST  # bytes reckoned for a cut output but not printed that are worth choosing again (``fit``)
-SHORT_GAP = len("[… 1 line (1 B) not shown: ".encode()) + MARK_LEN + 2  # ... and at least (``_close_short_gaps``)
+SHORT_GAP = len("[… 1 line: ".encode()) + MARK_LEN + 2  # ... and at least (``_close_short_gaps``)
 def _hint() -> bytes:
     """How to read a gap's ref, naming a ``tokens`` that runs from the agent's shell."""
     from operators.launcher import tokens_command
@@ -243,8 +246,9 @@ class _Choice:
     """The lines chosen so far: ``items`` maps a line's visible start to (shown end, insert offset,
     insert text); the cost of each addition counts its bytes and the gap lines it adds or removes."""
 
-    def __init__(self, view: _View, budget: int, kinds: bytearray):
+    def __init__(self, view: _View, budget: int, kinds: bytearray, gap_est: int = GAP_EST):
         self.view = view
+        self.gap_est = gap_est  # what a gap line is reckoned at
         self.kinds = kinds
         self.size = len(view.text)
         self.budget = budget
@@ -300,7 +304,7 @@ class _Choice:
         prev_adj = vs == 0 or vs in self.ends
         next_adj = not cut and (le == self.size or le in self.items)
         delta = (not prev_adj) + (not next_adj) - 1
-        cost = (ve - vs) + len(suffix) + delta * GAP_EST
+        cost = (ve - vs) + len(suffix) + delta * self.gap_est
         if self.used + cost > self.budget:
             return False
         self.used += cost
@@ -388,14 +392,14 @@ def target(budget: int) -> int:
 
 
 def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
-            ranked=None, extra: int = 0, groups=None) -> tuple[_Choice, int, int, int]:
+            ranked=None, extra: int = 0, groups=None, gap_est: int = GAP_EST) -> tuple[_Choice, int, int, int]:
     """Pick the lines to show, most needed first (``_ranked``): tier 0 (a line per template for a
     type whose signals are lines, folded with its count) up to ``MUST_SHARE`` of the budget, tier 1
     up to ``CONTEXT_SHARE`` of the ``target``, then the head and the tail up to the target (a short
     head and tail for a type that does not ``FILL``); ``extra`` bytes more for each of these limits (what
     the gap lines, reckoned at their longest, did not take at a first try). Returns the choice, the tier-0 groups (and
     lines) left out and the must-see lines shown cut."""
-    choice = _Choice(view, budget + extra, kinds)
+    choice = _Choice(view, budget + extra, kinds, gap_est)
     text = view.text
     lines, (must, context), best = ranked or _ranked(text, kind, config)
     starts = lines.starts
@@ -598,7 +602,7 @@ def _close_short_gaps(choice: _Choice, text: bytes, lines) -> None:
     items, ends = choice.items, choice.ends
     shown = sorted(items)
     full = choice.budget
-    choice.budget = full + GAP_EST  # a run costs its bytes until its last line spares the gap line (GAP_EST)
+    choice.budget = full + choice.gap_est  # a run costs its bytes until its last line spares the gap line
     for a, b in zip(shown, shown[1:]):
         v = items[a][0]
         if v in ends and v < b and b - v <= SHORT_GAP:
@@ -687,7 +691,9 @@ class _Builder:
         lines = raw.count(b"\n", r0, r1) + (raw[r1 - 1 : r1] != b"\n")
         new.omit(r0, r1, group, GAP_REASON)
         lead = b"" if new.ends_line() else b"\n"
-        new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''} ({size_text(r1 - r0, 0)}) not shown: ".encode())
+        first = self.gaps == 1  # says what a gap is; the others only their lines (and a big one its size)
+        size = f" ({size_text(r1 - r0, 0)})" if first or r1 - r0 >= GAP_SIZE_MIN else ""
+        new.show(lead + f"[… {lines:,} line{'s' if lines != 1 else ''}{size}{' not shown' if first else ''}: ".encode())
         new.mark(group)
         new.show((_hint() if self.gaps == 1 and self.hint else b"") + b"]\n")
 
@@ -779,15 +785,18 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     fold = signals_kind(kind, config) == "lines"
     groups = _groups(ranked[0], ranked[1][0]) if fold else []  # made once for both tries
     noun = "signal template" if fold else "must-see line"
-    new, extra = None, 0
-    for _ in range(2):  # the gap lines are reckoned at their longest: what they did not take is chosen again
+    new, extra, est = None, 0, GAP_TYPICAL
+    for _ in range(3):  # gap lines reckoned as they mostly are; at their longest when that went over
         choice, left_groups, left_lines, cut = _choose(view, budget_bytes - len(head), kind, config,
-                                                      plan.pieces.kinds, len(head), ranked, extra, groups)
+                                                      plan.pieces.kinds, len(head), ranked, extra, groups, est)
         made = _build(plan, view, choice, (left_groups, left_lines, noun, cut), hint)
         if head:
             made.pieces.insert(0, [SHOW, head])
         size_made = visible_size(made)
-        if new is not None and size_made > budget_bytes:  # the second try went over: the first stands
+        if size_made > budget_bytes and new is None and est < GAP_EST:
+            est = GAP_EST  # longer gap lines than reckoned (big gaps name their size): reckon each at its longest
+            continue
+        if new is not None and size_made > budget_bytes:  # the try of what was left went over: the first stands
             break
         new = made
         over = choice.used + len(head) - size_made  # what the estimates reckoned that was not printed

@@ -18,7 +18,7 @@ from operators.vocab import signal_line_spans
 from tests.conftest import reduce_bytes, tokens_cli
 
 CEILING = 25_000
-GAP_RE = re.compile(rb"^\[\xe2\x80\xa6 ([0-9,]+) lines? \([^)]*\) not shown: #ref:(ctx_[0-9a-f]+)", re.M)
+GAP_RE = re.compile(rb"^\[\xe2\x80\xa6 ([0-9,]+) lines?(?: \([^)]*\))?(?: not shown)?: #ref:(ctx_[0-9a-f]+)", re.M)
 PKT_RE = re.compile(rb"pkt_[0-9a-f]{12}")
 
 ROUTINE = [
@@ -640,6 +640,27 @@ def test_a_line_shorter_than_its_gap_line_is_shown_instead():
     sizes = [len(content) for group, content in omissions(cut).items() if group.startswith("ceiling-")]
     assert len(sizes) >= 10 and len(GAP_RE.findall(visible)) == len(sizes)
     assert sum(1 for size in sizes if size <= SHORT_GAP) <= 2, sorted(sizes)[:5]  # but before the first, after the last
+
+
+def test_only_the_first_gap_line_says_what_a_gap_is_and_only_a_big_gap_names_its_size():
+    from operators.ceiling import GAP_SIZE_MIN
+
+    for n, budget in ((600, 9_000), (6_000, 4_000)):
+        raw = _service_log(n)
+        visible, cut = _cut_log(raw, budget)
+        contents = omissions(cut)
+        groups = list(cut.reasons)
+        gaps = re.findall(rb"^\[\xe2\x80\xa6 [^\n]*#ref:ctx_([0-9a-f]+)", visible, re.M)
+        lines = re.findall(rb"^\[\xe2\x80\xa6 [^\n]*", visible, re.M)
+        assert len(gaps) >= 10 and len(lines) == len(gaps)
+        assert b" not shown: #ref:ctx_" in lines[0] and b" expand ctx_" in lines[0]  # how to read a ref, once
+        sized = 0
+        for line, ref in zip(lines[1:], gaps[1:]):
+            size = len(contents[groups[int(ref, 16)]])
+            assert b"not shown" not in line and b"expand" not in line, line
+            assert (b" KB): #ref:" in line or b" MB): #ref:" in line) == (size >= GAP_SIZE_MIN), (line, size)
+            sized += size >= GAP_SIZE_MIN
+        assert sized or n == 600, "no gap of 10 KB or more tried"
 
 
 class _Choosing:
