@@ -1194,12 +1194,19 @@ def document_start(raw: bytes) -> int:
     return -1
 
 
+NDJSON_PROBE = (4096, 65536)  # bytes of lines read to tell NDJSON: more when the first holds under two records
+
+
 def _ndjson_from(raw: bytes, pos: int) -> bool:
-    """Whether the lines from ``pos`` (the first 4 KB of them, a last cut line left out) are NDJSON."""
-    head = raw[pos : pos + 4096]
-    lines = [line for line in head.split(b"\n") if line.strip()]
-    if len(raw) > pos + 4096 and lines:
-        lines.pop()
+    """Whether the lines from ``pos`` (the first 4 KB of them, a last cut line left out; up to 64 KB
+    when that is not two lines: a compiler's JSON messages take a few KB each) are NDJSON."""
+    for size in NDJSON_PROBE:
+        head = raw[pos : pos + size]
+        lines = [line for line in head.split(b"\n") if line.strip()]
+        if len(raw) > pos + size and lines:
+            lines.pop()
+        if len(lines) >= 2:
+            break
     return is_ndjson(lines)
 
 

@@ -987,3 +987,12 @@ def test_a_one_line_document_over_a_small_ceiling_folds_harder_instead_of_being_
     assert b'"summary": {"passed": 275, "failed": 25, "total": 300}' in visible
     assert b'"outcome": "failed"' in visible
     assert re.search(rb"more items \((\d+) with errors\)", visible)
+
+
+def test_ndjson_of_records_of_a_few_kb_after_a_line_printed_before_it_is_json():
+    record = {"reason": "compiler-message", "target": {"src_path": "src/lib.rs"}, "message": {
+        "rendered": "warning: unused variable\n" + "  |\n" * 700, "code": {"code": "unused_variables"}}}
+    lines = [json.dumps(dict(record, n=i)).encode() for i in range(6)]
+    assert all(len(line) > 2100 for line in lines)  # under two whole records in the first 4 KB
+    raw = b"    Checking demo v0.1.0 (/src/demo)\n" + b"\n".join(lines) + b"\n"
+    assert classify(raw) == ("json", "parses as JSON after 1 line printed before it")
