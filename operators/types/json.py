@@ -22,7 +22,8 @@ valid JSON (or NDJSON) whenever the input was.
   or scalars under keys that are data, such as a registry's ``time`` map of version → timestamp):
   the first ``array_keep`` items (up to about 1 KB: one big item is example enough) and the last
   ``array_keep_last`` stay, and so does every item that carries an error or a failing status (all of
-  them when they are the exception and fit: past the first three, in brief), every item whose
+  them when they are the exception and fit: past the first three, in brief; folded harder for the
+  room, the first of them as many as it allows), every item whose
   decision field (``fold_fields``: status, conclusion, state, code, severity, result, outcome, error,
   message) holds a value no kept item holds (a field with many distinct values, such as a zip code,
   is no category; a message is one when each occurs four times on average), every item whose
@@ -410,8 +411,10 @@ class _Reducer:
         span = (self.raw, entries[idxs[lo]][2], entries[idxs[hi - 1]][3])
         hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
         found = sorted({j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)})
-        # failing items that are the exception are all shown (in brief past the first few) when all fit
-        brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and len(found) - self.notable_max <= self.brief_max - self.briefs
+        # failing items that are the exception are all shown (in brief past the first few) when all fit;
+        # folded harder for the room (``TIGHTER``: fewer in brief), the first as many as it allows
+        brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and (
+            self.brief_max < BRIEF_MAX or len(found) - self.notable_max <= self.brief_max - self.briefs)
         others: list[int] = []
         for kept, j in enumerate(found):
             if kept < self.notable_max:
@@ -1087,7 +1090,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 # to a ref sooner; then failing items shown in brief (their short fields) past the first, and fewer items
 TIGHTER_MAX_BYTES = 8 << 20  # a bigger document is not walked again (up to four more walks): the ceiling cuts it
 TIGHTER = (({"string_max": 512}, NOTABLE_MAX, BRIEF_MAX), ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX),
-           ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX // 4), ({"string_max": 160, "array_keep": 1}, 1, 0))
+           *(({"string_max": 160, "array_keep": 1}, 1, brief) for brief in (BRIEF_MAX // 4, 6, 2, 0)))
 
 
 def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):

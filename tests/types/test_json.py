@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import FIXTURES, cut, reduce_bytes, type_data
-from operators.ceiling import fit
+from operators.ceiling import CeilingSettings, fit
 from operators.classify import classify
 from operators.config import Config
 from operators.jsonscan import is_valid_json, iter_spans
@@ -996,3 +996,18 @@ def test_ndjson_of_records_of_a_few_kb_after_a_line_printed_before_it_is_json():
     assert all(len(line) > 2100 for line in lines)  # under two whole records in the first 4 KB
     raw = b"    Checking demo v0.1.0 (/src/demo)\n" + b"\n".join(lines) + b"\n"
     assert classify(raw) == ("json", "parses as JSON after 1 line printed before it")
+
+
+@pytest.mark.parametrize(("budget", "at_least"), [(9_500, 3), (12_000, 6)])
+def test_failing_items_past_the_room_for_all_are_shown_in_brief_as_many_as_fit(budget, at_least):
+    raw = type_data("pytest_json_report_attrs_funcs.json.gz")  # 10 failed among 653 tests
+    failed = [t["nodeid"] for t in json.loads(raw)["tests"] if t["outcome"] == "failed"]
+    config = Config(ceiling=CeilingSettings(max_chars=budget))
+    visible = cut(json_reducer, "json", raw, budget, config)
+    assert len(visible) <= budget
+    shown = [n for n in failed if b'"nodeid": %s' % json.dumps(n).encode() in visible]
+    assert len(shown) >= at_least, shown  # not only the first one whole: as many in brief as the room holds
+    assert shown == failed[: len(shown)] or len(shown) == len(failed)
+    left = len(failed) - len(shown)
+    counted = sum(int(n) for n in re.findall(rb"more items? \(([0-9]+) with errors?\)", visible))
+    assert counted == left  # the others are counted where they were folded
