@@ -16,7 +16,8 @@ What stays visible, verbatim and in place (minus terminal escapes, see below):
 What is folded (one ref for all of it; ``fine``: one ref per kind): ``PASSED``/``SKIPPED`` lines, the
 ``✔``/``✓`` results of passing tests (mocha, jest; mocha's ``N passing``/``N failing`` stay as summaries),
 ``tests/x.py ....... [ 40%]`` progress lines, the pytest header, ``Collecting``/``Downloading``/
-``Requirement already satisfied`` lines, download progress bars, npm ``http``/``timing`` lines, compile
+``Requirement already satisfied`` lines, download progress bars, npm ``http``/``timing``/``silly``/``verbose`` lines (not ``verbose stack``: an
+error's frames), compile
 commands and ``make: Entering/Leaving directory`` lines of files that compiled cleanly, cmake/cargo
 progress, TAP's passing ``ok N -`` results with their ``# Subtest:`` lines and ``duration_ms`` blocks (node
 --test), and unknown lines that repeat by template (numbers masked) at least ``FOLD_MIN`` times.
@@ -152,7 +153,7 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                              rb"|Non-user install |Skipping link:|Found link |Fetched page |Remote version of pip)"),
         ("progress bar", rb"^\s*" + _BAR + rb"{6,}.*(?:\d+(?:\.\d+)?/\d+(?:\.\d+)?|\d+%|eta|/s\b)"
                          rb"|^\s*\d+%\|.*\|\s*\d+/\d+|\beta \d+:\d\d:\d\d\b|\beta -:--:--"),
-        ("npm log", rb"^npm (?:http|timing|sill|silly|verb|verbose|info|notice)\b|^(?:gyp|node-gyp) info "),
+        ("npm log", rb"^npm (?:http|timing|sill|silly|verb|verbose(?! stack )|info|notice)\b|^(?:gyp|node-gyp) info "),
         ("npm funding", rb"^\d+ packages? (?:are|is) looking for funding|^\s+run `npm fund` for details"),
         ("make directory", rb"^g?make(?:\[\d+\])?: (?:Entering|Leaving) directory|^g?make(?:\[\d+\])?: Nothing to be done"),
         ("compile command", rb"^\s*(?:\S*/)?(?:[\w.-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|nvcc|ld|icc|icpx)"

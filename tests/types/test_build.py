@@ -591,3 +591,42 @@ def test_passing_tests_named_after_errors_fold_like_the_others():
     assert b"\xc3\x97 length checks count code points 34ms" in packet.visible
     assert b"Tests  1 failed | 39 passed (40)" in packet.visible
     assert packet.signal_pass and packet.restore_pass
+
+
+NPM_VERBOSE_FAIL = (  # `npm install --loglevel silly` failing on a peer conflict (npm 10), an excerpt
+    b"npm silly packumentCache full:https://registry.npmjs.org/react cache-miss\n"
+    b"npm http fetch GET 200 https://registry.npmjs.org/react 126ms (cache updated)\n"
+    b"npm silly packumentCache full:https://registry.npmjs.org/react set size:4071630 disposed:false\n"
+    b"npm silly fetch manifest react-dom@18.2.0\n"
+    b"npm silly packumentCache full:https://registry.npmjs.org/react-dom cache-miss\n"
+    b"npm http fetch GET 200 https://registry.npmjs.org/react-dom 104ms (cache miss)\n"
+    b"npm silly packumentCache full:https://registry.npmjs.org/react-dom set size:6954439 disposed:false\n"
+    b"npm silly fetch manifest react@^18.2.0\n"
+    b"npm silly packumentCache full:https://registry.npmjs.org/react cache-miss\n"
+    b"npm http fetch GET 200 https://registry.npmjs.org/react 68ms (cache updated)\n"
+    b"npm silly packumentCache full:https://registry.npmjs.org/react set size:4071630 disposed:false\n"
+    b"npm verbose stack Error: unable to resolve dependency tree\n"
+    b"npm verbose stack     at #failPeerConflict (/usr/lib/node_modules/npm/node_modules/@npmcli/arborist/lib/arborist/build-ideal-tree.js:1549:25)\n"
+    b"npm verbose stack     at #loadPeerSet (/usr/lib/node_modules/npm/node_modules/@npmcli/arborist/lib/arborist/build-ideal-tree.js:1515:33)\n"
+    b"npm verbose stack     at async #buildDepStep (/usr/lib/node_modules/npm/node_modules/@npmcli/arborist/lib/arborist/build-ideal-tree.js:999:15)\n"
+    b"npm verbose stack     at async Arborist.buildIdealTree (/usr/lib/node_modules/npm/node_modules/@npmcli/arborist/lib/arborist/build-ideal-tree.js:180:7)\n"
+    b"npm verbose stack     at async Promise.all (index 1)\n"
+    b"npm verbose stack     at async Arborist.reify (/usr/lib/node_modules/npm/node_modules/@npmcli/arborist/lib/arborist/reify.js:118:5)\n"
+    b"npm verbose stack     at async Install.exec (/usr/lib/node_modules/npm/lib/commands/install.js:158:5)\n"
+    b"npm verbose stack     at async Npm.exec (/usr/lib/node_modules/npm/lib/npm.js:193:9)\n"
+    b"npm verbose stack     at async module.exports (/usr/lib/node_modules/npm/lib/cli/entry.js:67:5)\n"
+    b"npm error code ERESOLVE\n"
+    b"npm error ERESOLVE unable to resolve dependency tree\n"
+    b"npm error code ERESOLVE\n"
+    b"npm error ERESOLVE unable to resolve dependency tree\n"
+)
+
+
+def test_npm_verbose_stack_frames_stay_with_their_error_and_the_silly_lines_fold():
+    visible, exact = plan_visible(NPM_VERBOSE_FAIL)
+    assert exact
+    frames = [line for line in NPM_VERBOSE_FAIL.split(b"\n") if line.startswith(b"npm verbose stack ")]
+    assert len(frames) == 10
+    for line in frames:  # the error's stack, frame by frame: where npm failed
+        assert line in visible, line
+    assert b"npm silly " not in visible and b"npm http fetch" not in visible  # the chatter folds
