@@ -231,3 +231,71 @@ def make_git_log_p(target_bytes: int, seed: int = 7) -> bytes:
         out.append(text)
         size += len(text)
     return "".join(out).encode()
+
+
+def make_blame(target_bytes: int, seed: int = 7) -> bytes:
+    """``git blame FILE`` of a long file: each line ``<hash> (<author> <date> <n>) <code>``, runs of
+    lines from one commit, a boundary commit (``^hash``) now and then, the code with its definitions."""
+    rng = random.Random(seed)
+    authors = ("Ana Lima", "Bo Chen", "Dmitri Volkov", "Priya Nair", "Sam O'Neil")
+    commits = [(f"{rng.getrandbits(40):010x}"[:8], rng.choice(authors), f"2026-{1 + k % 12:02d}-{1 + k % 28:02d} "
+                f"{k % 24:02d}:{k % 60:02d}:{(k * 7) % 60:02d} +0200") for k in range(400)]
+    out, size, n = [], 0, 0
+    while size < target_bytes:
+        sha, author, date = rng.choice(commits)
+        for _ in range(rng.randint(1, 12)):
+            n += 1
+            code = (f"def {rng.choice(_WORDS)}_{n}(self, {rng.choice(_WORDS)}):" if n % 23 == 0
+                    else f"class {rng.choice(_WORDS).title()}{n}:" if n % 211 == 0 else _code_line(rng, rng.choice(_WORDS)))
+            line = f"{'^' if n % 500 == 0 else ''}{sha} ({author:<13} {date} {n:>6}) {code}\n"
+            out.append(line)
+            size += len(line)
+    return "".join(out).encode()
+
+
+def make_diagnostics(target_bytes: int, seed: int = 7) -> bytes:
+    """A linter and type checker over a big tree: ``ruff check --output-format concise`` lines
+    (``path:line:col: CODE message``), a few rules over many places and many rules over a few, then
+    ``Found N errors.``."""
+    rng = random.Random(seed)
+    rules = [(f"{p}{k:03d}", f"{rng.choice(_WORDS).title()} {rng.choice(('is', 'must be', 'should not be'))} "
+              f"{rng.choice(('unused', 'shadowed', 'too complex', 'undocumented', 'mutable'))}")
+             for k, p in enumerate(("E", "F", "W", "B", "C", "D", "UP", "ANN", "PLR", "RUF") * 8)]
+    out, size, n = [], 0, 0
+    f = 0
+    while size < target_bytes:
+        f += 1
+        path = f"src/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}_{f}.py"
+        line = 0
+        for _ in range(rng.randint(1, 40)):
+            line += rng.randint(1, 30)
+            code, message = rules[min(len(rules) - 1, int(rng.paretovariate(1.1)) - 1)]
+            if rng.random() < 0.3:
+                message += f": `{rng.choice(_WORDS)}_{rng.randint(1, 99)}`"
+            text = f"{path}:{line}:{rng.randint(1, 80)}: {code} {message}\n"
+            out.append(text)
+            size += len(text)
+            n += 1
+    out.append(f"Found {n} errors.\n")
+    return "".join(out).encode()
+
+
+def make_source(target_bytes: int, seed: int = 7) -> bytes:
+    """One long Python module (``cat big.py``): imports, classes with methods, functions, docstrings."""
+    rng = random.Random(seed)
+    out = ['"""A generated module."""\n', "from __future__ import annotations\n", "\n", "import os\n", "\n"]
+    size, k = sum(map(len, out)), 0
+    while size < target_bytes:
+        k += 1
+        block = [f"class {rng.choice(_WORDS).title()}{k}:\n", f'    """The {rng.choice(_WORDS)} of {rng.choice(_WORDS)}s."""\n', "\n"]
+        for m in range(rng.randint(2, 9)):
+            block.append(f"    def {rng.choice(_WORDS)}_{m}(self, {rng.choice(_WORDS)}: int = {rng.randint(0, 9)}) -> int:\n")
+            block.extend("        " + _code_line(rng, rng.choice(_WORDS)).lstrip() + "\n" for _ in range(rng.randint(2, 14)))
+            block.append("\n")
+        block.append(f"def {rng.choice(_WORDS)}_{k}({rng.choice(_WORDS)}):\n")
+        block.extend("    " + _code_line(rng, rng.choice(_WORDS)).lstrip() + "\n" for _ in range(rng.randint(2, 10)))
+        block.append("\n\n")
+        text = "".join(block)
+        out.append(text)
+        size += len(text)
+    return "".join(out).encode()
