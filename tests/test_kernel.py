@@ -109,9 +109,10 @@ def test_mask_examples():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` the text type's
+# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs")]
+                  if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs",
+                                  "text_cuts")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -411,6 +412,29 @@ def test_text_runs_match_the_python_twin(lines, times, tail, repeat_min, block_m
     found = dispatch.text_runs(raw, repeat_min, block_max, block_work)
     assert [list(column) for column in found] == [list(column) for column in
                                                  TWINS["text_runs"](raw, repeat_min, block_max, block_work)]
+
+
+CUTTISH = st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"\xff", b"\x00", b"  \n", b"\n\n",
+                                    b" \r\n", b"\t\r", b"\x0b", b"a b"]), max_size=60).map(b"".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(raw=CUTTISH)
+def test_text_cuts_match_the_python_twin(raw):
+    import operators.kernel as dispatch
+
+    starts, ends, trailing, blank = dispatch.text_cuts(raw)
+    twin_starts, twin_ends, twin_trailing, twin_blank = TWINS["text_cuts"](raw)
+    assert (list(starts), list(ends), trailing, blank) == (list(twin_starts), list(twin_ends), twin_trailing, twin_blank)
+
+
+def test_text_cuts_of_generated_text():
+    import operators.kernel as dispatch
+
+    raw = b"".join(b"word %d%s\n%s" % (i, b" \t"[: i % 3], b" \n\n"[: i % 4]) for i in range(20_000)) + b"  \r"
+    found, twin = dispatch.text_cuts(raw), TWINS["text_cuts"](raw)
+    assert len(found[0]) > 10_000 and found[2] > 10_000 and found[3] > 1000
+    assert [list(found[0]), list(found[1]), found[2], found[3]] == [list(twin[0]), list(twin[1]), twin[2], twin[3]]
 
 
 def test_text_runs_of_generated_text():

@@ -10,8 +10,8 @@ agree wherever the kernel is built, and the rest of the suite runs the twins whe
 
 The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
-output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines) and
-``text_twins``.
+output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
+``text_cuts`` (trailing whitespace and blank-line runs) and ``text_twins``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ TWINS = {
     "diff_ranks": diff_twins.diff_ranks_py,
     "search_lines": search_twins.search_lines_py,
     "text_runs": text_twins.text_runs_py,
+    "text_cuts": text_twins.text_cuts_py,
 }
 
 
@@ -101,6 +102,12 @@ def _c_text_runs(raw: bytes, repeat_min: int, block_max: int, block_work: int):
     return tuple(memoryview(column).cast("q") for column in C.text_runs(raw, repeat_min, block_max, block_work))
 
 
+def _c_text_cuts(raw: bytes):
+    """The text type's whitespace cuts: (starts, ends, trailing, blank) (see ``text_twins.text_cuts_py``)."""
+    starts, ends, trailing, blank = C.text_cuts(raw)
+    return memoryview(starts).cast("q"), memoryview(ends).cast("q"), trailing, blank
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -115,6 +122,7 @@ if C is None:
     diff_ranks = diff_twins.diff_ranks_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
+    text_cuts = text_twins.text_cuts_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -129,3 +137,4 @@ else:
     diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines
     text_runs = _c_text_runs
+    text_cuts = _c_text_cuts

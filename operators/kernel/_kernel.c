@@ -1494,6 +1494,82 @@ done:
     return result;
 }
 
+/* ---- text: trailing whitespace and blank-line runs ------------------------------------------------- */
+
+/* A line's body: the line without its '\n' and without one '\r' right before it (or before the end). */
+static Py_ssize_t body_end_of(const unsigned char *raw, Py_ssize_t start, Py_ssize_t end, int has_nl) {
+    Py_ssize_t body = has_nl ? end - 1 : end;
+    if (body > start && raw[body - 1] == '\r') body--;
+    return body;
+}
+
+static int all_blank(const unsigned char *s, const unsigned char *e) {  /* only spaces and tabs */
+    for (; s < e; s++)
+        if (*s != ' ' && *s != '\t') return 0;
+    return 1;
+}
+
+static int cut_push(I64s *starts, I64s *ends, int64_t a, int64_t b) {  /* merged where it touches the last */
+    if (ends->n && ends->v[ends->n - 1] == a) {
+        ends->v[ends->n - 1] = b;
+        return 0;
+    }
+    return i64s_push(starts, a) < 0 || i64s_push(ends, b) < 0 ? -1 : 0;
+}
+
+/* One line from start: its end (after its newline) and its body's end; whether it is blank. */
+static int line_at(const unsigned char *raw, Py_ssize_t n, Py_ssize_t start, Py_ssize_t *end, Py_ssize_t *body) {
+    const unsigned char *nl = memchr(raw + start, '\n', (size_t)(n - start));
+    *end = nl ? nl - raw + 1 : n;
+    *body = body_end_of(raw, start, *end, nl != NULL);
+    return all_blank(raw + start, raw + *body);
+}
+
+static PyObject *text_cuts(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = view.len, pos = 0, trailing = 0, blank = 0;
+    I64s starts = {0}, ends = {0};
+    PyObject *result = NULL;
+    while (pos < n) {
+        Py_ssize_t end, body;
+        if (!line_at(raw, n, pos, &end, &body)) {  /* a line with words: the spaces and tabs ending its body */
+            Py_ssize_t t = body;
+            while (t > pos && (raw[t - 1] == ' ' || raw[t - 1] == '\t')) t--;
+            if (t < body) {
+                if (cut_push(&starts, &ends, t, body) < 0) goto done;
+                trailing++;
+            }
+            pos = end;
+            continue;
+        }
+        Py_ssize_t first_end = end, run_end = end, e2, b2;  /* a run of blank lines: the first stays */
+        while (run_end < n && line_at(raw, n, run_end, &e2, &b2)) {
+            run_end = e2;
+            blank++;
+        }
+        if (body > pos) {  /* but not its spaces */
+            if (cut_push(&starts, &ends, pos, body) < 0) goto done;
+            trailing++;
+        }
+        if (run_end > first_end && cut_push(&starts, &ends, first_end, run_end) < 0) goto done;
+        pos = run_end;
+    }
+    PyObject *s = PyBytes_FromStringAndSize((const char *)starts.v, starts.n * (Py_ssize_t)sizeof(int64_t));
+    PyObject *e = s ? PyBytes_FromStringAndSize((const char *)ends.v, ends.n * (Py_ssize_t)sizeof(int64_t)) : NULL;
+    if (s && e) result = Py_BuildValue("(NNnn)", s, e, trailing, blank);
+    else {
+        Py_XDECREF(s);
+        Py_XDECREF(e);
+    }
+done:
+    scratch_free(starts.v, (size_t)starts.cap * sizeof(int64_t));
+    scratch_free(ends.v, (size_t)ends.cap * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- the diff type's budget ranks ----------------------------------------------------------------- */
 
 static int prefixed(const unsigned char *s, const unsigned char *e, const char *lit) {
@@ -1610,6 +1686,7 @@ static PyMethodDef methods[] = {
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
+    {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {NULL, NULL, 0, NULL},

@@ -1,7 +1,8 @@
-"""The pure-Python twin of the text type's kernel function ``text_runs``: the runs of repeated lines
+"""The pure-Python twins of the text type's kernel functions: ``text_runs``, the runs of repeated lines
 and blocks the text reducer folds, found over the whole lines a block of the input at a time
 (``_WholeLines``), as five int64 columns (start, end of the first copy, end of the run, copies, lines
-per copy)."""
+per copy); ``text_cuts``, the trailing whitespace and blank-line runs it omits, found by one RE2 search
+(``text_cuts_py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from bisect import bisect_right
 from heapq import merge
 from itertools import accumulate, islice, repeat
 from operator import eq
+
+import re2
 
 
 def text_runs_py(raw: bytes, repeat_min: int, block_max: int, block_work: int) -> tuple[array, ...]:
@@ -120,3 +123,53 @@ class _WholeLines:
             self._cached = b, list(accumulate(map(len, lines), initial=0))
         within = index - self.first_lines[b]
         return self.offsets[b] + self._cached[1][within] + within
+
+
+# A line's body is the line without its "\n" and without one "\r" right before it (or before the end
+# of the input); it is blank when the body holds only spaces and tabs. One search (RE2: linear time,
+# no backtracking stack however long a run is) finds, in order, each run of blank lines (group 1)
+# and the spaces and tabs that end the body of every other line (group 2, its line ending after it).
+EVENT_RE = re2.compile(
+    rb"(?m)(^(?:[ \t]*\r?\n)+(?:[ \t]*\r?\z)?"  # blank lines at a line start (the input's last one may lack its newline)
+    rb"|^[ \t]*\r?\z)"  # or just that last line, blank and without a newline
+    rb"|([ \t]+)(?:\r?\n|\r?\z)"  # the spaces and tabs that end the body of a line with words
+)
+
+
+def text_cuts_py(raw: bytes) -> tuple[array, array, int, int]:
+    """The byte ranges the text type omits as whitespace, in order and merged where they touch:
+    (starts, ends, trailing, blank).
+
+    Of a run of blank lines the first stays (its spaces go as trailing whitespace) and the others go
+    whole. The work is per match, never per line, and a million blank lines in a row are one match."""
+    starts, ends = array("q"), array("q")
+    trailing = blank = 0
+
+    def cut(a: int, b: int) -> None:
+        if ends and ends[-1] == a:
+            ends[-1] = b
+        else:
+            starts.append(a)
+            ends.append(b)
+
+    n = len(raw)
+    for m in EVENT_RE.finditer(raw):
+        a, b = m.span(1)
+        if a < 0:
+            cut(*m.span(2))  # trailing whitespace of a line with words
+            trailing += 1
+            continue
+        if a == b:  # the empty "line" after a final newline
+            continue
+        nl = raw.find(b"\n", a)
+        first_end = n if nl < 0 else nl + 1  # the run's first line stays, newline included ...
+        body_end = first_end - (raw[first_end - 1] == 0x0A)
+        if body_end > a and raw[body_end - 1] == 0x0D:
+            body_end -= 1
+        if body_end > a:  # ... but not its spaces
+            cut(a, body_end)
+            trailing += 1
+        if b > first_end:  # the other lines of the run go whole
+            cut(first_end, b)
+            blank += raw.count(b"\n", first_end, b) + (1 if b == n and raw[b - 1] != 0x0A else 0)
+    return starts, ends, trailing, blank

@@ -10,8 +10,8 @@ The whitespace goes into one ref (group ``whitespace``); each group is named by 
 the end. A text with nothing (or too little) to normalise or fold passes through untouched: a marker
 line that costs more than it saves is not worth a ref.
 
-Speed and memory: one RE2 search over the bytes; Python sees each match (a run of blank lines is one),
-and the cuts are two int64 columns, merged where they touch.
+Speed and memory: one pass of the C kernel over the bytes for each of the whitespace cuts and the
+repeated runs; the cuts are two int64 columns, merged where they touch.
 """
 
 from __future__ import annotations
@@ -19,10 +19,8 @@ from __future__ import annotations
 from array import array
 from itertools import chain
 
-import re2
-
 from operators import kernel
-from operators.reduction import Plan, line_body_end, passthrough
+from operators.reduction import KEEP, OMIT, SHOW, Plan, passthrough
 
 GROUP = "whitespace"
 REASON = "trailing whitespace and blank-line runs"
@@ -32,56 +30,16 @@ REPEAT_MIN = 3  # a line or block seen this many times in a row is folded
 BLOCK_MAX = 8  # lines in the longest repeated block looked for
 BLOCK_WORK = 4_000_000  # line comparisons spent on blocks of 2+ lines (bounds the time on huge inputs)
 
-# A line's body is the line without its "\n" and without one "\r" right before it (or before the end
-# of the input); it is blank when the body holds only spaces and tabs. One search (RE2: linear time,
-# no backtracking stack however long a run is) finds, in order, each run of blank lines (group 1)
-# and the spaces and tabs that end the body of every other line (group 2, its line ending after it).
-EVENT_RE = re2.compile(
-    rb"(?m)(^(?:[ \t]*\r?\n)+(?:[ \t]*\r?\z)?"  # blank lines at a line start (the input's last one may lack its newline)
-    rb"|^[ \t]*\r?\z)"  # or just that last line, blank and without a newline
-    rb"|([ \t]+)(?:\r?\n|\r?\z)"  # the spaces and tabs that end the body of a line with words
-)
 
-
-def cuts_of(raw: bytes) -> tuple[array, array, int, int]:
+def cuts_of(raw: bytes):
     """The byte ranges to omit, in order and merged where they touch: (starts, ends, trailing, blank).
 
-    Of a run of blank lines the first stays (its spaces go as trailing whitespace) and the others go
-    whole. The work is per match, never per line, and a million blank lines in a row are one match."""
-    starts, ends = array("q"), array("q")
-    trailing = blank = 0
-
-    def cut(a: int, b: int) -> None:
-        if ends and ends[-1] == a:
-            ends[-1] = b
-        else:
-            starts.append(a)
-            ends.append(b)
-
-    n = len(raw)
-    for m in EVENT_RE.finditer(raw):
-        a, b = m.span(1)
-        if a < 0:
-            cut(*m.span(2))  # trailing whitespace of a line with words
-            trailing += 1
-            continue
-        if a == b:  # the empty "line" after a final newline
-            continue
-        first_end = _next_line(raw, a)  # the run's first line stays, newline included ...
-        body_end = line_body_end(raw, a, first_end)
-        if body_end > a:  # ... but not its spaces
-            cut(a, body_end)
-            trailing += 1
-        if b > first_end:  # the other lines of the run go whole
-            cut(first_end, b)
-            blank += raw.count(b"\n", first_end, b) + (1 if b == n and raw[b - 1] != 0x0A else 0)
-    return starts, ends, trailing, blank
-
-
-def _next_line(raw: bytes, start: int) -> int:
-    """Where the line after the one holding ``start`` begins (``len(raw)`` for the last)."""
-    nl = raw.find(b"\n", start)
-    return len(raw) if nl < 0 else nl + 1
+    Of a run of blank lines (a line is blank when its body, the line without its ``\n`` and one
+    ``\r`` before it, holds only spaces and tabs) the first stays (its spaces go as trailing
+    whitespace) and the others go whole; the spaces and tabs ending the body of every other line go.
+    One pass of the C kernel (``text_cuts``; its twin ``operators.kernel.text_twins``: one RE2 search),
+    no object per line."""
+    return kernel.text_cuts(raw)
 
 
 def repeat_runs(raw: bytes) -> "Runs":
@@ -160,21 +118,44 @@ def reduce_text(raw: bytes) -> Plan:
 def _fold_run(plan: Plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int,
               tags: dict[tuple[int, int], bytes]) -> None:
     """Keep the first copy of a run (a line shown as ``line ×N``), omit the others. ``tags``: the
-    shown texts made so far, by (lines, copies): a plan holds one object for all the runs alike."""
-    raw = plan.raw
+    shown texts made so far, by (lines, copies): a plan holds one object for all the runs alike.
+
+    Written straight into the plan's columns, as ``Plan.keep``, ``omit`` and ``show`` write them
+    (a span lengthens the last piece of its kind that ends where it starts; shown texts next to each
+    other are one piece), without a method call per piece: a text of short repeated lines has a run
+    every few lines. The spans continue each other by construction (the plan's position is at or
+    before ``run_start``; a run's first copy holds a byte that is not whitespace)."""
+    raw, pieces = plan.raw, plan.pieces
+    kinds, starts, ends, objs = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
     tag = tags.get((lines, copies))
     if tag is None:
         tag = tags[lines, copies] = (f" ×{copies}" if lines == 1 else f"[the {lines} lines above ×{copies}]\n").encode()
+    shown_end = first_end
+    if lines == 1:  # the line's text, then " ×N", then its line end
+        shown_end = first_end - 2 if raw[first_end - 2] == 0x0D and first_end - 1 > run_start else first_end - 1
+    pos = plan.position
+    if shown_end != pos:  # what is kept up to the tag (or, for a block, up to the copies omitted)
+        if kinds and kinds[-1] == KEEP and ends[-1] == pos:
+            ends[-1] = shown_end
+        else:
+            kinds.append(KEEP), starts.append(pos), ends.append(shown_end), objs.append(None)
     if lines == 1:
-        body_end = line_body_end(raw, run_start, first_end)
-        plan.keep(plan.position, body_end)
-        plan.show(tag)
-        plan.keep(body_end, first_end)
-        plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
+        if kinds and kinds[-1] == SHOW:
+            objs[-1] += tag
+        else:
+            kinds.append(SHOW), starts.append(0), ends.append(0), objs.append(tag)
+        kinds.append(KEEP), starts.append(shown_end), ends.append(first_end), objs.append(None)  # its line end
+    if kinds[-1] == OMIT and ends[-1] == first_end and objs[-1] == REPEATS:
+        ends[-1] = run_end
     else:
-        plan.keep(plan.position, first_end)
-        plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
-        plan.show(tag)
+        kinds.append(OMIT), starts.append(first_end), ends.append(run_end), objs.append(REPEATS)
+    plan.reasons.setdefault(REPEATS, REPEATS_REASON)
+    plan._pos = run_end  # what ``Plan.omit`` leaves; the tag of a block after its copies
+    if lines > 1:
+        if kinds[-1] == SHOW:
+            objs[-1] += tag
+        else:
+            kinds.append(SHOW), starts.append(0), ends.append(0), objs.append(tag)
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
