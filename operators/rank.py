@@ -29,11 +29,12 @@ lines) as a ``Lines`` (the text and an array of line starts, no object per line)
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from array import array
 from itertools import accumulate, repeat
+from operator import add, methodcaller
 
+from operators import kernel
 from operators.kernel.diff_twins import line_starts
 from operators.store import MARKER_RE
 from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, SIGNAL_RE, WARN_RE,
@@ -54,6 +55,8 @@ HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?
 FAILED_HEAD = b"[command failed: exit code "
 BLANK_SCAN = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")  # a line ``bytes.strip`` empties (``Lines.led``)
 ITER_LINES = 4096  # lines split at a time when a ``Lines`` is iterated
+_START = methodcaller("start")  # a match's start (``re`` and RE2 matches alike)
+_ZERO = re.compile(rb"\x00")  # a tier-0 line in a ``bytearray`` of tiers
 
 
 class Lines(Sequence):
@@ -95,19 +98,28 @@ class Lines(Sequence):
 
     def matching(self, scan: re.Pattern) -> list[int]:
         """The lines a whole-text ``scan`` (a MULTILINE pattern that cannot cross a newline) matches, in order."""
-        starts, n = self.starts, self.n
-        found = [bisect_right(starts, m.start()) - 1 for m in scan.finditer(self.text)]
-        return [i for i in dict.fromkeys(found) if i < n]  # a match after a final newline is no line
+        found = line_indexes(self.starts, scan.finditer(self.text), 0)
+        return [i for i in dict.fromkeys(found) if i < self.n]  # a match after a final newline is no line
 
     def led(self, scan: re.Pattern) -> list[int]:
         """The lines a ``scan`` starting with ``\\n`` matches from the newline before them (the first line
         as if one stood before it), in order: a pattern led by a literal is searched at C speed,
         where ``^`` under ``re.M`` is tried at every byte."""
         starts, n, text = self.starts, self.n, self.text
-        found = [bisect_right(starts, m.start() + 1) - 1 for m in scan.finditer(text)]
+        found = list(line_indexes(starts, scan.finditer(text), 1))
         if n and scan.match(b"\n" + text[: starts[1]]):
             found.insert(0, 0)
         return [i for i in found if i < n]  # a match after a final newline is no line
+
+
+def line_indexes(starts, matches, shift: int):
+    """The index of the line (``starts``: where each begins) holding each match's start plus ``shift``,
+    in order: the starts gathered into an array, the lines found by the kernel (``line_of``), no
+    Python-level step a match."""
+    at = map(_START, matches)
+    if not (isinstance(starts, array) and starts.typecode == "q"):  # a list (``_general`` of a list of lines)
+        starts = array("q", starts)
+    return kernel.line_of(starts, array("q", map(add, at, repeat(shift)) if shift else at))
 
 
 def blank_lines(lines) -> list[int]:
@@ -242,8 +254,8 @@ def _general(lines) -> tuple[array, array]:
     flags = bytearray(n + 1)  # the last: a match after a final newline, no line
 
     def mark(scan, flag: int, led: bool = False) -> None:
-        for m in scan.finditer(text):
-            flags[bisect_right(starts, m.start() + led) - 1] |= flag
+        for i in line_indexes(starts, scan.finditer(text), led):
+            flags[i] |= flag
         if led and n and scan.match(b"\n" + text[: starts[1]]):  # the first line
             flags[0] |= flag
 
@@ -266,7 +278,9 @@ def _general(lines) -> tuple[array, array]:
 def _context(tiers: list[int], lines, blank: set[int]) -> None:
     """The lines right around a tier-0 line are its context (tier 1)."""
     n = len(lines)
-    for i in [i for i, tier in enumerate(tiers) if tier == 0]:
+    must = [m.start() for m in _ZERO.finditer(tiers)] if isinstance(tiers, bytearray) else \
+        [i for i, tier in enumerate(tiers) if tier == 0]
+    for i in must:
         for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
             if tiers[j] == 2 and j not in blank:
                 tiers[j] = 1

@@ -109,10 +109,11 @@ def test_mask_examples():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's
+# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``line_of`` the line ranking's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs",
-                                  "text_cuts")]
+                                  "text_cuts", "line_of")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -435,6 +436,18 @@ def test_text_cuts_of_generated_text():
     found, twin = dispatch.text_cuts(raw), TWINS["text_cuts"](raw)
     assert len(found[0]) > 10_000 and found[2] > 10_000 and found[3] > 1000
     assert [list(found[0]), list(found[1]), found[2], found[3]] == [list(twin[0]), list(twin[1]), twin[2], twin[3]]
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw=CUTTISH, offsets=st.lists(st.integers(-3, 70), max_size=30))
+def test_line_of_matches_the_python_twin(raw, offsets):
+    import operators.kernel as dispatch
+    from operators.kernel.diff_twins import line_starts
+
+    starts = line_starts(raw)
+    found = dispatch.line_of(starts, array("q", offsets))
+    assert list(found) == list(TWINS["line_of"](starts, offsets))
+    assert all(starts[i] <= at < starts[i + 1] for i, at in zip(found, offsets) if 0 <= at < len(raw))
 
 
 def test_text_runs_of_generated_text():

@@ -11,7 +11,8 @@ agree wherever the kernel is built, and the rest of the suite runs the twins whe
 The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
-``text_cuts`` (trailing whitespace and blank-line runs) and ``text_twins``.
+``text_cuts`` (trailing whitespace and blank-line runs) and ``text_twins``, whose ``line_of`` (the line
+holding each offset) the line ranking uses.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ TWINS = {
     "search_lines": search_twins.search_lines_py,
     "text_runs": text_twins.text_runs_py,
     "text_cuts": text_twins.text_cuts_py,
+    "line_of": text_twins.line_of_py,
 }
 
 
@@ -108,6 +110,11 @@ def _c_text_cuts(raw: bytes):
     return memoryview(starts).cast("q"), memoryview(ends).cast("q"), trailing, blank
 
 
+def _c_line_of(starts, offsets):
+    """The line holding each offset, as int64 (see ``text_twins.line_of_py``)."""
+    return memoryview(C.line_of(starts, offsets)).cast("q")
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -123,6 +130,7 @@ if C is None:
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
+    line_of = text_twins.line_of_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -138,3 +146,4 @@ else:
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts
+    line_of = _c_line_of

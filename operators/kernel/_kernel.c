@@ -1570,6 +1570,31 @@ done:
     return result;
 }
 
+/* ---- lines: the line holding each offset --------------------------------------------------------- */
+
+static PyObject *line_of(PyObject *self, PyObject *args) {
+    Py_buffer sv, pv;
+    if (!PyArg_ParseTuple(args, "y*y*", &sv, &pv)) return NULL;
+    const int64_t *starts = sv.buf, *at = pv.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t), k = pv.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, k * (Py_ssize_t)sizeof(int64_t));
+    if (out) {
+        int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t j = 0; j < k; j++) {  /* bisect_right(starts, at[j]) - 1 */
+            Py_ssize_t lo = 0, hi = n;
+            while (lo < hi) {
+                Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (at[j] < starts[mid]) hi = mid;
+                else lo = mid + 1;
+            }
+            o[j] = (int64_t)lo - 1;
+        }
+    }
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&pv);
+    return out;
+}
+
 /* ---- the diff type's budget ranks ----------------------------------------------------------------- */
 
 static int prefixed(const unsigned char *s, const unsigned char *e, const char *lit) {
@@ -1687,6 +1712,7 @@ static PyMethodDef methods[] = {
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},
+    {"line_of", line_of, METH_VARARGS, "line_of(starts, offsets) -> int64 bisect_right(starts, offset) - 1 of each"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {NULL, NULL, 0, NULL},

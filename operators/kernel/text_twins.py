@@ -2,7 +2,8 @@
 and blocks the text reducer folds, found over the whole lines a block of the input at a time
 (``_WholeLines``), as five int64 columns (start, end of the first copy, end of the run, copies, lines
 per copy); ``text_cuts``, the trailing whitespace and blank-line runs it omits, found by one RE2 search
-(``text_cuts_py``)."""
+(``text_cuts_py``); and ``line_of``, the line holding each offset, which the line ranking asks of every
+match of its whole-text scans (``line_of_py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from array import array
 from bisect import bisect_right
 from heapq import merge
 from itertools import accumulate, islice, repeat
-from operator import eq
+from operator import eq, sub
 
 import re2
 
@@ -173,3 +174,9 @@ def text_cuts_py(raw: bytes) -> tuple[array, array, int, int]:
             cut(first_end, b)
             blank += raw.count(b"\n", first_end, b) + (1 if b == n and raw[b - 1] != 0x0A else 0)
     return starts, ends, trailing, blank
+
+
+def line_of_py(starts, offsets) -> array:
+    """The line holding each offset (``bisect_right(starts, offset) - 1``; ``starts``: where each line
+    starts), as int64."""
+    return array("q", map(sub, map(bisect_right, repeat(starts), offsets), repeat(1)))
