@@ -220,12 +220,17 @@ def _general_tiers(kind: str, lines, signal, context, config) -> tuple[list[int]
 
     other = types.attr(kind, "OTHER_LINES", None, config) or (2, 0)
     context_rank = types.attr(kind, "CONTEXT_RANK", 0, config)
-    tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: repeat(other[1], len(lines)), context_rank)
+    tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: _filled(other[1], len(lines)), context_rank)
     for i in context:
         tiers[i], ranks[i] = 1, context_rank
     for i in signal:
         tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
     return tiers, ranks
+
+
+def _filled(rank: int, n: int):
+    """``n`` times ``rank``: a byte array made by one copy when the rank fits a signed byte."""
+    return array("b", [rank]) * n if -128 <= rank < 128 else repeat(rank, n)
 
 
 def _shown(line: bytes) -> bytes:
