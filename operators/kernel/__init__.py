@@ -11,7 +11,8 @@ agree wherever the kernel is built, and the rest of the suite runs the twins whe
 The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
-``text_cuts`` (trailing whitespace and blank-line runs) and ``text_twins``, whose ``line_of`` (the line
+``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
+``text_twins``, whose ``line_of`` (the line
 holding each offset) the line ranking uses.
 """
 
@@ -41,6 +42,7 @@ TWINS = {
     "text_runs": text_twins.text_runs_py,
     "text_cuts": text_twins.text_cuts_py,
     "line_of": text_twins.line_of_py,
+    "text_pieces": text_twins.text_pieces_py,
 }
 
 
@@ -115,6 +117,15 @@ def _c_line_of(starts, offsets):
     return memoryview(C.line_of(starts, offsets)).cast("q")
 
 
+def _c_text_pieces(raw: bytes, *columns):
+    """The text reducer's pieces, or None (see ``text_twins.text_pieces_py``)."""
+    made = C.text_pieces(raw, *columns)
+    if made is None:
+        return None
+    kinds, starts, ends, codes, *rest = made
+    return (kinds, memoryview(starts).cast("q"), memoryview(ends).cast("q"), memoryview(codes).cast("q"), *rest)
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -131,6 +142,7 @@ if C is None:
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
     line_of = text_twins.line_of_py
+    text_pieces = text_twins.text_pieces_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -147,3 +159,4 @@ else:
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts
     line_of = _c_line_of
+    text_pieces = _c_text_pieces

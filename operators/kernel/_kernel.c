@@ -1570,6 +1570,128 @@ done:
     return result;
 }
 
+/* ---- text: the plan's pieces for the cuts and the folded runs ------------------------------------- */
+
+enum { P_KEEP = 0, P_SHOW = 1, P_OMIT = 2 };  /* operators.reduction's piece kinds */
+enum { C_NONE = 0, C_WHITESPACE = 1, C_REPEATS = 2, C_TAGS = 3 };  /* a piece's object: none, a group, a tag */
+
+typedef struct {
+    char *kinds;
+    I64s starts, ends, codes;
+    Py_ssize_t n, cap;
+    int64_t pos;
+    int first, used, stop;  /* the group omitted first, the groups omitted (bits), a piece not continuing */
+} Pieces;
+
+static int pieces_push(Pieces *p, int kind, int64_t a, int64_t b, int64_t code) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 4096;
+        char *k = scratch_grow(p->kinds, (size_t)p->cap, (size_t)cap);
+        if (!k) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        p->kinds = k;
+        p->cap = cap;
+    }
+    p->kinds[p->n++] = (char)kind;
+    return i64s_push(&p->starts, a) < 0 || i64s_push(&p->ends, b) < 0 || i64s_push(&p->codes, code) < 0 ? -1 : 0;
+}
+
+/* Plan.keep / Plan.omit: the span must continue at the position; it lengthens the last piece when that one is
+ * of the same kind and object and ends where it starts. */
+static int pieces_span(Pieces *p, int kind, int64_t a, int64_t b, int code) {
+    if (a != p->pos || b < a) {
+        p->stop = 1;
+        return 0;
+    }
+    p->pos = b;
+    if (b == a) return 0;
+    if (kind == P_OMIT) {
+        if (!p->first) p->first = code;
+        p->used |= 1 << code;
+    }
+    Py_ssize_t last = p->n - 1;
+    if (p->n && p->kinds[last] == kind && p->ends.v[last] == a && p->codes.v[last] == code) {
+        p->ends.v[last] = b;
+        return 0;
+    }
+    return pieces_push(p, kind, a, b, code);
+}
+
+/* Plan.show: a text next to a shown text would be one piece, their texts joined: not made here (stop). */
+static int pieces_show(Pieces *p, int64_t code) {
+    if (p->n && p->kinds[p->n - 1] == P_SHOW) {
+        p->stop = 1;
+        return 0;
+    }
+    return pieces_push(p, P_SHOW, 0, 0, code);
+}
+
+static int fold_run(Pieces *p, const unsigned char *raw, const int64_t *run, int64_t tag) {
+    int64_t start = run[0], first_end = run[1], end = run[2], lines = run[4];
+    if (lines == 1) {  /* the line's text, " xN", its line end; the copies */
+        int64_t shown_end = first_end - 1;
+        if (first_end >= 2 && raw[first_end - 2] == '\r' && first_end - 1 > start) shown_end--;
+        return pieces_span(p, P_KEEP, p->pos, shown_end, C_NONE) < 0 || pieces_show(p, tag) < 0 ||
+               pieces_span(p, P_KEEP, shown_end, first_end, C_NONE) < 0 ||
+               pieces_span(p, P_OMIT, first_end, end, C_REPEATS) < 0 ? -1 : 0;
+    }
+    return pieces_span(p, P_KEEP, p->pos, first_end, C_NONE) < 0 ||
+           pieces_span(p, P_OMIT, first_end, end, C_REPEATS) < 0 || pieces_show(p, tag) < 0 ? -1 : 0;
+}
+
+static PyObject *text_pieces(PyObject *self, PyObject *args) {
+    Py_buffer v[9];
+    int got = 0;
+    PyObject *result = NULL;
+    Pieces p = {0};
+    for (; got < 9; got++) {
+        PyObject *arg = PyTuple_GetItem(args, got);
+        if (!arg || PyObject_GetBuffer(arg, &v[got], PyBUF_SIMPLE) < 0) goto done;
+    }
+    if (PyTuple_GET_SIZE(args) != 9) {
+        PyErr_SetString(PyExc_TypeError, "text_pieces takes 9 buffers");
+        goto done;
+    }
+    const unsigned char *raw = v[0].buf;
+    Py_ssize_t n = v[0].len, nruns = v[1].len / 8, ncuts = v[6].len / 8, ci = 0;
+    const int64_t *col[5], *cs = v[6].buf, *ce = v[7].buf;
+    const int32_t *tags = v[8].buf;
+    for (int c = 0; c < 5; c++) col[c] = v[1 + c].buf;
+    int64_t repeated = 0;
+    for (Py_ssize_t r = 0; r <= nruns && !p.stop; r++) {
+        int64_t run[5];
+        for (int c = 0; c < 5; c++) run[c] = r < nruns ? col[c][r] : (c < 3 ? n : 0);
+        while (ci < ncuts && ce[ci] <= run[1] && !p.stop) {  /* the cuts before the run and in its first copy */
+            if (pieces_span(&p, P_KEEP, p.pos, cs[ci], C_NONE) < 0 ||
+                pieces_span(&p, P_OMIT, cs[ci], ce[ci], C_WHITESPACE) < 0) goto done;
+            ci++;
+        }
+        if (r == nruns || p.stop) break;
+        if (fold_run(&p, raw, run, C_TAGS + (int64_t)tags[r]) < 0) goto done;
+        repeated += run[3] - 1;
+        while (ci < ncuts && cs[ci] < run[2]) ci++;  /* cuts inside the folded copies: in the repeats ref */
+    }
+    if (p.stop) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto done;
+    }
+    result = Py_BuildValue("(NNNNLLii)", PyBytes_FromStringAndSize(p.kinds, p.n),
+                           PyBytes_FromStringAndSize((const char *)p.starts.v, p.n * 8),
+                           PyBytes_FromStringAndSize((const char *)p.ends.v, p.n * 8),
+                           PyBytes_FromStringAndSize((const char *)p.codes.v, p.n * 8), (long long)p.pos,
+                           (long long)repeated, p.first, p.used);
+done:
+    scratch_free(p.kinds, (size_t)p.cap);
+    scratch_free(p.starts.v, (size_t)p.starts.cap * sizeof(int64_t));
+    scratch_free(p.ends.v, (size_t)p.ends.cap * sizeof(int64_t));
+    scratch_free(p.codes.v, (size_t)p.codes.cap * sizeof(int64_t));
+    for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
+    return result;
+}
+
 /* ---- lines: the line holding each offset --------------------------------------------------------- */
 
 static PyObject *line_of(PyObject *self, PyObject *args) {
@@ -1713,6 +1835,8 @@ static PyMethodDef methods[] = {
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},
     {"line_of", line_of, METH_VARARGS, "line_of(starts, offsets) -> int64 bisect_right(starts, offset) - 1 of each"},
+    {"text_pieces", text_pieces, METH_VARARGS,
+     "text_pieces(buf, starts, first_ends, ends, copies, periods, cut_starts, cut_ends, tags) -> pieces or None"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {NULL, NULL, 0, NULL},

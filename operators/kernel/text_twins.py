@@ -2,7 +2,8 @@
 and blocks the text reducer folds, found over the whole lines a block of the input at a time
 (``_WholeLines``), as five int64 columns (start, end of the first copy, end of the run, copies, lines
 per copy); ``text_cuts``, the trailing whitespace and blank-line runs it omits, found by one RE2 search
-(``text_cuts_py``); and ``line_of``, the line holding each offset, which the line ranking asks of every
+(``text_cuts_py``); ``text_pieces``, the pieces of the reducer's plan for those cuts and runs
+(``text_pieces_py``); and ``line_of``, the line holding each offset, which the line ranking asks of every
 match of its whole-text scans (``line_of_py``)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from array import array
 from bisect import bisect_right
 from heapq import merge
-from itertools import accumulate, islice, repeat
+from itertools import accumulate, chain, islice, repeat
 from operator import eq, sub
 
 import re2
@@ -180,3 +181,85 @@ def line_of_py(starts, offsets) -> array:
     """The line holding each offset (``bisect_right(starts, offset) - 1``; ``starts``: where each line
     starts), as int64."""
     return array("q", map(sub, map(bisect_right, repeat(starts), offsets), repeat(1)))
+
+
+KEEP, SHOW, OMIT = 0, 1, 2  # operators.reduction's piece kinds
+NONE, WHITESPACE, REPEATS, TAGS = 0, 1, 2, 3  # a piece's object: none (kept), a group, the tags from 3 on
+
+
+class _Stop(Exception):
+    """A piece that does not continue the plan, or a shown text next to another: the caller's to write."""
+
+
+class _Pieces:
+    """The columns of the pieces written so far, as ``Plan.keep``, ``omit`` and ``show`` write them."""
+
+    def __init__(self) -> None:
+        self.kinds, self.starts, self.ends, self.codes = bytearray(), array("q"), array("q"), array("q")
+        self.pos = self.first = self.used = 0
+
+    def span(self, kind: int, a: int, b: int, code: int) -> None:
+        if a != self.pos or b < a:
+            raise _Stop
+        self.pos = b
+        if b == a:
+            return
+        if kind == OMIT:
+            self.first = self.first or code
+            self.used |= 1 << code
+        if self.kinds and self.kinds[-1] == kind and self.ends[-1] == a and self.codes[-1] == code:
+            self.ends[-1] = b
+        else:
+            self.push(kind, a, b, code)
+
+    def show(self, code: int) -> None:
+        if self.kinds and self.kinds[-1] == SHOW:
+            raise _Stop
+        self.push(SHOW, 0, 0, code)
+
+    def push(self, kind: int, a: int, b: int, code: int) -> None:
+        self.kinds.append(kind)
+        self.starts.append(a)
+        self.ends.append(b)
+        self.codes.append(code)
+
+
+def text_pieces_py(raw: bytes, run_starts, first_ends, run_ends, copies, periods, cut_starts, cut_ends, tags):
+    """The text reducer's pieces for its whitespace cuts and folded runs, in order (see
+    ``operators.types.text``): (kinds, starts, ends, codes, position, repeated copies, the group omitted
+    first, the groups omitted as bits 1 << code); a piece's code is 0 for none, 1 or 2 for the whitespace
+    or repeats group, 3 + ``tags[r]`` for the note of run r. None when a piece would not continue the plan
+    or a shown text would stand next to another (the caller writes those with the plan's methods)."""
+    out = _Pieces()
+    n, cuts, repeated = len(raw), list(zip(cut_starts, cut_ends)), 0
+    ci = 0
+    try:
+        for run in zip(chain(run_starts, [n]), chain(first_ends, [n]), chain(run_ends, [n]), chain(copies, [0]),
+                       chain(periods, [0]), chain(tags, [0])):
+            while ci < len(cuts) and cuts[ci][1] <= run[1]:  # the cuts before the run and in its first copy
+                out.span(KEEP, out.pos, cuts[ci][0], NONE)
+                out.span(OMIT, cuts[ci][0], cuts[ci][1], WHITESPACE)
+                ci += 1
+            if not run[3]:
+                break
+            _fold_run(out, raw, run)
+            repeated += run[3] - 1
+            while ci < len(cuts) and cuts[ci][0] < run[2]:  # cuts inside the folded copies: in the repeats ref
+                ci += 1
+    except _Stop:
+        return None
+    return bytes(out.kinds), out.starts, out.ends, out.codes, out.pos, repeated, out.first, out.used
+
+
+def _fold_run(out: _Pieces, raw: bytes, run) -> None:
+    start, first_end, end, _, lines, tag = run
+    if lines == 1:  # the line's text, its note, its line end; the copies
+        shown_end = first_end - 2 if raw[first_end - 2] == 0x0D and first_end - 1 > start else first_end - 1
+        out.span(KEEP, out.pos, shown_end, NONE)
+        out.show(TAGS + tag)
+        out.span(KEEP, shown_end, first_end, NONE)
+        out.span(OMIT, first_end, end, REPEATS)
+    else:
+        out.span(KEEP, out.pos, first_end, NONE)
+        out.span(OMIT, first_end, end, REPEATS)
+        out.show(TAGS + tag)

@@ -17,10 +17,11 @@ repeated runs; the cuts are two int64 columns, merged where they touch.
 from __future__ import annotations
 
 from array import array
-from itertools import chain
+from itertools import chain, repeat
+from operator import add, mul
 
 from operators import kernel
-from operators.reduction import KEEP, OMIT, SHOW, Plan, passthrough
+from operators.reduction import Plan, line_body_end, passthrough
 
 GROUP = "whitespace"
 REASON = "trailing whitespace and blank-line runs"
@@ -53,8 +54,15 @@ def repeat_runs(raw: bytes) -> "Runs":
     runs = Runs()
     # copied into arrays, the kernel's buffers freed at once: glibc then keeps the later big objects in
     # pages of their own (20 MB of text peaked 3 MB higher with the buffers kept to the end)
-    runs.columns = tuple(array("q", column) for column in kernel.text_runs(raw, REPEAT_MIN, BLOCK_MAX, BLOCK_WORK))
+    runs.columns = tuple(_int64(column) for column in kernel.text_runs(raw, REPEAT_MIN, BLOCK_MAX, BLOCK_WORK))
     return runs
+
+
+def _int64(column) -> array:
+    """An int64 column (an array or a memoryview of int64) copied whole into a new array."""
+    out = array("q")
+    out.frombytes(memoryview(column).cast("B"))
+    return out
 
 
 class Runs:
@@ -76,7 +84,7 @@ class Runs:
 def reduce_text(raw: bytes) -> Plan:
     starts, ends, trailing, blank = cuts_of(raw)
     runs = repeat_runs(raw)
-    folded = sum(end - first_end for _, first_end, end, _, _ in runs)
+    folded = sum(runs.columns[2]) - sum(runs.columns[1])  # the bytes of the copies omitted
     saved = sum(ends) - sum(starts)
     if saved + folded < MIN_SAVING:
         return passthrough(raw)
@@ -85,22 +93,9 @@ def reduce_text(raw: bytes) -> Plan:
         runs = Runs()  # not worth a second marker line
     elif saved < MIN_SAVING // 2:
         starts, ends = array("q"), array("q")
-    cuts = iter(zip(starts, ends))
-    cut = next(cuts, None)
-    whitespace = repeated = 0
-    tags: dict[tuple[int, int], bytes] = {}  # one shown " ×N" (or block note) object for every run alike
-    for run_start, first_end, run_end, copies, lines in chain(runs, [(len(raw), len(raw), len(raw), 0, 0)]):
-        while cut is not None and cut[1] <= first_end:  # the cuts before the run and in its first copy
-            plan.keep(plan.position, cut[0])
-            plan.omit(cut[0], cut[1], GROUP, REASON)
-            whitespace += 1
-            cut = next(cuts, None)
-        if not copies:
-            break
-        _fold_run(plan, run_start, first_end, run_end, copies, lines, tags)
-        repeated += copies - 1
-        while cut is not None and cut[0] < run_end:  # cuts inside the folded copies: in the repeats ref
-            cut = next(cuts, None)
+    repeated = _write_pieces(plan, runs, starts, ends)
+    if repeated is None:
+        repeated = _write_by_methods(plan, runs, starts, ends)
     plan.keep_rest()
     lead = b"" if plan.ends_line() else b"\n"
     if GROUP in plan.reasons:
@@ -115,47 +110,79 @@ def reduce_text(raw: bytes) -> Plan:
     return plan.finish()
 
 
+def _write_pieces(plan: Plan, runs: Runs, starts, ends) -> int | None:
+    """Write the cuts and the folded runs into the plan's columns in one pass of the C kernel
+    (``text_pieces``; its twin in ``operators.kernel.text_twins``), as ``_write_by_methods`` writes
+    them with a method call a piece (a text of short repeated lines has a run every few lines); the
+    copies folded, or None when the kernel leaves it to ``_write_by_methods`` (a piece that would not
+    continue the plan, a note next to another)."""
+    ids, table = _notes(runs)
+    made = kernel.text_pieces(plan.raw, *runs.columns, starts, ends, ids)
+    if made is None:
+        return None
+    kinds, piece_starts, piece_ends, codes, position, repeated, first, used = made
+    pieces = plan.pieces
+    pieces.kinds = bytearray(kinds)
+    pieces.starts, pieces.ends = _int64(piece_starts), _int64(piece_ends)
+    pieces.objs = list(map(table.__getitem__, codes))
+    groups = {1: (GROUP, REASON), 2: (REPEATS, REPEATS_REASON)}  # the kernel's codes of the two groups
+    for code in sorted(groups, key=lambda code: code != first):  # in the order of their first omission
+        if used & 1 << code:
+            plan.reasons[groups[code][0]] = groups[code][1]
+    plan._pos = position  # where ``Plan.keep`` and ``omit`` left it
+    return repeated
+
+
+def _notes(runs: Runs) -> tuple[array, list]:
+    """Each run's note (``line ×N``, or a block's ``[the 3 lines above ×N]`` line) as an index into
+    the kernel's table of piece objects: nothing, the two groups, then one object for every note
+    alike."""
+    copies, lines = runs.columns[3], runs.columns[4]
+    keys = array("q", map(add, map(mul, copies, repeat(16)), lines))  # lines <= BLOCK_MAX < 16
+    index = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+    notes = [(f" ×{key >> 4}" if key & 15 == 1 else f"[the {key & 15} lines above ×{key >> 4}]\n").encode()
+             for key in index]
+    return array("i", map(index.__getitem__, keys)), [None, GROUP, REPEATS, *notes]
+
+
+def _write_by_methods(plan: Plan, runs: Runs, starts, ends) -> int:
+    """Write the cuts and the folded runs with the plan's methods; the copies folded."""
+    cuts = iter(zip(starts, ends))
+    cut = next(cuts, None)
+    repeated = 0
+    tags: dict[tuple[int, int], bytes] = {}  # one shown " ×N" (or block note) object for every run alike
+    for run_start, first_end, run_end, copies, lines in chain(runs, [(len(plan.raw),) * 3 + (0, 0)]):
+        while cut is not None and cut[1] <= first_end:  # the cuts before the run and in its first copy
+            plan.keep(plan.position, cut[0])
+            plan.omit(cut[0], cut[1], GROUP, REASON)
+            cut = next(cuts, None)
+        if not copies:
+            break
+        _fold_run(plan, run_start, first_end, run_end, copies, lines, tags)
+        repeated += copies - 1
+        while cut is not None and cut[0] < run_end:  # cuts inside the folded copies: in the repeats ref
+            cut = next(cuts, None)
+    return repeated
+
+
 def _fold_run(plan: Plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int,
               tags: dict[tuple[int, int], bytes]) -> None:
     """Keep the first copy of a run (a line shown as ``line ×N``), omit the others. ``tags``: the
-    shown texts made so far, by (lines, copies): a plan holds one object for all the runs alike.
-
-    Written straight into the plan's columns, as ``Plan.keep``, ``omit`` and ``show`` write them
-    (a span lengthens the last piece of its kind that ends where it starts; shown texts next to each
-    other are one piece), without a method call per piece: a text of short repeated lines has a run
-    every few lines. The spans continue each other by construction (the plan's position is at or
-    before ``run_start``; a run's first copy holds a byte that is not whitespace)."""
-    raw, pieces = plan.raw, plan.pieces
-    kinds, starts, ends, objs = pieces.kinds, pieces.starts, pieces.ends, pieces.objs
+    shown texts made so far, by (lines, copies): a plan holds one object for all the runs alike."""
+    raw = plan.raw
     tag = tags.get((lines, copies))
     if tag is None:
         tag = tags[lines, copies] = (f" ×{copies}" if lines == 1 else f"[the {lines} lines above ×{copies}]\n").encode()
-    shown_end = first_end
-    if lines == 1:  # the line's text, then " ×N", then its line end
-        shown_end = first_end - 2 if raw[first_end - 2] == 0x0D and first_end - 1 > run_start else first_end - 1
-    pos = plan.position
-    if shown_end != pos:  # what is kept up to the tag (or, for a block, up to the copies omitted)
-        if kinds and kinds[-1] == KEEP and ends[-1] == pos:
-            ends[-1] = shown_end
-        else:
-            kinds.append(KEEP), starts.append(pos), ends.append(shown_end), objs.append(None)
     if lines == 1:
-        if kinds and kinds[-1] == SHOW:
-            objs[-1] += tag
-        else:
-            kinds.append(SHOW), starts.append(0), ends.append(0), objs.append(tag)
-        kinds.append(KEEP), starts.append(shown_end), ends.append(first_end), objs.append(None)  # its line end
-    if kinds[-1] == OMIT and ends[-1] == first_end and objs[-1] == REPEATS:
-        ends[-1] = run_end
+        body_end = line_body_end(raw, run_start, first_end)
+        plan.keep(plan.position, body_end)
+        plan.show(tag)
+        plan.keep(body_end, first_end)
+        plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
     else:
-        kinds.append(OMIT), starts.append(first_end), ends.append(run_end), objs.append(REPEATS)
-    plan.reasons.setdefault(REPEATS, REPEATS_REASON)
-    plan._pos = run_end  # what ``Plan.omit`` leaves; the tag of a block after its copies
-    if lines > 1:
-        if kinds[-1] == SHOW:
-            objs[-1] += tag
-        else:
-            kinds.append(SHOW), starts.append(0), ends.append(0), objs.append(tag)
+        plan.keep(plan.position, first_end)
+        plan.omit(first_end, run_end, REPEATS, REPEATS_REASON)
+        plan.show(tag)
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import FIXTURES, reduce_alone
 from operators.classify import classify
 from operators.config import Config
-from operators.reduction import line_body_end, omissions, render
+from operators.reduction import omissions, render
 from operators.signals import load_sidecar
 from operators.types import text
 
@@ -220,31 +220,16 @@ def test_text_repeats_found_block_by_block_as_on_one_list(seed, block, monkeypat
         assert repeat_runs_one_list(b"q\n" * 5 + b"r\ns\n" * 3 + b"end\n") == [(0, 2, 10, 5, 1), (10, 14, 22, 3, 2)]
 
 
-def fold_run_by_plan_methods(plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int, tags) -> None:
-    """A folded run written by ``Plan.keep``, ``omit`` and ``show`` (what ``text._fold_run``, which
-    writes the plan's columns directly, must give)."""
-    tag = (f" ×{copies}" if lines == 1 else f"[the {lines} lines above ×{copies}]\n").encode()
-    if lines == 1:
-        body_end = line_body_end(plan.raw, run_start, first_end)
-        plan.keep(plan.position, body_end)
-        plan.show(tag)
-        plan.keep(body_end, first_end)
-        plan.omit(first_end, run_end, text.REPEATS, text.REPEATS_REASON)
-    else:
-        plan.keep(plan.position, first_end)
-        plan.omit(first_end, run_end, text.REPEATS, text.REPEATS_REASON)
-        plan.show(tag)
-
-
 @settings(max_examples=1500, deadline=None)
 @given(lines=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"c  \r", b"\r"]),
                                 st.integers(1, 5)), max_size=30),
        times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail", b"\n\n", b"  "]))
 def test_folded_runs_written_as_the_plan_methods_write_them(lines, times, tail, monkeypatch_text):
+    """The pieces the kernel writes (``text._write_pieces``) are those the plan's methods write."""
     raw = b"\n".join([line for line, count in lines for _ in range(count)] * times) + tail
     monkeypatch_text.setattr(text, "MIN_SAVING", 0)  # every run folds, every cut is made
     fast = text.reduce_text(raw)
-    monkeypatch_text.setattr(text, "_fold_run", fold_run_by_plan_methods)
+    monkeypatch_text.setattr(text, "_write_pieces", lambda *args: None)
     try:
         slow = text.reduce_text(raw)
     finally:
