@@ -29,6 +29,7 @@ lines) as a ``Lines`` (the text and an array of line starts, no object per line)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from array import array
 from itertools import accumulate, repeat
@@ -70,6 +71,7 @@ class Lines(Sequence):
         self.starts = line_starts(text)
         self.n = len(self.starts) - 1
         self.last_nl = text.endswith(b"\n")
+        self.blank: array | None = None  # ``blank_lines``, found once: the ranking and the ceiling both ask
 
     def __len__(self) -> int:
         return self.n
@@ -105,11 +107,18 @@ class Lines(Sequence):
         """The lines a ``scan`` starting with ``\\n`` matches from the newline before them (the first line
         as if one stood before it), in order: a pattern led by a literal is searched at C speed,
         where ``^`` under ``re.M`` is tried at every byte."""
+        return self.led_array(scan).tolist()
+
+    def led_array(self, scan: re.Pattern) -> array:
+        """``led`` as an int64 array: 8 bytes a line found, no int object each."""
         starts, n, text = self.starts, self.n, self.text
-        found = list(line_indexes(starts, scan.finditer(text), 1))
+        found = array("q")
+        found.frombytes(memoryview(line_indexes(starts, scan.finditer(text), 1)).cast("B"))
         if n and scan.match(b"\n" + text[: starts[1]]):
             found.insert(0, 0)
-        return [i for i in found if i < n]  # a match after a final newline is no line
+        while found and found[-1] >= n:  # a match after a final newline is no line (the lines come in order)
+            found.pop()
+        return found
 
 
 def line_indexes(starts, matches, shift: int):
@@ -124,8 +133,17 @@ def line_indexes(starts, matches, shift: int):
 
 def blank_lines(lines) -> list[int]:
     """The indexes of the lines ``bytes.strip`` empties, in order (one regex pass over a ``Lines``)."""
+    found = _blank(lines)
+    return found.tolist() if isinstance(found, array) else found
+
+
+def _blank(lines):
+    """``blank_lines`` as the ranking keeps them: for a ``Lines`` an int64 array, found once and kept
+    on it (the ranking and the output ceiling both ask), else a list."""
     if isinstance(lines, Lines):
-        return lines.led(BLANK_SCAN)
+        if lines.blank is None:
+            lines.blank = lines.led_array(BLANK_SCAN)
+        return lines.blank
     return [i for i, line in enumerate(lines) if not line.strip()]
 
 
@@ -207,9 +225,9 @@ def compact_line_tiers(kind: str, lines, config):
                 tiers[i] = 1
     if len(lines) and lines[0].startswith(FAILED_HEAD):
         tiers[0], ranks[0] = 0, -1
-    blank = blank_lines(lines)
+    blank = _blank(lines)
     if types.attr(kind, "PACK_CONTEXT", True, config):
-        _context(tiers, lines, set(blank))
+        _context(tiers, lines, blank)
     _blanks(tiers, ranks, blank)
     return tiers, ranks
 
@@ -280,14 +298,21 @@ def _general(lines) -> tuple[array, array]:
     return signal, array("i", (m.start() for m in _ONE.finditer(flags.translate(_CONTEXT_FLAGS))))
 
 
-def _context(tiers: list[int], lines, blank: set[int]) -> None:
-    """The lines right around a tier-0 line are its context (tier 1)."""
+def _context(tiers: list[int], lines, blank) -> None:
+    """The lines right around a tier-0 line are its context (tier 1); ``blank``: the blank lines'
+    indexes, in order (a set of them is made only when the tier-0 lines are not few beside them)."""
     n = len(lines)
     must = [m.start() for m in _ZERO.finditer(tiers)] if isinstance(tiers, bytearray) else \
         [i for i, tier in enumerate(tiers) if tier == 0]
+    if len(must) * 8 < len(blank):  # a few signal lines in a text of many blank lines: a bisection each
+        def is_blank(j: int) -> bool:
+            k = bisect_left(blank, j)
+            return k < len(blank) and blank[k] == j
+    else:
+        is_blank = set(blank).__contains__
     for i in must:
         for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
-            if tiers[j] == 2 and j not in blank:
+            if tiers[j] == 2 and not is_blank(j):
                 tiers[j] = 1
 
 

@@ -695,12 +695,12 @@ def matching_spans(regex, raw: bytes, spans: list[tuple[int, int]]):
     return ((start, end) for start, end in spans if match(_UNANCHORED, raw, start, end)[0] != nothing)
 
 
-def _kept_text_dirty(plan: Plan) -> bool:
+def _kept_text_dirty(plan: Plan, kept: int | None = None) -> bool:
     """Whether ``FIND_RE`` finds anything in what the plan keeps: the kept spans (merged where they
     touch) one by one when they are a small part of the input (a folded log), else the whole input in
     one scan. A kept span starting inside a character is ``_cuts_a_character``'s to see."""
     raw = plan.raw
-    if kept_bytes(plan) * 8 >= len(raw):
+    if (kept_bytes(plan) if kept is None else kept) * 8 >= len(raw):
         return FIND_RE.search(raw) is not None
     return next(matching_spans(FIND_RE, raw, kept_spans(plan)), None) is not None
 
@@ -714,11 +714,11 @@ def _dirty_shows(pieces: Pieces) -> bool:
 SECRET_OPEN, SECRET_CLOSE = b"[secret hidden: ", b"]"
 
 
-def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def secret_spans(plan: Plan, binary: list[tuple[int, int]], kept: int | None = None) -> list[tuple[int, int]]:
     """The secret values (``operators.secrets``) in what ``plan`` keeps, outside binary regions: one
     scan of the whole input when the kept spans are a large part of it, else one scan a span."""
     raw = plan.raw
-    if kept_bytes(plan) * 8 >= len(raw):
+    if (kept_bytes(plan) if kept is None else kept) * 8 >= len(raw):
         found = secrets.scan(raw)
     else:
         # a span where the pattern finds nothing has no secret: only the others are scanned
@@ -734,11 +734,11 @@ def _hide_in_shows(pieces: Pieces) -> bool:
     return bool(shows) and bool(secrets.scan(b"\n".join(shows)))
 
 
-def hide_secrets(plan: Plan, binary: list[tuple[int, int]]) -> Plan:
+def hide_secrets(plan: Plan, binary: list[tuple[int, int]], kept: int | None = None) -> Plan:
     """``plan`` with every secret value it keeps omitted to the ``secrets`` ref and shown as
     ``[secret hidden: #ref:ctx_…]``, and every one in a reducer's text shown as ``[secret hidden]``;
     ``plan`` itself when it shows none."""
-    found = secret_spans(plan, binary)
+    found = secret_spans(plan, binary, kept)
     if not found and not _hide_in_shows(plan.pieces):
         return plan
     out = Plan(plan.raw)
@@ -782,10 +782,12 @@ def secure(plan: Plan, config, kind: str = "") -> Plan:
     settings = settings_of(config)
     raw = plan.raw
     binary = binary_regions(raw)
-    plan = hide_secrets(plan, binary)
+    kept = kept_bytes(plan)  # the kept size (``kept=``: the plan's, added up once) decides how each check searches
+    hidden = hide_secrets(plan, binary, kept)
+    plan, kept = hidden, (kept if hidden is plan else None)
     long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
-    if not binary and not long and not _kept_text_dirty(plan) and not _dirty_shows(pieces) \
+    if not binary and not long and not _kept_text_dirty(plan, kept) and not _dirty_shows(pieces) \
             and not (b"\r" in raw and _keeps_cr_without_lf(plan)) \
             and (raw.isascii() or not _cuts_a_character(plan)):
         return plan
