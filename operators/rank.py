@@ -294,8 +294,8 @@ def _general(lines) -> tuple[array, array]:
     for scan in FOLD_SCANS:
         mark(scan, CTX)
     del flags[n]
-    signal = array("i", (m.start() for m in _ONE.finditer(flags.translate(_SIGNAL_FLAGS))))
-    return signal, array("i", (m.start() for m in _ONE.finditer(flags.translate(_CONTEXT_FLAGS))))
+    signal = array("i", map(_START, _ONE.finditer(flags.translate(_SIGNAL_FLAGS))))
+    return signal, array("i", map(_START, _ONE.finditer(flags.translate(_CONTEXT_FLAGS))))
 
 
 def _context(tiers: list[int], lines, blank) -> None:
