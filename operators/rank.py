@@ -320,14 +320,17 @@ def _blanks(tiers: list[int], ranks: list[int], blank: list[int]) -> None:
     """A blank line belongs to the block around it: the better tier of its neighbours, last in it
     (``blank``: the blank lines' indexes, in order; only they are visited)."""
     n = len(tiers)
-    prev_tier = 2
-    for k, i in enumerate(blank):
-        if not (k and blank[k - 1] == i - 1):  # the first of a run of blank lines
+    prev_tier, before = 2, -2  # the blank line visited before (none: -2)
+    for i in blank:
+        if i != before + 1:  # the first of a run of blank lines
             prev_tier = tiers[i - 1] if i else 2
-        tiers[i], ranks[i] = prev_tier, BLANK_RANK
-    next_tier = 2
-    for k in range(len(blank) - 1, -1, -1):
-        i = blank[k]
-        if not (k + 1 < len(blank) and blank[k + 1] == i + 1):  # the last of a run
+        tiers[i] = prev_tier
+        ranks[i] = BLANK_RANK
+        before = i
+    next_tier, after = 2, -2  # backwards: the blank line visited before (none: -2)
+    for i in reversed(blank):
+        if i != after - 1:  # the last of a run
             next_tier = tiers[i + 1] if i + 1 < n else 2
-        tiers[i] = min(tiers[i], next_tier)
+        if next_tier < tiers[i]:
+            tiers[i] = next_tier
+        after = i
