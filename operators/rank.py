@@ -141,8 +141,9 @@ def _blank(lines):
     """``blank_lines`` as the ranking keeps them: for a ``Lines`` an int64 array, found once and kept
     on it (the ranking and the output ceiling both ask), else a list."""
     if isinstance(lines, Lines):
-        if lines.blank is None:
-            lines.blank = lines.led_array(BLANK_SCAN)
+        if lines.blank is None:  # one pass of the kernel (its twin: a split a block at a time)
+            lines.blank = array("q")
+            lines.blank.frombytes(memoryview(kernel.blank_lines(lines.text)).cast("B"))
         return lines.blank
     return [i for i, line in enumerate(lines) if not line.strip()]
 

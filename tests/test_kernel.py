@@ -110,10 +110,10 @@ def test_mask_examples():
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
 # ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
-# ``text_pieces`` too, ``line_of`` the line ranking's
+# ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs",
-                                  "text_cuts", "line_of", "text_pieces")]
+                                  "text_cuts", "line_of", "text_pieces", "blank_lines")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -448,6 +448,21 @@ def test_line_of_matches_the_python_twin(raw, offsets):
     found = dispatch.line_of(starts, array("q", offsets))
     assert list(found) == list(TWINS["line_of"](starts, offsets))
     assert all(starts[i] <= at < starts[i + 1] for i, at in zip(found, offsets) if 0 <= at < len(raw))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"x", b"\x1c", b"\xa0", b"\n\n"]),
+                    max_size=50).map(b"".join), block=st.sampled_from([1, 3, 1 << 18]))
+def test_blank_lines_match_the_python_twin_and_strip(raw, block):
+    import operators.kernel as dispatch
+    from operators.kernel import text_twins
+
+    lines = raw.split(b"\n")[:-1] if raw.endswith(b"\n") else raw.split(b"\n") if raw else []
+    expected = [i for i, line in enumerate(lines) if not line.strip()]
+    assert list(dispatch.blank_lines(raw)) == expected
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(text_twins, "BLOCK_BYTES", block)  # blocks end mid-run of blank lines, every line
+        assert list(TWINS["blank_lines"](raw)) == expected
 
 
 def pieces_both(raw: bytes, runs, cuts, ids):

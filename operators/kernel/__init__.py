@@ -13,7 +13,7 @@ The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budge
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
-holding each offset) the line ranking uses.
+holding each offset) and ``blank_lines`` the line ranking uses.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ TWINS = {
     "text_cuts": text_twins.text_cuts_py,
     "line_of": text_twins.line_of_py,
     "text_pieces": text_twins.text_pieces_py,
+    "blank_lines": text_twins.blank_lines_py,
 }
 
 
@@ -126,6 +127,11 @@ def _c_text_pieces(raw: bytes, *columns):
     return (kinds, memoryview(starts).cast("q"), memoryview(ends).cast("q"), memoryview(codes).cast("q"), *rest)
 
 
+def _c_blank_lines(text: bytes):
+    """The indexes of the lines ``bytes.strip`` empties, as int64 (see ``text_twins.blank_lines_py``)."""
+    return memoryview(C.blank_lines(text)).cast("q")
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -143,6 +149,7 @@ if C is None:
     text_cuts = text_twins.text_cuts_py
     line_of = text_twins.line_of_py
     text_pieces = text_twins.text_pieces_py
+    blank_lines = text_twins.blank_lines_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -160,3 +167,4 @@ else:
     text_cuts = _c_text_cuts
     line_of = _c_line_of
     text_pieces = _c_text_pieces
+    blank_lines = _c_blank_lines

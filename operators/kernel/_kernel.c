@@ -1717,6 +1717,31 @@ static PyObject *line_of(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The lines bytes.strip() empties (spaces, tabs, CR, VT, FF only), by index; the empty piece after a final
+ * newline is no line. */
+static PyObject *blank_lines(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = view.len, pos = 0;
+    int64_t line = 0;
+    I64s out = {0};
+    PyObject *result = NULL;
+    while (pos < n) {
+        const unsigned char *nl = memchr(raw + pos, '\n', (size_t)(n - pos));
+        Py_ssize_t end = nl ? nl - raw : n, k = pos;
+        while (k < end && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\r' || raw[k] == '\v' || raw[k] == '\f')) k++;
+        if (k == end && i64s_push(&out, line) < 0) goto done;
+        line++;
+        pos = nl ? end + 1 : n;
+    }
+    result = PyBytes_FromStringAndSize((const char *)out.v, out.n * (Py_ssize_t)sizeof(int64_t));
+done:
+    scratch_free(out.v, (size_t)out.cap * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- the diff type's budget ranks ----------------------------------------------------------------- */
 
 static int prefixed(const unsigned char *s, const unsigned char *e, const char *lit) {
@@ -1837,6 +1862,7 @@ static PyMethodDef methods[] = {
     {"line_of", line_of, METH_VARARGS, "line_of(starts, offsets) -> int64 bisect_right(starts, offset) - 1 of each"},
     {"text_pieces", text_pieces, METH_VARARGS,
      "text_pieces(buf, starts, first_ends, ends, copies, periods, cut_starts, cut_ends, tags) -> pieces or None"},
+    {"blank_lines", blank_lines, METH_O, "blank_lines(buf) -> int64 indexes of the lines bytes.strip() empties"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {NULL, NULL, 0, NULL},

@@ -4,7 +4,8 @@ and blocks the text reducer folds, found over the whole lines a block of the inp
 per copy); ``text_cuts``, the trailing whitespace and blank-line runs it omits, found by one RE2 search
 (``text_cuts_py``); ``text_pieces``, the pieces of the reducer's plan for those cuts and runs
 (``text_pieces_py``); and ``line_of``, the line holding each offset, which the line ranking asks of every
-match of its whole-text scans (``line_of_py``)."""
+match of its whole-text scans (``line_of_py``), and ``blank_lines``, the lines ``bytes.strip`` empties,
+which it asks of every text it ranks (``blank_lines_py``)."""
 
 from __future__ import annotations
 
@@ -263,3 +264,19 @@ def _fold_run(out: _Pieces, raw: bytes, run) -> None:
         out.span(KEEP, out.pos, first_end, NONE)
         out.span(OMIT, first_end, end, REPEATS)
         out.show(TAGS + tag)
+
+
+def blank_lines_py(text: bytes) -> array:
+    """The indexes of the lines of ``text`` (split at ``\\n``; the empty piece after a final newline is no
+    line) that ``bytes.strip`` empties, in order, as int64; split a block at a time."""
+    out, line, pos, n = array("q"), 0, 0, len(text)
+    while pos < n:
+        stop = text.find(b"\n", min(pos + BLOCK_BYTES, n) - 1)
+        stop = n if stop < 0 else stop + 1  # blocks end after a newline, or at the end
+        pieces = text[pos:stop].split(b"\n")
+        if text[stop - 1] == 0x0A:
+            pieces.pop()  # after the block's last newline: nothing
+        out.extend(line + k for k, piece in enumerate(pieces) if not piece.strip())
+        line += len(pieces)
+        pos = stop
+    return out
