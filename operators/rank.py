@@ -29,11 +29,13 @@ lines) as a ``Lines`` (the text and an array of line starts, no object per line)
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
 from array import array
 from itertools import accumulate, repeat
+from operator import add, methodcaller
 
+from operators import kernel
 from operators.kernel.diff_twins import line_starts
 from operators.store import MARKER_RE
 from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, SIGNAL_RE, WARN_RE,
@@ -54,6 +56,8 @@ HEADER_RE = re.compile(rb"^={3,} .* ={3,}\s*$|^_{3,} .* _{3,}\s*$|^\S+::\S.*? (?
 FAILED_HEAD = b"[command failed: exit code "
 BLANK_SCAN = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")  # a line ``bytes.strip`` empties (``Lines.led``)
 ITER_LINES = 4096  # lines split at a time when a ``Lines`` is iterated
+_START = methodcaller("start")  # a match's start (``re`` and RE2 matches alike)
+_ZERO = re.compile(rb"\x00")  # a tier-0 line in a ``bytearray`` of tiers
 
 
 class Lines(Sequence):
@@ -67,6 +71,7 @@ class Lines(Sequence):
         self.starts = line_starts(text)
         self.n = len(self.starts) - 1
         self.last_nl = text.endswith(b"\n")
+        self.blank: array | None = None  # ``blank_lines``, found once: the ranking and the ceiling both ask
 
     def __len__(self) -> int:
         return self.n
@@ -95,25 +100,51 @@ class Lines(Sequence):
 
     def matching(self, scan: re.Pattern) -> list[int]:
         """The lines a whole-text ``scan`` (a MULTILINE pattern that cannot cross a newline) matches, in order."""
-        starts, n = self.starts, self.n
-        found = [bisect_right(starts, m.start()) - 1 for m in scan.finditer(self.text)]
-        return [i for i in dict.fromkeys(found) if i < n]  # a match after a final newline is no line
+        found = line_indexes(self.starts, scan.finditer(self.text), 0)
+        return [i for i in dict.fromkeys(found) if i < self.n]  # a match after a final newline is no line
 
     def led(self, scan: re.Pattern) -> list[int]:
         """The lines a ``scan`` starting with ``\\n`` matches from the newline before them (the first line
         as if one stood before it), in order: a pattern led by a literal is searched at C speed,
         where ``^`` under ``re.M`` is tried at every byte."""
+        return self.led_array(scan).tolist()
+
+    def led_array(self, scan: re.Pattern) -> array:
+        """``led`` as an int64 array: 8 bytes a line found, no int object each."""
         starts, n, text = self.starts, self.n, self.text
-        found = [bisect_right(starts, m.start() + 1) - 1 for m in scan.finditer(text)]
+        found = array("q")
+        found.frombytes(memoryview(line_indexes(starts, scan.finditer(text), 1)).cast("B"))
         if n and scan.match(b"\n" + text[: starts[1]]):
             found.insert(0, 0)
-        return [i for i in found if i < n]  # a match after a final newline is no line
+        while found and found[-1] >= n:  # a match after a final newline is no line (the lines come in order)
+            found.pop()
+        return found
+
+
+def line_indexes(starts, matches, shift: int):
+    """The index of the line (``starts``: where each begins) holding each match's start plus ``shift``,
+    in order: the starts gathered into an array, the lines found by the kernel (``line_of``), no
+    Python-level step a match."""
+    at = map(_START, matches)
+    if not (isinstance(starts, array) and starts.typecode == "q"):  # a list (``_general`` of a list of lines)
+        starts = array("q", starts)
+    return kernel.line_of(starts, array("q", map(add, at, repeat(shift)) if shift else at))
 
 
 def blank_lines(lines) -> list[int]:
     """The indexes of the lines ``bytes.strip`` empties, in order (one regex pass over a ``Lines``)."""
+    found = _blank(lines)
+    return found.tolist() if isinstance(found, array) else found
+
+
+def _blank(lines):
+    """``blank_lines`` as the ranking keeps them: for a ``Lines`` an int64 array, found once and kept
+    on it (the ranking and the output ceiling both ask), else a list."""
     if isinstance(lines, Lines):
-        return lines.led(BLANK_SCAN)
+        if lines.blank is None:  # one pass of the kernel (its twin: a split a block at a time)
+            lines.blank = array("q")
+            lines.blank.frombytes(memoryview(kernel.blank_lines(lines.text)).cast("B"))
+        return lines.blank
     return [i for i, line in enumerate(lines) if not line.strip()]
 
 
@@ -195,9 +226,9 @@ def compact_line_tiers(kind: str, lines, config):
                 tiers[i] = 1
     if len(lines) and lines[0].startswith(FAILED_HEAD):
         tiers[0], ranks[0] = 0, -1
-    blank = blank_lines(lines)
+    blank = _blank(lines)
     if types.attr(kind, "PACK_CONTEXT", True, config):
-        _context(tiers, lines, set(blank))
+        _context(tiers, lines, blank)
     _blanks(tiers, ranks, blank)
     return tiers, ranks
 
@@ -208,12 +239,17 @@ def _general_tiers(kind: str, lines, signal, context, config) -> tuple[list[int]
 
     other = types.attr(kind, "OTHER_LINES", None, config) or (2, 0)
     context_rank = types.attr(kind, "CONTEXT_RANK", 0, config)
-    tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: repeat(other[1], len(lines)), context_rank)
+    tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: _filled(other[1], len(lines)), context_rank)
     for i in context:
         tiers[i], ranks[i] = 1, context_rank
     for i in signal:
         tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
     return tiers, ranks
+
+
+def _filled(rank: int, n: int):
+    """``n`` times ``rank``: a byte array made by one copy when the rank fits a signed byte."""
+    return array("b", [rank]) * n if -128 <= rank < 128 else repeat(rank, n)
 
 
 def _shown(line: bytes) -> bytes:
@@ -242,8 +278,8 @@ def _general(lines) -> tuple[array, array]:
     flags = bytearray(n + 1)  # the last: a match after a final newline, no line
 
     def mark(scan, flag: int, led: bool = False) -> None:
-        for m in scan.finditer(text):
-            flags[bisect_right(starts, m.start() + led) - 1] |= flag
+        for i in line_indexes(starts, scan.finditer(text), led):
+            flags[i] |= flag
         if led and n and scan.match(b"\n" + text[: starts[1]]):  # the first line
             flags[0] |= flag
 
@@ -259,16 +295,25 @@ def _general(lines) -> tuple[array, array]:
     for scan in FOLD_SCANS:
         mark(scan, CTX)
     del flags[n]
-    signal = array("i", (m.start() for m in _ONE.finditer(flags.translate(_SIGNAL_FLAGS))))
-    return signal, array("i", (m.start() for m in _ONE.finditer(flags.translate(_CONTEXT_FLAGS))))
+    signal = array("i", map(_START, _ONE.finditer(flags.translate(_SIGNAL_FLAGS))))
+    return signal, array("i", map(_START, _ONE.finditer(flags.translate(_CONTEXT_FLAGS))))
 
 
-def _context(tiers: list[int], lines, blank: set[int]) -> None:
-    """The lines right around a tier-0 line are its context (tier 1)."""
+def _context(tiers: list[int], lines, blank) -> None:
+    """The lines right around a tier-0 line are its context (tier 1); ``blank``: the blank lines'
+    indexes, in order (a set of them is made only when the tier-0 lines are not few beside them)."""
     n = len(lines)
-    for i in [i for i, tier in enumerate(tiers) if tier == 0]:
+    must = [m.start() for m in _ZERO.finditer(tiers)] if isinstance(tiers, bytearray) else \
+        [i for i, tier in enumerate(tiers) if tier == 0]
+    if len(must) * 8 < len(blank):  # a few signal lines in a text of many blank lines: a bisection each
+        def is_blank(j: int) -> bool:
+            k = bisect_left(blank, j)
+            return k < len(blank) and blank[k] == j
+    else:
+        is_blank = set(blank).__contains__
+    for i in must:
         for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
-            if tiers[j] == 2 and j not in blank:
+            if tiers[j] == 2 and not is_blank(j):
                 tiers[j] = 1
 
 
@@ -276,14 +321,17 @@ def _blanks(tiers: list[int], ranks: list[int], blank: list[int]) -> None:
     """A blank line belongs to the block around it: the better tier of its neighbours, last in it
     (``blank``: the blank lines' indexes, in order; only they are visited)."""
     n = len(tiers)
-    prev_tier = 2
-    for k, i in enumerate(blank):
-        if not (k and blank[k - 1] == i - 1):  # the first of a run of blank lines
+    prev_tier, before = 2, -2  # the blank line visited before (none: -2)
+    for i in blank:
+        if i != before + 1:  # the first of a run of blank lines
             prev_tier = tiers[i - 1] if i else 2
-        tiers[i], ranks[i] = prev_tier, BLANK_RANK
-    next_tier = 2
-    for k in range(len(blank) - 1, -1, -1):
-        i = blank[k]
-        if not (k + 1 < len(blank) and blank[k + 1] == i + 1):  # the last of a run
+        tiers[i] = prev_tier
+        ranks[i] = BLANK_RANK
+        before = i
+    next_tier, after = 2, -2  # backwards: the blank line visited before (none: -2)
+    for i in reversed(blank):
+        if i != after - 1:  # the last of a run
             next_tier = tiers[i + 1] if i + 1 < n else 2
-        tiers[i] = min(tiers[i], next_tier)
+        if next_tier < tiers[i]:
+            tiers[i] = next_tier
+        after = i

@@ -23,7 +23,7 @@ import io
 import re
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, compress
 from operator import sub
 
 import msgspec
@@ -31,6 +31,7 @@ import msgspec
 from operators.errors import InvariantError
 
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
+_MARK_FLAGS = bytes(kind == MARK for kind in range(256))  # a piece's kind -> 1 for a marker
 FROM_VISIBLE, FROM_REF = 0, 1
 
 
@@ -173,8 +174,8 @@ class Plan:
         if self._pos != len(self.raw):
             raise PlanError(f"plan covers {self._pos} of {len(self.raw)} bytes")
         pieces = self.pieces
-        for kind, group in zip(pieces.kinds, pieces.objs):
-            if kind == MARK and group not in self.reasons:
+        for group in compress(pieces.objs, pieces.kinds.translate(_MARK_FLAGS)):  # the markers only
+            if group not in self.reasons:
                 raise PlanError(f"marker for group {group!r} that omits nothing")
         return self
 

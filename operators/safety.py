@@ -34,6 +34,7 @@ dirty region (a region spans at least ``CHUNK`` bytes of whole lines): never a P
 from __future__ import annotations
 
 import re
+from itertools import compress
 from typing import Annotated
 
 import msgspec
@@ -49,6 +50,8 @@ WINDOW, SAMPLE = 1 << 16, 8192  # binary check: the first SAMPLE bytes of every 
 CONTROLS, CONTROLS_REASON = "safety:controls", "original bytes of lines shown without terminal controls"
 CUT_REASON, BINARY_REASON = "cut from an over-long line", "binary data"
 MAX_GROUPS = 64  # over-long lines and binary regions with a ref of their own; later ones share the last
+_KEEP_FLAGS = bytes(kind == KEEP for kind in range(256))  # a piece's kind -> 1 for a kept span
+_SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))
 
 
 class SafetySettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -640,6 +643,19 @@ def _cuts_a_character(plan: Plan) -> bool:
                for kind, start, end in zip(pieces.kinds, pieces.starts, pieces.ends))
 
 
+def kept_bytes(plan: Plan) -> int:
+    """How many raw bytes the plan keeps (the size of its ``kept_spans``), added up without a Python
+    step a piece."""
+    pieces = plan.pieces
+    keeps = pieces.kinds.translate(_KEEP_FLAGS)
+    return sum(compress(pieces.ends, keeps)) - sum(compress(pieces.starts, keeps))
+
+
+def _shows(pieces: Pieces) -> list[bytes]:
+    """The texts a reducer shows, in order (only the SHOW pieces are visited)."""
+    return [obj for obj in compress(pieces.objs, pieces.kinds.translate(_SHOW_FLAGS)) if obj.__class__ is bytes]
+
+
 def kept_spans(plan: Plan) -> list[tuple[int, int]]:
     """The kept spans of a plan, merged where they touch."""
     spans: list[tuple[int, int]] = []
@@ -679,19 +695,18 @@ def matching_spans(regex, raw: bytes, spans: list[tuple[int, int]]):
     return ((start, end) for start, end in spans if match(_UNANCHORED, raw, start, end)[0] != nothing)
 
 
-def _kept_text_dirty(plan: Plan) -> bool:
+def _kept_text_dirty(plan: Plan, kept: int | None = None) -> bool:
     """Whether ``FIND_RE`` finds anything in what the plan keeps: the kept spans (merged where they
     touch) one by one when they are a small part of the input (a folded log), else the whole input in
     one scan. A kept span starting inside a character is ``_cuts_a_character``'s to see."""
     raw = plan.raw
-    spans = kept_spans(plan)
-    if sum(end - start for start, end in spans) * 8 >= len(raw):
+    if (kept_bytes(plan) if kept is None else kept) * 8 >= len(raw):
         return FIND_RE.search(raw) is not None
-    return next(matching_spans(FIND_RE, raw, spans), None) is not None
+    return next(matching_spans(FIND_RE, raw, kept_spans(plan)), None) is not None
 
 
 def _dirty_shows(pieces: Pieces) -> bool:
-    shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
+    shows = _shows(pieces)
     return bool(shows) and FIND_RE.search(b"\n".join(shows)) is not None
 
 
@@ -699,16 +714,15 @@ def _dirty_shows(pieces: Pieces) -> bool:
 SECRET_OPEN, SECRET_CLOSE = b"[secret hidden: ", b"]"
 
 
-def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def secret_spans(plan: Plan, binary: list[tuple[int, int]], kept: int | None = None) -> list[tuple[int, int]]:
     """The secret values (``operators.secrets``) in what ``plan`` keeps, outside binary regions: one
     scan of the whole input when the kept spans are a large part of it, else one scan a span."""
     raw = plan.raw
-    kept = kept_spans(plan)
-    if sum(end - start for start, end in kept) * 8 >= len(raw):
+    if (kept_bytes(plan) if kept is None else kept) * 8 >= len(raw):
         found = secrets.scan(raw)
     else:
         # a span where the pattern finds nothing has no secret: only the others are scanned
-        found = [span for start, end in matching_spans(secrets.SECRET_RE, raw, kept)
+        found = [span for start, end in matching_spans(secrets.SECRET_RE, raw, kept_spans(plan))
                  for span in secrets.scan(raw, start, end)]
     if binary and found:
         found = [(a, b) for a, b in found if not any(x < b and a < y for x, y in binary)]
@@ -716,15 +730,15 @@ def secret_spans(plan: Plan, binary: list[tuple[int, int]]) -> list[tuple[int, i
 
 
 def _hide_in_shows(pieces: Pieces) -> bool:
-    shows = [obj for obj in pieces.objs if obj.__class__ is bytes]
+    shows = _shows(pieces)
     return bool(shows) and bool(secrets.scan(b"\n".join(shows)))
 
 
-def hide_secrets(plan: Plan, binary: list[tuple[int, int]]) -> Plan:
+def hide_secrets(plan: Plan, binary: list[tuple[int, int]], kept: int | None = None) -> Plan:
     """``plan`` with every secret value it keeps omitted to the ``secrets`` ref and shown as
     ``[secret hidden: #ref:ctx_…]``, and every one in a reducer's text shown as ``[secret hidden]``;
     ``plan`` itself when it shows none."""
-    found = secret_spans(plan, binary)
+    found = secret_spans(plan, binary, kept)
     if not found and not _hide_in_shows(plan.pieces):
         return plan
     out = Plan(plan.raw)
@@ -768,10 +782,12 @@ def secure(plan: Plan, config, kind: str = "") -> Plan:
     settings = settings_of(config)
     raw = plan.raw
     binary = binary_regions(raw)
-    plan = hide_secrets(plan, binary)
+    kept = kept_bytes(plan)  # the kept size (``kept=``: the plan's, added up once) decides how each check searches
+    hidden = hide_secrets(plan, binary, kept)
+    plan, kept = hidden, (kept if hidden is plan else None)
     long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
-    if not binary and not long and not _kept_text_dirty(plan) and not _dirty_shows(pieces) \
+    if not binary and not long and not _kept_text_dirty(plan, kept) and not _dirty_shows(pieces) \
             and not (b"\r" in raw and _keeps_cr_without_lf(plan)) \
             and (raw.isascii() or not _cuts_a_character(plan)):
         return plan

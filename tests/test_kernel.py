@@ -109,9 +109,11 @@ def test_mask_examples():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` the text type's
+# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs")]
+                  if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs",
+                                  "text_cuts", "line_of", "text_pieces", "blank_lines")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -411,6 +413,94 @@ def test_text_runs_match_the_python_twin(lines, times, tail, repeat_min, block_m
     found = dispatch.text_runs(raw, repeat_min, block_max, block_work)
     assert [list(column) for column in found] == [list(column) for column in
                                                  TWINS["text_runs"](raw, repeat_min, block_max, block_work)]
+
+
+CUTTISH = st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"\xff", b"\x00", b"  \n", b"\n\n",
+                                    b" \r\n", b"\t\r", b"\x0b", b"a b"]), max_size=60).map(b"".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(raw=CUTTISH)
+def test_text_cuts_match_the_python_twin(raw):
+    import operators.kernel as dispatch
+
+    starts, ends, trailing, blank = dispatch.text_cuts(raw)
+    twin_starts, twin_ends, twin_trailing, twin_blank = TWINS["text_cuts"](raw)
+    assert (list(starts), list(ends), trailing, blank) == (list(twin_starts), list(twin_ends), twin_trailing, twin_blank)
+
+
+def test_text_cuts_of_generated_text():
+    import operators.kernel as dispatch
+
+    raw = b"".join(b"word %d%s\n%s" % (i, b" \t"[: i % 3], b" \n\n"[: i % 4]) for i in range(20_000)) + b"  \r"
+    found, twin = dispatch.text_cuts(raw), TWINS["text_cuts"](raw)
+    assert len(found[0]) > 10_000 and found[2] > 10_000 and found[3] > 1000
+    assert [list(found[0]), list(found[1]), found[2], found[3]] == [list(twin[0]), list(twin[1]), twin[2], twin[3]]
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw=CUTTISH, offsets=st.lists(st.integers(-3, 70), max_size=30))
+def test_line_of_matches_the_python_twin(raw, offsets):
+    import operators.kernel as dispatch
+    from operators.kernel.diff_twins import line_starts
+
+    starts = line_starts(raw)
+    found = dispatch.line_of(starts, array("q", offsets))
+    assert list(found) == list(TWINS["line_of"](starts, offsets))
+    assert all(starts[i] <= at < starts[i + 1] for i, at in zip(found, offsets) if 0 <= at < len(raw))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"x", b"\x1c", b"\xa0", b"\n\n"]),
+                    max_size=50).map(b"".join), block=st.sampled_from([1, 3, 1 << 18]))
+def test_blank_lines_match_the_python_twin_and_strip(raw, block):
+    import operators.kernel as dispatch
+    from operators.kernel import text_twins
+
+    lines = raw.split(b"\n")[:-1] if raw.endswith(b"\n") else raw.split(b"\n") if raw else []
+    expected = [i for i, line in enumerate(lines) if not line.strip()]
+    assert list(dispatch.blank_lines(raw)) == expected
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(text_twins, "BLOCK_BYTES", block)  # blocks end mid-run of blank lines, every line
+        assert list(TWINS["blank_lines"](raw)) == expected
+
+
+def pieces_both(raw: bytes, runs, cuts, ids):
+    import operators.kernel as dispatch
+
+    found = [dispatch.text_pieces(raw, *runs, *cuts, ids), TWINS["text_pieces"](raw, *runs, *cuts, ids)]
+    return [None if made is None else [bytes(made[0]), *map(list, made[1:4]), *made[4:]] for made in found]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(lines=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"c  \r", b"\r"]),
+                                st.integers(1, 5)), max_size=30),
+       times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail", b"\n\n", b"  "]),
+       drop=st.sampled_from(["", "cuts", "runs"]))
+def test_text_pieces_match_the_python_twin(lines, times, tail, drop):
+    from operators.types import text
+
+    raw = b"\n".join([line for line, count in lines for _ in range(count)] * times) + tail
+    starts, ends, _, _ = text.cuts_of(raw)
+    runs = text.Runs() if drop == "runs" else text.repeat_runs(raw)
+    cuts = (array("q"), array("q")) if drop == "cuts" else (starts, ends)
+    ids = array("i", range(len(runs)))
+    kernel_made, twin_made = pieces_both(raw, runs.columns, cuts, ids)
+    assert kernel_made == twin_made and kernel_made is not None
+
+
+def test_text_pieces_leave_what_they_cannot_write_to_the_plan():
+    raw = b"a\na\na\nb\n"
+    runs = [array("q", [v]) for v in (0, 2, 6, 3, 1)]
+    no_cuts = (array("q"), array("q"))
+    # "a" kept, " ×3" shown, its newline kept, the two copies omitted (repeats, code 2): up to offset 6
+    assert pieces_both(raw, runs, no_cuts, array("i", [0])) == [
+        [bytes([0, 1, 0, 2]), [0, 0, 1, 2], [1, 0, 2, 6], [0, 3, 0, 2], 6, 2, 2, 4]] * 2
+    twice = [array("q", [v, v]) for v in (0, 2, 6, 3, 1)]  # the second run starts before where the first ends
+    assert pieces_both(raw, twice, no_cuts, array("i", [0, 0])) == [None, None]
+    # a block's note, then a line whose text before its note is empty: two notes in a row
+    blocks = [array("q", [v, w]) for v, w in ((0, 6), (2, 7), (6, 8), (3, 2), (2, 1))]
+    assert pieces_both(raw, blocks, no_cuts, array("i", [0, 1])) == [None, None]
 
 
 def test_text_runs_of_generated_text():

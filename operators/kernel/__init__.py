@@ -10,8 +10,10 @@ agree wherever the kernel is built, and the rest of the suite runs the twins whe
 
 The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
-output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines) and
-``text_twins``.
+output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
+``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
+``text_twins``, whose ``line_of`` (the line
+holding each offset) and ``blank_lines`` the line ranking uses.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ TWINS = {
     "diff_ranks": diff_twins.diff_ranks_py,
     "search_lines": search_twins.search_lines_py,
     "text_runs": text_twins.text_runs_py,
+    "text_cuts": text_twins.text_cuts_py,
+    "line_of": text_twins.line_of_py,
+    "text_pieces": text_twins.text_pieces_py,
+    "blank_lines": text_twins.blank_lines_py,
 }
 
 
@@ -101,6 +107,31 @@ def _c_text_runs(raw: bytes, repeat_min: int, block_max: int, block_work: int):
     return tuple(memoryview(column).cast("q") for column in C.text_runs(raw, repeat_min, block_max, block_work))
 
 
+def _c_text_cuts(raw: bytes):
+    """The text type's whitespace cuts: (starts, ends, trailing, blank) (see ``text_twins.text_cuts_py``)."""
+    starts, ends, trailing, blank = C.text_cuts(raw)
+    return memoryview(starts).cast("q"), memoryview(ends).cast("q"), trailing, blank
+
+
+def _c_line_of(starts, offsets):
+    """The line holding each offset, as int64 (see ``text_twins.line_of_py``)."""
+    return memoryview(C.line_of(starts, offsets)).cast("q")
+
+
+def _c_text_pieces(raw: bytes, *columns):
+    """The text reducer's pieces, or None (see ``text_twins.text_pieces_py``)."""
+    made = C.text_pieces(raw, *columns)
+    if made is None:
+        return None
+    kinds, starts, ends, codes, *rest = made
+    return (kinds, memoryview(starts).cast("q"), memoryview(ends).cast("q"), memoryview(codes).cast("q"), *rest)
+
+
+def _c_blank_lines(text: bytes):
+    """The indexes of the lines ``bytes.strip`` empties, as int64 (see ``text_twins.blank_lines_py``)."""
+    return memoryview(C.blank_lines(text)).cast("q")
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -115,6 +146,10 @@ if C is None:
     diff_ranks = diff_twins.diff_ranks_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
+    text_cuts = text_twins.text_cuts_py
+    line_of = text_twins.line_of_py
+    text_pieces = text_twins.text_pieces_py
+    blank_lines = text_twins.blank_lines_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -129,3 +164,7 @@ else:
     diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines
     text_runs = _c_text_runs
+    text_cuts = _c_text_cuts
+    line_of = _c_line_of
+    text_pieces = _c_text_pieces
+    blank_lines = _c_blank_lines

@@ -1494,6 +1494,254 @@ done:
     return result;
 }
 
+/* ---- text: trailing whitespace and blank-line runs ------------------------------------------------- */
+
+/* A line's body: the line without its '\n' and without one '\r' right before it (or before the end). */
+static Py_ssize_t body_end_of(const unsigned char *raw, Py_ssize_t start, Py_ssize_t end, int has_nl) {
+    Py_ssize_t body = has_nl ? end - 1 : end;
+    if (body > start && raw[body - 1] == '\r') body--;
+    return body;
+}
+
+static int all_blank(const unsigned char *s, const unsigned char *e) {  /* only spaces and tabs */
+    for (; s < e; s++)
+        if (*s != ' ' && *s != '\t') return 0;
+    return 1;
+}
+
+static int cut_push(I64s *starts, I64s *ends, int64_t a, int64_t b) {  /* merged where it touches the last */
+    if (ends->n && ends->v[ends->n - 1] == a) {
+        ends->v[ends->n - 1] = b;
+        return 0;
+    }
+    return i64s_push(starts, a) < 0 || i64s_push(ends, b) < 0 ? -1 : 0;
+}
+
+/* One line from start: its end (after its newline) and its body's end; whether it is blank. */
+static int line_at(const unsigned char *raw, Py_ssize_t n, Py_ssize_t start, Py_ssize_t *end, Py_ssize_t *body) {
+    const unsigned char *nl = memchr(raw + start, '\n', (size_t)(n - start));
+    *end = nl ? nl - raw + 1 : n;
+    *body = body_end_of(raw, start, *end, nl != NULL);
+    return all_blank(raw + start, raw + *body);
+}
+
+static PyObject *text_cuts(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = view.len, pos = 0, trailing = 0, blank = 0;
+    I64s starts = {0}, ends = {0};
+    PyObject *result = NULL;
+    while (pos < n) {
+        Py_ssize_t end, body;
+        if (!line_at(raw, n, pos, &end, &body)) {  /* a line with words: the spaces and tabs ending its body */
+            Py_ssize_t t = body;
+            while (t > pos && (raw[t - 1] == ' ' || raw[t - 1] == '\t')) t--;
+            if (t < body) {
+                if (cut_push(&starts, &ends, t, body) < 0) goto done;
+                trailing++;
+            }
+            pos = end;
+            continue;
+        }
+        Py_ssize_t first_end = end, run_end = end, e2, b2;  /* a run of blank lines: the first stays */
+        while (run_end < n && line_at(raw, n, run_end, &e2, &b2)) {
+            run_end = e2;
+            blank++;
+        }
+        if (body > pos) {  /* but not its spaces */
+            if (cut_push(&starts, &ends, pos, body) < 0) goto done;
+            trailing++;
+        }
+        if (run_end > first_end && cut_push(&starts, &ends, first_end, run_end) < 0) goto done;
+        pos = run_end;
+    }
+    PyObject *s = PyBytes_FromStringAndSize((const char *)starts.v, starts.n * (Py_ssize_t)sizeof(int64_t));
+    PyObject *e = s ? PyBytes_FromStringAndSize((const char *)ends.v, ends.n * (Py_ssize_t)sizeof(int64_t)) : NULL;
+    if (s && e) result = Py_BuildValue("(NNnn)", s, e, trailing, blank);
+    else {
+        Py_XDECREF(s);
+        Py_XDECREF(e);
+    }
+done:
+    scratch_free(starts.v, (size_t)starts.cap * sizeof(int64_t));
+    scratch_free(ends.v, (size_t)ends.cap * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- text: the plan's pieces for the cuts and the folded runs ------------------------------------- */
+
+enum { P_KEEP = 0, P_SHOW = 1, P_OMIT = 2 };  /* operators.reduction's piece kinds */
+enum { C_NONE = 0, C_WHITESPACE = 1, C_REPEATS = 2, C_TAGS = 3 };  /* a piece's object: none, a group, a tag */
+
+typedef struct {
+    char *kinds;
+    I64s starts, ends, codes;
+    Py_ssize_t n, cap;
+    int64_t pos;
+    int first, used, stop;  /* the group omitted first, the groups omitted (bits), a piece not continuing */
+} Pieces;
+
+static int pieces_push(Pieces *p, int kind, int64_t a, int64_t b, int64_t code) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 4096;
+        char *k = scratch_grow(p->kinds, (size_t)p->cap, (size_t)cap);
+        if (!k) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        p->kinds = k;
+        p->cap = cap;
+    }
+    p->kinds[p->n++] = (char)kind;
+    return i64s_push(&p->starts, a) < 0 || i64s_push(&p->ends, b) < 0 || i64s_push(&p->codes, code) < 0 ? -1 : 0;
+}
+
+/* Plan.keep / Plan.omit: the span must continue at the position; it lengthens the last piece when that one is
+ * of the same kind and object and ends where it starts. */
+static int pieces_span(Pieces *p, int kind, int64_t a, int64_t b, int code) {
+    if (a != p->pos || b < a) {
+        p->stop = 1;
+        return 0;
+    }
+    p->pos = b;
+    if (b == a) return 0;
+    if (kind == P_OMIT) {
+        if (!p->first) p->first = code;
+        p->used |= 1 << code;
+    }
+    Py_ssize_t last = p->n - 1;
+    if (p->n && p->kinds[last] == kind && p->ends.v[last] == a && p->codes.v[last] == code) {
+        p->ends.v[last] = b;
+        return 0;
+    }
+    return pieces_push(p, kind, a, b, code);
+}
+
+/* Plan.show: a text next to a shown text would be one piece, their texts joined: not made here (stop). */
+static int pieces_show(Pieces *p, int64_t code) {
+    if (p->n && p->kinds[p->n - 1] == P_SHOW) {
+        p->stop = 1;
+        return 0;
+    }
+    return pieces_push(p, P_SHOW, 0, 0, code);
+}
+
+static int fold_run(Pieces *p, const unsigned char *raw, const int64_t *run, int64_t tag) {
+    int64_t start = run[0], first_end = run[1], end = run[2], lines = run[4];
+    if (lines == 1) {  /* the line's text, " xN", its line end; the copies */
+        int64_t shown_end = first_end - 1;
+        if (first_end >= 2 && raw[first_end - 2] == '\r' && first_end - 1 > start) shown_end--;
+        return pieces_span(p, P_KEEP, p->pos, shown_end, C_NONE) < 0 || pieces_show(p, tag) < 0 ||
+               pieces_span(p, P_KEEP, shown_end, first_end, C_NONE) < 0 ||
+               pieces_span(p, P_OMIT, first_end, end, C_REPEATS) < 0 ? -1 : 0;
+    }
+    return pieces_span(p, P_KEEP, p->pos, first_end, C_NONE) < 0 ||
+           pieces_span(p, P_OMIT, first_end, end, C_REPEATS) < 0 || pieces_show(p, tag) < 0 ? -1 : 0;
+}
+
+static PyObject *text_pieces(PyObject *self, PyObject *args) {
+    Py_buffer v[9];
+    int got = 0;
+    PyObject *result = NULL;
+    Pieces p = {0};
+    for (; got < 9; got++) {
+        PyObject *arg = PyTuple_GetItem(args, got);
+        if (!arg || PyObject_GetBuffer(arg, &v[got], PyBUF_SIMPLE) < 0) goto done;
+    }
+    if (PyTuple_GET_SIZE(args) != 9) {
+        PyErr_SetString(PyExc_TypeError, "text_pieces takes 9 buffers");
+        goto done;
+    }
+    const unsigned char *raw = v[0].buf;
+    Py_ssize_t n = v[0].len, nruns = v[1].len / 8, ncuts = v[6].len / 8, ci = 0;
+    const int64_t *col[5], *cs = v[6].buf, *ce = v[7].buf;
+    const int32_t *tags = v[8].buf;
+    for (int c = 0; c < 5; c++) col[c] = v[1 + c].buf;
+    int64_t repeated = 0;
+    for (Py_ssize_t r = 0; r <= nruns && !p.stop; r++) {
+        int64_t run[5];
+        for (int c = 0; c < 5; c++) run[c] = r < nruns ? col[c][r] : (c < 3 ? n : 0);
+        while (ci < ncuts && ce[ci] <= run[1] && !p.stop) {  /* the cuts before the run and in its first copy */
+            if (pieces_span(&p, P_KEEP, p.pos, cs[ci], C_NONE) < 0 ||
+                pieces_span(&p, P_OMIT, cs[ci], ce[ci], C_WHITESPACE) < 0) goto done;
+            ci++;
+        }
+        if (r == nruns || p.stop) break;
+        if (fold_run(&p, raw, run, C_TAGS + (int64_t)tags[r]) < 0) goto done;
+        repeated += run[3] - 1;
+        while (ci < ncuts && cs[ci] < run[2]) ci++;  /* cuts inside the folded copies: in the repeats ref */
+    }
+    if (p.stop) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto done;
+    }
+    result = Py_BuildValue("(NNNNLLii)", PyBytes_FromStringAndSize(p.kinds, p.n),
+                           PyBytes_FromStringAndSize((const char *)p.starts.v, p.n * 8),
+                           PyBytes_FromStringAndSize((const char *)p.ends.v, p.n * 8),
+                           PyBytes_FromStringAndSize((const char *)p.codes.v, p.n * 8), (long long)p.pos,
+                           (long long)repeated, p.first, p.used);
+done:
+    scratch_free(p.kinds, (size_t)p.cap);
+    scratch_free(p.starts.v, (size_t)p.starts.cap * sizeof(int64_t));
+    scratch_free(p.ends.v, (size_t)p.ends.cap * sizeof(int64_t));
+    scratch_free(p.codes.v, (size_t)p.codes.cap * sizeof(int64_t));
+    for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
+    return result;
+}
+
+/* ---- lines: the line holding each offset --------------------------------------------------------- */
+
+static PyObject *line_of(PyObject *self, PyObject *args) {
+    Py_buffer sv, pv;
+    if (!PyArg_ParseTuple(args, "y*y*", &sv, &pv)) return NULL;
+    const int64_t *starts = sv.buf, *at = pv.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t), k = pv.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, k * (Py_ssize_t)sizeof(int64_t));
+    if (out) {
+        int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t j = 0; j < k; j++) {  /* bisect_right(starts, at[j]) - 1 */
+            Py_ssize_t lo = 0, hi = n;
+            while (lo < hi) {
+                Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (at[j] < starts[mid]) hi = mid;
+                else lo = mid + 1;
+            }
+            o[j] = (int64_t)lo - 1;
+        }
+    }
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&pv);
+    return out;
+}
+
+/* The lines bytes.strip() empties (spaces, tabs, CR, VT, FF only), by index; the empty piece after a final
+ * newline is no line. */
+static PyObject *blank_lines(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = view.len, pos = 0;
+    int64_t line = 0;
+    I64s out = {0};
+    PyObject *result = NULL;
+    while (pos < n) {
+        const unsigned char *nl = memchr(raw + pos, '\n', (size_t)(n - pos));
+        Py_ssize_t end = nl ? nl - raw : n, k = pos;
+        while (k < end && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\r' || raw[k] == '\v' || raw[k] == '\f')) k++;
+        if (k == end && i64s_push(&out, line) < 0) goto done;
+        line++;
+        pos = nl ? end + 1 : n;
+    }
+    result = PyBytes_FromStringAndSize((const char *)out.v, out.n * (Py_ssize_t)sizeof(int64_t));
+done:
+    scratch_free(out.v, (size_t)out.cap * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- the diff type's budget ranks ----------------------------------------------------------------- */
 
 static int prefixed(const unsigned char *s, const unsigned char *e, const char *lit) {
@@ -1610,6 +1858,11 @@ static PyMethodDef methods[] = {
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
+    {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},
+    {"line_of", line_of, METH_VARARGS, "line_of(starts, offsets) -> int64 bisect_right(starts, offset) - 1 of each"},
+    {"text_pieces", text_pieces, METH_VARARGS,
+     "text_pieces(buf, starts, first_ends, ends, copies, periods, cut_starts, cut_ends, tags) -> pieces or None"},
+    {"blank_lines", blank_lines, METH_O, "blank_lines(buf) -> int64 indexes of the lines bytes.strip() empties"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {NULL, NULL, 0, NULL},

@@ -1,7 +1,11 @@
-"""The pure-Python twin of the text type's kernel function ``text_runs``: the runs of repeated lines
+"""The pure-Python twins of the text type's kernel functions: ``text_runs``, the runs of repeated lines
 and blocks the text reducer folds, found over the whole lines a block of the input at a time
 (``_WholeLines``), as five int64 columns (start, end of the first copy, end of the run, copies, lines
-per copy)."""
+per copy); ``text_cuts``, the trailing whitespace and blank-line runs it omits, found by one RE2 search
+(``text_cuts_py``); ``text_pieces``, the pieces of the reducer's plan for those cuts and runs
+(``text_pieces_py``); and ``line_of``, the line holding each offset, which the line ranking asks of every
+match of its whole-text scans (``line_of_py``), and ``blank_lines``, the lines ``bytes.strip`` empties,
+which it asks of every text it ranks (``blank_lines_py``)."""
 
 from __future__ import annotations
 
@@ -9,8 +13,10 @@ import re
 from array import array
 from bisect import bisect_right
 from heapq import merge
-from itertools import accumulate, islice, repeat
-from operator import eq
+from itertools import accumulate, chain, islice, repeat
+from operator import eq, sub
+
+import re2
 
 
 def text_runs_py(raw: bytes, repeat_min: int, block_max: int, block_work: int) -> tuple[array, ...]:
@@ -120,3 +126,157 @@ class _WholeLines:
             self._cached = b, list(accumulate(map(len, lines), initial=0))
         within = index - self.first_lines[b]
         return self.offsets[b] + self._cached[1][within] + within
+
+
+# A line's body is the line without its "\n" and without one "\r" right before it (or before the end
+# of the input); it is blank when the body holds only spaces and tabs. One search (RE2: linear time,
+# no backtracking stack however long a run is) finds, in order, each run of blank lines (group 1)
+# and the spaces and tabs that end the body of every other line (group 2, its line ending after it).
+EVENT_RE = re2.compile(
+    rb"(?m)(^(?:[ \t]*\r?\n)+(?:[ \t]*\r?\z)?"  # blank lines at a line start (the input's last one may lack its newline)
+    rb"|^[ \t]*\r?\z)"  # or just that last line, blank and without a newline
+    rb"|([ \t]+)(?:\r?\n|\r?\z)"  # the spaces and tabs that end the body of a line with words
+)
+
+
+def text_cuts_py(raw: bytes) -> tuple[array, array, int, int]:
+    """The byte ranges the text type omits as whitespace, in order and merged where they touch:
+    (starts, ends, trailing, blank).
+
+    Of a run of blank lines the first stays (its spaces go as trailing whitespace) and the others go
+    whole. The work is per match, never per line, and a million blank lines in a row are one match."""
+    starts, ends = array("q"), array("q")
+    trailing = blank = 0
+
+    def cut(a: int, b: int) -> None:
+        if ends and ends[-1] == a:
+            ends[-1] = b
+        else:
+            starts.append(a)
+            ends.append(b)
+
+    n = len(raw)
+    for m in EVENT_RE.finditer(raw):
+        a, b = m.span(1)
+        if a < 0:
+            cut(*m.span(2))  # trailing whitespace of a line with words
+            trailing += 1
+            continue
+        if a == b:  # the empty "line" after a final newline
+            continue
+        nl = raw.find(b"\n", a)
+        first_end = n if nl < 0 else nl + 1  # the run's first line stays, newline included ...
+        body_end = first_end - (raw[first_end - 1] == 0x0A)
+        if body_end > a and raw[body_end - 1] == 0x0D:
+            body_end -= 1
+        if body_end > a:  # ... but not its spaces
+            cut(a, body_end)
+            trailing += 1
+        if b > first_end:  # the other lines of the run go whole
+            cut(first_end, b)
+            blank += raw.count(b"\n", first_end, b) + (1 if b == n and raw[b - 1] != 0x0A else 0)
+    return starts, ends, trailing, blank
+
+
+def line_of_py(starts, offsets) -> array:
+    """The line holding each offset (``bisect_right(starts, offset) - 1``; ``starts``: where each line
+    starts), as int64."""
+    return array("q", map(sub, map(bisect_right, repeat(starts), offsets), repeat(1)))
+
+
+KEEP, SHOW, OMIT = 0, 1, 2  # operators.reduction's piece kinds
+NONE, WHITESPACE, REPEATS, TAGS = 0, 1, 2, 3  # a piece's object: none (kept), a group, the tags from 3 on
+
+
+class _Stop(Exception):
+    """A piece that does not continue the plan, or a shown text next to another: the caller's to write."""
+
+
+class _Pieces:
+    """The columns of the pieces written so far, as ``Plan.keep``, ``omit`` and ``show`` write them."""
+
+    def __init__(self) -> None:
+        self.kinds, self.starts, self.ends, self.codes = bytearray(), array("q"), array("q"), array("q")
+        self.pos = self.first = self.used = 0
+
+    def span(self, kind: int, a: int, b: int, code: int) -> None:
+        if a != self.pos or b < a:
+            raise _Stop
+        self.pos = b
+        if b == a:
+            return
+        if kind == OMIT:
+            self.first = self.first or code
+            self.used |= 1 << code
+        if self.kinds and self.kinds[-1] == kind and self.ends[-1] == a and self.codes[-1] == code:
+            self.ends[-1] = b
+        else:
+            self.push(kind, a, b, code)
+
+    def show(self, code: int) -> None:
+        if self.kinds and self.kinds[-1] == SHOW:
+            raise _Stop
+        self.push(SHOW, 0, 0, code)
+
+    def push(self, kind: int, a: int, b: int, code: int) -> None:
+        self.kinds.append(kind)
+        self.starts.append(a)
+        self.ends.append(b)
+        self.codes.append(code)
+
+
+def text_pieces_py(raw: bytes, run_starts, first_ends, run_ends, copies, periods, cut_starts, cut_ends, tags):
+    """The text reducer's pieces for its whitespace cuts and folded runs, in order (see
+    ``operators.types.text``): (kinds, starts, ends, codes, position, repeated copies, the group omitted
+    first, the groups omitted as bits 1 << code); a piece's code is 0 for none, 1 or 2 for the whitespace
+    or repeats group, 3 + ``tags[r]`` for the note of run r. None when a piece would not continue the plan
+    or a shown text would stand next to another (the caller writes those with the plan's methods)."""
+    out = _Pieces()
+    n, cuts, repeated = len(raw), list(zip(cut_starts, cut_ends)), 0
+    ci = 0
+    try:
+        for run in zip(chain(run_starts, [n]), chain(first_ends, [n]), chain(run_ends, [n]), chain(copies, [0]),
+                       chain(periods, [0]), chain(tags, [0])):
+            while ci < len(cuts) and cuts[ci][1] <= run[1]:  # the cuts before the run and in its first copy
+                out.span(KEEP, out.pos, cuts[ci][0], NONE)
+                out.span(OMIT, cuts[ci][0], cuts[ci][1], WHITESPACE)
+                ci += 1
+            if not run[3]:
+                break
+            _fold_run(out, raw, run)
+            repeated += run[3] - 1
+            while ci < len(cuts) and cuts[ci][0] < run[2]:  # cuts inside the folded copies: in the repeats ref
+                ci += 1
+    except _Stop:
+        return None
+    return bytes(out.kinds), out.starts, out.ends, out.codes, out.pos, repeated, out.first, out.used
+
+
+def _fold_run(out: _Pieces, raw: bytes, run) -> None:
+    start, first_end, end, _, lines, tag = run
+    if lines == 1:  # the line's text, its note, its line end; the copies
+        shown_end = first_end - 2 if raw[first_end - 2] == 0x0D and first_end - 1 > start else first_end - 1
+        out.span(KEEP, out.pos, shown_end, NONE)
+        out.show(TAGS + tag)
+        out.span(KEEP, shown_end, first_end, NONE)
+        out.span(OMIT, first_end, end, REPEATS)
+    else:
+        out.span(KEEP, out.pos, first_end, NONE)
+        out.span(OMIT, first_end, end, REPEATS)
+        out.show(TAGS + tag)
+
+
+def blank_lines_py(text: bytes) -> array:
+    """The indexes of the lines of ``text`` (split at ``\\n``; the empty piece after a final newline is no
+    line) that ``bytes.strip`` empties, in order, as int64; split a block at a time."""
+    out, line, pos, n = array("q"), 0, 0, len(text)
+    while pos < n:
+        stop = text.find(b"\n", min(pos + BLOCK_BYTES, n) - 1)
+        stop = n if stop < 0 else stop + 1  # blocks end after a newline, or at the end
+        pieces = text[pos:stop].split(b"\n")
+        if text[stop - 1] == 0x0A:
+            pieces.pop()  # after the block's last newline: nothing
+        out.extend(line + k for k, piece in enumerate(pieces) if not piece.strip())
+        line += len(pieces)
+        pos = stop
+    return out

@@ -10,16 +10,15 @@ The whitespace goes into one ref (group ``whitespace``); each group is named by 
 the end. A text with nothing (or too little) to normalise or fold passes through untouched: a marker
 line that costs more than it saves is not worth a ref.
 
-Speed and memory: one RE2 search over the bytes; Python sees each match (a run of blank lines is one),
-and the cuts are two int64 columns, merged where they touch.
+Speed and memory: one pass of the C kernel over the bytes for each of the whitespace cuts and the
+repeated runs; the cuts are two int64 columns, merged where they touch.
 """
 
 from __future__ import annotations
 
 from array import array
-from itertools import chain
-
-import re2
+from itertools import chain, repeat
+from operator import add, mul
 
 from operators import kernel
 from operators.reduction import Plan, line_body_end, passthrough
@@ -32,56 +31,16 @@ REPEAT_MIN = 3  # a line or block seen this many times in a row is folded
 BLOCK_MAX = 8  # lines in the longest repeated block looked for
 BLOCK_WORK = 4_000_000  # line comparisons spent on blocks of 2+ lines (bounds the time on huge inputs)
 
-# A line's body is the line without its "\n" and without one "\r" right before it (or before the end
-# of the input); it is blank when the body holds only spaces and tabs. One search (RE2: linear time,
-# no backtracking stack however long a run is) finds, in order, each run of blank lines (group 1)
-# and the spaces and tabs that end the body of every other line (group 2, its line ending after it).
-EVENT_RE = re2.compile(
-    rb"(?m)(^(?:[ \t]*\r?\n)+(?:[ \t]*\r?\z)?"  # blank lines at a line start (the input's last one may lack its newline)
-    rb"|^[ \t]*\r?\z)"  # or just that last line, blank and without a newline
-    rb"|([ \t]+)(?:\r?\n|\r?\z)"  # the spaces and tabs that end the body of a line with words
-)
 
-
-def cuts_of(raw: bytes) -> tuple[array, array, int, int]:
+def cuts_of(raw: bytes):
     """The byte ranges to omit, in order and merged where they touch: (starts, ends, trailing, blank).
 
-    Of a run of blank lines the first stays (its spaces go as trailing whitespace) and the others go
-    whole. The work is per match, never per line, and a million blank lines in a row are one match."""
-    starts, ends = array("q"), array("q")
-    trailing = blank = 0
-
-    def cut(a: int, b: int) -> None:
-        if ends and ends[-1] == a:
-            ends[-1] = b
-        else:
-            starts.append(a)
-            ends.append(b)
-
-    n = len(raw)
-    for m in EVENT_RE.finditer(raw):
-        a, b = m.span(1)
-        if a < 0:
-            cut(*m.span(2))  # trailing whitespace of a line with words
-            trailing += 1
-            continue
-        if a == b:  # the empty "line" after a final newline
-            continue
-        first_end = _next_line(raw, a)  # the run's first line stays, newline included ...
-        body_end = line_body_end(raw, a, first_end)
-        if body_end > a:  # ... but not its spaces
-            cut(a, body_end)
-            trailing += 1
-        if b > first_end:  # the other lines of the run go whole
-            cut(first_end, b)
-            blank += raw.count(b"\n", first_end, b) + (1 if b == n and raw[b - 1] != 0x0A else 0)
-    return starts, ends, trailing, blank
-
-
-def _next_line(raw: bytes, start: int) -> int:
-    """Where the line after the one holding ``start`` begins (``len(raw)`` for the last)."""
-    nl = raw.find(b"\n", start)
-    return len(raw) if nl < 0 else nl + 1
+    Of a run of blank lines (a line is blank when its body, the line without its ``\n`` and one
+    ``\r`` before it, holds only spaces and tabs) the first stays (its spaces go as trailing
+    whitespace) and the others go whole; the spaces and tabs ending the body of every other line go.
+    One pass of the C kernel (``text_cuts``; its twin ``operators.kernel.text_twins``: one RE2 search),
+    no object per line."""
+    return kernel.text_cuts(raw)
 
 
 def repeat_runs(raw: bytes) -> "Runs":
@@ -95,8 +54,15 @@ def repeat_runs(raw: bytes) -> "Runs":
     runs = Runs()
     # copied into arrays, the kernel's buffers freed at once: glibc then keeps the later big objects in
     # pages of their own (20 MB of text peaked 3 MB higher with the buffers kept to the end)
-    runs.columns = tuple(array("q", column) for column in kernel.text_runs(raw, REPEAT_MIN, BLOCK_MAX, BLOCK_WORK))
+    runs.columns = tuple(_int64(column) for column in kernel.text_runs(raw, REPEAT_MIN, BLOCK_MAX, BLOCK_WORK))
     return runs
+
+
+def _int64(column) -> array:
+    """An int64 column (an array or a memoryview of int64) copied whole into a new array."""
+    out = array("q")
+    out.frombytes(memoryview(column).cast("B"))
+    return out
 
 
 class Runs:
@@ -118,7 +84,7 @@ class Runs:
 def reduce_text(raw: bytes) -> Plan:
     starts, ends, trailing, blank = cuts_of(raw)
     runs = repeat_runs(raw)
-    folded = sum(end - first_end for _, first_end, end, _, _ in runs)
+    folded = sum(runs.columns[2]) - sum(runs.columns[1])  # the bytes of the copies omitted
     saved = sum(ends) - sum(starts)
     if saved + folded < MIN_SAVING:
         return passthrough(raw)
@@ -127,22 +93,9 @@ def reduce_text(raw: bytes) -> Plan:
         runs = Runs()  # not worth a second marker line
     elif saved < MIN_SAVING // 2:
         starts, ends = array("q"), array("q")
-    cuts = iter(zip(starts, ends))
-    cut = next(cuts, None)
-    whitespace = repeated = 0
-    tags: dict[tuple[int, int], bytes] = {}  # one shown " ×N" (or block note) object for every run alike
-    for run_start, first_end, run_end, copies, lines in chain(runs, [(len(raw), len(raw), len(raw), 0, 0)]):
-        while cut is not None and cut[1] <= first_end:  # the cuts before the run and in its first copy
-            plan.keep(plan.position, cut[0])
-            plan.omit(cut[0], cut[1], GROUP, REASON)
-            whitespace += 1
-            cut = next(cuts, None)
-        if not copies:
-            break
-        _fold_run(plan, run_start, first_end, run_end, copies, lines, tags)
-        repeated += copies - 1
-        while cut is not None and cut[0] < run_end:  # cuts inside the folded copies: in the repeats ref
-            cut = next(cuts, None)
+    repeated = _write_pieces(plan, runs, starts, ends)
+    if repeated is None:
+        repeated = _write_by_methods(plan, runs, starts, ends)
     plan.keep_rest()
     lead = b"" if plan.ends_line() else b"\n"
     if GROUP in plan.reasons:
@@ -155,6 +108,61 @@ def reduce_text(raw: bytes) -> Plan:
         plan.mark(REPEATS)
         plan.show(b"]\n")
     return plan.finish()
+
+
+def _write_pieces(plan: Plan, runs: Runs, starts, ends) -> int | None:
+    """Write the cuts and the folded runs into the plan's columns in one pass of the C kernel
+    (``text_pieces``; its twin in ``operators.kernel.text_twins``), as ``_write_by_methods`` writes
+    them with a method call a piece (a text of short repeated lines has a run every few lines); the
+    copies folded, or None when the kernel leaves it to ``_write_by_methods`` (a piece that would not
+    continue the plan, a note next to another)."""
+    ids, table = _notes(runs)
+    made = kernel.text_pieces(plan.raw, *runs.columns, starts, ends, ids)
+    if made is None:
+        return None
+    kinds, piece_starts, piece_ends, codes, position, repeated, first, used = made
+    pieces = plan.pieces
+    pieces.kinds = bytearray(kinds)
+    pieces.starts, pieces.ends = _int64(piece_starts), _int64(piece_ends)
+    pieces.objs = list(map(table.__getitem__, codes))
+    groups = {1: (GROUP, REASON), 2: (REPEATS, REPEATS_REASON)}  # the kernel's codes of the two groups
+    for code in sorted(groups, key=lambda code: code != first):  # in the order of their first omission
+        if used & 1 << code:
+            plan.reasons[groups[code][0]] = groups[code][1]
+    plan._pos = position  # where ``Plan.keep`` and ``omit`` left it
+    return repeated
+
+
+def _notes(runs: Runs) -> tuple[array, list]:
+    """Each run's note (``line ×N``, or a block's ``[the 3 lines above ×N]`` line) as an index into
+    the kernel's table of piece objects: nothing, the two groups, then one object for every note
+    alike."""
+    copies, lines = runs.columns[3], runs.columns[4]
+    keys = array("q", map(add, map(mul, copies, repeat(16)), lines))  # lines <= BLOCK_MAX < 16
+    index = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+    notes = [(f" ×{key >> 4}" if key & 15 == 1 else f"[the {key & 15} lines above ×{key >> 4}]\n").encode()
+             for key in index]
+    return array("i", map(index.__getitem__, keys)), [None, GROUP, REPEATS, *notes]
+
+
+def _write_by_methods(plan: Plan, runs: Runs, starts, ends) -> int:
+    """Write the cuts and the folded runs with the plan's methods; the copies folded."""
+    cuts = iter(zip(starts, ends))
+    cut = next(cuts, None)
+    repeated = 0
+    tags: dict[tuple[int, int], bytes] = {}  # one shown " ×N" (or block note) object for every run alike
+    for run_start, first_end, run_end, copies, lines in chain(runs, [(len(plan.raw),) * 3 + (0, 0)]):
+        while cut is not None and cut[1] <= first_end:  # the cuts before the run and in its first copy
+            plan.keep(plan.position, cut[0])
+            plan.omit(cut[0], cut[1], GROUP, REASON)
+            cut = next(cuts, None)
+        if not copies:
+            break
+        _fold_run(plan, run_start, first_end, run_end, copies, lines, tags)
+        repeated += copies - 1
+        while cut is not None and cut[0] < run_end:  # cuts inside the folded copies: in the repeats ref
+            cut = next(cuts, None)
+    return repeated
 
 
 def _fold_run(plan: Plan, run_start: int, first_end: int, run_end: int, copies: int, lines: int,

@@ -218,3 +218,27 @@ def test_text_repeats_found_block_by_block_as_on_one_list(seed, block, monkeypat
     assert list(zip(*twin)) == expected
     if seed == 0 and block == 1:
         assert repeat_runs_one_list(b"q\n" * 5 + b"r\ns\n" * 3 + b"end\n") == [(0, 2, 10, 5, 1), (10, 14, 22, 3, 2)]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(lines=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"c  \r", b"\r"]),
+                                st.integers(1, 5)), max_size=30),
+       times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail", b"\n\n", b"  "]))
+def test_folded_runs_written_as_the_plan_methods_write_them(lines, times, tail, monkeypatch_text):
+    """The pieces the kernel writes (``text._write_pieces``) are those the plan's methods write."""
+    raw = b"\n".join([line for line, count in lines for _ in range(count)] * times) + tail
+    monkeypatch_text.setattr(text, "MIN_SAVING", 0)  # every run folds, every cut is made
+    fast = text.reduce_text(raw)
+    monkeypatch_text.setattr(text, "_write_pieces", lambda *args: None)
+    try:
+        slow = text.reduce_text(raw)
+    finally:
+        monkeypatch_text.undo()
+    assert fast.pieces == slow.pieces and fast.reasons == slow.reasons
+    assert [type(obj) for obj in fast.pieces.objs] == [type(obj) for obj in slow.pieces.objs]
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_text():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
