@@ -105,7 +105,6 @@ REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
-_BLANK = re.compile(rb"\n[\r \t]*(?=\n|\Z)")  # a line of spaces, tabs and carriage returns at most (``Lines.led``)
 
 
 # What each agent host puts in the model's context of one tool output, and the budget that stays in it:
@@ -589,17 +588,20 @@ def _fits_itself(kind: str, config=None) -> bool:
     return bool(types.attr(kind, "FITS", False, config))
 
 
+def is_blank(text: bytes, a: int, le: int) -> bool:
+    """Whether the line ``text[a:le]`` (its newline included) holds spaces, tabs and carriage returns at most."""
+    return not text[a:le].rstrip(b"\n").strip(b"\r \t")
+
+
 def _close_short_gaps(choice: _Choice, text: bytes, lines) -> None:
     """The lines between two lines shown are shown too when they are no longer than the gap line that
     would stand for them (``SHORT_GAP``): a blank line, a short line or two cost no more than the gap
     line they spare, and an agent reads them instead of a marker."""
-    starts = lines.starts
-    for i in lines.led(_BLANK):
-        a = starts[i]
-        le = _line_end(text, a)
-        if a in choice.ends and le in choice.items:
-            choice.add(a, le)
     items, ends = choice.items, choice.ends
+    for a in sorted(ends):  # a blank line right after a line shown, before another: looked at only there
+        le = _line_end(text, a)
+        if le in items and is_blank(text, a, le):
+            choice.add(a, le)
     shown = sorted(items)
     full = choice.budget
     choice.budget = full + choice.gap_est  # a run costs its bytes until its last line spares the gap line

@@ -107,7 +107,9 @@ def test_the_ceilings_blank_lines_are_those_of_spaces_tabs_and_returns(text):
 
     plain = _plain(text)
     expected = [i for i, line in enumerate(plain) if not line.strip(b"\r \t")]
-    assert rank.Lines(text).led(ceiling._BLANK) == expected
+    lines = rank.Lines(text)
+    ends = [lines.starts[i + 1] if i + 1 < lines.n else len(text) for i in range(lines.n)]
+    assert [i for i in range(lines.n) if ceiling.is_blank(text, lines.starts[i], ends[i])] == expected
 
 
 def test_git_log_ranks_of_lines_and_of_a_list_agree():
