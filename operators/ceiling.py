@@ -356,22 +356,28 @@ def _groups(lines, order: list[int]) -> list[list]:
     return list(groups.values())
 
 
+_TIERS_01 = re.compile(rb"[\x00\x01]")  # a line of tier 0 or 1 in a bytearray of tiers
+
+
 def _ranked(text: bytes, kind: str, config):
     """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line),
     the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
     order, and how many of tier 1 are of its best rank."""
-    from operators.rank import Lines, blank_lines, compact_line_tiers
+    from operators.rank import Lines, blank_lines_array, compact_line_tiers
 
     lines = Lines(text)
     tiers, ranks = compact_line_tiers(kind, lines, config)
-    blank = set(blank_lines(lines))
+    tiers = bytearray(tiers)  # a copy in which the blank lines are of tier 2
+    for i in blank_lines_array(lines):
+        tiers[i] = 2
     buckets: tuple[dict, dict] = ({}, {})  # per tier: rank -> the lines of that rank, in order
-    for i, tier, rank in zip(range(len(tiers)), tiers, ranks):
-        if tier < 2 and i not in blank:
-            bucket = buckets[tier].get(rank)
-            if bucket is None:
-                bucket = buckets[tier][rank] = array("i")  # a line index: 4 bytes
-            bucket.append(i)
+    for m in _TIERS_01.finditer(tiers):  # only the lines of tiers 0 and 1 are visited
+        i = m.start()
+        rank = ranks[i]
+        bucket = buckets[tiers[i]].get(rank)
+        if bucket is None:
+            bucket = buckets[tiers[i]][rank] = array("i")  # a line index: 4 bytes
+        bucket.append(i)
     out = []
     best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
     for by_rank in buckets:  # an array, not an int object per line: most of a diff's lines are tier 0

@@ -137,6 +137,11 @@ def blank_lines(lines) -> list[int]:
     return found.tolist() if isinstance(found, array) else found
 
 
+def blank_lines_array(lines):
+    """``blank_lines`` without a list made: the kept int64 array for a ``Lines``."""
+    return _blank(lines)
+
+
 def _blank(lines):
     """``blank_lines`` as the ranking keeps them: for a ``Lines`` an int64 array, found once and kept
     on it (the ranking and the output ceiling both ask), else a list."""
