@@ -8,13 +8,16 @@ results, slower).
 ``TWINS`` maps each dispatched name to its twin; ``tests/test_kernel.py`` checks twin and kernel
 agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
 
-The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
+``line_starts`` (where each line starts: the git log type's line table, the ranking's lines) has its
+twin in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines) and
 ``text_twins``.
 """
 
 from __future__ import annotations
+
+from array import array
 
 from operators.kernel import diff_twins, json_twins, log_twins, search_twins, text_twins
 
@@ -34,6 +37,7 @@ TWINS = {
     "mask": log_twins.mask_py,
     "words": log_twins.words_py,
     "pair_brackets": json_twins.container_ends_py,
+    "line_starts": diff_twins.line_starts,
     "diff_lines": diff_twins.diff_lines_py,
     "diff_ranks": diff_twins.diff_ranks_py,
     "search_lines": search_twins.search_lines_py,
@@ -77,6 +81,13 @@ def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
     return end
 
 
+def _c_line_starts(raw: bytes) -> array:
+    """Where each line starts, plus the end (see ``diff_twins.line_starts``): the same ``array('q')``."""
+    starts = array("q")
+    starts.frombytes(C.line_starts(raw))
+    return starts
+
+
 def _c_diff_lines(raw: bytes):
     """Where each line starts (plus the end) and each line's role, in one pass."""
     starts, kinds = C.diff_lines(raw)
@@ -111,6 +122,7 @@ if C is None:
     mask = log_twins.mask_py
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
+    line_starts = diff_twins.line_starts
     diff_lines = diff_twins.diff_lines_py
     diff_ranks = diff_twins.diff_ranks_py
     search_lines = search_twins.search_lines_py
@@ -125,6 +137,7 @@ else:
     mask = C.mask
     words = C.words
     pair_brackets = _c_pair_brackets
+    line_starts = _c_line_starts
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines
