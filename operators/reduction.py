@@ -131,14 +131,27 @@ class Plan:
         return self._pos
 
     def keep(self, start: int, end: int) -> None:
-        self._advance(start, end)
+        if start != self._pos or end < start or end > len(self.raw):  # _advance and _span inline:
+            self._advance(start, end)  # (raises)         # a reducer calls this every few lines
+        self._pos = end
         if end != start:
-            self._span(KEEP, start, end, None)
+            pieces = self.pieces
+            kinds, ends = pieces.kinds, pieces.ends
+            if kinds and kinds[-1] == KEEP and ends[-1] == start:  # a kept piece's group is None
+                ends[-1] = end
+            else:
+                kinds.append(KEEP)
+                pieces.starts.append(start)
+                ends.append(end)
+                pieces.objs.append(None)
 
     def omit(self, start: int, end: int, group: str, reason: str) -> None:
-        self._advance(start, end)
+        if start != self._pos or end < start or end > len(self.raw):  # as in keep
+            self._advance(start, end)  # (raises)
+        self._pos = end
         if end != start:
-            self.reasons.setdefault(group, reason)
+            if group not in self.reasons:
+                self.reasons[group] = reason
             self._span(OMIT, start, end, group)
 
     def _span(self, kind: int, start: int, end: int, group: str | None) -> None:

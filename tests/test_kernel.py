@@ -328,7 +328,8 @@ def test_line_starts_match_the_python_twin(raw, tail):
     raw += tail  # a last line without its newline, sometimes
     found = dispatch.line_starts(raw)
     assert found.typecode == "q" and found == TWINS["line_starts"](raw)
-    assert list(found) == list(memoryview(kernel.line_starts(raw)).cast("q"))
+    with pytest.raises(ValueError):  # the kernel fills exactly the room it needs
+        kernel.line_starts(raw, array("q", [0]) * (len(found) + 1))
 
 
 def test_line_starts_of_edge_cases_and_across_the_twins_block():

@@ -82,9 +82,10 @@ def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
 
 
 def _c_line_starts(raw: bytes) -> array:
-    """Where each line starts, plus the end (see ``diff_twins.line_starts``): the same ``array('q')``."""
-    starts = array("q")
-    starts.frombytes(C.line_starts(raw))
+    """Where each line starts, plus the end (see ``diff_twins.line_starts``): the same ``array('q')``,
+    made at its size (no bytes object beside it) and filled by the kernel."""
+    starts = array("q", [0]) * (raw.count(b"\n") + 1 + (bool(raw) and raw[-1] != 10))
+    C.line_starts(raw, starts)
     return starts
 
 
