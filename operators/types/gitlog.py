@@ -433,10 +433,19 @@ class _Emitter:
             return
         self.omit_to(b)
         if hint is not None:
-            n = sum(1 for s, e, _ in line_spans(self.raw, a, b) if not diff_twins.META_RE.match(self.raw, s, e))
+            n = _unchanged_lines(self.raw, a, b)
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
+
+
+def _unchanged_lines(raw: bytes, a: int, b: int) -> int:
+    """How many lines of ``raw[a:b]`` (``a < b``, whole lines) are no index/mode line
+    (``diff_twins.META_RE``): counted at C speed when no line can be one (each holds ``index `` or
+    ``old mode ``), else line by line."""
+    if raw.find(b"index ", a, b) < 0 and raw.find(b"old mode ", a, b) < 0:
+        return raw.count(b"\n", a, b) + (raw[b - 1] != 10)
+    return sum(1 for s, e, _ in line_spans(raw, a, b) if not diff_twins.META_RE.match(raw, s, e))
 
 
 def _signal_lines(raw: bytes, a: int, b: int):
@@ -451,12 +460,16 @@ def _signal_lines(raw: bytes, a: int, b: int):
         return
     done = a  # lines before this were tried
     for m in SIGNAL_RE.finditer(raw, a, b):
-        at = max(done, raw.rfind(b"\n", a, m.start()) + 1)
-        last = max(m.start(), m.end() - 1)
+        first, stop = m.span()
+        at = max(done, raw.rfind(b"\n", a, first) + 1)
+        last = max(first, stop - 1)
         while at <= last and at < b:
             nl = raw.find(b"\n", at, b)
             end = b if nl < 0 else nl + 1
-            if SIGNAL_RE.search(raw, at, line_body_end(raw, at, end)) is not None:
+            body_end = line_body_end(raw, at, end)
+            # a match inside the line's text is one its own search finds (no match ends with a line
+            # ending, and no assertion of the pattern tells a line's end from a text's end)
+            if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
                 yield at, end
             at = done = end
 
