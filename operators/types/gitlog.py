@@ -294,6 +294,7 @@ class _Emitter:
         self.group = GROUP
         self.omitted = 0
         self.shown = 0
+        self.found: _Found | None = None  # the signal matches of the omitted pieces of the patch being read
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -380,6 +381,9 @@ class _Emitter:
             return
         sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
         kinds, starts, ends, objs = sub.kinds, sub.starts, sub.ends, sub.objs
+        if not _end_anchored():
+            omits = [(start + starts[k], start + ends[k]) for k in range(len(kinds)) if kinds[k] == OMIT]
+            self.found = _Found(raw, omits)
         texts = {}  # piece -> the text shown in place of its own
         k = kinds.rfind(MARK)
         stop = len(kinds)
@@ -392,6 +396,7 @@ class _Emitter:
         else:
             start_again = 0
         self._pieces(start, sub, start_again, stop, texts)
+        self.found = None
 
     def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
         """Pieces ``first:stop`` of the diff's plan (``sub``, a ``Pieces`` of ``raw[offset:]``) into
@@ -415,13 +420,13 @@ class _Emitter:
         with a signal word, the hint of each part that goes counting its own lines. The diff's one
         hint (``HINT_RE`` at the start of ``nxt``, the text shown next), when the lines were split:
         the caller shows the rest of ``nxt`` in its place."""
-        raw = self.raw
-        if SIGNAL_RE.search(raw, a, b) is None:
+        raw, found = self.raw, self.found
+        if not (found.search(a, b) if found is not None else SIGNAL_RE.search(raw, a, b) is not None):
             self.omit_to(b)
             return None
         hint = HINT_RE.match(nxt) if nxt is not None else None
         pos = a
-        for line_start, line_end in _signal_lines(raw, a, b):
+        for line_start, line_end in (found.lines(a, b) if found is not None else _signal_lines(raw, a, b)):
             self._omit_part(pos, line_start, hint)
             self.plan.keep(line_start, line_end)
             pos = line_end
@@ -437,6 +442,68 @@ class _Emitter:
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
+
+
+class _Found:
+    """``SIGNAL_RE``'s matches in a patch's omitted pieces (``spans``, whole lines each), from one RE2
+    pass over them joined, each followed by the byte that follows it in ``raw`` and a newline (the
+    byte before each is a newline in ``raw`` too): a match of a search of one piece alone is a match
+    there, in the same neighbourhood, and a match there inside one piece is one a search of that piece
+    finds. So a piece no match touches holds none, one holding a whole match holds one, and only a
+    piece touched by a match across its edges is searched on its own; ``lines`` tries only the lines
+    the matches touch (a line that matches alone is touched by one), a line holding a whole match
+    without a search. One RE2 call a patch, not two a piece and one a line."""
+
+    __slots__ = ("raw", "index", "touched", "inside")
+
+    def __init__(self, raw: bytes, spans: list[tuple[int, int]]):
+        self.raw = raw
+        self.index = {a: k for k, (a, _) in enumerate(spans)}
+        self.touched: dict[int, list[tuple[int, int]]] = {}  # piece -> the matches touching it, in raw offsets
+        self.inside: set[int] = set()  # the pieces holding a whole match
+        if not spans:
+            return
+        parts, offsets, pos = [b"\n"], array("q"), 1
+        for a, b in spans:
+            after = raw[b : b + 1] + b"\n"
+            parts += (raw[a:b], after)
+            offsets.append(pos)
+            pos += b - a + len(after)
+        for m in SIGNAL_RE.finditer(b"".join(parts)):
+            self._touch(spans, offsets, *m.span())
+
+    def _touch(self, spans, offsets, s: int, e: int) -> None:
+        k = max(0, bisect_right(offsets, s) - 1)
+        while k < len(spans) and offsets[k] < e:
+            a, b = spans[k]
+            lo = offsets[k]
+            if s < lo + b - a and e > lo:
+                self.touched.setdefault(k, []).append((a + s - lo, a + e - lo))
+                if s >= lo and e <= lo + b - a:
+                    self.inside.add(k)
+            k += 1
+
+    def search(self, a: int, b: int) -> bool:
+        """Whether ``SIGNAL_RE.search(raw, a, b)`` finds a match (``a:b`` one of the pieces)."""
+        k = self.index[a]
+        if k in self.inside:
+            return True
+        return k in self.touched and SIGNAL_RE.search(self.raw, a, b) is not None
+
+    def lines(self, a: int, b: int):
+        """``_signal_lines(raw, a, b)``, from the matches touching the piece."""
+        raw = self.raw
+        done = a  # lines before this were tried
+        for first, stop in self.touched.get(self.index[a], ()):
+            at = max(done, raw.rfind(b"\n", a, max(first, a)) + 1)
+            last = max(first, stop - 1)
+            while at <= last and at < b:
+                nl = raw.find(b"\n", at, b)
+                end = b if nl < 0 else nl + 1
+                body_end = line_body_end(raw, at, end)
+                if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
+                    yield at, end
+                at = done = end
 
 
 def _unchanged_lines(raw: bytes, a: int, b: int) -> int:
