@@ -152,7 +152,15 @@ class Plan:
         if end != start:
             if group not in self.reasons:
                 self.reasons[group] = reason
-            self._span(OMIT, start, end, group)
+            pieces = self.pieces
+            kinds, ends, objs = pieces.kinds, pieces.ends, pieces.objs
+            if kinds and kinds[-1] == OMIT and ends[-1] == start and objs[-1] == group:  # _span inline
+                ends[-1] = end
+            else:
+                kinds.append(OMIT)
+                pieces.starts.append(start)
+                ends.append(end)
+                objs.append(group)
 
     def _span(self, kind: int, start: int, end: int, group: str | None) -> None:
         """A raw span kept or omitted: it lengthens the last piece when that one is of the same kind
@@ -172,8 +180,11 @@ class Plan:
         pieces = self.pieces
         if pieces.kinds and pieces.kinds[-1] == SHOW:
             pieces.objs[-1] += text
-        else:
-            pieces.append([SHOW, text])
+        else:  # Pieces.append's columns, inline
+            pieces.kinds.append(SHOW)
+            pieces.starts.append(0)
+            pieces.ends.append(0)
+            pieces.objs.append(text)
 
     def mark(self, group: str) -> None:
         self.pieces.append([MARK, group])
