@@ -137,7 +137,7 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
             text = hint(b - a, b - 1) if b > a else b""
             if b - a >= MIN_CUT and starts[b] - starts[a] > len(text):
                 cut(starts[a], starts[b])
-                show(_after_newline(plan, text))
+                show(text)  # after a newline: what is kept ends at a line start, what is shown with one
                 cut_context += b - a
         elif kind == META:
             cut(starts[i], starts[j])
