@@ -138,7 +138,7 @@ else:
     mask = C.mask
     words = C.words
     pair_brackets = _c_pair_brackets
-    line_starts = _c_line_starts
+    line_starts = _c_line_starts if hasattr(C, "line_starts") else diff_twins.line_starts  # a kernel built before it: the twin
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines
