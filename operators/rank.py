@@ -36,7 +36,7 @@ from itertools import accumulate, repeat
 from operator import add, methodcaller
 
 from operators import kernel
-from operators.kernel.diff_twins import line_starts
+from operators.kernel import line_starts  # the kernel's, or its twin (diff_twins)
 from operators.store import MARKER_RE
 from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, SIGNAL_RE, WARN_RE,
                              display_line, is_signal_text)

@@ -132,15 +132,36 @@ class Plan:
         return self._pos
 
     def keep(self, start: int, end: int) -> None:
-        self._advance(start, end)
+        if start != self._pos or end < start or end > len(self.raw):  # _advance and _span inline:
+            self._advance(start, end)  # (raises)         # a reducer calls this every few lines
+        self._pos = end
         if end != start:
-            self._span(KEEP, start, end, None)
+            pieces = self.pieces
+            kinds, ends = pieces.kinds, pieces.ends
+            if kinds and kinds[-1] == KEEP and ends[-1] == start:  # a kept piece's group is None
+                ends[-1] = end
+            else:
+                kinds.append(KEEP)
+                pieces.starts.append(start)
+                ends.append(end)
+                pieces.objs.append(None)
 
     def omit(self, start: int, end: int, group: str, reason: str) -> None:
-        self._advance(start, end)
+        if start != self._pos or end < start or end > len(self.raw):  # as in keep
+            self._advance(start, end)  # (raises)
+        self._pos = end
         if end != start:
-            self.reasons.setdefault(group, reason)
-            self._span(OMIT, start, end, group)
+            if group not in self.reasons:
+                self.reasons[group] = reason
+            pieces = self.pieces
+            kinds, ends, objs = pieces.kinds, pieces.ends, pieces.objs
+            if kinds and kinds[-1] == OMIT and ends[-1] == start and objs[-1] == group:  # _span inline
+                ends[-1] = end
+            else:
+                kinds.append(OMIT)
+                pieces.starts.append(start)
+                ends.append(end)
+                objs.append(group)
 
     def _span(self, kind: int, start: int, end: int, group: str | None) -> None:
         """A raw span kept or omitted: it lengthens the last piece when that one is of the same kind
@@ -160,8 +181,11 @@ class Plan:
         pieces = self.pieces
         if pieces.kinds and pieces.kinds[-1] == SHOW:
             pieces.objs[-1] += text
-        else:
-            pieces.append([SHOW, text])
+        else:  # Pieces.append's columns, inline
+            pieces.kinds.append(SHOW)
+            pieces.starts.append(0)
+            pieces.ends.append(0)
+            pieces.objs.append(text)
 
     def mark(self, group: str) -> None:
         self.pieces.append([MARK, group])

@@ -18,6 +18,8 @@ from __future__ import annotations
 import io
 import re
 from functools import cache
+from itertools import compress, islice
+from operator import itemgetter
 from pathlib import Path
 from typing import Iterator
 
@@ -54,24 +56,35 @@ def without(raw: bytes, spans: list[tuple[int, int]], sep: bytes = b"") -> bytes
     return sep.join(parts)
 
 
-def changed_lines(raw: bytes) -> list[bytes]:
+def changed_lines(raw: bytes, block: int = 1 << 20) -> list[bytes]:
     """The distinct changed lines of a diff (``\\r`` stripped, longer than their sign), the first ``MAX_AUTO``.
 
     Two rules of the diff vocabulary apply, both computed from the raw diff alone: the files a diff
     summarises (``vocab.summarised_file``: lockfiles, minified files, snapshots, told by their path)
     are skipped, and a changed line that also occurs with the opposite sign in the diff (a moved
-    line: ``-x`` and ``+x``) is not asked for on either side."""
+    line: ``-x`` and ``+x``) is not asked for on either side. The lines are read a block at a time
+    (``LineFinder.lists``) and each block's go through ``map``, ``set`` and ``dict`` in C."""
     raw = without(raw, summarised_spans(raw))
-    out: dict[bytes, None] = {}
-    seen: set[tuple[bytes, int]] = set()  # (sign, hash of the text) of every changed line: 1 small entry a line
-    for line in changed_line_bodies(raw):
-        body = line.rstrip(b"\r")
-        if len(body) > 1:
-            seen.add((body[:1], hash(body[1:])))
-            if len(out) < 2 * MAX_AUTO:
-                out.setdefault(body, None)
-    other = {b"+": b"-", b"-": b"+"}
-    return [body for body in out if (other[body[:1]], hash(body[1:])) not in seen][:MAX_AUTO]
+    out: dict[bytes, None] = {}  # the first 2 * MAX_AUTO distinct lines (a block's more, cut below)
+    seen: dict[int, set[int]] = {PLUS: set(), MINUS: set()}  # sign -> the hash of each text: 1 small entry a line
+    cr = b"\r" in raw
+    for lines in changed_line_bodies.lists(raw, block):
+        if cr:
+            lines = [line.rstrip(b"\r") for line in lines]
+        bodies = list(compress(lines, map((1).__lt__, map(len, lines))))
+        signs = bytes(map(_SIGN, bodies))
+        hashes = list(map(hash, map(_TEXT, bodies)))
+        for sign, hashed in seen.items():
+            hashed.update(compress(hashes, map(sign.__eq__, signs)))
+        if len(out) < 2 * MAX_AUTO:
+            out.update(dict.fromkeys(bodies))
+    other = {PLUS: seen[MINUS], MINUS: seen[PLUS]}
+    first = islice(out, 2 * MAX_AUTO)
+    return [body for body in first if hash(body[1:]) not in other[body[0]]][:MAX_AUTO]
+
+
+PLUS, MINUS = b"+-"
+_SIGN, _TEXT = itemgetter(0), itemgetter(slice(1, None))
 
 
 def signals_kind(content_type: str, config=None) -> str:

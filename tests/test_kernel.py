@@ -112,8 +112,8 @@ def test_mask_examples():
 # ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "diff_lines", "diff_ranks", "search_lines", "text_runs",
-                                  "text_cuts", "line_of", "text_pieces", "blank_lines")]
+                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
+                                  "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines")]
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -320,6 +320,29 @@ def diff_kernel(raw):
 def test_diff_lines_match_the_python_twins(raw, tail):
     raw += tail  # a last line without its newline, sometimes
     assert diff_kernel(raw) == diff_twin(raw)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"\r", b"\n", b"\n\n", b"x\ny"]))
+def test_line_starts_match_the_python_twin(raw, tail):
+    import operators.kernel as dispatch
+
+    raw += tail  # a last line without its newline, sometimes
+    found = dispatch.line_starts(raw)
+    assert found.typecode == "q" and found == TWINS["line_starts"](raw)
+    with pytest.raises(ValueError):  # the kernel fills exactly the room it needs
+        kernel.line_starts(raw, array("q", [0]) * (len(found) + 1))
+
+
+def test_line_starts_of_edge_cases_and_across_the_twins_block():
+    import operators.kernel as dispatch
+    from operators.kernel import diff_twins
+
+    big = b"".join(b"line %d\n" % i for i in range(3 * diff_twins.BLOCK // 8)) + b"no newline"
+    for raw in [b"", b"\n", b"x", b"x\n", b"\n\n", b"a\r\nb", big]:
+        assert list(dispatch.line_starts(raw)) == list(TWINS["line_starts"](raw))
+    assert list(dispatch.line_starts(b"ab\ncd")) == [0, 3, 5] and list(dispatch.line_starts(b"ab\n")) == [0, 3]
+    assert list(dispatch.line_starts(b"")) == [0]
 
 
 def test_diff_lines_of_real_and_generated_diffs_and_many_parents():

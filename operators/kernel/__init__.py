@@ -8,7 +8,8 @@ results, slower).
 ``TWINS`` maps each dispatched name to its twin; ``tests/test_kernel.py`` checks twin and kernel
 agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
 
-The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
+``line_starts`` (where each line starts: the git log type's line table, the ranking's lines) has its
+twin in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
@@ -17,6 +18,8 @@ holding each offset) and ``blank_lines`` the line ranking uses.
 """
 
 from __future__ import annotations
+
+from array import array
 
 from operators.kernel import diff_twins, json_twins, log_twins, search_twins, text_twins
 
@@ -36,6 +39,7 @@ TWINS = {
     "mask": log_twins.mask_py,
     "words": log_twins.words_py,
     "pair_brackets": json_twins.container_ends_py,
+    "line_starts": diff_twins.line_starts,
     "diff_lines": diff_twins.diff_lines_py,
     "diff_ranks": diff_twins.diff_ranks_py,
     "search_lines": search_twins.search_lines_py,
@@ -81,6 +85,14 @@ def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
     opens.frombytes(new_opens)  # the kernel wrote them in the arrays' own width
     closes.frombytes(new_closes)
     return end
+
+
+def _c_line_starts(raw: bytes) -> array:
+    """Where each line starts, plus the end (see ``diff_twins.line_starts``): the same ``array('q')``,
+    made at its size (no bytes object beside it) and filled by the kernel."""
+    starts = array("q", [0]) * (raw.count(b"\n") + 1 + (bool(raw) and raw[-1] != 10))
+    C.line_starts(raw, starts)
+    return starts
 
 
 def _c_diff_lines(raw: bytes):
@@ -142,6 +154,7 @@ if C is None:
     mask = log_twins.mask_py
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
+    line_starts = diff_twins.line_starts
     diff_lines = diff_twins.diff_lines_py
     diff_ranks = diff_twins.diff_ranks_py
     search_lines = search_twins.search_lines_py
@@ -160,6 +173,7 @@ else:
     mask = C.mask
     words = C.words
     pair_brackets = _c_pair_brackets
+    line_starts = _c_line_starts if hasattr(C, "line_starts") else diff_twins.line_starts  # a kernel built before it: the twin
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines

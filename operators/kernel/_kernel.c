@@ -1843,6 +1843,31 @@ done:
     return result;
 }
 
+static PyObject *line_starts(PyObject *self, PyObject *args) {
+    /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
+       when the last line has no newline */
+    Py_buffer view, out;
+    if (!PyArg_ParseTuple(args, "y*w*", &view, &out)) return NULL;
+    const unsigned char *raw = view.buf, *end = raw + view.len, *p, *nl;
+    Py_ssize_t k = 1;
+    for (p = raw; p < end && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) k++;
+    if (view.len && raw[view.len - 1] != '\n') k++;
+    PyObject *result = NULL;
+    if (out.len != k * 8) {
+        PyErr_SetString(PyExc_ValueError, "line_starts: out must hold one int64 a line start");
+    } else {
+        int64_t *st = (int64_t *)out.buf;
+        Py_ssize_t j = 0;
+        st[j++] = 0;
+        for (p = raw; p < end && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) st[j++] = nl + 1 - raw;
+        if (view.len && raw[view.len - 1] != '\n') st[j++] = view.len;
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -1854,6 +1879,7 @@ static PyMethodDef methods[] = {
      "group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals)"},
     {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
+    {"line_starts", line_starts, METH_VARARGS, "line_starts(buf, out): int64 offsets into out, each line's start, then the end"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
     {"text_runs", text_runs, METH_VARARGS,

@@ -50,6 +50,8 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
+from itertools import compress, repeat
+from operator import add
 
 from operators.config import Section, section
 from operators.kernel import diff_lines, diff_ranks
@@ -119,6 +121,8 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
         plan.show(text)
 
     def keep_next(k: int, step: int) -> int:  # context kept on the side of the change at line k
+        if keep_n == pure_n:  # (the git log type's patches: 0 either way)
+            return keep_n
         return keep_n if _mixed_change(raw, starts, kinds, k, step) else pure_n
 
     for run in RUN_RE.finditer(kinds):  # runs of context, of git metadata, of binary data, of the rest
@@ -133,7 +137,7 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
             text = hint(b - a, b - 1) if b > a else b""
             if b - a >= MIN_CUT and starts[b] - starts[a] > len(text):
                 cut(starts[a], starts[b])
-                show(_after_newline(plan, text))
+                show(text)  # after a newline: what is kept ends at a line start, what is shown with one
                 cut_context += b - a
         elif kind == META:
             cut(starts[i], starts[j])
@@ -390,30 +394,29 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
     ``(first removed line, first added line, lines)``, each at least ``MOVED_MIN_LINES`` lines or
     ``MOVED_MIN_BYTES`` bytes and ``MOVED_MIN_ALNUM`` letters or digits; for each removed line in
     order, the longest run from it among its first ``MAX_MOVED_CANDIDATES`` places. The lines
-    compared in all are bounded (``MOVED_WORK`` a changed line), so a repetitive diff stays linear."""
-    changed = [m.start() for m in re.finditer(bytes([CHG]), kinds)]
-    if len(changed) > MAX_MOVED_LINES:
+    compared in all are bounded (``MOVED_WORK`` a changed line), so a repetitive diff stays linear.
+    Only the lines whose text is both removed and added somewhere get a number (``_common_lines``):
+    every other line has one of its own, equal to no other line's."""
+    changed = kinds.count(CHG)
+    if changed > MAX_MOVED_LINES:
         return []
-    ids = array("l", bytes(8 * len(kinds)))  # the text of each removed or added line as a number (0: none)
-    signs = bytearray(len(kinds))  # MINUS or PLUS for those lines
-    numbers: dict[bytes, int] = {}
+    common = _common_lines(raw, starts, kinds, skip)
+    if common is None:
+        return []
+    ids = array("l", range(-1, -len(kinds) - 1, -1))  # the text of each line as a number, unique but for common texts
+    signs = bytearray(len(kinds))  # MINUS or PLUS for the lines of a common text
     added: dict[int, list[int]] = {}
     removed = []
-    for k in changed:
-        sign = raw[starts[k]]
-        if skip[k] or (sign != PLUS and sign != MINUS):
-            continue
-        ids[k] = number = numbers.setdefault(raw[starts[k] + 1 : starts[k + 1]], len(numbers) + 1)
+    for k, number, sign in zip(*common):
+        ids[k] = number
         signs[k] = sign
         if sign == PLUS:
             added.setdefault(number, []).append(k)
         else:
             removed.append(k)
-    if not added or not removed:
-        return []
-    del numbers
+    del common
     used = bytearray(len(kinds))  # lines already in a block
-    budget = MOVED_WORK * len(changed)
+    budget = MOVED_WORK * changed
     out = []
     for d in removed:
         candidates = None if used[d] else added.get(ids[d])
@@ -431,6 +434,42 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
         if budget < 0:
             break
     return out
+
+
+CHG_RUN_RE = lazy(b"%c+" % CHG)
+
+
+def _common_lines(raw: bytes, starts, kinds, skip: bytearray):
+    """The removed and added lines (of no summarised file) whose text (after the sign, line ending
+    included) is both removed and added in the diff: their line numbers, a number for each text and
+    their signs, in line order; None when there is none. The texts are sliced and compared by
+    ``map`` and sets, not a Python step a line."""
+    changed: list[int] = []
+    for run in CHG_RUN_RE.finditer(kinds):
+        changed.extend(range(*run.span()))
+    if skip.find(1) >= 0:
+        changed = [k for k in changed if not skip[k]]
+    firsts = bytes(map(raw.__getitem__, map(starts.__getitem__, changed)))
+    plus = list(compress(changed, map(PLUS.__eq__, firsts)))
+    minus = list(compress(changed, map(MINUS.__eq__, firsts)))
+    if not plus or not minus:
+        return None
+    plus_texts, minus_texts = _texts(raw, starts, plus), _texts(raw, starts, minus)
+    common = set(plus_texts).intersection(minus_texts)
+    if not common:
+        return None
+    numbers = {text: number for number, text in enumerate(common, 1)}
+    lines = sorted(
+        [(k, numbers[t], PLUS) for k, t in zip(plus, plus_texts) if t in numbers]
+        + [(k, numbers[t], MINUS) for k, t in zip(minus, minus_texts) if t in numbers]
+    )
+    return list(zip(*lines))
+
+
+def _texts(raw: bytes, starts, lines: list[int]) -> list[bytes]:
+    """The text of each line after its first byte (its line ending included)."""
+    firsts = map(add, map(starts.__getitem__, lines), repeat(1))
+    return list(map(raw.__getitem__, map(slice, firsts, map(starts.__getitem__, map(add, lines, repeat(1))))))
 
 
 def _same_run(ids, signs, used, d: int, a: int) -> int:

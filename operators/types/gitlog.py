@@ -44,7 +44,7 @@ from typing import Annotated, NamedTuple
 import msgspec
 
 from operators.config import Section, section
-from operators.kernel import diff_twins
+from operators.kernel import diff_twins, line_starts
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, line_spans, passthrough
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
@@ -68,7 +68,9 @@ class Settings(Section):
 
 GRAPH_CHARS = rb"*|/\\_.\- "
 COMMIT_RE = lazy(rb"([" + GRAPH_CHARS + rb"]*?)commit ([0-9a-f]{7,64})\b([^\r\n]*)")
-COMMIT_SCAN = lazy(rb"^[" + GRAPH_CHARS + rb"]*?commit [0-9a-f]{7}", re.M)  # every line COMMIT_RE can match, and a few more
+# a line COMMIT_RE can match holds this (after its graph prefix): a literal head, searched at C speed
+# (``^`` under ``re.M`` is tried at every byte); a line holding it elsewhere is tried and left
+COMMIT_SCAN = lazy(rb"commit [0-9a-f]{7}")
 HEADER_RE = lazy(
     rb"(?:Merge|Author|AuthorDate|Commit|CommitDate|Date|Reflog|Reflog message|Tagger|Primary key fingerprint):"
     rb"|gpg: |(?:tree|parent|author|committer|gpgsig|gpgsig-sha256|mergetag|encoding) "  # --format=raw
@@ -121,7 +123,7 @@ class LineTable(Sequence):
     has no final newline, and the lines that end with ``\r`` (looked at only when ``raw`` holds one)."""
 
     def __init__(self, raw: bytes):
-        starts = self.starts = diff_twins.line_starts(raw)
+        starts = self.starts = line_starts(raw)
         bodies = self.bodies = array("q", map(sub, islice(starts, 1, None), repeat(1)))
         if raw and raw[-1] != 10:  # no final newline: the last line's body runs to the end
             bodies[-1] = len(raw)
@@ -174,7 +176,7 @@ def commit_start(raw: bytes, line: Line) -> re.Match | None:
 
 def parse(raw: bytes, lines: LineTable) -> tuple[int, list[Commit]]:
     """The index of the first commit line and the commits with headers (empty: not that shape). Only
-    the lines one ``COMMIT_SCAN`` pass finds are tried."""
+    the lines one ``COMMIT_SCAN`` pass finds something in are tried."""
     commits: list[Commit] = []
     for i in dict.fromkeys(lines.at(m.start()) for m in COMMIT_SCAN.finditer(raw)):
         m = commit_start(raw, lines[i])
@@ -292,6 +294,7 @@ class _Emitter:
         self.group = GROUP
         self.omitted = 0
         self.shown = 0
+        self.found: _Found | None = None  # the signal matches of the omitted pieces of the patch being read
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -369,60 +372,147 @@ class _Emitter:
         return True  # --name-status / --name-only lines, anything else git printed
 
     def patch(self, c: Commit) -> None:
-        """The commit's patch, through the diff type (whole with a graph)."""
+        """The commit's patch, through the diff type (whole with a graph), its pieces read from their
+        columns (``reduction.Pieces``) in place: no list a piece."""
         raw, plan = self.raw, self.plan
         start, end = self.lines[c.patch].start, self.lines[c.end - 1].end
         if c.width:
             plan.keep(start, end)
             return
-        sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep)
-        pieces = list(sub.pieces)
-        marks = [k for k, piece in enumerate(pieces) if piece[0] == MARK]
-        drop = set()
-        if marks:  # the diff's own marker line: this type names the ref once, at the end
-            k = marks[-1]
-            drop = {k, k + 1}
-            text = pieces[k - 1][1]
+        sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
+        kinds, starts, ends, objs = sub.kinds, sub.starts, sub.ends, sub.objs
+        if not _end_anchored():
+            omits = [(start + starts[k], start + ends[k]) for k in range(len(kinds)) if kinds[k] == OMIT]
+            self.found = _Found(raw, omits)
+        texts = {}  # piece -> the text shown in place of its own
+        k = kinds.rfind(MARK)
+        stop = len(kinds)
+        if k >= 0:  # the diff's own marker line: this type names the ref once, at the end
+            text = objs[k - 1]
             cut = text.rfind(b"[diff: omitted")
-            pieces[k - 1] = [SHOW, b"" if text[:cut] == b"\n" else text[:cut]]
-        for k, piece in enumerate(pieces):
-            if k in drop:
-                continue
-            if piece[0] == KEEP:
-                plan.keep(start + piece[1], start + piece[2])
-            elif piece[0] == OMIT:
-                nxt = pieces[k + 1] if k + 1 < len(pieces) and k + 1 not in drop else None
-                hint = HINT_RE.match(nxt[1]) if nxt is not None and nxt[0] == SHOW else None
-                if self._omit_keeping_signals(start + piece[1], start + piece[2], hint):
-                    pieces[k + 1] = [SHOW, nxt[1][hint.end() :]]
-            elif piece[0] == SHOW:
-                self.show(piece[1])
+            texts[k - 1] = b"" if text[:cut] == b"\n" else text[:cut]
+            self._pieces(start, sub, 0, k, texts)
+            start_again = k + 2
+        else:
+            start_again = 0
+        self._pieces(start, sub, start_again, stop, texts)
+        self.found = None
 
-    def _omit_keeping_signals(self, a: int, b: int, hint: re.Match | None) -> bool:
+    def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
+        """Pieces ``first:stop`` of the diff's plan (``sub``, a ``Pieces`` of ``raw[offset:]``) into
+        this plan: kept and shown as they are, omitted but for the lines with a signal word."""
+        plan = self.plan
+        kinds, starts, ends, objs = sub.kinds, sub.starts, sub.ends, sub.objs
+        for k in range(first, stop):
+            kind = kinds[k]
+            if kind == KEEP:
+                plan.keep(offset + starts[k], offset + ends[k])
+            elif kind == OMIT:
+                nxt = texts.get(k + 1, objs[k + 1]) if k + 1 < stop and kinds[k + 1] == SHOW else None
+                hint = self._omit_keeping_signals(offset + starts[k], offset + ends[k], nxt)
+                if hint is not None:
+                    texts[k + 1] = nxt[hint.end() :]
+            elif kind == SHOW:
+                self.show(texts.get(k, objs[k]))
+
+    def _omit_keeping_signals(self, a: int, b: int, nxt: bytes | None) -> re.Match | None:
         """Omit ``a:b`` (whole lines of unchanged context or index lines), but keep visible each line
-        with a signal word, the hint of each part that goes counting its own lines. True when the
-        lines were split (the diff's one hint, ``hint``, is replaced)."""
-        raw = self.raw
-        if SIGNAL_RE.search(raw, a, b) is None:
+        with a signal word, the hint of each part that goes counting its own lines. The diff's one
+        hint (``HINT_RE`` at the start of ``nxt``, the text shown next), when the lines were split:
+        the caller shows the rest of ``nxt`` in its place."""
+        raw, found = self.raw, self.found
+        if not (found.search(a, b) if found is not None else SIGNAL_RE.search(raw, a, b) is not None):
             self.omit_to(b)
-            return False
+            return None
+        hint = HINT_RE.match(nxt) if nxt is not None else None
         pos = a
-        for line_start, line_end in _signal_lines(raw, a, b):
+        for line_start, line_end in (found.lines(a, b) if found is not None else _signal_lines(raw, a, b)):
             self._omit_part(pos, line_start, hint)
             self.plan.keep(line_start, line_end)
             pos = line_end
         self._omit_part(pos, b, hint)
-        return hint is not None
+        return hint
 
     def _omit_part(self, a: int, b: int, hint: re.Match | None) -> None:
         if b <= a:
             return
         self.omit_to(b)
         if hint is not None:
-            n = sum(1 for s, e, _ in line_spans(self.raw, a, b) if not diff_twins.META_RE.match(self.raw, s, e))
+            n = _unchanged_lines(self.raw, a, b)
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
+
+
+class _Found:
+    """``SIGNAL_RE``'s matches in a patch's omitted pieces (``spans``, whole lines each), from one RE2
+    pass over them joined, each followed by the byte that follows it in ``raw`` and a newline (the
+    byte before each is a newline in ``raw`` too): a match of a search of one piece alone is a match
+    there, in the same neighbourhood, and a match there inside one piece is one a search of that piece
+    finds. So a piece no match touches holds none, one holding a whole match holds one, and only a
+    piece touched by a match across its edges is searched on its own; ``lines`` tries only the lines
+    the matches touch (a line that matches alone is touched by one), a line holding a whole match
+    without a search. One RE2 call a patch, not two a piece and one a line."""
+
+    __slots__ = ("raw", "index", "touched", "inside")
+
+    def __init__(self, raw: bytes, spans: list[tuple[int, int]]):
+        self.raw = raw
+        self.index = {a: k for k, (a, _) in enumerate(spans)}
+        self.touched: dict[int, list[tuple[int, int]]] = {}  # piece -> the matches touching it, in raw offsets
+        self.inside: set[int] = set()  # the pieces holding a whole match
+        if not spans:
+            return
+        parts, offsets, pos = [b"\n"], array("q"), 1
+        for a, b in spans:
+            after = raw[b : b + 1] + b"\n"
+            parts += (raw[a:b], after)
+            offsets.append(pos)
+            pos += b - a + len(after)
+        for m in SIGNAL_RE.finditer(b"".join(parts)):
+            self._touch(spans, offsets, *m.span())
+
+    def _touch(self, spans, offsets, s: int, e: int) -> None:
+        k = max(0, bisect_right(offsets, s) - 1)
+        while k < len(spans) and offsets[k] < e:
+            a, b = spans[k]
+            lo = offsets[k]
+            if s < lo + b - a and e > lo:
+                self.touched.setdefault(k, []).append((a + s - lo, a + e - lo))
+                if s >= lo and e <= lo + b - a:
+                    self.inside.add(k)
+            k += 1
+
+    def search(self, a: int, b: int) -> bool:
+        """Whether ``SIGNAL_RE.search(raw, a, b)`` finds a match (``a:b`` one of the pieces)."""
+        k = self.index[a]
+        if k in self.inside:
+            return True
+        return k in self.touched and SIGNAL_RE.search(self.raw, a, b) is not None
+
+    def lines(self, a: int, b: int):
+        """``_signal_lines(raw, a, b)``, from the matches touching the piece."""
+        raw = self.raw
+        done = a  # lines before this were tried
+        for first, stop in self.touched.get(self.index[a], ()):
+            at = max(done, raw.rfind(b"\n", a, max(first, a)) + 1)
+            last = max(first, stop - 1)
+            while at <= last and at < b:
+                nl = raw.find(b"\n", at, b)
+                end = b if nl < 0 else nl + 1
+                body_end = line_body_end(raw, at, end)
+                if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
+                    yield at, end
+                at = done = end
+
+
+def _unchanged_lines(raw: bytes, a: int, b: int) -> int:
+    """How many lines of ``raw[a:b]`` (``a < b``, whole lines) are no index/mode line
+    (``diff_twins.META_RE``): counted at C speed when no line can be one (each holds ``index `` or
+    ``old mode ``), else line by line."""
+    if raw.find(b"index ", a, b) < 0 and raw.find(b"old mode ", a, b) < 0:
+        return raw.count(b"\n", a, b) + (raw[b - 1] != 10)
+    return sum(1 for s, e, _ in line_spans(raw, a, b) if not diff_twins.META_RE.match(raw, s, e))
 
 
 def _signal_lines(raw: bytes, a: int, b: int):
@@ -437,12 +527,16 @@ def _signal_lines(raw: bytes, a: int, b: int):
         return
     done = a  # lines before this were tried
     for m in SIGNAL_RE.finditer(raw, a, b):
-        at = max(done, raw.rfind(b"\n", a, m.start()) + 1)
-        last = max(m.start(), m.end() - 1)
+        first, stop = m.span()
+        at = max(done, raw.rfind(b"\n", a, first) + 1)
+        last = max(first, stop - 1)
         while at <= last and at < b:
             nl = raw.find(b"\n", at, b)
             end = b if nl < 0 else nl + 1
-            if SIGNAL_RE.search(raw, at, line_body_end(raw, at, end)) is not None:
+            body_end = line_body_end(raw, at, end)
+            # a match inside the line's text is one its own search finds (no match ends with a line
+            # ending, and no assertion of the pattern tells a line's end from a text's end)
+            if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
                 yield at, end
             at = done = end
 

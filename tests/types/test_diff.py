@@ -7,7 +7,7 @@ import random
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from conftest import FIXTURES, reduce_alone, reduce_bytes
 from operators.classify import classify
@@ -362,9 +362,14 @@ def test_plan_pieces_read_as_lists_and_take_an_inserted_header():
 
 @settings(max_examples=300, deadline=None)
 @given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b" ctx", b"x", b"\r"]),
-                    max_size=40).map(b"".join))
-def test_changed_lines_are_the_plus_and_minus_lines_of_a_split(raw):
-    from operators.signals import changed_lines
+                    max_size=40).map(b"".join), block=st.sampled_from([1, 2, 5, 1 << 20]))
+@example(raw=b"+a\n-a\n+b\r\r\n+c", block=2)
+def test_changed_lines_are_the_plus_and_minus_lines_of_a_split(raw, block):
+    from functools import partial
+
+    from operators import signals
+
+    changed_lines = partial(signals.changed_lines, block=block)  # read a block at a time: any size
 
     expected: dict[bytes, None] = {}
     for line in raw.split(b"\n"):
@@ -373,6 +378,22 @@ def test_changed_lines_are_the_plus_and_minus_lines_of_a_split(raw):
     flip = {b"+": b"-", b"-": b"+"}
     # a line that also occurs with the opposite sign (moved) is not asked for on either side
     assert changed_lines(raw) == [line for line in expected if flip[line[:1]] + line[1:] not in expected]
+
+
+def test_changed_lines_keep_the_first_distinct_lines_up_to_the_limits(monkeypatch):
+    """Read a block at a time, the lines asked for are still the first distinct ones (``2 * MAX_AUTO``
+    looked at, ``MAX_AUTO`` kept), a moved line left out even when its other side comes much later."""
+    from operators import signals
+
+    monkeypatch.setattr(signals, "MAX_AUTO", 5)
+    lines = [b"+line %d" % i for i in range(40)] + [b"-line 3", b"+line 0", b"-line 12"]
+    raw = b"\n".join(lines) + b"\n"
+    expected = [b"+line 0", b"+line 1", b"+line 2", b"+line 4", b"+line 5"]  # 3 moved; 12 beyond the 10 looked at
+    for block in (1, 7, 64, 1 << 20):
+        assert signals.changed_lines(raw, block) == expected
+    monkeypatch.setattr(signals, "MAX_AUTO", 2)
+    assert signals.changed_lines(b"+a\n+a\n+b\n-a\n+c\n+d\n", 3) == [b"+b", b"+c"]
+    assert signals.changed_lines(b"+a\n+b\n+c\n+d\n+e\n-a\n-b\n-c\n") == [b"+d"]  # +e: beyond the 4 looked at
 
 
 @settings(max_examples=300, deadline=None)

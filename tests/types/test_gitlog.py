@@ -7,6 +7,7 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import FIXTURES, check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, tokens_cli
 from operators.classify import classify
@@ -263,3 +264,25 @@ def test_git_show_stat_lines_lose_their_column_padding():
     for k, p in enumerate(paths):
         assert b"\n %s | %d %s\n" % (p, k % 30 + 1, b"+-" * (k % 5 + 1)) in alone.visible
     assert len(alone.visible) < 0.6 * len(raw)
+
+
+SIGNAL_BITS = [b" ctx", b"error", b" could", b"not", b" hr ", b"=0x80070005", b"x", b"Failed", b"ok", b" 404 ", b"\" 500 ",
+               b"exit code", b" 2", b"Error", b"s", b"\r", b"index 0123456..789abcd 100644", b"timed", b" out"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(st.lists(st.sampled_from(SIGNAL_BITS), max_size=4).map(b"".join), min_size=1, max_size=30),
+       cuts=st.lists(st.integers(0, 30), max_size=12), tail=st.booleans())
+def test_signal_matches_of_the_joined_pieces_are_those_of_each_piece_alone(lines, cuts, tail):
+    """``_Found`` (one RE2 pass over a patch's omitted pieces joined) tells which pieces hold a signal
+    match and which of their lines hold one alone exactly as a search of each piece, and of each
+    line, does: matches across lines (``could\\nnot``, ``hr\\n=0x8…``), next to a kept line, at the end."""
+    raw = b"\n".join(lines) + (b"\n" if tail else b"")
+    starts = [0] + [i + 1 for i, c in enumerate(raw) if c == 10 and i + 1 < len(raw)]
+    bounds = sorted({min(c, len(starts)) for c in cuts} | {0, len(starts)})
+    pieces = [(starts[i], starts[j] if j < len(starts) else len(raw)) for i, j in zip(bounds, bounds[1:])]
+    omitted = pieces[::2]  # every other piece omitted, the others kept between them
+    found = gitlog._Found(raw, omitted)
+    for a, b in omitted:
+        assert found.search(a, b) == (SIGNAL_RE.search(raw, a, b) is not None)
+        assert list(found.lines(a, b)) == list(gitlog._signal_lines(raw, a, b))
