@@ -51,7 +51,10 @@ GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcel
 MIN_GAIN = 64
 
 BLAME_RE = lazy(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
-BLAME_SCAN = lazy(rb"(?m)^" + BLAME_RE.pattern)  # the same at every line start of a whole text: one pass
+# BLAME_RE at every line start but the first, in one pass over a whole text (its groups, its end): found
+# after a newline (searched for as a literal) and with possessive steps, none tried twice; group 2 is
+# the shortest run before the first spaces followed by ``\d+\)``, as BLAME_RE's lazy ``(.*?) +`` finds
+BLAME_SCAN = lazy(rb"\n(\^?[0-9a-f]{4,40}) [^(\r\n]*+\(((?:[^ \n]++| ++(?!\d+\)))*+) +(\d+)\) ?")
 # git blame -s: no author or date, the file name when blame followed the lines across files
 BLAME_S_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) ((?:[^()\s][^()\r\n]*? )?) *(\d+)\) ?")
 PORCELAIN_HEAD_RE = lazy(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
@@ -100,13 +103,16 @@ def _match(raw: bytes, start: int, body_end: int) -> re.Match | None:
 
 def _columns(raw: bytes, lines: LineTable) -> tuple[array, int] | None:
     """Where each line's code column starts (-1: an empty line) and the widest line number, from one
-    pass of ``BLAME_SCAN`` over the whole text (the lines it skips are matched one by one: ``-s``
-    lines, empty lines); None when a line is not a blame line. No match object is kept."""
+    pass of ``BLAME_SCAN`` over the whole text (the first line and those it skips are matched one by
+    one: ``-s`` lines, empty lines); None when a line is not a blame line. No match object is kept."""
     starts, n = lines.starts, len(lines)
     code = array("q", [-1]) * n
-    width = i = 0
+    width = _skipped(raw, lines, 0, code, 0) if n else 0
+    if width < 0:
+        return None
+    i = 1
     for m in BLAME_SCAN.finditer(raw):
-        at = m.start()
+        at = m.start() + 1
         while starts[i] != at:  # a line the scan skipped
             width = _skipped(raw, lines, i, code, width)
             if width < 0:
@@ -142,8 +148,8 @@ def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
     code, width = columns
     bodies = lines.bodies
     lang = code_language([raw[c:b] for c, b in islice(((c, b) for c, b in zip(code, bodies) if c >= 0), 4000)])
-    sig = bytearray(c >= 0 and is_signature(raw[c:b], lang) for c, b in zip(code, bodies))
-    walk = partial(_walk, raw, lines, code, partial(_DefaultWalk, raw, width, lang))
+    sig = _signatures(raw, lines, code, lang)
+    walk = partial(_walk, raw, lines, code, sig, partial(_DefaultWalk, raw, width, lang))
     if not room or sig.find(1) < 0 or _least_shown(lines, code) <= room:  # else the whole view is over
         plan = walk()
         if not room or _visible(plan) <= room or sig.find(1) < 0:
@@ -160,12 +166,31 @@ def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
     return plan
 
 
+def _signatures(raw: bytes, lines: LineTable, code: array, lang: str) -> bytearray:
+    """1 for each line whose code column is a definition (``is_signature``), 0 for the others: each
+    pattern mapped over the code columns, no Python call a line."""
+    n = len(code)
+    flags = 0
+    for pattern in (SIGNATURE_RES.get(lang), EXTRA_SIGNATURE_RES.get(lang)):
+        if pattern is not None:
+            columns = map(raw.__getitem__, map(slice, map(max, code, lines.starts), lines.bodies))
+            flags |= int.from_bytes(bytes(map(bool, map(pattern.match, columns))), "little")
+    sig = bytearray(flags.to_bytes(n, "little"))
+    i = -1
+    try:
+        while True:  # the empty lines
+            i = code.index(-1, i + 1)
+            sig[i] = 0
+    except ValueError:
+        return sig
+
+
 def _least_shown(lines: LineTable, code: array) -> int:
     """Bytes the whole view shows at least: the code column of every blame line and its line end."""
     return sum(e - c for c, e in zip(code, islice(lines.starts, 1, None)) if c >= 0)
 
 
-def _walk(raw: bytes, lines: LineTable, code: array, new_walk, shown: bytes | None = None) -> Plan:
+def _walk(raw: bytes, lines: LineTable, code: array, sig: bytearray, new_walk, shown: bytes | None = None) -> Plan:
     """The plan of the lines, each stretch of lines that ``shown`` leaves out (when given) replaced by
     ``[… N lines]``; the lines shown are matched again, one by one (``_DefaultWalk.line``)."""
     walk = new_walk()
@@ -177,7 +202,7 @@ def _walk(raw: bytes, lines: LineTable, code: array, new_walk, shown: bytes | No
         j = n if j < 0 else j
         for k in range(i, j):
             if code[k] >= 0:
-                walk.line(Line(starts[k], starts[k + 1], bodies[k]), _match(raw, starts[k], bodies[k]))
+                walk.line(Line(starts[k], starts[k + 1], bodies[k]), _match(raw, starts[k], bodies[k]), sig[k])
         i = shown.find(1, j)
         i = n if i < 0 else i
         if i > j:
@@ -267,7 +292,8 @@ class _DefaultWalk:
             self.plan.omit(start, end, GROUP, REASON)
             self.omitted += end - start
 
-    def line(self, line: Line, m: re.Match) -> None:
+    def line(self, line: Line, m: re.Match, definition: bool) -> None:
+        """A line shown; ``definition``: whether its code is a definition (``is_signature``)."""
         raw = self.raw
         key = run_key(m)
         number = max(m.start(3) - (self.width - len(m.group(3))), m.start(2))  # the aligned line number
@@ -275,7 +301,7 @@ class _DefaultWalk:
         file_end = m.end(2) if m.re is BLAME_S_RE else m.start(2) - 1
         file = raw[m.end(1) + 1 : file_end].strip()
         same_file = bool(file) and file == self.last_file
-        if SIGNAL_RE.search(raw, line.start, line.body_end) or is_signature(raw[m.end() : line.body_end], self.lang):
+        if definition or SIGNAL_RE.search(raw, line.start, line.body_end):
             self.prev = key  # a signal or definition line stays whole, and shows its commit
             self.runs += key not in self.seen
             self.seen.add(key)
