@@ -65,8 +65,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from functools import cached_property
-from itertools import accumulate
-from operator import sub
+from itertools import accumulate, takewhile
+from operator import le, sub
 from typing import Annotated, Literal
 
 import msgspec
@@ -366,21 +366,14 @@ def _ranked(text: bytes, kind: str, config):
     lines = Lines(text)
     tiers, ranks = compact_line_tiers(kind, lines, config)
     blank = set(blank_lines(lines))
-    buckets: tuple[dict, dict] = ({}, {})  # per tier: rank -> the lines of that rank, in order
-    for i, tier, rank in zip(range(len(tiers)), tiers, ranks):
-        if tier < 2 and i not in blank:
-            bucket = buckets[tier].get(rank)
-            if bucket is None:
-                bucket = buckets[tier][rank] = array("i")  # a line index: 4 bytes
-            bucket.append(i)
     out = []
     best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
-    for by_rank in buckets:  # an array, not an int object per line: most of a diff's lines are tier 0
-        in_order = sorted(by_rank)
-        order = by_rank.pop(in_order[0]) if in_order else array("i")  # the best rank's array, extended in place
-        best = len(order)
-        for rank in in_order[1:]:
-            order.extend(by_rank.pop(rank))
+    for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
+        order = array("i", (i for i, t in enumerate(tiers) if t == tier and i not in blank))
+        rank_of = ranks.__getitem__
+        if not all(map(le, map(rank_of, order), map(rank_of, order[1:]))):  # a stable sort: in order within a rank
+            order = array("i", sorted(order, key=rank_of))  # (a source file's ranks are its line numbers: no sort)
+        best = len(order) and sum(1 for _ in takewhile(rank_of(order[0]).__eq__, map(rank_of, order)))
         out.append(order)
     return lines, out, best
 
