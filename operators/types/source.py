@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import compress, count, repeat
-from operator import le, sub
+from operator import add, itemgetter, le, mul, sub
 
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
@@ -326,8 +326,9 @@ MINOR_RE = lazy(  # ... and these first: type aliases, constants
 )
 
 
-def definitions(raw: bytes) -> tuple[str, int, int, list[tuple[int, bytes]]]:
-    """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)])."""
+def definitions(raw: bytes, count_imports: bool = True) -> tuple[str, int, int, list[tuple[int, bytes]]]:
+    """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)]);
+    imports 0 when not ``count_imports`` (an outline shown when a file is cut does not say it)."""
     table = LineTable(raw)
     head = [raw[a:b] for a, b in zip(table.starts[:2000], table.bodies[:2000])]
     numbered = is_numbered([ln for ln in head[:1500] if ln.strip()])
@@ -339,7 +340,7 @@ def definitions(raw: bytes) -> tuple[str, int, int, list[tuple[int, bytes]]]:
         return map(raw.__getitem__, map(slice, table.starts, table.bodies))
 
     short = bytes(map(le, map(sub, table.bodies, table.starts), repeat(SIG_LINE_MAX)))  # longer: data
-    imports = sum(map(bool, map(IMPORT_RE.match, compress(lines(), short))))
+    imports = sum(map(bool, map(IMPORT_RE.match, compress(lines(), short)))) if count_imports else 0
     if sig_re is None:
         return lang, len(table), imports, []
     found = bytes(map(bool, map(sig_re.match, compress(lines(), short))))
@@ -388,6 +389,25 @@ def _indent(line: bytes) -> int:
     return len(line) - len(body) + 3 * line[: len(line) - len(body)].count(b"\t")
 
 
+def _bodies(entries: list[bytes]):
+    """The signature of each outline entry (``12: def f(x):``), made one at a time."""
+    return map(itemgetter(1), map(bytes.split, entries, repeat(b": "), repeat(1)))
+
+
+def _weights(entries: list[bytes]):
+    """0 for a main definition, 1 for an interface, 2 for a minor one (a type alias, a constant)."""
+    minor = map(MINOR_RE.match, _bodies(entries))
+    interface = map(INTERFACE_RE.match, _bodies(entries))
+    return (2 if m else 1 if f else 0 for m, f in zip(minor, interface))
+
+
+def _indents(entries: list[bytes]):
+    """``_indent`` of each entry's signature: its leading blanks, a tab counted as four."""
+    blanks = list(map(sub, map(len, _bodies(entries)), map(len, map(bytes.lstrip, _bodies(entries), repeat(b" \t")))))
+    tabs = map(bytes.count, _bodies(entries), repeat(b"\t"), repeat(0), blanks)
+    return map(add, blanks, map(mul, tabs, repeat(3)))
+
+
 def _fitting(entries: list[bytes], room: int) -> list[int]:
     """The indexes of the entries an outline of ``room`` bytes shows: the main definitions (classes,
     functions, methods) before the minor ones (interfaces, then types and constants), the outer before
@@ -396,10 +416,8 @@ def _fitting(entries: list[bytes], room: int) -> list[int]:
     if sum(map(len, entries)) <= room:
         return list(range(len(entries)))
     classes: dict[tuple[int, int], list[int]] = {}
-    for i, entry in enumerate(entries):
-        body = entry.split(b": ", 1)[1]
-        weight = 2 if MINOR_RE.match(body) else 1 if INTERFACE_RE.match(body) else 0
-        classes.setdefault((weight, _indent(body)), []).append(i)
+    for i, key in enumerate(zip(_weights(entries), _indents(entries))):
+        classes.setdefault(key, []).append(i)
     chosen: list[int] = []
     for key in sorted(classes):
         members = classes[key]
@@ -430,7 +448,7 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     class, function and method signature as printed with its line number (``812:     fn parse(…) {``),
     as many as ``OUTLINE_SHARE`` of the budget holds (main and outer definitions first), the others
     counted; the file itself follows from its first line (``rank_lines``)."""
-    lang, nlines, _, sigs = definitions(raw)
+    lang, nlines, _, sigs = definitions(raw, count_imports=False)
     if not sigs:
         return b""
     entries = [str(n).encode() + b": " + line + b"\n" for n, line in sigs]
