@@ -65,7 +65,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from functools import cached_property
-from itertools import accumulate, takewhile
+from itertools import accumulate, compress, filterfalse, takewhile
 from operator import le, sub
 from typing import Annotated, Literal
 
@@ -369,7 +369,7 @@ def _ranked(text: bytes, kind: str, config):
     out = []
     best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
     for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
-        order = array("i", (i for i, t in enumerate(tiers) if t == tier and i not in blank))
+        order = array("i", filterfalse(blank.__contains__, compress(range(len(tiers)), map(tier.__eq__, tiers))))
         rank_of = ranks.__getitem__
         if not all(map(le, map(rank_of, order), map(rank_of, order[1:]))):  # a stable sort: in order within a rank
             order = array("i", sorted(order, key=rank_of))  # (a source file's ranks are its line numbers: no sort)
