@@ -65,8 +65,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from functools import cached_property
-from itertools import accumulate
-from operator import sub
+from itertools import accumulate, compress, takewhile
+from operator import le, sub
 from typing import Annotated, Literal
 
 import msgspec
@@ -356,9 +356,6 @@ def _groups(lines, order: list[int]) -> list[list]:
     return list(groups.values())
 
 
-_TIERS_01 = re.compile(rb"[\x00\x01]")  # a line of tier 0 or 1 in a bytearray of tiers
-
-
 def _ranked(text: bytes, kind: str, config):
     """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line),
     the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
@@ -370,22 +367,14 @@ def _ranked(text: bytes, kind: str, config):
     tiers = bytearray(tiers)  # a copy in which the blank lines are of tier 2
     for i in blank_lines_array(lines):
         tiers[i] = 2
-    buckets: tuple[dict, dict] = ({}, {})  # per tier: rank -> the lines of that rank, in order
-    for m in _TIERS_01.finditer(tiers):  # only the lines of tiers 0 and 1 are visited
-        i = m.start()
-        rank = ranks[i]
-        bucket = buckets[tiers[i]].get(rank)
-        if bucket is None:
-            bucket = buckets[tiers[i]][rank] = array("i")  # a line index: 4 bytes
-        bucket.append(i)
     out = []
     best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
-    for by_rank in buckets:  # an array, not an int object per line: most of a diff's lines are tier 0
-        in_order = sorted(by_rank)
-        order = by_rank.pop(in_order[0]) if in_order else array("i")  # the best rank's array, extended in place
-        best = len(order)
-        for rank in in_order[1:]:
-            order.extend(by_rank.pop(rank))
+    for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
+        order = array("i", compress(range(len(tiers)), map(tier.__eq__, tiers)))
+        rank_of = ranks.__getitem__
+        if not all(map(le, map(rank_of, order), map(rank_of, order[1:]))):  # a stable sort: in order within a rank
+            order = array("i", sorted(order, key=rank_of))  # (a source file's ranks are its line numbers: no sort)
+        best = len(order) and sum(1 for _ in takewhile(rank_of(order[0]).__eq__, map(rank_of, order)))
         out.append(order)
     return lines, out, best
 

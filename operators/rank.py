@@ -186,13 +186,16 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
 
 def _rank_array(make, *later: int):
     """The ranks ``make()`` gives, a signed byte each when they and the ranks set ``later`` fit (they
-    do, but for a type's own ranks), else a list."""
+    do, but for a type's own ranks), else 8 bytes each (a source file's ranks are its line numbers), else a list."""
     if all(-128 <= rank < 128 for rank in (*later, BLANK_RANK, -1, *range(6))):
         try:
             return array("b", make())
         except (OverflowError, TypeError):
             pass
-    return list(make())
+    try:
+        return array("q", make())
+    except (OverflowError, TypeError):
+        return list(make())
 
 
 def compact_line_tiers(kind: str, lines, config):

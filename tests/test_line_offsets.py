@@ -138,8 +138,9 @@ def test_ranks_are_a_byte_each_only_when_every_rank_fits():
     from array import array
 
     assert rank._rank_array(lambda: iter([0, 5, -1])) == array("b", [0, 5, -1])
-    assert rank._rank_array(lambda: iter([0, 200])) == [0, 200]  # a file's 200th hit
-    assert rank._rank_array(lambda: iter([0, 1]), 300) == [0, 1]  # a rank set later would not fit
+    assert rank._rank_array(lambda: iter([0, 200])) == array("q", [0, 200])  # a file's 200th hit: 8 bytes
+    assert rank._rank_array(lambda: iter([0, 1]), 300) == array("q", [0, 1])  # a rank set later would not fit
+    assert rank._rank_array(lambda: iter([0, 2**70])) == [0, 2**70]  # past 8 bytes: a list
     hits = b"".join(b"src/a.py:%d:    raise ValueError\n" % n for n in range(1, 400))
     tiers, ranks = rank.compact_line_tiers("search", rank.Lines(hits), None)
     assert (list(tiers), list(ranks)) == rank.line_tiers("search", _plain(hits), None)

@@ -31,10 +31,13 @@ the tail.
 from __future__ import annotations
 
 import re
+from array import array
+from functools import partial
+from itertools import compress, islice
 
 from operators.config import section
 from operators.reduction import Plan, passthrough
-from operators.types.gitlog import Line, split_lines
+from operators.types.gitlog import Line, LineTable
 from operators.vocab import SIGNAL_RE
 from operators.types.source import SIGNATURE_RES, language
 from operators.relazy import lazy  # patterns compiled on first use
@@ -48,6 +51,10 @@ GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcel
 MIN_GAIN = 64
 
 BLAME_RE = lazy(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
+# BLAME_RE at every line start but the first, in one pass over a whole text (its groups, its end): found
+# after a newline (searched for as a literal) and with possessive steps, none tried twice; group 2 is
+# the shortest run before the first spaces followed by ``\d+\)``, as BLAME_RE's lazy ``(.*?) +`` finds
+BLAME_SCAN = lazy(rb"\n(\^?[0-9a-f]{4,40}) [^(\r\n]*+\(((?:[^ \n]++| ++(?!\d+\)))*+) +(\d+)\) ?")
 # git blame -s: no author or date, the file name when blame followed the lines across files
 BLAME_S_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) ((?:[^()\s][^()\r\n]*? )?) *(\d+)\) ?")
 PORCELAIN_HEAD_RE = lazy(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
@@ -89,49 +96,122 @@ def run_key(match: re.Match) -> bytes:
     return match.group(1).lstrip(b"^")
 
 
-def reduce_default(raw: bytes, lines: list[Line], room: int = 0) -> Plan | None:
+def _match(raw: bytes, start: int, body_end: int) -> re.Match | None:
+    """A default-form (or ``-s``) line's match, None for another line."""
+    return BLAME_RE.match(raw, start, body_end) or BLAME_S_RE.match(raw, start, body_end)
+
+
+def _columns(raw: bytes, lines: LineTable) -> tuple[array, int] | None:
+    """Where each line's code column starts (-1: an empty line) and the widest line number, from one
+    pass of ``BLAME_SCAN`` over the whole text (the first line and those it skips are matched one by
+    one: ``-s`` lines, empty lines); None when a line is not a blame line. No match object is kept."""
+    starts, n = lines.starts, len(lines)
+    code = array("q", [-1]) * n
+    width = _skipped(raw, lines, 0, code, 0) if n else 0
+    if width < 0:
+        return None
+    i = 1
+    for m in BLAME_SCAN.finditer(raw):
+        at = m.start() + 1
+        while starts[i] != at:  # a line the scan skipped
+            width = _skipped(raw, lines, i, code, width)
+            if width < 0:
+                return None
+            i += 1
+        code[i] = m.end()
+        width = max(width, m.end(3) - m.start(3))
+        i += 1
+    for i in range(i, n):
+        width = _skipped(raw, lines, i, code, width)
+        if width < 0:
+            return None
+    return code, width
+
+
+def _skipped(raw: bytes, lines: LineTable, i: int, code: array, width: int) -> int:
+    """The widest line number so far after line ``i``, which ``BLAME_SCAN`` skipped: a ``-s`` line (its
+    code column noted) or an empty line; -1 for another line."""
+    start, body_end = lines.starts[i], lines.bodies[i]
+    m = _match(raw, start, body_end)
+    if m is None:
+        return width if body_end <= start else -1
+    code[i] = m.end()
+    return max(width, len(m.group(3)))
+
+
+def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
     """The default form; None when a line does not fit it (left to the caller). With ``room`` (bytes),
     a view larger than that keeps every definition line and the lines after it (``_selection``)."""
-    matches = []
-    for line in lines:
-        m = BLAME_RE.match(raw, line.start, line.body_end) or BLAME_S_RE.match(raw, line.start, line.body_end)
-        if m is None and line.body_end > line.start:
-            return None
-        matches.append(m)
-    width = max((len(m.group(3)) for m in matches if m), default=0)
-    lang = code_language([raw[m.end() : line.body_end] for line, m in zip(lines, matches) if m])
-    sig = [m is not None and is_signature(raw[m.end() : line.body_end], lang) for line, m in zip(lines, matches)]
-    plan = _walk(raw, lines, matches, _DefaultWalk(raw, width, lang))
-    if not room or _visible(plan) <= room or not any(sig):
-        return plan
-    cost = _costs(lines, matches, sig)
+    columns = _columns(raw, lines)
+    if columns is None:
+        return None
+    code, width = columns
+    bodies = lines.bodies
+    lang = code_language([raw[c:b] for c, b in islice(((c, b) for c, b in zip(code, bodies) if c >= 0), 4000)])
+    sig = _signatures(raw, lines, code, lang)
+    walk = partial(_walk, raw, lines, code, sig, partial(_DefaultWalk, raw, width, lang))
+    if not room or sig.find(1) < 0 or _least_shown(lines, code) <= room:  # else the whole view is over
+        plan = walk()
+        if not room or _visible(plan) <= room or sig.find(1) < 0:
+            return plan
+    cost = _costs(lines, code, sig)
     tries = [(after, HEAD_LINES) for after in range(AFTER_MAX, -1, -1)] + [(0, 0)]
     for after, head in tries:
         shown = _selection(sig, after, head)
         if head and _estimate(shown, cost) > ESTIMATE_SLACK * room:  # clearly over: not built
             continue
-        plan = _walk(raw, lines, matches, _DefaultWalk(raw, width, lang), shown)
+        plan = walk(shown)
         if not head or _visible(plan) <= room:
             break
     return plan
 
 
-def _walk(raw: bytes, lines: list[Line], matches: list, walk: "_DefaultWalk", shown: list[bool] | None = None) -> Plan:
-    """The plan of the lines, those that ``shown`` leaves out (when given) replaced by ``[… N lines]``."""
-    plan, hidden = walk.plan, 0
-    for i, (line, m) in enumerate(zip(lines, matches)):
-        if shown is not None and not shown[i]:
-            walk.hide(line)
-            hidden += 1
-            continue
-        if hidden:
-            plan.show(f"[\u2026 {hidden:,} lines]\n".encode())
-            hidden = 0
-        if m is not None:
-            walk.line(line, m)
+def _signatures(raw: bytes, lines: LineTable, code: array, lang: str) -> bytearray:
+    """1 for each line whose code column is a definition (``is_signature``), 0 for the others: each
+    pattern mapped over the code columns, no Python call a line."""
+    n = len(code)
+    flags = 0
+    for pattern in (SIGNATURE_RES.get(lang), EXTRA_SIGNATURE_RES.get(lang)):
+        if pattern is not None:
+            columns = map(raw.__getitem__, map(slice, map(max, code, lines.starts), lines.bodies))
+            flags |= int.from_bytes(bytes(map(bool, map(pattern.match, columns))), "little")
+    sig = bytearray(flags.to_bytes(n, "little"))
+    i = -1
+    try:
+        while True:  # the empty lines
+            i = code.index(-1, i + 1)
+            sig[i] = 0
+    except ValueError:
+        return sig
+
+
+def _least_shown(lines: LineTable, code: array) -> int:
+    """Bytes the whole view shows at least: the code column of every blame line and its line end."""
+    return sum(e - c for c, e in zip(code, islice(lines.starts, 1, None)) if c >= 0)
+
+
+def _walk(raw: bytes, lines: LineTable, code: array, sig: bytearray, new_walk, shown: bytes | None = None) -> Plan:
+    """The plan of the lines, each stretch of lines that ``shown`` leaves out (when given) replaced by
+    ``[… N lines]``; the lines shown are matched again, one by one (``_DefaultWalk.line``)."""
+    walk = new_walk()
+    plan, starts, bodies, n = walk.plan, lines.starts, lines.bodies, len(code)
+    shown = b"\x01" * n if shown is None else shown
+    i = j = 0
+    while i < n:
+        j = shown.find(0, i)
+        j = n if j < 0 else j
+        for k in range(i, j):
+            if code[k] >= 0:
+                walk.line(Line(starts[k], starts[k + 1], bodies[k]), _match(raw, starts[k], bodies[k]), sig[k])
+        i = shown.find(1, j)
+        i = n if i < 0 else i
+        if i > j:
+            walk.hide(starts[j], starts[i], i - j)
+            if i < n:
+                plan.show(f"[\u2026 {i - j:,} lines]\n".encode())
     plan.keep_rest()
-    if hidden:
-        plan.show((b"" if plan.ends_line() else b"\n") + f"[\u2026 {hidden:,} lines]\n".encode())
+    if n and not shown[n - 1]:
+        plan.show((b"" if plan.ends_line() else b"\n") + f"[\u2026 {n - j:,} lines]\n".encode())
     if walk.hidden:
         plan.show(f"[{walk.hidden:,} lines between the definitions not shown, to fit the output ceiling: ".encode())
         plan.mark(BODY_GROUP)
@@ -155,37 +235,31 @@ RUN_HEAD = 24  # bytes a run's hash adds to its first line shown
 ESTIMATE_SLACK = 1.25  # a selection estimated this much over the room is not tried (the estimate is rough)
 
 
-def _costs(lines: list[Line], matches: list, sig: list[bool]) -> list[int]:
+def _costs(lines: LineTable, code: array, sig: bytearray) -> array:
     """Bytes each line takes when shown (about: a definition whole, another line its code)."""
-    cost = [(line.end - m.end() + 8) if m is not None else 1 for line, m in zip(lines, matches)]
-    for i, s in enumerate(sig):
-        if s:
-            cost[i] = lines[i].end - lines[i].start
-    return cost
+    starts = lines.starts
+    return array("q", ((e - s if d else e - c + 8) if c >= 0 else 1
+                       for c, d, s, e in zip(code, sig, starts, islice(starts, 1, None))))
 
 
-def _selection(sig: list[bool], after: int, head: int) -> list[bool]:
-    """The lines shown when a blame is fitted to the room: every definition line and ``after`` lines
-    after each (its docstring, its first statements), and the first ``head`` lines of the file."""
+def _selection(sig: bytearray, after: int, head: int) -> bytearray:
+    """The lines shown when a blame is fitted to the room (1 a line shown): every definition line and
+    ``after`` lines after each (its docstring, its first statements), and the first ``head`` lines of
+    the file. The flags are shifted as one integer, a byte a line."""
     n = len(sig)
-    shown = [False] * n
-    for i in range(min(n, head)):
-        shown[i] = True
-    for i in (i for i, s in enumerate(sig) if s):
-        for k in range(i, min(n, i + after + 1)):
-            shown[k] = True
-    return shown
+    bits = shown = int.from_bytes(sig, "little")
+    for k in range(1, after + 1):
+        shown |= bits << (8 * k)
+    out = bytearray(shown.to_bytes(n + after + 1, "little")[:n])
+    out[: min(n, head)] = b"\x01" * min(n, head)
+    return out
 
 
-def _estimate(shown: list[bool], cost: list[int]) -> int:
-    total, prev = 0, True
-    for flag, c in zip(shown, cost):
-        if flag:
-            total += c + (0 if prev else RUN_HEAD)
-        elif prev:
-            total += FOLD_LINE
-        prev = flag
-    return total
+def _estimate(shown: bytearray, cost: array) -> int:
+    """About the bytes of a selection: its lines, a run head where a shown stretch starts after a
+    hidden one, a fold line for each hidden stretch."""
+    folds = shown.count(b"\x01\x00") + (len(shown) > 0 and shown[0] == 0)
+    return sum(compress(cost, shown)) + RUN_HEAD * shown.count(b"\x00\x01") + FOLD_LINE * folds
 
 
 BODY_GROUP = "lines"
@@ -204,12 +278,12 @@ class _DefaultWalk:
         self.last_file: bytes | None = None
         self.omitted = self.runs = self.hidden = 0
 
-    def hide(self, line: Line) -> None:
-        """A line not shown (the view is fitted to the room): the next line shown starts a run."""
-        self.plan.keep(self.plan.position, line.start)
-        self.plan.omit(line.start, line.end, BODY_GROUP, BODY_REASON)
-        self.omitted += line.end - line.start
-        self.hidden += 1
+    def hide(self, start: int, end: int, count: int) -> None:
+        """``count`` lines not shown (the view is fitted to the room): the next line shown starts a run."""
+        self.plan.keep(self.plan.position, start)
+        self.plan.omit(start, end, BODY_GROUP, BODY_REASON)
+        self.omitted += end - start
+        self.hidden += count
         self.prev = None
 
     def cut(self, start: int, end: int) -> None:
@@ -218,7 +292,8 @@ class _DefaultWalk:
             self.plan.omit(start, end, GROUP, REASON)
             self.omitted += end - start
 
-    def line(self, line: Line, m: re.Match) -> None:
+    def line(self, line: Line, m: re.Match, definition: bool) -> None:
+        """A line shown; ``definition``: whether its code is a definition (``is_signature``)."""
         raw = self.raw
         key = run_key(m)
         number = max(m.start(3) - (self.width - len(m.group(3))), m.start(2))  # the aligned line number
@@ -226,7 +301,7 @@ class _DefaultWalk:
         file_end = m.end(2) if m.re is BLAME_S_RE else m.start(2) - 1
         file = raw[m.end(1) + 1 : file_end].strip()
         same_file = bool(file) and file == self.last_file
-        if SIGNAL_RE.search(raw, line.start, line.body_end) or is_signature(raw[m.end() : line.body_end], self.lang):
+        if definition or SIGNAL_RE.search(raw, line.start, line.body_end):
             self.prev = key  # a signal or definition line stays whole, and shows its commit
             self.runs += key not in self.seen
             self.seen.add(key)
@@ -259,7 +334,7 @@ def head_of(raw: bytes, line: Line) -> re.Match | None:
     return PORCELAIN_HEAD_RE.match(raw, line.start, line.end)
 
 
-def reduce_porcelain(raw: bytes, lines: list[Line]) -> Plan:
+def reduce_porcelain(raw: bytes, lines: LineTable) -> Plan:
     plan = Plan(raw)
     prev = None
     in_first = False  # inside the key lines of a run's first entry
@@ -310,7 +385,7 @@ def _finish(plan: Plan, omitted: int, what: str) -> Plan:
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    lines = split_lines(raw)
+    lines = LineTable(raw)
     if lines and PORCELAIN_HEAD_RE.match(raw, lines[0].start, lines[0].end):
         return reduce_porcelain(raw, lines)
     plan = reduce_default(raw, lines, int(section(config, "ceiling").target_chars * ROOM_SHARE))
@@ -381,7 +456,7 @@ def facts(packet):
     raw = packet.raw
     commits: dict[bytes, None] = {}
     n = 0
-    for line in split_lines(raw):
+    for line in LineTable(raw):
         m = BLAME_RE.match(raw, line.start, line.body_end) or PORCELAIN_HEAD_RE.match(raw, line.start, line.end)
         if m:
             commits.setdefault(m.group(1).lstrip(b"^")[:8], None)

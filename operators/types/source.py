@@ -26,10 +26,13 @@ taken for source: lines that start with a language keyword, lines that end in ``
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from itertools import compress, count, repeat
+from operator import add, itemgetter, le, mul, sub
 
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
-from operators.types.gitlog import split_lines
+from operators.types.gitlog import LineTable, split_lines
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -323,17 +326,35 @@ MINOR_RE = lazy(  # ... and these first: type aliases, constants
 )
 
 
-def definitions(raw: bytes) -> tuple[str, int, int, list[tuple[int, bytes]]]:
-    """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)])."""
-    all_lines = [raw[ln.start : ln.body_end] for ln in split_lines(raw)]
-    numbered = is_numbered([ln for ln in all_lines[:1500] if ln.strip()])
-    lang = language(b"\n".join(_strip_number(ln, numbered) for ln in all_lines[:2000]))
+def definitions(raw: bytes, count_imports: bool = True) -> tuple[str, int, int, list[tuple[int, bytes]]]:
+    """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)]);
+    imports 0 when not ``count_imports`` (an outline shown when a file is cut does not say it)."""
+    table = LineTable(raw)
+    head = [raw[a:b] for a, b in zip(table.starts[:2000], table.bodies[:2000])]
+    numbered = is_numbered([ln for ln in head[:1500] if ln.strip()])
+    lang = language(b"\n".join(_strip_number(ln, numbered) for ln in head))
     sig_re = SIGNATURE_RES.get(lang)
+    if numbered:
+        return (lang, len(table), *_numbered_definitions(raw, table, sig_re))
+    def lines():  # each line's bytes, made one at a time
+        return map(raw.__getitem__, map(slice, table.starts, table.bodies))
+
+    short = bytes(map(le, map(sub, table.bodies, table.starts), repeat(SIG_LINE_MAX)))  # longer: data
+    imports = sum(map(bool, map(IMPORT_RE.match, compress(lines(), short)))) if count_imports else 0
+    if sig_re is None:
+        return lang, len(table), imports, []
+    found = bytes(map(bool, map(sig_re.match, compress(lines(), short))))
+    numbers = list(compress(compress(count(1), short), found))
+    return lang, len(table), imports, [(n, raw[table.starts[n - 1] : table.bodies[n - 1]].rstrip()) for n in numbers]
+
+
+def _numbered_definitions(raw: bytes, table: LineTable, sig_re) -> tuple[int, list[tuple[int, bytes]]]:
+    """(imports, definitions) of a ``cat -n`` text: the numbers printed, each line's own stripped."""
     imports = 0
     sigs: list[tuple[int, bytes]] = []
-    for index, line in enumerate(all_lines, 1):
+    for index, line in enumerate(map(raw.__getitem__, map(slice, table.starts, table.bodies)), 1):
         number = index
-        if numbered and (m := NUMBERED_RE.match(line)):
+        if m := NUMBERED_RE.match(line):
             number, line = int(m.group(1)), line[m.end() :]
         if len(line) > SIG_LINE_MAX:
             continue
@@ -341,7 +362,7 @@ def definitions(raw: bytes) -> tuple[str, int, int, list[tuple[int, bytes]]]:
             imports += 1
         if sig_re is not None and sig_re.match(line):
             sigs.append((number, line.rstrip()))
-    return lang, len(all_lines), imports, sigs
+    return imports, sigs
 
 
 def outline(raw: bytes) -> tuple[str, int, int, list[str]]:
@@ -368,6 +389,25 @@ def _indent(line: bytes) -> int:
     return len(line) - len(body) + 3 * line[: len(line) - len(body)].count(b"\t")
 
 
+def _bodies(entries: list[bytes]):
+    """The signature of each outline entry (``12: def f(x):``), made one at a time."""
+    return map(itemgetter(1), map(bytes.split, entries, repeat(b": "), repeat(1)))
+
+
+def _weights(entries: list[bytes]):
+    """0 for a main definition, 1 for an interface, 2 for a minor one (a type alias, a constant)."""
+    minor = map(MINOR_RE.match, _bodies(entries))
+    interface = map(INTERFACE_RE.match, _bodies(entries))
+    return (2 if m else 1 if f else 0 for m, f in zip(minor, interface))
+
+
+def _indents(entries: list[bytes]):
+    """``_indent`` of each entry's signature: its leading blanks, a tab counted as four."""
+    blanks = list(map(sub, map(len, _bodies(entries)), map(len, map(bytes.lstrip, _bodies(entries), repeat(b" \t")))))
+    tabs = map(bytes.count, _bodies(entries), repeat(b"\t"), repeat(0), blanks)
+    return map(add, blanks, map(mul, tabs, repeat(3)))
+
+
 def _fitting(entries: list[bytes], room: int) -> list[int]:
     """The indexes of the entries an outline of ``room`` bytes shows: the main definitions (classes,
     functions, methods) before the minor ones (interfaces, then types and constants), the outer before
@@ -376,10 +416,8 @@ def _fitting(entries: list[bytes], room: int) -> list[int]:
     if sum(map(len, entries)) <= room:
         return list(range(len(entries)))
     classes: dict[tuple[int, int], list[int]] = {}
-    for i, entry in enumerate(entries):
-        body = entry.split(b": ", 1)[1]
-        weight = 2 if MINOR_RE.match(body) else 1 if INTERFACE_RE.match(body) else 0
-        classes.setdefault((weight, _indent(body)), []).append(i)
+    for i, key in enumerate(zip(_weights(entries), _indents(entries))):
+        classes.setdefault(key, []).append(i)
     chosen: list[int] = []
     for key in sorted(classes):
         members = classes[key]
@@ -410,7 +448,7 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     class, function and method signature as printed with its line number (``812:     fn parse(…) {``),
     as many as ``OUTLINE_SHARE`` of the budget holds (main and outer definitions first), the others
     counted; the file itself follows from its first line (``rank_lines``)."""
-    lang, nlines, _, sigs = definitions(raw)
+    lang, nlines, _, sigs = definitions(raw, count_imports=False)
     if not sigs:
         return b""
     entries = [str(n).encode() + b": " + line + b"\n" for n, line in sigs]
@@ -426,7 +464,32 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     return b"".join(out)
 
 
-def rank_lines(lines: list[bytes], config) -> list[tuple[int, int]]:
+class InOrder(Sequence):
+    """``(1, i)`` for each line ``i`` of ``n``: made when read, no tuple kept a line."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [(1, j) for j in range(*i.indices(self.n))]
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return (1, i % self.n)
+
+    def __iter__(self):
+        return zip(repeat(1), range(self.n))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+
+def rank_lines(lines: list[bytes], config) -> InOrder:
     """A cut source file (its outline comes first, ``cut_head``) shows its lines from the top: every
     line is context ranked by its place, so no line mentioning an error jumps ahead of the code."""
-    return [(1, i) for i in range(len(lines))]
+    return InOrder(len(lines))

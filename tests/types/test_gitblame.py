@@ -243,3 +243,49 @@ def test_the_whole_pipeline_shows_every_definition_of_a_big_blame():
     assert packet.type == "gitblame" and packet.restore_pass and packet.signal_pass
     shown = set(packet.visible.split(b"\n"))
     assert [d for d in definitions(raw, "go") if d not in shown] == []
+
+
+# --- the one-pass scan of big blames --------------------------------------------------------------
+
+
+def _line_matches(raw: bytes) -> list:
+    """BLAME_RE's match (whole span and groups) at each line start after the first, None where none."""
+    out, start = [], raw.find(b"\n") + 1
+    while 0 < start <= len(raw):
+        end = raw.find(b"\n", start)
+        end = len(raw) if end < 0 else end
+        m = gitblame.BLAME_RE.match(raw, start, end - (raw[end - 1 : end] == b"\r" and end > start))
+        out.append(m and [m.span(k) for k in range(4)])
+        start = end + 1
+    return out
+
+
+def _scan_matches(raw: bytes) -> list:
+    found = {m.start() + 1: [(m.start() + 1, m.end()), *(m.span(k) for k in range(1, 4))]
+             for m in gitblame.BLAME_SCAN.finditer(raw)}
+    out, start = [], raw.find(b"\n") + 1
+    while 0 < start <= len(raw):
+        out.append(found.get(start))
+        start = raw.find(b"\n", start) + 1 or len(raw) + 1
+    return out
+
+
+@pytest.mark.parametrize("name", ["git_blame_axios_searchparams_js.txt", "git_blame_clap_action_rs.txt.gz",
+                                  "git_blame_fzf_light_go.txt.gz", "git_blame_attrs_validators_py.txt.gz"])
+def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_real_blames(name):
+    raw = type_data(name)
+    assert _scan_matches(raw) == _line_matches(raw) and sum(map(bool, _line_matches(raw))) > 50
+
+
+def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_random_lines():
+    """Lines made of the characters where a lazy and a possessive pattern could part: spaces, digits,
+    parentheses, carriage returns, hex digits; planted shapes among them."""
+    import random
+
+    rng = random.Random(23)
+    pieces = [b"a", b"0", b"12", b" ", b"  ", b"(", b")", b"\r", b"x", b"^", b"f", b"-", b"9)", b" 7) "]
+    heads = [b"abcd ", b"^0f1e ", b"", b"abcdef0 src/a.py ", b"0123456789abcdef0123456789abcdef012345678 "]
+    lines = [rng.choice(heads) + b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 24))) for _ in range(60_000)]
+    raw = b"\n".join(lines) + b"\n"
+    expected = _line_matches(raw)
+    assert _scan_matches(raw) == expected and 1000 < sum(map(bool, expected)) < len(expected) - 1000
