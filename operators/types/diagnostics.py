@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections import Counter
 from typing import Annotated, NamedTuple
 
@@ -62,7 +63,7 @@ import msgspec
 
 from operators.ceiling import visible_size
 from operators.config import Section, section
-from operators.reduction import Plan, line_body_end, passthrough
+from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -146,16 +147,42 @@ class Diag:
         self.place: bytes | None = None  # how a fold lists it (``_place``), made when first asked
 
 
-def _lines(raw: bytes) -> tuple[list[int], list[int], list[int]]:
-    starts, bodies, ends, pos, n = [], [], [], 0, len(raw)
-    while pos < n:
-        nl = raw.find(b"\n", pos)
-        end = n if nl < 0 else nl + 1
-        starts.append(pos)
-        bodies.append(line_body_end(raw, pos, end))
-        ends.append(end)
-        pos = end
-    return starts, bodies, ends
+NL_RE = lazy(rb"\n")
+
+
+def _lines(raw: bytes) -> tuple[array, array]:
+    """Where each line starts and ends (after its newline): two arrays, 16 bytes a line."""
+    ends = array("q", map(re.Match.end, NL_RE.finditer(raw)))
+    if raw[-1:] not in (b"\n", b""):
+        ends.append(len(raw))
+    starts = array("q", [0] if ends else [])
+    starts.extend(ends[:-1])
+    return starts, ends
+
+
+class _Texts:
+    """The lines' text without its line break and terminal escapes, made each time it is read: kept,
+    a bytes object a line would take more memory than the input."""
+
+    __slots__ = ("raw", "starts", "ends")
+
+    def __init__(self, raw: bytes, starts: array, ends: array):
+        self.raw, self.starts, self.ends = raw, starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> bytes:
+        raw, start, end = self.raw, self.starts[i], self.ends[i]
+        if end > start and raw[end - 1] == 10:  # line_body_end
+            end -= 1
+        if end > start and raw[end - 1] == 13:
+            end -= 1
+        text = raw[start:end]
+        return ANSI_RE.sub(b"", text) if b"\x1b" in text else text
+
+    def __iter__(self):
+        return map(self.__getitem__, range(len(self.starts)))
 
 
 def _severity(text: bytes) -> str:
@@ -170,6 +197,7 @@ def _key(code: bytes | None, severity: str, message: bytes) -> str:
     return f"{severity}: {masked}" if severity else masked
 
 
+PYLINT_CODE_RE = lazy(rb"[CRWEFI]\d{4}")
 PYLINT_CATEGORY = {"F": "fatal error", "E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
@@ -179,7 +207,7 @@ def _loc_diag(i: int, text: bytes) -> Diag | None:
     if m is None:
         return None
     indent, path, rest = m.group(1), m.group(2), m.group(5)
-    go = GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
+    go = b".go:" in text and GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
     found = _code_and_severity(rest, go)
     if found is None:
         return None
@@ -195,30 +223,47 @@ def _code_and_severity(rest: bytes, go: bool):
     a rule code nor a severity word (then it is no diagnostic: a search hit, a log line)."""
     code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
-    trail = TRAIL_CODE_RE.search(rest)
+    trail = TRAIL_CODE_RE.search(rest) if rest.rstrip()[-1:] in (b")", b"]") else None  # every trail ends so
     if not (code_m or sev_m or (trail and trail.group(1)) or go):
         return None
     if go and not (code_m or sev_m):
         trail = GO_CODE_RE.search(rest) or trail
     code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
-    if code and not sev_m and re.fullmatch(rb"[CRWEFI]\d{4}", code):  # pylint: the letter is the category
+    if code and not sev_m and PYLINT_CODE_RE.fullmatch(code):  # pylint: the letter is the category
         severity = severity or PYLINT_CATEGORY.get(chr(code[0]), "")
     return code, severity, sev_m
+
+
+class _Common(NamedTuple):
+    settings: "Settings"
+    summary: bytes  # the summary line
+    by_key: dict  # rule -> its diagnostics in order
+    details: int  # bytes of detail lines
+    progress: int  # cargo progress lines
 
 
 class _Parser:
     def __init__(self, raw: bytes):
         self.raw = raw
-        self.starts, self.bodies, self.ends = _lines(raw)
-        n = len(self.starts)
-        self.kind = [OTHER] * n
-        self.text = [self._plain(i) for i in range(n)]
+        self.starts, self.ends = _lines(raw)
+        self.kind = bytearray([OTHER]) * len(self.starts)
+        self.text = _Texts(raw, self.starts, self.ends)
         self.diags: list[Diag] = []
+        self.paths: dict[bytes, bytes] = {}  # each path and rule key one object, however many diagnostics
+        self.keys: dict[str, str] = {}
 
-    def _plain(self, i: int) -> bytes:
-        text = self.raw[self.starts[i] : self.bodies[i]]
-        return ANSI_RE.sub(b"", text) if b"\x1b" in text else text
+    def common(self, settings: Settings) -> "_Common":
+        """What every view built from this parse shares (made once for ``settings``)."""
+        made = self.__dict__.get("_common")
+        if made is None or made.settings is not settings:
+            by_key: dict[str, list[Diag]] = {}
+            for d in self.diags:
+                by_key.setdefault(d.key, []).append(d)
+            details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
+            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, details,
+                                          self.kind.count(PROGRESS))
+        return made
 
     def run(self) -> "_Parser":
         current_file = b""
@@ -256,6 +301,8 @@ class _Parser:
             self.detail_started = True
             return
         self.kind[i] = HEAD
+        diag.path = self.paths.setdefault(diag.path, diag.path)
+        diag.key = self.keys.setdefault(diag.key, diag.key)
         self.diags.append(diag)
         self.open, self.detail_started = diag, False
 
@@ -301,7 +348,7 @@ class _Parser:
             loc = current_file + b":" + m.group(1) + b":" + m.group(2)
             return Diag(i, loc, _key(m.group(5), m.group(3).decode(), m.group(4)), m.group(3).decode(), current_file,
                         m.group(4), "stylish")
-        if m := TSC_RE.match(t):
+        if b"): " in t and (m := TSC_RE.match(t)):
             loc = t[: m.start(4) - 2]
             return Diag(i, loc, m.group(5).decode(), m.group(4).decode(), m.group(1), t[m.end():], "tsc")
         if (m := RUST_HEAD_RE.match(t)) and i + 1 < n and (a := ARROW_RE.match(self.text[i + 1])):
@@ -418,10 +465,10 @@ class _Reducer:
         self.plan = Plan(raw)
         self.folded, self.examples, self.cap, self.more = fold.rules, fold.examples, fold.cap, fold.more
         self.groups: dict[str, str] = {}
-        p = parser
-        self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
+        self.reasons: dict[str, str] = {}
+        self.common = common = parser.common(settings)
+        self.details, self.progress = common.details, common.progress
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
-        self.progress = p.kind.count(PROGRESS)
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
 
     def _keep(self, start: int, end: int) -> None:
@@ -462,39 +509,45 @@ class _Reducer:
         return self.groups[key]
 
     def run(self) -> Plan:
-        p, plan, s = self.p, self.plan, self.s
-        diags = p.diags
-        summary = _summary(diags, s)
+        """The lines in order; the diagnostics' spans (in order of their heads, never overlapping) each
+        as one, the lines between them one at a time."""
+        p, plan = self.p, self.plan
+        summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        by_key: dict[str, list[Diag]] = {}
-        for d in diags:
-            by_key.setdefault(d.key, []).append(d)
-        owner = {}  # line -> the diagnostic it belongs to
-        for d in diags:
-            for k in range(d.head, d.end + 1):
-                owner[k] = d
         seen: Counter = Counter()
-        i, n = 0, len(p.starts)
-        while i < n:
-            d = owner.get(i)
-            if d is None or d.head != i:
+        i = 0
+        for d in p.diags:
+            while i < d.head:
                 self._other(i)
                 i += 1
-                continue
             seen[d.key] += 1
-            index = seen[d.key]
-            if d.key in self.folded and index > self.examples and d.head not in self.more:
-                plan.omit(p.starts[d.head], p.ends[d.end], self._group(d.key), f"diagnostics of rule {d.key}")
-            else:
-                self._keep_head(d)
-                for k in range(d.head_end + 1, d.end + 1):
-                    self._detail(k)
-                if d.key in self.folded and index == self.examples:
-                    self._folded_line(d, [x for x in by_key[d.key][self.examples :] if x.head not in self.more])
+            self._diag(d, seen[d.key])
             i = d.end + 1
+        for k in range(i, len(p.starts)):
+            self._other(k)
         self._footer()
         return plan.finish()
+
+    def _diag(self, d: Diag, index: int) -> None:
+        """The ``index``-th diagnostic of its rule: omitted to its rule's ref, or shown (and, the last
+        example of a folded rule, followed by the rule's folded line)."""
+        p, key = self.p, d.key
+        folded = key in self.folded
+        if folded and index > self.examples and d.head not in self.more:
+            self.plan.omit(p.starts[d.head], p.ends[d.end], self._group(key), self._reason(key))
+            return
+        self._keep_head(d)
+        for k in range(d.head_end + 1, d.end + 1):
+            self._detail(k)
+        if folded and index == self.examples:
+            self._folded_line(d, [x for x in self.common.by_key[key][self.examples :] if x.head not in self.more])
+
+    def _reason(self, key: str) -> str:
+        reason = self.reasons.get(key)
+        if reason is None:
+            reason = self.reasons[key] = f"diagnostics of rule {key}"
+        return reason
 
     def _keep_head(self, d: Diag) -> None:
         """A diagnostic's head lines, a detail among them (javac's caret line) folded."""
@@ -601,18 +654,19 @@ def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
     """The folding that takes about ``over`` bytes off the verbatim view: the most frequent rules
     folded first (their first ``examples`` diagnostics verbatim, the others by location); then one
     example a rule (``_cap`` then lists fewer locations a rule when that is not enough)."""
-    by_key: dict[str, list[Diag]] = {}
-    for d in p.diags:
-        by_key.setdefault(d.key, []).append(d)
+    by_key = p.common(s).by_key
     ranked = sorted(by_key, key=lambda k: -len(by_key[k]))
     fold = _Fold(set(_fold_plan(p.diags, s)), s.examples, s.max_locations)
     for examples in sorted({s.examples, 1}, reverse=True):
         rules, left = set(), over
         for key in ranked:
             rest = by_key[key][examples:]
-            if left > 0 and rest and (key in fold.rules or _gain(p, rest, fold.cap) > 0):
+            if left <= 0 or not rest:
+                continue
+            gain = _gain(p, rest, fold.cap)
+            if key in fold.rules or gain > 0:
                 rules.add(key)
-                left -= _gain(p, rest, fold.cap)
+                left -= gain
         fold = _Fold(rules | fold.rules, examples, fold.cap)
         if left <= 0:
             break
