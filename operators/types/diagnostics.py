@@ -49,6 +49,14 @@ around a linter's output are only a wrapper: they count against the 80%, nothing
 
 ``SIGNALS`` is empty: the lines that must stay are the locations and codes, which this type lists
 even when it folds their messages; the fixtures' planted signals check them.
+
+Big outputs (a linter over a whole tree prints hundreds of thousands of diagnostics): the parse keeps
+the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); a
+diagnostic keeps its place and message as where they start or end in its head line when they can
+(``Diag.loc``, ``Diag.message``), one object for each path, rule and severity, and the text after a
+location (rule, severity, message) is worked out once for each distinct text (``_tail``). The views
+built while fitting the room share what does not change between them (``_Common``: the summary line,
+each rule's diagnostics) and hand the plan one omission for each run of folded diagnostics.
 """
 
 from __future__ import annotations
@@ -115,6 +123,7 @@ LINT_RE = lazy(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s
 PATHLIKE_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 GO_RE = lazy(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
 GO_CODE_RE = lazy(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
+RUST_FIRST = {bytes([c]) for c in b"fewnihrcABCDEFGHIJKLMNOPQRSTUVWXYZ"}  # how a RUST_HEAD_RE line can start
 CODE_RE = lazy(rb"^([A-Z]{1,4}\d{2,4})\b:?")
 TS_AFTER_SEV_RE = lazy(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
 BRACKET_CODE_RE = lazy(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
@@ -139,12 +148,27 @@ class Diag:
     """One diagnostic: its head line (index), last line of the head (wrapped/arrow lines), location
     text as printed (or path:line:col), rule key, severity, path, message."""
 
-    __slots__ = ("head", "head_end", "end", "loc", "key", "severity", "path", "message", "style", "place")
+    __slots__ = ("head", "head_end", "end", "_loc", "key", "severity", "path", "_message", "style", "place", "texts")
 
-    def __init__(self, head: int, loc: bytes, key: str, severity: str, path: bytes, message: bytes, style: str):
+    def __init__(self, head: int, loc: bytes | int, key: str, severity: str, path: bytes, message: bytes | int,
+                 style: str, texts: "_Texts | None" = None):
         self.head = self.head_end = self.end = head
-        self.loc, self.key, self.severity, self.path, self.message, self.style = loc, key, severity, path, message, style
+        self._loc, self.key, self.severity, self.path, self._message, self.style = loc, key, severity, path, message, style
         self.place: bytes | None = None  # how a fold lists it (``_place``), made when first asked
+        self.texts = texts
+
+    @property
+    def loc(self) -> bytes:
+        """The location as printed; kept as where it ends in the head line's text when it starts it
+        (a bytes object a diagnostic would cost more than the rest of it)."""
+        loc = self._loc
+        return self.texts[self.head][:loc] if loc.__class__ is int else loc
+
+    @property
+    def message(self) -> bytes:
+        """The message; kept as where it starts in the head line's text when it runs to its end."""
+        message = self._message
+        return self.texts[self.head][message:] if message.__class__ is int else message
 
 
 NL_RE = lazy(rb"\n")
@@ -164,15 +188,24 @@ class _Texts:
     """The lines' text without its line break and terminal escapes, made each time it is read: kept,
     a bytes object a line would take more memory than the input."""
 
-    __slots__ = ("raw", "starts", "ends")
+    __slots__ = ("raw", "starts", "ends", "last")
 
     def __init__(self, raw: bytes, starts: array, ends: array):
         self.raw, self.starts, self.ends = raw, starts, ends
+        self.last: tuple[int, bytes] = (-1, b"")  # the line read last: the parser reads ahead one line
+
+    def __getitem__(self, i: int) -> bytes:
+        last = self.last
+        if last[0] == i:
+            return last[1]
+        text = self._make(i)
+        self.last = (i, text)
+        return text
 
     def __len__(self) -> int:
         return len(self.starts)
 
-    def __getitem__(self, i: int) -> bytes:
+    def _make(self, i: int) -> bytes:
         raw, start, end = self.raw, self.starts[i], self.ends[i]
         if end > start and raw[end - 1] == 10:  # line_body_end
             end -= 1
@@ -201,21 +234,45 @@ PYLINT_CODE_RE = lazy(rb"[CRWEFI]\d{4}")
 PYLINT_CATEGORY = {"F": "fatal error", "E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
-def _loc_diag(i: int, text: bytes) -> Diag | None:
-    """A ``path:line:col: …`` or ``path:line:col - …`` diagnostic, or None when the rest is not one."""
-    m = LOC_RE.match(text)
+TAILS_MAX = 50_000  # distinct texts after a location remembered by one parse (``_tail``)
+
+
+def _loc_diag(i: int, text: bytes, tails: dict | None = None, texts: "_Texts | None" = None) -> Diag | None:
+    """A ``path:line:col: …`` or ``path:line:col - …`` diagnostic, or None when the rest is not one.
+    ``tails``: what ``_tail`` made of the texts after a location seen before (most repeat: the same
+    message at many places), so each is worked out once."""
+    m = LOC_RE.match(text) if b":" in text else None
     if m is None:
         return None
-    indent, path, rest = m.group(1), m.group(2), m.group(5)
+    indent, path, rest = m.group(1, 2, 5)
     go = b".go:" in text and GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
+    if go or tails is None:
+        tail = _tail(rest, go)
+    else:
+        tail = tails.get(rest, False)
+        if tail is False:
+            tail = _tail(rest, go)
+            if len(tails) < TAILS_MAX:
+                tails[rest] = tail
+    if tail is None:
+        return None
+    severity, key, message, gnu = tail
+    loc = text[len(indent) : m.start(5)].rstrip(b": -")
+    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if gnu else "plain"
+    if texts is not None and not indent:  # ``texts[i]`` is ``text``: the location starts it, the message ends it
+        return Diag(i, len(loc), key, severity, path, len(text) - len(message), style, texts)
+    return Diag(i, loc, key, severity, path, message, style)
+
+
+def _tail(rest: bytes, go: bool) -> tuple[str, str, bytes, bool] | None:
+    """(severity, rule key, message, whether a severity word leads) of what follows a location, or
+    None when it is no diagnostic (``_code_and_severity``)."""
     found = _code_and_severity(rest, go)
     if found is None:
         return None
     code, severity, sev_m = found
-    loc = text[len(indent) : m.start(5)].rstrip(b": -")
-    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
     message = rest[sev_m.end():].lstrip() if sev_m else rest
-    return Diag(i, loc, _key(code, severity, message), severity, path, message, style)
+    return severity, _key(code, severity, message), message, sev_m is not None
 
 
 def _code_and_severity(rest: bytes, go: bool):
@@ -252,6 +309,7 @@ class _Parser:
         self.diags: list[Diag] = []
         self.paths: dict[bytes, bytes] = {}  # each path and rule key one object, however many diagnostics
         self.keys: dict[str, str] = {}
+        self.tails: dict = {}  # ``_loc_diag``
 
     def common(self, settings: Settings) -> "_Common":
         """What every view built from this parse shares (made once for ``settings``)."""
@@ -280,16 +338,18 @@ class _Parser:
                 self.open.head_end = self.open.end = i
                 continue
             self._lint_name(t)
-            if PROGRESS_RE.match(t):
+            indented = t[:1].isspace()  # then neither a file line nor a path alone
+            if indented and PROGRESS_RE.match(t):
                 self.kind[i], self.open = PROGRESS, None
             elif SUMMARY_RE.match(t):
                 self.kind[i], self.open = SUMMARY, None
-            elif FILE_RE.match(t) or self._file_line(i, t, n):
+            elif not indented and (FILE_RE.match(t) or self._file_line(i, t, n)):
                 self.kind[i], self.open = FILE, None
                 current_file = t.strip().removesuffix(b":") if GROUPED_HEAD_RE.match(t) else t.strip()
             elif self.open is None or not self._inside(i, t):
                 self.open = None
                 self.kind[i] = BLANK if not t.strip() else OTHER
+        self.tails = {}
         return self
 
     def _start(self, i: int, diag: Diag) -> None:
@@ -303,13 +363,14 @@ class _Parser:
         self.kind[i] = HEAD
         diag.path = self.paths.setdefault(diag.path, diag.path)
         diag.key = self.keys.setdefault(diag.key, diag.key)
+        diag.severity = self.keys.setdefault(diag.severity, diag.severity)
         self.diags.append(diag)
         self.open, self.detail_started = diag, False
 
     def _lint_name(self, t: bytes) -> None:
         """rustc/clippy without an [E0308] code: the lint's name from its note or help line is the rule."""
         d = self.open
-        if d is not None and d.style == "rust" and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
+        if d is not None and d.style == "rust" and b"= " in t and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
             d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
 
     def _inside(self, i: int, t: bytes) -> bool:
@@ -349,9 +410,8 @@ class _Parser:
             return Diag(i, loc, _key(m.group(5), m.group(3).decode(), m.group(4)), m.group(3).decode(), current_file,
                         m.group(4), "stylish")
         if b"): " in t and (m := TSC_RE.match(t)):
-            loc = t[: m.start(4) - 2]
-            return Diag(i, loc, m.group(5).decode(), m.group(4).decode(), m.group(1), t[m.end():], "tsc")
-        if (m := RUST_HEAD_RE.match(t)) and i + 1 < n and (a := ARROW_RE.match(self.text[i + 1])):
+            return Diag(i, m.start(4) - 2, m.group(5).decode(), m.group(4).decode(), m.group(1), m.end(), "tsc", self.text)
+        if t[:1] in RUST_FIRST and (m := RUST_HEAD_RE.match(t)) and i + 1 < n and (a := ARROW_RE.match(self.text[i + 1])):
             self.kind[i + 1] = PART
             code = m.group(2) or m.group(4)
             severity = (m.group(1) or b"").decode() or "error"
@@ -360,17 +420,17 @@ class _Parser:
             return Diag(i, loc, _key(code, severity, message), severity, a.group(1), message, "rust")
         if t.startswith(b"error TS") and (m := re.match(rb"error (TS\d+): ", t)):
             return Diag(i, b"", m.group(1).decode(), "error", b"", t[m.end():], "tsc")
-        return _loc_diag(i, t)
+        return _loc_diag(i, t, self.tails, self.text)
 
     def _file_line(self, i: int, t: bytes, n: int) -> bool:
         """A path alone on its line, followed by an eslint stylish entry or an indented pyright diagnostic."""
         if i + 1 >= n:
             return False
-        nxt = self.text[i + 1]
         if GROUPED_HEAD_RE.match(t):
-            return bool(GROUPED_RE.match(nxt))
+            return bool(GROUPED_RE.match(self.text[i + 1]))
         if not PATHLIKE_RE.match(t):
             return False
+        nxt = self.text[i + 1]
         return bool(STYLISH_RE.match(nxt)) or (nxt[:1] == b" " and nxt.strip().startswith(t.strip() + b":"))
 
     def _continues(self, diag: Diag, t: bytes, detail_started: bool) -> bool:
@@ -466,6 +526,7 @@ class _Reducer:
         self.folded, self.examples, self.cap, self.more = fold.rules, fold.examples, fold.cap, fold.more
         self.groups: dict[str, str] = {}
         self.reasons: dict[str, str] = {}
+        self.held: list | None = None  # omitted diagnostics not given to the plan yet (``_omit``)
         self.common = common = parser.common(settings)
         self.details, self.progress = common.details, common.progress
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
@@ -516,31 +577,57 @@ class _Reducer:
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
         seen: Counter = Counter()
+        folded, examples, more, starts, ends = self.folded, self.examples, self.more, p.starts, p.ends
         i = 0
         for d in p.diags:
-            while i < d.head:
-                self._other(i)
-                i += 1
-            seen[d.key] += 1
-            self._diag(d, seen[d.key])
+            if i < d.head:
+                self._flush()
+                for k in range(i, d.head):
+                    self._other(k)
+            key = d.key
+            seen[key] += 1
+            if key in folded and seen[key] > examples and d.head not in more:  # listed by place only
+                self._omit(starts[d.head], ends[d.end], self._group(key), key)
+            else:
+                if self.held is not None:
+                    self._flush()
+                self._show(d, seen[key])
             i = d.end + 1
+        self._flush()
         for k in range(i, len(p.starts)):
             self._other(k)
         self._footer()
         return plan.finish()
 
-    def _diag(self, d: Diag, index: int) -> None:
-        """The ``index``-th diagnostic of its rule: omitted to its rule's ref, or shown (and, the last
-        example of a folded rule, followed by the rule's folded line)."""
-        p, key = self.p, d.key
-        folded = key in self.folded
-        if folded and index > self.examples and d.head not in self.more:
-            self.plan.omit(p.starts[d.head], p.ends[d.end], self._group(key), self._reason(key))
+    def _flush(self) -> None:
+        """Omit the diagnostics held back (``_omit``)."""
+        if self.held is not None:
+            start, end, group, reason = self.held
+            self.plan.omit(start, end, group, reason)
+            self.held = None
+
+    def _omit(self, start: int, end: int, group: str, key: str) -> None:
+        """Omit ``raw[start:end]`` (a diagnostic of rule ``key``) to ``group``, joined to the ones held
+        back when it follows them in the same group (the plan would join them: one call a run instead
+        of one a diagnostic; the run's reason is its first's, as the plan keeps the first)."""
+        held = self.held
+        if held is not None and held[1] == start and held[2] == group:
+            held[1] = end
             return
-        self._keep_head(d)
-        for k in range(d.head_end + 1, d.end + 1):
-            self._detail(k)
-        if folded and index == self.examples:
+        self._flush()
+        self.held = [start, end, group, self._reason(key)]
+
+    def _show(self, d: Diag, index: int) -> None:
+        """The ``index``-th diagnostic of its rule, shown (and, the last example of a folded rule,
+        followed by the rule's folded line)."""
+        key = d.key
+        if d.end == d.head:  # one line (most)
+            self._keep(self.p.starts[d.head], self.p.ends[d.head])
+        else:
+            self._keep_head(d)
+            for k in range(d.head_end + 1, d.end + 1):
+                self._detail(k)
+        if key in self.folded and index == self.examples:
             self._folded_line(d, [x for x in self.common.by_key[key][self.examples :] if x.head not in self.more])
 
     def _reason(self, key: str) -> str:
@@ -770,10 +857,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
     if size > room:
+        del plan  # each view let go before the next is built
         fold = _fit(parser, settings, size - room)
         plan = build(fold)
         size = visible_size(plan)
         if size > room:
+            del plan
             plan = _cap(build, fold, room, parser.diags)
         else:
             plan = _widen(build, parser, fold, plan, room - size)
@@ -831,18 +920,18 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     path:line``) and eslint's file headers; other ``path:line`` lines are context."""
     if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
         return 0, 0
-    if ARROW_RE.match(shown) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
+    if (b"--> " in shown and ARROW_RE.match(shown)) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
         return 0, 3
-    if LOC_RE.match(shown) or TSC_RE.match(shown) or STYLISH_RE.match(shown):
+    if (m := LOC_RE.match(shown)) or (b"): " in shown and TSC_RE.match(shown)) or STYLISH_RE.match(shown):
         if ERROR_RE.search(shown):
             return 0, 1
         if WARNING_RE.search(shown) or GROUPED_RE.match(shown):
             return 0, 2
-        return (0, 3) if _head_line(shown) else (1, 0)
+        return (0, 3) if _head_line(shown, m) else (1, 0)
     return None
 
 
-def _head_line(shown: bytes) -> bool:
-    """Whether a ``path:line…`` line is a diagnostic (a rule code or a severity after the location)."""
-    m = LOC_RE.match(shown)
+def _head_line(shown: bytes, m) -> bool:
+    """Whether a ``path:line…`` line (``m``: its ``LOC_RE`` match) is a diagnostic (a rule code or a
+    severity after the location)."""
     return m is not None and _code_and_severity(m.group(5), GO_RE.match(shown, len(m.group(1))) is not None) is not None
