@@ -257,8 +257,9 @@ def _loc_diag(i: int, text: bytes, tails: dict | None = None, texts: "_Texts | N
     if tail is None:
         return None
     severity, key, message, gnu = tail
-    loc = text[len(indent) : m.start(5)].rstrip(b": -")
-    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if gnu else "plain"
+    at = m.start(5)
+    loc = text[len(indent) : at].rstrip(b": -")
+    style = "pyright" if b" - " in text[at - 3 : at] else "gnu" if gnu else "plain"
     if texts is not None and not indent:  # ``texts[i]`` is ``text``: the location starts it, the message ends it
         return Diag(i, len(loc), key, severity, path, len(text) - len(message), style, texts)
     return Diag(i, loc, key, severity, path, message, style)
@@ -306,6 +307,7 @@ class _Parser:
         self.starts, self.ends = _lines(raw)
         self.kind = bytearray([OTHER]) * len(self.starts)
         self.text = _Texts(raw, self.starts, self.ends)
+        self.clean = b"\x1b" not in raw and PAD not in raw  # then no shown line loses anything (``_hidden``)
         self.diags: list[Diag] = []
         self.paths: dict[bytes, bytes] = {}  # each path and rule key one object, however many diagnostics
         self.keys: dict[str, str] = {}
@@ -537,7 +539,7 @@ class _Reducer:
         ``PAD_MIN`` spaces or more inside the line (a column aligned to the longest message of the
         file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
         plan = self.plan
-        hidden = _hidden(self.raw, start, end)
+        hidden = [] if self.p.clean else _hidden(self.raw, start, end)
         if not hidden:
             plan.keep(start, end)
             return
@@ -715,6 +717,8 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 def _verbatim(p: _Parser, d: Diag) -> int:
     """The bytes a diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
     start, end = p.starts[d.head], p.ends[d.head_end]
+    if p.clean:
+        return end - start
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
 
 
