@@ -49,12 +49,21 @@ around a linter's output are only a wrapper: they count against the 80%, nothing
 
 ``SIGNALS`` is empty: the lines that must stay are the locations and codes, which this type lists
 even when it folds their messages; the fixtures' planted signals check them.
+
+Big outputs (a linter over a whole tree prints hundreds of thousands of diagnostics): the parse keeps
+the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); a
+diagnostic keeps its place and message as where they start or end in its head line when they can
+(``Diag.loc``, ``Diag.message``), one object for each path, rule and severity, and the text after a
+location (rule, severity, message) is worked out once for each distinct text (``_tail``). The views
+built while fitting the room share what does not change between them (``_Common``: the summary line,
+each rule's diagnostics) and hand the plan one omission for each run of folded diagnostics.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections import Counter
 from typing import Annotated, NamedTuple
 
@@ -62,7 +71,7 @@ import msgspec
 
 from operators.ceiling import visible_size
 from operators.config import Section, section
-from operators.reduction import Plan, line_body_end, passthrough
+from operators.reduction import Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -114,6 +123,7 @@ LINT_RE = lazy(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s
 PATHLIKE_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 GO_RE = lazy(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
 GO_CODE_RE = lazy(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
+RUST_FIRST = {bytes([c]) for c in b"fewnihrcABCDEFGHIJKLMNOPQRSTUVWXYZ"}  # how a RUST_HEAD_RE line can start
 CODE_RE = lazy(rb"^([A-Z]{1,4}\d{2,4})\b:?")
 TS_AFTER_SEV_RE = lazy(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
 BRACKET_CODE_RE = lazy(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
@@ -138,24 +148,74 @@ class Diag:
     """One diagnostic: its head line (index), last line of the head (wrapped/arrow lines), location
     text as printed (or path:line:col), rule key, severity, path, message."""
 
-    __slots__ = ("head", "head_end", "end", "loc", "key", "severity", "path", "message", "style", "place")
+    __slots__ = ("head", "head_end", "end", "_loc", "key", "severity", "path", "_message", "style", "place", "texts")
 
-    def __init__(self, head: int, loc: bytes, key: str, severity: str, path: bytes, message: bytes, style: str):
+    def __init__(self, head: int, loc: bytes | int, key: str, severity: str, path: bytes, message: bytes | int,
+                 style: str, texts: "_Texts | None" = None):
         self.head = self.head_end = self.end = head
-        self.loc, self.key, self.severity, self.path, self.message, self.style = loc, key, severity, path, message, style
+        self._loc, self.key, self.severity, self.path, self._message, self.style = loc, key, severity, path, message, style
         self.place: bytes | None = None  # how a fold lists it (``_place``), made when first asked
+        self.texts = texts
+
+    @property
+    def loc(self) -> bytes:
+        """The location as printed; kept as where it ends in the head line's text when it starts it
+        (a bytes object a diagnostic would cost more than the rest of it)."""
+        loc = self._loc
+        return self.texts[self.head][:loc] if loc.__class__ is int else loc
+
+    @property
+    def message(self) -> bytes:
+        """The message; kept as where it starts in the head line's text when it runs to its end."""
+        message = self._message
+        return self.texts[self.head][message:] if message.__class__ is int else message
 
 
-def _lines(raw: bytes) -> tuple[list[int], list[int], list[int]]:
-    starts, bodies, ends, pos, n = [], [], [], 0, len(raw)
-    while pos < n:
-        nl = raw.find(b"\n", pos)
-        end = n if nl < 0 else nl + 1
-        starts.append(pos)
-        bodies.append(line_body_end(raw, pos, end))
-        ends.append(end)
-        pos = end
-    return starts, bodies, ends
+NL_RE = lazy(rb"\n")
+
+
+def _lines(raw: bytes) -> tuple[array, array]:
+    """Where each line starts and ends (after its newline): two arrays, 16 bytes a line."""
+    ends = array("q", map(re.Match.end, NL_RE.finditer(raw)))
+    if raw[-1:] not in (b"\n", b""):
+        ends.append(len(raw))
+    starts = array("q", [0] if ends else [])
+    starts.extend(ends[:-1])
+    return starts, ends
+
+
+class _Texts:
+    """The lines' text without its line break and terminal escapes, made each time it is read: kept,
+    a bytes object a line would take more memory than the input."""
+
+    __slots__ = ("raw", "starts", "ends", "last")
+
+    def __init__(self, raw: bytes, starts: array, ends: array):
+        self.raw, self.starts, self.ends = raw, starts, ends
+        self.last: tuple[int, bytes] = (-1, b"")  # the line read last: the parser reads ahead one line
+
+    def __getitem__(self, i: int) -> bytes:
+        last = self.last
+        if last[0] == i:
+            return last[1]
+        text = self._make(i)
+        self.last = (i, text)
+        return text
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def _make(self, i: int) -> bytes:
+        raw, start, end = self.raw, self.starts[i], self.ends[i]
+        if end > start and raw[end - 1] == 10:  # line_body_end
+            end -= 1
+        if end > start and raw[end - 1] == 13:
+            end -= 1
+        text = raw[start:end]
+        return ANSI_RE.sub(b"", text) if b"\x1b" in text else text
+
+    def __iter__(self):
+        return map(self.__getitem__, range(len(self.starts)))
 
 
 def _severity(text: bytes) -> str:
@@ -170,24 +230,50 @@ def _key(code: bytes | None, severity: str, message: bytes) -> str:
     return f"{severity}: {masked}" if severity else masked
 
 
+PYLINT_CODE_RE = lazy(rb"[CRWEFI]\d{4}")
 PYLINT_CATEGORY = {"F": "fatal error", "E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
-def _loc_diag(i: int, text: bytes) -> Diag | None:
-    """A ``path:line:col: …`` or ``path:line:col - …`` diagnostic, or None when the rest is not one."""
-    m = LOC_RE.match(text)
+TAILS_MAX = 50_000  # distinct texts after a location remembered by one parse (``_tail``)
+
+
+def _loc_diag(i: int, text: bytes, tails: dict | None = None, texts: "_Texts | None" = None) -> Diag | None:
+    """A ``path:line:col: …`` or ``path:line:col - …`` diagnostic, or None when the rest is not one.
+    ``tails``: what ``_tail`` made of the texts after a location seen before (most repeat: the same
+    message at many places), so each is worked out once."""
+    m = LOC_RE.match(text) if b":" in text else None
     if m is None:
         return None
-    indent, path, rest = m.group(1), m.group(2), m.group(5)
-    go = GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
+    indent, path, rest = m.group(1, 2, 5)
+    go = b".go:" in text and GO_RE.match(text, len(indent)) is not None  # go build/vet/staticcheck: path.go:line:col: message
+    if go or tails is None:
+        tail = _tail(rest, go)
+    else:
+        tail = tails.get(rest, False)
+        if tail is False:
+            tail = _tail(rest, go)
+            if len(tails) < TAILS_MAX:
+                tails[rest] = tail
+    if tail is None:
+        return None
+    severity, key, message, gnu = tail
+    at = m.start(5)
+    loc = text[len(indent) : at].rstrip(b": -")
+    style = "pyright" if b" - " in text[at - 3 : at] else "gnu" if gnu else "plain"
+    if texts is not None and not indent:  # ``texts[i]`` is ``text``: the location starts it, the message ends it
+        return Diag(i, len(loc), key, severity, path, len(text) - len(message), style, texts)
+    return Diag(i, loc, key, severity, path, message, style)
+
+
+def _tail(rest: bytes, go: bool) -> tuple[str, str, bytes, bool] | None:
+    """(severity, rule key, message, whether a severity word leads) of what follows a location, or
+    None when it is no diagnostic (``_code_and_severity``)."""
     found = _code_and_severity(rest, go)
     if found is None:
         return None
     code, severity, sev_m = found
-    loc = text[len(indent) : m.start(5)].rstrip(b": -")
-    style = "pyright" if b" - " in text[m.start(5) - 3 : m.start(5)] else "gnu" if sev_m else "plain"
     message = rest[sev_m.end():].lstrip() if sev_m else rest
-    return Diag(i, loc, _key(code, severity, message), severity, path, message, style)
+    return severity, _key(code, severity, message), message, sev_m is not None
 
 
 def _code_and_severity(rest: bytes, go: bool):
@@ -195,30 +281,49 @@ def _code_and_severity(rest: bytes, go: bool):
     a rule code nor a severity word (then it is no diagnostic: a search hit, a log line)."""
     code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
-    trail = TRAIL_CODE_RE.search(rest)
+    trail = TRAIL_CODE_RE.search(rest) if rest.rstrip()[-1:] in (b")", b"]") else None  # every trail ends so
     if not (code_m or sev_m or (trail and trail.group(1)) or go):
         return None
     if go and not (code_m or sev_m):
         trail = GO_CODE_RE.search(rest) or trail
     code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
-    if code and not sev_m and re.fullmatch(rb"[CRWEFI]\d{4}", code):  # pylint: the letter is the category
+    if code and not sev_m and PYLINT_CODE_RE.fullmatch(code):  # pylint: the letter is the category
         severity = severity or PYLINT_CATEGORY.get(chr(code[0]), "")
     return code, severity, sev_m
+
+
+class _Common(NamedTuple):
+    settings: "Settings"
+    summary: bytes  # the summary line
+    by_key: dict  # rule -> its diagnostics in order
+    details: int  # bytes of detail lines
+    progress: int  # cargo progress lines
 
 
 class _Parser:
     def __init__(self, raw: bytes):
         self.raw = raw
-        self.starts, self.bodies, self.ends = _lines(raw)
-        n = len(self.starts)
-        self.kind = [OTHER] * n
-        self.text = [self._plain(i) for i in range(n)]
+        self.starts, self.ends = _lines(raw)
+        self.kind = bytearray([OTHER]) * len(self.starts)
+        self.text = _Texts(raw, self.starts, self.ends)
+        self.clean = b"\x1b" not in raw and PAD not in raw  # then no shown line loses anything (``_hidden``)
         self.diags: list[Diag] = []
+        self.paths: dict[bytes, bytes] = {}  # each path and rule key one object, however many diagnostics
+        self.keys: dict[str, str] = {}
+        self.tails: dict = {}  # ``_loc_diag``
 
-    def _plain(self, i: int) -> bytes:
-        text = self.raw[self.starts[i] : self.bodies[i]]
-        return ANSI_RE.sub(b"", text) if b"\x1b" in text else text
+    def common(self, settings: Settings) -> "_Common":
+        """What every view built from this parse shares (made once for ``settings``)."""
+        made = self.__dict__.get("_common")
+        if made is None or made.settings is not settings:
+            by_key: dict[str, list[Diag]] = {}
+            for d in self.diags:
+                by_key.setdefault(d.key, []).append(d)
+            details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
+            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, details,
+                                          self.kind.count(PROGRESS))
+        return made
 
     def run(self) -> "_Parser":
         current_file = b""
@@ -235,16 +340,18 @@ class _Parser:
                 self.open.head_end = self.open.end = i
                 continue
             self._lint_name(t)
-            if PROGRESS_RE.match(t):
+            indented = t[:1].isspace()  # then neither a file line nor a path alone
+            if indented and PROGRESS_RE.match(t):
                 self.kind[i], self.open = PROGRESS, None
             elif SUMMARY_RE.match(t):
                 self.kind[i], self.open = SUMMARY, None
-            elif FILE_RE.match(t) or self._file_line(i, t, n):
+            elif not indented and (FILE_RE.match(t) or self._file_line(i, t, n)):
                 self.kind[i], self.open = FILE, None
                 current_file = t.strip().removesuffix(b":") if GROUPED_HEAD_RE.match(t) else t.strip()
             elif self.open is None or not self._inside(i, t):
                 self.open = None
                 self.kind[i] = BLANK if not t.strip() else OTHER
+        self.tails = {}
         return self
 
     def _start(self, i: int, diag: Diag) -> None:
@@ -256,13 +363,16 @@ class _Parser:
             self.detail_started = True
             return
         self.kind[i] = HEAD
+        diag.path = self.paths.setdefault(diag.path, diag.path)
+        diag.key = self.keys.setdefault(diag.key, diag.key)
+        diag.severity = self.keys.setdefault(diag.severity, diag.severity)
         self.diags.append(diag)
         self.open, self.detail_started = diag, False
 
     def _lint_name(self, t: bytes) -> None:
         """rustc/clippy without an [E0308] code: the lint's name from its note or help line is the rule."""
         d = self.open
-        if d is not None and d.style == "rust" and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
+        if d is not None and d.style == "rust" and b"= " in t and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
             d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
 
     def _inside(self, i: int, t: bytes) -> bool:
@@ -301,10 +411,9 @@ class _Parser:
             loc = current_file + b":" + m.group(1) + b":" + m.group(2)
             return Diag(i, loc, _key(m.group(5), m.group(3).decode(), m.group(4)), m.group(3).decode(), current_file,
                         m.group(4), "stylish")
-        if m := TSC_RE.match(t):
-            loc = t[: m.start(4) - 2]
-            return Diag(i, loc, m.group(5).decode(), m.group(4).decode(), m.group(1), t[m.end():], "tsc")
-        if (m := RUST_HEAD_RE.match(t)) and i + 1 < n and (a := ARROW_RE.match(self.text[i + 1])):
+        if b"): " in t and (m := TSC_RE.match(t)):
+            return Diag(i, m.start(4) - 2, m.group(5).decode(), m.group(4).decode(), m.group(1), m.end(), "tsc", self.text)
+        if t[:1] in RUST_FIRST and (m := RUST_HEAD_RE.match(t)) and i + 1 < n and (a := ARROW_RE.match(self.text[i + 1])):
             self.kind[i + 1] = PART
             code = m.group(2) or m.group(4)
             severity = (m.group(1) or b"").decode() or "error"
@@ -313,17 +422,17 @@ class _Parser:
             return Diag(i, loc, _key(code, severity, message), severity, a.group(1), message, "rust")
         if t.startswith(b"error TS") and (m := re.match(rb"error (TS\d+): ", t)):
             return Diag(i, b"", m.group(1).decode(), "error", b"", t[m.end():], "tsc")
-        return _loc_diag(i, t)
+        return _loc_diag(i, t, self.tails, self.text)
 
     def _file_line(self, i: int, t: bytes, n: int) -> bool:
         """A path alone on its line, followed by an eslint stylish entry or an indented pyright diagnostic."""
         if i + 1 >= n:
             return False
-        nxt = self.text[i + 1]
         if GROUPED_HEAD_RE.match(t):
-            return bool(GROUPED_RE.match(nxt))
+            return bool(GROUPED_RE.match(self.text[i + 1]))
         if not PATHLIKE_RE.match(t):
             return False
+        nxt = self.text[i + 1]
         return bool(STYLISH_RE.match(nxt)) or (nxt[:1] == b" " and nxt.strip().startswith(t.strip() + b":"))
 
     def _continues(self, diag: Diag, t: bytes, detail_started: bool) -> bool:
@@ -418,10 +527,11 @@ class _Reducer:
         self.plan = Plan(raw)
         self.folded, self.examples, self.cap, self.more = fold.rules, fold.examples, fold.cap, fold.more
         self.groups: dict[str, str] = {}
-        p = parser
-        self.details = sum(p.ends[i] - p.starts[i] for i, kind in enumerate(p.kind) if kind == DETAIL)
+        self.reasons: dict[str, str] = {}
+        self.held: list | None = None  # omitted diagnostics not given to the plan yet (``_omit``)
+        self.common = common = parser.common(settings)
+        self.details, self.progress = common.details, common.progress
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
-        self.progress = p.kind.count(PROGRESS)
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
 
     def _keep(self, start: int, end: int) -> None:
@@ -429,7 +539,7 @@ class _Reducer:
         ``PAD_MIN`` spaces or more inside the line (a column aligned to the longest message of the
         file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
         plan = self.plan
-        hidden = _hidden(self.raw, start, end)
+        hidden = [] if self.p.clean else _hidden(self.raw, start, end)
         if not hidden:
             plan.keep(start, end)
             return
@@ -462,39 +572,71 @@ class _Reducer:
         return self.groups[key]
 
     def run(self) -> Plan:
-        p, plan, s = self.p, self.plan, self.s
-        diags = p.diags
-        summary = _summary(diags, s)
+        """The lines in order; the diagnostics' spans (in order of their heads, never overlapping) each
+        as one, the lines between them one at a time."""
+        p, plan = self.p, self.plan
+        summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        by_key: dict[str, list[Diag]] = {}
-        for d in diags:
-            by_key.setdefault(d.key, []).append(d)
-        owner = {}  # line -> the diagnostic it belongs to
-        for d in diags:
-            for k in range(d.head, d.end + 1):
-                owner[k] = d
         seen: Counter = Counter()
-        i, n = 0, len(p.starts)
-        while i < n:
-            d = owner.get(i)
-            if d is None or d.head != i:
-                self._other(i)
-                i += 1
-                continue
-            seen[d.key] += 1
-            index = seen[d.key]
-            if d.key in self.folded and index > self.examples and d.head not in self.more:
-                plan.omit(p.starts[d.head], p.ends[d.end], self._group(d.key), f"diagnostics of rule {d.key}")
+        folded, examples, more, starts, ends = self.folded, self.examples, self.more, p.starts, p.ends
+        i = 0
+        for d in p.diags:
+            if i < d.head:
+                self._flush()
+                for k in range(i, d.head):
+                    self._other(k)
+            key = d.key
+            seen[key] += 1
+            if key in folded and seen[key] > examples and d.head not in more:  # listed by place only
+                self._omit(starts[d.head], ends[d.end], self._group(key), key)
             else:
-                self._keep_head(d)
-                for k in range(d.head_end + 1, d.end + 1):
-                    self._detail(k)
-                if d.key in self.folded and index == self.examples:
-                    self._folded_line(d, [x for x in by_key[d.key][self.examples :] if x.head not in self.more])
+                if self.held is not None:
+                    self._flush()
+                self._show(d, seen[key])
             i = d.end + 1
+        self._flush()
+        for k in range(i, len(p.starts)):
+            self._other(k)
         self._footer()
         return plan.finish()
+
+    def _flush(self) -> None:
+        """Omit the diagnostics held back (``_omit``)."""
+        if self.held is not None:
+            start, end, group, reason = self.held
+            self.plan.omit(start, end, group, reason)
+            self.held = None
+
+    def _omit(self, start: int, end: int, group: str, key: str) -> None:
+        """Omit ``raw[start:end]`` (a diagnostic of rule ``key``) to ``group``, joined to the ones held
+        back when it follows them in the same group (the plan would join them: one call a run instead
+        of one a diagnostic; the run's reason is its first's, as the plan keeps the first)."""
+        held = self.held
+        if held is not None and held[1] == start and held[2] == group:
+            held[1] = end
+            return
+        self._flush()
+        self.held = [start, end, group, self._reason(key)]
+
+    def _show(self, d: Diag, index: int) -> None:
+        """The ``index``-th diagnostic of its rule, shown (and, the last example of a folded rule,
+        followed by the rule's folded line)."""
+        key = d.key
+        if d.end == d.head:  # one line (most)
+            self._keep(self.p.starts[d.head], self.p.ends[d.head])
+        else:
+            self._keep_head(d)
+            for k in range(d.head_end + 1, d.end + 1):
+                self._detail(k)
+        if key in self.folded and index == self.examples:
+            self._folded_line(d, [x for x in self.common.by_key[key][self.examples :] if x.head not in self.more])
+
+    def _reason(self, key: str) -> str:
+        reason = self.reasons.get(key)
+        if reason is None:
+            reason = self.reasons[key] = f"diagnostics of rule {key}"
+        return reason
 
     def _keep_head(self, d: Diag) -> None:
         """A diagnostic's head lines, a detail among them (javac's caret line) folded."""
@@ -575,6 +717,8 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 def _verbatim(p: _Parser, d: Diag) -> int:
     """The bytes a diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
     start, end = p.starts[d.head], p.ends[d.head_end]
+    if p.clean:
+        return end - start
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
 
 
@@ -601,18 +745,19 @@ def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
     """The folding that takes about ``over`` bytes off the verbatim view: the most frequent rules
     folded first (their first ``examples`` diagnostics verbatim, the others by location); then one
     example a rule (``_cap`` then lists fewer locations a rule when that is not enough)."""
-    by_key: dict[str, list[Diag]] = {}
-    for d in p.diags:
-        by_key.setdefault(d.key, []).append(d)
+    by_key = p.common(s).by_key
     ranked = sorted(by_key, key=lambda k: -len(by_key[k]))
     fold = _Fold(set(_fold_plan(p.diags, s)), s.examples, s.max_locations)
     for examples in sorted({s.examples, 1}, reverse=True):
         rules, left = set(), over
         for key in ranked:
             rest = by_key[key][examples:]
-            if left > 0 and rest and (key in fold.rules or _gain(p, rest, fold.cap) > 0):
+            if left <= 0 or not rest:
+                continue
+            gain = _gain(p, rest, fold.cap)
+            if key in fold.rules or gain > 0:
                 rules.add(key)
-                left -= _gain(p, rest, fold.cap)
+                left -= gain
         fold = _Fold(rules | fold.rules, examples, fold.cap)
         if left <= 0:
             break
@@ -716,10 +861,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
     if size > room:
+        del plan  # each view let go before the next is built
         fold = _fit(parser, settings, size - room)
         plan = build(fold)
         size = visible_size(plan)
         if size > room:
+            del plan
             plan = _cap(build, fold, room, parser.diags)
         else:
             plan = _widen(build, parser, fold, plan, room - size)
@@ -777,18 +924,18 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     path:line``) and eslint's file headers; other ``path:line`` lines are context."""
     if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
         return 0, 0
-    if ARROW_RE.match(shown) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
+    if (b"--> " in shown and ARROW_RE.match(shown)) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
         return 0, 3
-    if LOC_RE.match(shown) or TSC_RE.match(shown) or STYLISH_RE.match(shown):
+    if (m := LOC_RE.match(shown)) or (b"): " in shown and TSC_RE.match(shown)) or STYLISH_RE.match(shown):
         if ERROR_RE.search(shown):
             return 0, 1
         if WARNING_RE.search(shown) or GROUPED_RE.match(shown):
             return 0, 2
-        return (0, 3) if _head_line(shown) else (1, 0)
+        return (0, 3) if _head_line(shown, m) else (1, 0)
     return None
 
 
-def _head_line(shown: bytes) -> bool:
-    """Whether a ``path:line…`` line is a diagnostic (a rule code or a severity after the location)."""
-    m = LOC_RE.match(shown)
+def _head_line(shown: bytes, m) -> bool:
+    """Whether a ``path:line…`` line (``m``: its ``LOC_RE`` match) is a diagnostic (a rule code or a
+    severity after the location)."""
     return m is not None and _code_and_severity(m.group(5), GO_RE.match(shown, len(m.group(1))) is not None) is not None

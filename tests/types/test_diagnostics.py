@@ -478,3 +478,55 @@ def test_rustc_help_and_note_lines_stay_once_their_snippets_fold():
         assert b"   --> src/lib.rs:%s\n" % place in visible
     assert b"685 |     fn from_index" not in visible and b"^^^^" not in visible  # snippets and carets folded
     assert b"error: could not compile `log` (lib) due to 5 previous errors; 7 warnings emitted" in visible
+
+
+# -- the parse's compact form: lines as offsets, places and messages read back from their line ---------
+def test_line_texts_are_the_lines_without_break_or_escapes():
+    """The parser keeps no bytes object a line: each line's text is cut from the input when read,
+    without ``\\n``/``\\r\\n`` and colour escapes, also after a lone ``\\r``, a blank line, no final newline."""
+    raw = b"a.py:1:1: F401 x\r\n\r\nb\rc\n\x1b[31mred\x1b[0m line\n\n\rtail"
+    parser = diagnostics._Parser(raw)
+    assert list(parser.text) == [b"a.py:1:1: F401 x", b"", b"b\rc", b"red line", b"", b"\rtail"]
+    assert [raw[a:b] for a, b in zip(parser.starts, parser.ends)] == [
+        b"a.py:1:1: F401 x\r\n", b"\r\n", b"b\rc\n", b"\x1b[31mred\x1b[0m line\n", b"\n", b"\rtail"]
+    assert parser.text[2] == b"b\rc" and parser.text[0] == b"a.py:1:1: F401 x"  # read again, out of order
+    assert list(diagnostics._Parser(b"").text) == []
+
+
+def test_places_and_messages_are_those_printed_whatever_their_form():
+    raw = (b"src/a.py:3:7: F401 `os` imported but unused\n"
+           b"src/a.py:9: error: Missing return  [return]\n"
+           b"src/a.py:9: note: See the docs\n"
+           b"\x1b[1msrc/b.py\x1b[0m:4:2: E501 Line too long (99 > 88)\n"
+           b"src/c.ts(12,5): error TS7006: Parameter 'x' implicitly has an 'any' type.\n"
+           b"/w/d.py\n"
+           b"  /w/d.py:6:48 - error: \"x\" is unknown (reportAttributeAccessIssue)\n")
+    got = [(d.loc, d.message, d.key, d.severity, d.path) for d in diagnostics.parse(raw).diags]
+    assert got == [
+        (b"src/a.py:3:7", b"F401 `os` imported but unused", "F401", "", b"src/a.py"),
+        (b"src/a.py:9", b"Missing return  [return]", "return", "error", b"src/a.py"),
+        (b"src/b.py:4:2", b"E501 Line too long (99 > 88)", "E501", "", b"src/b.py"),
+        (b"src/c.ts(12,5)", b"Parameter 'x' implicitly has an 'any' type.", "TS7006", "error", b"src/c.ts"),
+        (b"/w/d.py:6:48", b"\"x\" is unknown (reportAttributeAccessIssue)", "reportAttributeAccessIssue", "error",
+         b"/w/d.py"),
+    ]
+
+
+def test_a_message_seen_before_parses_as_the_first_time():
+    """What follows a location is worked out once per text (``_tail``): the same text at other places,
+    and a text seen past the remembered ones, give the same rule, severity and message."""
+    lines = [b"m%d.py:%d:1: W0611: Unused import os (unused-import)\n" % (i, i + 1) for i in range(30)]
+    lines += [b"n.py:%d:2: error: Name \"v%d\" is not defined  [name-defined]\n" % (i + 1, i) for i in range(30)]
+    raw = b"".join(lines)
+    fresh = diagnostics.parse(raw).diags
+    small = diagnostics.TAILS_MAX
+    try:
+        diagnostics.TAILS_MAX = 3
+        remembered = diagnostics.parse(raw).diags
+    finally:
+        diagnostics.TAILS_MAX = small
+    assert len(fresh) == 60
+    assert {(d.key, d.severity, d.message) for d in fresh[:30]} == {("W0611", "warning", b"W0611: Unused import os (unused-import)")}
+    assert [(d.loc, d.key, d.severity, d.message, d.style) for d in remembered] == \
+        [(d.loc, d.key, d.severity, d.message, d.style) for d in fresh]
+    assert fresh[31].message == b"Name \"v1\" is not defined  [name-defined]" and fresh[31].key == "name-defined"
