@@ -372,11 +372,26 @@ def _ranked(text: bytes, kind: str, config):
     for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
         order = array("i", compress(range(len(tiers)), map(tier.__eq__, tiers)))
         rank_of = ranks.__getitem__
-        if not all(map(le, map(rank_of, order), map(rank_of, order[1:]))):  # a stable sort: in order within a rank
-            order = array("i", sorted(order, key=rank_of))  # (a source file's ranks are its line numbers: no sort)
+        if not all(map(le, map(rank_of, order), map(rank_of, order[1:]))):  # (a source file's ranks are its line numbers)
+            order = _by_rank(order, rank_of)
         best = len(order) and sum(1 for _ in takewhile(rank_of(order[0]).__eq__, map(rank_of, order)))
         out.append(order)
     return lines, out, best
+
+
+RANK_PASSES = 64  # distinct ranks up to which a tier's lines are put in rank order by one pass a rank
+
+
+def _by_rank(order: array, rank_of) -> array:
+    """``order`` (line indexes, ascending) in rank order, in order within a rank: one pass a rank for a
+    few ranks (a diff's: no list of 300,000 ints and keys beside the array), else a stable sort."""
+    ranks = sorted(set(map(rank_of, order)))
+    if len(ranks) > RANK_PASSES:
+        return array("i", sorted(order, key=rank_of))
+    out = array("i")
+    for rank in ranks:
+        out.extend(compress(order, map(rank.__eq__, map(rank_of, order))))
+    return out
 
 
 def target(budget: int) -> int:

@@ -779,3 +779,15 @@ def test_under_a_budget_of_a_few_hundred_bytes_what_a_type_shows_first_gives_way
         visible, layout, _ = render(cut, {g: f"ctx_{i:06x}" for i, g in enumerate(cut.reasons)})
         contents = omissions(cut)
         assert restore(visible, layout, [contents[g] for g in cut.reasons]) == raw
+
+
+@pytest.mark.parametrize("distinct", [1, 5, 64, 65, 3_000])
+def test_a_tiers_lines_in_rank_order_are_those_of_a_stable_sort(distinct):
+    from array import array
+
+    from operators.ceiling import _by_rank
+
+    rnd = random.Random(distinct)
+    ranks = array("q", (rnd.randrange(distinct) for _ in range(5_000)))
+    order = array("i", sorted(rnd.sample(range(5_000), 3_000)))
+    assert list(_by_rank(order, ranks.__getitem__)) == sorted(order, key=ranks.__getitem__)
