@@ -492,18 +492,7 @@ class _Found:
 
     def lines(self, a: int, b: int):
         """``_signal_lines(raw, a, b)``, from the matches touching the piece."""
-        raw = self.raw
-        done = a  # lines before this were tried
-        for first, stop in self.touched.get(self.index[a], ()):
-            at = max(done, raw.rfind(b"\n", a, max(first, a)) + 1)
-            last = max(first, stop - 1)
-            while at <= last and at < b:
-                nl = raw.find(b"\n", at, b)
-                end = b if nl < 0 else nl + 1
-                body_end = line_body_end(raw, at, end)
-                if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
-                    yield at, end
-                at = done = end
+        return _lines_of_matches(self.raw, a, b, self.touched.get(self.index[a], ()))
 
 
 def _unchanged_lines(raw: bytes, a: int, b: int) -> int:
@@ -525,10 +514,15 @@ def _signal_lines(raw: bytes, a: int, b: int):
             if SIGNAL_RE.search(raw, line_start, body_end) is not None:
                 yield line_start, line_end
         return
+    yield from _lines_of_matches(raw, a, b, (m.span() for m in SIGNAL_RE.finditer(raw, a, b)))
+
+
+def _lines_of_matches(raw: bytes, a: int, b: int, spans):
+    """(start, end) of each line of ``raw[a:b]`` that ``SIGNAL_RE`` matches alone, among the lines the
+    match ``spans`` (in order; one may start before ``a``) fall in or across."""
     done = a  # lines before this were tried
-    for m in SIGNAL_RE.finditer(raw, a, b):
-        first, stop = m.span()
-        at = max(done, raw.rfind(b"\n", a, first) + 1)
+    for first, stop in spans:
+        at = max(done, raw.rfind(b"\n", a, max(first, a)) + 1)
         last = max(first, stop - 1)
         while at <= last and at < b:
             nl = raw.find(b"\n", at, b)
