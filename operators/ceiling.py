@@ -450,7 +450,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     choice.budget = min(full, max(soft, choice.used + more) if fits or _fills(kind, config) else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
-    _close_short_gaps(choice, text, lines)
+    _close_short_gaps(choice, text)
     left, rest = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
@@ -603,7 +603,7 @@ def is_blank(text: bytes, a: int, le: int) -> bool:
     return not text[a:le].rstrip(b"\n").strip(b"\r \t")
 
 
-def _close_short_gaps(choice: _Choice, text: bytes, lines) -> None:
+def _close_short_gaps(choice: _Choice, text: bytes) -> None:
     """The lines between two lines shown are shown too when they are no longer than the gap line that
     would stand for them (``SHORT_GAP``): a blank line, a short line or two cost no more than the gap
     line they spare, and an agent reads them instead of a marker."""

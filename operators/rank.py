@@ -132,17 +132,12 @@ def line_indexes(starts, matches, shift: int):
 
 
 def blank_lines(lines) -> list[int]:
-    """The indexes of the lines ``bytes.strip`` empties, in order (one regex pass over a ``Lines``)."""
-    found = _blank(lines)
+    """The indexes of the lines ``bytes.strip`` empties, in order, as a list (``blank_lines_array``)."""
+    found = blank_lines_array(lines)
     return found.tolist() if isinstance(found, array) else found
 
 
 def blank_lines_array(lines):
-    """``blank_lines`` without a list made: the kept int64 array for a ``Lines``."""
-    return _blank(lines)
-
-
-def _blank(lines):
     """``blank_lines`` as the ranking keeps them: for a ``Lines`` an int64 array, found once and kept
     on it (the ranking and the output ceiling both ask), else a list."""
     if isinstance(lines, Lines):
@@ -234,7 +229,7 @@ def compact_line_tiers(kind: str, lines, config):
                 tiers[i] = 1
     if len(lines) and lines[0].startswith(FAILED_HEAD):
         tiers[0], ranks[0] = 0, -1
-    blank = _blank(lines)
+    blank = blank_lines_array(lines)
     if types.attr(kind, "PACK_CONTEXT", True, config):
         _context(tiers, lines, blank)
     _blanks(tiers, ranks, blank)

@@ -155,25 +155,13 @@ class Plan:
                 self.reasons[group] = reason
             pieces = self.pieces
             kinds, ends, objs = pieces.kinds, pieces.ends, pieces.objs
-            if kinds and kinds[-1] == OMIT and ends[-1] == start and objs[-1] == group:  # _span inline
+            if kinds and kinds[-1] == OMIT and ends[-1] == start and objs[-1] == group:  # lengthen the last piece
                 ends[-1] = end
             else:
                 kinds.append(OMIT)
                 pieces.starts.append(start)
                 ends.append(end)
                 objs.append(group)
-
-    def _span(self, kind: int, start: int, end: int, group: str | None) -> None:
-        """A raw span kept or omitted: it lengthens the last piece when that one is of the same kind
-        (and group) and ends where it starts."""
-        pieces = self.pieces
-        if pieces.kinds and pieces.kinds[-1] == kind and pieces.ends[-1] == start and pieces.objs[-1] == group:
-            pieces.ends[-1] = end
-        else:
-            pieces.kinds.append(kind)
-            pieces.starts.append(start)
-            pieces.ends.append(end)
-            pieces.objs.append(group)
 
     def show(self, text: bytes) -> None:
         if not text:

@@ -1208,7 +1208,7 @@ def _ndjson_from(raw: bytes, pos: int) -> bool:
         lines = [line for line in head.split(b"\n") if line.strip()]
         if len(raw) > pos + size and lines:
             lines.pop()
-        if len(lines) >= 2:
+        if len(lines) >= 2 or len(raw) <= pos + size:  # two records, or all there is
             break
     return is_ndjson(lines)
 
