@@ -46,9 +46,12 @@ valid JSON (or NDJSON) whenever the input was.
   stay, and a long run of same-shaped lines is summarised.
 * **under the ceiling** (``reduce``): a document that fits the room is shown unfolded; a folded one
   still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
-  past the first shown in brief, then fewer of them, the others counted in the runs' markers) so
-  that the ceiling never has to cut it blind (a one-line document would keep its line's head only);
-  room left shows folded items by their identity (``IDENTITY``).
+  past the first shown in brief, then every item kept for what it carries in brief, none whole; a
+  document on few lines then shows as many of them in brief as fit, the first ones, the others counted
+  in the runs' markers, while one printed over many lines is left to the ceiling, which keeps each
+  item's decision lines) so that the ceiling never has to cut it blind (a one-line document would keep
+  its line's head only); room left shows folded items by their identity (``IDENTITY``).
+* **null members in brief**: a run of two or more members holding ``null`` is one member naming them.
 
 Refs are grouped by path (``$.events[].metadata`` is one ref however many items show it) and
 capped per document (``coarse``: 10, ``fine``: 64, where every occurrence gets its own ref until the
@@ -75,7 +78,7 @@ import re2
 from operators.config import Section, section
 from operators.digest import blake2b
 from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
-from operators.reduction import Plan, passthrough
+from operators.reduction import KEEP as KEPT, Plan, passthrough
 from operators.vocab import SIGNAL_RE, json_records
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -525,8 +528,10 @@ class _Reducer:
             return  # one value each (every line "status": 200): nothing to keep
         at_items, item_pairs = _hits_on_items(entries, idxs, hits, hit_pairs, useful)
         del hits, hit_pairs
-        for j in _keep_new_values(at_items, item_pairs, keep, len(useful))[NOTABLE_MAX:]:
-            self.keep_brief(entries[idxs[j]][2])  # shown for the value it adds: past the first few, in brief
+        for j in _keep_new_values(at_items, item_pairs, keep, len(useful))[self.notable_max:]:
+            # shown for the value it adds: past the first few, in brief; folded harder, not at all past the briefs
+            if not self.keep_brief(entries[idxs[j]][2]) and self.notable_max < NOTABLE_MAX:
+                keep[j] = 0
         if self.raw[entries[idxs[0]][2]] == _OBJ:
             self.mark_minority(entries, idxs, keep, sorted({j for j, pid in zip(at_items, item_pairs) if minority[pid]}))
 
@@ -668,11 +673,14 @@ class _Reducer:
         raw = self.raw
         actions: list = [None] * len(entries)
         fold: list[int] = []
+        nulls = _null_runs(raw, entries)
         for i, (ks, ke, vs, ve) in enumerate(entries):
             key = raw[ks + 1 : ke - 1]
             kind = raw[vs]
             if ve < 0 or ks < 0:
                 actions[i] = (KEEP,)
+            elif i in nulls:
+                fold.append(i)
             elif kind == _OBJ:
                 self.brief.add(vs)
                 actions[i] = (RECURSE, _extend(path, _seg(key)), False)
@@ -1024,6 +1032,13 @@ def _hits_on_items(entries, idxs, hits: array, hit_pairs: array, useful: bytearr
     return at_items, item_pairs
 
 
+def _null_runs(raw: bytes, entries) -> set[int]:
+    """The members of an object in brief whose value is ``null`` next to another such member: a run
+    of them is one line naming them, a lone one stays (its line is shorter than the marker's)."""
+    null = [ve >= 0 and ks >= 0 and raw[vs:ve] == b"null" for ks, _, vs, ve in entries]
+    return {i for i, n in enumerate(null) if n and ((i and null[i - 1]) or (i + 1 < len(null) and null[i + 1]))}
+
+
 def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs: int) -> list[int]:
     """Keep each item that shows a pair no kept item shows yet (items in order); returns them."""
     added: list[int] = []
@@ -1074,7 +1089,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
                 plan, make = whole, partial(_Reducer, raw, granularity, unfolded)
         if plan is None:
             plan = _Reducer(raw, granularity, cfg).run()
-            plan, make = _tightened(raw, granularity, cfg, plan, int(ceiling * ROOM_MAX_SHARE))
+            plan, make = _tightened(raw, granularity, cfg, plan, section(config, "ceiling").budget_chars)
         spare = room - visible_size(plan)
         if not cfg.identity or spare < IDENTITY_MIN or len(raw) > IDENTITY_MAX_BYTES or not plan.omits_anything:
             return plan
@@ -1087,26 +1102,51 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 
 # What a folded document over the ceiling gives up, step by step: long strings (a failure's traceback)
-# to a ref sooner; then failing items shown in brief (their short fields) past the first, and fewer items
-TIGHTER_MAX_BYTES = 8 << 20  # a bigger document is not walked again (up to four more walks): the ceiling cuts it
-TIGHTER = (({"string_max": 512}, NOTABLE_MAX, BRIEF_MAX), ({"string_max": 160, "array_keep": 1}, 1, BRIEF_MAX),
-           *(({"string_max": 160, "array_keep": 1}, 1, brief) for brief in (BRIEF_MAX // 4, 6, 2, 0)))
+# to a ref sooner; then failing items past the first shown in brief (their short fields); then every
+# item kept for what it carries in brief, none whole; then as many in brief as fit (the first ones), the
+# others counted in the runs' markers
+TIGHTER_MAX_BYTES = 8 << 20  # a bigger document is not walked again (up to ten more walks): the ceiling cuts it
+LINES_CUT = 200  # a document shown on more lines than this is left to the ceiling past the last step
+TIGHTER = (({"string_max": 512}, NOTABLE_MAX), ({"string_max": 160, "array_keep": 1}, 1),
+           ({"string_max": 160, "array_keep": 0, "array_keep_last": 0}, 0))
+
+
+def _lines_shown(plan: Plan) -> int:
+    raw, pieces = plan.raw, plan.pieces
+    return sum(raw.count(b"\n", s, e) for kind, s, e in zip(pieces.kinds, pieces.starts, pieces.ends) if kind == KEPT)
 
 
 def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
     """A folded document still over ``fit`` bytes (the ceiling would cut it blind: a one-line document
-    to its first line's head) folded harder (``TIGHTER``), until it fits or the steps run out. Returns
-    the plan and a maker of reducers with its settings (for the identity view)."""
+    to its first line's head) folded harder (``TIGHTER``), until it fits; past the last step, the most
+    items in brief that fit are found by halving. Returns the plan and a maker of reducers with its
+    settings (for the identity view)."""
     from operators.ceiling import visible_size
 
     make = partial(_Reducer, raw, granularity, cfg)
-    for step, notable, brief in TIGHTER if len(raw) <= TIGHTER_MAX_BYTES else ():
+    if len(raw) > TIGHTER_MAX_BYTES:
+        return plan, make
+    briefs = 0
+    for step, notable in TIGHTER:
         if visible_size(plan) <= fit:
-            break
+            return plan, make
         tighter = msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()})
-        make = partial(_Reducer, raw, granularity, tighter, notable, brief)
-        plan = make().run()
-    return plan, make
+        make = partial(_Reducer, raw, granularity, tighter, notable)
+        reducer = make()
+        plan, briefs = reducer.run(), reducer.briefs
+    if _lines_shown(plan) > LINES_CUT:
+        return plan, make  # printed over many lines: the ceiling keeps the lines that matter of every item
+    lo, hi, best = 0, briefs - 1, None  # the most briefs under ``fit``: between 0 and one fewer than shown
+    while visible_size(plan) > fit and lo <= hi:
+        mid = (lo + hi + 1) // 2
+        shown = partial(_Reducer, raw, granularity, tighter, 0, mid)
+        reducer = shown()
+        tried = reducer.run()
+        if visible_size(tried) <= fit:
+            best, lo = (tried, shown), mid + 1
+        else:
+            hi = min(mid, reducer.briefs) - 1
+    return best or (plan, make)
 
 
 # -- the content type ----------------------------------------------------------------------------

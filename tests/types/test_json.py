@@ -998,16 +998,41 @@ def test_ndjson_of_records_of_a_few_kb_after_a_line_printed_before_it_is_json():
     assert classify(raw) == ("json", "parses as JSON after 1 line printed before it")
 
 
-@pytest.mark.parametrize(("budget", "at_least"), [(9_500, 3), (12_000, 6)])
+@pytest.mark.parametrize(("budget", "at_least"), [(6_000, 3), (9_500, 8), (12_000, 10)])
 def test_failing_items_past_the_room_for_all_are_shown_in_brief_as_many_as_fit(budget, at_least):
-    raw = type_data("pytest_json_report_attrs_funcs.json.gz")  # 10 failed among 653 tests
-    failed = [t["nodeid"] for t in json.loads(raw)["tests"] if t["outcome"] == "failed"]
+    raw = type_data("pytest_json_report_attrs_funcs.json.gz")  # 10 failed and 1 xfailed among 653 tests
+    tests = json.loads(raw)["tests"]
+    failed = [t["nodeid"] for t in tests if t["outcome"] == "failed"]
     config = Config(ceiling=CeilingSettings(max_chars=budget))
     visible = cut(json_reducer, "json", raw, budget, config)
     assert len(visible) <= budget
     shown = [n for n in failed if b'"nodeid": %s' % json.dumps(n).encode() in visible]
     assert len(shown) >= at_least, shown  # not only the first one whole: as many in brief as the room holds
     assert shown == failed[: len(shown)] or len(shown) == len(failed)
-    left = len(failed) - len(shown)
+    failing = [t["nodeid"] for t in tests if t["outcome"] in ("failed", "xfailed")]  # both carry a failure
+    left = sum(b'"nodeid": %s' % json.dumps(n).encode() not in visible for n in failing)
     counted = sum(int(n) for n in re.findall(rb"more items? \(([0-9]+) with errors?\)", visible))
     assert counted == left  # the others are counted where they were folded
+
+
+def test_items_kept_for_a_rare_value_are_shown_in_brief_when_whole_they_would_not_fit():
+    raw = (FIXTURES / "github_dependabot_alerts.json").read_bytes()  # 6 alerts of ~9 KB: 4 medium, 1 critical, 1 low
+    alerts = json.loads(raw)
+    config = Config(ceiling=CeilingSettings(max_chars=9_500))
+    visible = cut(json_reducer, "json", raw, 9_500, config)
+    assert len(visible) <= 9_500
+    assert b"#ref:ctx_" in visible and b"not shown" not in visible  # fitted by the type, not cut by lines
+    for alert in alerts:  # each rare severity with its advisory's id, as printed
+        if alert["security_advisory"]["severity"] != "medium":
+            assert b'"severity": "%s"' % alert["security_advisory"]["severity"].encode() in visible
+            assert b'"ghsa_id": "%s"' % alert["security_advisory"]["ghsa_id"].encode() in visible
+
+
+def test_a_run_of_null_members_of_an_item_in_brief_is_one_line_naming_them():
+    item = {"number": 0, "state": "open", "url": "u" * 300, "title": "t" * 300, "dismissed_at": None,
+            "dismissed_by": None, "fixed_at": None, "closed_at": 1, "state_reason": None}
+    items = [dict(item, number=i, state="open" if i % 9 else "closed") for i in range(40)]
+    raw = json.dumps(items, indent=2).encode()
+    visible = cut(json_reducer, "json", raw, 4_000, Config(ceiling=CeilingSettings(max_chars=4_000)))
+    assert b'"\xe2\x80\xa6": "dismissed_at, dismissed_by, fixed_at: #ref:ctx_' in visible  # the run, named
+    assert b'"state_reason": null' in visible  # a lone one stays: shorter than a marker
