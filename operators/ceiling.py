@@ -113,6 +113,7 @@ _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 # keeps about 10,000 bytes (the first and last 5,000): 9,500 (the longest output of bench/corpus is then 9,360
 # bytes with its refs line); Gemini CLI and no host: 25,000.
 HOST_LIMITS = {"claude-code": 25_000, "codex": 9_500, "gemini": 25_000, "none": 25_000}
+DEFAULT_BUDGET = HOST_LIMITS["none"] - RESERVE  # the budget a fixture's planted signals are promised at
 
 
 class CeilingSettings(Section):

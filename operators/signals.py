@@ -227,6 +227,7 @@ COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's "
 LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
 FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^)]*?)?(?:, last [^)]*)?\)$")  # times may hold commas
 CUT_RE = re.compile(rb"^\[[0-9,]+ must-see lines? \(([0-9,]+) parts?\) shown cut: ")
+PLACES_RE = re.compile(rb"\band ([0-9,]+) more places\b")  # a diagnostic's places past those listed
 
 
 def template(line: bytes) -> bytes:
@@ -244,13 +245,15 @@ def templates(lines: list[bytes]) -> list[bytes]:
 
 
 def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "",
-              config=None) -> list[str]:
-    """The missing signals an output ceiling's cut (``operators.ceiling``) does not account for, read
-    from the lines the cut added to the visible text (``FOLD_RE``, ``LEFT_RE``). Planted strings stay
-    missing. An automatic signal line is accounted for when a fold line counts its template (a type
-    whose signals are lines), or when the must-see lines alone were more than the budget holds and
-    the first line says how many were left out (their bytes are in the gaps' refs): then at most
-    that many may be missing; so may the parts of the must-see lines shown cut (``CUT_RE``)."""
+              config=None, planted_strict: bool = True) -> list[str]:
+    """The missing signals an output cut to its budget does not account for, read from the lines the
+    cut added to the visible text (``FOLD_RE``, ``LEFT_RE``). Planted strings stay missing while
+    ``planted_strict`` (they are promised at the default budget); under a smaller one they are
+    accounted for as automatic ones. An automatic signal line is accounted for when a fold line counts
+    its template (a type whose signals are lines), or when the must-see lines alone were more than
+    the budget holds and the visible text says how many were left out (the first line's ``[N more …
+    not shown``, a diagnostic's ``and N more places``; their bytes are in refs): then at most that
+    many may be missing; so may the parts of the must-see lines shown cut (``CUT_RE``)."""
     from operators.safety import secret_parts
 
     lines_kind = signals_kind(kind, config) == "lines"
@@ -269,8 +272,10 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
         cut = CUT_RE.match(line)
         if cut:  # a must-see line shown cut: each of its parts may be missing, the head shown in part too
             stated += int(cut.group(1).replace(b",", b""))
-    kept = [s for s in missing if s in wanted or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
-    rest = [s for s in kept if s not in wanted]
+        stated += sum(int(n.replace(b",", b"")) for n in PLACES_RE.findall(line))
+    strict = wanted if planted_strict else set()
+    kept = [s for s in missing if s in strict or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
+    rest = [s for s in kept if s not in strict]
     if rest and len(rest) <= stated:
-        return [s for s in kept if s in wanted]
+        return [s for s in kept if s in strict]
     return kept

@@ -279,9 +279,10 @@ def _measure_visible(packet: ContextPacket) -> dict:
 def signal(packet: ContextPacket, run: Run) -> ContextPacket:
     auto = auto_signals(packet.type, packet.raw, run.config)
     packet.missing_signals = missing_signals(packet.visible, packet.expected_signals, auto)
-    if packet.missing_signals and ceiling.CEILING_GUARD in packet.guard:  # folded lines count by template
+    full = ceiling.budget_of(packet, run.config) >= ceiling.DEFAULT_BUDGET  # planted signals' promise
+    if packet.missing_signals and (ceiling.CEILING_GUARD in packet.guard or not full):  # cut: what it says
         packet.missing_signals = uncounted(packet.missing_signals, packet.visible, packet.expected_signals,
-                                           packet.type, run.config)
+                                           packet.type, run.config, planted_strict=full)
     packet.signal_pass = not packet.missing_signals
     figures = {"result": packet.signal_pass, "planted": len(packet.expected_signals), "auto": len(auto)}
     if packet.missing_signals:

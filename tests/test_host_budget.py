@@ -79,3 +79,28 @@ def test_a_reducer_fits_itself_to_the_runs_own_budget(capsysbinary, tmp_path):
     assert code == 0 and all(line in out for line in lines)
     code, small, _ = run_cli(capsysbinary, "analyze", "--budget", "600", str(path))
     assert code == 0 and len(small) <= 2400 and " ×".encode() in small  # folded by the reducer, not only cut
+
+
+@pytest.mark.parametrize("name", ["pyright.txt", "tsc.txt", "diff_binary_files_added.diff"])
+def test_a_fixture_fitted_to_codex_leaves_out_only_what_it_counts(capsysbinary, name):
+    """Their planted signals (promised at the default budget) do not all fit 9,500 bytes: the ones left
+    out are counted where they went (``and N more places``, ``[N more must-see lines not shown``), so
+    SIGNAL passes; the same signals are all visible at the default budget."""
+    from conftest import FIXTURES, planted
+
+    code, out, err = run_cli(capsysbinary, "analyze", "--host", "codex", str(FIXTURES / name))
+    assert code == 0, err
+    assert len(out) <= HOST_LIMITS["codex"]
+    assert not all(s.encode() in out for s in planted(name))  # some are left out: the case is real
+    code, out, err = run_cli(capsysbinary, "analyze", str(FIXTURES / name))
+    assert code == 0 and all(s.encode() in out for s in planted(name)), err
+
+
+def test_planted_signals_are_strict_at_the_default_budget_and_counted_below_it():
+    from operators.signals import uncounted
+
+    visible = b"[E1 x3 more (msg): a.py:1:1 and 2 more places; exact lines: #ref:ctx_000001]\n"
+    missing = ["b.py:2:2", "c.py:3:3"]
+    assert uncounted(missing, visible, planted=missing) == missing  # promised: never excused
+    assert uncounted(missing, visible, planted=missing, planted_strict=False) == []  # counted: 2 more places
+    assert uncounted(missing + ["d.py:4:4"], visible, planted=missing, planted_strict=False) == missing + ["d.py:4:4"]
