@@ -1202,16 +1202,18 @@ def parses_json(raw: bytes) -> bool:
 
 
 def is_ndjson(lines: list[bytes]) -> bool:
-    if len(lines) < 2:
+    return len(lines) >= 2 and all(map(_json_line, lines))
+
+
+def _json_line(line: bytes) -> bool:
+    """Whether a line is one JSON object or array."""
+    s = line.strip()
+    if s[:1] not in (b"{", b"["):
         return False
-    for line in lines:
-        s = line.strip()
-        if s[:1] not in (b"{", b"["):
-            return False
-        try:
-            msgspec.json.decode(s)
-        except msgspec.DecodeError:
-            return False
+    try:
+        msgspec.json.decode(s)
+    except msgspec.DecodeError:
+        return False
     return True
 
 
@@ -1237,12 +1239,15 @@ def document_start(raw: bytes) -> int:
     return -1
 
 
+STRAY_SHARE = 10  # NDJSON after lines printed before it may hold one stray line in this many
 NDJSON_PROBE = (4096, 65536)  # bytes of lines read to tell NDJSON: more when the first holds under two records
 
 
 def _ndjson_from(raw: bytes, pos: int) -> bool:
     """Whether the lines from ``pos`` (the first 4 KB of them, a last cut line left out; up to 64 KB
-    when that is not two lines: a compiler's JSON messages take a few KB each) are NDJSON."""
+    when that is not two lines: a compiler's JSON messages take a few KB each) are NDJSON: the first
+    two parse, and so does all but one line in ``STRAY_SHARE`` (a tool's stderr line printed between
+    its records, cargo's ``error: could not compile`` among its JSON messages, stays as printed)."""
     for size in NDJSON_PROBE:
         head = raw[pos : pos + size]
         lines = [line for line in head.split(b"\n") if line.strip()]
@@ -1250,7 +1255,10 @@ def _ndjson_from(raw: bytes, pos: int) -> bool:
             lines.pop()
         if len(lines) >= 2 or len(raw) <= pos + size:  # two records, or all there is
             break
-    return is_ndjson(lines)
+    if not is_ndjson(lines[:2]):
+        return False
+    stray = sum(not _json_line(line) for line in lines[2:])
+    return stray * STRAY_SHARE <= len(lines)
 
 
 def detect(sample) -> str | None:

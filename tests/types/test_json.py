@@ -1036,3 +1036,19 @@ def test_a_run_of_null_members_of_an_item_in_brief_is_one_line_naming_them():
     visible = cut(json_reducer, "json", raw, 4_000, Config(ceiling=CeilingSettings(max_chars=4_000)))
     assert b'"\xe2\x80\xa6": "dismissed_at, dismissed_by, fixed_at: #ref:ctx_' in visible  # the run, named
     assert b'"state_reason": null' in visible  # a lone one stays: shorter than a marker
+
+
+def test_compiler_json_messages_with_a_stray_stderr_line_are_json_each_shown_in_brief_under_codex():
+    raw = type_data("cargo_json_serde_core_errors.txt.gz")  # cargo's JSON messages, its "error: could not compile" between
+    stray = next(line for line in raw.split(b"\n") if line.startswith(b"error: could not compile"))
+    assert classify(raw) == ("json", "parses as JSON after 1 line printed before it")
+    records = [json.loads(line) for line in raw.split(b"\n") if line.startswith(b"{")]
+    messages = [r["message"] for r in records if r["reason"] == "compiler-message"]
+    visible = cut(json_reducer, "json", raw, 9_500, Config(ceiling=CeilingSettings(max_chars=9_500)))
+    assert len(visible) <= 9_500 and b"not shown" not in visible  # fitted by the type: no line cut blind
+    assert stray + b"\n" in visible  # the stray line as printed
+    for m in messages:  # every message's level, text and code as printed, the bulk ("rendered", "spans") in refs
+        if m["level"] == "error":
+            assert b'"message":%s' % json.dumps(m["message"]).encode() in visible
+        assert b'"code":"%s"' % m["code"]["code"].encode() in visible
+    assert b'"reason":"build-finished","success":false' in visible
