@@ -103,6 +103,7 @@ IN_GAPS = b"(in the gaps)"  # stands for a marker whose ref went wholly into the
 REST_GROUP, REST_REASON = "ceiling:between", "omitted between lines shown under the output ceiling"
 REST_EST = 80  # the last line naming that ref
 RESERVE = 200  # bytes printed around a packet's text: "[command failed: exit code N]", the refs hint
+HEADER_MAX = 64  # ... of which the failure header: what an input shown whole (no refs line) leaves room for
 BUDGET_MIN = 256  # a budget never leaves less than this (a gap line and a few signal lines)
 _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 
@@ -150,7 +151,11 @@ def settings_of(config) -> CeilingSettings:
 def budget_of(packet, config) -> int:
     """The bytes a packet's plan may show: its own ``budget`` (estimated tokens, 4 bytes each) or the
     configured ceiling, less what is printed around it (a failure header, the hint line)."""
-    return _less_reserve(packet.budget * 4 if packet.budget else settings_of(config).max_chars)
+    return _less_reserve(_total(packet, config))
+
+
+def _total(packet, config) -> int:
+    return packet.budget * 4 if packet.budget else settings_of(config).max_chars
 
 
 def _less_reserve(total: int) -> int:
@@ -160,8 +165,8 @@ def _less_reserve(total: int) -> int:
 def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     """OPTIMIZE's ceiling step: the plan cut to the packet's budget, and the guard saying so."""
     budget = budget_of(packet, config)
-    if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
-        return plan, guard
+    if len(packet.raw) <= _total(packet, config) - HEADER_MAX:  # the raw text fits, with no refs line to print
+        return plan, guard  # beside it: "never worse than raw" shows it whole if need be
     hint = getattr(packet, "window", 1) <= 1  # a run's later windows do not repeat it
     new = fit(plan, budget, packet.type, config, hint)
     if new is plan:

@@ -104,3 +104,12 @@ def test_planted_signals_are_strict_at_the_default_budget_and_counted_below_it()
     assert uncounted(missing, visible, planted=missing) == missing  # promised: never excused
     assert uncounted(missing, visible, planted=missing, planted_strict=False) == []  # counted: 2 more places
     assert uncounted(missing + ["d.py:4:4"], visible, planted=missing, planted_strict=False) == missing + ["d.py:4:4"]
+
+
+def test_an_output_the_host_shows_whole_is_not_cut_for_the_refs_line_it_would_not_need(capsysbinary, tmp_path):
+    lines = [b"%d: the parser accepts field %d in release %d.%d" % (i, i * 7, i // 10, i % 10) for i in range(400)]
+    raw = b"\n".join(lines)[: HOST_LIMITS["codex"] - 100] + b"\n"  # over the budget less its reserve, under the limit
+    path = tmp_path / "notes.txt"
+    path.write_bytes(raw)
+    code, out, _ = run_cli(capsysbinary, "analyze", "--host", "codex", str(path))
+    assert code == 0 and out == raw
