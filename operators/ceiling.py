@@ -137,6 +137,13 @@ class CeilingSettings(Section):
         budget of its own): what a reducer fits to when it fits itself to the budget."""
         return _less_reserve(self.max_chars)
 
+    def room_for(self, size: int) -> int:
+        """The bytes a reducer that folds only for room may show of an input of ``size`` bytes: all of
+        it when the host shows it whole with a failure header (no refs line is printed then), else
+        ``budget_chars``."""
+        whole = self.max_chars - HEADER_MAX
+        return whole if size <= whole else self.budget_chars
+
     @property
     def target_chars(self) -> int:
         """What an output is cut to but for its must-see lines (``target``): the room of a reducer

@@ -209,7 +209,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if STATUS_START_RE.match(first) or STATUS_SECTION_RE.search(raw[:4096]):
         return reduce_status(raw, lines)
     if _is_tag_list([raw[ln.start : ln.body_end] for ln in nonblank[:400]]):
-        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").budget_chars)
+        return reduce_tags(raw, lines, section(config, NAME), section(config, "ceiling").room_for(len(raw)))
     return passthrough(raw)  # short status, branch lists: every line is signal
 
 

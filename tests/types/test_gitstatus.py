@@ -185,3 +185,16 @@ def test_a_cut_branch_list_keeps_the_current_branch_and_a_spread_not_one_line_pe
     shown = [k for k, b in enumerate(branches) if b + b"\n" in visible]
     assert len(shown) >= 8 and b"similar" not in visible  # names, not one line per template with a count
     assert max(b - a for a, b in zip(shown, shown[1:])) <= 3 * len(branches) / len(shown)
+
+
+def test_a_tag_list_the_host_shows_whole_is_not_folded_for_a_refs_line():
+    """Between the budget (the ceiling less what is printed around an output with refs) and the ceiling
+    less a failure header, a tag list is shown whole: folding it would print a refs line it saves."""
+    from operators.ceiling import HEADER_MAX, RESERVE, CeilingSettings
+
+    raw = b"".join(b"pkg-v%d.%d.%d\n" % (major, minor, patch)
+                   for major in range(1, 4) for minor in range(12) for patch in range(30))
+    config = config_class()(ceiling=CeilingSettings(max_chars=len(raw) + HEADER_MAX))
+    assert len(raw) > config.ceiling.max_chars - RESERVE  # over the budget of an output with refs
+    visible, contents = run(gitstatus, raw, config=config)
+    assert visible == raw and not contents
