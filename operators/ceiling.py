@@ -240,12 +240,14 @@ class _View:
         b0, b1 = -(-r0 // NEWLINE_BLOCK), r1 // NEWLINE_BLOCK
         if b1 - b0 < 2:
             return raw.count(b"\n", r0, r1)
+        from operators.kernel import count_newlines  # a large range: the kernel's loop
+
         counts = self.block_newlines
         n = raw.count(b"\n", r0, b0 * NEWLINE_BLOCK) + raw.count(b"\n", b1 * NEWLINE_BLOCK, r1)
         for b in range(b0, b1):
             count = counts.get(b)
             if count is None:
-                count = counts[b] = raw.count(b"\n", b * NEWLINE_BLOCK, (b + 1) * NEWLINE_BLOCK)
+                count = counts[b] = count_newlines(raw, b * NEWLINE_BLOCK, (b + 1) * NEWLINE_BLOCK)
             n += count
         return n
 

@@ -1868,6 +1868,67 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* Clip start and end to [0, len] as bytes.count does (negative ones count from the end). */
+static void clip_range(Py_ssize_t len, Py_ssize_t *start, Py_ssize_t *end) {
+    if (*end > len) *end = len;
+    else if (*end < 0 && (*end += len) < 0) *end = 0;
+    if (*start < 0 && (*start += len) < 0) *start = 0;
+}
+
+/* count_newlines(buf, start, end) -> buf.count(b"\n", start, end), a plain loop the compiler vectorises. */
+static PyObject *count_newlines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &end)) return NULL;
+    clip_range(view.len, &start, &end);
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = start; i < end; i++) n += raw[i] == '\n';
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n);
+}
+
+/* long_lines(buf, limit, skip) -> int64 (start, end) pairs: safety.long_lines's loop (its twin,
+ * log_twins.long_lines_py) step for step; skip: int64 (start, end) pairs of the regions passed over. */
+static PyObject *long_lines(PyObject *self, PyObject *args) {
+    Py_buffer view, skip_v;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*ny*", &view, &limit, &skip_v)) return NULL;
+    const char *raw = view.buf;
+    const int64_t *skip = skip_v.buf;
+    Py_ssize_t size = view.len, nskip = skip_v.len / (Py_ssize_t)(2 * sizeof(int64_t)), r = 0;
+    Py_ssize_t step = limit / 2 > 1 ? limit / 2 : 1, pos = 0;
+    I64s found = {0};
+    int failed = 0;
+    while (pos + step <= size) {
+        while (r < nskip && skip[2 * r + 1] <= pos) r++;
+        if (r < nskip && skip[2 * r] < pos + step) {
+            pos = (Py_ssize_t)skip[2 * r + 1];
+            continue;
+        }
+        if (memchr(raw + pos, '\n', (size_t)step)) {
+            pos += step;
+            continue;
+        }
+        Py_ssize_t start = pos;
+        while (start > 0 && raw[start - 1] != '\n') start--;
+        const char *nl = memchr(raw + pos, '\n', (size_t)(size - pos));
+        Py_ssize_t end = nl ? nl - raw : size;
+        if (end - start > limit && (i64s_push(&found, start) < 0 || i64s_push(&found, end) < 0)) {
+            failed = 1;
+            break;
+        }
+        pos = end + 1;
+    }
+    PyObject *result = failed ? NULL : int64_bytes(found.v, found.n);  /* i64s_push set the error */
+    scratch_free(found.v, (size_t)found.cap * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&skip_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -1891,6 +1952,8 @@ static PyMethodDef methods[] = {
     {"blank_lines", blank_lines, METH_O, "blank_lines(buf) -> int64 indexes of the lines bytes.strip() empties"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
+    {"count_newlines", count_newlines, METH_VARARGS, "count_newlines(buf, start, end) -> buf.count(b'\\n', start, end)"},
+    {"long_lines", long_lines, METH_VARARGS, "long_lines(buf, limit, skip) -> int64 (start, end) of the lines over limit"},
     {NULL, NULL, 0, NULL},
 };
 
