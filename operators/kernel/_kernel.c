@@ -201,7 +201,7 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
  * whose lines all differ has as many shapes as lines). Its memory is PyMem_Raw*: the scan runs without
  * the GIL, so other workers' Python code runs meanwhile. */
 typedef struct {
-    Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
+    uint64_t *slots;     /* the hash's high 32 bits, then the index into the entry arrays + 1; 0 = empty */
     Py_ssize_t nslots;   /* power of two */
     uint64_t *hashes;
     int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends */
@@ -218,7 +218,24 @@ static void shapes_free(Shapes *t) {
     PyMem_RawFree(t->counts);
 }
 
-static int shapes_grow_slots(Shapes *t) { return grow_slots(&t->slots, &t->nslots, t->hashes, t->n); }
+#define SLOT_TAG(hash) ((hash) & 0xFFFFFFFF00000000ULL)  /* a slot's high half: most other shapes are told apart there */
+#define SLOT_ENTRY(slot) ((Py_ssize_t)((slot) & 0xFFFFFFFFULL))  /* its low half: the entry + 1 (ids fit 31 bits) */
+
+/* Double the slot array (1024 at first) and place the n shapes again by their hashes, tagged. */
+static int shapes_grow_slots(Shapes *t) {
+    Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    uint64_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(uint64_t));  /* no GIL needed (scan) */
+    if (!slots) return -1;
+    for (Py_ssize_t e = 0; e < t->n; e++) {
+        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+        while (slots[s]) s = (s + 1) & (nslots - 1);
+        slots[s] = SLOT_TAG(t->hashes[e]) | (uint64_t)(e + 1);
+    }
+    PyMem_RawFree(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
 
 static int shapes_grow_entries(Shapes *t) {
     Py_ssize_t cap = t->cap ? t->cap + t->cap / 4 : 256;  /* grown by a quarter: little slack at the peak */
@@ -241,12 +258,14 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
     Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
     for (;;) {
-        Py_ssize_t e = t->slots[s];
-        if (!e) break;
-        e -= 1;
-        Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
-        if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
-            return e;
+        uint64_t slot = t->slots[s];
+        if (!slot) break;
+        if (SLOT_TAG(slot) == SLOT_TAG(hash)) {  /* the entry's arrays are read only for a likely match */
+            Py_ssize_t e = SLOT_ENTRY(slot) - 1;
+            Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
+            if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
+                return e;
+        }
         s = (s + 1) & (t->nslots - 1);
     }
     if (t->n == t->cap && shapes_grow_entries(t) < 0) return -1;
@@ -258,7 +277,7 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     t->hashes[e] = hash;
     t->ends[e] = used + len + 1;
     t->counts[e] = 0;
-    t->slots[s] = e + 1;
+    t->slots[s] = SLOT_TAG(hash) | (uint64_t)(e + 1);
     return e;
 }
 
