@@ -195,6 +195,9 @@ def visible_size(plan: Plan) -> int:
     return size
 
 
+NEWLINE_BLOCK = 1 << 16  # bytes of raw whose newlines a view counts once (``_View.newlines``)
+
+
 class _View:
     """The plan's visible text (markers as placeholders of their usual length) and, for every piece,
     where it starts in the visible text (``vstart``) and in the raw input (``rstart``)."""
@@ -207,6 +210,7 @@ class _View:
         self.text = out.getvalue()
         self.pieces = pieces
         self.n = len(pieces)
+        self.block_newlines: dict[int, int] = {}  # block -> its newlines (``newlines``)
 
     @cached_property
     def rstart(self) -> array:
@@ -242,6 +246,23 @@ class _View:
         """The cut at visible offset ``v`` after every zero-width piece there."""
         i = bisect_right(self.vstart, v) - 1  # the last piece starting at v comes after the zero-width ones
         return i, v - self.vstart[i]
+
+    def newlines(self, raw: bytes, r0: int, r1: int) -> int:
+        """``raw.count(b"\\n", r0, r1)``, each whole ``NEWLINE_BLOCK`` inside the range counted once for
+        every build of the plan (fitting builds it up to three times over the same gaps)."""
+        b0, b1 = -(-r0 // NEWLINE_BLOCK), r1 // NEWLINE_BLOCK
+        if b1 - b0 < 2:
+            return raw.count(b"\n", r0, r1)
+        from operators.kernel import count_newlines  # a large range: the kernel's loop
+
+        counts = self.block_newlines
+        n = raw.count(b"\n", r0, b0 * NEWLINE_BLOCK) + raw.count(b"\n", b1 * NEWLINE_BLOCK, r1)
+        for b in range(b0, b1):
+            count = counts.get(b)
+            if count is None:
+                count = counts[b] = count_newlines(raw, b * NEWLINE_BLOCK, (b + 1) * NEWLINE_BLOCK)
+            n += count
+        return n
 
     def raw_at(self, plan: Plan, cut: tuple[int, int]) -> int:
         i, o = cut
@@ -713,7 +734,7 @@ class _Builder:
         if r1 <= r0:
             return  # only synthetic lines: nothing to keep
         group = self.group()
-        lines = raw.count(b"\n", r0, r1) + (raw[r1 - 1 : r1] != b"\n")
+        lines = self.view.newlines(raw, r0, r1) + (raw[r1 - 1 : r1] != b"\n")
         new.omit(r0, r1, group, GAP_REASON)
         lead = b"" if new.ends_line() else b"\n"
         first = self.gaps == 1  # says what a gap is; the others only their lines (and a big one its size)

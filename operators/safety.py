@@ -304,29 +304,11 @@ def long_lines(raw: bytes, limit: int, skip: list[tuple[int, int]]) -> list[tupl
     """(start, end) of every line (newline excluded) longer than ``limit`` bytes, outside ``skip``.
 
     Every such line holds a whole aligned window of ``limit // 2`` bytes without a newline: one
-    ``find`` per window, not one step per line."""
-    step = max(limit // 2, 1)
-    found: list[tuple[int, int]] = []
-    size = len(raw)
-    regions = iter(skip)
-    region = next(regions, None)
-    pos = 0
-    while pos + step <= size:
-        while region is not None and region[1] <= pos:
-            region = next(regions, None)
-        if region is not None and region[0] < pos + step:
-            pos = region[1]
-            continue
-        if raw.find(b"\n", pos, pos + step) >= 0:
-            pos += step
-            continue
-        start = raw.rfind(b"\n", 0, pos) + 1
-        end = raw.find(b"\n", pos)
-        end = size if end < 0 else end
-        if end - start > limit:
-            found.append((start, end))
-        pos = end + 1
-    return found
+    look per window, not one step per line, in the C kernel (``operators.kernel.long_lines``; its
+    twin ``log_twins.long_lines_py``)."""
+    from operators.kernel import long_lines as find  # loaded on first use: most types load it anyway
+
+    return find(raw, limit, skip)
 
 
 def is_signal_line(line: bytes) -> bool:

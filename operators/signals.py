@@ -5,7 +5,8 @@ Two sources, checked together by the SIGNAL stage:
 * automatic signals derived from the raw input by the signal vocabulary alone (``operators.vocab``),
   independently of any reducer and sharing no state with one: for a log, text or build output (any
   type whose module says ``SIGNALS = "lines"``) every line with a signal word in any inflection or an
-  error code (one RE2 pass over the buffer); for a diff every changed line, but for the lines of
+  error code (one RE2 pass over the buffer; ``vocab.signal_line_spans`` gives the spans of that very
+  input again when it already scanned it, a result of the bytes alone); for a diff every changed line, but for the lines of
   summarised files and moved lines (see ``changed_lines``).
 
 An output cut to the ceiling accounts for a missing signal line only by what its visible text says
@@ -25,7 +26,8 @@ from typing import Iterator
 
 import msgspec
 
-from operators.vocab import CONTROL_RE, LineFinder, display_line, display_text, signal_lines, summarised_spans
+from operators.vocab import (CONTROL_RE, LineFinder, display_line, display_text, forget_spans, signal_lines,
+                             summarised_spans)
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
 
@@ -105,6 +107,7 @@ def auto_signals(content_type: str, raw: bytes, config=None) -> list[bytes]:
         found = changed_lines(raw)
     else:
         found = []
+    forget_spans()  # the spans vocab kept of this input (for this scan) are not needed any more
     from operators.safety import signal_parts_of  # as the visible text shows them: cleaned, an over-long line's head and tail
 
     return signal_parts_of(found, content_type)[:MAX_AUTO]

@@ -89,10 +89,33 @@ PASSING_RE = lazy(
 )
 
 
+SPANS_KEPT_MIN = 1 << 20  # bytes of an input whose signal spans are kept for the next scan of it
+_kept: list = [None]  # (the input last scanned: bytes of SPANS_KEPT_MIN or more, its spans), one object read at once
+
+
 def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
     """The definition: (start, end) of every line where ``SIGNAL_RE`` matches, newline excluded,
     but for a test runner's line of a passing test (``PASSING_RE``: ``✓ rejects invalid input``,
-    ``test_error_page PASSED``). One RE2 pass over the buffer; no list of lines is made."""
+    ``test_error_page PASSED``). One RE2 pass over the buffer; no list of lines is made.
+
+    The spans of a large input are kept until ``forget_spans``: asked again of that very object (the
+    log reducer scans a log whose lines all differ, the SIGNAL stage scans the same bytes), they are
+    not computed twice. The result depends on the bytes alone (immutable), whoever asked first."""
+    kept = _kept[0]  # read once: another worker thread may replace it meanwhile
+    if kept is not None and kept[0] is raw:
+        return list(kept[1])
+    spans = _signal_line_spans(raw)
+    if type(raw) is bytes and len(raw) >= SPANS_KEPT_MIN:
+        _kept[0] = (raw, tuple(spans))
+    return spans
+
+
+def forget_spans() -> None:
+    """Drop the kept spans (and the reference to their input): the SIGNAL stage is done with it."""
+    _kept[0] = None
+
+
+def _signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
     spans = []
     end = -1
     for match in SIGNAL_RE.finditer(raw):

@@ -791,3 +791,21 @@ def test_a_tiers_lines_in_rank_order_are_those_of_a_stable_sort(distinct):
     ranks = array("q", (rnd.randrange(distinct) for _ in range(5_000)))
     order = array("i", sorted(rnd.sample(range(5_000), 3_000)))
     assert list(_by_rank(order, ranks.__getitem__)) == sorted(order, key=ranks.__getitem__)
+
+
+def test_view_newlines_counts_every_range_exactly_and_reuses_blocks():
+    """A gap's line count (``_View.newlines``: whole blocks counted once across the builds of a fit)
+    equals ``bytes.count`` on any range, within a block, across blocks, and asked again."""
+    from operators.ceiling import NEWLINE_BLOCK, _View
+
+    rng = random.Random(7)
+    raw = bytes(rng.choice(b"ab\n\n\r") for _ in range(NEWLINE_BLOCK * 5 + 123))
+    view = _View(passthrough(raw), len(raw))
+    edges = [0, 1, NEWLINE_BLOCK - 1, NEWLINE_BLOCK, NEWLINE_BLOCK + 1, 2 * NEWLINE_BLOCK, len(raw) - 1, len(raw)]
+    ranges = [(a, b) for a in edges for b in edges if a <= b]
+    ranges += sorted((min(a, b), max(a, b)) for a, b in ((rng.randrange(len(raw) + 1), rng.randrange(len(raw) + 1))
+                                                         for _ in range(200)))
+    for _ in range(2):  # the second time from the blocks counted the first
+        for a, b in ranges:
+            assert view.newlines(raw, a, b) == raw.count(b"\n", a, b), (a, b)
+    assert view.block_newlines  # whole blocks were kept

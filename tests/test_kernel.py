@@ -113,7 +113,8 @@ def test_mask_examples():
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
-                                  "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines")]
+                                  "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
+                                  "count_newlines", "long_lines")]  # the last two: the ceiling's and safety's
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -554,3 +555,38 @@ def test_diff_ranks_match_the_python_twin(lines, hunk_size, last_nl):
     codes, stat = kernel.diff_ranks(text, starts, text.endswith(b"\n"))
     twin_codes, twin_stat = TWINS["diff_ranks"](text, starts, text.endswith(b"\n"))
     assert (codes, list(memoryview(stat).cast("q"))) == (twin_codes, list(twin_stat))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=st.lists(st.sampled_from([b"\n", b"a", b"bb", b"\r\n", b"x" * 9, b"\xff"]), max_size=60).map(b"".join),
+       start=st.integers(-70, 70), end=st.integers(-70, 70))
+def test_count_newlines_matches_bytes_count(raw, start, end):
+    import operators.kernel as dispatch
+
+    assert dispatch.count_newlines(raw, start, end) == raw.count(b"\n", start, end)
+    assert TWINS["count_newlines"](raw, start, end) == raw.count(b"\n", start, end)
+
+
+def test_count_newlines_of_a_large_buffer():
+    raw = bytes(random.Random(3).choice(b"ab\n") for _ in range(300_000))
+    assert kernel.count_newlines(raw, 0, len(raw)) == raw.count(b"\n")
+    assert kernel.count_newlines(raw, 12_345, 250_001) == raw.count(b"\n", 12_345, 250_001)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(raw=st.lists(st.sampled_from([b"\n", b"a", b"bbbbbbb", b"\r\n", b"x" * 23]), max_size=40).map(b"".join),
+       limit=st.integers(-3, 40), cuts=st.lists(st.integers(0, 400), max_size=6))
+def test_long_lines_matches_the_python_twin(raw, limit, cuts):
+    import operators.kernel as dispatch
+
+    cuts = sorted(min(c, len(raw)) for c in cuts)
+    skip = list(zip(cuts[::2], cuts[1::2]))
+    expected = twins.long_lines_py(raw, limit, skip)
+    assert dispatch.long_lines(raw, limit, skip) == expected
+    if not skip and limit >= 0:  # the definition: every line over the limit
+        lines, at = [], 0
+        for line in raw.split(b"\n"):
+            if len(line) > limit:
+                lines.append((at, at + len(line)))
+            at += len(line) + 1
+        assert expected == lines

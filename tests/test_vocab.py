@@ -184,3 +184,38 @@ def test_a_private_key_body_is_not_asked_for_wherever_its_hint_sits():
         assert textual(raw) == secrets.split(raw)
     plain = b"ERROR private key rotated\n" + body + b"\n"  # no hint: the input as it is
     assert textual(plain) is plain
+
+
+def test_signal_line_spans_kept_for_the_same_input_until_forgotten():
+    """A large input's signal spans are given again to the next scan of that very object (the log
+    reducer, then the SIGNAL stage), equal to a fresh scan; ``forget_spans`` (SIGNAL is done) drops
+    them and the reference to the input; a small input or a mutable buffer is never kept."""
+    line = b"2026-01-01 INFO ok\n2026-01-01 ERROR disk full\n"
+    raw = line * (vocab.SPANS_KEPT_MIN // len(line) + 1)
+    fresh = vocab._signal_line_spans(raw)
+    assert len(fresh) == raw.count(b"ERROR")
+    first = vocab.signal_line_spans(raw)
+    assert first == fresh
+    first.clear()  # a caller's list is its own: the kept spans are not changed through it
+    assert vocab._kept[0][0] is raw and vocab.signal_line_spans(raw) == fresh
+    assert vocab.signal_line_spans(bytes(raw)) == fresh  # an equal copy is scanned on its own
+    vocab.forget_spans()
+    assert vocab._kept[0] is None
+    small = line * 3
+    assert vocab.signal_line_spans(small) == vocab._signal_line_spans(small)
+    assert vocab._kept[0] is None
+    buffer = bytearray(raw)
+    vocab.signal_line_spans(buffer)
+    assert vocab._kept[0] is None
+
+
+def test_signal_stage_forgets_the_kept_spans():
+    """The SIGNAL stage's scan (``signals.auto_signals``) leaves no input referenced behind it."""
+    from operators.signals import auto_signals
+
+    line = b"2026-01-01 INFO ok\n2026-01-01 ERROR disk full\n"
+    raw = line * (vocab.SPANS_KEPT_MIN // len(line) + 1)
+    vocab.signal_line_spans(raw)
+    assert vocab._kept[0][0] is raw
+    assert auto_signals("log", raw) == [b"2026-01-01 ERROR disk full"]
+    assert vocab._kept[0] is None

@@ -14,7 +14,9 @@ twin in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) a
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
-holding each offset) and ``blank_lines`` the line ranking uses.
+holding each offset) and ``blank_lines`` the line ranking uses. ``count_newlines`` (a gap's lines, for the
+output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their twins in
+``log_twins``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ TWINS = {
     "line_of": text_twins.line_of_py,
     "text_pieces": text_twins.text_pieces_py,
     "blank_lines": text_twins.blank_lines_py,
+    "count_newlines": log_twins.count_newlines_py,
+    "long_lines": log_twins.long_lines_py,
 }
 
 
@@ -144,6 +148,12 @@ def _c_blank_lines(text: bytes):
     return memoryview(C.blank_lines(text)).cast("q")
 
 
+def _c_long_lines(raw: bytes, limit: int, skip) -> list[tuple[int, int]]:
+    """The lines over ``limit`` bytes outside ``skip`` (see ``log_twins.long_lines_py``), as (start, end) pairs."""
+    found = iter(memoryview(C.long_lines(raw, limit, array("q", [at for region in skip for at in region]))).cast("q"))
+    return list(zip(found, found))
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -163,6 +173,8 @@ if C is None:
     line_of = text_twins.line_of_py
     text_pieces = text_twins.text_pieces_py
     blank_lines = text_twins.blank_lines_py
+    count_newlines = log_twins.count_newlines_py
+    long_lines = log_twins.long_lines_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -182,3 +194,5 @@ else:
     line_of = _c_line_of
     text_pieces = _c_text_pieces
     blank_lines = _c_blank_lines
+    count_newlines = C.count_newlines if hasattr(C, "count_newlines") else log_twins.count_newlines_py  # an older build
+    long_lines = _c_long_lines if hasattr(C, "long_lines") else log_twins.long_lines_py

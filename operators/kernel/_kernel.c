@@ -201,7 +201,7 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
  * whose lines all differ has as many shapes as lines). Its memory is PyMem_Raw*: the scan runs without
  * the GIL, so other workers' Python code runs meanwhile. */
 typedef struct {
-    Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
+    uint64_t *slots;     /* the hash's high 32 bits, then the index into the entry arrays + 1; 0 = empty */
     Py_ssize_t nslots;   /* power of two */
     uint64_t *hashes;
     int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends */
@@ -218,7 +218,24 @@ static void shapes_free(Shapes *t) {
     PyMem_RawFree(t->counts);
 }
 
-static int shapes_grow_slots(Shapes *t) { return grow_slots(&t->slots, &t->nslots, t->hashes, t->n); }
+#define SLOT_TAG(hash) ((hash) & 0xFFFFFFFF00000000ULL)  /* a slot's high half: most other shapes are told apart there */
+#define SLOT_ENTRY(slot) ((Py_ssize_t)((slot) & 0xFFFFFFFFULL))  /* its low half: the entry + 1 (ids fit 31 bits) */
+
+/* Double the slot array (1024 at first) and place the n shapes again by their hashes, tagged. */
+static int shapes_grow_slots(Shapes *t) {
+    Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    uint64_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(uint64_t));  /* no GIL needed (scan) */
+    if (!slots) return -1;
+    for (Py_ssize_t e = 0; e < t->n; e++) {
+        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+        while (slots[s]) s = (s + 1) & (nslots - 1);
+        slots[s] = SLOT_TAG(t->hashes[e]) | (uint64_t)(e + 1);
+    }
+    PyMem_RawFree(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
 
 static int shapes_grow_entries(Shapes *t) {
     Py_ssize_t cap = t->cap ? t->cap + t->cap / 4 : 256;  /* grown by a quarter: little slack at the peak */
@@ -241,12 +258,14 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
     Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
     for (;;) {
-        Py_ssize_t e = t->slots[s];
-        if (!e) break;
-        e -= 1;
-        Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
-        if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
-            return e;
+        uint64_t slot = t->slots[s];
+        if (!slot) break;
+        if (SLOT_TAG(slot) == SLOT_TAG(hash)) {  /* the entry's arrays are read only for a likely match */
+            Py_ssize_t e = SLOT_ENTRY(slot) - 1;
+            Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
+            if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
+                return e;
+        }
         s = (s + 1) & (t->nslots - 1);
     }
     if (t->n == t->cap && shapes_grow_entries(t) < 0) return -1;
@@ -258,7 +277,7 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     t->hashes[e] = hash;
     t->ends[e] = used + len + 1;
     t->counts[e] = 0;
-    t->slots[s] = e + 1;
+    t->slots[s] = SLOT_TAG(hash) | (uint64_t)(e + 1);
     return e;
 }
 
@@ -1868,6 +1887,67 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* Clip start and end to [0, len] as bytes.count does (negative ones count from the end). */
+static void clip_range(Py_ssize_t len, Py_ssize_t *start, Py_ssize_t *end) {
+    if (*end > len) *end = len;
+    else if (*end < 0 && (*end += len) < 0) *end = 0;
+    if (*start < 0 && (*start += len) < 0) *start = 0;
+}
+
+/* count_newlines(buf, start, end) -> buf.count(b"\n", start, end), a plain loop the compiler vectorises. */
+static PyObject *count_newlines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &end)) return NULL;
+    clip_range(view.len, &start, &end);
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = start; i < end; i++) n += raw[i] == '\n';
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n);
+}
+
+/* long_lines(buf, limit, skip) -> int64 (start, end) pairs: safety.long_lines's loop (its twin,
+ * log_twins.long_lines_py) step for step; skip: int64 (start, end) pairs of the regions passed over. */
+static PyObject *long_lines(PyObject *self, PyObject *args) {
+    Py_buffer view, skip_v;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*ny*", &view, &limit, &skip_v)) return NULL;
+    const char *raw = view.buf;
+    const int64_t *skip = skip_v.buf;
+    Py_ssize_t size = view.len, nskip = skip_v.len / (Py_ssize_t)(2 * sizeof(int64_t)), r = 0;
+    Py_ssize_t step = limit / 2 > 1 ? limit / 2 : 1, pos = 0;
+    I64s found = {0};
+    int failed = 0;
+    while (pos + step <= size) {
+        while (r < nskip && skip[2 * r + 1] <= pos) r++;
+        if (r < nskip && skip[2 * r] < pos + step) {
+            pos = (Py_ssize_t)skip[2 * r + 1];
+            continue;
+        }
+        if (memchr(raw + pos, '\n', (size_t)step)) {
+            pos += step;
+            continue;
+        }
+        Py_ssize_t start = pos;
+        while (start > 0 && raw[start - 1] != '\n') start--;
+        const char *nl = memchr(raw + pos, '\n', (size_t)(size - pos));
+        Py_ssize_t end = nl ? nl - raw : size;
+        if (end - start > limit && (i64s_push(&found, start) < 0 || i64s_push(&found, end) < 0)) {
+            failed = 1;
+            break;
+        }
+        pos = end + 1;
+    }
+    PyObject *result = failed ? NULL : int64_bytes(found.v, found.n);  /* i64s_push set the error */
+    scratch_free(found.v, (size_t)found.cap * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&skip_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -1891,6 +1971,8 @@ static PyMethodDef methods[] = {
     {"blank_lines", blank_lines, METH_O, "blank_lines(buf) -> int64 indexes of the lines bytes.strip() empties"},
     {"search_lines", search_lines, METH_VARARGS,
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
+    {"count_newlines", count_newlines, METH_VARARGS, "count_newlines(buf, start, end) -> buf.count(b'\\n', start, end)"},
+    {"long_lines", long_lines, METH_VARARGS, "long_lines(buf, limit, skip) -> int64 (start, end) of the lines over limit"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -153,3 +153,38 @@ def _collapse_zeros(shape: bytes) -> bytes:
     while b"00" in shape:
         shape = shape.replace(b"00", b"0")
     return shape
+
+
+def count_newlines_py(raw: bytes, start: int, end: int) -> int:
+    """The newlines of ``raw[start:end]``: ``bytes.count`` (the kernel's loop is vectorised)."""
+    return raw.count(b"\n", start, end)
+
+
+def long_lines_py(raw: bytes, limit: int, skip) -> list[tuple[int, int]]:
+    """(start, end) of every line (newline excluded) longer than ``limit`` bytes, outside the
+    (start, end) regions of ``skip`` (in order): ``operators.safety.long_lines``.
+
+    Every such line holds a whole aligned window of ``limit // 2`` bytes without a newline: one
+    ``find`` per window, not one step per line."""
+    step = max(limit // 2, 1)
+    found: list[tuple[int, int]] = []
+    size = len(raw)
+    regions = iter(skip)
+    region = next(regions, None)
+    pos = 0
+    while pos + step <= size:
+        while region is not None and region[1] <= pos:
+            region = next(regions, None)
+        if region is not None and region[0] < pos + step:
+            pos = region[1]
+            continue
+        if raw.find(b"\n", pos, pos + step) >= 0:
+            pos += step
+            continue
+        start = raw.rfind(b"\n", 0, pos) + 1
+        end = raw.find(b"\n", pos)
+        end = size if end < 0 else end
+        if end - start > limit:
+            found.append((start, end))
+        pos = end + 1
+    return found
