@@ -144,16 +144,20 @@ def _pad(m: re.Match, group: int) -> int:
 
 def _columns(plan: Plan, m: re.Match, hide_owner: bool) -> None:
     """Keep the type, the size and the name of one ``ls -l`` line (and the owner and group unless
-    ``hide_owner``); the other columns and the padding but one space go to the ref."""
+    ``hide_owner``); the other columns and the padding but one space go to the ref. A directory's
+    size (the blocks of its entry table, 4096 on most file systems: no measure of what it holds) goes
+    with them."""
     plan.keep(plan.position, m.end(1))
+    directory = m.group(1) == b"d"
     if hide_owner:
-        plan.omit(m.start(2), m.start(6) + _pad(m, 6) - 1, COLUMNS, COLUMNS_REASON)
+        plan.omit(m.start(2), m.end(7) if directory else m.start(6) + _pad(m, 6) - 1, COLUMNS, COLUMNS_REASON)
     else:
         plan.omit(m.start(2), m.start(4) + _pad(m, 4) - 1, COLUMNS, COLUMNS_REASON)
-        plan.keep(plan.position, m.start(6))
-        plan.omit(m.start(6), m.start(6) + _pad(m, 6) - 1, COLUMNS, COLUMNS_REASON)
-    plan.keep(plan.position, m.end(6))
-    plan.omit(m.start(7), m.end(7), COLUMNS, COLUMNS_REASON)
+        plan.keep(plan.position, m.end(5) if directory else m.start(6))
+        plan.omit(plan.position, m.end(7) if directory else m.start(6) + _pad(m, 6) - 1, COLUMNS, COLUMNS_REASON)
+    if not directory:
+        plan.keep(plan.position, m.end(6))
+        plan.omit(m.start(7), m.end(7), COLUMNS, COLUMNS_REASON)
 
 
 def _column_note(matches: list[re.Match], hide_owner: bool) -> str:
@@ -162,7 +166,8 @@ def _column_note(matches: list[re.Match], hide_owner: bool) -> str:
     owner = ""
     if hide_owner:
         owner = f"owner {matches[0].group(4).strip().decode('utf-8', 'replace')}, group {matches[0].group(5).strip().decode('utf-8', 'replace')}; "
-    return f"[ls -l: {len(matches):,} entries shown as type, size, name; {owner}modes {said}; modes, links, dates: "
+    return (f"[ls -l: {len(matches):,} entries shown as type, size (but a directory's), name; {owner}modes {said}; "
+            "modes, links, dates, directory sizes: ")
 
 
 # -- the reducers ----------------------------------------------------------------------------------

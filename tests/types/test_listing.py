@@ -99,8 +99,9 @@ def test_ls_la_keeps_every_name_type_size_and_link_target_and_hides_the_uniform_
     visible, refs = reduced(listing, raw)
     lines = [m for line in raw.splitlines() if (m := listing.LONG_RE.fullmatch(line))]
     assert len(lines) > 250
-    for m in lines:
-        assert m.group(1) + b" " + m.group(6).strip() + m.group(8) in visible  # type, size, name (-> target)
+    for m in lines:  # type, size, name (-> target); a directory's size (its entry table's blocks) in the ref
+        size = b"" if m.group(1) == b"d" else b" " + m.group(6).strip()
+        assert b"\n" + m.group(1) + size + m.group(8) + b"\n" in visible
     assert visible.startswith(b"total 575500\n")
     assert b" root " not in visible and b"Apr 27  2026" not in visible  # owner and dates behind the ref
     assert b"owner root, group root" in visible
@@ -178,7 +179,8 @@ def test_ls_lR_top_level_block_stays_as_printed_deeper_ones_shortened():
         for row in rows[:12]:
             m = listing.LONG_RE.fullmatch(row)
             if m:
-                assert b"\n" + m.group(1) + b" " + m.group(6).strip() + m.group(8) + b"\n" in visible, row
+                size = b"" if m.group(1) == b"d" else b" " + m.group(6).strip()
+                assert b"\n" + m.group(1) + size + m.group(8) + b"\n" in visible, row
     assert b"Aug  7 05:35 tests\n" in visible and b"Aug  7 05:35 test_funcs.py" not in visible
 
 
