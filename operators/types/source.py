@@ -549,6 +549,11 @@ class InOrder(Sequence):
     def __eq__(self, other) -> bool:
         return list(self) == list(other)
 
+    def compact(self, rank_array) -> tuple[bytearray, array]:
+        """The tiers and ranks ``operators.rank.compact_line_tiers`` makes of these pairs, made at once:
+        every line of tier 1, its index its rank (``rank_array``: the array that holds them)."""
+        return bytearray(b"\x01") * self.n, rank_array(lambda: range(self.n))
+
 
 def rank_lines(lines: list[bytes], config) -> InOrder:
     """A cut source file (its outline comes first, ``cut_head``) shows its lines from the top: every
