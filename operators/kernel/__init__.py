@@ -14,14 +14,15 @@ twin in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) a
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
-holding each offset) and ``blank_lines`` the line ranking uses.
+holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
+(where each line's code column starts) and its twin ``blame_twins``.
 """
 
 from __future__ import annotations
 
 from array import array
 
-from operators.kernel import diff_twins, json_twins, log_twins, search_twins, text_twins
+from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
 
 try:
     from operators.kernel import _kernel as C
@@ -48,6 +49,7 @@ TWINS = {
     "line_of": text_twins.line_of_py,
     "text_pieces": text_twins.text_pieces_py,
     "blank_lines": text_twins.blank_lines_py,
+    "blame_columns": blame_twins.blame_columns_py,
 }
 
 
@@ -144,6 +146,15 @@ def _c_blank_lines(text: bytes):
     return memoryview(C.blank_lines(text)).cast("q")
 
 
+def _c_blame_columns(raw: bytes, starts) -> tuple[array, int]:
+    """The code column of each blame line (-1: none) as an int64 array, and the widest line number (see
+    ``blame_twins.blame_columns_py``)."""
+    made, width = C.blame_columns(raw, starts)
+    code = array("q")
+    code.frombytes(made)
+    return code, width
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -163,6 +174,7 @@ if C is None:
     line_of = text_twins.line_of_py
     text_pieces = text_twins.text_pieces_py
     blank_lines = text_twins.blank_lines_py
+    blame_columns = blame_twins.blame_columns_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -182,3 +194,4 @@ else:
     line_of = _c_line_of
     text_pieces = _c_text_pieces
     blank_lines = _c_blank_lines
+    blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else blame_twins.blame_columns_py  # a kernel built before it

@@ -36,6 +36,7 @@ from functools import partial
 from itertools import compress, islice
 
 from operators.config import section
+from operators.kernel import blame_columns
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, LineTable
 from operators.vocab import SIGNAL_RE
@@ -51,10 +52,6 @@ GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcel
 MIN_GAIN = 64
 
 BLAME_RE = lazy(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
-# BLAME_RE at every line start but the first, in one pass over a whole text (its groups, its end): found
-# after a newline (searched for as a literal) and with possessive steps, none tried twice; group 2 is
-# the shortest run before the first spaces followed by ``\d+\)``, as BLAME_RE's lazy ``(.*?) +`` finds
-BLAME_SCAN = lazy(rb"\n(\^?[0-9a-f]{4,40}) [^(\r\n]*+\(((?:[^ \n]++| ++(?!\d+\)))*+) +(\d+)\) ?")
 # git blame -s: no author or date, the file name when blame followed the lines across files
 BLAME_S_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) ((?:[^()\s][^()\r\n]*? )?) *(\d+)\) ?")
 PORCELAIN_HEAD_RE = lazy(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
@@ -103,29 +100,19 @@ def _match(raw: bytes, start: int, body_end: int) -> re.Match | None:
 
 def _columns(raw: bytes, lines: LineTable) -> tuple[array, int] | None:
     """Where each line's code column starts (-1: an empty line) and the widest line number, from one
-    pass of ``BLAME_SCAN`` over the whole text (the first line and those it skips are matched one by
-    one: ``-s`` lines, empty lines); None when a line is not a blame line. No match object is kept."""
-    starts, n = lines.starts, len(lines)
-    code = array("q", [-1]) * n
-    width = _skipped(raw, lines, 0, code, 0) if n else 0
-    if width < 0:
-        return None
-    i = 1
-    for m in BLAME_SCAN.finditer(raw):
-        at = m.start() + 1
-        while starts[i] != at:  # a line the scan skipped
+    pass over the whole text (``operators.kernel.blame_columns``: the default-form lines); the first
+    line and those the pass skips are matched one by one (``-s`` lines, empty lines); None when a line
+    is not a blame line. No match object is kept."""
+    code, width = blame_columns(raw, lines.starts)
+    i = -1
+    try:
+        while True:
+            i = code.index(-1, i + 1)
             width = _skipped(raw, lines, i, code, width)
             if width < 0:
                 return None
-            i += 1
-        code[i] = m.end()
-        width = max(width, m.end(3) - m.start(3))
-        i += 1
-    for i in range(i, n):
-        width = _skipped(raw, lines, i, code, width)
-        if width < 0:
-            return None
-    return code, width
+    except ValueError:
+        return code, width
 
 
 def _skipped(raw: bytes, lines: LineTable, i: int, code: array, width: int) -> int:

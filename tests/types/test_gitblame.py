@@ -12,6 +12,7 @@ from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.classify import classify
 from operators.config import config_class
 from operators.reduction import omissions, render, restore
+from operators.kernel import blame_twins
 from operators.types import gitblame
 from operators.vocab import SIGNAL_RE
 
@@ -262,7 +263,7 @@ def _line_matches(raw: bytes) -> list:
 
 def _scan_matches(raw: bytes) -> list:
     found = {m.start() + 1: [(m.start() + 1, m.end()), *(m.span(k) for k in range(1, 4))]
-             for m in gitblame.BLAME_SCAN.finditer(raw)}
+             for m in blame_twins.BLAME_SCAN.finditer(raw)}
     out, start = [], raw.find(b"\n") + 1
     while 0 < start <= len(raw):
         out.append(found.get(start))
@@ -275,6 +276,13 @@ def _scan_matches(raw: bytes) -> list:
 def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_real_blames(name):
     raw = type_data(name)
     assert _scan_matches(raw) == _line_matches(raw) and sum(map(bool, _line_matches(raw))) > 50
+    import operators.kernel as dispatch
+    from operators.types.gitlog import LineTable
+
+    starts = LineTable(raw).starts  # the kernel's code columns: the scan's ends, -1 where it found none
+    code, width = dispatch.blame_columns(raw, starts)
+    assert list(code) == [m[0][1] if m else -1 for m in [None] + _scan_matches(raw)][: len(code)]
+    assert (list(code), width) == (list(blame_twins.blame_columns_py(raw, starts)[0]), width)
 
 
 def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_random_lines():
