@@ -143,6 +143,8 @@ def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
             return plan
     cost = _costs(lines, code, sig)
     tries = [(after, HEAD_LINES) for after in range(AFTER_MAX, -1, -1)] + [(0, 0)]
+    if sum(compress(cost, _selection(sig, 0, HEAD_LINES))) > ESTIMATE_SLACK * room:
+        tries = tries[-1:]  # the lines of the least selection with a head, a floor of every estimate, are over
     for after, head in tries:
         shown = _selection(sig, after, head)
         if head and _estimate(shown, cost) > ESTIMATE_SLACK * room:  # clearly over: not built
@@ -424,7 +426,7 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Under a budget the definition lines come first (tier 0), in order; a line of code with a
     signal word is context (tier 1: in a blame it is the code's own word, not a failure); the
     rest is left to the general rules (markers are context, the lines after a definition too)."""
-    codes = [_code_of(line.rstrip(b"\r")) for line in lines]
+    codes = [None if line[:1] == b"[" else _code_of(line.rstrip(b"\r")) for line in lines]  # a fold line: none
     lang = code_language([c for c in codes if c is not None])
     out: list[tuple[int, int] | None] = []
     for code in codes:
