@@ -29,8 +29,9 @@ import re
 from array import array
 from collections.abc import Iterator, Sequence
 from itertools import compress, count, repeat
-from operator import add, le, mul, sub
+from operator import add, and_, le, mul, sub
 
+from operators.kernel import line_of
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
 from operators.types.gitlog import LineTable, split_lines
@@ -101,6 +102,12 @@ SIGNATURE_RES = {
         rb"|fun)\s+)*(?:fun\b|class\s+\w+|interface\s+\w+|object\b|typealias\s+\w+|constructor\s*\()"
     ),
     "shell": lazy(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
+}
+# What each line a language's SIGNATURE_RES matches holds (a word it needs, or a ``{`` it ends with): a
+# signature pattern is tried only on the lines where one pass over the whole text found this
+SIGNATURE_NEEDS = {
+    "js": lazy(rb"function|class|interface|type|enum|const|let|var|\{[ \t\r\f\v]*$", re.M),
+    "rust": lazy(rb"fn|struct|enum|trait|union|type|impl|mod|macro_rules!"),
 }
 IMPORT_RE = lazy(
     rb"^\s*(?:import\b|from\s+[\w.]+\s+import\b|#include\b|use\s+[\w:{]|extern crate\b|using\s+[\w.]+;"
@@ -353,6 +360,8 @@ def _signature_table(raw: bytes, count_imports: bool = False):
     if sig_re is None:
         return lang, len(table), imports, [], []
     line_re = _in_place(sig_re)
+    if lang in SIGNATURE_NEEDS:
+        short = bytes(map(and_, short, _lines_holding(raw, table.starts, SIGNATURE_NEEDS[lang])))
     found = bytes(map(bool, map(line_re.match, repeat(raw), compress(table.starts, short), compress(table.bodies, short))))
     numbers = array("q", compress(compress(count(1), short), found))
     starts = array("q", compress(compress(table.starts, short), found))
@@ -375,6 +384,15 @@ def _numbered_definitions(raw: bytes, table: LineTable, sig_re) -> tuple[int, li
         if sig_re is not None and sig_re.match(line):
             sigs.append((number, line.rstrip()))
     return imports, sigs
+
+
+def _lines_holding(raw: bytes, starts, pattern) -> bytearray:
+    """1 for each line (``starts``: n + 1 offsets) in which ``pattern`` (no newline in its matches) is
+    found, from one pass over the whole text."""
+    flags = bytearray(len(starts) - 1)
+    for i in line_of(starts, array("q", map(re.Match.start, pattern.finditer(raw)))):
+        flags[i] = 1
+    return flags
 
 
 _IN_PLACE: dict[bytes, re.Pattern] = {}
