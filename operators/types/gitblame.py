@@ -34,6 +34,7 @@ import re
 from array import array
 from functools import partial
 from itertools import compress, islice
+from operator import sub
 
 from operators.config import section
 from operators.kernel import blame_columns
@@ -141,10 +142,10 @@ def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
         plan = walk()
         if not room or _visible(plan) <= room or sig.find(1) < 0:
             return plan
-    cost = _costs(lines, code, sig)
     tries = [(after, HEAD_LINES) for after in range(AFTER_MAX, -1, -1)] + [(0, 0)]
-    if sum(compress(cost, _selection(sig, 0, HEAD_LINES))) > ESTIMATE_SLACK * room:
+    if _floor(lines, code, sig, HEAD_LINES) > ESTIMATE_SLACK * room:
         tries = tries[-1:]  # the lines of the least selection with a head, a floor of every estimate, are over
+    cost = _costs(lines, code, sig) if len(tries) > 1 else None
     for after, head in tries:
         shown = _selection(sig, after, head)
         if head and _estimate(shown, cost) > ESTIMATE_SLACK * room:  # clearly over: not built
@@ -229,6 +230,17 @@ def _costs(lines: LineTable, code: array, sig: bytearray) -> array:
     starts = lines.starts
     return array("q", ((e - s if d else e - c + 8) if c >= 0 else 1
                        for c, d, s, e in zip(code, sig, starts, islice(starts, 1, None))))
+
+
+def _floor(lines: LineTable, code: array, sig: bytearray, head: int) -> int:
+    """``_costs`` summed over the least selection with a head (``_selection(sig, 0, head)``): each
+    definition line whole (none is an empty line), and the first ``head`` lines."""
+    starts = lines.starts
+    total = sum(compress(map(sub, islice(starts, 1, None), starts), sig))
+    for i in range(min(head, len(sig))):
+        if not sig[i]:
+            total += starts[i + 1] - code[i] + 8 if code[i] >= 0 else 1
+    return total
 
 
 def _selection(sig: bytearray, after: int, head: int) -> bytearray:
