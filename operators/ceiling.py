@@ -65,7 +65,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from functools import cached_property
-from itertools import accumulate, compress, takewhile
+from itertools import accumulate, compress, islice, takewhile
 from operator import le, sub
 from typing import Annotated, Literal
 
@@ -406,7 +406,7 @@ def _ranked(text: bytes, kind: str, config):
     for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
         order = array("i", compress(range(len(tiers)), map(tier.__eq__, tiers)))
         rank_of = ranks.__getitem__
-        if not all(map(le, map(rank_of, order), map(rank_of, order[1:]))):  # (a source file's ranks are its line numbers)
+        if not all(map(le, map(rank_of, order), map(rank_of, islice(order, 1, None)))):  # (a source file's ranks are its line numbers)
             order = _by_rank(order, rank_of)
         best = len(order) and sum(1 for _ in takewhile(rank_of(order[0]).__eq__, map(rank_of, order)))
         out.append(order)

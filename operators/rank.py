@@ -181,16 +181,18 @@ def line_tiers(kind: str, lines: list[bytes], config) -> tuple[list[int], list[i
 
 def _rank_array(make, *later: int):
     """The ranks ``make()`` gives, a signed byte each when they and the ranks set ``later`` fit (they
-    do, but for a type's own ranks), else 8 bytes each (a source file's ranks are its line numbers), else a list."""
+    do, but for a type's own ranks), else 4 bytes each (a source file's ranks are its line numbers), else 8, else a list."""
     if all(-128 <= rank < 128 for rank in (*later, BLANK_RANK, -1, *range(6))):
         try:
             return array("b", make())
         except (OverflowError, TypeError):
             pass
-    try:
-        return array("q", make())
-    except (OverflowError, TypeError):
-        return list(make())
+    for code in "iq":  # 4 bytes a rank when they fit (the line numbers of a file under 2**31 lines)
+        try:
+            return array(code, make())
+        except (OverflowError, TypeError):
+            pass
+    return list(make())
 
 
 def compact_line_tiers(kind: str, lines, config):
@@ -203,17 +205,8 @@ def compact_line_tiers(kind: str, lines, config):
     own = types.attr(kind, "tier", None, config) if given is None else None
     if given is None:
         signal, context = _general(lines)
-    else:  # the general rules only for the lines the type left unranked (a few, in a diff)
-        todo = [i for i, ranked in enumerate(given) if ranked is None]
-        signal, context = _general([lines[i] for i in todo])
-        signal, context = [todo[j] for j in signal], [todo[j] for j in context]
     if given is not None:
-        tiers = bytearray(2 if ranked is None else ranked[0] for ranked in given)
-        ranks = _rank_array(lambda: (0 if ranked is None else ranked[1] for ranked in given))
-        for i in context:  # disjoint from the signal lines
-            tiers[i] = 1
-        for i in signal:
-            tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
+        tiers, ranks = _given_tiers(given, lines)
     elif own is None:  # the general rules alone: only the lines they name are visited
         tiers, ranks = _general_tiers(kind, lines, signal, context, config)
     else:
@@ -233,6 +226,24 @@ def compact_line_tiers(kind: str, lines, config):
     if types.attr(kind, "PACK_CONTEXT", True, config):
         _context(tiers, lines, blank)
     _blanks(tiers, ranks, blank)
+    return tiers, ranks
+
+
+def _given_tiers(given, lines):
+    """Tiers and ranks of the ``(tier, rank)`` pairs a type's ``rank_lines`` gave, the general rules
+    only for the lines it left unranked (a few, in a diff); made at once by a sequence that can
+    (``compact``: a source file's lines in order)."""
+    if hasattr(given, "compact"):
+        return given.compact(_rank_array)
+    todo = [i for i, ranked in enumerate(given) if ranked is None]
+    signal, context = _general([lines[i] for i in todo])
+    tiers = bytearray(2 if ranked is None else ranked[0] for ranked in given)
+    ranks = _rank_array(lambda: (0 if ranked is None else ranked[1] for ranked in given))
+    for j in context:  # disjoint from the signal lines
+        tiers[todo[j]] = 1
+    for j in signal:
+        i = todo[j]
+        tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
     return tiers, ranks
 
 

@@ -114,7 +114,7 @@ def test_mask_examples():
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
-                                  "count_newlines", "long_lines")]  # the last two: the ceiling's and safety's
+                                  "count_newlines", "long_lines", "blame_columns")]  # the ceiling's, safety's, blame's
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -124,7 +124,8 @@ def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
     for name, twin in TWINS.items():
         assert getattr(dispatch, name) is not twin  # the kernel is built here: none dispatches to its twin
         assert twin.__module__ in (twins.__name__, json_twins.__name__, "operators.kernel.diff_twins",
-                                   "operators.kernel.search_twins", "operators.kernel.text_twins")
+                                   "operators.kernel.search_twins", "operators.kernel.text_twins",
+                                   "operators.kernel.blame_twins")
     assert jsonscan.pair_brackets is dispatch.pair_brackets
     from operators.types import diff
 
@@ -590,3 +591,37 @@ def test_long_lines_matches_the_python_twin(raw, limit, cuts):
                 lines.append((at, at + len(line)))
             at += len(line) + 1
         assert expected == lines
+BLAME_PIECES = [b"a", b"0", b"12", b" ", b"  ", b"(", b")", b"\r", b"x", b"^", b"f", b"-", b"9)", b" 7) ", b"\n", b"\xff"]
+BLAME_HEADS = [b"abcd ", b"^0f1e ", b"", b"abc ", b"abcdef0 src/a.py ", b"0123456789abcdef0123456789abcdef012345678 ",
+               b"0123456789abcdef0123456789abcdef0123456789 ", b"0123456789abcdef0123456789abcdef01234567890 "]
+BLAMEISH = st.lists(st.tuples(st.sampled_from(BLAME_HEADS), st.lists(st.sampled_from(BLAME_PIECES), max_size=14)),
+                    max_size=12).map(lambda lines: b"\n".join(h + b"".join(p) for h, p in lines))
+
+
+def _blame_columns_both(raw: bytes):
+    import operators.kernel as dispatch
+    from operators.kernel.diff_twins import line_starts
+
+    starts = line_starts(raw)
+    found, twin = dispatch.blame_columns(raw, starts), TWINS["blame_columns"](raw, starts)
+    return (list(found[0]), found[1]), (list(twin[0]), twin[1])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=BLAMEISH, final=st.sampled_from([b"", b"\n", b"\r\n"]))
+def test_blame_columns_match_the_python_twin(raw, final):
+    found, twin = _blame_columns_both(raw + final)
+    assert found == twin
+
+
+def test_blame_columns_match_the_python_twin_on_many_lines_and_find_the_code_columns():
+    rng = random.Random(29)
+    lines = [rng.choice(BLAME_HEADS) + b"".join(rng.choice(BLAME_PIECES) for _ in range(rng.randint(0, 24)))
+             for _ in range(30_000)]
+    planted = b"1a2b3c4d (Ana Lima   2026-01-02 10:11:12 +0200  1234) code(x) 12) y\n"
+    raw = planted + b"\n".join(lines) + b"\n" + planted + b"^1a2b3c4 (Bo 2026-01-02  7)\tz"
+    found, twin = _blame_columns_both(raw)
+    assert found == twin and sum(c >= 0 for c in found[0]) > 1000
+    assert found[0][0] == -1  # the first line: no newline before it
+    assert raw[found[0][-1] :] == b"\tz" and found[1] == 4
+

@@ -14,16 +14,17 @@ twin in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) a
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
-holding each offset) and ``blank_lines`` the line ranking uses. ``count_newlines`` (a gap's lines, for the
-output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their twins in
-``log_twins``.
+holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
+(where each line's code column starts) and its twin ``blame_twins``. ``count_newlines`` (a gap's lines,
+for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
+twins in ``log_twins``.
 """
 
 from __future__ import annotations
 
 from array import array
 
-from operators.kernel import diff_twins, json_twins, log_twins, search_twins, text_twins
+from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
 
 try:
     from operators.kernel import _kernel as C
@@ -52,6 +53,7 @@ TWINS = {
     "blank_lines": text_twins.blank_lines_py,
     "count_newlines": log_twins.count_newlines_py,
     "long_lines": log_twins.long_lines_py,
+    "blame_columns": blame_twins.blame_columns_py,
 }
 
 
@@ -152,6 +154,13 @@ def _c_long_lines(raw: bytes, limit: int, skip) -> list[tuple[int, int]]:
     """The lines over ``limit`` bytes outside ``skip`` (see ``log_twins.long_lines_py``), as (start, end) pairs."""
     found = iter(memoryview(C.long_lines(raw, limit, array("q", [at for region in skip for at in region]))).cast("q"))
     return list(zip(found, found))
+def _c_blame_columns(raw: bytes, starts) -> tuple[array, int]:
+    """The code column of each blame line (-1: none) as an int64 array, and the widest line number (see
+    ``blame_twins.blame_columns_py``)."""
+    made, width = C.blame_columns(raw, starts)
+    code = array("q")
+    code.frombytes(made)
+    return code, width
 
 
 if C is None:
@@ -175,6 +184,7 @@ if C is None:
     blank_lines = text_twins.blank_lines_py
     count_newlines = log_twins.count_newlines_py
     long_lines = log_twins.long_lines_py
+    blame_columns = blame_twins.blame_columns_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -196,3 +206,4 @@ else:
     blank_lines = _c_blank_lines
     count_newlines = C.count_newlines if hasattr(C, "count_newlines") else log_twins.count_newlines_py  # an older build
     long_lines = _c_long_lines if hasattr(C, "long_lines") else log_twins.long_lines_py
+    blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else blame_twins.blame_columns_py  # a kernel built before it

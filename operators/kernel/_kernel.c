@@ -1948,6 +1948,61 @@ static PyObject *long_lines(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* ---- the git blame type's code columns ------------------------------------------------------------ */
+
+/* Where the code column of the default-form blame line starting at p begins (BLAME_SCAN of blame_twins.py
+ * after the newline before p: hash, anything up to "(", the author and date, the blanks before the line
+ * number, the number, ")" and one blank), its number's digits in *digits; -1 when the line is not one. */
+static Py_ssize_t blame_column_at(const unsigned char *s, Py_ssize_t p, Py_ssize_t len, Py_ssize_t *digits) {
+    Py_ssize_t q = p, h;
+    if (q < len && s[q] == '^') q++;
+    h = q;
+    while (q < len && ((s[q] >= '0' && s[q] <= '9') || (s[q] >= 'a' && s[q] <= 'f'))) q++;
+    if (q - h < 4 || q - h > 40 || q >= len || s[q] != ' ') return -1;
+    q++;
+    while (q < len && s[q] != '(' && s[q] != '\r' && s[q] != '\n') q++;
+    if (q >= len || s[q] != '(') return -1;
+    q++;
+    for (;;) {  /* runs of non-blanks, and runs of blanks not followed by digits and ")" */
+        if (q >= len || s[q] == '\n') return -1;
+        if (s[q] != ' ') {
+            while (q < len && s[q] != ' ' && s[q] != '\n') q++;
+            continue;
+        }
+        while (q < len && s[q] == ' ') q++;
+        Py_ssize_t d = q;
+        while (q < len && s[q] >= '0' && s[q] <= '9') q++;
+        if (q > d && q < len && s[q] == ')') {
+            *digits = q - d;
+            q++;
+            return q < len && s[q] == ' ' ? q + 1 : q;
+        }
+        q = d;  /* the blanks were the author's or the date's: on after them */
+    }
+}
+
+static PyObject *blame_columns(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv;
+    if (!PyArg_ParseTuple(args, "y*y*", &bv, &sv)) return NULL;
+    const unsigned char *s = bv.buf;
+    const int64_t *starts = sv.buf;
+    Py_ssize_t len = bv.len, n = sv.len / (Py_ssize_t)sizeof(int64_t) - 1, width = 0;
+    if (n < 0) n = 0;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (out) {
+        int64_t *code = (int64_t *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t p = (Py_ssize_t)starts[i], digits = 0, c = -1;
+            if (p > 0 && p <= len && s[p - 1] == '\n') c = blame_column_at(s, p, len, &digits);
+            code[i] = c;
+            if (c >= 0 && digits > width) width = digits;
+        }
+    }
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    return out ? Py_BuildValue("(Nn)", out, width) : NULL;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -1973,6 +2028,8 @@ static PyMethodDef methods[] = {
      "search_lines(buf, numbered, good) -> (starts, tails, kinds, pids, paths, (plain_todo, context_todo))"},
     {"count_newlines", count_newlines, METH_VARARGS, "count_newlines(buf, start, end) -> buf.count(b'\\n', start, end)"},
     {"long_lines", long_lines, METH_VARARGS, "long_lines(buf, limit, skip) -> int64 (start, end) of the lines over limit"},
+    {"blame_columns", blame_columns, METH_VARARGS,
+     "blame_columns(buf, starts) -> (int64 code column of each default-form blame line or -1, widest line number)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -34,8 +34,10 @@ import re
 from array import array
 from functools import partial
 from itertools import compress, islice
+from operator import sub
 
 from operators.config import section
+from operators.kernel import blame_columns
 from operators.reduction import Plan, passthrough
 from operators.types.gitlog import Line, LineTable
 from operators.vocab import SIGNAL_RE
@@ -51,10 +53,6 @@ GROUP, REASON = "blame", "repeated blame headers (hash, author, date) and porcel
 MIN_GAIN = 64
 
 BLAME_RE = lazy(rb"(\^?[0-9a-f]{4,40}) (?:[^(\r\n]*?)\((.*?) +(\d+)\) ?")
-# BLAME_RE at every line start but the first, in one pass over a whole text (its groups, its end): found
-# after a newline (searched for as a literal) and with possessive steps, none tried twice; group 2 is
-# the shortest run before the first spaces followed by ``\d+\)``, as BLAME_RE's lazy ``(.*?) +`` finds
-BLAME_SCAN = lazy(rb"\n(\^?[0-9a-f]{4,40}) [^(\r\n]*+\(((?:[^ \n]++| ++(?!\d+\)))*+) +(\d+)\) ?")
 # git blame -s: no author or date, the file name when blame followed the lines across files
 BLAME_S_RE = re.compile(rb"(\^?[0-9a-f]{4,40}) ((?:[^()\s][^()\r\n]*? )?) *(\d+)\) ?")
 PORCELAIN_HEAD_RE = lazy(rb"([0-9a-f]{40}) \d+ \d+(?: \d+)?\r?$")
@@ -103,29 +101,19 @@ def _match(raw: bytes, start: int, body_end: int) -> re.Match | None:
 
 def _columns(raw: bytes, lines: LineTable) -> tuple[array, int] | None:
     """Where each line's code column starts (-1: an empty line) and the widest line number, from one
-    pass of ``BLAME_SCAN`` over the whole text (the first line and those it skips are matched one by
-    one: ``-s`` lines, empty lines); None when a line is not a blame line. No match object is kept."""
-    starts, n = lines.starts, len(lines)
-    code = array("q", [-1]) * n
-    width = _skipped(raw, lines, 0, code, 0) if n else 0
-    if width < 0:
-        return None
-    i = 1
-    for m in BLAME_SCAN.finditer(raw):
-        at = m.start() + 1
-        while starts[i] != at:  # a line the scan skipped
+    pass over the whole text (``operators.kernel.blame_columns``: the default-form lines); the first
+    line and those the pass skips are matched one by one (``-s`` lines, empty lines); None when a line
+    is not a blame line. No match object is kept."""
+    code, width = blame_columns(raw, lines.starts)
+    i = -1
+    try:
+        while True:
+            i = code.index(-1, i + 1)
             width = _skipped(raw, lines, i, code, width)
             if width < 0:
                 return None
-            i += 1
-        code[i] = m.end()
-        width = max(width, m.end(3) - m.start(3))
-        i += 1
-    for i in range(i, n):
-        width = _skipped(raw, lines, i, code, width)
-        if width < 0:
-            return None
-    return code, width
+    except ValueError:
+        return code, width
 
 
 def _skipped(raw: bytes, lines: LineTable, i: int, code: array, width: int) -> int:
@@ -154,8 +142,10 @@ def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
         plan = walk()
         if not room or _visible(plan) <= room or sig.find(1) < 0:
             return plan
-    cost = _costs(lines, code, sig)
     tries = [(after, HEAD_LINES) for after in range(AFTER_MAX, -1, -1)] + [(0, 0)]
+    if _floor(lines, code, sig, HEAD_LINES) > ESTIMATE_SLACK * room:
+        tries = tries[-1:]  # the lines of the least selection with a head, a floor of every estimate, are over
+    cost = _costs(lines, code, sig) if len(tries) > 1 else None
     for after, head in tries:
         shown = _selection(sig, after, head)
         if head and _estimate(shown, cost) > ESTIMATE_SLACK * room:  # clearly over: not built
@@ -240,6 +230,17 @@ def _costs(lines: LineTable, code: array, sig: bytearray) -> array:
     starts = lines.starts
     return array("q", ((e - s if d else e - c + 8) if c >= 0 else 1
                        for c, d, s, e in zip(code, sig, starts, islice(starts, 1, None))))
+
+
+def _floor(lines: LineTable, code: array, sig: bytearray, head: int) -> int:
+    """``_costs`` summed over the least selection with a head (``_selection(sig, 0, head)``): each
+    definition line whole (none is an empty line), and the first ``head`` lines."""
+    starts = lines.starts
+    total = sum(compress(map(sub, islice(starts, 1, None), starts), sig))
+    for i in range(min(head, len(sig))):
+        if not sig[i]:
+            total += starts[i + 1] - code[i] + 8 if code[i] >= 0 else 1
+    return total
 
 
 def _selection(sig: bytearray, after: int, head: int) -> bytearray:
@@ -437,7 +438,7 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Under a budget the definition lines come first (tier 0), in order; a line of code with a
     signal word is context (tier 1: in a blame it is the code's own word, not a failure); the
     rest is left to the general rules (markers are context, the lines after a definition too)."""
-    codes = [_code_of(line.rstrip(b"\r")) for line in lines]
+    codes = [None if line[:1] == b"[" else _code_of(line.rstrip(b"\r")) for line in lines]  # a fold line: none
     lang = code_language([c for c in codes if c is not None])
     out: list[tuple[int, int] | None] = []
     for code in codes:

@@ -26,10 +26,12 @@ taken for source: lines that start with a language keyword, lines that end in ``
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from itertools import compress, count, repeat
-from operator import add, itemgetter, le, mul, sub
+from operator import add, and_, le, mul, sub
 
+from operators.kernel import line_of
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
 from operators.types.gitlog import LineTable, split_lines
@@ -100,6 +102,12 @@ SIGNATURE_RES = {
         rb"|fun)\s+)*(?:fun\b|class\s+\w+|interface\s+\w+|object\b|typealias\s+\w+|constructor\s*\()"
     ),
     "shell": lazy(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
+}
+# What each line a language's SIGNATURE_RES matches holds (a word it needs, or a ``{`` it ends with): a
+# signature pattern is tried only on the lines where one pass over the whole text found this
+SIGNATURE_NEEDS = {
+    "js": lazy(rb"function|class|interface|type|enum|const|let|var|\{[ \t\r\f\v]*$", re.M),
+    "rust": lazy(rb"fn|struct|enum|trait|union|type|impl|mod|macro_rules!"),
 }
 IMPORT_RE = lazy(
     rb"^\s*(?:import\b|from\s+[\w.]+\s+import\b|#include\b|use\s+[\w:{]|extern crate\b|using\s+[\w.]+;"
@@ -329,23 +337,36 @@ MINOR_RE = lazy(  # ... and these first: type aliases, constants
 def definitions(raw: bytes, count_imports: bool = True) -> tuple[str, int, int, list[tuple[int, bytes]]]:
     """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)]);
     imports 0 when not ``count_imports`` (an outline shown when a file is cut does not say it)."""
+    lang, nlines, imports, numbers, sigs = _signature_table(raw, count_imports)
+    return lang, nlines, imports, list(zip(numbers, sigs))
+
+
+def _signature_table(raw: bytes, count_imports: bool = False):
+    """``definitions`` as (language, lines, imports, line numbers, signature lines): the signature lines
+    a sequence (``_Signatures``: each line's bytes made when read, none kept) but in a ``cat -n`` text."""
     table = LineTable(raw)
     head = [raw[a:b] for a, b in zip(table.starts[:2000], table.bodies[:2000])]
     numbered = is_numbered([ln for ln in head[:1500] if ln.strip()])
     lang = language(b"\n".join(_strip_number(ln, numbered) for ln in head))
     sig_re = SIGNATURE_RES.get(lang)
     if numbered:
-        return (lang, len(table), *_numbered_definitions(raw, table, sig_re))
+        imports, sigs = _numbered_definitions(raw, table, sig_re)
+        return lang, len(table), imports, [n for n, _ in sigs], [line for _, line in sigs]
     def lines():  # each line's bytes, made one at a time
         return map(raw.__getitem__, map(slice, table.starts, table.bodies))
 
     short = bytes(map(le, map(sub, table.bodies, table.starts), repeat(SIG_LINE_MAX)))  # longer: data
     imports = sum(map(bool, map(IMPORT_RE.match, compress(lines(), short)))) if count_imports else 0
     if sig_re is None:
-        return lang, len(table), imports, []
-    found = bytes(map(bool, map(sig_re.match, compress(lines(), short))))
-    numbers = list(compress(compress(count(1), short), found))
-    return lang, len(table), imports, [(n, raw[table.starts[n - 1] : table.bodies[n - 1]].rstrip()) for n in numbers]
+        return lang, len(table), imports, [], []
+    line_re = _in_place(sig_re)
+    if lang in SIGNATURE_NEEDS:
+        short = bytes(map(and_, short, _lines_holding(raw, table.starts, SIGNATURE_NEEDS[lang])))
+    found = bytes(map(bool, map(line_re.match, repeat(raw), compress(table.starts, short), compress(table.bodies, short))))
+    numbers = array("q", compress(compress(count(1), short), found))
+    starts = array("q", compress(compress(table.starts, short), found))
+    ends = array("q", compress(compress(table.bodies, short), found))
+    return lang, len(table), imports, numbers, _Signatures(raw, starts, ends)
 
 
 def _numbered_definitions(raw: bytes, table: LineTable, sig_re) -> tuple[int, list[tuple[int, bytes]]]:
@@ -363,6 +384,52 @@ def _numbered_definitions(raw: bytes, table: LineTable, sig_re) -> tuple[int, li
         if sig_re is not None and sig_re.match(line):
             sigs.append((number, line.rstrip()))
     return imports, sigs
+
+
+def _lines_holding(raw: bytes, starts, pattern) -> bytearray:
+    """1 for each line (``starts``: n + 1 offsets) in which ``pattern`` (no newline in its matches) is
+    found, from one pass over the whole text."""
+    flags = bytearray(len(starts) - 1)
+    for i in line_of(starts, array("q", map(re.Match.start, pattern.finditer(raw)))):
+        flags[i] = 1
+    return flags
+
+
+_IN_PLACE: dict[bytes, re.Pattern] = {}
+
+
+def _in_place(pattern) -> re.Pattern:
+    """``pattern`` (anchored at a line's start by ``^``) compiled to match a line where it stands in the
+    whole text (``match(raw, start, body_end)``: no bytes object a line): ``^`` matches after a newline
+    too, as at the start of the line alone; the line holds no newline for ``$`` to see."""
+    made = _IN_PLACE.get(pattern.pattern)
+    if made is None:
+        made = _IN_PLACE[pattern.pattern] = re.compile(pattern.pattern, re.M)
+    return made
+
+
+class _Signatures(Sequence):
+    """The signature lines of a file (where each starts and ends), each one's bytes made when read."""
+
+    __slots__ = ("raw", "starts", "ends")
+
+    def __init__(self, raw: bytes, starts: array, ends: array):
+        self.raw, self.starts, self.ends = raw, starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self.raw[self.starts[i] : self.ends[i]].rstrip()
+
+    def __iter__(self):
+        return map(bytes.rstrip, map(self.raw.__getitem__, map(slice, self.starts, self.ends)))
+
+    def holding(self, words) -> Iterator[int]:
+        """The indexes of the lines in which pattern ``words`` (no blank in its matches) is found."""
+        return compress(count(), map(words.search, repeat(self.raw), self.starts, self.ends))
 
 
 def outline(raw: bytes) -> tuple[str, int, int, list[str]]:
@@ -389,56 +456,65 @@ def _indent(line: bytes) -> int:
     return len(line) - len(body) + 3 * line[: len(line) - len(body)].count(b"\t")
 
 
-def _bodies(entries: list[bytes]):
-    """The signature of each outline entry (``12: def f(x):``), made one at a time."""
-    return map(itemgetter(1), map(bytes.split, entries, repeat(b": "), repeat(1)))
+KIND = 1 << 32  # an entry's key: its kind (``_weights``) times this, plus its indent (``_indents``)
 
 
-def _weights(entries: list[bytes]):
-    """0 for a main definition, 1 for an interface, 2 for a minor one (a type alias, a constant)."""
-    minor = map(MINOR_RE.match, _bodies(entries))
-    interface = map(INTERFACE_RE.match, _bodies(entries))
-    return (2 if m else 1 if f else 0 for m, f in zip(minor, interface))
+OUTLINE_WORDS = lazy(rb"type|const|let|var|interface")  # in each line MINOR_RE or INTERFACE_RE matches
 
 
-def _indents(entries: list[bytes]):
-    """``_indent`` of each entry's signature: its leading blanks, a tab counted as four."""
-    blanks = list(map(sub, map(len, _bodies(entries)), map(len, map(bytes.lstrip, _bodies(entries), repeat(b" \t")))))
-    tabs = map(bytes.count, _bodies(entries), repeat(b"\t"), repeat(0), blanks)
+def _weights(sigs) -> bytearray:
+    """0 for a main definition, 1 for an interface, 2 for a minor one (a type alias, a constant), of each
+    signature line (as its outline entry holds it: with its newline); the patterns are tried only on
+    the lines holding one of ``OUTLINE_WORDS``."""
+    weights = bytearray(len(sigs))
+    for i in sigs.holding(OUTLINE_WORDS) if isinstance(sigs, _Signatures) else range(len(sigs)):
+        line = sigs[i] + b"\n"
+        weights[i] = 2 if MINOR_RE.match(line) else 1 if INTERFACE_RE.match(line) else 0
+    return weights
+
+
+def _indents(sigs):
+    """``_indent`` of each signature line: its leading blanks, a tab counted as four."""
+    blanks = array("q", map(sub, map(len, sigs), map(len, map(bytes.lstrip, sigs, repeat(b" \t")))))
+    tabs = map(bytes.count, sigs, repeat(b"\t"), repeat(0), blanks)
     return map(add, blanks, map(mul, tabs, repeat(3)))
 
 
-def _fitting(entries: list[bytes], room: int) -> list[int]:
-    """The indexes of the entries an outline of ``room`` bytes shows: the main definitions (classes,
-    functions, methods) before the minor ones (interfaces, then types and constants), the outer before
-    the nested; when a level does not fit whole, an even spread of it and the deeper levels of the same
-    kind together (nested definitions keep a share); kept in file order."""
-    if sum(map(len, entries)) <= room:
-        return list(range(len(entries)))
-    classes: dict[tuple[int, int], list[int]] = {}
-    for i, key in enumerate(zip(_weights(entries), _indents(entries))):
-        classes.setdefault(key, []).append(i)
+def _fitting(sizes: array, keys: array, room: int) -> list[int]:
+    """The indexes of the entries (``sizes``: each one's bytes) an outline of ``room`` bytes shows: the
+    main definitions (classes, functions, methods) before the minor ones (interfaces, then types and
+    constants), the outer before the nested (``keys``: kind and indent, ``KIND``); when a level does not
+    fit whole, an even spread of it and the deeper levels of the same kind together (nested definitions
+    keep a share); kept in file order."""
+    if sum(sizes) <= room:
+        return list(range(len(sizes)))
+    classes: dict[int, array] = {}
+    for i, key in enumerate(keys):
+        members = classes.get(key)
+        if members is None:
+            members = classes[key] = array("q")
+        members.append(i)
     chosen: list[int] = []
     for key in sorted(classes):
         members = classes[key]
-        cost = sum(len(entries[i]) for i in members)
+        cost = sum(map(sizes.__getitem__, members))
         if cost > room:
-            pool = sorted(i for other in classes if other[0] == key[0] and other[1] >= key[1] for i in classes[other])
-            return sorted(chosen + _spread(pool, entries, room))
+            pool = sorted(i for other in classes if other // KIND == key // KIND and other >= key for i in classes[other])
+            return sorted(chosen + _spread(pool, sizes, room))
         chosen += members
         room -= cost
     return sorted(chosen)
 
 
-def _spread(members: list[int], entries: list[bytes], room: int) -> list[int]:
+def _spread(members: list[int], sizes: array, room: int) -> list[int]:
     """As many of ``members`` as ``room`` bytes hold, evenly spaced."""
-    cost = sum(len(entries[i]) for i in members)
+    cost = sum(sizes[i] for i in members)
     take = int(room // (cost / len(members))) if members else 0
     if take <= 0:
         return []
     step = len(members) / take
-    picked = [i for i in (members[int(k * step)] for k in range(take)) if len(entries[i]) <= room]
-    while picked and sum(len(entries[i]) for i in picked) > room:
+    picked = [i for i in (members[int(k * step)] for k in range(take)) if sizes[i] <= room]
+    while picked and sum(sizes[i] for i in picked) > room:
         picked.pop()
     return picked
 
@@ -447,17 +523,20 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     """What a source file cut to a budget shows first (``operators.ceiling``): its outline, every
     class, function and method signature as printed with its line number (``812:     fn parse(…) {``),
     as many as ``OUTLINE_SHARE`` of the budget holds (main and outer definitions first), the others
-    counted; the file itself follows from its first line (``rank_lines``)."""
-    lang, nlines, _, sigs = definitions(raw, count_imports=False)
-    if not sigs:
+    counted; the file itself follows from its first line (``rank_lines``). The entries are measured
+    without being made (``_signature_table``); only those shown are made."""
+    lang, nlines, _, numbers, sigs = _signature_table(raw)
+    n = len(numbers)
+    if not n:
         return b""
-    entries = [str(n).encode() + b": " + line + b"\n" for n, line in sigs]
-    n = len(entries)
     head = (f"[{lang} source, {nlines:,} lines: its {n:,} definition{'s' if n != 1 else ''} first (line: signature), "
             "then the file from its first line as far as it fits]\n").encode()
     room = int(budget * OUTLINE_SHARE) - len(head) - 80
-    chosen = _fitting(entries, room)
-    out = [head] + [entries[i] for i in chosen]
+    sizes = array("q", map(add, map(len, sigs), map(len, map(str, numbers))))  # + 3 each: ": " and the newline
+    sizes = array("q", map(add, sizes, repeat(3)))
+    chosen = _fitting(sizes, array("q", map(add, map(mul, _weights(sigs), repeat(KIND)), _indents(sigs))), room) \
+        if sum(sizes) > room else range(n)
+    out = [head] + [str(numbers[i]).encode() + b": " + sigs[i] + b"\n" for i in chosen]
     if len(chosen) < n:
         out.append(f"[… {n - len(chosen):,} more definitions: in the file's refs below]\n".encode())
     out.append(b"[end of outline]\n")
@@ -487,6 +566,11 @@ class InOrder(Sequence):
 
     def __eq__(self, other) -> bool:
         return list(self) == list(other)
+
+    def compact(self, rank_array) -> tuple[bytearray, array]:
+        """The tiers and ranks ``operators.rank.compact_line_tiers`` makes of these pairs, made at once:
+        every line of tier 1, its index its rank (``rank_array``: the array that holds them)."""
+        return bytearray(b"\x01") * self.n, rank_array(lambda: range(self.n))
 
 
 def rank_lines(lines: list[bytes], config) -> InOrder:

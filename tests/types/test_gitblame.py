@@ -12,6 +12,7 @@ from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.classify import classify
 from operators.config import config_class
 from operators.reduction import omissions, render, restore
+from operators.kernel import blame_twins
 from operators.types import gitblame
 from operators.vocab import SIGNAL_RE
 
@@ -262,7 +263,7 @@ def _line_matches(raw: bytes) -> list:
 
 def _scan_matches(raw: bytes) -> list:
     found = {m.start() + 1: [(m.start() + 1, m.end()), *(m.span(k) for k in range(1, 4))]
-             for m in gitblame.BLAME_SCAN.finditer(raw)}
+             for m in blame_twins.BLAME_SCAN.finditer(raw)}
     out, start = [], raw.find(b"\n") + 1
     while 0 < start <= len(raw):
         out.append(found.get(start))
@@ -275,6 +276,13 @@ def _scan_matches(raw: bytes) -> list:
 def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_real_blames(name):
     raw = type_data(name)
     assert _scan_matches(raw) == _line_matches(raw) and sum(map(bool, _line_matches(raw))) > 50
+    import operators.kernel as dispatch
+    from operators.types.gitlog import LineTable
+
+    starts = LineTable(raw).starts  # the kernel's code columns: the scan's ends, -1 where it found none
+    code, width = dispatch.blame_columns(raw, starts)
+    assert list(code) == [m[0][1] if m else -1 for m in [None] + _scan_matches(raw)][: len(code)]
+    assert (list(code), width) == (list(blame_twins.blame_columns_py(raw, starts)[0]), width)
 
 
 def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_random_lines():
@@ -289,3 +297,23 @@ def test_the_one_pass_scan_finds_what_the_line_pattern_finds_on_random_lines():
     raw = b"\n".join(lines) + b"\n"
     expected = _line_matches(raw)
     assert _scan_matches(raw) == expected and 1000 < sum(map(bool, expected)) < len(expected) - 1000
+
+
+@pytest.mark.parametrize("name", ["git_blame_axios_searchparams_js.txt", "git_blame_attrs_validators_py.txt.gz"])
+def test_the_floor_of_the_estimates_is_the_least_selections_estimated_lines(name):
+    """``_floor`` (what lets a blame far over the room skip every selection with a head) is the costs of
+    the least such selection summed, an empty line and a head line that is no definition included."""
+    from itertools import compress
+
+    from operators.types.gitlog import LineTable
+
+    raw = type_data(name)
+    raw = b"\n" + raw[: raw.index(b"\n", 2000) + 1] + raw  # an empty first line, in the head
+    lines = LineTable(raw)
+    code, _ = gitblame._columns(raw, lines)
+    lang = gitblame.code_language([raw[c:b] for c, b in zip(code, lines.bodies) if c >= 0])
+    sig = gitblame._signatures(raw, lines, code, lang)
+    for head in (0, 1, 12, 40):
+        least = gitblame._selection(sig, 0, head)
+        assert gitblame._floor(lines, code, sig, head) == sum(compress(gitblame._costs(lines, code, sig), least))
+    assert sig.count(1) > 3 and sig[:40].count(1) < 40 and code[0] == -1

@@ -327,3 +327,35 @@ def test_level_0_outline_of_java_has_constructors_methods_and_interface_methods_
                         "14:     public List<Order> findAll() {",
                         "18:     private static int count(String key) throws IOException {",
                         "25:     interface Listener {", "26:         void onOrder(Order order);"]
+
+
+# Lines of every shape a JS/TS or Rust signature pattern takes, and near misses, planted among plain code
+NEEDS_PLANTED = {
+    "js": [b"export default async function* gen(a) {", b"class A extends B {", b"  interface Props {",
+           b"export type Id<T> = string", b"declare enum Color { Red }", b"const f = async function (x) {",
+           b"export const g = (a: number): number => a", b"let h = x => x", b"export var conf = 3",
+           b"A.prototype.request = function(config) {", b"    get: function() {", b"  async load(id: string): Promise<X> {",
+           b"  static #make<T>(a, { b }) {  \r", b"  render() {", b"  if (x) {", b"  x = y(z);", b"  return a(b);"],
+    "rust": [b"pub(crate) async unsafe fn go() {", b"#[derive(Debug)] pub struct S;", b"enum E {", b"pub trait T {",
+             b"union U {", b"type R = Result<()>;", b"impl<T> Foo for T {", b"mod tests {", b"macro_rules! m {",
+             b"pub const extern \"C\" fn f() {}", b"    let x = 1;", b"    x.fn_call();"],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(source.SIGNATURE_NEEDS))
+def test_a_signature_pattern_is_tried_only_where_its_needs_are_found_and_finds_the_same_lines(lang):
+    """``SIGNATURE_NEEDS`` is a filter: the outline of a text of planted signatures and near misses (CRLF
+    lines, indented, long lines) lists what the signature pattern finds line by line, no more, no less."""
+    import random
+
+    rng = random.Random(5)
+    planted = NEEDS_PLANTED[lang]
+    lines = [rng.choice(planted) if rng.random() < 0.5 else b"  " * rng.randint(0, 3) + rng.choice(planted)
+             for _ in range(3000)] + [b"class " + b"x" * 600]  # too long: data, never a signature
+    raw = b"\n".join(line + (b"\r" if k % 7 == 0 else b"") for k, line in enumerate(lines)) + b"\n"
+    pattern = source.SIGNATURE_RES[lang]
+    expected = [(n, line.rstrip()) for n, line in enumerate(lines, 1) if len(line) <= 500 and pattern.match(line)]
+    got = source._signature_table(raw)
+    assert got[0] == lang and list(zip(got[3], got[4])) == expected and len(expected) > 1000
+    matched = {line for line in planted if pattern.match(line)}
+    assert all(source.SIGNATURE_NEEDS[lang].search(line) for line in matched) and len(matched) >= 9
