@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
 from itertools import compress, islice, repeat
-from operator import add, sub
+from operator import add, eq, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -765,7 +765,7 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     else:
         commit_lines = [i for i, line in enumerate(lines) if HASH_LINE_RE.match(line)]
     stat = (0, 0)
-    for i in [i for i, ranked in enumerate(out) if ranked == stat]:
+    for i in list(compress(range(len(out)), map(eq, out, repeat(stat)))):
         if difftype.STAT_RE.match(lines[i]):
             out[i] = (1, 0)
     for i in commit_lines:
