@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
 from itertools import compress, islice, repeat
-from operator import add, eq, sub
+from operator import eq, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -400,42 +400,7 @@ class _Emitter:
 
     def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
         """Pieces ``first:stop`` of the diff's plan (``sub``, a ``Pieces`` of ``raw[offset:]``) into
-        this plan: kept and shown as they are, omitted but for the lines with a signal word. When no
-        omitted piece of the patch holds one, the pieces between the first and the last (those two
-        may join this plan's last piece or have their text replaced) are copied column by column."""
-        if self.found is not None and not self.found.touched and stop - first > 2:
-            self._piece_by_piece(offset, sub, first, first + 1, texts)
-            self._copy(offset, sub, first + 1, stop - 1)
-            first = stop - 1
-        self._piece_by_piece(offset, sub, first, stop, texts)
-
-    def _copy(self, offset: int, sub, first: int, stop: int) -> None:
-        """Pieces ``first:stop`` of ``sub`` appended to this plan's columns as they are, in one step
-        a column: what ``_piece_by_piece`` adds when no omitted piece holds a signal word and no
-        piece joins its neighbour (the diff's plan joins its own; its one group becomes this one's)."""
-        plan = self.plan
-        kinds = sub.kinds[first:stop]
-        spans = kinds.translate(_SPAN_FLAGS)
-        starts = array("q", map(add, sub.starts[first:stop], map(offset.__mul__, spans)))
-        ends = array("q", map(add, sub.ends[first:stop], map(offset.__mul__, spans)))
-        objs = sub.objs[first:stop]
-        if OMIT in kinds:
-            omits = kinds.translate(_OMIT_FLAGS)
-            self.omitted += sum(compress(ends, omits)) - sum(compress(starts, omits))
-            objs = list(map({difftype.GROUP: self.group}.get, objs, objs))
-            if self.group not in plan.reasons:
-                plan.reasons[self.group] = REASON if self.group == GROUP else f"commit {self.group[7:]}: {REASON}"
-        self.shown += sum(map(len, compress(objs, kinds.translate(_SHOW_FLAGS))))
-        if any(spans):
-            plan._pos = max(ends)
-        pieces = plan.pieces
-        pieces.kinds += kinds
-        pieces.starts += starts
-        pieces.ends += ends
-        pieces.objs += objs
-
-    def _piece_by_piece(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
-        """``_pieces``, one piece at a time."""
+        this plan: kept and shown as they are, omitted but for the lines with a signal word."""
         plan = self.plan
         kinds, starts, ends, objs = sub.kinds, sub.starts, sub.ends, sub.objs
         for k in range(first, stop):
@@ -477,11 +442,6 @@ class _Emitter:
             if n:
                 lead = b"" if self.plan.ends_line() else b"\n"
                 self.show(lead + f"⋯ {n}".encode() + hint.group(3))
-
-
-_SPAN_FLAGS = bytes(kind in (KEEP, OMIT) for kind in range(256))  # a piece's kind -> 1 for a span of raw
-_OMIT_FLAGS = bytes(kind == OMIT for kind in range(256))
-_SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))
 
 
 class _Found:
