@@ -423,6 +423,11 @@ def _by_rank(order: array, rank_of) -> array:
     if len(ranks) > RANK_PASSES:
         return array("i", sorted(order, key=rank_of))
     out = array("i")
+    if -128 <= ranks[0] and ranks[-1] < 128:  # a byte a line: each pass picks its lines by a translated mask
+        codes = array("b", map(rank_of, order)).tobytes()
+        for rank in ranks:
+            out.extend(compress(order, codes.translate(bytes(v == rank & 255 for v in range(256)))))
+        return out
     for rank in ranks:
         out.extend(compress(order, map(rank.__eq__, map(rank_of, order))))
     return out
@@ -488,7 +493,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     left, rest = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
-    rest_left = sum(1 for i in rest if starts[i] not in items)
+    rest_left = len(rest) - sum(map(items.__contains__, map(starts.__getitem__, rest)))
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
 

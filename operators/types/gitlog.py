@@ -37,8 +37,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
-from itertools import islice, repeat
-from operator import sub
+from itertools import compress, islice, repeat
+from operator import eq, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -725,7 +725,7 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     else:
         commit_lines = [i for i, line in enumerate(lines) if HASH_LINE_RE.match(line)]
     stat = (0, 0)
-    for i in [i for i, ranked in enumerate(out) if ranked == stat]:
+    for i in list(compress(range(len(out)), map(eq, out, repeat(stat)))):
         if difftype.STAT_RE.match(lines[i]):
             out[i] = (1, 0)
     for i in commit_lines:
