@@ -99,6 +99,7 @@ ODD_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]|(?<=[^ \n]) {%d,}(?=[^ \r\n])" % PAD_MI
 _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
 LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
+LOC_LINES_RE = lazy(rb"^()((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)  # LOC_RE, no indent, over a whole input
 TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
 STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
@@ -330,7 +331,14 @@ class _Parser:
         self.open: Diag | None = None  # the diagnostic whose lines are being read
         self.detail_started = False
         n = len(self.text)
+        heads = self._heads()
+        head = next(heads, None)
+        starts = self.starts
         for i in range(n):
+            if head is not None and head.start() == starts[i]:
+                m, head = head, next(heads, None)
+                if self._plain_head(i, m):
+                    continue
             t = self.text[i]
             diag = self._head(i, t, current_file, n)
             if diag is not None:
@@ -353,6 +361,46 @@ class _Parser:
                 self.kind[i] = BLANK if not t.strip() else OTHER
         self.tails = {}
         return self
+
+    def _heads(self):
+        """The ``path:line:col: …`` lines that start with their path (``LOC_RE`` with no indent), found
+        by one search over the whole input; none when a line's text is not its bytes (a colour escape,
+        a carriage return): then each line is read on its own."""
+        raw = self.raw
+        if b"\x1b" in raw or b"\r" in raw:
+            return iter(())
+        return LOC_LINES_RE.finditer(raw)
+
+    def _plain_head(self, i: int, m) -> bool:
+        """Line ``i`` read as ``_head`` then ``_start`` read it, when it is a location's diagnostic
+        (``m``: its ``LOC_LINES_RE`` match, the line's whole text) that no earlier form of ``_head``
+        takes; False, having changed nothing, for any other line (then it is read as usual)."""
+        t = m.group()
+        if b"): " in t or b".go:" in t or (t[:1] in RUST_FIRST and RUST_HEAD_RE.match(t)):
+            return False
+        rest = m.group(5)
+        tails = self.tails
+        tail = tails.get(rest, False)
+        if tail is False:
+            tail = _tail(rest, False)
+            if len(tails) < TAILS_MAX:
+                tails[rest] = tail
+        if tail is None:
+            return False
+        severity, key, message, gnu = tail
+        at = m.start(5) - m.start()
+        style = "pyright" if b" - " in t[at - 3 : at] else "gnu" if gnu else "plain"
+        diag = Diag(i, len(t[:at].rstrip(b": -")), key, severity, m.group(2), len(t) - len(message), style, self.text)
+        if severity == "note" and self.open is not None:
+            self._start(i, diag)
+            return True
+        self.kind[i] = HEAD
+        diag.path = self.paths.setdefault(diag.path, diag.path)
+        diag.key = self.keys.setdefault(key, key)
+        diag.severity = self.keys.setdefault(severity, severity)
+        self.diags.append(diag)
+        self.open, self.detail_started = diag, False
+        return True
 
     def _start(self, i: int, diag: Diag) -> None:
         """A diagnostic line: a new diagnostic, or a note at the open one's own place (mypy's hints)."""
@@ -578,23 +626,33 @@ class _Reducer:
         summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        seen: Counter = Counter()
+        seen: dict[str, int] = {}
         folded, examples, more, starts, ends = self.folded, self.examples, self.more, p.starts, p.ends
+        groups, clean = self.groups, p.clean
         i = 0
         for d in p.diags:
-            if i < d.head:
+            head, end = d.head, d.end
+            if i < head:
                 self._flush()
-                for k in range(i, d.head):
+                for k in range(i, head):
                     self._other(k)
             key = d.key
-            seen[key] += 1
-            if key in folded and seen[key] > examples and d.head not in more:  # listed by place only
-                self._omit(starts[d.head], ends[d.end], self._group(key), key)
+            index = seen[key] = seen.get(key, 0) + 1
+            if index > examples and key in folded and head not in more:  # listed by place only
+                group = groups.get(key) or self._group(key)
+                held = self.held
+                if held is not None and held[1] == starts[head] and held[2] == group:  # ``_omit``, inline
+                    held[1] = ends[end]
+                else:
+                    self._omit(starts[head], ends[end], group, key)
             else:
                 if self.held is not None:
                     self._flush()
-                self._show(d, seen[key])
-            i = d.end + 1
+                if end == head and clean and (index != examples or key not in folded):  # ``_show``, inline
+                    plan.keep(starts[head], ends[head])
+                else:
+                    self._show(d, index)
+            i = end + 1
         self._flush()
         for k in range(i, len(p.starts)):
             self._other(k)

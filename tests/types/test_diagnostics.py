@@ -530,3 +530,37 @@ def test_a_message_seen_before_parses_as_the_first_time():
     assert [(d.loc, d.key, d.severity, d.message, d.style) for d in remembered] == \
         [(d.loc, d.key, d.severity, d.message, d.style) for d in fresh]
     assert fresh[31].message == b"Name \"v1\" is not defined  [name-defined]" and fresh[31].key == "name-defined"
+
+
+# -- the whole-input search for location lines reads them as the line-by-line parse does ---------------
+MIXED = (b"src/a.py:3:7: F401 `os` imported but unused\n"
+         b"src/a.py:9: error: Missing return  [return]\n"
+         b"src/a.py:9: note: See the docs\n"
+         b"src/a.py:10: note: a note at another place\n"
+         b"src/c.ts(12,5): error TS7006: Parameter 'x' implicitly has an 'any' type.\n"
+         b"  /w/d.py:6:48 - error: \"x\" is unknown (reportAttributeAccessIssue)\n"
+         b"w/e.py:6:48 - error: \"y\" is unknown (reportAttributeAccessIssue)\n"
+         b"    more of the message\n"
+         b"main.go:4:2: declared and not used: x (unusedvar)\n"
+         b"error:1:2: E1 a path named as a severity\n"
+         b"C:/w/f.c:1:2: warning: drive letter [-Wshadow]\n"
+         b"rg.py:12:3:hit of a search, no rule\n"
+         b"mypy.py:8: error: wrapped message\n"
+         b"  [code-wrapped]\n"
+         b"Found 5 errors in 4 files")
+
+
+@pytest.mark.parametrize("name", [*DIAG_FIXTURES, "MIXED"])
+def test_location_lines_found_over_the_whole_input_parse_as_line_by_line(name, monkeypatch):
+    """``_Parser._heads`` finds the ``path:line:col: …`` lines by one search over the input; the parse
+    is the one reading each line on its own gives (``_heads`` finding nothing), line kinds included."""
+    raw = MIXED if name == "MIXED" else (FIXTURES / name).read_bytes().replace(b"\r", b"")
+
+    def facts(parser):
+        return ([(d.head, d.head_end, d.end, d.loc, d.key, d.severity, d.path, d.message, d.style) for d in parser.diags],
+                bytes(parser.kind))
+
+    fast = diagnostics.parse(raw)
+    assert b"\x1b" in raw or len(fast.diags) >= 2
+    monkeypatch.setattr(diagnostics._Parser, "_heads", lambda self: iter(()))
+    assert facts(fast) == facts(diagnostics.parse(raw))
