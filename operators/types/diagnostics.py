@@ -149,13 +149,12 @@ class Diag:
     """One diagnostic: its head line (index), last line of the head (wrapped/arrow lines), location
     text as printed (or path:line:col), rule key, severity, path, message."""
 
-    __slots__ = ("head", "head_end", "end", "_loc", "key", "severity", "path", "_message", "style", "place", "texts")
+    __slots__ = ("head", "head_end", "end", "_loc", "key", "severity", "path", "_message", "style", "texts")
 
     def __init__(self, head: int, loc: bytes | int, key: str, severity: str, path: bytes, message: bytes | int,
                  style: str, texts: "_Texts | None" = None):
         self.head = self.head_end = self.end = head
         self._loc, self.key, self.severity, self.path, self._message, self.style = loc, key, severity, path, message, style
-        self.place: bytes | None = None  # how a fold lists it (``_place``), made when first asked
         self.texts = texts
 
     @property
@@ -170,6 +169,87 @@ class Diag:
         """The message; kept as where it starts in the head line's text when it runs to its end."""
         message = self._message
         return self.texts[self.head][message:] if message.__class__ is int else message
+
+
+STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
+STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
+
+
+class _Diags:
+    """The diagnostics of one parse as columns (a few bytes a diagnostic where an object would take
+    over a hundred): head, head_end and end line indexes; rule, severity and path as numbers into
+    their tables (each distinct text once); place and message as ``Diag`` keeps them (where they end
+    or start in the head line, or bytes). ``d[j]`` makes the ``Diag`` of the ``j``-th when asked."""
+
+    __slots__ = ("head", "head_end", "end", "key", "severity", "path", "style", "loc", "message", "texts",
+                 "keys", "key_ids", "paths", "path_ids")
+
+    def __init__(self, texts: "_Texts"):
+        self.head, self.head_end, self.end = array("q"), array("q"), array("q")
+        self.key, self.severity, self.path = array("I"), array("I"), array("I")
+        self.style = bytearray()
+        self.loc: list = []
+        self.message: list = []
+        self.texts = texts
+        self.keys: list[str] = []  # rules and severities, each once
+        self.key_ids: dict[str, int] = {}
+        self.paths: list[bytes] = []
+        self.path_ids: dict[bytes, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.head)
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[k] for k in range(*j.indices(len(self)))]
+        keys = self.keys
+        d = Diag(self.head[j], self.loc[j], keys[self.key[j]], keys[self.severity[j]], self.paths[self.path[j]],
+                 self.message[j], STYLES[self.style[j]], self.texts)
+        d.head_end, d.end = self.head_end[j], self.end[j]
+        return d
+
+    def __iter__(self):
+        return map(self.__getitem__, range(len(self.head)))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def key_id(self, key: str) -> int:
+        n = self.key_ids.get(key)
+        if n is None:
+            n = self.key_ids[key] = len(self.keys)
+            self.keys.append(key)
+        return n
+
+    def add(self, head: int, loc, key: str, severity: str, path: bytes, message, style: str) -> int:
+        """A one-line diagnostic appended; its index."""
+        n = self.path_ids.get(path)
+        if n is None:
+            n = self.path_ids[path] = len(self.paths)
+            self.paths.append(path)
+        self.path.append(n)
+        self.head.append(head)
+        self.head_end.append(head)
+        self.end.append(head)
+        self.key.append(self.key_id(key))
+        self.severity.append(self.key_id(severity))
+        self.style.append(STYLE_IDS[style])
+        self.loc.append(loc)
+        self.message.append(message)
+        return len(self.head) - 1
+
+    def sync(self, j: int, d: Diag) -> None:
+        """The ``j``-th diagnostic's lines and rule as ``d`` (its ``Diag``, grown by the parse) has them."""
+        self.head_end[j], self.end[j], self.key[j] = d.head_end, d.end, self.key_id(d.key)
+
+    def names(self, column: array) -> dict:
+        """How many diagnostics each text of ``column`` (``key`` or ``severity``) has, in order of first use."""
+        keys = self.keys
+        return {keys[n]: count for n, count in Counter(column).items()}
+
+    def message_of(self, j: int) -> bytes:
+        message = self.message[j]
+        return self.texts[self.head[j]][message:] if message.__class__ is int else message
 
 
 NL_RE = lazy(rb"\n")
@@ -297,7 +377,7 @@ def _code_and_severity(rest: bytes, go: bool):
 class _Common(NamedTuple):
     settings: "Settings"
     summary: bytes  # the summary line
-    by_key: dict  # rule -> its diagnostics in order
+    by_key: dict  # rule -> the indexes of its diagnostics in order
     details: int  # bytes of detail lines
     progress: int  # cargo progress lines
 
@@ -309,18 +389,21 @@ class _Parser:
         self.kind = bytearray([OTHER]) * len(self.starts)
         self.text = _Texts(raw, self.starts, self.ends)
         self.clean = b"\x1b" not in raw and PAD not in raw  # then no shown line loses anything (``_hidden``)
-        self.diags: list[Diag] = []
-        self.paths: dict[bytes, bytes] = {}  # each path and rule key one object, however many diagnostics
-        self.keys: dict[str, str] = {}
+        self.diags = _Diags(self.text)
         self.tails: dict = {}  # ``_loc_diag``
+        self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
 
     def common(self, settings: Settings) -> "_Common":
         """What every view built from this parse shares (made once for ``settings``)."""
         made = self.__dict__.get("_common")
         if made is None or made.settings is not settings:
-            by_key: dict[str, list[Diag]] = {}
-            for d in self.diags:
-                by_key.setdefault(d.key, []).append(d)
+            ids: dict[int, array] = {}
+            for j, key in enumerate(self.diags.key):
+                got = ids.get(key)
+                if got is None:
+                    got = ids[key] = array("q")
+                got.append(j)
+            by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}
             details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
             made = self._common = _Common(settings, _summary(self.diags, settings), by_key, details,
                                           self.kind.count(PROGRESS))
@@ -329,6 +412,8 @@ class _Parser:
     def run(self) -> "_Parser":
         current_file = b""
         self.open: Diag | None = None  # the diagnostic whose lines are being read
+        self.open_j = -1  # its index in ``diags``
+        self.pending = False  # the open one is the last diagnostic, its ``Diag`` not made yet (``_plain_head``)
         self.detail_started = False
         n = len(self.text)
         heads = self._heads()
@@ -339,6 +424,8 @@ class _Parser:
                 m, head = head, next(heads, None)
                 if self._plain_head(i, m):
                     continue
+            if self.pending:
+                self._materialize()
             t = self.text[i]
             diag = self._head(i, t, current_file, n)
             if diag is not None:
@@ -346,6 +433,7 @@ class _Parser:
                 continue
             if self.open is not None and self.kind[i] == PART:  # rustc's --> line
                 self.open.head_end = self.open.end = i
+                self._sync()
                 continue
             self._lint_name(t)
             indented = t[:1].isspace()  # then neither a file line nor a path alone
@@ -390,17 +478,24 @@ class _Parser:
         severity, key, message, gnu = tail
         at = m.start(5) - m.start()
         style = "pyright" if b" - " in t[at - 3 : at] else "gnu" if gnu else "plain"
-        diag = Diag(i, len(t[:at].rstrip(b": -")), key, severity, m.group(2), len(t) - len(message), style, self.text)
-        if severity == "note" and self.open is not None:
-            self._start(i, diag)
+        loc, message = len(t[:at].rstrip(b": -")), len(t) - len(message)
+        if severity == "note" and (self.open is not None or self.pending):
+            if self.pending:
+                self._materialize()
+            self._start(i, Diag(i, loc, key, severity, m.group(2), message, style, self.text))
             return True
         self.kind[i] = HEAD
-        diag.path = self.paths.setdefault(diag.path, diag.path)
-        diag.key = self.keys.setdefault(key, key)
-        diag.severity = self.keys.setdefault(severity, severity)
-        self.diags.append(diag)
-        self.open, self.detail_started = diag, False
+        self.open_j = self.diags.add(i, loc, key, severity, m.group(2), message, style)
+        self.open, self.pending, self.detail_started = None, True, False
         return True
+
+    def _materialize(self) -> None:
+        """The open diagnostic's ``Diag``, made from the columns (``_plain_head`` left it to be made)."""
+        self.open, self.pending = self.diags[self.open_j], False
+
+    def _sync(self) -> None:
+        """The open diagnostic's lines and rule, grown by the line just read, written to the columns."""
+        self.diags.sync(self.open_j, self.open)
 
     def _start(self, i: int, diag: Diag) -> None:
         """A diagnostic line: a new diagnostic, or a note at the open one's own place (mypy's hints)."""
@@ -408,13 +503,11 @@ class _Parser:
         if open_diag is not None and diag.severity == "note" and diag.loc == open_diag.loc:
             self.kind[i] = DETAIL  # help text of the open diagnostic
             open_diag.end = i
+            self._sync()
             self.detail_started = True
             return
         self.kind[i] = HEAD
-        diag.path = self.paths.setdefault(diag.path, diag.path)
-        diag.key = self.keys.setdefault(diag.key, diag.key)
-        diag.severity = self.keys.setdefault(diag.severity, diag.severity)
-        self.diags.append(diag)
+        self.open_j = self.diags.add(i, diag._loc, diag.key, diag.severity, diag.path, diag._message, diag.style)
         self.open, self.detail_started = diag, False
 
     def _lint_name(self, t: bytes) -> None:
@@ -422,6 +515,7 @@ class _Parser:
         d = self.open
         if d is not None and d.style == "rust" and b"= " in t and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
             d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
+            self._sync()
 
     def _inside(self, i: int, t: bytes) -> bool:
         """Whether line ``i`` belongs to the open diagnostic (its wrapped message or a detail); sets its kind."""
@@ -429,16 +523,19 @@ class _Parser:
         if d.style == "gnu" and self._javac_part(i, t):
             self.kind[i] = PART  # javac: the source line and the symbol/location lines stay with the message
             d.head_end = d.end = i
+            self._sync()
             return True
         if self._continues(d, t, self.detail_started):
             self.kind[i] = PART
             d.head_end = d.end = i
             if (m := TRAIL_CODE_RE.search(t)) and not TRAIL_CODE_RE.search(self.text[d.head]):
                 d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")  # a wrapped [code]
+            self._sync()
             return True
         if not t.strip() or DETAIL_RE.match(t):
             self.kind[i] = DETAIL
             d.end = i
+            self._sync()
             self.detail_started = True
             return True
         return False
@@ -504,9 +601,9 @@ def _indent(text: bytes) -> int:
     return INDENT_RE.match(text).end()
 
 
-def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
+def _fold_plan(diags: _Diags, s: Settings) -> set[str]:
     """The rules folded so that at most ``max_shown`` diagnostics stay verbatim: the most frequent first."""
-    counts = Counter(d.key for d in diags)
+    counts = Counter(diags.names(diags.key))
     shown = len(diags)
     folded: set[str] = set()
     for key, count in counts.most_common():
@@ -518,10 +615,13 @@ def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
     return folded
 
 
-def _summary(diags: list[Diag], s: Settings) -> bytes:
-    sev = Counter(d.severity for d in diags if d.severity)
-    rules = Counter(d.key for d in diags)
-    files = Counter(d.path.decode("utf-8", "replace") for d in diags if d.path)
+def _summary(diags: _Diags, s: Settings) -> bytes:
+    sev = Counter({k: n for k, n in diags.names(diags.severity).items() if k})
+    rules = Counter(diags.names(diags.key))
+    files: Counter = Counter()
+    for path, n in Counter(diags.path).items():
+        if diags.paths[path]:
+            files[diags.paths[path].decode("utf-8", "replace")] += n
 
     def top(counter: Counter) -> str:
         items = [f"{k} ×{v}" for k, v in counter.most_common(s.top)]
@@ -541,27 +641,30 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
     return (text + "]\n").encode()
 
 
-def _place(d: Diag) -> bytes:
-    """How a folded diagnostic's place is listed: its location as printed; tsc's as tsc prints the
-    start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
-    if d.place is None:
-        d.place = b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
-    return d.place
+def _place(p: "_Parser", j: int) -> bytes:
+    """How the ``j``-th diagnostic is listed when folded: its location as printed; tsc's as tsc prints
+    the start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
+    place = p.places.get(j)
+    if place is None:
+        d = p.diags[j]
+        place = p.places[j] = b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
+    return place
 
 
-def _locations(diags: list[Diag]) -> bytes:
+def _locations(p: "_Parser", indexes) -> bytes:
     """The places of folded diagnostics (``_place``; bytes: a path need not be UTF-8), separated by a
     space, tsc's one a line; stylish ones as ``path:line:col`` then ``line:col`` while the file
     stays the same; a place seen several times once, with ``×N``."""
     parts: list[bytes] = []
     last_path = None
+    diags = [p.diags[j] for j in indexes]
     repeats = Counter(d.loc for d in diags)
     listed: set[bytes] = set()
-    for d in diags:
+    for j, d in zip(indexes, diags):
         if d.loc in listed:
             continue
         listed.add(d.loc)
-        loc = _place(d)
+        loc = _place(p, j)
         if d.style == "stylish" and d.path == last_path:
             loc = loc[len(d.path) + 1 :]
         last_path = d.path
@@ -626,32 +729,31 @@ class _Reducer:
         summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        seen: dict[str, int] = {}
-        folded, examples, more, starts, ends = self.folded, self.examples, self.more, p.starts, p.ends
-        groups, clean = self.groups, p.clean
+        seen: dict[int, int] = {}
+        examples, more, starts, ends = self.examples, self.more, p.starts, p.ends
+        groups, clean, diags, keys = self.groups, p.clean, p.diags, p.diags.keys
+        folded = {diags.key_ids[key] for key in self.folded if key in diags.key_ids}
         i = 0
-        for d in p.diags:
-            head, end = d.head, d.end
+        for j, head, end, key in zip(range(len(diags)), diags.head, diags.end, diags.key):
             if i < head:
                 self._flush()
                 for k in range(i, head):
                     self._other(k)
-            key = d.key
             index = seen[key] = seen.get(key, 0) + 1
             if index > examples and key in folded and head not in more:  # listed by place only
-                group = groups.get(key) or self._group(key)
+                group = groups.get(keys[key]) or self._group(keys[key])
                 held = self.held
                 if held is not None and held[1] == starts[head] and held[2] == group:  # ``_omit``, inline
                     held[1] = ends[end]
                 else:
-                    self._omit(starts[head], ends[end], group, key)
+                    self._omit(starts[head], ends[end], group, keys[key])
             else:
                 if self.held is not None:
                     self._flush()
                 if end == head and clean and (index != examples or key not in folded):  # ``_show``, inline
                     plan.keep(starts[head], ends[head])
                 else:
-                    self._show(d, index)
+                    self._show(diags[j], index)
             i = end + 1
         self._flush()
         for k in range(i, len(p.starts)):
@@ -688,7 +790,8 @@ class _Reducer:
             for k in range(d.head_end + 1, d.end + 1):
                 self._detail(k)
         if key in self.folded and index == self.examples:
-            self._folded_line(d, [x for x in self.common.by_key[key][self.examples :] if x.head not in self.more])
+            heads, more = self.p.diags.head, self.more
+            self._folded_line(d, [j for j in self.common.by_key[key][self.examples :] if heads[j] not in more])
 
     def _reason(self, key: str) -> str:
         reason = self.reasons.get(key)
@@ -716,7 +819,7 @@ class _Reducer:
         else:
             self._keep(p.starts[i], p.ends[i])
 
-    def _folded_line(self, d: Diag, rest: list[Diag]) -> None:
+    def _folded_line(self, d: Diag, rest: list[int]) -> None:
         plan = self.plan
         if not plan.ends_line():
             plan.show(b"\n")
@@ -728,9 +831,9 @@ class _Reducer:
         if d.style == "tsc":  # a place a line, as tsc prints it
             plan.show(f"[{d.key} ×{len(rest)} more ({message}), exact lines: ".encode())
             plan.mark(self._group(d.key))
-            plan.show(b"]\n" + _locations(listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
+            plan.show(b"]\n" + _locations(self.p, listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
             return
-        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(listed) +
+        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(self.p, listed) +
                   f"{more}; exact lines: ".encode())
         plan.mark(self._group(d.key))
         plan.show(b"]\n")
@@ -772,9 +875,9 @@ class _Fold(NamedTuple):
 FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 
 
-def _verbatim(p: _Parser, d: Diag) -> int:
-    """The bytes a diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
-    start, end = p.starts[d.head], p.ends[d.head_end]
+def _verbatim(p: _Parser, j: int) -> int:
+    """The bytes the ``j``-th diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
+    start, end = p.starts[p.diags.head[j]], p.ends[p.diags.head_end[j]]
     if p.clean:
         return end - start
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
@@ -794,9 +897,14 @@ def _hidden(raw: bytes, start: int, end: int) -> list[tuple[int, int, str, str]]
     return out
 
 
-def _gain(p: _Parser, rest: list[Diag], cap: int) -> int:
-    """Bytes saved by listing ``rest`` by location instead of verbatim."""
-    return sum(_verbatim(p, d) for d in rest) - sum(len(_place(d)) + 1 for d in spread(rest, cap)) - FOLD_LINE
+def _gain(p: _Parser, rest, cap: int) -> int:
+    """Bytes saved by listing ``rest`` (diagnostics' indexes) by location instead of verbatim."""
+    if p.clean:
+        starts, ends, heads, head_ends = p.starts, p.ends, p.diags.head, p.diags.head_end
+        shown = sum(ends[head_ends[j]] - starts[heads[j]] for j in rest)
+    else:
+        shown = sum(_verbatim(p, j) for j in rest)
+    return shown - sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) - FOLD_LINE
 
 
 def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
@@ -831,25 +939,27 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
     rule names different functions, attributes, types), then the others in order, while the room
     lasts. Their head lines' indexes."""
     seen: set[bytes] = set()
-    counts: Counter = Counter()
+    counts: dict[int, int] = {}
     first, other = [], []
-    for d in p.diags:
-        counts[d.key] += 1
-        message = d.message.strip()
-        if d.key not in fold.rules or counts[d.key] <= fold.examples:
+    diags = p.diags
+    rules = {diags.key_ids[key] for key in fold.rules if key in diags.key_ids}
+    for j, key in enumerate(diags.key):
+        count = counts[key] = counts.get(key, 0) + 1
+        message = diags.message_of(j).strip()
+        if key not in rules or count <= fold.examples:
             seen.add(message)
         elif message in seen:
-            other.append(d)
+            other.append(j)
         else:
             seen.add(message)
-            first.append(d)
+            first.append(j)
     chosen: set[int] = set()
-    for d in first + other:
-        cost = _verbatim(p, d)  # its place leaves the list, but a listed place may be short (``line:col``)
+    for j in first + other:
+        cost = _verbatim(p, j)  # its place leaves the list, but a listed place may be short (``line:col``)
         if cost > spare:
             break
         spare -= cost
-        chosen.add(d.head)
+        chosen.add(diags.head[j])
     return frozenset(chosen)
 
 
@@ -870,18 +980,15 @@ def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
     return plan
 
 
-def _cap(build, fold: _Fold, room: int, diags: list[Diag]) -> Plan:
+def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
     """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
     each cap is reckoned from the locations' lengths, then checked on the view built."""
-    rests: dict[str, list[Diag]] = {}
-    for d in diags:
-        if d.key in fold.rules:
-            rests.setdefault(d.key, []).append(d)
-    rests = {k: v[fold.examples :] for k, v in rests.items()}
+    by_key = p.common(s).by_key
+    rests = {k: v[fold.examples :] for k, v in by_key.items() if k in fold.rules}
 
     def listed(cap: int) -> int:
-        return sum(sum(len(_place(d)) + 1 for d in spread(rest, cap)) + (20 if len(rest) > cap else 0)
+        return sum(sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) + (20 if len(rest) > cap else 0)
                    for rest in rests.values())
 
     smallest = build(_Fold(fold.rules, fold.examples, 1))
@@ -925,7 +1032,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         size = visible_size(plan)
         if size > room:
             del plan
-            plan = _cap(build, fold, room, parser.diags)
+            plan = _cap(build, fold, room, parser, settings)
         else:
             plan = _widen(build, parser, fold, plan, room - size)
     return plan if plan.omits_anything else passthrough(raw)

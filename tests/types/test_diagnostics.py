@@ -564,3 +564,21 @@ def test_location_lines_found_over_the_whole_input_parse_as_line_by_line(name, m
     assert b"\x1b" in raw or len(fast.diags) >= 2
     monkeypatch.setattr(diagnostics._Parser, "_heads", lambda self: iter(()))
     assert facts(fast) == facts(diagnostics.parse(raw))
+
+
+def test_a_parse_keeps_its_diagnostics_as_columns_not_objects():
+    """Thousands of diagnostics hold no ``Diag`` object each (a hundred bytes and more apiece): the
+    parse keeps columns, and a ``Diag`` is made when one is read; what it reads is what was printed."""
+    import gc
+
+    raw = b"".join(b"src/m%d.py:%d:%d: E%03d message number %d\n" % (i % 50, i, i % 80, i % 7, i) for i in range(5000))
+    raw += b"mypy.py:8: error: wrapped message\nwrapped tail  [code-wrapped]\nmypy.py:8: note: a hint at its place\n"
+    gc.collect()
+    before = sum(isinstance(o, diagnostics.Diag) for o in gc.get_objects())
+    parser = diagnostics.parse(raw)
+    gc.collect()
+    assert sum(isinstance(o, diagnostics.Diag) for o in gc.get_objects()) - before <= 1  # the one open at the end
+    diags = parser.diags
+    assert len(diags) == 5001 and (diags[4999].loc, diags[4999].key, diags[4999].path) == (b"src/m49.py:4999:39", "E001", b"src/m49.py")
+    last = diags[-1]
+    assert (last.key, last.severity, last.head, last.head_end, last.end) == ("code-wrapped", "error", 5000, 5001, 5002)
