@@ -173,6 +173,7 @@ class Diag:
 
 STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
+PLAIN, GNU, PYRIGHT = 0, 1, 2
 
 
 class _Diags:
@@ -223,6 +224,10 @@ class _Diags:
 
     def add(self, head: int, loc, key: str, severity: str, path: bytes, message, style: str) -> int:
         """A one-line diagnostic appended; its index."""
+        return self.add_ids(head, loc, self.key_id(key), self.key_id(severity), path, message, STYLE_IDS[style])
+
+    def add_ids(self, head: int, loc, key: int, severity: int, path: bytes, message, style: int) -> int:
+        """``add`` with rule, severity and style as their numbers."""
         n = self.path_ids.get(path)
         if n is None:
             n = self.path_ids[path] = len(self.paths)
@@ -231,9 +236,9 @@ class _Diags:
         self.head.append(head)
         self.head_end.append(head)
         self.end.append(head)
-        self.key.append(self.key_id(key))
-        self.severity.append(self.key_id(severity))
-        self.style.append(STYLE_IDS[style])
+        self.key.append(key)
+        self.severity.append(severity)
+        self.style.append(style)
         self.loc.append(loc)
         self.message.append(message)
         return len(self.head) - 1
@@ -378,6 +383,7 @@ class _Common(NamedTuple):
     settings: "Settings"
     summary: bytes  # the summary line
     by_key: dict  # rule -> the indexes of its diagnostics in order
+    rank: array  # each diagnostic's place among its rule's (from 1)
     details: int  # bytes of detail lines
     progress: int  # cargo progress lines
 
@@ -391,6 +397,7 @@ class _Parser:
         self.clean = b"\x1b" not in raw and PAD not in raw  # then no shown line loses anything (``_hidden``)
         self.diags = _Diags(self.text)
         self.tails: dict = {}  # ``_loc_diag``
+        self.plain: dict = {}  # ``_plain_head``: what it made of each text after a location
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
 
     def common(self, settings: Settings) -> "_Common":
@@ -398,14 +405,16 @@ class _Parser:
         made = self.__dict__.get("_common")
         if made is None or made.settings is not settings:
             ids: dict[int, array] = {}
+            rank = array("I")
             for j, key in enumerate(self.diags.key):
                 got = ids.get(key)
                 if got is None:
                     got = ids[key] = array("q")
                 got.append(j)
+                rank.append(len(got))
             by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}
             details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
-            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, details,
+            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
                                           self.kind.count(PROGRESS))
         return made
 
@@ -447,7 +456,7 @@ class _Parser:
             elif self.open is None or not self._inside(i, t):
                 self.open = None
                 self.kind[i] = BLANK if not t.strip() else OTHER
-        self.tails = {}
+        self.tails, self.plain = {}, {}
         return self
 
     def _heads(self):
@@ -466,26 +475,26 @@ class _Parser:
         t = m.group()
         if b"): " in t or b".go:" in t or (t[:1] in RUST_FIRST and RUST_HEAD_RE.match(t)):
             return False
-        rest = m.group(5)
-        tails = self.tails
-        tail = tails.get(rest, False)
-        if tail is False:
+        rest, plain, diags = m.group(5), self.plain, self.diags
+        got = plain.get(rest, False)
+        if got is False:  # rule and severity as numbers, the message's length, whether a severity leads it
             tail = _tail(rest, False)
-            if len(tails) < TAILS_MAX:
-                tails[rest] = tail
-        if tail is None:
+            got = None if tail is None else (diags.key_id(tail[1]), diags.key_id(tail[0]), len(tail[2]), tail[3])
+            if len(plain) < TAILS_MAX:
+                plain[rest] = got
+        if got is None:
             return False
-        severity, key, message, gnu = tail
+        key, severity, message, gnu = got
         at = m.start(5) - m.start()
-        style = "pyright" if b" - " in t[at - 3 : at] else "gnu" if gnu else "plain"
-        loc, message = len(t[:at].rstrip(b": -")), len(t) - len(message)
-        if severity == "note" and (self.open is not None or self.pending):
+        style = PYRIGHT if b" - " in t[at - 3 : at] else GNU if gnu else PLAIN
+        loc, message = len(t[:at].rstrip(b": -")), len(t) - message
+        if (self.open is not None or self.pending) and diags.keys[severity] == "note":
             if self.pending:
                 self._materialize()
-            self._start(i, Diag(i, loc, key, severity, m.group(2), message, style, self.text))
+            self._start(i, Diag(i, loc, diags.keys[key], "note", m.group(2), message, STYLES[style], self.text))
             return True
         self.kind[i] = HEAD
-        self.open_j = self.diags.add(i, loc, key, severity, m.group(2), message, style)
+        self.open_j = diags.add_ids(i, loc, key, severity, m.group(2), message, style)
         self.open, self.pending, self.detail_started = None, True, False
         return True
 
@@ -729,17 +738,15 @@ class _Reducer:
         summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        seen: dict[int, int] = {}
         examples, more, starts, ends = self.examples, self.more, p.starts, p.ends
         groups, clean, diags, keys = self.groups, p.clean, p.diags, p.diags.keys
         folded = {diags.key_ids[key] for key in self.folded if key in diags.key_ids}
         i = 0
-        for j, head, end, key in zip(range(len(diags)), diags.head, diags.end, diags.key):
+        for j, head, end, key, index in zip(range(len(diags)), diags.head, diags.end, diags.key, self.common.rank):
             if i < head:
                 self._flush()
                 for k in range(i, head):
                     self._other(k)
-            index = seen[key] = seen.get(key, 0) + 1
             if index > examples and key in folded and head not in more:  # listed by place only
                 group = groups.get(keys[key]) or self._group(keys[key])
                 held = self.held
@@ -1087,6 +1094,8 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     """Pack tiers: the summary and folded-rule lines first, then errors, warnings, the other diagnostic
     lines (a rule code without a severity: ruff, flake8) with the places they point at (``-->
     path:line``) and eslint's file headers; other ``path:line`` lines are context."""
+    if (m := LOC_RE.match(shown)) and not m.group(1) and b".go:" not in shown and shown[:1] != b"[":
+        return _loc_tier(shown[: m.start(5)], m.group(5))
     if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
         return 0, 0
     if (b"--> " in shown and ARROW_RE.match(shown)) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
@@ -1098,6 +1107,33 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
             return 0, 2
         return (0, 3) if _head_line(shown, m) else (1, 0)
     return None
+
+
+TIERS: dict[bytes, tuple[int, int]] = {}  # ``_loc_tier``: the tier of each text after a location seen
+TIERS_MAX = 20_000
+
+
+def _loc_tier(loc: bytes, rest: bytes) -> tuple[int, int]:
+    """``tier`` of a ``path:line:col: rest`` line (``loc``: what comes before ``rest``), its rest's
+    part worked out once for each text (the same message at many places): no error or warning word
+    can run across the two (``loc`` ends with ``:``, ``-`` or a space)."""
+    hit = TIERS.get(rest)
+    if hit is None:
+        if ERROR_RE.search(rest):
+            hit = 0, 1
+        elif WARNING_RE.search(rest):
+            hit = 0, 2
+        else:
+            hit = (0, 3) if _code_and_severity(rest, False) is not None else (1, 0)
+        if len(TIERS) >= TIERS_MAX:
+            TIERS.clear()
+        TIERS[rest] = hit
+    if hit != (0, 1) and (b"rror" in loc or b"arning" in loc):  # every ERROR_RE and WARNING_RE match has one
+        if ERROR_RE.search(loc):
+            return 0, 1
+        if hit != (0, 2) and WARNING_RE.search(loc):
+            return 0, 2
+    return hit
 
 
 def _head_line(shown: bytes, m) -> bool:

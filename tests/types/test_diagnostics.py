@@ -582,3 +582,20 @@ def test_a_parse_keeps_its_diagnostics_as_columns_not_objects():
     assert len(diags) == 5001 and (diags[4999].loc, diags[4999].key, diags[4999].path) == (b"src/m49.py:4999:39", "E001", b"src/m49.py")
     last = diags[-1]
     assert (last.key, last.severity, last.head, last.head_end, last.end) == ("code-wrapped", "error", 5000, 5001, 5002)
+
+
+@pytest.mark.parametrize("line", [b"src/error/a.py:1:2: E1 x", b"a/warning.py:3:4: F1 y", b"b.py:1:2: warning: w [x]",
+                                  b"fatal.py:1: error: q", b"a.py:1:2 - warning: w (reportX)", b"a.py:1:2:error in it",
+                                  b"p.py:1:2: note: see [Error/x]", b"w.py:9: x warningy errorz", b"a.py:1: 12 problems",
+                                  b"src/a.py:3:7: F401 `os` imported but unused", b"a.py:1:2: just words"])
+def test_the_tier_of_a_location_line_is_the_same_the_second_time(line, monkeypatch):
+    """``tier`` works out the text after a location once (``_loc_tier``): a path naming an error or a
+    warning still counts, and the answer is the one the whole line's reading gives."""
+    monkeypatch.setattr(diagnostics, "TIERS", {})
+    first = diagnostics.tier(line, line, None)
+    assert diagnostics.tier(line, line, None) == first
+    m = diagnostics.LOC_RE.match(line)
+    assert first == (0, 1) if diagnostics.ERROR_RE.search(line) else True
+    assert first == (0, 2) if not diagnostics.ERROR_RE.search(line) and diagnostics.WARNING_RE.search(line) else True
+    if not (diagnostics.ERROR_RE.search(line) or diagnostics.WARNING_RE.search(line)):
+        assert first == ((0, 3) if diagnostics._head_line(line, m) else (1, 0))
