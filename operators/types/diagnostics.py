@@ -174,6 +174,7 @@ class Diag:
 STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT = 0, 1, 2
+SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
 
 
 class _Diags:
@@ -182,15 +183,16 @@ class _Diags:
     their tables (each distinct text once); place and message as ``Diag`` keeps them (where they end
     or start in the head line, or bytes). ``d[j]`` makes the ``Diag`` of the ``j``-th when asked."""
 
-    __slots__ = ("head", "head_end", "end", "key", "severity", "path", "style", "loc", "message", "texts",
+    __slots__ = ("head", "head_end", "end", "key", "severity", "path", "style", "loc", "message", "texts", "texts_kept",
                  "keys", "key_ids", "paths", "path_ids")
 
     def __init__(self, texts: "_Texts"):
-        self.head, self.head_end, self.end = array("q"), array("q"), array("q")
+        code = _typecode(texts.raw)
+        self.head, self.head_end, self.end = array(code), array(code), array(code)
         self.key, self.severity, self.path = array("I"), array("I"), array("I")
         self.style = bytearray()
-        self.loc: list = []
-        self.message: list = []
+        self.loc, self.message = array("i"), array("i")  # an offset in the head line, or ~n: ``texts_kept[n]``
+        self.texts_kept: list[bytes] = []
         self.texts = texts
         self.keys: list[str] = []  # rules and severities, each once
         self.key_ids: dict[str, int] = {}
@@ -204,8 +206,10 @@ class _Diags:
         if isinstance(j, slice):
             return [self[k] for k in range(*j.indices(len(self)))]
         keys = self.keys
-        d = Diag(self.head[j], self.loc[j], keys[self.key[j]], keys[self.severity[j]], self.paths[self.path[j]],
-                 self.message[j], STYLES[self.style[j]], self.texts)
+        loc, message = self.loc[j], self.message[j]
+        d = Diag(self.head[j], loc if loc >= 0 else self.texts_kept[~loc], keys[self.key[j]], keys[self.severity[j]],
+                 self.paths[self.path[j]], message if message >= 0 else self.texts_kept[~message], STYLES[self.style[j]],
+                 self.texts)
         d.head_end, d.end = self.head_end[j], self.end[j]
         return d
 
@@ -239,8 +243,8 @@ class _Diags:
         self.key.append(key)
         self.severity.append(severity)
         self.style.append(style)
-        self.loc.append(loc)
-        self.message.append(message)
+        self.loc.append(loc if loc.__class__ is int and loc < SMALL else self._kept(loc))
+        self.message.append(message if message.__class__ is int and message < SMALL else self._kept(message))
         return len(self.head) - 1
 
     def sync(self, j: int, d: Diag) -> None:
@@ -254,18 +258,32 @@ class _Diags:
 
     def message_of(self, j: int) -> bytes:
         message = self.message[j]
+        if message < 0:
+            message = self.texts_kept[~message]
         return self.texts[self.head[j]][message:] if message.__class__ is int else message
+
+    def _kept(self, text: "bytes | int") -> int:
+        """``text`` (a place or message not cut from its head line, or an offset past ``SMALL``) kept
+        aside; its number as stored."""
+        self.texts_kept.append(text)
+        return ~(len(self.texts_kept) - 1)
 
 
 NL_RE = lazy(rb"\n")
 
 
+def _typecode(raw: bytes) -> str:
+    """The array type of offsets into ``raw`` and of its line numbers: 4 bytes each below 4 GiB."""
+    return "I" if len(raw) < 1 << 32 else "q"
+
+
 def _lines(raw: bytes) -> tuple[array, array]:
-    """Where each line starts and ends (after its newline): two arrays, 16 bytes a line."""
-    ends = array("q", map(re.Match.end, NL_RE.finditer(raw)))
+    """Where each line starts and ends (after its newline): two arrays, 8 bytes a line (``_typecode``)."""
+    code = _typecode(raw)
+    ends = array(code, map(re.Match.end, NL_RE.finditer(raw)))
     if raw[-1:] not in (b"\n", b""):
         ends.append(len(raw))
-    starts = array("q", [0] if ends else [])
+    starts = array(code, [0] if ends else [])
     starts.extend(ends[:-1])
     return starts, ends
 
@@ -409,7 +427,7 @@ class _Parser:
             for j, key in enumerate(self.diags.key):
                 got = ids.get(key)
                 if got is None:
-                    got = ids[key] = array("q")
+                    got = ids[key] = array("I")
                 got.append(j)
                 rank.append(len(got))
             by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}

@@ -599,3 +599,21 @@ def test_the_tier_of_a_location_line_is_the_same_the_second_time(line, monkeypat
     assert first == (0, 2) if not diagnostics.ERROR_RE.search(line) and diagnostics.WARNING_RE.search(line) else True
     if not (diagnostics.ERROR_RE.search(line) or diagnostics.WARNING_RE.search(line)):
         assert first == ((0, 3) if diagnostics._head_line(line, m) else (1, 0))
+
+
+def test_offsets_past_the_small_column_are_kept_aside_and_read_back(monkeypatch):
+    """A place's or message's offset too big for the 4-byte column is kept aside (``_Diags._kept``),
+    as are places and messages that are not cut from their line: each reads back as printed."""
+    raw = b"src/a.py:3:7: F401 `os` imported but unused\nsrc/b.py:9: error: Missing return  [return]\n" \
+          b"src/c.ts(12,5): error TS7006: Parameter 'x' implicitly has an 'any' type.\nsrc/d.py:\n  4:2 E501 Line too long\n"
+
+    def read(parser):
+        return [(d.loc, d.message, d.key) for d in parser.diags], [parser.diags.message_of(j) for j in range(len(parser.diags))]
+
+    usual = read(diagnostics.parse(raw))
+    monkeypatch.setattr(diagnostics, "SMALL", 10)
+    small = diagnostics.parse(raw)
+    assert len(small.diags.texts_kept) > len(diagnostics.parse(b"").diags.texts_kept)
+    assert read(small) == usual
+    assert usual[1] == [b"F401 `os` imported but unused", b"Missing return  [return]",
+                        b"Parameter 'x' implicitly has an 'any' type.", b"Line too long"]
