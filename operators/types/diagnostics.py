@@ -815,8 +815,8 @@ class _Reducer:
             for k in range(d.head_end + 1, d.end + 1):
                 self._detail(k)
         if key in self.folded and index == self.examples:
-            heads, more = self.p.diags.head, self.more
-            self._folded_line(d, [j for j in self.common.by_key[key][self.examples :] if heads[j] not in more])
+            heads, more, rest = self.p.diags.head, self.more, self.common.by_key[key][self.examples :]
+            self._folded_line(d, array("I", (j for j in rest if heads[j] not in more)) if more else rest)
 
     def _reason(self, key: str) -> str:
         reason = self.reasons.get(key)
@@ -844,7 +844,7 @@ class _Reducer:
         else:
             self._keep(p.starts[i], p.ends[i])
 
-    def _folded_line(self, d: Diag, rest: list[int]) -> None:
+    def _folded_line(self, d: Diag, rest: array) -> None:
         plan = self.plan
         if not plan.ends_line():
             plan.show(b"\n")
