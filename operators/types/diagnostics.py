@@ -51,12 +51,15 @@ around a linter's output are only a wrapper: they count against the 80%, nothing
 even when it folds their messages; the fixtures' planted signals check them.
 
 Big outputs (a linter over a whole tree prints hundreds of thousands of diagnostics): the parse keeps
-the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); a
-diagnostic keeps its place and message as where they start or end in its head line when they can
-(``Diag.loc``, ``Diag.message``), one object for each path, rule and severity, and the text after a
-location (rule, severity, message) is worked out once for each distinct text (``_tail``). The views
-built while fitting the room share what does not change between them (``_Common``: the summary line,
-each rule's diagnostics) and hand the plan one omission for each run of folded diagnostics.
+the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); the
+``path:line:col: …`` lines that start with their path are found by one search over the whole input
+(``LOC_LINES_RE``) and read without the chain of other forms (``_plain_head``); the diagnostics are
+columns (``_Diags``: line numbers, rule, severity and path as numbers into tables, place and message as
+offsets in the head line), a ``Diag`` made only when one is read; the text after a location (rule,
+severity, message) is worked out once for each distinct text (``_tail``). The views built while
+fitting the room share what does not change between them (``_Common``: the summary line, each rule's
+diagnostics as an array of indexes, each diagnostic's rank in its rule) and hand the plan one omission
+for each run of folded diagnostics.
 """
 
 from __future__ import annotations
