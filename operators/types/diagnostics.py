@@ -251,8 +251,8 @@ class _Diags:
         return len(self.head) - 1
 
     def sync(self, j: int, d: Diag) -> None:
-        """The ``j``-th diagnostic's lines and rule as ``d`` (its ``Diag``, grown by the parse) has them."""
-        self.head_end[j], self.end[j], self.key[j] = d.head_end, d.end, self.key_id(d.key)
+        """The ``j``-th diagnostic's lines as ``d`` (its ``Diag``, grown by the parse) has them."""
+        self.head_end[j], self.end[j] = d.head_end, d.end
 
     def names(self, column: array) -> dict:
         """How many diagnostics each text of ``column`` (``key`` or ``severity``) has, in order of first use."""
@@ -524,8 +524,13 @@ class _Parser:
         self.open, self.pending = self.diags[self.open_j], False
 
     def _sync(self) -> None:
-        """The open diagnostic's lines and rule, grown by the line just read, written to the columns."""
+        """The open diagnostic's lines, grown by the line just read, written to the columns."""
         self.diags.sync(self.open_j, self.open)
+
+    def _rekey(self, key: str) -> None:
+        """The open diagnostic's rule, named by a line after its head."""
+        self.open.key = key
+        self.diags.key[self.open_j] = self.diags.key_id(key)
 
     def _start(self, i: int, diag: Diag) -> None:
         """A diagnostic line: a new diagnostic, or a note at the open one's own place (mypy's hints)."""
@@ -544,8 +549,7 @@ class _Parser:
         """rustc/clippy without an [E0308] code: the lint's name from its note or help line is the rule."""
         d = self.open
         if d is not None and d.style == "rust" and b"= " in t and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
-            d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
-            self._sync()
+            self._rekey(next(g for g in m.groups() if g).decode("utf-8", "replace"))
 
     def _inside(self, i: int, t: bytes) -> bool:
         """Whether line ``i`` belongs to the open diagnostic (its wrapped message or a detail); sets its kind."""
@@ -559,7 +563,7 @@ class _Parser:
             self.kind[i] = PART
             d.head_end = d.end = i
             if (m := TRAIL_CODE_RE.search(t)) and not TRAIL_CODE_RE.search(self.text[d.head]):
-                d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")  # a wrapped [code]
+                self._rekey(next(g for g in m.groups() if g).decode("utf-8", "replace"))  # a wrapped [code]
             self._sync()
             return True
         if not t.strip() or DETAIL_RE.match(t):
