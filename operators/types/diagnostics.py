@@ -51,12 +51,15 @@ around a linter's output are only a wrapper: they count against the 80%, nothing
 even when it folds their messages; the fixtures' planted signals check them.
 
 Big outputs (a linter over a whole tree prints hundreds of thousands of diagnostics): the parse keeps
-the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); a
-diagnostic keeps its place and message as where they start or end in its head line when they can
-(``Diag.loc``, ``Diag.message``), one object for each path, rule and severity, and the text after a
-location (rule, severity, message) is worked out once for each distinct text (``_tail``). The views
-built while fitting the room share what does not change between them (``_Common``: the summary line,
-each rule's diagnostics) and hand the plan one omission for each run of folded diagnostics.
+the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); the
+``path:line:col: …`` lines that start with their path are found by one search over the whole input
+(``LOC_LINES_RE``) and read without the chain of other forms (``_plain_head``); the diagnostics are
+columns (``_Diags``: line numbers, rule, severity and path as numbers into tables, place and message as
+offsets in the head line), a ``Diag`` made only when one is read; the text after a location (rule,
+severity, message) is worked out once for each distinct text (``_tail``). The views built while
+fitting the room share what does not change between them (``_Common``: the summary line, each rule's
+diagnostics as an array of indexes, each diagnostic's rank in its rule) and hand the plan one omission
+for each run of folded diagnostics.
 """
 
 from __future__ import annotations
@@ -99,6 +102,7 @@ ODD_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]|(?<=[^ \n]) {%d,}(?=[^ \r\n])" % PAD_MI
 _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
 LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
+LOC_LINES_RE = lazy(rb"^()((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)  # LOC_RE, no indent, over a whole input
 TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
 STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
@@ -148,13 +152,12 @@ class Diag:
     """One diagnostic: its head line (index), last line of the head (wrapped/arrow lines), location
     text as printed (or path:line:col), rule key, severity, path, message."""
 
-    __slots__ = ("head", "head_end", "end", "_loc", "key", "severity", "path", "_message", "style", "place", "texts")
+    __slots__ = ("head", "head_end", "end", "_loc", "key", "severity", "path", "_message", "style", "texts")
 
     def __init__(self, head: int, loc: bytes | int, key: str, severity: str, path: bytes, message: bytes | int,
                  style: str, texts: "_Texts | None" = None):
         self.head = self.head_end = self.end = head
         self._loc, self.key, self.severity, self.path, self._message, self.style = loc, key, severity, path, message, style
-        self.place: bytes | None = None  # how a fold lists it (``_place``), made when first asked
         self.texts = texts
 
     @property
@@ -171,15 +174,119 @@ class Diag:
         return self.texts[self.head][message:] if message.__class__ is int else message
 
 
+STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
+STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
+PLAIN, GNU, PYRIGHT = 0, 1, 2
+SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
+
+
+class _Diags:
+    """The diagnostics of one parse as columns (a few bytes a diagnostic where an object would take
+    over a hundred): head, head_end and end line indexes; rule, severity and path as numbers into
+    their tables (each distinct text once); place and message as ``Diag`` keeps them (where they end
+    or start in the head line, or bytes). ``d[j]`` makes the ``Diag`` of the ``j``-th when asked."""
+
+    __slots__ = ("head", "head_end", "end", "key", "severity", "path", "style", "loc", "message", "texts", "texts_kept",
+                 "keys", "key_ids", "paths", "path_ids")
+
+    def __init__(self, texts: "_Texts"):
+        code = _typecode(texts.raw)
+        self.head, self.head_end, self.end = array(code), array(code), array(code)
+        self.key, self.severity, self.path = array("I"), array("I"), array("I")
+        self.style = bytearray()
+        self.loc, self.message = array("i"), array("i")  # an offset in the head line, or ~n: ``texts_kept[n]``
+        self.texts_kept: list[bytes] = []
+        self.texts = texts
+        self.keys: list[str] = []  # rules and severities, each once
+        self.key_ids: dict[str, int] = {}
+        self.paths: list[bytes] = []
+        self.path_ids: dict[bytes, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.head)
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[k] for k in range(*j.indices(len(self)))]
+        keys = self.keys
+        loc, message = self.loc[j], self.message[j]
+        d = Diag(self.head[j], loc if loc >= 0 else self.texts_kept[~loc], keys[self.key[j]], keys[self.severity[j]],
+                 self.paths[self.path[j]], message if message >= 0 else self.texts_kept[~message], STYLES[self.style[j]],
+                 self.texts)
+        d.head_end, d.end = self.head_end[j], self.end[j]
+        return d
+
+    def __iter__(self):
+        return map(self.__getitem__, range(len(self.head)))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def key_id(self, key: str) -> int:
+        n = self.key_ids.get(key)
+        if n is None:
+            n = self.key_ids[key] = len(self.keys)
+            self.keys.append(key)
+        return n
+
+    def add(self, head: int, loc, key: str, severity: str, path: bytes, message, style: str) -> int:
+        """A one-line diagnostic appended; its index."""
+        return self.add_ids(head, loc, self.key_id(key), self.key_id(severity), path, message, STYLE_IDS[style])
+
+    def add_ids(self, head: int, loc, key: int, severity: int, path: bytes, message, style: int) -> int:
+        """``add`` with rule, severity and style as their numbers."""
+        n = self.path_ids.get(path)
+        if n is None:
+            n = self.path_ids[path] = len(self.paths)
+            self.paths.append(path)
+        self.path.append(n)
+        self.head.append(head)
+        self.head_end.append(head)
+        self.end.append(head)
+        self.key.append(key)
+        self.severity.append(severity)
+        self.style.append(style)
+        self.loc.append(loc if loc.__class__ is int and loc < SMALL else self._kept(loc))
+        self.message.append(message if message.__class__ is int and message < SMALL else self._kept(message))
+        return len(self.head) - 1
+
+    def sync(self, j: int, d: Diag) -> None:
+        """The ``j``-th diagnostic's lines as ``d`` (its ``Diag``, grown by the parse) has them."""
+        self.head_end[j], self.end[j] = d.head_end, d.end
+
+    def names(self, column: array) -> dict:
+        """How many diagnostics each text of ``column`` (``key`` or ``severity``) has, in order of first use."""
+        keys = self.keys
+        return {keys[n]: count for n, count in Counter(column).items()}
+
+    def message_of(self, j: int) -> bytes:
+        message = self.message[j]
+        if message < 0:
+            message = self.texts_kept[~message]
+        return self.texts[self.head[j]][message:] if message.__class__ is int else message
+
+    def _kept(self, text: "bytes | int") -> int:
+        """``text`` (a place or message not cut from its head line, or an offset past ``SMALL``) kept
+        aside; its number as stored."""
+        self.texts_kept.append(text)
+        return ~(len(self.texts_kept) - 1)
+
+
 NL_RE = lazy(rb"\n")
 
 
+def _typecode(raw: bytes) -> str:
+    """The array type of offsets into ``raw`` and of its line numbers: 4 bytes each below 4 GiB."""
+    return "I" if len(raw) < 1 << 32 else "q"
+
+
 def _lines(raw: bytes) -> tuple[array, array]:
-    """Where each line starts and ends (after its newline): two arrays, 16 bytes a line."""
-    ends = array("q", map(re.Match.end, NL_RE.finditer(raw)))
+    """Where each line starts and ends (after its newline): two arrays, 8 bytes a line (``_typecode``)."""
+    code = _typecode(raw)
+    ends = array(code, map(re.Match.end, NL_RE.finditer(raw)))
     if raw[-1:] not in (b"\n", b""):
         ends.append(len(raw))
-    starts = array("q", [0] if ends else [])
+    starts = array(code, [0] if ends else [])
     starts.extend(ends[:-1])
     return starts, ends
 
@@ -296,7 +403,8 @@ def _code_and_severity(rest: bytes, go: bool):
 class _Common(NamedTuple):
     settings: "Settings"
     summary: bytes  # the summary line
-    by_key: dict  # rule -> its diagnostics in order
+    by_key: dict  # rule -> the indexes of its diagnostics in order
+    rank: array  # each diagnostic's place among its rule's (from 1)
     details: int  # bytes of detail lines
     progress: int  # cargo progress lines
 
@@ -308,29 +416,46 @@ class _Parser:
         self.kind = bytearray([OTHER]) * len(self.starts)
         self.text = _Texts(raw, self.starts, self.ends)
         self.clean = b"\x1b" not in raw and PAD not in raw  # then no shown line loses anything (``_hidden``)
-        self.diags: list[Diag] = []
-        self.paths: dict[bytes, bytes] = {}  # each path and rule key one object, however many diagnostics
-        self.keys: dict[str, str] = {}
+        self.diags = _Diags(self.text)
         self.tails: dict = {}  # ``_loc_diag``
+        self.plain: dict = {}  # ``_plain_head``: what it made of each text after a location
+        self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
 
     def common(self, settings: Settings) -> "_Common":
         """What every view built from this parse shares (made once for ``settings``)."""
         made = self.__dict__.get("_common")
         if made is None or made.settings is not settings:
-            by_key: dict[str, list[Diag]] = {}
-            for d in self.diags:
-                by_key.setdefault(d.key, []).append(d)
+            ids: dict[int, array] = {}
+            rank = array("I")
+            for j, key in enumerate(self.diags.key):
+                got = ids.get(key)
+                if got is None:
+                    got = ids[key] = array("I")
+                got.append(j)
+                rank.append(len(got))
+            by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}
             details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
-            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, details,
+            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
                                           self.kind.count(PROGRESS))
         return made
 
     def run(self) -> "_Parser":
         current_file = b""
         self.open: Diag | None = None  # the diagnostic whose lines are being read
+        self.open_j = -1  # its index in ``diags``
+        self.pending = False  # the open one is the last diagnostic, its ``Diag`` not made yet (``_plain_head``)
         self.detail_started = False
         n = len(self.text)
+        heads = self._heads()
+        head = next(heads, None)
+        starts = self.starts
         for i in range(n):
+            if head is not None and head.start() == starts[i]:
+                m, head = head, next(heads, None)
+                if self._plain_head(i, m):
+                    continue
+            if self.pending:
+                self._materialize()
             t = self.text[i]
             diag = self._head(i, t, current_file, n)
             if diag is not None:
@@ -338,6 +463,7 @@ class _Parser:
                 continue
             if self.open is not None and self.kind[i] == PART:  # rustc's --> line
                 self.open.head_end = self.open.end = i
+                self._sync()
                 continue
             self._lint_name(t)
             indented = t[:1].isspace()  # then neither a file line nor a path alone
@@ -351,8 +477,60 @@ class _Parser:
             elif self.open is None or not self._inside(i, t):
                 self.open = None
                 self.kind[i] = BLANK if not t.strip() else OTHER
-        self.tails = {}
+        self.tails, self.plain = {}, {}
         return self
+
+    def _heads(self):
+        """The ``path:line:col: …`` lines that start with their path (``LOC_RE`` with no indent), found
+        by one search over the whole input; none when a line's text is not its bytes (a colour escape,
+        a carriage return): then each line is read on its own."""
+        raw = self.raw
+        if b"\x1b" in raw or b"\r" in raw:
+            return iter(())
+        return LOC_LINES_RE.finditer(raw)
+
+    def _plain_head(self, i: int, m) -> bool:
+        """Line ``i`` read as ``_head`` then ``_start`` read it, when it is a location's diagnostic
+        (``m``: its ``LOC_LINES_RE`` match, the line's whole text) that no earlier form of ``_head``
+        takes; False, having changed nothing, for any other line (then it is read as usual)."""
+        t = m.group()
+        if b"): " in t or b".go:" in t or (t[:1] in RUST_FIRST and RUST_HEAD_RE.match(t)):
+            return False
+        rest, plain, diags = m.group(5), self.plain, self.diags
+        got = plain.get(rest, False)
+        if got is False:  # rule and severity as numbers, the message's length, whether a severity leads it
+            tail = _tail(rest, False)
+            got = None if tail is None else (diags.key_id(tail[1]), diags.key_id(tail[0]), len(tail[2]), tail[3])
+            if len(plain) < TAILS_MAX:
+                plain[rest] = got
+        if got is None:
+            return False
+        key, severity, message, gnu = got
+        at = m.start(5) - m.start()
+        style = PYRIGHT if b" - " in t[at - 3 : at] else GNU if gnu else PLAIN
+        loc, message = len(t[:at].rstrip(b": -")), len(t) - message
+        if (self.open is not None or self.pending) and diags.keys[severity] == "note":
+            if self.pending:
+                self._materialize()
+            self._start(i, Diag(i, loc, diags.keys[key], "note", m.group(2), message, STYLES[style], self.text))
+            return True
+        self.kind[i] = HEAD
+        self.open_j = diags.add_ids(i, loc, key, severity, m.group(2), message, style)
+        self.open, self.pending, self.detail_started = None, True, False
+        return True
+
+    def _materialize(self) -> None:
+        """The open diagnostic's ``Diag``, made from the columns (``_plain_head`` left it to be made)."""
+        self.open, self.pending = self.diags[self.open_j], False
+
+    def _sync(self) -> None:
+        """The open diagnostic's lines, grown by the line just read, written to the columns."""
+        self.diags.sync(self.open_j, self.open)
+
+    def _rekey(self, key: str) -> None:
+        """The open diagnostic's rule, named by a line after its head."""
+        self.open.key = key
+        self.diags.key[self.open_j] = self.diags.key_id(key)
 
     def _start(self, i: int, diag: Diag) -> None:
         """A diagnostic line: a new diagnostic, or a note at the open one's own place (mypy's hints)."""
@@ -360,20 +538,18 @@ class _Parser:
         if open_diag is not None and diag.severity == "note" and diag.loc == open_diag.loc:
             self.kind[i] = DETAIL  # help text of the open diagnostic
             open_diag.end = i
+            self._sync()
             self.detail_started = True
             return
         self.kind[i] = HEAD
-        diag.path = self.paths.setdefault(diag.path, diag.path)
-        diag.key = self.keys.setdefault(diag.key, diag.key)
-        diag.severity = self.keys.setdefault(diag.severity, diag.severity)
-        self.diags.append(diag)
+        self.open_j = self.diags.add(i, diag._loc, diag.key, diag.severity, diag.path, diag._message, diag.style)
         self.open, self.detail_started = diag, False
 
     def _lint_name(self, t: bytes) -> None:
         """rustc/clippy without an [E0308] code: the lint's name from its note or help line is the rule."""
         d = self.open
         if d is not None and d.style == "rust" and b"= " in t and (m := LINT_RE.search(t)) and b"[" not in self.text[d.head].split(b":")[0]:
-            d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")
+            self._rekey(next(g for g in m.groups() if g).decode("utf-8", "replace"))
 
     def _inside(self, i: int, t: bytes) -> bool:
         """Whether line ``i`` belongs to the open diagnostic (its wrapped message or a detail); sets its kind."""
@@ -381,16 +557,19 @@ class _Parser:
         if d.style == "gnu" and self._javac_part(i, t):
             self.kind[i] = PART  # javac: the source line and the symbol/location lines stay with the message
             d.head_end = d.end = i
+            self._sync()
             return True
         if self._continues(d, t, self.detail_started):
             self.kind[i] = PART
             d.head_end = d.end = i
             if (m := TRAIL_CODE_RE.search(t)) and not TRAIL_CODE_RE.search(self.text[d.head]):
-                d.key = next(g for g in m.groups() if g).decode("utf-8", "replace")  # a wrapped [code]
+                self._rekey(next(g for g in m.groups() if g).decode("utf-8", "replace"))  # a wrapped [code]
+            self._sync()
             return True
         if not t.strip() or DETAIL_RE.match(t):
             self.kind[i] = DETAIL
             d.end = i
+            self._sync()
             self.detail_started = True
             return True
         return False
@@ -456,9 +635,9 @@ def _indent(text: bytes) -> int:
     return INDENT_RE.match(text).end()
 
 
-def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
+def _fold_plan(diags: _Diags, s: Settings) -> set[str]:
     """The rules folded so that at most ``max_shown`` diagnostics stay verbatim: the most frequent first."""
-    counts = Counter(d.key for d in diags)
+    counts = Counter(diags.names(diags.key))
     shown = len(diags)
     folded: set[str] = set()
     for key, count in counts.most_common():
@@ -470,10 +649,13 @@ def _fold_plan(diags: list[Diag], s: Settings) -> set[str]:
     return folded
 
 
-def _summary(diags: list[Diag], s: Settings) -> bytes:
-    sev = Counter(d.severity for d in diags if d.severity)
-    rules = Counter(d.key for d in diags)
-    files = Counter(d.path.decode("utf-8", "replace") for d in diags if d.path)
+def _summary(diags: _Diags, s: Settings) -> bytes:
+    sev = Counter({k: n for k, n in diags.names(diags.severity).items() if k})
+    rules = Counter(diags.names(diags.key))
+    files: Counter = Counter()
+    for path, n in Counter(diags.path).items():
+        if diags.paths[path]:
+            files[diags.paths[path].decode("utf-8", "replace")] += n
 
     def top(counter: Counter) -> str:
         items = [f"{k} ×{v}" for k, v in counter.most_common(s.top)]
@@ -493,27 +675,30 @@ def _summary(diags: list[Diag], s: Settings) -> bytes:
     return (text + "]\n").encode()
 
 
-def _place(d: Diag) -> bytes:
-    """How a folded diagnostic's place is listed: its location as printed; tsc's as tsc prints the
-    start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
-    if d.place is None:
-        d.place = b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
-    return d.place
+def _place(p: "_Parser", j: int) -> bytes:
+    """How the ``j``-th diagnostic is listed when folded: its location as printed; tsc's as tsc prints
+    the start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
+    place = p.places.get(j)
+    if place is None:
+        d = p.diags[j]
+        place = p.places[j] = b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
+    return place
 
 
-def _locations(diags: list[Diag]) -> bytes:
+def _locations(p: "_Parser", indexes) -> bytes:
     """The places of folded diagnostics (``_place``; bytes: a path need not be UTF-8), separated by a
     space, tsc's one a line; stylish ones as ``path:line:col`` then ``line:col`` while the file
     stays the same; a place seen several times once, with ``×N``."""
     parts: list[bytes] = []
     last_path = None
+    diags = [p.diags[j] for j in indexes]
     repeats = Counter(d.loc for d in diags)
     listed: set[bytes] = set()
-    for d in diags:
+    for j, d in zip(indexes, diags):
         if d.loc in listed:
             continue
         listed.add(d.loc)
-        loc = _place(d)
+        loc = _place(p, j)
         if d.style == "stylish" and d.path == last_path:
             loc = loc[len(d.path) + 1 :]
         last_path = d.path
@@ -578,23 +763,30 @@ class _Reducer:
         summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        seen: Counter = Counter()
-        folded, examples, more, starts, ends = self.folded, self.examples, self.more, p.starts, p.ends
+        examples, more, starts, ends = self.examples, self.more, p.starts, p.ends
+        groups, clean, diags, keys = self.groups, p.clean, p.diags, p.diags.keys
+        folded = {diags.key_ids[key] for key in self.folded if key in diags.key_ids}
         i = 0
-        for d in p.diags:
-            if i < d.head:
+        for j, head, end, key, index in zip(range(len(diags)), diags.head, diags.end, diags.key, self.common.rank):
+            if i < head:
                 self._flush()
-                for k in range(i, d.head):
+                for k in range(i, head):
                     self._other(k)
-            key = d.key
-            seen[key] += 1
-            if key in folded and seen[key] > examples and d.head not in more:  # listed by place only
-                self._omit(starts[d.head], ends[d.end], self._group(key), key)
+            if index > examples and key in folded and head not in more:  # listed by place only
+                group = groups.get(keys[key]) or self._group(keys[key])
+                held = self.held
+                if held is not None and held[1] == starts[head] and held[2] == group:  # ``_omit``, inline
+                    held[1] = ends[end]
+                else:
+                    self._omit(starts[head], ends[end], group, keys[key])
             else:
                 if self.held is not None:
                     self._flush()
-                self._show(d, seen[key])
-            i = d.end + 1
+                if end == head and clean and (index != examples or key not in folded):  # ``_show``, inline
+                    plan.keep(starts[head], ends[head])
+                else:
+                    self._show(diags[j], index)
+            i = end + 1
         self._flush()
         for k in range(i, len(p.starts)):
             self._other(k)
@@ -630,7 +822,8 @@ class _Reducer:
             for k in range(d.head_end + 1, d.end + 1):
                 self._detail(k)
         if key in self.folded and index == self.examples:
-            self._folded_line(d, [x for x in self.common.by_key[key][self.examples :] if x.head not in self.more])
+            heads, more, rest = self.p.diags.head, self.more, self.common.by_key[key][self.examples :]
+            self._folded_line(d, array("I", (j for j in rest if heads[j] not in more)) if more else rest)
 
     def _reason(self, key: str) -> str:
         reason = self.reasons.get(key)
@@ -658,7 +851,7 @@ class _Reducer:
         else:
             self._keep(p.starts[i], p.ends[i])
 
-    def _folded_line(self, d: Diag, rest: list[Diag]) -> None:
+    def _folded_line(self, d: Diag, rest: array) -> None:
         plan = self.plan
         if not plan.ends_line():
             plan.show(b"\n")
@@ -670,9 +863,9 @@ class _Reducer:
         if d.style == "tsc":  # a place a line, as tsc prints it
             plan.show(f"[{d.key} ×{len(rest)} more ({message}), exact lines: ".encode())
             plan.mark(self._group(d.key))
-            plan.show(b"]\n" + _locations(listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
+            plan.show(b"]\n" + _locations(self.p, listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
             return
-        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(listed) +
+        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(self.p, listed) +
                   f"{more}; exact lines: ".encode())
         plan.mark(self._group(d.key))
         plan.show(b"]\n")
@@ -714,9 +907,9 @@ class _Fold(NamedTuple):
 FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 
 
-def _verbatim(p: _Parser, d: Diag) -> int:
-    """The bytes a diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
-    start, end = p.starts[d.head], p.ends[d.head_end]
+def _verbatim(p: _Parser, j: int) -> int:
+    """The bytes the ``j``-th diagnostic's head lines take shown (``_Reducer._keep``: escapes gone, padding short)."""
+    start, end = p.starts[p.diags.head[j]], p.ends[p.diags.head_end[j]]
     if p.clean:
         return end - start
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
@@ -736,9 +929,14 @@ def _hidden(raw: bytes, start: int, end: int) -> list[tuple[int, int, str, str]]
     return out
 
 
-def _gain(p: _Parser, rest: list[Diag], cap: int) -> int:
-    """Bytes saved by listing ``rest`` by location instead of verbatim."""
-    return sum(_verbatim(p, d) for d in rest) - sum(len(_place(d)) + 1 for d in spread(rest, cap)) - FOLD_LINE
+def _gain(p: _Parser, rest, cap: int) -> int:
+    """Bytes saved by listing ``rest`` (diagnostics' indexes) by location instead of verbatim."""
+    if p.clean:
+        starts, ends, heads, head_ends = p.starts, p.ends, p.diags.head, p.diags.head_end
+        shown = sum(ends[head_ends[j]] - starts[heads[j]] for j in rest)
+    else:
+        shown = sum(_verbatim(p, j) for j in rest)
+    return shown - sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) - FOLD_LINE
 
 
 def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
@@ -773,25 +971,27 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
     rule names different functions, attributes, types), then the others in order, while the room
     lasts. Their head lines' indexes."""
     seen: set[bytes] = set()
-    counts: Counter = Counter()
+    counts: dict[int, int] = {}
     first, other = [], []
-    for d in p.diags:
-        counts[d.key] += 1
-        message = d.message.strip()
-        if d.key not in fold.rules or counts[d.key] <= fold.examples:
+    diags = p.diags
+    rules = {diags.key_ids[key] for key in fold.rules if key in diags.key_ids}
+    for j, key in enumerate(diags.key):
+        count = counts[key] = counts.get(key, 0) + 1
+        message = diags.message_of(j).strip()
+        if key not in rules or count <= fold.examples:
             seen.add(message)
         elif message in seen:
-            other.append(d)
+            other.append(j)
         else:
             seen.add(message)
-            first.append(d)
+            first.append(j)
     chosen: set[int] = set()
-    for d in first + other:
-        cost = _verbatim(p, d)  # its place leaves the list, but a listed place may be short (``line:col``)
+    for j in first + other:
+        cost = _verbatim(p, j)  # its place leaves the list, but a listed place may be short (``line:col``)
         if cost > spare:
             break
         spare -= cost
-        chosen.add(d.head)
+        chosen.add(diags.head[j])
     return frozenset(chosen)
 
 
@@ -812,18 +1012,15 @@ def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
     return plan
 
 
-def _cap(build, fold: _Fold, room: int, diags: list[Diag]) -> Plan:
+def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
     """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
     each cap is reckoned from the locations' lengths, then checked on the view built."""
-    rests: dict[str, list[Diag]] = {}
-    for d in diags:
-        if d.key in fold.rules:
-            rests.setdefault(d.key, []).append(d)
-    rests = {k: v[fold.examples :] for k, v in rests.items()}
+    by_key = p.common(s).by_key
+    rests = {k: v[fold.examples :] for k, v in by_key.items() if k in fold.rules}
 
     def listed(cap: int) -> int:
-        return sum(sum(len(_place(d)) + 1 for d in spread(rest, cap)) + (20 if len(rest) > cap else 0)
+        return sum(sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) + (20 if len(rest) > cap else 0)
                    for rest in rests.values())
 
     smallest = build(_Fold(fold.rules, fold.examples, 1))
@@ -867,7 +1064,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         size = visible_size(plan)
         if size > room:
             del plan
-            plan = _cap(build, fold, room, parser.diags)
+            plan = _cap(build, fold, room, parser, settings)
         else:
             plan = _widen(build, parser, fold, plan, room - size)
     return plan if plan.omits_anything else passthrough(raw)
@@ -922,6 +1119,8 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     """Pack tiers: the summary and folded-rule lines first, then errors, warnings, the other diagnostic
     lines (a rule code without a severity: ruff, flake8) with the places they point at (``-->
     path:line``) and eslint's file headers; other ``path:line`` lines are context."""
+    if (m := LOC_RE.match(shown)) and not m.group(1) and b".go:" not in shown and shown[:1] != b"[":
+        return _loc_tier(shown[: m.start(5)], m.group(5))
     if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
         return 0, 0
     if (b"--> " in shown and ARROW_RE.match(shown)) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
@@ -933,6 +1132,33 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
             return 0, 2
         return (0, 3) if _head_line(shown, m) else (1, 0)
     return None
+
+
+TIERS: dict[bytes, tuple[int, int]] = {}  # ``_loc_tier``: the tier of each text after a location seen
+TIERS_MAX = 20_000
+
+
+def _loc_tier(loc: bytes, rest: bytes) -> tuple[int, int]:
+    """``tier`` of a ``path:line:col: rest`` line (``loc``: what comes before ``rest``), its rest's
+    part worked out once for each text (the same message at many places): no error or warning word
+    can run across the two (``loc`` ends with ``:``, ``-`` or a space)."""
+    hit = TIERS.get(rest)
+    if hit is None:
+        if ERROR_RE.search(rest):
+            hit = 0, 1
+        elif WARNING_RE.search(rest):
+            hit = 0, 2
+        else:
+            hit = (0, 3) if _code_and_severity(rest, False) is not None else (1, 0)
+        if len(TIERS) >= TIERS_MAX:
+            TIERS.clear()
+        TIERS[rest] = hit
+    if hit != (0, 1) and (b"rror" in loc or b"arning" in loc):  # every ERROR_RE and WARNING_RE match has one
+        if ERROR_RE.search(loc):
+            return 0, 1
+        if hit != (0, 2) and WARNING_RE.search(loc):
+            return 0, 2
+    return hit
 
 
 def _head_line(shown: bytes, m) -> bool:

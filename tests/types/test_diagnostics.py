@@ -530,3 +530,90 @@ def test_a_message_seen_before_parses_as_the_first_time():
     assert [(d.loc, d.key, d.severity, d.message, d.style) for d in remembered] == \
         [(d.loc, d.key, d.severity, d.message, d.style) for d in fresh]
     assert fresh[31].message == b"Name \"v1\" is not defined  [name-defined]" and fresh[31].key == "name-defined"
+
+
+# -- the whole-input search for location lines reads them as the line-by-line parse does ---------------
+MIXED = (b"src/a.py:3:7: F401 `os` imported but unused\n"
+         b"src/a.py:9: error: Missing return  [return]\n"
+         b"src/a.py:9: note: See the docs\n"
+         b"src/a.py:10: note: a note at another place\n"
+         b"src/c.ts(12,5): error TS7006: Parameter 'x' implicitly has an 'any' type.\n"
+         b"  /w/d.py:6:48 - error: \"x\" is unknown (reportAttributeAccessIssue)\n"
+         b"w/e.py:6:48 - error: \"y\" is unknown (reportAttributeAccessIssue)\n"
+         b"    more of the message\n"
+         b"main.go:4:2: declared and not used: x (unusedvar)\n"
+         b"error:1:2: E1 a path named as a severity\n"
+         b"C:/w/f.c:1:2: warning: drive letter [-Wshadow]\n"
+         b"rg.py:12:3:hit of a search, no rule\n"
+         b"mypy.py:8: error: wrapped message\n"
+         b"  [code-wrapped]\n"
+         b"Found 5 errors in 4 files")
+
+
+@pytest.mark.parametrize("name", [*DIAG_FIXTURES, "MIXED"])
+def test_location_lines_found_over_the_whole_input_parse_as_line_by_line(name, monkeypatch):
+    """``_Parser._heads`` finds the ``path:line:col: …`` lines by one search over the input; the parse
+    is the one reading each line on its own gives (``_heads`` finding nothing), line kinds included."""
+    raw = MIXED if name == "MIXED" else (FIXTURES / name).read_bytes().replace(b"\r", b"")
+
+    def facts(parser):
+        return ([(d.head, d.head_end, d.end, d.loc, d.key, d.severity, d.path, d.message, d.style) for d in parser.diags],
+                bytes(parser.kind))
+
+    fast = diagnostics.parse(raw)
+    assert b"\x1b" in raw or len(fast.diags) >= 2
+    monkeypatch.setattr(diagnostics._Parser, "_heads", lambda self: iter(()))
+    assert facts(fast) == facts(diagnostics.parse(raw))
+
+
+def test_a_parse_keeps_its_diagnostics_as_columns_not_objects():
+    """Thousands of diagnostics hold no ``Diag`` object each (a hundred bytes and more apiece): the
+    parse keeps columns, and a ``Diag`` is made when one is read; what it reads is what was printed."""
+    import gc
+
+    raw = b"".join(b"src/m%d.py:%d:%d: E%03d message number %d\n" % (i % 50, i, i % 80, i % 7, i) for i in range(5000))
+    raw += b"mypy.py:8: error: wrapped message\nwrapped tail  [code-wrapped]\nmypy.py:8: note: a hint at its place\n"
+    gc.collect()
+    before = sum(isinstance(o, diagnostics.Diag) for o in gc.get_objects())
+    parser = diagnostics.parse(raw)
+    gc.collect()
+    assert sum(isinstance(o, diagnostics.Diag) for o in gc.get_objects()) - before <= 1  # the one open at the end
+    diags = parser.diags
+    assert len(diags) == 5001 and (diags[4999].loc, diags[4999].key, diags[4999].path) == (b"src/m49.py:4999:39", "E001", b"src/m49.py")
+    last = diags[-1]
+    assert (last.key, last.severity, last.head, last.head_end, last.end) == ("code-wrapped", "error", 5000, 5001, 5002)
+
+
+@pytest.mark.parametrize("line", [b"src/error/a.py:1:2: E1 x", b"a/warning.py:3:4: F1 y", b"b.py:1:2: warning: w [x]",
+                                  b"fatal.py:1: error: q", b"a.py:1:2 - warning: w (reportX)", b"a.py:1:2:error in it",
+                                  b"p.py:1:2: note: see [Error/x]", b"w.py:9: x warningy errorz", b"a.py:1: 12 problems",
+                                  b"src/a.py:3:7: F401 `os` imported but unused", b"a.py:1:2: just words"])
+def test_the_tier_of_a_location_line_is_the_same_the_second_time(line, monkeypatch):
+    """``tier`` works out the text after a location once (``_loc_tier``): a path naming an error or a
+    warning still counts, and the answer is the one the whole line's reading gives."""
+    monkeypatch.setattr(diagnostics, "TIERS", {})
+    first = diagnostics.tier(line, line, None)
+    assert diagnostics.tier(line, line, None) == first
+    m = diagnostics.LOC_RE.match(line)
+    assert first == (0, 1) if diagnostics.ERROR_RE.search(line) else True
+    assert first == (0, 2) if not diagnostics.ERROR_RE.search(line) and diagnostics.WARNING_RE.search(line) else True
+    if not (diagnostics.ERROR_RE.search(line) or diagnostics.WARNING_RE.search(line)):
+        assert first == ((0, 3) if diagnostics._head_line(line, m) else (1, 0))
+
+
+def test_offsets_past_the_small_column_are_kept_aside_and_read_back(monkeypatch):
+    """A place's or message's offset too big for the 4-byte column is kept aside (``_Diags._kept``),
+    as are places and messages that are not cut from their line: each reads back as printed."""
+    raw = b"src/a.py:3:7: F401 `os` imported but unused\nsrc/b.py:9: error: Missing return  [return]\n" \
+          b"src/c.ts(12,5): error TS7006: Parameter 'x' implicitly has an 'any' type.\nsrc/d.py:\n  4:2 E501 Line too long\n"
+
+    def read(parser):
+        return [(d.loc, d.message, d.key) for d in parser.diags], [parser.diags.message_of(j) for j in range(len(parser.diags))]
+
+    usual = read(diagnostics.parse(raw))
+    monkeypatch.setattr(diagnostics, "SMALL", 10)
+    small = diagnostics.parse(raw)
+    assert len(small.diags.texts_kept) > len(diagnostics.parse(b"").diags.texts_kept)
+    assert read(small) == usual
+    assert usual[1] == [b"F401 `os` imported but unused", b"Missing return  [return]",
+                        b"Parameter 'x' implicitly has an 'any' type.", b"Line too long"]
