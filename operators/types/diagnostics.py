@@ -970,6 +970,25 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
     reckoned at its lines' size): first one for each message text not shown yet (the same
     rule names different functions, attributes, types), then the others in order, while the room
     lasts. Their head lines' indexes."""
+    first, other = _unshown(p, fold)
+    chosen: set[int] = set()
+    heads, keys = p.diags.head, p.diags.key
+    listed = Counter(keys[j] for j in first + other)  # a folded rule's line lists at least one place
+    for j in first + other:
+        cost = _verbatim(p, j)  # its place leaves the list, but a listed place may be short (``line:col``)
+        if cost > spare:
+            break
+        if listed[keys[j]] == 1:
+            continue
+        listed[keys[j]] -= 1
+        spare -= cost
+        chosen.add(heads[j])
+    return frozenset(chosen)
+
+
+def _unshown(p: _Parser, fold: _Fold) -> tuple[list[int], list[int]]:
+    """The diagnostics of the folded rules past their examples: the first of each message text not
+    shown yet, and the others."""
     seen: set[bytes] = set()
     counts: dict[int, int] = {}
     first, other = [], []
@@ -985,14 +1004,7 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
         else:
             seen.add(message)
             first.append(j)
-    chosen: set[int] = set()
-    for j in first + other:
-        cost = _verbatim(p, j)  # its place leaves the list, but a listed place may be short (``line:col``)
-        if cost > spare:
-            break
-        spare -= cost
-        chosen.add(diags.head[j])
-    return frozenset(chosen)
+    return first, other
 
 
 def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:

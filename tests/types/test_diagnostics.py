@@ -617,3 +617,17 @@ def test_offsets_past_the_small_column_are_kept_aside_and_read_back(monkeypatch)
     assert read(small) == usual
     assert usual[1] == [b"F401 `os` imported but unused", b"Missing return  [return]",
                         b"Parameter 'x' implicitly has an 'any' type.", b"Line too long"]
+
+
+def test_room_left_never_shows_every_listed_place_of_a_folded_rule_verbatim():
+    """Shown again as printed in the room the folding leaves (``_unfold``), a folded rule keeps at least
+    one place on its line: with none, its line would stand for nothing (the plan refuses such a marker)."""
+    raw = b"".join(b"src/m%d.py:%d:1: error: Function is missing a type annotation  [no-untyped-def]\n" % (i, i)
+                   for i in range(3)) + b"Found 3 errors in 3 files (checked 3 source files)\n"
+    p = diagnostics.parse(raw)
+    key = next(iter(p.common(diagnostics.Settings()).by_key))
+    fold = diagnostics._Fold({key}, 1, 10)
+    more = diagnostics._unfold(p, fold, 100_000)
+    assert len(more) == 1  # two places past the example: one shown again, one still listed
+    plan = diagnostics._Reducer(raw, p, diagnostics.Settings(), fold._replace(more=more)).run()
+    assert plan.omits_anything
