@@ -20,7 +20,10 @@ in place, with its wrapped message lines (pyright's and tsc's indented elaborati
 ``--pretty``'s wrapped ``[code]``; javac's source line and its ``symbol:``/``location:``/``where``
 lines), file and summary lines: the same message at many places keeps each of its lines, as the
 tool printed it. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
-own place and the blank lines between them go to one ref (group ``details``); colour escapes of the
+own place and the blank lines between them go to one ref (group ``details``); cargo's lines about
+each target it built (``could not compile `x` (bin "y")``, ``generated N warnings``, ``rustc --explain``:
+a workspace of many binaries prints them for each) to another when there are ``TARGET_MIN`` or more,
+the last of each kind staying (group ``targets``); colour escapes of the
 shown lines to another (``escapes``), and runs of 8 spaces or more inside a shown line (eslint aligns
 every message of a file to its longest, hundreds of bytes a line) are shortened to two, the rest to a
 third (``padding``). The first line of a ``help:`` or ``note:`` (rustc's and ruff's
@@ -67,6 +70,7 @@ from __future__ import annotations
 import os
 import re
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from typing import Annotated, NamedTuple
 
@@ -407,6 +411,25 @@ class _Common(NamedTuple):
     rank: array  # each diagnostic's place among its rule's (from 1)
     details: int  # bytes of detail lines
     progress: int  # cargo progress lines
+    targets: frozenset  # cargo's lines about each target folded (``_target_lines``)
+
+
+# cargo's lines about each target it built (a workspace of many binaries prints them for each):
+TARGET_RE = lazy(rb"^(?:(?:error|warning): (?:could not compile `|`[^`\n]+` \(\w+ )|For more information about (?:this|an) "
+                 rb"error, try `rustc --explain|Some errors have detailed explanations: |warning: build failed, waiting)"
+                 rb"[^\n]*", re.M)
+TARGET_MIN = 8  # such lines folded from this many on, the last of each kind kept (the build's conclusion)
+
+
+def _target_lines(raw: bytes, starts) -> frozenset:
+    """The line indexes of cargo's lines about each target to fold: all but the last of each kind
+    (``could not compile``, ``generated N warnings``, ``rustc --explain``, …) when there are
+    ``TARGET_MIN`` or more."""
+    found = [(m.start(), m[0][:24]) for m in TARGET_RE.finditer(raw)]
+    if len(found) < TARGET_MIN:
+        return frozenset()
+    last = {kind: at for at, kind in found}
+    return frozenset(bisect_right(starts, at) - 1 for at, kind in found if last[kind] != at)
 
 
 class _Parser:
@@ -436,7 +459,7 @@ class _Parser:
             by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}
             details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
             made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
-                                          self.kind.count(PROGRESS))
+                                          self.kind.count(PROGRESS), _target_lines(self.raw, self.starts))
         return made
 
     def run(self) -> "_Parser":
@@ -848,6 +871,8 @@ class _Reducer:
             self._detail(i)
         elif p.kind[i] == PROGRESS and self.progress >= PROGRESS_MIN:
             self.plan.omit(p.starts[i], p.ends[i], "progress", "cargo progress lines")
+        elif i in self.common.targets:
+            self.plan.omit(p.starts[i], p.ends[i], "targets", "cargo's lines about each target")
         else:
             self._keep(p.starts[i], p.ends[i])
 
@@ -874,6 +899,8 @@ class _Reducer:
         plan = self.plan
         for group, text in (("details", b"[source snippets, carets, help and notes folded: "),
                             ("progress", f"[{self.progress} cargo progress lines folded: ".encode()),
+                            ("targets", f"[{len(self.common.targets)} lines about each target folded (could not "
+                                        "compile, generated N warnings, rustc --explain; the last of each shown): ".encode()),
                             ("escapes", b"[terminal colour escapes removed: "),
                             ("padding", b"[runs of alignment spaces shortened: ")):
             if group in plan.reasons:

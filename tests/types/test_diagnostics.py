@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, fixture_bytes, planted, reduce_alone, reduce_bytes, tokens_cli, type_data
+from conftest import FIXTURES, cut, fixture_bytes, planted, reduce_alone, reduce_bytes, tokens_cli, type_data
 from operators.ceiling import CeilingSettings, visible_size
 from operators.classify import classify
 from operators.types import diagnostics
@@ -631,3 +631,19 @@ def test_room_left_never_shows_every_listed_place_of_a_folded_rule_verbatim():
     assert len(more) == 1  # two places past the example: one shown again, one still listed
     plan = diagnostics._Reducer(raw, p, diagnostics.Settings(), fold._replace(more=more)).run()
     assert plan.omits_anything
+
+
+def test_cargos_lines_about_each_target_fold_but_the_last_of_each_kind():
+    raw = type_data("cargo_build_rustlings_exercises.txt.gz")  # a crate of ~100 binaries, most failing
+    assert classify(raw)[0] == "diagnostics"
+    lines = raw.split(b"\n")
+    failed = [ln for ln in lines if ln.startswith(b"error: could not compile `")]
+    assert len(failed) > 30
+    visible = cut(diagnostics, "diagnostics", raw, 25_000)
+    assert len(visible) <= 25_000
+    assert [ln for ln in visible.split(b"\n") if ln.startswith(b"error: could not compile `")] == failed[-1:]
+    folded = re.search(rb"\[(\d+) lines about each target folded \([^)]*\): #ref:ctx_\w+\]", visible)
+    assert folded and int(folded[1]) >= len(failed) - 1  # counted, behind a ref
+    headers = {ln for ln in lines if re.match(rb"error\[E\d+\]: ", ln)}
+    shown = {h for h in headers if h + b"\n" in visible}
+    assert len(shown) >= 0.9 * len(headers)  # the room they took goes to the diagnostics
