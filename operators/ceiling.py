@@ -172,8 +172,10 @@ def _less_reserve(total: int) -> int:
 def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     """OPTIMIZE's ceiling step: the plan cut to the packet's budget, and the guard saying so."""
     budget = budget_of(packet, config)
-    if len(packet.raw) <= _total(packet, config) - HEADER_MAX:  # the raw text fits, with no refs line to print
-        return plan, guard  # beside it: "never worse than raw" shows it whole if need be
+    if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
+        return plan, guard
+    if len(packet.raw) <= _total(packet, config) - HEADER_MAX and not plan.omits_anything:
+        return plan, guard  # shown whole, it prints no refs line: the reserve for one is not needed
     hint = getattr(packet, "window", 1) <= 1  # a run's later windows do not repeat it
     new = fit(plan, budget, packet.type, config, hint)
     if new is plan:

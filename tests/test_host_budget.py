@@ -113,3 +113,24 @@ def test_an_output_the_host_shows_whole_is_not_cut_for_the_refs_line_it_would_no
     path.write_bytes(raw)
     code, out, _ = run_cli(capsysbinary, "analyze", "--host", "codex", str(path))
     assert code == 0 and out == raw
+
+
+def test_an_output_with_refs_keeps_the_reserve_for_its_refs_line_even_when_the_raw_would_fit():
+    from types import SimpleNamespace
+
+    from operators import ceiling
+    from operators.config import Config
+    from operators.reduction import Plan
+
+    lines = [b"%d: the parser accepts field %d in release %d.%d" % (i, i * 7, i // 10, i % 10) for i in range(400)]
+    raw = b"\n".join(lines)[: HOST_LIMITS["codex"] - 100] + b"\n"
+    config = Config(ceiling=ceiling.CeilingSettings(host="codex"))
+    packet = SimpleNamespace(raw=raw, budget=0, type="text", window=1)
+    whole = Plan(raw).keep_rest()
+    assert ceiling.apply(packet, whole, "", config)[0] is whole  # no refs: shown whole
+    folded = Plan(raw)
+    folded.keep(0, 20)
+    folded.omit(20, 30, "g", "a few bytes")
+    folded.keep_rest()
+    cut, guard = ceiling.apply(packet, folded, "", config)
+    assert ceiling.CEILING_GUARD in guard and ceiling.visible_size(cut) <= ceiling.budget_of(packet, config)
