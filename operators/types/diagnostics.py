@@ -419,12 +419,16 @@ TARGET_RE = lazy(rb"^(?:(?:error|warning): (?:could not compile `|`[^`\n]+` \(\w
                  rb"error, try `rustc --explain|Some errors have detailed explanations: |warning: build failed, waiting)"
                  rb"[^\n]*", re.M)
 TARGET_MIN = 8  # such lines folded from this many on, the last of each kind kept (the build's conclusion)
+TARGET_HINTS = (b"could not compile `", b"` (", b"rustc --explain", b"detailed explanations: ", b"build failed, waiting")
+# ... each alternative of TARGET_RE holds one of these: an input holding none is not searched (a linter's output)
 
 
 def _target_lines(raw: bytes, starts) -> frozenset:
     """The line indexes of cargo's lines about each target to fold: all but the last of each kind
     (``could not compile``, ``generated N warnings``, ``rustc --explain``, …) when there are
     ``TARGET_MIN`` or more."""
+    if not any(hint in raw for hint in TARGET_HINTS):
+        return frozenset()
     found = [(m.start(), m[0][:24]) for m in TARGET_RE.finditer(raw)]
     if len(found) < TARGET_MIN:
         return frozenset()

@@ -1134,10 +1134,10 @@ def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
         make = partial(_Reducer, raw, granularity, tighter, notable)
         reducer = make()
         plan, briefs = reducer.run(), reducer.briefs
-    if _lines_shown(plan) > LINES_CUT:
-        return plan, make  # printed over many lines: the ceiling keeps the lines that matter of every item
+    if visible_size(plan) <= fit or _lines_shown(plan) > LINES_CUT:
+        return plan, make  # many lines over: the ceiling keeps the lines that matter of every item
     lo, hi, best = 0, briefs - 1, None  # the most briefs under ``fit``: between 0 and one fewer than shown
-    while visible_size(plan) > fit and lo <= hi:
+    while lo <= hi:
         mid = (lo + hi + 1) // 2
         shown = partial(_Reducer, raw, granularity, tighter, 0, mid)
         reducer = shown()
