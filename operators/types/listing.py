@@ -166,8 +166,7 @@ def _column_note(matches: list[re.Match], hide_owner: bool) -> str:
     owner = ""
     if hide_owner:
         owner = f"owner {matches[0].group(4).strip().decode('utf-8', 'replace')}, group {matches[0].group(5).strip().decode('utf-8', 'replace')}; "
-    return (f"[ls -l: {len(matches):,} entries shown as type, size (but a directory's), name; {owner}modes {said}; "
-            "modes, links, dates, directory sizes: ")
+    return f"[ls -l: {len(matches):,} entries shown as type, size, name; {owner}modes {said}; modes, links, dates, directory sizes: "
 
 
 # -- the reducers ----------------------------------------------------------------------------------
