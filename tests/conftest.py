@@ -25,6 +25,15 @@ def pytest_addoption(parser):
                      help="rewrite fixtures/golden/*.reduced from the current reduced texts (tests/test_golden.py)")
 
 
+DEEP = bool(os.environ.get("NOLIFE_TOKENS_DEEP_TESTS"))
+
+
+def examples(n: int) -> int:
+    """Hypothesis examples for a property: a quarter of `n` (at least 100) in the everyday run, all `n` with
+    NOLIFE_TOKENS_DEEP_TESTS=1 (the deep run, for a change to a kernel function or its twin)."""
+    return n if DEEP else max(100, n // 4)
+
+
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch) -> Path:
     """A private store home per test; no user config leaks in."""

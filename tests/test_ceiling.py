@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
+
 from operators.ceiling import CEILING_GUARD, RunBudget, fit, visible_size
 from operators.signals import template
 from operators.reduction import MARK, Plan, omissions, passthrough, render, restore
@@ -265,7 +267,7 @@ def plans(draw):
     return plan.finish()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan=plans(), budget=st.integers(256, 2000))
 def test_random_plans_with_a_tiny_budget_restore_exactly(plan, budget):
     new = fit(plan, budget, "log")

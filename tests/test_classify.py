@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import reduce_bytes
+from conftest import examples, reduce_bytes
 from operators.classify import classify
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -265,7 +265,7 @@ def test_a_cheap_test_says_no_only_where_its_detector_does(name):
 LINE_POOL = sorted({line for path in REAL_INPUTS[::7] for line in path.read_bytes().split(b"\n")[:40] if len(line) < 300})
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.sampled_from(LINE_POOL), st.sampled_from(LINE_POOL).map(lambda line: b"  " + line),
                           st.binary(max_size=30)), min_size=1, max_size=40))
 def test_no_cheap_test_says_no_where_its_detector_says_yes(lines):
@@ -353,7 +353,7 @@ def test_each_runner_line_shape_has_its_build_mark(line):
     _build_marks_hold(line + b"\n" + line)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(LINE_POOL), st.sampled_from(RUNNER_LINES), st.binary(max_size=20)),
                 min_size=1, max_size=30))
 def test_builds_marks_hold_on_mixed_runner_lines(lines):

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
+
 from flows import hooks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -364,7 +366,7 @@ SHELLISH = st.text(alphabet=st.sampled_from(list(" \t\n'\"\\$`*?[]{}~!#;&|<>()=-
                    max_size=40)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SHELLISH)
 def test_rewrite_never_raises_and_always_wraps_in_tokens_run(text):
     for command in (text, "ls " + text, "cd d && ls " + text):
@@ -373,7 +375,7 @@ def test_rewrite_never_raises_and_always_wraps_in_tokens_run(text):
             assert shlex.join(hooks.tokens_argv() + ["run", "--"]) in out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SHELLISH)
 def test_a_command_run_without_a_shell_gets_the_arguments_bash_would_give(text):
     """When the hook runs a command directly (no ``bash -c``), its argv must be what bash passes."""

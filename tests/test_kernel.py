@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
+
 from operators import jsonscan, vocab
 from operators.config import Config
 from operators.kernel import C as kernel, TWINS, json_twins, log_twins as twins
@@ -47,7 +49,7 @@ def c_scan(raw, mask):
     return list(memoryview(starts).cast("q")), list(memoryview(ids).cast("i")), shapes, list(memoryview(counts).cast("q"))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(raw=LINEISH, mask=st.booleans())
 def test_scan_matches_the_python_twin(raw, mask):
     assert c_scan(raw, mask) == py_scan(raw, mask)
@@ -75,7 +77,7 @@ def test_scan_works_across_the_python_twins_block_size():
         twins.SHAPE_BLOCK = old_block
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data())
 def test_select_matches_the_python_twin(data):
     n_ids = data.draw(st.integers(1, 6))
@@ -93,7 +95,7 @@ def test_select_rejects_ids_out_of_range():
         kernel.select(array("i", [3]), array("i", [0]), b"\x01", array("q"))
 
 
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=examples(5000), deadline=None)
 @given(shape=st.one_of(
     st.lists(st.sampled_from(list(b"0123456789abcdefABCDEFxXgz_ .:-/#\x00\xff")), max_size=16).map(bytes),
     st.lists(st.sampled_from(list(b"0a9fE-_ zx-")), max_size=40).map(bytes),  # dashed hex runs, uuid-like
@@ -132,7 +134,7 @@ def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
     assert diff.diff_lines is dispatch.diff_lines
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(raw=LINEISH, fold_min=st.integers(2, 4), granularity=st.sampled_from(["coarse", "fine"]))
 def test_reducer_gives_the_same_plan_with_or_without_the_kernel(raw, fold_min, granularity, monkeypatch_module):
     cfg = Config().log
@@ -164,7 +166,7 @@ SIGNALISH = st.lists(
 ).map(b"".join)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(raw=SIGNALISH)
 def test_signal_lines_from_shapes_match_the_direct_scan(raw):
     expected = vocab.signal_line_spans(raw)
@@ -175,7 +177,7 @@ def test_signal_lines_from_shapes_match_the_direct_scan(raw):
         assert [(starts[i], log._line_end(raw, starts[i], starts[i + 1])) for i in lines] == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(raw=SIGNALISH, data=st.data())
 def test_lines_with_and_status_lines_match_the_python_twins(raw, data):
     starts, ids, shapes, _ = c_scan(raw, True)
@@ -206,7 +208,7 @@ def test_big_access_log_signal_lines_match_the_direct_scan():
     assert len(expected) > 1000
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(shape=st.lists(st.sampled_from(list(b"0a :/=@#\t\r\x0b\x0c\n_x\xff")), max_size=16).map(bytes))
 def test_words_matches_the_python_twin(shape):
     assert kernel.words(shape) == twins.words_py(shape)
@@ -216,7 +218,7 @@ def test_words_examples():
     assert kernel.words(b"  Setting up libfoo:amd64 (0.0-0) ...\t/usr/lib/x a: ") == b"Setting up # # ... # a:"
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(raw=LINEISH, data=st.data())
 def test_group_shapes_matches_the_python_twin(raw, data):
     _, _, shape_data, shape_ends, counts = twins.scan_lines_py(raw, True)
@@ -227,7 +229,7 @@ def test_group_shapes_matches_the_python_twin(raw, data):
         list(py_ids), py_names, list(py_totals))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(raw=LINEISH, data=st.data())
 def test_group_shapes_keeping_earlier_keys_and_mark_rare_match_the_python_twins(raw, data):
     _, _, shape_data, shape_ends, counts = twins.scan_lines_py(raw, True)
@@ -265,7 +267,7 @@ JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b'\\"',
                    min_size=1, max_size=60).map(b"".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(raw=JSONISH, data=st.data())
 def test_pair_brackets_matches_the_python_twin(raw, data):
     openings = [i for i, c in enumerate(raw) if c in b"[{"]
@@ -317,14 +319,14 @@ def diff_kernel(raw):
     return list(memoryview(starts).cast("q")), list(kinds)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"+b", b"@@ -1 +1 @@", b"\\ No newline at end of file", b"\r"]))
 def test_diff_lines_match_the_python_twins(raw, tail):
     raw += tail  # a last line without its newline, sometimes
     assert diff_kernel(raw) == diff_twin(raw)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"\r", b"\n", b"\n\n", b"x\ny"]))
 def test_line_starts_match_the_python_twin(raw, tail):
     import operators.kernel as dispatch
@@ -405,7 +407,7 @@ def search_both(raw, numbered):
     return answers
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(raw=SEARCHISH, numbered=st.booleans())
 def test_search_lines_match_the_python_twin(raw, numbered):
     with_kernel, with_twin = search_both(raw, numbered)
@@ -428,7 +430,7 @@ def test_search_lines_of_generated_output_and_edge_cases():
 TEXTISH = st.lists(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"\x0b", b"zz"]), max_size=40)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(lines=TEXTISH, times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail"]),
        repeat_min=st.integers(2, 4), block_max=st.integers(1, 8), block_work=st.sampled_from([0, 20, 4_000_000]))
 def test_text_runs_match_the_python_twin(lines, times, tail, repeat_min, block_max, block_work):
@@ -444,7 +446,7 @@ CUTTISH = st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"
                                     b" \r\n", b"\t\r", b"\x0b", b"a b"]), max_size=60).map(b"".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(raw=CUTTISH)
 def test_text_cuts_match_the_python_twin(raw):
     import operators.kernel as dispatch
@@ -463,7 +465,7 @@ def test_text_cuts_of_generated_text():
     assert [list(found[0]), list(found[1]), found[2], found[3]] == [list(twin[0]), list(twin[1]), twin[2], twin[3]]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(raw=CUTTISH, offsets=st.lists(st.integers(-3, 70), max_size=30))
 def test_line_of_matches_the_python_twin(raw, offsets):
     import operators.kernel as dispatch
@@ -475,7 +477,7 @@ def test_line_of_matches_the_python_twin(raw, offsets):
     assert all(starts[i] <= at < starts[i + 1] for i, at in zip(found, offsets) if 0 <= at < len(raw))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(raw=st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"x", b"\x1c", b"\xa0", b"\n\n"]),
                     max_size=50).map(b"".join), block=st.sampled_from([1, 3, 1 << 18]))
 def test_blank_lines_match_the_python_twin_and_strip(raw, block):
@@ -497,7 +499,7 @@ def pieces_both(raw: bytes, runs, cuts, ids):
     return [None if made is None else [bytes(made[0]), *map(list, made[1:4]), *made[4:]] for made in found]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(lines=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"c  \r", b"\r"]),
                                 st.integers(1, 5)), max_size=30),
        times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail", b"\n\n", b"  "]),
@@ -544,7 +546,7 @@ RANKISH_LINES = [b"diff --git a/f b/f", b"diff --cc f", b"--- a/f", b"+++ b/f", 
                  b"\r", b" \r", b"+x\r"]
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(lines=st.lists(st.sampled_from(RANKISH_LINES), max_size=60), hunk_size=st.integers(0, 400),
        last_nl=st.booleans())
 def test_diff_ranks_match_the_python_twin(lines, hunk_size, last_nl):
@@ -558,7 +560,7 @@ def test_diff_ranks_match_the_python_twin(lines, hunk_size, last_nl):
     assert (codes, list(memoryview(stat).cast("q"))) == (twin_codes, list(twin_stat))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(raw=st.lists(st.sampled_from([b"\n", b"a", b"bb", b"\r\n", b"x" * 9, b"\xff"]), max_size=60).map(b"".join),
        start=st.integers(-70, 70), end=st.integers(-70, 70))
 def test_count_newlines_matches_bytes_count(raw, start, end):
@@ -574,7 +576,7 @@ def test_count_newlines_of_a_large_buffer():
     assert kernel.count_newlines(raw, 12_345, 250_001) == raw.count(b"\n", 12_345, 250_001)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(raw=st.lists(st.sampled_from([b"\n", b"a", b"bbbbbbb", b"\r\n", b"x" * 23]), max_size=40).map(b"".join),
        limit=st.integers(-3, 40), cuts=st.lists(st.integers(0, 400), max_size=6))
 def test_long_lines_matches_the_python_twin(raw, limit, cuts):
@@ -607,7 +609,7 @@ def _blame_columns_both(raw: bytes):
     return (list(found[0]), found[1]), (list(twin[0]), twin[1])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(raw=BLAMEISH, final=st.sampled_from([b"", b"\n", b"\r\n"]))
 def test_blame_columns_match_the_python_twin(raw, final):
     found, twin = _blame_columns_both(raw + final)

@@ -5,6 +5,8 @@ import json as jsonlib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
+
 
 from operators.config import Config, ReduceConfig
 from operators.packet import ContextPacket
@@ -25,7 +27,7 @@ FRAGMENTS = [
 raw_inputs = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.binary(max_size=40)), max_size=120).map(b"".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=raw_inputs, content_type=st.sampled_from(sorted(types.names())), granularity=st.sampled_from(["coarse", "fine"]))
 def test_every_reducer_restores_any_bytes(raw, content_type, granularity):
     packet = ContextPacket(source="prop", raw=raw, type=content_type, granularity=granularity)
@@ -45,7 +47,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=json_values, indent=st.sampled_from([None, 2, 4]), ndjson=st.booleans())
 def test_json_reducer_restores_and_keeps_valid_json(value, indent, ndjson):
     raw = (jsonlib.dumps(value, indent=indent, ensure_ascii=False) + "\n").encode() * (3 if ndjson and indent is None else 1)

@@ -169,7 +169,7 @@ def test_a_signal_line_shows_within_a_second_while_the_command_keeps_running(tmp
 
 # -- interruption ------------------------------------------------------------------------------
 def test_timeout_prints_what_was_there_and_leaves_no_process():
-    proc = subprocess.run(["timeout", "6", PY, "-m", "flows.cli", "run", "--", "bash", "-c",
+    proc = subprocess.run(["timeout", "4", PY, "-m", "flows.cli", "run", "--", "bash", "-c",
                            "echo started $$; sleep 100"], capture_output=True, cwd=PROJECT, timeout=WAIT)
     assert proc.returncode == 124  # timeout's own status: it had to stop tokens
     m = re.search(rb"started (\d+)", proc.stdout)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import examples, FIXTURES, reduce_bytes
 from operators.reduction import KEEP, MARK, OMIT, Plan, omissions, passthrough, render, restore, restores_to
 from operators.safety import SafetySettings, clean, secure
 from operators.store import MARKER_RE
@@ -324,7 +324,7 @@ def _in_turns(raw: bytes, cuts: int) -> Plan:
     return plan
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile, st.integers(min_value=0, max_value=6), st.sampled_from(["text", "json"]))
 def test_random_bytes_with_escapes_restore_exactly(raw, cuts, kind):
     """Any bytes, under a plan that keeps, omits and shows in turn: the secured plan covers the raw

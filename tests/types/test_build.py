@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import examples, FIXTURES, reduce_bytes
 from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.reduction import omissions, render, restore
 from operators.signals import auto_signals, missing_signals
@@ -256,7 +256,7 @@ LINE_KINDS = st.sampled_from([
 ])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(LINE_KINDS, max_size=60), st.sampled_from([b"\n", b"\r\n"]), st.booleans(),
        st.sampled_from(["coarse", "fine"]))
 def test_any_mix_restores_exactly_and_keeps_displayed_signal_lines(lines, eol, final_eol, granularity):
@@ -284,7 +284,7 @@ SIGNAL_BITS = [b"ERROR x", b"\x1b[31mERROR x\x1b[0m", b"WARN y", b"a\rWARN y", b
 BITS = st.lists(st.sampled_from(SIGNAL_BITS), max_size=14).map(b"".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(visible=BITS, auto=st.lists(BITS.map(lambda b: b.replace(b"\n", b"")), max_size=4),
        expected=st.lists(st.sampled_from(["ERROR x", "WARN y", "ok\nplain", "y\nE", "z", "absent"]), max_size=3))
 def test_missing_signals_line_by_line_is_the_check_on_the_whole_displayed_text(visible, auto, expected):
@@ -308,7 +308,7 @@ def test_a_visible_line_with_any_control_byte_is_compared_as_displayed():
 def test_missing_signals_makes_no_displayed_copy_of_a_big_text():
     import tracemalloc
 
-    visible = b"".join(b"step %d \x1b[32mdone\x1b[0m\r\n" % i for i in range(200_000)) + b"ERROR disk full\n"
+    visible = b"".join(b"step %d \x1b[32mdone\x1b[0m\r\n" % i for i in range(60_000)) + b"ERROR disk full\n"
     tracemalloc.start()
     try:
         missing = missing_signals(visible, ["step 7 done"], [b"ERROR disk full", b"WARN gone"])

@@ -9,7 +9,7 @@ import re
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from conftest import FIXTURES, reduce_alone, reduce_bytes
+from conftest import examples, FIXTURES, reduce_alone, reduce_bytes
 from operators.classify import classify
 from operators.config import Config
 from operators.kernel import diff_twins
@@ -360,7 +360,7 @@ def test_plan_pieces_read_as_lists_and_take_an_inserted_header():
     assert restore(visible, layout, [omissions(plan)["context"]]) == raw
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b" ctx", b"x", b"\r"]),
                     max_size=40).map(b"".join), block=st.sampled_from([1, 2, 5, 1 << 20]))
 @example(raw=b"+a\n-a\n+b\r\r\n+c", block=2)
@@ -396,7 +396,7 @@ def test_changed_lines_keep_the_first_distinct_lines_up_to_the_limits(monkeypatc
     assert signals.changed_lines(b"+a\n+b\n+c\n+d\n+e\n-a\n-b\n-c\n") == [b"+d"]  # +e: beyond the 4 looked at
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b" ctx", b"x",
                                      b"diff --git a/f b/f", b"diff --git ", b"\xff"]), max_size=40).map(b"".join))
 def test_level0_diff_facts_see_the_lines_a_split_sees(raw):
@@ -994,7 +994,7 @@ RANK_LINES = [b"diff --git a/f b/f", b"--- a/f", b"+++ b/f", b"index 1234..5678"
               b"Binary files a and b differ", b"+x\r"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(lines=st.lists(st.sampled_from(RANK_LINES), max_size=60), added=st.integers(0, 320), last_nl=st.booleans(),
        twin=st.booleans())
 def test_ranks_of_a_whole_candidate_are_the_line_by_line_ranks(lines, added, last_nl, twin):

@@ -9,7 +9,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, tokens_cli
+from conftest import examples, FIXTURES, check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, tokens_cli
 from operators.classify import classify
 from operators.config import config_class
 from operators.types import gitblame, gitlog
@@ -270,7 +270,7 @@ SIGNAL_BITS = [b" ctx", b"error", b" could", b"not", b" hr ", b"=0x80070005", b"
                b"exit code", b" 2", b"Error", b"s", b"\r", b"index 0123456..789abcd 100644", b"timed", b" out"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(lines=st.lists(st.lists(st.sampled_from(SIGNAL_BITS), max_size=4).map(b"".join), min_size=1, max_size=30),
        cuts=st.lists(st.integers(0, 30), max_size=12), tail=st.booleans())
 def test_signal_matches_of_the_joined_pieces_are_those_of_each_piece_alone(lines, cuts, tail):

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, cut, reduce_bytes, type_data
+from conftest import examples, FIXTURES, cut, reduce_bytes, type_data
 from operators.ceiling import CeilingSettings, fit
 from operators.classify import classify
 from operators.config import Config
@@ -424,7 +424,7 @@ NOTABLE_PIECES = [b'"error"', b'"errors"', b'"Exception"', b'"status"', b'"state
 
 
 @pytest.mark.usefixtures("no_room")
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(raw=st.lists(st.sampled_from(NOTABLE_PIECES), max_size=30).map(b"".join), data=st.data())
 def test_notable_starts_are_where_the_notable_pattern_matches(raw, data):
     from operators.types.json import NOTABLE_RE, notable_starts

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, reduce_bytes
+from conftest import examples, FIXTURES, reduce_bytes
 from operators.config import Config
 from operators.reduction import omissions
 from operators.signals import load_sidecar
@@ -106,7 +106,7 @@ def test_block_boundaries_do_not_change_the_plan(monkeypatch):
 
     lines = st.sampled_from([b"INFO tick 1", b"INFO tick 22", b"", b"ERROR x", b"WARN y 0x1f", b"\r", b"  at z"])
 
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=examples(200), deadline=None)
     @given(parts=st.lists(lines, max_size=40), final=st.booleans(), block=st.integers(min_value=1, max_value=40))
     def check(parts, final, block):
         raw = b"\n".join(parts) + (b"\n" if final else b"")

@@ -8,7 +8,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, PROJECT, fixture_bytes, planted, reduce_alone, reduce_bytes
+from conftest import examples, FIXTURES, PROJECT, fixture_bytes, planted, reduce_alone, reduce_bytes
 from operators.classify import classify
 from operators.reduction import render
 from operators.types import diagnostics, search
@@ -192,7 +192,7 @@ FRAGMENTS = [b"src/a.py:", b"src/b c.py:", b"Makefile", b"12:", b"3-", b"--", b"
              b"(1,2): error TS1: ", b"  4:2  error  msg  rule", b"Binary file x matches", b"pattern" * 40, b" "]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=80), st.integers(1, 4), st.integers(1, 3))
 def test_any_input_restores_exactly(parts, per_file, examples):
     raw = b"".join(parts)
@@ -333,7 +333,7 @@ def files_per_line(lines):
     return runs
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.lists(st.sampled_from(TABLE_PARTS), max_size=60), st.sampled_from(["numbered", "flat", "heading", "bare"]),
        st.booleans())
 def test_the_line_table_is_the_per_line_parse(parts, shape, twin):

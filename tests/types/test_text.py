@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import FIXTURES, reduce_alone
+from conftest import examples, FIXTURES, reduce_alone
 from operators.classify import classify
 from operators.config import Config
 from operators.reduction import omissions, render
@@ -145,7 +145,7 @@ def cuts_line_by_line(raw: bytes) -> tuple[list[tuple[int, int]], int, int]:
     return merged, trailing, blank
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(raw=st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\r\n", b"x", b"\xff", b"\x00", b"  \n", b"\n\n"]),
                     max_size=40).map(b"".join))
 def test_text_cuts_match_the_line_by_line_definition(raw):
@@ -220,7 +220,7 @@ def test_text_repeats_found_block_by_block_as_on_one_list(seed, block, monkeypat
         assert repeat_runs_one_list(b"q\n" * 5 + b"r\ns\n" * 3 + b"end\n") == [(0, 2, 10, 5, 1), (10, 14, 22, 3, 2)]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(lines=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"", b"  ", b"x y", b"\t", b"a\r", b"b ", b"c  \r", b"\r"]),
                                 st.integers(1, 5)), max_size=30),
        times=st.integers(1, 4), tail=st.sampled_from([b"", b"\n", b"tail", b"\n\n", b"  "]))
