@@ -19,7 +19,9 @@ shown when rules are folded or the folded details are worth it), then every diag
 in place, with its wrapped message lines (pyright's and tsc's indented elaboration, mypy
 ``--pretty``'s wrapped ``[code]``; javac's source line and its ``symbol:``/``location:``/``where``
 lines), file and summary lines: the same message at many places keeps each of its lines, as the
-tool printed it. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
+tool printed it. A rule is the code (``E501``, ``TS2322``, ``[no-untyped-def]``), else the message;
+javac's ``cannot find symbol`` is a rule for each missing symbol (``error: cannot find symbol (class
+TypeAdapter)``: its ``symbol:`` line names it), so each keeps an example however small the room. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
 own place and the blank lines between them go to one ref (group ``details``); cargo's lines about
 each target it built (``could not compile `x` (bin "y")``, ``generated N warnings``, ``rustc --explain``:
 a workspace of many binaries prints them for each) to another when there are ``TARGET_MIN`` or more,
@@ -148,6 +150,7 @@ PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Upd
                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
 JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|\w+ extends \S+ declared in )")
 CARET_RE = lazy(rb"^\s*\^\s*$")
+SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
 HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 
@@ -584,6 +587,8 @@ class _Parser:
         if d.style == "gnu" and self._javac_part(i, t):
             self.kind[i] = PART  # javac: the source line and the symbol/location lines stay with the message
             d.head_end = d.end = i
+            if SYMBOL_RE.match(t):  # "cannot find symbol": the rule is what is missing
+                self._rekey(f"{d.key} ({b' '.join(t.split()[1:]).decode('utf-8', 'replace')})")
             self._sync()
             return True
         if self._continues(d, t, self.detail_started):

@@ -392,7 +392,23 @@ def test_javac_over_the_ceiling_folds_its_most_frequent_message_and_keeps_the_ot
     heads = re.findall(rb"^\S+\.java:\d+: (?:error|warning): (.*)$", raw, re.M)
     for message in set(heads):  # each distinct message keeps a line as printed
         assert any(line.endswith(b": " + message) for line in shown), message
-    assert re.search(rb"^\[error: cannot find symbol \xc3\x97\d+ more ", visible, re.M)
+    assert re.search(rb"^\[error: cannot find symbol \(class TypeAdapter\) \xc3\x97\d+ more ", visible, re.M)
+
+
+@pytest.mark.parametrize("max_chars", [20_000, 9_500, 6_000])
+def test_javac_cannot_find_symbol_is_a_rule_for_each_missing_symbol(max_chars):
+    """javac says only "cannot find symbol" on its first line; the symbol is on the ``symbol:`` line
+    under it. Each missing symbol is its own rule, so each keeps an example with its symbol line
+    however small the room, and the summary counts each."""
+    raw = type_data("javac_gson_stream_fail.txt")
+    missing = set(re.findall(rb"^  symbol: +(.*)$", raw, re.M))
+    assert len(missing) == 14
+    plan, visible, _ = reduced_fit(raw, config(max_chars=max_chars))
+    assert visible_size(plan) <= max_chars
+    shown = set(re.findall(rb"^  symbol: +(.*)$", visible, re.M))
+    assert shown == missing
+    summary = visible.split(b"\n", 1)[0]
+    assert b"cannot find symbol (class TypeAdapter) \xc3\x9741" in summary
 
 
 def test_the_room_folding_left_shows_each_message_of_a_folded_rule_then_more_lines_as_printed():
