@@ -43,7 +43,9 @@ valid JSON (or NDJSON) whenever the input was.
 * **long strings** (over ``string_max``, not under a decision key): the head stays (cut on a character,
   never inside an escape), the tail goes to a ref: ``"head… +12345 bytes #ref:ctx_…"``.
 * **NDJSON** (one value per line) is a sequence treated like an array: each line is reduced, newlines
-  stay, and a long run of same-shaped lines is summarised.
+  stay, and a long run of same-shaped lines is summarised; a line with a signal word in a value (not
+  in a member's name), such as ``go test -json``'s ``"Output": "--- FAIL: …"``, counts as failing, and
+  so does ``"Action": "fail"`` (a status-like field).
 * **under the ceiling** (``reduce``): a document that fits the room is shown unfolded; a folded one
   still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
   past the first shown in brief, then every item kept for what it carries in brief, none whole; a
@@ -123,7 +125,7 @@ _OBJ, _ARR, _STR = 0x7B, 0x5B, 0x22
 
 _ERROR_KEY = rb'"(?:[Ee]rrors?|ERRORS?|[Ee]xception|[Ff]ailure|[Ff]ault|[Ff]atal)"[ \t\r\n]*:[ \t\r\n]*'
 _FAILING_STATUS = (
-    rb'"(?:[Ss]tatus|STATUS|[Ss]tate|[Rr]esult|[Oo]utcome|[Ll]evel|[Ss]everity|[Cc]onclusion|[Hh]ealth)"[ \t\r\n]*:[ \t\r\n]*'
+    rb'"(?:[Ss]tatus|STATUS|[Ss]tate|[Rr]esult|[Oo]utcome|[Ll]evel|[Ss]everity|[Cc]onclusion|[Hh]ealth|[Aa]ction)"[ \t\r\n]*:[ \t\r\n]*'
     rb'"[^"\\]{0,80}?(?i:fail|error|fatal|critical|crash|panic|timeout|timed.out|denied|refused|abort|exception'
     rb"|invalid|unauthori[sz]ed|forbidden|unhealthy)"
     rb'|"(?:[Ss]tatus|[Ss]tatus_?[Cc]ode|[Hh]ttp_?[Ss]tatus|[Cc]ode)"[ \t\r\n]*:[ \t\r\n]*"?[45][0-9][0-9]\b'
@@ -136,6 +138,18 @@ _LATIN1 = re2.Options()
 _LATIN1.encoding = re2.Options.Encoding.LATIN1
 # (without the \b: RE2 looks past ``end`` for it, where ``re`` takes ``end`` as the end of the text)
 NOTABLE_CANDIDATE_RE = re2.compile(_ERROR_KEY + b"|" + _FAILING_STATUS.replace(rb"\b", b""), options=_LATIN1)
+
+
+_KEY_END = re.compile(rb'[^"\\\n]{0,64}"[ \t]*:')  # what follows a word that is part of a member's name
+
+
+def _signal_in_values(raw: bytes, start: int, end: int):
+    """Where a signal word (``vocab.SIGNAL_RE``) stands in ``raw[start:end]`` but not in a member's name
+    (``"error": null`` names a field; ``"Output": "--- FAIL: …"`` says something)."""
+    key_end = _KEY_END.match
+    for m in SIGNAL_RE.finditer(raw, start, end):
+        if key_end(raw, m.end()) is None:
+            yield m.start()
 
 
 def notable_starts(raw: bytes, start: int, end: int):
@@ -354,7 +368,7 @@ class _Reducer:
         keep[:head] = b"\x01" * head
         keep[n - tail :] = b"\x01" * tail
         first_kind = raw[entries[idxs[head]][2]]
-        errors = self.mark_notable(entries, idxs, keep, head, n - tail, first_kind)
+        errors = self.mark_notable(entries, idxs, keep, head, n - tail, first_kind, unit == "lines")
         if first_kind == _OBJ:
             self.mark_diverse(entries, idxs, keep)
         if self.important and (unit == "keys" or first_kind == _STR):
@@ -406,13 +420,19 @@ class _Reducer:
             if j >= lo and hit < entries[idxs[j]][3]:
                 yield j, hit
 
-    def mark_notable(self, entries, idxs, keep: bytearray, lo: int, hi: int, first_kind: int) -> list[int]:
+    def mark_notable(self, entries, idxs, keep: bytearray, lo: int, hi: int, first_kind: int, lines: bool = False) -> list[int]:
         """Keep up to NOTABLE_MAX items of ``idxs[lo:hi]`` that carry an error or a failing status (a
-        signal word for strings); returns the positions of the others that do."""
+        signal word for strings; for the lines of NDJSON, a signal word in a value too: a test
+        runner's ``"Output": "--- FAIL: …"``); returns the positions of the others that do."""
         if first_kind not in (_OBJ, _ARR, _STR) or lo >= hi:
             return []
         span = (self.raw, entries[idxs[lo]][2], entries[idxs[hi - 1]][3])
-        hits = notable_starts(*span) if first_kind != _STR else (m.start() for m in SIGNAL_RE.finditer(*span))
+        if first_kind == _STR:
+            hits = (m.start() for m in SIGNAL_RE.finditer(*span))
+        elif lines:
+            hits = sorted({*notable_starts(*span), *_signal_in_values(*span)})
+        else:
+            hits = notable_starts(*span)
         found = sorted({j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)})
         # failing items that are the exception are all shown (in brief past the first few) when all fit;
         # folded harder for the room (``TIGHTER``: fewer in brief), the first as many as it allows

@@ -239,6 +239,43 @@ def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
     assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
 
 
+def _go_test_json(failing: set[str]) -> bytes:
+    """`go test -json` records (the shape Go prints): a run, an output, a pass or fail per test."""
+    out, t = [], 0.0
+    for k in range(120):
+        name = f"TestHandler{k:03d}"
+        for action, output in (("run", None), ("output", f"=== RUN   {name}\n"),
+                               ("output", f"    handler_test.go:{40 + k}: status 500\n" if name in failing else None),
+                               ("output", f"--- {'FAIL' if name in failing else 'PASS'}: {name} (0.00s)\n"),
+                               ("fail" if name in failing else "pass", None)):
+            if action == "output" and output is None:
+                continue
+            t += 0.000137
+            record = {"Time": f"2026-12-04T15:05:{57 + t:09.6f}Z", "Action": action, "Package": "example.com/mux", "Test": name}
+            if output is not None:
+                record["Output"] = output
+            out.append(json.dumps(record, separators=(",", ":")))
+    out.append(json.dumps({"Time": "2026-12-04T15:06:22.3Z", "Action": "fail", "Package": "example.com/mux", "Elapsed": 1.2},
+                          separators=(",", ":")))
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_ndjson_lines_that_say_a_test_failed_stay_in_view():
+    """`go test -json`: no error member, no status field; the failing tests are the records whose
+    ``Action`` is ``fail`` and the output records that print ``--- FAIL``. They stay, in place."""
+    failing = {"TestHandler017", "TestHandler060", "TestHandler101"}
+    raw = _go_test_json(failing)
+    assert classify(raw)[0] == "json" and len(raw) > 30_000
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+    visible = packet.visible.decode()
+    for name in sorted(failing):
+        assert f'"Output":"--- FAIL: {name} (0.00s)\\n"' in visible, name
+        assert f'"Action":"fail","Package":"example.com/mux","Test":"{name}"' in visible, name
+    assert "--- PASS: TestHandler050" not in visible  # the passing ones fold
+    assert visible.index("TestHandler017") < visible.index("TestHandler060") < visible.index("TestHandler101")
+
+
 @pytest.mark.usefixtures("no_room")
 def test_ndjson_bad_line_stays_verbatim():
     lines = [json.dumps({"n": i, "metadata": {"blob": "x" * 60}}) for i in range(5)]
