@@ -18,7 +18,7 @@ What the reader sees: a summary line on top (how many diagnostics, by severity, 
 shown when rules are folded or the folded details are worth it), then every diagnostic line verbatim,
 in place, with its wrapped message lines (pyright's and tsc's indented elaboration, mypy
 ``--pretty``'s wrapped ``[code]``; javac's source line and its ``symbol:``/``location:``/``where``
-lines), file and summary lines: the same message at many places keeps each of its lines, as the
+lines and the lines it indents by two after the caret), file and summary lines: the same message at many places keeps each of its lines, as the
 tool printed it. A rule is the code (``E501``, ``TS2322``, ``[no-untyped-def]``), else the message;
 javac's ``cannot find symbol`` is a rule for each missing symbol (``error: cannot find symbol (class
 TypeAdapter)``: its ``symbol:`` line names it), so each keeps an example however small the room. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
@@ -148,7 +148,8 @@ HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK, PROGRESS = range(8)
 PROGRESS_MIN = 5  # cargo progress lines folded from this many on
 PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
-JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|\w+ extends \S+ declared in )")
+JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|[\w#]+ extends \S+ declared in )")
+JAVAC_MORE_RE = lazy(rb"^  \S")  # javac: a line of its message, indented by two, after the caret
 CARET_RE = lazy(rb"^\s*\^\s*$")
 SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
 HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
@@ -584,7 +585,7 @@ class _Parser:
     def _inside(self, i: int, t: bytes) -> bool:
         """Whether line ``i`` belongs to the open diagnostic (its wrapped message or a detail); sets its kind."""
         d = self.open
-        if d.style == "gnu" and self._javac_part(i, t):
+        if d.style == "gnu" and self._javac_part(i, t, d.path.endswith(b".java")):
             self.kind[i] = PART  # javac: the source line and the symbol/location lines stay with the message
             d.head_end = d.end = i
             if SYMBOL_RE.match(t):  # "cannot find symbol": the rule is what is missing
@@ -606,10 +607,12 @@ class _Parser:
             return True
         return False
 
-    def _javac_part(self, i: int, t: bytes) -> bool:
+    def _javac_part(self, i: int, t: bytes, java: bool = False) -> bool:
         """javac's lines after ``path:line: error: message``: the source line (followed by its caret
-        line: the caret is a detail) and the ``symbol:``/``location:``/``where`` lines."""
-        if JAVAC_INFO_RE.match(t):
+        line: the caret is a detail) and the ``symbol:``/``location:``/``where`` lines; under a
+        ``.java`` path, any line javac indents by two (``missing type arguments for generic class
+        Class<T>``: the rest of the message)."""
+        if JAVAC_INFO_RE.match(t) or (java and JAVAC_MORE_RE.match(t) is not None):
             return True
         return i + 1 < len(self.text) and bool(t.strip()) and CARET_RE.match(self.text[i + 1]) is not None
 

@@ -395,6 +395,20 @@ def test_javac_over_the_ceiling_folds_its_most_frequent_message_and_keeps_the_ot
     assert re.search(rb"^\[error: cannot find symbol \(class TypeAdapter\) \xc3\x97\d+ more ", visible, re.M)
 
 
+def test_javac_lines_after_the_caret_are_the_rest_of_the_message():
+    """javac prints part of a warning after its caret line, indented by two (``missing type arguments
+    for generic class List<E>``); those lines stay with the warning, the carets fold."""
+    raw = type_data("javac_xlint_rawtypes.txt")
+    assert classify(raw)[0] == "diagnostics"
+    _, visible, refs = reduced_fit(raw)
+    shown = visible.split(b"\n")
+    more = re.findall(rb"^  (?:missing type arguments|where) .*$", raw, re.M)
+    assert len(more) == 13
+    assert [line for line in more if line not in shown] == []
+    carets = re.findall(rb"^ *\^$", raw, re.M)
+    assert len(carets) == 7 and not re.search(rb"^ *\^$", visible, re.M)
+
+
 @pytest.mark.parametrize("max_chars", [20_000, 9_500, 6_000])
 def test_javac_cannot_find_symbol_is_a_rule_for_each_missing_symbol(max_chars):
     """javac says only "cannot find symbol" on its first line; the symbol is on the ``symbol:`` line
