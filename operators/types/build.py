@@ -692,16 +692,23 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
 
 
 FAILED_ID_RE = lazy(rb"^(?:FAILED|ERROR) \S+::|^\S+::\S.*? (?:FAILED|ERROR)\b|^(?:collecting \.\.\. )?collected \d+ items?")
+# the final counts of other runners: mocha, jest/vitest, cargo test, unittest
+RUN_TOTALS_RE = lazy(rb"^\s*\d+ (?:passing|failing|pending)\b|^\s*(?:Tests|Test Suites|Test Files):\s+\d"
+                     rb"|^test result: |^Ran \d+ tests? in ")
+MOCHA_FAILURE_RE = lazy(rb"^ {1,8}\d+\) \S")  # mocha: "  1) suite" opens a failure's title lines
 
 
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines),
-    its ``collected`` and final summary lines; then each failure's ``____ name ____`` header; then
+    its ``collected`` and final summary lines (other runners' totals too: mocha's ``838 passing``,
+    jest's ``Tests:``, ``test result:``); then each failure's ``____ name ____`` header (mocha's
+    ``1) suite`` and the title lines under it, up to its error); then
     each failure's first ``E`` line and its frame locations; then the other ``E`` lines with a signal
     word; then, one by one (context), the ``>`` lines and the other ``E`` lines. The other lines:
     ``tier``, then the general rules."""
     out: list[tuple[int, int] | None] = []
     first_e = False
+    title = False  # in a mocha failure's title lines (``1) suite`` / ``test name:``), up to its error
     for line in lines:
         text = line.rstrip(b"\r")
         shown = display_line(text) if b"\x1b" in text else text
@@ -710,12 +717,18 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
             first_e = True
         elif E_LINE_RE.match(shown):
             first_e = False
+        if MOCHA_FAILURE_RE.match(shown):
+            title, rank = True, (0, 1)
+        elif title and shown.strip() and not is_signal_text(shown):
+            rank = (0, 1)
+        else:
+            title = False
         out.append(rank if rank is not None else tier(text, shown, config))
     return out
 
 
 def _failure_rank(shown: bytes, first_e: bool) -> tuple[int, int] | None:
-    if FAILED_ID_RE.match(shown) or (SUMMARY_RE.match(shown) and SECTION_RE.match(shown)):
+    if FAILED_ID_RE.match(shown) or (SUMMARY_RE.match(shown) and SECTION_RE.match(shown)) or RUN_TOTALS_RE.match(shown):
         return 0, 0
     if SUBSECTION_RE.match(shown):  # a failure's header: its id again when a short summary lists it
         return 0, 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import examples, FIXTURES, reduce_bytes
+from conftest import cut, examples, FIXTURES, reduce_bytes
 from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.reduction import omissions, render, restore
 from operators.signals import auto_signals, missing_signals
@@ -630,3 +630,16 @@ def test_npm_verbose_stack_frames_stay_with_their_error_and_the_silly_lines_fold
     for line in frames:  # the error's stack, frame by frame: where npm failed
         assert line in visible, line
     assert b"npm silly " not in visible and b"npm http fetch" not in visible  # the chatter folds
+
+
+@pytest.mark.parametrize("budget", [1200, 1600])
+def test_a_small_room_keeps_mochas_totals_and_each_failures_title(budget):
+    """mocha prints its totals (``195 passing``, ``2 failing``) and then each failure as ``1) suite``
+    with the test's title on the lines under it, up to its error: under a small budget those stay
+    before the passing tests' suites and the stack frames."""
+    raw = (FIXTURES / "mocha_spec_axios.txt").read_bytes()
+    visible = cut(build, "build", raw, budget)
+    for line in (b"  195 passing (2m)", b"  2 failing", b"  1) supports http with nodejs",
+                 b"       should support HTTPS protocol:", b"  2) issues", b"       4999"):
+        assert line + b"\n" in visible, line
+
