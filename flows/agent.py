@@ -33,13 +33,17 @@ Their arguments are declared here (``run_arguments``, ``pack_arguments``), when 
 
 from __future__ import annotations
 
-import argparse
 import os
-import signal
 import sys
+from typing import TYPE_CHECKING
+
+import _signal as signal  # the signal module's functions without its enums (building them costs every run ~1 ms)
 
 from operators.errors import UsageError, say
 from operators.digest import sha256_hex, sha256_stream
+
+if TYPE_CHECKING:
+    import argparse
 
 SOURCE_MAX = 200  # characters of the command line kept as the packet's source
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # passed on to the command's process group
@@ -227,6 +231,8 @@ def _reap(proc, interrupted: bool) -> None:
 
 
 def run_arguments(p: argparse.ArgumentParser) -> None:
+    import argparse
+
     from flows.options import add_budget_and_host, add_granularity, add_type
 
     p.description = ("Run CMD without a shell (use `bash -c '…'` for pipes), reduce its combined stdout+stderr "
@@ -246,9 +252,8 @@ def run_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace, config) -> int:
-    import shlex
-
     from flows.runner import run_source
+    from operators.launcher import shell_join
     from operators.runsource import RunSource
 
     cmd = list(args.cmd)
@@ -259,7 +264,7 @@ def cmd_run(args: argparse.Namespace, config) -> int:
     from flows.retrieve import own_command
 
     args.raw = args.raw or own_command(cmd)  # our own output (an expanded ref, …) is never reduced again
-    source = "run: " + shlex.join(cmd)
+    source = "run: " + shell_join(cmd)
     if len(source) > SOURCE_MAX:
         source = source[: SOURCE_MAX - 1] + "…"
     _quiet_trace(args.trace)

@@ -12,16 +12,18 @@ Every user-facing problem is a ``TokensError`` (``operators.errors``): ``main`` 
 ``tokens: error: …`` (``operators.errors.report``), and exits with its code; never a traceback.
 Commands import what they use when they run (start-up time): ``show-ref`` and ``refs`` never import
 bytewax or structlog. Running the graph and the process's start-up tuning live in ``flows.runner``;
-the options several commands share in ``flows.options``.
+the options several commands share in ``flows.options``; the parser (argparse's, declaring a command's
+arguments when it is parsed) in ``flows.parser``, imported only when a command line is not one of the
+plain forms ``plain_args`` reads.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import re
 import sys
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from flows.options import HOSTS, add_budget_and_host, add_granularity, add_type, budget, check_readable
@@ -29,6 +31,8 @@ from flows.runner import defer_import, exiting, pause_gc, run_packets, startup_d
 from operators.errors import InvariantError, TokensError, UsageError, report
 
 if TYPE_CHECKING:
+    import argparse
+
     from operators.config import Config
     from operators.packet import ContextPacket
 
@@ -237,119 +241,6 @@ def cmd_refs(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``, without importing ``shutil`` (with bz2, lzma, zlib: about
-    5 ms of every start, for argparse's help layout only): ``$COLUMNS`` if it is a positive number,
-    else the width of the terminal on stdout, else 80."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's own layout; only the width is read by ``terminal_columns``."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        super().__init__(prog, indent_increment, max_help_position, terminal_columns() - 2 if width is None else width)
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose help formatter does not import ``shutil``; its subparsers are ``_Parser`` too.
-
-    ``declare``: ``"module:function"`` that adds this parser's arguments, called the first time the
-    parser parses or formats its help (a command's sub-parser: only the command run is declared)."""
-
-    def __init__(self, *args, formatter_class: type = _HelpFormatter, declare: str | None = None, **kwargs):
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
-        self._declare = declare
-
-    def _declared(self) -> None:
-        if self._declare:
-            module, _, name = self._declare.partition(":")
-            self._declare = None
-            getattr(importlib.import_module(module), name)(self)
-
-    def parse_known_args(self, args=None, namespace=None):
-        self._declared()
-        return super().parse_known_args(args, namespace)
-
-    def format_usage(self) -> str:
-        self._declared()
-        return super().format_usage()
-
-    def format_help(self) -> str:
-        self._declared()
-        return super().format_help()
-
-
-class _Commands(dict):
-    """The commands' parsers by name, each made the first time it is asked for: a run parses one
-    command, and making the thirteen others (three gettext look-ups and a help action each) cost every
-    start ~2 ms. Names, membership and help lines need no parser."""
-
-    def __init__(self, make):
-        super().__init__()
-        self._make = make  # name -> its parser
-
-    def __getitem__(self, name):
-        parser = dict.__getitem__(self, name)
-        if parser is None:
-            parser = self._make(name)
-            dict.__setitem__(self, name, parser)
-        return parser
-
-    def get(self, name, default=None):
-        return self[name] if name in self else default
-
-    def values(self):
-        return [self[name] for name in self]
-
-    def items(self):
-        return [(name, self[name]) for name in self]
-
-
-class _LazySubParsers(argparse._SubParsersAction):
-    """``add_subparsers`` whose ``add_parser`` notes a command (its help line shows at once) and makes
-    its parser only when that command is parsed (``_Commands``); every command added returns None."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._specs: dict[str, dict] = {}
-        self._name_parser_map = self.choices = _Commands(self._parser_of)
-
-    def add_parser(self, name, **kwargs):
-        if kwargs.get("prog") is None:
-            kwargs["prog"] = f"{self._prog_prefix} {name}"
-        if "help" in kwargs:
-            self._choices_actions.append(self._ChoicesPseudoAction(name, (), kwargs.pop("help")))
-        self._specs[name] = kwargs
-        dict.__setitem__(self._name_parser_map, name, None)
-
-    def _parser_of(self, name: str) -> argparse.ArgumentParser:
-        return self._parser_class(**self._specs[name])
-
-
-class _Version(argparse.Action):
-    """``--version``: the installed package's version (read only when asked)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version("nolife-tokens")
-        except PackageNotFoundError:
-            number = "unknown (not installed)"
-        print(f"tokens (nolife-tokens) {number}")
-        parser.exit()
-
-
 def _check_type(name: str | None, config) -> None:
     """``--type`` names a type of the config's registry (the shipped ones and those it adds)."""
     from operators import types
@@ -381,34 +272,70 @@ COMMANDS = {
              "flows.hooks:hook_arguments"),
     "init": ("install (or --uninstall) the agent hook and a note on #ref markers", "flows.init:init_arguments"),
 }
+# imported by libraries at their top, used only on paths a run seldom takes (see ``defer_import``):
+# asyncio (structlog, bytewax.inputs: async code only), ipaddress (urllib.parse, which pathlib imports:
+# bracketed URL hosts only) and ntpath (pathlib: Windows paths only); about 55 ms, ~1 ms and ~0.3 ms
+DEFERRED = ("asyncio", "ipaddress", "ntpath")
 NO_GRAPH = ("show-ref", "expand", "refs")  # commands that start no graph: the start is over once parsed
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The global options and every command's name and help; a command's own arguments are declared
-    by its module when that command is parsed (``_Parser``)."""
-    parser = _Parser(prog="tokens", description="Reduce tool output for LLM context; nothing is lost.")
-    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
-    parser.add_argument("--config", help="TOML config file (default: config/default.toml)")
-    parser.add_argument("--tokenizer", choices=["bytes4", "o200k", "cl100k"],
-                        help="token counts in the trace: bytes/4 (default) or a real BPE count, offline "
-                             "(needs pip install -e '.[tokenizers]'); overrides [reduce] tokenizer")
-    sub = parser.add_subparsers(dest="command", required=True, action=_LazySubParsers)
-    for name, (help_line, declare) in COMMANDS.items():
-        sub.add_parser(name, help=help_line, declare=declare)
-    return parser
+    """The global options and every command's name and help (``flows.parser.make_parser``); a command's
+    own arguments are declared by its module when that command is parsed."""
+    from flows.parser import make_parser
+
+    return make_parser(COMMANDS)
+
+
+_PARSER_NAMES = ("terminal_columns", "_HelpFormatter", "_Parser", "_Commands", "_LazySubParsers", "_Version")
+
+
+def __getattr__(name: str):
+    """The parser's parts, which live in ``flows.parser`` (imported with argparse, only to parse)."""
+    if name in _PARSER_NAMES:
+        from flows import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def plain_args(argv: list[str]) -> SimpleNamespace | None:
+    """The arguments ``build_parser().parse_args(argv)`` gives the two forms an agent sends most, with no
+    option: ``analyze PATH`` and ``run [--] CMD ARGS…`` (everything after ``run`` is the command); None for
+    any other form, which the parser reads. Importing argparse and building the parsers (which look their
+    messages up in gettext's catalogs, importing ``locale``) costs every start ~3 ms.
+    ``tests/test_cli_parser.py`` compares both for every form taken here."""
+    if len(argv) != 2 and (len(argv) < 2 or argv[0] != "run"):
+        return None
+    common = {"version": None, "config": None, "tokenizer": None, "command": argv[0]}
+    if argv[0] == "analyze":
+        path = argv[1]
+        if path.startswith("-") and path != "-":
+            return None
+        return SimpleNamespace(**common, path=path, granularity=None, type=None, json=False, trace=False,
+                               budget=None, host=None, level=1, func=cmd_analyze)
+    if argv[0] != "run":
+        return None
+    first = argv[2] if argv[1] == "--" and len(argv) > 2 else argv[1]
+    if first.startswith("-"):
+        return None
+    run_module = importlib.import_module(COMMANDS["run"][1].partition(":")[0])  # as the parser declares it
+    return SimpleNamespace(**common, budget=None, host=None, level=1, granularity=None, type=None, trace=False,
+                           raw=False, stream=False, cmd=argv[1:], func=run_module.cmd_run)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command. Without ``argv`` (the console script, ``python -m flows.cli``) this is the
-    process's entry point, which owns the process: ``asyncio`` is deferred (see ``defer_import``),
+    process's entry point, which owns the process: ``DEFERRED`` modules are deferred (see ``defer_import``),
     the garbage collector is paused while the process starts (see ``startup_done``) and frozen
     when it ends (see ``_exiting``). ``main([...])`` changes none of that."""
     if argv is None:
-        defer_import("asyncio")
+        for name in DEFERRED:
+            defer_import(name)
         pause_gc()
     try:
-        args = build_parser().parse_args(argv)  # --version and --help end here: no config, no msgspec
+        args = plain_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)  # --version
+        # and --help end here: no config, no msgspec
         if args.command in NO_GRAPH:  # no graph to start: nothing big to import
             startup_done()
         try:

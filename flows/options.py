@@ -8,9 +8,12 @@ start does not need: ``--type``'s help reads the type registry only when that co
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
 from operators.errors import UsageError
+
+if TYPE_CHECKING:
+    import argparse
 
 HOSTS = ("claude-code", "codex", "gemini", "none")  # operators.ceiling.HOST_LIMITS (not imported to parse)
 BUDGET_HELP = ("estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, or the limit of "

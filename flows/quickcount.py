@@ -10,8 +10,6 @@ fast path runs only without a config file, so the home is ``$NOLIFE_TOKENS_HOME`
 directory (``operators.config.user_data_dir`` on Linux).
 """
 
-from __future__ import annotations
-
 import os
 import time
 

@@ -29,7 +29,6 @@ prints the trace or starts the graph.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -38,6 +37,8 @@ from typing import TYPE_CHECKING
 from operators.errors import UsageError
 
 if TYPE_CHECKING:
+    import argparse
+
     from operators.config import Config
 
 GREP_MAX = 200  # matching lines --grep prints at most

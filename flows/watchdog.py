@@ -12,8 +12,6 @@ It costs one ``posix_spawn`` of ``sh`` per run, imports nothing but ``os`` and `
 nothing where ``/bin/sh`` is missing or the pipe cannot be made (the run goes on unguarded).
 """
 
-from __future__ import annotations
-
 import atexit
 import os
 

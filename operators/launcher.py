@@ -12,14 +12,30 @@ search footer, the hook's replaced output) names the command by ``tokens_command
 
 ``launcher_argv()`` is the same as an argv list (for a command line built with ``shlex.join``);
 ``refs_hint()`` is the line an output with refs ends with.
-Nothing here imports more than ``os``, ``shlex`` and ``sys``: it is called on the fast paths.
+Nothing here imports more than ``os`` and ``sys``: it is called on the fast paths (``shell_join`` is
+``shlex.join``, without importing ``shlex``).
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import sys
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")  # shlex's [\w@%+=:,./-]
+
+
+def shell_quote(arg: str) -> str:
+    """``shlex.quote(arg)``: the word as it is when every character is safe, else in single quotes."""
+    if not arg:
+        return "''"
+    if all(c in _SAFE for c in arg):
+        return arg
+    return "'" + arg.replace("'", "'\"'\"'") + "'"
+
+
+def shell_join(argv: list[str]) -> str:
+    """``shlex.join(argv)``: a command line the shell splits back into ``argv``."""
+    return " ".join(shell_quote(arg) for arg in argv)
 
 
 def launcher_argv() -> list[str]:
@@ -53,7 +69,7 @@ def tokens_command(path: str | None = None) -> str:
     ``$PATH``) to this installation, else the absolute launcher, shell-quoted."""
     if on_path(path):
         return "tokens"
-    return shlex.join(launcher_argv())
+    return shell_join(launcher_argv())
 
 
 def refs_hint(manifest_id: str, ref_id: str = "ID") -> bytes:

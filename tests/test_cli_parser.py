@@ -97,3 +97,28 @@ def test_a_config_value_named_like_a_command_is_not_taken_for_it():
     """The command is the one argparse parses, whatever words come before it."""
     args = build_parser().parse_args(["--config", "run", "show-ref", "ctx_abcdef"])
     assert args.command == "show-ref" and args.config == "run" and args.id == "ctx_abcdef"
+
+
+PLAIN_FORMS = [["analyze", "x.log"], ["analyze", "-"], ["analyze", ""], ["analyze", "dir/a b.txt"],
+               ["run", "--", "true"], ["run", "true"], ["run", "cat", "-n", "x"], ["run", "--", "git", "log", "--", "f"],
+               ["run", "cat", "--budget", "5"], ["run", "--", "cat", "--", "--"], ["run", "ls", "-la"],
+               ["run", "a b", "--raw"], ["run", ""], ["run", "--", ""], ["run", "tokens", "expand", "ctx_1"]]
+PARSER_FORMS = [["run"], ["run", "--"], ["run", "--", "-x"], ["run", "-x"], ["run", "--raw", "--", "true"],
+                ["run", "--host", "codex", "--", "true"], ["analyze"], ["analyze", "-x"], ["analyze", "a", "b"],
+                ["analyze", "--json", "x"], ["show-ref", "x"], ["expand", "ctx_1"], ["--config", "c", "analyze", "x"]]
+
+
+@pytest.mark.parametrize("argv", PLAIN_FORMS)
+def test_a_plain_form_reads_as_the_parser_reads_it(argv):
+    from flows.cli import plain_args
+
+    plain = plain_args(argv)
+    assert plain is not None
+    assert vars(plain) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", PARSER_FORMS)
+def test_any_other_form_is_left_to_the_parser(argv):
+    from flows.cli import plain_args
+
+    assert plain_args(argv) is None

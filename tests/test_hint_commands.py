@@ -137,3 +137,19 @@ def test_on_path_the_hint_is_the_short_name(tmp_path):
     (other / "tokens").write_text("#!/bin/sh\nexit 9\n")
     (other / "tokens").chmod(0o755)
     assert tokens_command(f"{other}{os.pathsep}{bin_dir}") != "tokens"  # another program of that name comes first
+
+
+def test_shell_join_is_shlex_join():
+    """``operators.launcher.shell_join``/``shell_quote`` (the fast paths' own, without importing shlex)
+    quote every word as ``shlex`` does: ASCII, Unicode letters and digits, quotes, controls, the empty word."""
+    import random
+    import shlex
+
+    from operators.launcher import shell_join, shell_quote
+
+    rnd = random.Random(7)
+    alphabet = [chr(i) for i in range(0x250)] + ["😀", "٣", "ǅ", "Ⅷ", "²", "ß"]
+    words = ["", "a b", "it's", "$HOME", "--flag=1", "@%+=:,./-_"] + [
+        "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 6))) for _ in range(5000)]
+    assert [shell_quote(w) for w in words] == [shlex.quote(w) for w in words]
+    assert shell_join(words) == shlex.join(words)

@@ -16,7 +16,7 @@ The floors, lowest first (a module may import its own floor or any floor below, 
  5. level 0 and what reads a config: ``overview``, ``pack``, ``report``, ``runsource``.
  6. the content types: ``types/*`` (they may use the config, the ceiling's and level 0's helpers).
  7. the pipeline: ``sources``, ``stages``, ``sinks``, ``tail``, ``usage``.
- 8. the flows' shared parts: ``flows.options`` and the flows' leaves.
+ 8. the flows' shared parts: ``flows.options``, the command line's parser (``flows.parser``) and the flows' leaves.
  9. the engine: ``flows.direct``, ``flows.reduce``, ``flows.runner``, ``flows.retrieve``.
 10. the commands and entry points: ``flows.cli``, ``flows.tail``, the hooks, ``flows.init``,
     ``flows.mcp_server``, ``flows.quick``, ``flows.agent``.
@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "operators.types.listing", "operators.types.log", "operators.types.packages", "operators.types.search",
      "operators.types.source", "operators.types.table", "operators.types.text"),
     ("operators.sources", "operators.stages", "operators.sinks", "operators.tail", "operators.usage"),
-    ("flows", "flows.options", "flows.jsonkeep", "flows.hooks_rules", "flows.quickcount", "flows.watchdog"),
+    ("flows", "flows.options", "flows.parser", "flows.jsonkeep", "flows.hooks_rules", "flows.quickcount", "flows.watchdog"),
     ("flows.direct", "flows.reduce", "flows.runner", "flows.retrieve"),
     ("flows.cli", "flows.tail", "flows.hooks_output", "flows.hooks", "flows.init", "flows.mcp_server",
      "flows.quick", "flows.agent"),

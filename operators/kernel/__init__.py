@@ -22,39 +22,59 @@ twins in ``log_twins``.
 
 from __future__ import annotations
 
+import importlib
 from array import array
-
-from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
 
 try:
     from operators.kernel import _kernel as C
 except ImportError:  # no compiler at install: the twins run instead
     C = None
 
-# dispatched name -> its pure-Python twin
-TWINS = {
-    "scan_lines": log_twins.scan_lines_py,
-    "select_visible": log_twins.select_py,
-    "lines_with": log_twins.lines_with_py,
-    "status_lines": log_twins.status_lines_py,
-    "mark_rare": log_twins.mark_rare_py,
-    "group_shapes": log_twins.group_shapes_py,
-    "mask": log_twins.mask_py,
-    "words": log_twins.words_py,
-    "pair_brackets": json_twins.container_ends_py,
-    "line_starts": diff_twins.line_starts,
-    "diff_lines": diff_twins.diff_lines_py,
-    "diff_ranks": diff_twins.diff_ranks_py,
-    "search_lines": search_twins.search_lines_py,
-    "text_runs": text_twins.text_runs_py,
-    "text_cuts": text_twins.text_cuts_py,
-    "line_of": text_twins.line_of_py,
-    "text_pieces": text_twins.text_pieces_py,
-    "blank_lines": text_twins.blank_lines_py,
-    "count_newlines": log_twins.count_newlines_py,
-    "long_lines": log_twins.long_lines_py,
-    "blame_columns": blame_twins.blame_columns_py,
-}
+if C is None:
+    from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+
+_TWIN_MODULES = ("blame_twins", "diff_twins", "json_twins", "log_twins", "search_twins", "text_twins")
+
+
+def __getattr__(name: str):
+    """``TWINS`` and the twin modules, imported when first asked for: with the kernel built, a run
+    needs none of them (their patterns and tables cost every start ~1.5 ms)."""
+    if name in _TWIN_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "TWINS":
+        twins = _twins()
+        globals()["TWINS"] = twins
+        return twins
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _twins() -> dict:
+    """Each dispatched name and its pure-Python twin."""
+    from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+
+    return {
+        "scan_lines": log_twins.scan_lines_py,
+        "select_visible": log_twins.select_py,
+        "lines_with": log_twins.lines_with_py,
+        "status_lines": log_twins.status_lines_py,
+        "mark_rare": log_twins.mark_rare_py,
+        "group_shapes": log_twins.group_shapes_py,
+        "mask": log_twins.mask_py,
+        "words": log_twins.words_py,
+        "pair_brackets": json_twins.container_ends_py,
+        "line_starts": diff_twins.line_starts,
+        "diff_lines": diff_twins.diff_lines_py,
+        "diff_ranks": diff_twins.diff_ranks_py,
+        "search_lines": search_twins.search_lines_py,
+        "text_runs": text_twins.text_runs_py,
+        "text_cuts": text_twins.text_cuts_py,
+        "line_of": text_twins.line_of_py,
+        "text_pieces": text_twins.text_pieces_py,
+        "blank_lines": text_twins.blank_lines_py,
+        "count_newlines": log_twins.count_newlines_py,
+        "long_lines": log_twins.long_lines_py,
+        "blame_columns": blame_twins.blame_columns_py,
+    }
 
 
 def _c_scan_lines(raw: bytes, mask: bool):
@@ -163,6 +183,11 @@ def _c_blame_columns(raw: bytes, starts) -> tuple[array, int]:
     return code, width
 
 
+def _twin(module: str, name: str):
+    """A twin function, for a kernel built before its C version was written."""
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -195,7 +220,7 @@ else:
     mask = C.mask
     words = C.words
     pair_brackets = _c_pair_brackets
-    line_starts = _c_line_starts if hasattr(C, "line_starts") else diff_twins.line_starts  # a kernel built before it: the twin
+    line_starts = _c_line_starts if hasattr(C, "line_starts") else _twin("diff_twins", "line_starts")  # a kernel built before it: the twin
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
     search_lines = _c_search_lines
@@ -204,6 +229,6 @@ else:
     line_of = _c_line_of
     text_pieces = _c_text_pieces
     blank_lines = _c_blank_lines
-    count_newlines = C.count_newlines if hasattr(C, "count_newlines") else log_twins.count_newlines_py  # an older build
-    long_lines = _c_long_lines if hasattr(C, "long_lines") else log_twins.long_lines_py
-    blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else blame_twins.blame_columns_py  # a kernel built before it
+    count_newlines = C.count_newlines if hasattr(C, "count_newlines") else _twin("log_twins", "count_newlines_py")  # an older build
+    long_lines = _c_long_lines if hasattr(C, "long_lines") else _twin("log_twins", "long_lines_py")
+    blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else _twin("blame_twins", "blame_columns_py")  # a kernel built before it
