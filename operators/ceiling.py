@@ -64,8 +64,9 @@ import io
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, compress, islice, takewhile
+from itertools import accumulate, chain, compress, islice, takewhile
 from operator import le, sub
 from typing import Annotated, Literal
 
@@ -470,7 +471,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         else:  # each line its own group: no object per line, and none tried past the share
             for k, i in enumerate(must):
                 if choice.used >= share:
-                    rest = must[k:]
+                    rest = memoryview(must)[k:] if isinstance(must, array) else must[k:]  # a view: no copy
                     break
                 if not choice.add(starts[i], _line_end(text, starts[i])):
                     left.append((1, lines.span(i), lines.span(i)))
@@ -492,10 +493,10 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     _head_and_tail(choice, text)
     choice.budget = full
     _close_short_gaps(choice, text)
-    left, rest = _fill_must(choice, text, left, rest, starts)
+    left, rest, tail = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
-    rest_left = len(rest) - sum(map(items.__contains__, map(starts.__getitem__, rest)))
+    rest_left = len(rest) + len(tail) - sum(map(items.__contains__, map(starts.__getitem__, chain(rest, tail))))
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
 
@@ -524,25 +525,26 @@ def _show_rare(choice: _Choice, text: bytes, rare, starts, share: int) -> None:
             choice.add(a, _line_end(text, a))
 
 
-def _fill_must(choice: _Choice, text: bytes, left: list, rest: list[int], starts) -> tuple[list, list[int]]:
+def _fill_must(choice: _Choice, text: bytes, left: list, rest, starts) -> tuple[list, list[int], Sequence[int]]:
     """The must-see lines left out by their share, shown after all while the whole budget lasts: the
     share keeps room for context, head and tail, and what those did not take (the gap lines are
-    reckoned at their longest) goes back to the must-see lines, in their rank order."""
+    reckoned at their longest) goes back to the must-see lines, in their rank order. Returns the
+    groups still left out and the lines still left out, as two parts: those tried that did not fit,
+    and those not tried (a view of ``rest``: no copy of the ranks of a big diff's changed lines)."""
     if not (left or rest) or choice.used >= choice.budget - GAP_EST:
-        return left, rest
+        return left, rest, ()
     still = []
     for group in left:
         first = group[1][0]
         if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group)):
             still.append(group)  # one shown by the head or the tail gets its count below
-    more = rest[:0]  # of the same kind: an array of a type's ranks stays one (a 20 MB git log -p has 300,000)
+    more = array("i")  # an array, not a list of ints (a 20 MB git log -p has 300,000 must-see lines)
     for k, i in enumerate(rest):
         if choice.used >= choice.budget - GAP_EST:
-            more += rest[k:]
-            return still, more
+            return still, more, rest[k:]
         if not choice.add(starts[i], _line_end(text, starts[i])):
             more.append(i)
-    return still, more
+    return still, more, ()
 
 
 def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:
