@@ -64,6 +64,7 @@ import io
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate, chain, compress, islice, takewhile
@@ -187,15 +188,13 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
 def visible_size(plan: Plan) -> int:
     """The plan's visible bytes, markers counted at their usual length."""
     pieces = plan.pieces
-    size = 0
-    for kind, start, end, obj in zip(pieces.kinds, pieces.starts, pieces.ends, pieces.objs):
-        if kind == KEEP:
-            size += end - start
-        elif kind == SHOW:
-            size += len(obj)
-        elif kind == MARK:
-            size += MARK_LEN
-    return size
+    kinds = pieces.kinds
+    return (sum(compress(map(sub, pieces.ends, pieces.starts), kinds.translate(_KEEP_FLAGS)))  # a pass a column, by ``map``
+            + sum(map(len, compress(pieces.objs, kinds.translate(_SHOW_FLAGS)))) + MARK_LEN * kinds.count(MARK))
+
+
+_KEEP_FLAGS = bytes(kind == KEEP for kind in range(256))  # a piece's kind -> 1 for a kept span
+_SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))  # ... for a shown text
 
 
 NEWLINE_BLOCK = 1 << 16  # bytes of raw whose newlines a view counts once (``_View.newlines``)
@@ -411,9 +410,16 @@ def _ranked(text: bytes, kind: str, config):
         rank_of = ranks.__getitem__
         if not all(map(le, map(rank_of, order), map(rank_of, islice(order, 1, None)))):  # (a source file's ranks are its line numbers)
             order = _by_rank(order, rank_of)
-        best = len(order) and sum(1 for _ in takewhile(rank_of(order[0]).__eq__, map(rank_of, order)))
+        best = len(order) and _leading(rank_of(order[0]).__eq__, map(rank_of, order))
         out.append(order)
     return lines, out, best
+
+
+def _leading(pred, items) -> int:
+    """How many of ``items`` lead it for which ``pred`` holds (``takewhile`` counted in C: the last of
+    ``enumerate`` kept, no object a line held)."""
+    last = deque(enumerate(takewhile(pred, items), 1), maxlen=1)
+    return last[0][0] if last else 0
 
 
 RANK_PASSES = 64  # distinct ranks up to which a tier's lines are put in rank order by one pass a rank
@@ -496,7 +502,12 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     left, rest, tail = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
     items = choice.items
-    rest_left = len(rest) + len(tail) - sum(map(items.__contains__, map(starts.__getitem__, chain(rest, tail))))
+    shown = set()  # the lines shown (of the items, those at a line start): one look a line left out, not two
+    for vs in items:
+        i = bisect_left(starts, vs)
+        if i < len(starts) and starts[i] == vs:
+            shown.add(i)
+    rest_left = len(rest) + len(tail) - sum(map(shown.__contains__, chain(rest, tail)))
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
 

@@ -43,6 +43,7 @@ from operator import sub as sub_
 from typing import Annotated, NamedTuple
 
 import msgspec
+import re2
 
 from operators.config import Section, section
 from operators.kernel import diff_twins, line_starts
@@ -324,6 +325,8 @@ class _Emitter:
         self.omitted = 0
         self.shown = 0
         self.found: _Found | None = None  # the signal matches of the omitted pieces of the patch being read
+        self.hint_of: dict[bytes, re.Match | None] = {}  # a diff's shown text -> its hint (``HINT_RE``)
+        self.hint_texts: dict[tuple[int, bytes], bytes] = {}  # the hints of the parts split at signal lines
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -515,7 +518,11 @@ class _Emitter:
         if not (found.search(a, b) if found is not None else SIGNAL_RE.search(raw, a, b) is not None):
             self.omit_to(b)
             return None
-        hint = HINT_RE.match(nxt) if nxt is not None else None
+        hint = None
+        if nxt is not None:  # the diff's hints are a few shared texts: each matched once
+            hint = self.hint_of.get(nxt, False)
+            if hint is False:
+                hint = self.hint_of[nxt] = HINT_RE.match(nxt)
         pos = a
         for line_start, line_end in (found.lines(a, b) if found is not None else _signal_lines(raw, a, b)):
             self._omit_part(pos, line_start, hint)
@@ -531,8 +538,11 @@ class _Emitter:
         if hint is not None:
             n = _unchanged_lines(self.raw, a, b)
             if n:
-                lead = b"" if self.plan.ends_line() else b"\n"
-                self.show(lead + f"⋯ {n}".encode() + hint.group(3))
+                key = (n, hint.group(3))
+                text = self.hint_texts.get(key)
+                if text is None:
+                    text = self.hint_texts[key] = f"⋯ {n}".encode() + key[1]
+                self.show(text if self.plan.ends_line() else b"\n" + text)
 
 
 class _Found:
@@ -559,8 +569,8 @@ class _Found:
         texts = list(map(raw.__getitem__, map(slice, starts, map(add, ends, repeat(1)))))
         offsets = array("q", accumulate(map(add, map(len, texts), repeat(1)), initial=1))
         del offsets[-1]
-        for m in SIGNAL_RE.finditer(b"\n" + b"\n".join(texts) + b"\n"):
-            self._touch(spans, offsets, *m.span())
+        for s, e in _signal_matches(b"\n" + b"\n".join(texts) + b"\n"):
+            self._touch(spans, offsets, s, e)
 
     def _touch(self, spans, offsets, s: int, e: int) -> None:
         k = max(0, bisect_right(offsets, s) - 1)
@@ -578,11 +588,50 @@ class _Found:
         k = self.index[a]
         if k in self.inside:
             return True
-        return k in self.touched and SIGNAL_RE.search(self.raw, a, b) is not None
+        return k in self.touched and _signal_in(self.raw, a, b)
 
     def lines(self, a: int, b: int):
         """``_signal_lines(raw, a, b)``, from the matches touching the piece."""
         return _lines_of_matches(self.raw, a, b, self.touched.get(self.index[a], ()))
+
+
+_NO_MATCH = (-1, -1)
+
+
+@cache
+def _signal_program():
+    """``SIGNAL_RE``'s compiled RE2 program and how ``search`` asks it, or None (another engine)."""
+    program = getattr(SIGNAL_RE.compiled(), "_regexp", None)
+    unanchored = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    return None if program is None or unanchored is None else (program.Match, unanchored)
+
+
+def _signal_in(raw: bytes, a: int, b: int) -> bool:
+    """``SIGNAL_RE.search(raw, a, b) is not None`` (``a:b`` within ``raw``), by the program directly:
+    no match object."""
+    program = _signal_program()
+    if program is None:
+        return SIGNAL_RE.search(raw, a, b) is not None
+    return program[0](program[1], raw, a, b)[0] != _NO_MATCH
+
+
+def _signal_matches(text: bytes):
+    """The spans of ``SIGNAL_RE.finditer(text)``, by the program directly (the steps of RE2's
+    ``finditer``, without a match object each)."""
+    program = _signal_program()
+    if program is None:
+        yield from (m.span() for m in SIGNAL_RE.finditer(text))
+        return
+    match, unanchored = program
+    pos, end = 0, len(text)
+    while True:
+        span = match(unanchored, text, pos, end)[0]
+        if span == _NO_MATCH:
+            return
+        yield span
+        if pos == end:
+            return
+        pos = pos + 1 if pos == span[1] else span[1]
 
 
 def _unchanged_lines(raw: bytes, a: int, b: int) -> int:
@@ -620,7 +669,7 @@ def _lines_of_matches(raw: bytes, a: int, b: int, spans):
             body_end = line_body_end(raw, at, end)
             # a match inside the line's text is one its own search finds (no match ends with a line
             # ending, and no assertion of the pattern tells a line's end from a text's end)
-            if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
+            if (at <= first and stop <= body_end) or _signal_in(raw, at, body_end):
                 yield at, end
             at = done = end
 
