@@ -501,14 +501,19 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     _close_short_gaps(choice, text)
     left, rest, tail = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
-    items = choice.items
-    shown = set()  # the lines shown (of the items, those at a line start): one look a line left out, not two
+    rest_left = _not_shown(choice.items, starts, rest, tail)
+    return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+
+
+def _not_shown(items: dict, starts, *parts) -> int:
+    """How many of the lines ``parts`` name are not shown (their start is no key of ``items``): the
+    lines shown found once (the items at a line start), one look a line left out, not two."""
+    shown = set()
     for vs in items:
         i = bisect_left(starts, vs)
         if i < len(starts) and starts[i] == vs:
             shown.add(i)
-    rest_left = len(rest) + len(tail) - sum(map(shown.__contains__, chain(rest, tail)))
-    return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+    return sum(map(len, parts)) - sum(map(shown.__contains__, chain(*parts)))
 
 
 def _show_context(choice: _Choice, text: bytes, context, starts, share: int, attach: bool) -> None:
