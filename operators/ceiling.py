@@ -64,8 +64,10 @@ import io
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, compress, islice, takewhile
+from itertools import accumulate, chain, compress, islice, takewhile
 from operator import le, sub
 from typing import Annotated, Literal
 
@@ -186,15 +188,13 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
 def visible_size(plan: Plan) -> int:
     """The plan's visible bytes, markers counted at their usual length."""
     pieces = plan.pieces
-    size = 0
-    for kind, start, end, obj in zip(pieces.kinds, pieces.starts, pieces.ends, pieces.objs):
-        if kind == KEEP:
-            size += end - start
-        elif kind == SHOW:
-            size += len(obj)
-        elif kind == MARK:
-            size += MARK_LEN
-    return size
+    kinds = pieces.kinds
+    return (sum(compress(map(sub, pieces.ends, pieces.starts), kinds.translate(_KEEP_FLAGS)))  # a pass a column, by ``map``
+            + sum(map(len, compress(pieces.objs, kinds.translate(_SHOW_FLAGS)))) + MARK_LEN * kinds.count(MARK))
+
+
+_KEEP_FLAGS = bytes(kind == KEEP for kind in range(256))  # a piece's kind -> 1 for a kept span
+_SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))  # ... for a shown text
 
 
 NEWLINE_BLOCK = 1 << 16  # bytes of raw whose newlines a view counts once (``_View.newlines``)
@@ -410,9 +410,16 @@ def _ranked(text: bytes, kind: str, config):
         rank_of = ranks.__getitem__
         if not all(map(le, map(rank_of, order), map(rank_of, islice(order, 1, None)))):  # (a source file's ranks are its line numbers)
             order = _by_rank(order, rank_of)
-        best = len(order) and sum(1 for _ in takewhile(rank_of(order[0]).__eq__, map(rank_of, order)))
+        best = len(order) and _leading(rank_of(order[0]).__eq__, map(rank_of, order))
         out.append(order)
     return lines, out, best
+
+
+def _leading(pred, items) -> int:
+    """How many of ``items`` lead it for which ``pred`` holds (``takewhile`` counted in C: the last of
+    ``enumerate`` kept, no object a line held)."""
+    last = deque(enumerate(takewhile(pred, items), 1), maxlen=1)
+    return last[0][0] if last else 0
 
 
 RANK_PASSES = 64  # distinct ranks up to which a tier's lines are put in rank order by one pass a rank
@@ -470,7 +477,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         else:  # each line its own group: no object per line, and none tried past the share
             for k, i in enumerate(must):
                 if choice.used >= share:
-                    rest = must[k:]
+                    rest = memoryview(must)[k:] if isinstance(must, array) else must[k:]  # a view: no copy
                     break
                 if not choice.add(starts[i], _line_end(text, starts[i])):
                     left.append((1, lines.span(i), lines.span(i)))
@@ -492,11 +499,21 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     _head_and_tail(choice, text)
     choice.budget = full
     _close_short_gaps(choice, text)
-    left, rest = _fill_must(choice, text, left, rest, starts)
+    left, rest, tail = _fill_must(choice, text, left, rest, starts)
     left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
-    items = choice.items
-    rest_left = len(rest) - sum(map(items.__contains__, map(starts.__getitem__, rest)))
+    rest_left = _not_shown(choice.items, starts, rest, tail)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+
+
+def _not_shown(items: dict, starts, *parts) -> int:
+    """How many of the lines ``parts`` name are not shown (their start is no key of ``items``): the
+    lines shown found once (the items at a line start), one look a line left out, not two."""
+    shown = set()
+    for vs in items:
+        i = bisect_left(starts, vs)
+        if i < len(starts) and starts[i] == vs:
+            shown.add(i)
+    return sum(map(len, parts)) - sum(map(shown.__contains__, chain(*parts)))
 
 
 def _show_context(choice: _Choice, text: bytes, context, starts, share: int, attach: bool) -> None:
@@ -524,25 +541,26 @@ def _show_rare(choice: _Choice, text: bytes, rare, starts, share: int) -> None:
             choice.add(a, _line_end(text, a))
 
 
-def _fill_must(choice: _Choice, text: bytes, left: list, rest: list[int], starts) -> tuple[list, list[int]]:
+def _fill_must(choice: _Choice, text: bytes, left: list, rest, starts) -> tuple[list, list[int], Sequence[int]]:
     """The must-see lines left out by their share, shown after all while the whole budget lasts: the
     share keeps room for context, head and tail, and what those did not take (the gap lines are
-    reckoned at their longest) goes back to the must-see lines, in their rank order."""
+    reckoned at their longest) goes back to the must-see lines, in their rank order. Returns the
+    groups still left out and the lines still left out, as two parts: those tried that did not fit,
+    and those not tried (a view of ``rest``: no copy of the ranks of a big diff's changed lines)."""
     if not (left or rest) or choice.used >= choice.budget - GAP_EST:
-        return left, rest
+        return left, rest, ()
     still = []
     for group in left:
         first = group[1][0]
         if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group)):
             still.append(group)  # one shown by the head or the tail gets its count below
-    more = rest[:0]  # of the same kind: an array of a type's ranks stays one (a 20 MB git log -p has 300,000)
+    more = array("i")  # an array, not a list of ints (a 20 MB git log -p has 300,000 must-see lines)
     for k, i in enumerate(rest):
         if choice.used >= choice.budget - GAP_EST:
-            more += rest[k:]
-            return still, more
+            return still, more, rest[k:]
         if not choice.add(starts[i], _line_end(text, starts[i])):
             more.append(i)
-    return still, more
+    return still, more, ()
 
 
 def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:

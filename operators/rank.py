@@ -32,8 +32,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from array import array
-from itertools import accumulate, repeat
-from operator import add, methodcaller
+from itertools import accumulate, compress, repeat
+from operator import add, is_, methodcaller
 
 from operators import kernel
 from operators.kernel import line_starts  # the kernel's, or its twin (diff_twins)
@@ -235,10 +235,20 @@ def _given_tiers(given, lines):
     (``compact``: a source file's lines in order)."""
     if hasattr(given, "compact"):
         return given.compact(_rank_array)
-    todo = [i for i, ranked in enumerate(given) if ranked is None]
+    todo = list(compress(range(len(given)), map(is_, given, repeat(None))))
     signal, context = _general([lines[i] for i in todo])
-    tiers = bytearray(2 if ranked is None else ranked[0] for ranked in given)
-    ranks = _rank_array(lambda: (0 if ranked is None else ranked[1] for ranked in given))
+    try:  # a tier and a rank of each distinct pair, read by ``map``: no Python step a line
+        pairs = set(given)
+        pairs.discard(None)
+        tier_of = {ranked: ranked[0] for ranked in pairs}
+        rank_of = {ranked: ranked[1] for ranked in pairs}
+    except TypeError:  # an unhashable pair (a list)
+        tiers = bytearray(2 if ranked is None else ranked[0] for ranked in given)
+        ranks = _rank_array(lambda: (0 if ranked is None else ranked[1] for ranked in given))
+    else:
+        tier_of[None], rank_of[None] = 2, 0
+        tiers = bytearray(map(tier_of.__getitem__, given))
+        ranks = _rank_array(lambda: map(rank_of.__getitem__, given))
     for j in context:  # disjoint from the signal lines
         tiers[todo[j]] = 1
     for j in signal:

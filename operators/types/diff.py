@@ -102,13 +102,6 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
     omitted = shown = 0  # bytes, for the MIN_GAIN check
     hints: dict[tuple[int, bool], bytes] = {}  # one bytes object per distinct hint, shared by its pieces
 
-    def hint(n_lines: int, last: int) -> bytes:
-        crlf = raw.endswith(b"\r\n", starts[last], starts[last + 1])
-        text = hints.get((n_lines, crlf))
-        if text is None:
-            text = hints[n_lines, crlf] = f"{HINT} {n_lines}".encode() + (b"\r\n" if crlf else b"\n")
-        return text
-
     def cut(start: int, end: int) -> None:  # everything since the last cut stays, then start:end goes
         nonlocal omitted
         plan.keep(plan.position, start)
@@ -125,6 +118,7 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
             return keep_n
         return keep_n if _mixed_change(raw, starts, kinds, k, step) else pure_n
 
+    keep, omit, plan_show = plan.keep, plan.omit, plan.show  # the context runs' steps, inline: a run every few lines
     for run in RUN_RE.finditer(kinds):  # runs of context, of git metadata, of binary data, of the rest
         i, j = run.span()
         kind = kinds[i]
@@ -134,11 +128,19 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
             if j < n and kinds[j] == NONL:
                 tail = max(tail, 1)  # the line a "\ No newline" note is about
             a, b = i + head, j - tail
-            text = hint(b - a, b - 1) if b > a else b""
-            if b - a >= MIN_CUT and starts[b] - starts[a] > len(text):
-                cut(starts[a], starts[b])
-                show(text)  # after a newline: what is kept ends at a line start, what is shown with one
-                cut_context += b - a
+            if b > a:
+                start, end = starts[a], starts[b]
+                crlf = raw.endswith(b"\r\n", starts[b - 1], end)
+                text = hints.get((b - a, crlf))
+                if text is None:
+                    text = hints[b - a, crlf] = f"{HINT} {b - a}".encode() + (b"\r\n" if crlf else b"\n")
+                if b - a >= MIN_CUT and end - start > len(text):
+                    keep(plan.position, start)  # (``cut`` and ``show``)
+                    omit(start, end, GROUP, REASON)
+                    omitted += end - start
+                    shown += len(text)
+                    plan_show(text)  # after a newline: what is kept ends at a line start, what is shown with one
+                    cut_context += b - a
         elif kind == META:
             cut(starts[i], starts[j])
             cut_meta += j - i
@@ -730,33 +732,45 @@ def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:
     """Every file of a diff as (the line that names it, lines added, lines removed, its rename/copy/
     binary lines): the ``+++ b/…`` line, or ``--- a/…`` for a deletion, else the ``diff --git`` line.
     Counted on the raw diff at C speed (one ``count`` per file and sign)."""
+    return [(name, added, removed, extra) for span, (added, removed) in _file_counts(raw)
+            for name, extra in [_file_names(raw, *span)]]
+
+
+def _file_counts(raw: bytes) -> list[tuple[tuple[int, int, int, int], tuple[int, int]]]:
+    """Each file's span (start, end, end of its header, its first ``@@`` or -1) and its lines added and
+    removed: three C calls a file, no line of its header read (``_file_names``)."""
     out = []
     starts = [m.start() + 1 for m in FILE_LINE_RE.finditer(raw)]
     if raw.startswith((b"diff --git ", b"diff --cc ", b"diff --combined ")):
         starts.insert(0, 0)
+    count = raw.count
     for k, a in enumerate(starts):
         b = starts[k + 1] if k + 1 < len(starts) else len(raw)
         hunk = raw.find(b"\n@@", a, b)
         head_end = b if hunk < 0 else hunk + 1
-        eol = raw.find(b"\n", a, b)
-        name, extra = raw[a : eol if eol >= 0 else b], []
-        plus = minus = None
-        for line in raw[a:head_end].split(b"\n")[1:]:
-            line = line.rstrip(b"\r")
-            if line.startswith(b"+++ "):
-                plus = line
-            elif line.startswith(b"--- "):
-                minus = line
-            elif line.startswith((b"rename from ", b"rename to ", b"copy from ", b"copy to ", b"Binary files ")):
-                extra.append(line)
-        if plus is not None and plus != b"+++ /dev/null":
-            name = plus
-        elif minus is not None and minus != b"--- /dev/null":
-            name = minus
-        added = raw.count(b"\n+", head_end - 1, b) if hunk >= 0 else 0
-        removed = raw.count(b"\n-", head_end - 1, b) if hunk >= 0 else 0
-        out.append((name.rstrip(b"\r"), added, removed, extra))
+        counts = (count(b"\n+", head_end - 1, b), count(b"\n-", head_end - 1, b)) if hunk >= 0 else (0, 0)
+        out.append(((a, b, head_end, hunk), counts))
     return out
+
+
+def _file_names(raw: bytes, a: int, b: int, head_end: int, hunk: int) -> tuple[bytes, list[bytes]]:
+    """The line naming the file at ``a:b`` (see ``file_list``) and its rename/copy/binary lines."""
+    eol = raw.find(b"\n", a, b)
+    name, extra = raw[a : eol if eol >= 0 else b], []
+    plus = minus = None
+    for line in raw[a:head_end].split(b"\n")[1:]:
+        line = line.rstrip(b"\r")
+        if line.startswith(b"+++ "):
+            plus = line
+        elif line.startswith(b"--- "):
+            minus = line
+        elif line.startswith((b"rename from ", b"rename to ", b"copy from ", b"copy to ", b"Binary files ")):
+            extra.append(line)
+    if plus is not None and plus != b"+++ /dev/null":
+        name = plus
+    elif minus is not None and minus != b"--- /dev/null":
+        name = minus
+    return name.rstrip(b"\r"), extra
 
 
 LIST_SHARE = 0.75  # of the budget the file list of a cut diff may take (the changes that fit follow)
@@ -766,17 +780,18 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     """What a diff cut to a budget shows first (``operators.ceiling``): every file with its +/- line
     counts (the line naming it as the diff names it), as many as ``LIST_SHARE`` of the budget holds,
     the others counted."""
-    files = file_list(raw)
+    files = _file_counts(raw)  # the names of the files listed only are read (``_file_names``)
     if not files:
         return b""
-    added = sum(f[1] for f in files)
-    removed = sum(f[2] for f in files)
+    added = sum(f[1][0] for f in files)
+    removed = sum(f[1][1] for f in files)
     n = len(files)
     head = (f"[{n:,} file{'s' if n != 1 else ''} changed, +{added:,} -{removed:,}: each file and its +/- lines "
             "first, then the changes that fit]\n").encode()
     out, room = [head], int(budget * LIST_SHARE) - len(head) - 60
     shown = 0
-    for name, plus, minus, extra in files:
+    for span, (plus, minus) in files:
+        name, extra = _file_names(raw, *span)
         counts = f"  (+{plus:,} -{minus:,})".encode() if plus or minus else b""
         if extra and not name.startswith((b"+++ ", b"--- ")):  # a rename, copy or binary file: its own lines name it
             line = b"\n".join(extra) + counts + b"\n"

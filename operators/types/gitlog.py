@@ -37,11 +37,13 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
-from itertools import compress, islice, repeat
-from operator import eq, sub
+from itertools import accumulate, compress, islice, repeat
+from operator import add, eq, itemgetter, sub
+from operator import sub as sub_
 from typing import Annotated, NamedTuple
 
 import msgspec
+import re2
 
 from operators.config import Section, section
 from operators.kernel import diff_twins, line_starts
@@ -120,17 +122,17 @@ class LineTable(Sequence):
     line starts and where its body ends (two ``array('q')``, 16 bytes a line); a ``Line`` is made when
     asked for. A body ends before ``\n`` or ``\r\n`` (``reduction.line_body_end``), found without a
     Python call per line: one byte before the next line starts, but for the last line when ``raw``
-    has no final newline, and the lines that end with ``\r`` (looked at only when ``raw`` holds one)."""
+    has no final newline, and the lines that end with ``\r`` (``_strip_cr``: one step a ``\r`` when
+    they are few, else the byte before each body's end read by ``map``)."""
 
     def __init__(self, raw: bytes):
         starts = self.starts = line_starts(raw)
         bodies = self.bodies = array("q", map(sub, islice(starts, 1, None), repeat(1)))
         if raw and raw[-1] != 10:  # no final newline: the last line's body runs to the end
             bodies[-1] = len(raw)
-        if b"\r" in raw:
-            for i, (a, e) in enumerate(zip(starts, bodies)):
-                if e > a and raw[e - 1] == 13:
-                    bodies[i] = e - 1
+        crs = raw.count(b"\r")
+        if crs:
+            self.bodies = _strip_cr(raw, starts, bodies, crs)
 
     def __len__(self) -> int:
         return len(self.bodies)
@@ -148,6 +150,28 @@ class LineTable(Sequence):
     def at(self, pos: int) -> int:
         """The index of the line holding offset ``pos``."""
         return bisect_right(self.starts, pos) - 1
+
+
+_CR_FLAG = bytes(b == 13 for b in range(256))  # a byte -> 1 for "\r"
+_CR_SPARSE = 16  # lines a "\r" at least, for the look at each "\r" alone
+
+
+def _strip_cr(raw: bytes, starts: array, bodies: array, crs: int) -> array:
+    """``bodies`` with each body that ends with ``\r`` (and is not empty) ending before it. Few ``\r``
+    (``crs`` of them): each one that ends a body moves that body's end; many: the byte before each
+    body's end, read by ``map`` (an empty body's end is its start, after a newline or at 0)."""
+    if crs * _CR_SPARSE < len(bodies):
+        p = raw.find(b"\r")
+        while p >= 0:
+            i = bisect_right(starts, p) - 1
+            if i < len(bodies) and bodies[i] == p + 1:  # (a line's body starts at or before p)
+                bodies[i] = p
+            p = raw.find(b"\r", p + 1)
+        return bodies
+    before = bytearray(map(raw.__getitem__, map(sub, bodies, repeat(1)))).translate(_CR_FLAG)
+    if bodies and bodies[0] == 0:
+        before[0] = 0  # an empty first line: nothing before its end
+    return array("q", map(sub, bodies, before))
 
 
 def split_lines(raw: bytes) -> list[Line]:
@@ -283,6 +307,12 @@ def stat_text(commit: Commit) -> bytes:
     return b" [%d file%s +%d -%d]" % (files, b"" if files == 1 else b"s", added, removed)
 
 
+COPY_MIN = 12  # untouched pieces in a row copied by columns; fewer go one by one (a copy's fixed cost)
+_OMIT_FLAG = bytes(k == OMIT for k in range(256))  # a piece's kind -> 1 for an omitted piece
+_SHOW_FLAG = bytes(k == SHOW for k in range(256))
+_SPAN_FLAG = bytes(k in (KEEP, OMIT) for k in range(256))  # ... for a piece of raw bytes
+
+
 class _Emitter:
     """Builds the plan commit by commit; ``group`` is where the current commit's omissions go (one
     group for all, or one a commit with granularity ``fine``)."""
@@ -295,6 +325,8 @@ class _Emitter:
         self.omitted = 0
         self.shown = 0
         self.found: _Found | None = None  # the signal matches of the omitted pieces of the patch being read
+        self.hint_of: dict[bytes, re.Match | None] = {}  # a diff's shown text -> its hint (``HINT_RE``)
+        self.hint_texts: dict[tuple[int, bytes], bytes] = {}  # the hints of the parts split at signal lines
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -373,34 +405,59 @@ class _Emitter:
 
     def patch(self, c: Commit) -> None:
         """The commit's patch, through the diff type (whole with a graph), its pieces read from their
-        columns (``reduction.Pieces``) in place: no list a piece."""
+        columns (``reduction.Pieces``) in place: no list a piece. The pieces between the omitted ones
+        that a signal match touches (``_Found``) are copied column by column (``_copy``)."""
         raw, plan = self.raw, self.plan
         start, end = self.lines[c.patch].start, self.lines[c.end - 1].end
         if c.width:
             plan.keep(start, end)
             return
         sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
-        kinds, starts, ends, objs = sub.kinds, sub.starts, sub.ends, sub.objs
+        kinds = sub.kinds
+        slow = None  # the pieces read one by one: the omitted ones a signal match touches (None: every piece)
         if not _end_anchored():
-            omits = [(start + starts[k], start + ends[k]) for k in range(len(kinds)) if kinds[k] == OMIT]
-            self.found = _Found(raw, omits)
+            at = list(compress(range(len(kinds)), kinds.translate(_OMIT_FLAG)))  # the omitted pieces
+            self.found = _Found(raw, list(zip(map(start.__add__, map(sub.starts.__getitem__, at)),
+                                              map(start.__add__, map(sub.ends.__getitem__, at)))))
+            slow = sorted(map(at.__getitem__, self.found.touched))
         texts = {}  # piece -> the text shown in place of its own
         k = kinds.rfind(MARK)
         stop = len(kinds)
         if k >= 0:  # the diff's own marker line: this type names the ref once, at the end
-            text = objs[k - 1]
+            text = sub.objs[k - 1]
             cut = text.rfind(b"[diff: omitted")
             texts[k - 1] = b"" if text[:cut] == b"\n" else text[:cut]
-            self._pieces(start, sub, 0, k, texts)
+            self._pieces(start, sub, 0, k, texts, slow)
             start_again = k + 2
         else:
             start_again = 0
-        self._pieces(start, sub, start_again, stop, texts)
+        self._pieces(start, sub, start_again, stop, texts, slow)
         self.found = None
 
-    def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
+    def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict, slow: list[int] | None) -> None:
         """Pieces ``first:stop`` of the diff's plan (``sub``, a ``Pieces`` of ``raw[offset:]``) into
-        this plan: kept and shown as they are, omitted but for the lines with a signal word."""
+        this plan: kept and shown as they are, omitted but for the lines with a signal word. Only the
+        pieces ``slow`` names (with the piece after each, which may show another text) are read one by
+        one, the others copied a run at a time (``_copy``); ``slow`` None: every piece one by one."""
+        if slow is None:
+            self._one_by_one(offset, sub, first, stop, texts)
+            return
+        pos = run = first  # pieces run:pos go one by one (touched, or too few to copy)
+        for k in slow:
+            if k < first or k >= stop:
+                continue
+            if k - pos >= COPY_MIN:
+                self._one_by_one(offset, sub, run, pos, texts)
+                self._copy(offset, sub, pos, k, texts)
+                run = k
+            pos = max(pos, min(k + 2, stop))  # the piece after it too: its text may change (a hint split)
+        if stop - pos >= COPY_MIN:
+            self._one_by_one(offset, sub, run, pos, texts)
+            self._copy(offset, sub, pos, stop, texts)
+        else:
+            self._one_by_one(offset, sub, run, stop, texts)
+
+    def _one_by_one(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
         plan = self.plan
         kinds, starts, ends, objs = sub.kinds, sub.starts, sub.ends, sub.objs
         for k in range(first, stop):
@@ -415,6 +472,43 @@ class _Emitter:
             elif kind == SHOW:
                 self.show(texts.get(k, objs[k]))
 
+    def _copy(self, offset: int, sub, first: int, stop: int, texts: dict) -> None:
+        """Pieces ``first:stop`` (no omitted one a signal match touches, no text of ``texts`` but the
+        last one's) appended as they are, the omitted ones into this commit's group: what ``keep``,
+        ``omit_to`` and ``show`` would append one by one. The first piece goes through them (it may
+        lengthen this plan's last one), and the last when its text is replaced; the others cannot
+        (a diff's plan has no two pieces in a row that would have been one)."""
+        self._one_by_one(offset, sub, first, first + 1, texts)
+        a = first + 1
+        last = stop - 1 if stop - 1 >= a and (stop - 1) in texts else stop
+        if a < last:
+            b = last
+            kinds = sub.kinds[a:b]
+            if MARK in kinds:  # (none: the marker is not copied)
+                self._one_by_one(offset, sub, a, b, texts)
+            else:
+                plan, pieces = self.plan, self.plan.pieces
+                spans = kinds.translate(_SPAN_FLAG)  # 1 for a kept or omitted piece, 0 for a shown text
+                omits = kinds.translate(_OMIT_FLAG)
+                starts = array("q", map(add, islice(sub.starts, a, b), map(offset.__mul__, spans)))
+                ends = array("q", map(add, islice(sub.ends, a, b), map(offset.__mul__, spans)))
+                objs = sub.objs[a:b]
+                group = self.group
+                if omits.find(1) >= 0:
+                    if group not in plan.reasons:
+                        plan.reasons[group] = REASON if group == GROUP else f"commit {group[7:]}: {REASON}"
+                    objs = list(map({difftype.GROUP: group}.get, objs, objs))
+                    self.omitted += sum(compress(map(sub_, ends, starts), omits))
+                shows = kinds.translate(_SHOW_FLAG)
+                self.shown += sum(map(len, compress(objs, shows)))
+                pieces.kinds += kinds
+                pieces.starts += starts
+                pieces.ends += ends
+                pieces.objs += objs
+                plan._pos = ends[spans.rfind(1)] if spans.find(1) >= 0 else plan._pos
+        if last < stop:
+            self._one_by_one(offset, sub, last, stop, texts)
+
     def _omit_keeping_signals(self, a: int, b: int, nxt: bytes | None) -> re.Match | None:
         """Omit ``a:b`` (whole lines of unchanged context or index lines), but keep visible each line
         with a signal word, the hint of each part that goes counting its own lines. The diff's one
@@ -424,7 +518,11 @@ class _Emitter:
         if not (found.search(a, b) if found is not None else SIGNAL_RE.search(raw, a, b) is not None):
             self.omit_to(b)
             return None
-        hint = HINT_RE.match(nxt) if nxt is not None else None
+        hint = None
+        if nxt is not None:  # the diff's hints are a few shared texts: each matched once
+            hint = self.hint_of.get(nxt, False)
+            if hint is False:
+                hint = self.hint_of[nxt] = HINT_RE.match(nxt)
         pos = a
         for line_start, line_end in (found.lines(a, b) if found is not None else _signal_lines(raw, a, b)):
             self._omit_part(pos, line_start, hint)
@@ -440,8 +538,11 @@ class _Emitter:
         if hint is not None:
             n = _unchanged_lines(self.raw, a, b)
             if n:
-                lead = b"" if self.plan.ends_line() else b"\n"
-                self.show(lead + f"⋯ {n}".encode() + hint.group(3))
+                key = (n, hint.group(3))
+                text = self.hint_texts.get(key)
+                if text is None:
+                    text = self.hint_texts[key] = f"⋯ {n}".encode() + key[1]
+                self.show(text if self.plan.ends_line() else b"\n" + text)
 
 
 class _Found:
@@ -458,19 +559,18 @@ class _Found:
 
     def __init__(self, raw: bytes, spans: list[tuple[int, int]]):
         self.raw = raw
-        self.index = {a: k for k, (a, _) in enumerate(spans)}
+        self.index = dict(zip(map(itemgetter(0), spans), range(len(spans))))
         self.touched: dict[int, list[tuple[int, int]]] = {}  # piece -> the matches touching it, in raw offsets
         self.inside: set[int] = set()  # the pieces holding a whole match
         if not spans:
             return
-        parts, offsets, pos = [b"\n"], array("q"), 1
-        for a, b in spans:
-            after = raw[b : b + 1] + b"\n"
-            parts += (raw[a:b], after)
-            offsets.append(pos)
-            pos += b - a + len(after)
-        for m in SIGNAL_RE.finditer(b"".join(parts)):
-            self._touch(spans, offsets, *m.span())
+        starts, ends = map(list, zip(*spans))
+        # each piece and the byte after it, then a newline: sliced and joined by ``map``, not a step a piece
+        texts = list(map(raw.__getitem__, map(slice, starts, map(add, ends, repeat(1)))))
+        offsets = array("q", accumulate(map(add, map(len, texts), repeat(1)), initial=1))
+        del offsets[-1]
+        for s, e in _signal_matches(b"\n" + b"\n".join(texts) + b"\n"):
+            self._touch(spans, offsets, s, e)
 
     def _touch(self, spans, offsets, s: int, e: int) -> None:
         k = max(0, bisect_right(offsets, s) - 1)
@@ -488,11 +588,50 @@ class _Found:
         k = self.index[a]
         if k in self.inside:
             return True
-        return k in self.touched and SIGNAL_RE.search(self.raw, a, b) is not None
+        return k in self.touched and _signal_in(self.raw, a, b)
 
     def lines(self, a: int, b: int):
         """``_signal_lines(raw, a, b)``, from the matches touching the piece."""
         return _lines_of_matches(self.raw, a, b, self.touched.get(self.index[a], ()))
+
+
+_NO_MATCH = (-1, -1)
+
+
+@cache
+def _signal_program():
+    """``SIGNAL_RE``'s compiled RE2 program and how ``search`` asks it, or None (another engine)."""
+    program = getattr(SIGNAL_RE.compiled(), "_regexp", None)
+    unanchored = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    return None if program is None or unanchored is None else (program.Match, unanchored)
+
+
+def _signal_in(raw: bytes, a: int, b: int) -> bool:
+    """``SIGNAL_RE.search(raw, a, b) is not None`` (``a:b`` within ``raw``), by the program directly:
+    no match object."""
+    program = _signal_program()
+    if program is None:
+        return SIGNAL_RE.search(raw, a, b) is not None
+    return program[0](program[1], raw, a, b)[0] != _NO_MATCH
+
+
+def _signal_matches(text: bytes):
+    """The spans of ``SIGNAL_RE.finditer(text)``, by the program directly (the steps of RE2's
+    ``finditer``, without a match object each)."""
+    program = _signal_program()
+    if program is None:
+        yield from (m.span() for m in SIGNAL_RE.finditer(text))
+        return
+    match, unanchored = program
+    pos, end = 0, len(text)
+    while True:
+        span = match(unanchored, text, pos, end)[0]
+        if span == _NO_MATCH:
+            return
+        yield span
+        if pos == end:
+            return
+        pos = pos + 1 if pos == span[1] else span[1]
 
 
 def _unchanged_lines(raw: bytes, a: int, b: int) -> int:
@@ -530,7 +669,7 @@ def _lines_of_matches(raw: bytes, a: int, b: int, spans):
             body_end = line_body_end(raw, at, end)
             # a match inside the line's text is one its own search finds (no match ends with a line
             # ending, and no assertion of the pattern tells a line's end from a text's end)
-            if (at <= first and stop <= body_end) or SIGNAL_RE.search(raw, at, body_end) is not None:
+            if (at <= first and stop <= body_end) or _signal_in(raw, at, body_end):
                 yield at, end
             at = done = end
 
