@@ -186,15 +186,14 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
 def visible_size(plan: Plan) -> int:
     """The plan's visible bytes, markers counted at their usual length."""
     pieces = plan.pieces
-    size = 0
-    for kind, start, end, obj in zip(pieces.kinds, pieces.starts, pieces.ends, pieces.objs):
-        if kind == KEEP:
-            size += end - start
-        elif kind == SHOW:
-            size += len(obj)
-        elif kind == MARK:
-            size += MARK_LEN
-    return size
+    kinds = pieces.kinds
+    kept = kinds.translate(_KEEP_FLAGS)
+    return (sum(compress(pieces.ends, kept)) - sum(compress(pieces.starts, kept))
+            + sum(map(len, compress(pieces.objs, kinds.translate(_SHOW_FLAGS)))) + MARK_LEN * kinds.count(MARK))
+
+
+_KEEP_FLAGS = bytes(kind == KEEP for kind in range(256))  # a piece's kind -> 1 for a kept piece (``visible_size``)
+_SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))  # ... for a shown text
 
 
 NEWLINE_BLOCK = 1 << 16  # bytes of raw whose newlines a view counts once (``_View.newlines``)

@@ -16,8 +16,8 @@ output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of re
 ``text_twins``, whose ``line_of`` (the line
 holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
-(its ``path:line:col: …`` lines as columns), ``diag_codes`` and ``diag_runs`` (its plan's pieces, a run of
-diagnostics kept or omitted at a time) and their twins in ``diag_twins``. ``count_newlines`` (a gap's lines,
+(its ``path:line:col: …`` lines as columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
+(its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``. ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
 """
@@ -59,6 +59,7 @@ TWINS = {
     "diag_heads": diag_twins.diag_heads_py,
     "diag_codes": diag_twins.diag_codes_py,
     "diag_runs": diag_twins.diag_runs_py,
+    "diag_ranks": diag_twins.diag_ranks_py,
 }
 
 
@@ -182,6 +183,12 @@ def _c_diag_runs(codes, first: int, stop: int, heads, lasts, starts, ends):
     return run_codes, memoryview(firsts).cast("q"), memoryview(run_starts).cast("q"), memoryview(run_ends).cast("q")
 
 
+
+def _c_diag_ranks(key, nkeys: int):
+    """Each diagnostic's rank in its rule and the rules' diagnostics (see ``diag_twins.diag_ranks_py``)."""
+    return tuple(memoryview(column).cast("I") for column in C.diag_ranks(key, nkeys))
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -207,6 +214,7 @@ if C is None:
     diag_heads = diag_twins.diag_heads_py
     diag_codes = diag_twins.diag_codes_py
     diag_runs = diag_twins.diag_runs_py
+    diag_ranks = diag_twins.diag_ranks_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -232,3 +240,4 @@ else:
     diag_heads = _c_diag_heads if hasattr(C, "diag_heads") else diag_twins.diag_heads_py
     diag_codes = C.diag_codes if hasattr(C, "diag_codes") else diag_twins.diag_codes_py
     diag_runs = _c_diag_runs if hasattr(C, "diag_runs") else diag_twins.diag_runs_py
+    diag_ranks = _c_diag_ranks if hasattr(C, "diag_ranks") else diag_twins.diag_ranks_py

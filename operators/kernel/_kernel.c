@@ -2239,6 +2239,61 @@ done:
 }
 
 
+static PyObject *diag_ranks(PyObject *self, PyObject *args) {
+    PyObject *key_o;
+    Py_ssize_t nkeys;
+    Py_buffer key;
+    if (!PyArg_ParseTuple(args, "On", &key_o, &nkeys)) return NULL;
+    if (index_buffer(key_o, &key, "diag_ranks") < 0) return NULL;
+    Py_ssize_t n = key.len / key.itemsize;
+    PyObject *rank = NULL, *order = NULL, *firsts = NULL, *counts = NULL, *result = NULL;
+    Py_ssize_t *count = PyMem_Calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof(Py_ssize_t));
+    Py_ssize_t *at = PyMem_Calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof(Py_ssize_t));
+    rank = PyBytes_FromStringAndSize(NULL, n * 4);
+    order = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (!count || !at || !rank || !order) {
+        if (!count || !at) PyErr_NoMemory();
+        goto done;
+    }
+    uint32_t *rk = (uint32_t *)PyBytes_AS_STRING(rank), *od = (uint32_t *)PyBytes_AS_STRING(order);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {  /* each one's rank among its key's; the keys in order of first use */
+        int64_t k = item_at(&key, j);
+        if (k < 0 || k >= nkeys) {
+            PyErr_SetString(PyExc_ValueError, "diag_ranks: a key past nkeys");
+            goto done;
+        }
+        if (!count[k]) distinct++;
+        rk[j] = (uint32_t)++count[k];
+    }
+    firsts = PyBytes_FromStringAndSize(NULL, distinct * 4);
+    counts = PyBytes_FromStringAndSize(NULL, distinct * 4);
+    if (!firsts || !counts) goto done;
+    uint32_t *fs = (uint32_t *)PyBytes_AS_STRING(firsts), *cs = (uint32_t *)PyBytes_AS_STRING(counts);
+    Py_ssize_t d = 0, pos = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {  /* where each key's indexes start in order */
+        int64_t k = item_at(&key, j);
+        if (rk[j] == 1) {
+            fs[d] = (uint32_t)k;
+            cs[d++] = (uint32_t)count[k];
+            at[k] = pos;
+            pos += count[k];
+        }
+        od[at[k]++] = (uint32_t)j;
+    }
+    result = PyTuple_Pack(4, rank, order, firsts, counts);
+done:
+    Py_XDECREF(rank);
+    Py_XDECREF(order);
+    Py_XDECREF(firsts);
+    Py_XDECREF(counts);
+    PyMem_Free(count);
+    PyMem_Free(at);
+    PyBuffer_Release(&key);
+    return result;
+}
+
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -2271,6 +2326,7 @@ static PyMethodDef methods[] = {
     {"diag_codes", diag_codes, METH_VARARGS, "diag_codes(key, rank, plain, group_of, examples) -> a code a diagnostic"},
     {"diag_runs", diag_runs, METH_VARARGS,
      "diag_runs(codes, first, stop, heads, lasts, starts, ends) -> (run_codes, firsts, run_starts, run_ends)"},
+    {"diag_ranks", diag_ranks, METH_VARARGS, "diag_ranks(key, nkeys) -> (rank, order, firsts, counts) of each key's diagnostics"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -85,3 +85,25 @@ def diag_runs_py(codes, first: int, stop: int, heads, lasts, starts, ends):
         if j + 1 == stop or codes[j + 1] != codes[j]:
             run_ends.append(ends[lasts[j]])
     return bytes(run_codes), firsts, run_starts, run_ends
+
+
+def diag_ranks_py(key, nkeys: int):
+    """(rank, order, firsts, counts), as ``_kernel.diag_ranks``, uint32 each: each diagnostic's place
+    among those of its key (from 1; ``key``: a key id under ``nkeys`` each), the diagnostics' indexes
+    by key (the keys in order of first use, each one's in order), those keys and how many each has."""
+    count = [0] * nkeys
+    rank, firsts = array("I"), array("I")
+    by: dict[int, array] = {}
+    for j, k in enumerate(key):
+        if not 0 <= k < nkeys:
+            raise ValueError("diag_ranks: a key past nkeys")
+        count[k] += 1
+        rank.append(count[k])
+        if count[k] == 1:
+            firsts.append(k)
+            by[k] = array("I")
+        by[k].append(j)
+    order = array("I")
+    for k in firsts:
+        order.extend(by[k])
+    return rank, order, firsts, array("I", (count[k] for k in firsts))

@@ -154,6 +154,7 @@ CARET_RE = lazy(rb"^\s*\^\s*$")
 HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 _HEADS = bytes([HEAD])
+_IS_DETAIL = bytes(kind == DETAIL for kind in range(256))
 
 
 class Diag:
@@ -467,16 +468,17 @@ class _Parser:
         """What every view built from this parse shares (made once for ``settings``)."""
         made = self.__dict__.get("_common")
         if made is None or made.settings is not settings:
-            ids: dict[int, array] = {}
-            rank = array("I")
-            for j, key in enumerate(self.diags.key):
-                got = ids.get(key)
-                if got is None:
-                    got = ids[key] = array("I")
-                got.append(j)
-                rank.append(len(got))
-            by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}
-            details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
+            from operators.kernel import diag_ranks
+
+            keys = self.diags.keys
+            rank, order, firsts, counts = diag_ranks(self.diags.key, len(keys))
+            by_key, at, order = {}, 0, memoryview(order).cast("B")
+            for key, count in zip(firsts, counts):  # each rule's diagnostics, the rules in order of first use
+                indexes = by_key[keys[key]] = array("I")
+                indexes.frombytes(order[at * 4 : (at + count) * 4])
+                at += count
+            lines = list(compress(range(len(self.kind)), self.kind.translate(_IS_DETAIL)))
+            details = sum(map(sub, map(self.ends.__getitem__, lines), map(self.starts.__getitem__, lines)))
             made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
                                           self.kind.count(PROGRESS), _target_lines(self.raw, self.starts))
         return made
@@ -1357,6 +1359,47 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
             return 0, 2
         return (0, 3) if _head_line(shown, m) else (1, 0)
     return None
+
+
+def tiers(lines, config) -> list | None:
+    """``tier`` of many lines at once (``lines``: an ``operators.rank.Lines``), the ``path:line:col: …``
+    lines that start with their path found by one pass (``operators.kernel.diag_heads``) and the text
+    after each location worked out once for each text: a list, each such line's tier, None for the
+    other lines (``tier`` is asked for each); None when the text holds what a terminal would change
+    (then every line is asked)."""
+    text = getattr(lines, "text", None)
+    if text is None or b"\x1b" in text or b"\r" in text or len(text) >= SMALL:
+        return None
+    from operators.kernel import diag_heads
+
+    found, at, _, flags, rest_ids, rests, _, _ = diag_heads(text)
+    hits = []
+    for rest in rests:
+        if ERROR_RE.search(rest):
+            hits.append((0, 1))
+        elif WARNING_RE.search(rest):
+            hits.append((0, 2))
+        else:
+            hits.append((0, 3) if _code_and_severity(rest, False) is not None else (1, 0))
+    out: list = [None] * len(lines)
+    for line, rest in zip(found, rest_ids):
+        out[line] = hits[rest]
+    starts = lines.starts
+    for k in compress(range(len(found)), flags.translate(_SUSPECT)):  # ``.go:`` perhaps: asked on their own
+        out[found[k]] = None
+    for word in (b"rror", b"arning", b"\n["):  # a place naming an error or a warning; a line led by "["
+        at = -1 if word != b"\n[" or text[:1] != b"[" else 0
+        if at == 0:
+            out[0] = None
+        while (at := text.find(word, at + 1)) >= 0:
+            if word == b"\n[":
+                out[bisect_right(starts, at + 1) - 1] = None
+            elif out[line := bisect_right(starts, at) - 1] != (0, 1):
+                out[line] = None
+    return out
+
+
+_SUSPECT = bytes(v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line another form may take
 
 
 TIERS: dict[bytes, tuple[int, int]] = {}  # ``_loc_tier``: the tier of each text after a location seen
