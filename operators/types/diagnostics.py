@@ -104,7 +104,6 @@ class Settings(Section):
 ANSI_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 PAD_MIN = 8  # spaces in a row inside a line (eslint's column alignment) past which they are shortened ...
 PAD_KEPT = 2  # ... to this many; the rest go to group ``padding``
-ODD_HINT_RE = lazy(rb"\x1b| {%d,}" % PAD_MIN)  # where ``_hidden`` looks further
 ODD_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]|(?<=[^ \n]) {%d,}(?=[^ \r\n])" % PAD_MIN)  # what a shown line loses
 _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
@@ -477,8 +476,8 @@ class _Parser:
                 indexes = by_key[keys[key]] = array("I")
                 indexes.frombytes(order[at * 4 : (at + count) * 4])
                 at += count
-            lines = list(compress(range(len(self.kind)), self.kind.translate(_IS_DETAIL)))
-            details = sum(map(sub, map(self.ends.__getitem__, lines), map(self.starts.__getitem__, lines)))
+            detail = self.kind.translate(_IS_DETAIL)
+            details = sum(compress(self.ends, detail)) - sum(compress(self.starts, detail))
             made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
                                           self.kind.count(PROGRESS), _target_lines(self.raw, self.starts))
         return made
@@ -490,12 +489,11 @@ class _Parser:
         if made is None:
             diags = self.diags
             made = bytes(map(eq, diags.head, diags.end))
-            if not self.clean:
-                from operators.kernel import line_of
-
-                found = array("q", map(re.Match.start, ODD_HINT_RE.finditer(self.raw)))
-                odd = set(line_of(array("q", self.starts), found))
-                made = bytes(map(gt, made, map(odd.__contains__, diags.head)))
+            if not self.clean:  # (bytes.find in each head line: a regex scan of the whole input took longer)
+                raw, starts, ends = self.raw, self.starts, self.ends
+                for odd in (b"\x1b", PAD):
+                    found = map(raw.find, repeat(odd), map(starts.__getitem__, diags.head), map(ends.__getitem__, diags.head))
+                    made = bytes(map(gt, made, map((-1).__lt__, found)))
             self._plain = made
         return made
 
