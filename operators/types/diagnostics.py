@@ -55,14 +55,20 @@ even when it folds their messages; the fixtures' planted signals check them.
 
 Big outputs (a linter over a whole tree prints hundreds of thousands of diagnostics): the parse keeps
 the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); the
-``path:line:col: …`` lines that start with their path are found by one search over the whole input
-(``LOC_LINES_RE``) and read without the chain of other forms (``_plain_head``); the diagnostics are
-columns (``_Diags``: line numbers, rule, severity and path as numbers into tables, place and message as
-offsets in the head line), a ``Diag`` made only when one is read; the text after a location (rule,
-severity, message) is worked out once for each distinct text (``_tail``). The views built while
-fitting the room share what does not change between them (``_Common``: the summary line, each rule's
-diagnostics as an array of indexes, each diagnostic's rank in its rule) and hand the plan one omission
-for each run of folded diagnostics.
+``path:line:col: …`` lines that start with their path are found by one pass over the whole input
+(``operators.kernel.diag_heads``, in C when the kernel is built: ``LOC_LINES_RE``'s lines as columns,
+each distinct text after a location and each path once) and, where no other form can take them, added
+a run of lines at a time without the chain of other forms (``_bulk``; the others one by one,
+``_plain_head``); the diagnostics are columns (``_Diags``: line numbers, rule, severity and path as
+numbers into tables, place and message as offsets in the head line), a ``Diag`` made only when one is
+read; the text after a location (rule, severity, message) is worked out once for each distinct text
+(``_tail``). The views built while fitting the room share what does not change between them
+(``_Common``: the summary line, each rule's diagnostics as an array of indexes and each diagnostic's
+rank in its rule, ``diag_ranks``; which diagnostics are one line shown as printed, ``one_line``): a
+view gives each diagnostic a code (kept, omitted to its rule's group, or done on its own: the last
+example of a folded rule, one with details; ``diag_codes``) and hands the plan a piece for each run of
+the same code (``diag_runs``). The output ceiling asks ``tiers`` for the ranks of a cut view's lines:
+its location lines by the same one pass, each text after a location worked out once.
 """
 
 from __future__ import annotations
