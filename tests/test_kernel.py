@@ -117,7 +117,7 @@ LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
-                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -686,3 +686,19 @@ def test_diag_codes_runs_and_ranks_match_the_python_twins(key, examples_, data):
     found = dispatch.diag_runs(codes, first, stop, heads, lasts, starts, ends)
     twin = TWINS["diag_runs"](codes, first, stop, heads, lasts, starts, ends)
     assert [bytes(found[0]), *map(list, found[1:])] == [bytes(twin[0]), *map(list, twin[1:])]
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(raw=DIAGISH, data=st.data())
+def test_diag_columns_match_the_python_twin(raw, data):
+    import operators.kernel as dispatch
+
+    lines, at, loc, flags, rest_ids, rests, path_ids, paths = TWINS["diag_heads"](raw)
+    keys = array("I", data.draw(st.lists(st.integers(0, 9), min_size=len(rests), max_size=len(rests))))
+    sevs = array("I", data.draw(st.lists(st.integers(0, 9), min_size=len(rests), max_size=len(rests))))
+    skips = array("i", data.draw(st.lists(st.integers(0, 30), min_size=len(rests), max_size=len(rests))))
+    gnus = bytes(data.draw(st.lists(st.integers(0, 1), min_size=len(rests), max_size=len(rests))))
+    path_of = array("I", data.draw(st.permutations(range(len(paths)))))
+    columns = (rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of)
+    found, twin = dispatch.diag_columns(*columns), TWINS["diag_columns"](*columns)
+    assert [bytes(found[3]), *map(list, found[:3]), list(found[4])] == [bytes(twin[3]), *map(list, twin[:3]), list(twin[4])]

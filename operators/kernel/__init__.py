@@ -16,7 +16,7 @@ output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of re
 ``text_twins``, whose ``line_of`` (the line
 holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
-(its ``path:line:col: …`` lines as columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
+(its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``. ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
@@ -60,6 +60,7 @@ TWINS = {
     "diag_codes": diag_twins.diag_codes_py,
     "diag_runs": diag_twins.diag_runs_py,
     "diag_ranks": diag_twins.diag_ranks_py,
+    "diag_columns": diag_twins.diag_columns_py,
 }
 
 
@@ -189,6 +190,14 @@ def _c_diag_ranks(key, nkeys: int):
     return tuple(memoryview(column).cast("I") for column in C.diag_ranks(key, nkeys))
 
 
+
+def _c_diag_columns(*columns):
+    """The diagnostics' columns of the location lines ``diag_heads`` found (see ``diag_twins.diag_columns_py``)."""
+    key, severity, path, style, message = C.diag_columns(*columns)
+    return (memoryview(key).cast("I"), memoryview(severity).cast("I"), memoryview(path).cast("I"), style,
+            memoryview(message).cast("i"))
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -215,6 +224,7 @@ if C is None:
     diag_codes = diag_twins.diag_codes_py
     diag_runs = diag_twins.diag_runs_py
     diag_ranks = diag_twins.diag_ranks_py
+    diag_columns = diag_twins.diag_columns_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -241,3 +251,4 @@ else:
     diag_codes = C.diag_codes if hasattr(C, "diag_codes") else diag_twins.diag_codes_py
     diag_runs = _c_diag_runs if hasattr(C, "diag_runs") else diag_twins.diag_runs_py
     diag_ranks = _c_diag_ranks if hasattr(C, "diag_ranks") else diag_twins.diag_ranks_py
+    diag_columns = _c_diag_columns if hasattr(C, "diag_columns") else diag_twins.diag_columns_py

@@ -2294,6 +2294,63 @@ done:
 }
 
 
+static PyObject *diag_columns(PyObject *self, PyObject *args) {
+    Py_buffer rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*", &rest_ids, &path_ids, &at, &flags, &keys, &sevs, &skips, &gnus,
+                          &path_of))
+        return NULL;
+    Py_ssize_t n = flags.len, nrests = gnus.len, npaths = path_of.len / 4;
+    PyObject *result = NULL, *key = NULL, *sev = NULL, *path = NULL, *style = NULL, *message = NULL;
+    if (rest_ids.len != n * 4 || path_ids.len != n * 4 || at.len != n * 4 || keys.len != nrests * 4
+        || sevs.len != nrests * 4 || skips.len != nrests * 4) {
+        PyErr_SetString(PyExc_ValueError, "diag_columns: columns of different lengths");
+        goto done;
+    }
+    key = PyBytes_FromStringAndSize(NULL, n * 4);
+    sev = PyBytes_FromStringAndSize(NULL, n * 4);
+    path = PyBytes_FromStringAndSize(NULL, n * 4);
+    style = PyBytes_FromStringAndSize(NULL, n);
+    message = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (!key || !sev || !path || !style || !message) goto done;
+    const int32_t *ri = rest_ids.buf, *pi = path_ids.buf, *a = at.buf, *sk = skips.buf;
+    const uint32_t *ks = keys.buf, *ss = sevs.buf, *po = path_of.buf;
+    const unsigned char *fl = flags.buf, *gn = gnus.buf;
+    uint32_t *ko = (uint32_t *)PyBytes_AS_STRING(key), *so = (uint32_t *)PyBytes_AS_STRING(sev);
+    uint32_t *pa = (uint32_t *)PyBytes_AS_STRING(path);
+    int32_t *mo = (int32_t *)PyBytes_AS_STRING(message);
+    unsigned char *st = (unsigned char *)PyBytes_AS_STRING(style);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int32_t r = ri[j], p = pi[j];
+        if (r < 0 || r >= nrests || p < 0 || p >= npaths) {
+            PyErr_SetString(PyExc_ValueError, "diag_columns: an id past its table");
+            goto done;
+        }
+        ko[j] = ks[r];
+        so[j] = ss[r];
+        pa[j] = po[p];
+        mo[j] = a[j] + sk[r];
+        st[j] = (fl[j] & 2) ? 2 : gn[r] ? 1 : 0;  /* PYRIGHT, GNU, PLAIN as numbered in diagnostics.py */
+    }
+    result = PyTuple_Pack(5, key, sev, path, style, message);
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(sev);
+    Py_XDECREF(path);
+    Py_XDECREF(style);
+    Py_XDECREF(message);
+    PyBuffer_Release(&rest_ids);
+    PyBuffer_Release(&path_ids);
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&flags);
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&sevs);
+    PyBuffer_Release(&skips);
+    PyBuffer_Release(&gnus);
+    PyBuffer_Release(&path_of);
+    return result;
+}
+
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -2327,6 +2384,8 @@ static PyMethodDef methods[] = {
     {"diag_runs", diag_runs, METH_VARARGS,
      "diag_runs(codes, first, stop, heads, lasts, starts, ends) -> (run_codes, firsts, run_starts, run_ends)"},
     {"diag_ranks", diag_ranks, METH_VARARGS, "diag_ranks(key, nkeys) -> (rank, order, firsts, counts) of each key's diagnostics"},
+    {"diag_columns", diag_columns, METH_VARARGS,
+     "diag_columns(rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of) -> (key, severity, path, style, message)"},
     {NULL, NULL, 0, NULL},
 };
 

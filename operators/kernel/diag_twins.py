@@ -107,3 +107,26 @@ def diag_ranks_py(key, nkeys: int):
     for k in firsts:
         order.extend(by[k])
     return rank, order, firsts, array("I", (count[k] for k in firsts))
+
+
+PLAIN, GNU, PYRIGHT = 0, 1, 2  # diagnostics.py's style numbers
+
+
+def diag_columns_py(rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of):
+    """(key, severity, path, style, message), as ``_kernel.diag_columns``: the columns of the location
+    lines ``diag_heads`` found (``rest_ids``, ``path_ids``, ``at``, ``flags``), each distinct text after a
+    location's rule and severity (``keys``, ``sevs``: uint32), how far its message starts into it
+    (``skips``: int32) and whether a severity leads it (``gnus``: a byte), each path's number
+    (``path_of``: uint32): uint32 rule, severity and path, a style byte (``PYRIGHT`` for a line flagged
+    ``DASH``, else ``GNU`` or ``PLAIN``) and where the message starts in its line (int32)."""
+    n = len(flags)
+    if not len(rest_ids) == len(path_ids) == len(at) == n or not len(keys) == len(sevs) == len(skips) == len(gnus):
+        raise ValueError("diag_columns: columns of different lengths")
+    if any(not 0 <= r < len(gnus) for r in rest_ids) or any(not 0 <= p < len(path_of) for p in path_ids):
+        raise ValueError("diag_columns: an id past its table")
+    key = array("I", map(keys.__getitem__, rest_ids))
+    severity = array("I", map(sevs.__getitem__, rest_ids))
+    path = array("I", map(path_of.__getitem__, path_ids))
+    style = bytes(PYRIGHT if f & DASH else GNU if gnus[r] else PLAIN for f, r in zip(flags, rest_ids))
+    message = array("i", (a + skips[r] for a, r in zip(at, rest_ids)))
+    return key, severity, path, style, message

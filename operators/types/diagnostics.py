@@ -79,7 +79,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import compress, islice, repeat
-from operator import add, and_, eq, gt, ne, or_, sub
+from operator import add, and_, eq, gt, ne
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -193,8 +193,6 @@ STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT = 0, 1, 2
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
 _NOT_SUSPECT = bytes(not v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line no other form can take
-_DASH = bytes(v & 2 for v in range(256))  # ... 2 for pyright's `` - `` after the location
-_STYLE_OF = bytes([PLAIN, GNU, PYRIGHT, PYRIGHT]) + bytes(252)  # the dash (2) or a leading severity (1): the style
 
 
 class _Diags:
@@ -594,14 +592,15 @@ class _Parser:
             oks.append(severity != "note")
             gnus.append(gnu)
         path_of = array("I", map(diags.path_id, paths))
-        self.bulk = (found, keys, sevs, skips, gnus, path_of)
+        from operators.kernel import diag_columns
+
+        self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of))
         return bytes(map(and_, map(oks.__getitem__, rest_ids), flags.translate(_NOT_SUSPECT)))
 
     def _bulk(self, h: int, ok: bytes) -> int:
         """The location lines from the ``h``-th on that follow each other and that ``ok`` says are plain
         diagnostics, added as ``_plain_head`` adds each (the last left open); the index past them."""
-        found, keys, sevs, skips, gnus, path_of = self.bulk
-        lines, at, locs, flags, rest_ids, _, path_ids, _ = found
+        lines, locs, (key, severity, path, style, message) = self.bulk
         e = ok.find(0, h)
         if e < 0:
             e = len(lines)
@@ -615,16 +614,14 @@ class _Parser:
                 else:
                     high = mid
             e = low
-        diags, run, heads = self.diags, rest_ids[h:e], memoryview(lines[h:e]).cast("B")
+        diags, heads = self.diags, memoryview(lines[h:e]).cast("B")
         diags.head.frombytes(heads)  # the same type (``_typecode``: the input is under 2 GiB)
         diags.head_end.frombytes(heads)
         diags.end.frombytes(heads)
-        diags.key.extend(map(keys.__getitem__, run))
-        diags.severity.extend(map(sevs.__getitem__, run))
-        diags.path.extend(map(path_of.__getitem__, path_ids[h:e]))
-        diags.style.extend(bytes(map(or_, flags[h:e].translate(_DASH), map(gnus.__getitem__, run))).translate(_STYLE_OF))
-        diags.loc.frombytes(memoryview(locs[h:e]).cast("B"))
-        diags.message.extend(map(add, at[h:e], map(skips.__getitem__, run)))
+        for column, made in ((diags.key, key), (diags.severity, severity), (diags.path, path), (diags.loc, locs),
+                             (diags.message, message)):
+            column.frombytes(memoryview(made[h:e]).cast("B"))
+        diags.style.extend(style[h:e])
         self.kind[first : lines[e - 1] + 1] = _HEADS * (e - h)
         self.open_j = len(diags) - 1
         self.open, self.pending, self.detail_started = None, True, False
@@ -1152,7 +1149,7 @@ def _gain(p: _Parser, rest, cap: int) -> int:
     """Bytes saved by listing ``rest`` (diagnostics' indexes) by location instead of verbatim."""
     if p.clean:
         starts, ends, heads, head_ends = p.starts, p.ends, p.diags.head, p.diags.head_end
-        shown = sum(ends[head_ends[j]] - starts[heads[j]] for j in rest)
+        shown = sum(map(ends.__getitem__, map(head_ends.__getitem__, rest))) - sum(map(starts.__getitem__, map(heads.__getitem__, rest)))
     else:
         shown = sum(_verbatim(p, j) for j in rest)
     return shown - sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) - FOLD_LINE
