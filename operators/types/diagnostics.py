@@ -520,6 +520,7 @@ class _Parser:
         found = self._heads()
         lines = found[0] if found else ()
         ok = self._bulk_columns(found) if found else b""
+        del found  # what ``_bulk`` reads is kept in ``bulk``: the rest of the columns go now
         n_heads, h = len(lines), 0
         starts, raw = self.starts, self.raw
         i = -1
