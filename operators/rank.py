@@ -212,8 +212,12 @@ def compact_line_tiers(kind: str, lines, config):
     else:
         signal, context = set(signal), set(context)
         tiers, ranks = bytearray([2]) * len(lines), [0] * len(lines)
+        many = types.attr(kind, "tiers", None, config)  # the type's tiers of many lines at once, None: ask ``tier``
+        known = many(lines, config) if many is not None else None
         for i, line in enumerate(lines):
-            ranked = own(line.rstrip(b"\r"), _shown(line), config)
+            ranked = known[i] if known is not None else None
+            if ranked is None:
+                ranked = own(line.rstrip(b"\r"), _shown(line), config)
             if ranked is not None:
                 tiers[i], ranks[i] = ranked
             elif i in signal:

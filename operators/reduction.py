@@ -163,6 +163,22 @@ class Plan:
                 ends.append(end)
                 objs.append(group)
 
+    def extend(self, kinds: bytes, starts, ends, objs) -> None:
+        """Kept and omitted pieces appended as given, in columns (``kinds``: ``KEEP`` or ``OMIT``; ``objs``:
+        None or the group): the first continues where the plan is and each the one before; the caller
+        sees to it that none would have joined the one before it (``keep`` and ``omit`` join them) and
+        that each group is in ``reasons`` already."""
+        if not kinds:
+            return
+        if starts[0] != self._pos:
+            raise PlanError(f"piece {starts[0]}:{ends[0]} does not continue at {self._pos}")
+        pieces = self.pieces
+        pieces.kinds.extend(kinds)
+        pieces.starts.extend(starts)
+        pieces.ends.extend(ends)
+        pieces.objs.extend(objs)
+        self._pos = ends[-1]
+
     def show(self, text: bytes) -> None:
         if not text:
             return

@@ -116,7 +116,8 @@ def test_mask_examples():
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
-                                  "count_newlines", "long_lines", "blame_columns")]  # the ceiling's, safety's, blame's
+                                  "count_newlines", "long_lines", "blame_columns",
+                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -127,7 +128,7 @@ def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
         assert getattr(dispatch, name) is not twin  # the kernel is built here: none dispatches to its twin
         assert twin.__module__ in (twins.__name__, json_twins.__name__, "operators.kernel.diff_twins",
                                    "operators.kernel.search_twins", "operators.kernel.text_twins",
-                                   "operators.kernel.blame_twins")
+                                   "operators.kernel.blame_twins", "operators.kernel.diag_twins")
     assert jsonscan.pair_brackets is dispatch.pair_brackets
     from operators.types import diff
 
@@ -627,3 +628,77 @@ def test_blame_columns_match_the_python_twin_on_many_lines_and_find_the_code_col
     assert found[0][0] == -1  # the first line: no newline before it
     assert raw[found[0][-1] :] == b"\tz" and found[1] == 4
 
+
+
+DIAG_PARTS = [b"a", b"C:", b"c:", b"x.py", b":", b"1", b"12", b":3", b": ", b" - ", b" -", b"-", b" ", b"\t", b"(", b")",
+              b"): ", b".go:", b"error[", b"E501", b"\n", b"\r", b"\n", b"\x00", b"\xff", b"[", b"warning", b"/", b"\x0b",
+              b"9x", b"\n"]
+DIAGISH = st.lists(st.sampled_from(DIAG_PARTS), max_size=50).map(b"".join)
+
+
+def _columns(found):
+    return tuple(x if isinstance(x, (list, bytearray, bytes)) else list(x) for x in found)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=DIAGISH)
+def test_diag_heads_match_the_python_twin(raw):
+    import operators.kernel as dispatch
+
+    assert _columns(dispatch.diag_heads(raw)) == _columns(TWINS["diag_heads"](raw))
+
+
+def test_diag_heads_of_real_outputs_and_edge_cases():
+    import operators.kernel as dispatch
+    from bench.generate import make_diagnostics
+
+    from conftest import FIXTURES
+
+    for raw in [make_diagnostics(300_000), b"", b"a:1:", b"C:12: x", b"C:/a:1:2 - w", b"a:1:2x", b"a:1 - x\nb:2:3:",
+                *(path.read_bytes() for path in sorted(FIXTURES.glob("*.txt")))]:
+        assert _columns(dispatch.diag_heads(raw)) == _columns(TWINS["diag_heads"](raw))
+    lines, at, loc, flags, rest_ids, rests, path_ids, paths = dispatch.diag_heads(b"x\na.py:3:7: F401 y\nC:/b.c:1 - e\n")
+    assert (list(lines), list(at), list(loc), bytes(flags), list(rest_ids), rests, list(path_ids), paths) == \
+        ([1, 2], [10, 11], [8, 8], b"\x00\x02", [0, 1], [b"F401 y", b"e"], [0, 1], [b"a.py", b"C:/b.c"])
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(key=st.lists(st.integers(0, 6), max_size=60), examples_=st.integers(1, 3), data=st.data())
+def test_diag_codes_runs_and_ranks_match_the_python_twins(key, examples_, data):
+    import operators.kernel as dispatch
+
+    keys = array("I", key)
+    ranks = [list(column) for column in dispatch.diag_ranks(keys, 7)]
+    assert ranks == [list(column) for column in TWINS["diag_ranks"](keys, 7)]
+    rank = array("I", ranks[0])
+    plain = bytes(data.draw(st.lists(st.integers(0, 1), min_size=len(key), max_size=len(key))))
+    group_of = bytes(data.draw(st.lists(st.integers(0, 3), min_size=5, max_size=5)))  # keys 5 and 6: past it
+    codes = dispatch.diag_codes(keys, rank, plain, group_of, examples_)
+    assert codes == TWINS["diag_codes"](keys, rank, plain, group_of, examples_)
+    if not key:
+        return
+    heads = array("I", range(0, 2 * len(key), 2))
+    lasts = array("I", (h + (j % 2) for j, h in enumerate(heads)))
+    starts = array("I", range(0, 20 * len(key), 10))
+    ends = array("I", range(10, 20 * len(key) + 10, 10))
+    first = data.draw(st.integers(0, len(key) - 1))
+    stop = data.draw(st.integers(first + 1, len(key)))
+    found = dispatch.diag_runs(codes, first, stop, heads, lasts, starts, ends)
+    twin = TWINS["diag_runs"](codes, first, stop, heads, lasts, starts, ends)
+    assert [bytes(found[0]), *map(list, found[1:])] == [bytes(twin[0]), *map(list, twin[1:])]
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(raw=DIAGISH, data=st.data())
+def test_diag_columns_match_the_python_twin(raw, data):
+    import operators.kernel as dispatch
+
+    lines, at, loc, flags, rest_ids, rests, path_ids, paths = TWINS["diag_heads"](raw)
+    keys = array("I", data.draw(st.lists(st.integers(0, 9), min_size=len(rests), max_size=len(rests))))
+    sevs = array("I", data.draw(st.lists(st.integers(0, 9), min_size=len(rests), max_size=len(rests))))
+    skips = array("i", data.draw(st.lists(st.integers(0, 30), min_size=len(rests), max_size=len(rests))))
+    gnus = bytes(data.draw(st.lists(st.integers(0, 1), min_size=len(rests), max_size=len(rests))))
+    path_of = array("I", data.draw(st.permutations(range(len(paths)))))
+    columns = (rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of)
+    found, twin = dispatch.diag_columns(*columns), TWINS["diag_columns"](*columns)
+    assert [bytes(found[3]), *map(list, found[:3]), list(found[4])] == [bytes(twin[3]), *map(list, twin[:3]), list(twin[4])]

@@ -15,7 +15,9 @@ output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of re
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
 holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
-(where each line's code column starts) and its twin ``blame_twins``. ``count_newlines`` (a gap's lines,
+(where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
+(its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
+(its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``. ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
 """
@@ -31,9 +33,9 @@ except ImportError:  # no compiler at install: the twins run instead
     C = None
 
 if C is None:
-    from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+    from operators.kernel import blame_twins, diag_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
 
-_TWIN_MODULES = ("blame_twins", "diff_twins", "json_twins", "log_twins", "search_twins", "text_twins")
+_TWIN_MODULES = ("blame_twins", "diag_twins", "diff_twins", "json_twins", "log_twins", "search_twins", "text_twins")
 
 
 def __getattr__(name: str):
@@ -50,7 +52,7 @@ def __getattr__(name: str):
 
 def _twins() -> dict:
     """Each dispatched name and its pure-Python twin."""
-    from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+    from operators.kernel import blame_twins, diag_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
 
     return {
         "scan_lines": log_twins.scan_lines_py,
@@ -74,6 +76,11 @@ def _twins() -> dict:
         "count_newlines": log_twins.count_newlines_py,
         "long_lines": log_twins.long_lines_py,
         "blame_columns": blame_twins.blame_columns_py,
+        "diag_heads": diag_twins.diag_heads_py,
+        "diag_codes": diag_twins.diag_codes_py,
+        "diag_runs": diag_twins.diag_runs_py,
+        "diag_ranks": diag_twins.diag_ranks_py,
+        "diag_columns": diag_twins.diag_columns_py,
     }
 
 
@@ -188,6 +195,34 @@ def _twin(module: str, name: str):
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 
+def _c_diag_heads(raw: bytes):
+    """The location lines of a linter's output as columns (see ``diag_twins.diag_heads_py``)."""
+    lines, at, loc, flags, rest_ids, rests, path_ids, paths = C.diag_heads(raw)
+    return (memoryview(lines).cast("I"), memoryview(at).cast("i"), memoryview(loc).cast("i"), flags,
+            memoryview(rest_ids).cast("i"), rests, memoryview(path_ids).cast("i"), paths)
+
+
+
+def _c_diag_runs(codes, first: int, stop: int, heads, lasts, starts, ends):
+    """The runs of equal codes of a diagnostics plan's pieces (see ``diag_twins.diag_runs_py``)."""
+    run_codes, firsts, run_starts, run_ends = C.diag_runs(codes, first, stop, heads, lasts, starts, ends)
+    return run_codes, memoryview(firsts).cast("q"), memoryview(run_starts).cast("q"), memoryview(run_ends).cast("q")
+
+
+
+def _c_diag_ranks(key, nkeys: int):
+    """Each diagnostic's rank in its rule and the rules' diagnostics (see ``diag_twins.diag_ranks_py``)."""
+    return tuple(memoryview(column).cast("I") for column in C.diag_ranks(key, nkeys))
+
+
+
+def _c_diag_columns(*columns):
+    """The diagnostics' columns of the location lines ``diag_heads`` found (see ``diag_twins.diag_columns_py``)."""
+    key, severity, path, style, message = C.diag_columns(*columns)
+    return (memoryview(key).cast("I"), memoryview(severity).cast("I"), memoryview(path).cast("I"), style,
+            memoryview(message).cast("i"))
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -210,6 +245,11 @@ if C is None:
     count_newlines = log_twins.count_newlines_py
     long_lines = log_twins.long_lines_py
     blame_columns = blame_twins.blame_columns_py
+    diag_heads = diag_twins.diag_heads_py
+    diag_codes = diag_twins.diag_codes_py
+    diag_runs = diag_twins.diag_runs_py
+    diag_ranks = diag_twins.diag_ranks_py
+    diag_columns = diag_twins.diag_columns_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -232,3 +272,8 @@ else:
     count_newlines = C.count_newlines if hasattr(C, "count_newlines") else _twin("log_twins", "count_newlines_py")  # an older build
     long_lines = _c_long_lines if hasattr(C, "long_lines") else _twin("log_twins", "long_lines_py")
     blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else _twin("blame_twins", "blame_columns_py")  # a kernel built before it
+    diag_heads = _c_diag_heads if hasattr(C, "diag_heads") else _twin("diag_twins", "diag_heads_py")
+    diag_codes = C.diag_codes if hasattr(C, "diag_codes") else _twin("diag_twins", "diag_codes_py")
+    diag_runs = _c_diag_runs if hasattr(C, "diag_runs") else _twin("diag_twins", "diag_runs_py")
+    diag_ranks = _c_diag_ranks if hasattr(C, "diag_ranks") else _twin("diag_twins", "diag_ranks_py")
+    diag_columns = _c_diag_columns if hasattr(C, "diag_columns") else _twin("diag_twins", "diag_columns_py")

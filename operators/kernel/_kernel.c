@@ -2003,6 +2003,354 @@ static PyObject *blame_columns(PyObject *self, PyObject *args) {
     return out ? Py_BuildValue("(Nn)", out, width) : NULL;
 }
 
+/* ---- diagnostics: the location lines of a linter's output --------------------------------------- */
+
+static int loc_path_byte(unsigned char c) {  /* [^\s:()] of diagnostics.py's LOC_LINES_RE */
+    return !(c == ' ' || (c >= '\t' && c <= '\r') || c == ':' || c == '(' || c == ')');
+}
+
+static int is_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* LOC_LINES_RE's path:line[:col] then ":" or " - " then " ?" from s + p0 in the line [s, be) (its text up
+ * to its '\n'): where its text after the location starts (group 5), or -1; *path_end: where the path ends. */
+static Py_ssize_t loc_from(const unsigned char *s, const unsigned char *be, Py_ssize_t p0, Py_ssize_t *path_end) {
+    Py_ssize_t len = be - s, p = p0;
+    if (p >= len || !loc_path_byte(s[p])) return -1;
+    for (p++; p < len && loc_path_byte(s[p]); p++) {}
+    if (p >= len || s[p] != ':') return -1;  /* the lazy path can end only before the first ':' */
+    *path_end = p;
+    Py_ssize_t q = ++p;
+    while (q < len && is_digit(s[q])) q++;
+    if (q == p) return -1;
+    Py_ssize_t after = -1;
+    if (q < len && s[q] == ':') {
+        Py_ssize_t r = q + 1;
+        while (r < len && is_digit(s[r])) r++;
+        if (r > q + 1 && r < len && s[r] == ':') after = r + 1;
+        else if (r > q + 1 && r + 1 < len && s[r] == ' ' && s[r + 1] == '-') after = r + 2;
+        else after = q + 1;  /* no column: the ':' after the line number */
+    } else if (q + 1 < len && s[q] == ' ' && s[q + 1] == '-') {
+        after = q + 2;
+    } else {
+        return -1;
+    }
+    if (after < len && s[after] == ' ') after++;
+    return after;
+}
+
+static Py_ssize_t loc_match(const unsigned char *s, const unsigned char *be, Py_ssize_t *path_end) {
+    Py_ssize_t at = -1;
+    if (be - s >= 2 && is_alpha(s[0]) && s[1] == ':') at = loc_from(s, be, 2, path_end);  /* a drive letter */
+    if (at < 0) at = loc_from(s, be, 0, path_end);
+    return at;
+}
+
+static int byte_array_push(char **data, Py_ssize_t *cap, Py_ssize_t *n, const void *item, Py_ssize_t size) {
+    if ((*n + 1) * size > *cap) {
+        Py_ssize_t more_cap = *cap ? *cap * 2 : 4096;
+        char *more = PyMem_Realloc(*data, (size_t)more_cap);
+        if (!more) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *data = more;
+        *cap = more_cap;
+    }
+    memcpy(*data + *n * size, item, (size_t)size);
+    return 0;
+}
+
+typedef struct { char *data; Py_ssize_t cap, n; } Column;
+
+static int column_push(Column *c, const void *item, Py_ssize_t size) {
+    if (byte_array_push(&c->data, &c->cap, &c->n, item, size) < 0) return -1;
+    c->n++;
+    return 0;
+}
+
+static PyObject *table_list(Table *t) {
+    PyObject *list = PyList_New(t->n);
+    if (!list) return NULL;
+    for (Py_ssize_t e = 0; e < t->n; e++) {
+        Py_INCREF(t->keys[e]);
+        PyList_SET_ITEM(list, e, t->keys[e]);
+    }
+    return list;
+}
+
+static PyObject *diag_heads(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf, *end = raw + view.len;
+    Column lines = {0}, at_c = {0}, loc_c = {0}, flags = {0}, rest_ids = {0}, path_ids = {0};
+    Table rests = {0}, paths = {0};
+    PyObject *result = NULL;
+    int64_t line = 0;
+    for (const unsigned char *s = raw; s < end; line++) {
+        const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+        const unsigned char *be = nl ? nl : end;
+        const unsigned char *line_s = s;
+        s = nl ? nl + 1 : end;
+        Py_ssize_t path_end = 0, at = loc_match(line_s, be, &path_end);
+        if (at < 0) continue;
+        Py_ssize_t loc = at;
+        while (loc > 0 && (line_s[loc - 1] == ':' || line_s[loc - 1] == ' ' || line_s[loc - 1] == '-')) loc--;
+        unsigned char flag = 0;
+        if (holds(line_s, be, "): ", 3) || holds(line_s, be, ".go:", 4)) flag |= 1;
+        else {
+            const unsigned char *p = line_s;
+            while (p < be && *p >= 'a' && *p <= 'z') p++;
+            if (p > line_s && p < be && *p == '[') flag |= 1;
+        }
+        if (line_s[at - 3] == ' ' && line_s[at - 2] == '-' && line_s[at - 1] == ' ') flag |= 2;
+        Py_ssize_t rest = table_intern(&rests, (const char *)line_s + at, (be - line_s) - at,
+                                       hash_bytes((const char *)line_s + at, (be - line_s) - at), NULL);
+        Py_ssize_t path = rest < 0 ? -1 : table_intern(&paths, (const char *)line_s, path_end,
+                                                       hash_bytes((const char *)line_s, path_end), NULL);
+        if (path < 0) {
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            goto done;
+        }
+        uint32_t line32 = (uint32_t)line;
+        int32_t at32 = (int32_t)at, loc32 = (int32_t)loc, rest32 = (int32_t)rest, path32 = (int32_t)path;
+        if (column_push(&lines, &line32, 4) < 0 || column_push(&at_c, &at32, 4) < 0 || column_push(&loc_c, &loc32, 4) < 0
+            || column_push(&flags, &flag, 1) < 0 || column_push(&rest_ids, &rest32, 4) < 0
+            || column_push(&path_ids, &path32, 4) < 0)
+            goto done;
+    }
+    result = Py_BuildValue("(y#y#y#Ny#Ny#N)", lines.data ? lines.data : "", lines.n * 4, at_c.data ? at_c.data : "",
+                           at_c.n * 4, loc_c.data ? loc_c.data : "", loc_c.n * 4,
+                           PyByteArray_FromStringAndSize(flags.data ? flags.data : "", flags.n),
+                           rest_ids.data ? rest_ids.data : "", rest_ids.n * 4, table_list(&rests),
+                           path_ids.data ? path_ids.data : "", path_ids.n * 4, table_list(&paths));
+done:
+    PyMem_Free(lines.data);
+    PyMem_Free(at_c.data);
+    PyMem_Free(loc_c.data);
+    PyMem_Free(flags.data);
+    PyMem_Free(rest_ids.data);
+    PyMem_Free(path_ids.data);
+    table_free(&rests);
+    table_free(&paths);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static inline int64_t item_at(const Py_buffer *b, Py_ssize_t i) {  /* an array('I') or array('q') item */
+    return b->itemsize == 8 ? ((const int64_t *)b->buf)[i] : (int64_t)((const uint32_t *)b->buf)[i];
+}
+
+static int index_buffer(PyObject *obj, Py_buffer *b, const char *what) {  /* uint32 or int64 items */
+    if (PyObject_GetBuffer(obj, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    const char *f = b->format ? b->format : "B";
+    if (*f == '@' || *f == '=') f++;
+    if (!((b->itemsize == 4 && (*f == 'I' || *f == 'L')) || (b->itemsize == 8 && (*f == 'q' || *f == 'l')))) {
+        PyErr_Format(PyExc_TypeError, "%s: uint32 or int64 items expected", what);
+        PyBuffer_Release(b);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *diag_codes(PyObject *self, PyObject *args) {
+    PyObject *key_o, *rank_o;
+    Py_buffer key, rank, plain, group_of;
+    Py_ssize_t examples;
+    if (!PyArg_ParseTuple(args, "OOy*y*n", &key_o, &rank_o, &plain, &group_of, &examples)) return NULL;
+    PyObject *out = NULL;
+    int got_key = index_buffer(key_o, &key, "diag_codes") == 0;
+    int got_rank = got_key && index_buffer(rank_o, &rank, "diag_codes") == 0;
+    if (got_rank) {
+        Py_ssize_t n = key.len / key.itemsize;
+        if (rank.len / rank.itemsize != n || plain.len != n) {
+            PyErr_SetString(PyExc_ValueError, "diag_codes: key, rank and plain differ in length");
+        } else if ((out = PyByteArray_FromStringAndSize(NULL, n))) {
+            unsigned char *o = (unsigned char *)PyByteArray_AS_STRING(out);
+            const unsigned char *pl = plain.buf, *go = group_of.buf;
+            for (Py_ssize_t j = 0; j < n; j++) {
+                int64_t k = item_at(&key, j), r = item_at(&rank, j);
+                unsigned char g = (k >= 0 && k < group_of.len) ? go[k] : 0;
+                if (g && r > examples) o[j] = g;
+                else if (g && r == examples) o[j] = 255;
+                else o[j] = pl[j] ? 0 : 255;
+            }
+        }
+    }
+    if (got_rank) PyBuffer_Release(&rank);
+    if (got_key) PyBuffer_Release(&key);
+    PyBuffer_Release(&plain);
+    PyBuffer_Release(&group_of);
+    return out;
+}
+
+static PyObject *diag_runs(PyObject *self, PyObject *args) {
+    Py_buffer codes, b[4];
+    PyObject *objs[4];
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*nnOOOO", &codes, &first, &stop, &objs[0], &objs[1], &objs[2], &objs[3])) return NULL;
+    int got = 0;
+    PyObject *result = NULL, *run_codes = NULL, *firsts = NULL, *starts = NULL, *ends = NULL;
+    for (; got < 4; got++)
+        if (index_buffer(objs[got], &b[got], "diag_runs") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (first < 0 || stop > n || stop > codes.len || first >= stop || b[1].len / b[1].itemsize != n) {
+        PyErr_SetString(PyExc_ValueError, "diag_runs: bad range or columns");
+        goto done;
+    }
+    const unsigned char *c = codes.buf;
+    Py_ssize_t k = 1;
+    for (Py_ssize_t j = first + 1; j < stop; j++) k += c[j] != c[j - 1];
+    run_codes = PyBytes_FromStringAndSize(NULL, k);
+    firsts = PyBytes_FromStringAndSize(NULL, k * 8);
+    starts = PyBytes_FromStringAndSize(NULL, k * 8);
+    ends = PyBytes_FromStringAndSize(NULL, k * 8);
+    if (!run_codes || !firsts || !starts || !ends) goto done;
+    unsigned char *rc = (unsigned char *)PyBytes_AS_STRING(run_codes);
+    int64_t *fs = (int64_t *)PyBytes_AS_STRING(firsts), *st = (int64_t *)PyBytes_AS_STRING(starts);
+    int64_t *en = (int64_t *)PyBytes_AS_STRING(ends);
+    Py_ssize_t lines = b[2].len / b[2].itemsize, r = 0;
+    for (Py_ssize_t j = first; j < stop; j++) {
+        if (j == first || c[j] != c[j - 1]) {
+            int64_t head = item_at(&b[0], j);
+            if (head < 0 || head >= lines) goto bad;
+            rc[r] = c[j];
+            fs[r] = j;
+            st[r] = item_at(&b[2], head);
+            r++;
+        }
+        if (j + 1 == stop || c[j + 1] != c[j]) {
+            int64_t last = item_at(&b[1], j);
+            if (last < 0 || last >= b[3].len / b[3].itemsize) goto bad;
+            en[r - 1] = item_at(&b[3], last);
+        }
+    }
+    result = PyTuple_Pack(4, run_codes, firsts, starts, ends);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_ValueError, "diag_runs: a line index out of range");
+done:
+    Py_XDECREF(run_codes);
+    Py_XDECREF(firsts);
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&codes);
+    return result;
+}
+
+
+static PyObject *diag_ranks(PyObject *self, PyObject *args) {
+    PyObject *key_o;
+    Py_ssize_t nkeys;
+    Py_buffer key;
+    if (!PyArg_ParseTuple(args, "On", &key_o, &nkeys)) return NULL;
+    if (index_buffer(key_o, &key, "diag_ranks") < 0) return NULL;
+    Py_ssize_t n = key.len / key.itemsize;
+    PyObject *rank = NULL, *order = NULL, *firsts = NULL, *counts = NULL, *result = NULL;
+    Py_ssize_t *count = PyMem_Calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof(Py_ssize_t));
+    Py_ssize_t *at = PyMem_Calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof(Py_ssize_t));
+    rank = PyBytes_FromStringAndSize(NULL, n * 4);
+    order = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (!count || !at || !rank || !order) {
+        if (!count || !at) PyErr_NoMemory();
+        goto done;
+    }
+    uint32_t *rk = (uint32_t *)PyBytes_AS_STRING(rank), *od = (uint32_t *)PyBytes_AS_STRING(order);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {  /* each one's rank among its key's; the keys in order of first use */
+        int64_t k = item_at(&key, j);
+        if (k < 0 || k >= nkeys) {
+            PyErr_SetString(PyExc_ValueError, "diag_ranks: a key past nkeys");
+            goto done;
+        }
+        if (!count[k]) distinct++;
+        rk[j] = (uint32_t)++count[k];
+    }
+    firsts = PyBytes_FromStringAndSize(NULL, distinct * 4);
+    counts = PyBytes_FromStringAndSize(NULL, distinct * 4);
+    if (!firsts || !counts) goto done;
+    uint32_t *fs = (uint32_t *)PyBytes_AS_STRING(firsts), *cs = (uint32_t *)PyBytes_AS_STRING(counts);
+    Py_ssize_t d = 0, pos = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {  /* where each key's indexes start in order */
+        int64_t k = item_at(&key, j);
+        if (rk[j] == 1) {
+            fs[d] = (uint32_t)k;
+            cs[d++] = (uint32_t)count[k];
+            at[k] = pos;
+            pos += count[k];
+        }
+        od[at[k]++] = (uint32_t)j;
+    }
+    result = PyTuple_Pack(4, rank, order, firsts, counts);
+done:
+    Py_XDECREF(rank);
+    Py_XDECREF(order);
+    Py_XDECREF(firsts);
+    Py_XDECREF(counts);
+    PyMem_Free(count);
+    PyMem_Free(at);
+    PyBuffer_Release(&key);
+    return result;
+}
+
+
+static PyObject *diag_columns(PyObject *self, PyObject *args) {
+    Py_buffer rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*", &rest_ids, &path_ids, &at, &flags, &keys, &sevs, &skips, &gnus,
+                          &path_of))
+        return NULL;
+    Py_ssize_t n = flags.len, nrests = gnus.len, npaths = path_of.len / 4;
+    PyObject *result = NULL, *key = NULL, *sev = NULL, *path = NULL, *style = NULL, *message = NULL;
+    if (rest_ids.len != n * 4 || path_ids.len != n * 4 || at.len != n * 4 || keys.len != nrests * 4
+        || sevs.len != nrests * 4 || skips.len != nrests * 4) {
+        PyErr_SetString(PyExc_ValueError, "diag_columns: columns of different lengths");
+        goto done;
+    }
+    key = PyBytes_FromStringAndSize(NULL, n * 4);
+    sev = PyBytes_FromStringAndSize(NULL, n * 4);
+    path = PyBytes_FromStringAndSize(NULL, n * 4);
+    style = PyBytes_FromStringAndSize(NULL, n);
+    message = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (!key || !sev || !path || !style || !message) goto done;
+    const int32_t *ri = rest_ids.buf, *pi = path_ids.buf, *a = at.buf, *sk = skips.buf;
+    const uint32_t *ks = keys.buf, *ss = sevs.buf, *po = path_of.buf;
+    const unsigned char *fl = flags.buf, *gn = gnus.buf;
+    uint32_t *ko = (uint32_t *)PyBytes_AS_STRING(key), *so = (uint32_t *)PyBytes_AS_STRING(sev);
+    uint32_t *pa = (uint32_t *)PyBytes_AS_STRING(path);
+    int32_t *mo = (int32_t *)PyBytes_AS_STRING(message);
+    unsigned char *st = (unsigned char *)PyBytes_AS_STRING(style);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int32_t r = ri[j], p = pi[j];
+        if (r < 0 || r >= nrests || p < 0 || p >= npaths) {
+            PyErr_SetString(PyExc_ValueError, "diag_columns: an id past its table");
+            goto done;
+        }
+        ko[j] = ks[r];
+        so[j] = ss[r];
+        pa[j] = po[p];
+        mo[j] = a[j] + sk[r];
+        st[j] = (fl[j] & 2) ? 2 : gn[r] ? 1 : 0;  /* PYRIGHT, GNU, PLAIN as numbered in diagnostics.py */
+    }
+    result = PyTuple_Pack(5, key, sev, path, style, message);
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(sev);
+    Py_XDECREF(path);
+    Py_XDECREF(style);
+    Py_XDECREF(message);
+    PyBuffer_Release(&rest_ids);
+    PyBuffer_Release(&path_ids);
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&flags);
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&sevs);
+    PyBuffer_Release(&skips);
+    PyBuffer_Release(&gnus);
+    PyBuffer_Release(&path_of);
+    return result;
+}
+
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -2030,6 +2378,14 @@ static PyMethodDef methods[] = {
     {"long_lines", long_lines, METH_VARARGS, "long_lines(buf, limit, skip) -> int64 (start, end) of the lines over limit"},
     {"blame_columns", blame_columns, METH_VARARGS,
      "blame_columns(buf, starts) -> (int64 code column of each default-form blame line or -1, widest line number)"},
+    {"diag_heads", diag_heads, METH_O,
+     "diag_heads(buf) -> (lines, at, loc, flags, rest_ids, rests, path_ids, paths) of its path:line:col lines"},
+    {"diag_codes", diag_codes, METH_VARARGS, "diag_codes(key, rank, plain, group_of, examples) -> a code a diagnostic"},
+    {"diag_runs", diag_runs, METH_VARARGS,
+     "diag_runs(codes, first, stop, heads, lasts, starts, ends) -> (run_codes, firsts, run_starts, run_ends)"},
+    {"diag_ranks", diag_ranks, METH_VARARGS, "diag_ranks(key, nkeys) -> (rank, order, firsts, counts) of each key's diagnostics"},
+    {"diag_columns", diag_columns, METH_VARARGS,
+     "diag_columns(rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of) -> (key, severity, path, style, message)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -14,6 +14,8 @@ everything about its kind of output. Its contract (the module attribute, then th
                                                           packer (tier 0 signal, 1 context, 2 other), or None
     def rank_lines(lines, config)           rank_lines    optional: (tier, rank) or None for every reduced
                                                           line at once (or None: ``tier``/the general rules)
+    def tiers(lines, config)                tiers         optional: ``tier`` of many reduced lines at once,
+                                                          None where ``tier`` is asked (or None: every line)
     OTHER_LINES = (1, 1)                    other_lines   optional: (tier, rank) of the lines no rule names
     CONTEXT_RANK = 2                        context_rank  optional: rank of a marker/fold line (tier 1)
     PACK_CONTEXT = False                    pack_context  optional: lines around a signal count as its
@@ -100,6 +102,7 @@ class ContentType(msgspec.Struct, frozen=True, kw_only=True):
     facts: Callable[[Any], Facts] | None = None
     tier: Callable[[bytes, bytes, Any], tuple[int, int] | None] | None = None
     rank_lines: Callable[[list[bytes], Any], list | None] | None = None
+    tiers: Callable[[Any, Any], list | None] | None = None
     other_lines: tuple[int, int] | None = None
     context_rank: int = 0
     pack_context: bool = True
@@ -156,6 +159,7 @@ PARTS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
     "facts": ("facts", _function, "a function"),
     "tier": ("tier", _function, "a function"),
     "rank_lines": ("rank_lines", _function, "a function"),
+    "tiers": ("tiers", _function, "a function"),
     "other_lines": ("OTHER_LINES", _pair, "a (tier, rank) pair of integers"),
     "context_rank": ("CONTEXT_RANK", _rank, "an integer"),
     "pack_context": ("PACK_CONTEXT", _flag, "True or False"),

@@ -57,14 +57,20 @@ even when it folds their messages; the fixtures' planted signals check them.
 
 Big outputs (a linter over a whole tree prints hundreds of thousands of diagnostics): the parse keeps
 the lines as two arrays of offsets, each line's text cut from the input when read (``_Texts``); the
-``path:line:col: …`` lines that start with their path are found by one search over the whole input
-(``LOC_LINES_RE``) and read without the chain of other forms (``_plain_head``); the diagnostics are
-columns (``_Diags``: line numbers, rule, severity and path as numbers into tables, place and message as
-offsets in the head line), a ``Diag`` made only when one is read; the text after a location (rule,
-severity, message) is worked out once for each distinct text (``_tail``). The views built while
-fitting the room share what does not change between them (``_Common``: the summary line, each rule's
-diagnostics as an array of indexes, each diagnostic's rank in its rule) and hand the plan one omission
-for each run of folded diagnostics.
+``path:line:col: …`` lines that start with their path are found by one pass over the whole input
+(``operators.kernel.diag_heads``, in C when the kernel is built: ``LOC_LINES_RE``'s lines as columns,
+each distinct text after a location and each path once) and, where no other form can take them, added
+a run of lines at a time without the chain of other forms (``_bulk``; the others one by one,
+``_plain_head``); the diagnostics are columns (``_Diags``: line numbers, rule, severity and path as
+numbers into tables, place and message as offsets in the head line), a ``Diag`` made only when one is
+read; the text after a location (rule, severity, message) is worked out once for each distinct text
+(``_tail``). The views built while fitting the room share what does not change between them
+(``_Common``: the summary line, each rule's diagnostics as an array of indexes and each diagnostic's
+rank in its rule, ``diag_ranks``; which diagnostics are one line shown as printed, ``one_line``): a
+view gives each diagnostic a code (kept, omitted to its rule's group, or done on its own: the last
+example of a folded rule, one with details; ``diag_codes``) and hands the plan a piece for each run of
+the same code (``diag_runs``). The output ceiling asks ``tiers`` for the ranks of a cut view's lines:
+its location lines by the same one pass, each text after a location worked out once.
 """
 
 from __future__ import annotations
@@ -72,15 +78,17 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
+from itertools import compress, islice, repeat
+from operator import add, and_, eq, gt, ne
 from typing import Annotated, NamedTuple
 
 import msgspec
 
 from operators.ceiling import visible_size
 from operators.config import Section, section
-from operators.reduction import Plan, passthrough
+from operators.reduction import KEEP, OMIT, Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -154,6 +162,8 @@ CARET_RE = lazy(rb"^\s*\^\s*$")
 SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
 HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
+_HEADS = bytes([HEAD])
+_IS_DETAIL = bytes(kind == DETAIL for kind in range(256))
 
 
 class Diag:
@@ -186,6 +196,7 @@ STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT = 0, 1, 2
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
+_NOT_SUSPECT = bytes(not v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line no other form can take
 
 
 class _Diags:
@@ -235,6 +246,13 @@ class _Diags:
         if n is None:
             n = self.key_ids[key] = len(self.keys)
             self.keys.append(key)
+        return n
+
+    def path_id(self, path: bytes) -> int:
+        n = self.path_ids.get(path)
+        if n is None:
+            n = self.path_ids[path] = len(self.paths)
+            self.paths.append(path)
         return n
 
     def add(self, head: int, loc, key: str, severity: str, path: bytes, message, style: str) -> int:
@@ -451,23 +469,49 @@ class _Parser:
         self.tails: dict = {}  # ``_loc_diag``
         self.plain: dict = {}  # ``_plain_head``: what it made of each text after a location
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
+        self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
     def common(self, settings: Settings) -> "_Common":
         """What every view built from this parse shares (made once for ``settings``)."""
         made = self.__dict__.get("_common")
         if made is None or made.settings is not settings:
-            ids: dict[int, array] = {}
-            rank = array("I")
-            for j, key in enumerate(self.diags.key):
-                got = ids.get(key)
-                if got is None:
-                    got = ids[key] = array("I")
-                got.append(j)
-                rank.append(len(got))
-            by_key = {self.diags.keys[key]: indexes for key, indexes in ids.items()}
-            details = sum(self.ends[i] - self.starts[i] for i, kind in enumerate(self.kind) if kind == DETAIL)
+            from operators.kernel import diag_ranks
+
+            keys = self.diags.keys
+            rank, order, firsts, counts = diag_ranks(self.diags.key, len(keys))
+            by_key, at, order = {}, 0, memoryview(order).cast("B")
+            for key, count in zip(firsts, counts):  # each rule's diagnostics, the rules in order of first use
+                indexes = by_key[keys[key]] = array("I")
+                indexes.frombytes(order[at * 4 : (at + count) * 4])
+                at += count
+            detail = self.kind.translate(_IS_DETAIL)
+            details = sum(compress(self.ends, detail)) - sum(compress(self.starts, detail))
             made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
                                           self.kind.count(PROGRESS), _target_lines(self.raw, self.starts))
+        return made
+
+    def one_line(self) -> bytes:
+        """A byte a diagnostic: 1 when it is one line that is shown as printed (no colour escape, no run
+        of ``PAD_MIN`` spaces: ``_hidden`` finds nothing to leave out of it)."""
+        made = self.__dict__.get("_plain")
+        if made is None:
+            diags = self.diags
+            made = bytes(map(eq, diags.head, diags.end))
+            if not self.clean:  # (bytes.find in each head line: a regex scan of the whole input took longer)
+                raw, starts, ends = self.raw, self.starts, self.ends
+                for odd in (b"\x1b", PAD):
+                    found = map(raw.find, repeat(odd), map(starts.__getitem__, diags.head), map(ends.__getitem__, diags.head))
+                    made = bytes(map(gt, made, map((-1).__lt__, found)))
+            self._plain = made
+        return made
+
+    def gaps(self) -> bytes:
+        """A byte a diagnostic: 1 when it does not start on the line after the one before it ends (the
+        first's is 1)."""
+        made = self.__dict__.get("_gaps")
+        if made is None:
+            diags = self.diags
+            made = self._gaps = b"\x01" + bytes(map(ne, islice(diags.head, 1, None), map(add, diags.end, repeat(1))))
         return made
 
     def run(self) -> "_Parser":
@@ -477,13 +521,22 @@ class _Parser:
         self.pending = False  # the open one is the last diagnostic, its ``Diag`` not made yet (``_plain_head``)
         self.detail_started = False
         n = len(self.text)
-        heads = self._heads()
-        head = next(heads, None)
-        starts = self.starts
-        for i in range(n):
-            if head is not None and head.start() == starts[i]:
-                m, head = head, next(heads, None)
-                if self._plain_head(i, m):
+        found = self._heads()
+        lines = found[0] if found else ()
+        ok = self._bulk_columns(found) if found else b""
+        del found  # what ``_bulk`` reads is kept in ``bulk``: the rest of the columns go now
+        n_heads, h = len(lines), 0
+        starts, raw = self.starts, self.raw
+        i = -1
+        while i + 1 < n:
+            i += 1
+            if h < n_heads and lines[h] == i:
+                if ok[h]:  # a run of location lines no other form takes: added at once
+                    h = self._bulk(h, ok)
+                    i = lines[h - 1]
+                    continue
+                h += 1
+                if self._plain_head(i, LOC_LINES_RE.match(raw, starts[i])):
                     continue
             if self.pending:
                 self._materialize()
@@ -508,17 +561,76 @@ class _Parser:
             elif self.open is None or not self._inside(i, t):
                 self.open = None
                 self.kind[i] = BLANK if not t.strip() else OTHER
-        self.tails, self.plain = {}, {}
+        self.tails, self.plain, self.bulk = {}, {}, None
         return self
 
     def _heads(self):
         """The ``path:line:col: …`` lines that start with their path (``LOC_RE`` with no indent), found
-        by one search over the whole input; none when a line's text is not its bytes (a colour escape,
-        a carriage return): then each line is read on its own."""
+        by one pass over the whole input (``operators.kernel.diag_heads``: their line indexes, where the
+        text after the location starts, the location's length, flags, the ids of that text and of the
+        path); None when a line's text is not its bytes (a colour escape, a carriage return) or the
+        input is too big for 4-byte columns: then each line is read on its own."""
         raw = self.raw
-        if b"\x1b" in raw or b"\r" in raw:
-            return iter(())
-        return LOC_LINES_RE.finditer(raw)
+        if b"\x1b" in raw or b"\r" in raw or len(raw) >= SMALL:
+            return None
+        from operators.kernel import diag_heads
+
+        return diag_heads(raw)
+
+    def _bulk_columns(self, found) -> bytes:
+        """What ``_plain_head`` makes of the location lines ``found`` (``_heads``), worked out once for
+        each distinct text after a location (rule, severity, where the message starts, whether a
+        severity leads it) and kept for ``_bulk``; a byte a line: 1 when ``_plain_head`` adds it as a
+        diagnostic whatever came before (not a note, no other form can take it, a rule or a severity)."""
+        flags, rest_ids, rests, paths = found[3], found[4], found[5], found[7]
+        diags = self.diags
+        keys, sevs, skips, oks, gnus = array("I"), array("I"), array("i"), bytearray(), bytearray()
+        for rest in rests:
+            tail = _tail(rest, False)
+            if tail is None:
+                keys.append(0), sevs.append(0), skips.append(0), oks.append(0), gnus.append(0)
+                continue
+            severity, key, message, gnu = tail
+            keys.append(diags.key_id(key))
+            sevs.append(diags.key_id(severity))
+            skips.append(len(rest) - len(message))
+            oks.append(severity != "note")
+            gnus.append(gnu)
+        path_of = array("I", map(diags.path_id, paths))
+        from operators.kernel import diag_columns
+
+        self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of))
+        return bytes(map(and_, map(oks.__getitem__, rest_ids), flags.translate(_NOT_SUSPECT)))
+
+    def _bulk(self, h: int, ok: bytes) -> int:
+        """The location lines from the ``h``-th on that follow each other and that ``ok`` says are plain
+        diagnostics, added as ``_plain_head`` adds each (the last left open); the index past them."""
+        lines, locs, (key, severity, path, style, message) = self.bulk
+        e = ok.find(0, h)
+        if e < 0:
+            e = len(lines)
+        first = lines[h]
+        if lines[e - 1] - first != e - 1 - h:  # not one line after another: the run ends at the first gap
+            low, high = h + 1, e - 1  # lines[low - 1] continues the run, lines[high] does not
+            while low < high:
+                mid = (low + high) // 2
+                if lines[mid] - first == mid - h:
+                    low = mid + 1
+                else:
+                    high = mid
+            e = low
+        diags, heads = self.diags, memoryview(lines[h:e]).cast("B")
+        diags.head.frombytes(heads)  # the same type (``_typecode``: the input is under 2 GiB)
+        diags.head_end.frombytes(heads)
+        diags.end.frombytes(heads)
+        for column, made in ((diags.key, key), (diags.severity, severity), (diags.path, path), (diags.loc, locs),
+                             (diags.message, message)):
+            column.frombytes(memoryview(made[h:e]).cast("B"))
+        diags.style.extend(style[h:e])
+        self.kind[first : lines[e - 1] + 1] = _HEADS * (e - h)
+        self.open_j = len(diags) - 1
+        self.open, self.pending, self.detail_started = None, True, False
+        return e
 
     def _plain_head(self, i: int, m) -> bool:
         """Line ``i`` read as ``_head`` then ``_start`` read it, when it is a location's diagnostic
@@ -793,40 +905,109 @@ class _Reducer:
 
     def run(self) -> Plan:
         """The lines in order; the diagnostics' spans (in order of their heads, never overlapping) each
-        as one, the lines between them one at a time."""
+        as one, the lines between them one at a time. The diagnostics between two that need more than
+        a span kept or omitted (``_codes``) go to the plan a run of the same code at a time (``_runs``)."""
         p, plan = self.p, self.plan
         summary = self.common.summary
         if self.folded or self.details >= 4 * len(summary):  # the summary line pays for itself
             plan.show(summary)
-        examples, more, starts, ends = self.examples, self.more, p.starts, p.ends
-        groups, clean, diags, keys = self.groups, p.clean, p.diags, p.diags.keys
-        folded = {diags.key_ids[key] for key in self.folded if key in diags.key_ids}
-        i = 0
-        for j, head, end, key, index in zip(range(len(diags)), diags.head, diags.end, diags.key, self.common.rank):
+        diags = p.diags
+        heads, last_lines, rank = diags.head, diags.end, self.common.rank
+        codes, names = self._codes()
+        gaps = p.gaps()
+        n, i, j = len(diags), 0, 0
+        while j < n:
+            head = heads[j]
             if i < head:
                 self._flush()
                 for k in range(i, head):
                     self._other(k)
-            if index > examples and key in folded and head not in more:  # listed by place only
-                group = groups.get(keys[key]) or self._group(keys[key])
-                held = self.held
-                if held is not None and held[1] == starts[head] and held[2] == group:  # ``_omit``, inline
-                    held[1] = ends[end]
-                else:
-                    self._omit(starts[head], ends[end], group, keys[key])
-            else:
-                if self.held is not None:
-                    self._flush()
-                if end == head and clean and (index != examples or key not in folded):  # ``_show``, inline
-                    plan.keep(starts[head], ends[head])
-                else:
-                    self._show(diags[j], index)
-            i = end + 1
+            if codes[j] == SPECIAL:
+                self._one(j, head, rank[j])
+                i = last_lines[j] + 1
+                j += 1
+                continue
+            e = codes.find(SPECIAL_BYTE, j + 1)
+            gap = gaps.find(1, j + 1, n if e < 0 else e)
+            e = gap if gap >= 0 else n if e < 0 else e
+            self._runs(j, e, codes, names)
+            i = last_lines[e - 1] + 1
+            j = e
         self._flush()
         for k in range(i, len(p.starts)):
             self._other(k)
         self._footer()
         return plan.finish()
+
+    def _one(self, j: int, head: int, index: int) -> None:
+        """The ``j``-th diagnostic (``index``-th of its rule) to the plan."""
+        p, plan, diags = self.p, self.plan, self.p.diags
+        key, end = diags.key[j], diags.end[j]
+        starts, ends, keys = p.starts, p.ends, diags.keys
+        folded = keys[key] in self.folded
+        if index > self.examples and folded and head not in self.more:  # listed by place only
+            group = self.groups.get(keys[key]) or self._group(keys[key])
+            held = self.held
+            if held is not None and held[1] == starts[head] and held[2] == group:  # ``_omit``, inline
+                held[1] = ends[end]
+            else:
+                self._omit(starts[head], ends[end], group, keys[key])
+            return
+        if self.held is not None:
+            self._flush()
+        if end == head and p.clean and (index != self.examples or not folded):  # ``_show``, inline
+            plan.keep(starts[head], ends[head])
+        else:
+            self._show(diags[j], index)
+
+    def _codes(self) -> tuple[bytes, list]:
+        """A byte a diagnostic: ``KEPT`` for a one-line diagnostic shown as printed, the number of its
+        group in ``names`` for one listed by place only, ``SPECIAL`` for any other (the last example of a
+        folded rule, lines of details, escapes or padding, one shown again: ``_one`` does it). The
+        groups of the folded rules are those ``_group`` gives, in the order it is first asked for them
+        (at each rule's last example, before any of its diagnostics listed by place)."""
+        p, diags, examples = self.p, self.p.diags, self.examples
+        by_key, key_ids = self.common.by_key, diags.key_ids
+        lasts = sorted((by_key[key][examples - 1], key) for key in self.folded if len(by_key.get(key, ())) >= examples)
+        for _, key in lasts:
+            self._group(key)
+        names: list = [None, *dict.fromkeys(self.groups[key] for _, key in lasts)]
+        number = {name: n for n, name in enumerate(names)}
+        group_of = bytearray(len(diags.keys))  # a key's group's number, 0 for a rule not folded
+        for _, key in lasts:
+            group_of[key_ids[key]] = number[self.groups[key]]
+        from operators.kernel import diag_codes
+
+        codes = diag_codes(diags.key, self.common.rank, p.one_line(), group_of, examples)
+        heads = diags.head
+        for head in self.more:  # shown again: on its own
+            j = bisect_left(heads, head)
+            if j < len(heads) and heads[j] == head:
+                codes[j] = SPECIAL
+        return codes, names
+
+    def _runs(self, j: int, e: int, codes: bytearray, names: list) -> None:
+        """The diagnostics ``j`` to ``e`` (one after another, each one line kept or omitted whole by its
+        code) to the plan: a piece a run of the same code, as ``Plan.keep`` and ``Plan.omit`` join them."""
+        self._flush()
+        p, plan, diags = self.p, self.plan, self.p.diags
+        from operators.kernel import diag_runs
+
+        run_codes, firsts, starts, ends = diag_runs(codes, j, e, diags.head, diags.end, p.starts, p.ends)
+        keys, key_col = diags.keys, diags.key
+        code = run_codes[0]
+        if code:
+            plan.omit(starts[0], ends[0], names[code], self._reason(keys[key_col[j]]))
+        else:
+            plan.keep(starts[0], ends[0])
+        if len(firsts) == 1:
+            return
+        rest = run_codes[1:]
+        reasons = plan.reasons
+        for code in dict.fromkeys(rest):  # groups in order of their first run
+            if code and names[code] not in reasons:
+                reasons[names[code]] = self._reason(keys[key_col[firsts[1 + rest.index(code)]]])
+        plan.extend(rest.translate(_KIND_OF), starts[1:], ends[1:], map(names.__getitem__, rest))
 
     def _flush(self) -> None:
         """Omit the diagnostics held back (``_omit``)."""
@@ -921,6 +1102,11 @@ class _Reducer:
                 plan.show(b"]\n")
 
 
+SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
+SPECIAL_BYTE = bytes([SPECIAL])
+_KIND_OF = bytes([KEEP]) + bytes([OMIT]) * 255  # a run's code -> its piece's kind
+
+
 def spread(items: list, k: int) -> list:
     """All of ``items`` when there are at most ``k``, else ``k`` of them at evenly spaced places
     (the first and the last kept)."""
@@ -972,7 +1158,7 @@ def _gain(p: _Parser, rest, cap: int) -> int:
     """Bytes saved by listing ``rest`` (diagnostics' indexes) by location instead of verbatim."""
     if p.clean:
         starts, ends, heads, head_ends = p.starts, p.ends, p.diags.head, p.diags.head_end
-        shown = sum(ends[head_ends[j]] - starts[heads[j]] for j in rest)
+        shown = sum(map(ends.__getitem__, map(head_ends.__getitem__, rest))) - sum(map(starts.__getitem__, map(heads.__getitem__, rest)))
     else:
         shown = sum(_verbatim(p, j) for j in rest)
     return shown - sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) - FOLD_LINE
@@ -1183,6 +1369,47 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
             return 0, 2
         return (0, 3) if _head_line(shown, m) else (1, 0)
     return None
+
+
+def tiers(lines, config) -> list | None:
+    """``tier`` of many lines at once (``lines``: an ``operators.rank.Lines``), the ``path:line:col: …``
+    lines that start with their path found by one pass (``operators.kernel.diag_heads``) and the text
+    after each location worked out once for each text: a list, each such line's tier, None for the
+    other lines (``tier`` is asked for each); None when the text holds what a terminal would change
+    (then every line is asked)."""
+    text = getattr(lines, "text", None)
+    if text is None or b"\x1b" in text or b"\r" in text or len(text) >= SMALL:
+        return None
+    from operators.kernel import diag_heads
+
+    found, at, _, flags, rest_ids, rests, _, _ = diag_heads(text)
+    hits = []
+    for rest in rests:
+        if ERROR_RE.search(rest):
+            hits.append((0, 1))
+        elif WARNING_RE.search(rest):
+            hits.append((0, 2))
+        else:
+            hits.append((0, 3) if _code_and_severity(rest, False) is not None else (1, 0))
+    out: list = [None] * len(lines)
+    for line, rest in zip(found, rest_ids):
+        out[line] = hits[rest]
+    starts = lines.starts
+    for k in compress(range(len(found)), flags.translate(_SUSPECT)):  # ``.go:`` perhaps: asked on their own
+        out[found[k]] = None
+    for word in (b"rror", b"arning", b"\n["):  # a place naming an error or a warning; a line led by "["
+        at = -1 if word != b"\n[" or text[:1] != b"[" else 0
+        if at == 0:
+            out[0] = None
+        while (at := text.find(word, at + 1)) >= 0:
+            if word == b"\n[":
+                out[bisect_right(starts, at + 1) - 1] = None
+            elif out[line := bisect_right(starts, at) - 1] != (0, 1):
+                out[line] = None
+    return out
+
+
+_SUSPECT = bytes(v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line another form may take
 
 
 TIERS: dict[bytes, tuple[int, int]] = {}  # ``_loc_tier``: the tier of each text after a location seen

@@ -582,8 +582,9 @@ MIXED = (b"src/a.py:3:7: F401 `os` imported but unused\n"
 
 @pytest.mark.parametrize("name", [*DIAG_FIXTURES, "MIXED"])
 def test_location_lines_found_over_the_whole_input_parse_as_line_by_line(name, monkeypatch):
-    """``_Parser._heads`` finds the ``path:line:col: …`` lines by one search over the input; the parse
-    is the one reading each line on its own gives (``_heads`` finding nothing), line kinds included."""
+    """``_Parser._heads`` finds the ``path:line:col: …`` lines by one pass over the input (and ``_bulk``
+    adds runs of them at once); the parse is the one reading each line on its own gives (``_heads``
+    finding nothing), line kinds included."""
     raw = MIXED if name == "MIXED" else (FIXTURES / name).read_bytes().replace(b"\r", b"")
 
     def facts(parser):
@@ -592,7 +593,7 @@ def test_location_lines_found_over_the_whole_input_parse_as_line_by_line(name, m
 
     fast = diagnostics.parse(raw)
     assert b"\x1b" in raw or len(fast.diags) >= 2
-    monkeypatch.setattr(diagnostics._Parser, "_heads", lambda self: iter(()))
+    monkeypatch.setattr(diagnostics._Parser, "_heads", lambda self: None)
     assert facts(fast) == facts(diagnostics.parse(raw))
 
 
@@ -677,3 +678,58 @@ def test_cargos_lines_about_each_target_fold_but_the_last_of_each_kind():
     headers = {ln for ln in lines if re.match(rb"error\[E\d+\]: ", ln)}
     shown = {h for h in headers if h + b"\n" in visible}
     assert len(shown) >= 0.9 * len(headers)  # the room they took goes to the diagnostics
+
+
+# -- many lines at once: the ceiling's tiers, the plan's runs -------------------------------------------
+TIER_LINES = [b"src/error/a.py:1:2: E1 x", b"a/warning.py:3:4: F1 y", b"b.py:1:2: warning: w [x]", b"fatal.py:1: error: q",
+              b"a.py:1:2 - warning: w (reportX)", b"a.py:1:2:error in it", b"p.py:1:2: note: see [Error/x]",
+              b"w.py:9: x warningy errorz", b"a.py:1: 12 problems", b"src/a.py:3:7: F401 `os` imported but unused",
+              b"a.py:1:2: just words", b"[a.py:1:2: E1 led by a bracket", b"[3 diagnostics (error 3) in 1 file]",
+              b"main.go:4:2: declared and not used: x", b"x.ts(1,2): error TS1: y", b"  b.py:1:2: E2 indented",
+              b"", b"error[E0308]:1:2: E3 a rustc head", b"C:/w/f.c:1:2: warning: drive [-Wshadow]", b"plain text"]
+
+
+@pytest.mark.parametrize("name", [*DIAG_FIXTURES, "TIER_LINES"])
+def test_the_tiers_of_many_lines_are_those_of_each_line(name):
+    """``tiers`` (the ceiling asks it for a whole view) gives what ``tier`` gives for each line it
+    answers, and leaves the others to it."""
+    from operators.rank import Lines, _shown
+
+    raw = b"\n".join(TIER_LINES * 3) if name == "TIER_LINES" else (FIXTURES / name).read_bytes()
+    lines = Lines(raw)
+    many = diagnostics.tiers(lines, None)
+    if b"\x1b" in raw or b"\r" in raw:
+        assert many is None
+        return
+    assert len(many) == len(lines)
+    assert name != "TIER_LINES" or sum(ranked is not None for ranked in many) >= 12
+    for line, ranked in zip(lines, many):
+        if ranked is not None:
+            assert ranked == diagnostics.tier(line, _shown(line), None), line
+
+
+def test_a_view_made_a_run_at_a_time_is_the_one_made_a_diagnostic_at_a_time(monkeypatch):
+    """The plan's pieces for runs of diagnostics kept or omitted (``_Reducer._runs``) are those the
+    diagnostics given to the plan one at a time make (``_one``): folded rules past 30 groups, shown
+    again (``more``), padded lines, details between."""
+    lines = []
+    for i in range(400):
+        lines.append(b"src/m%d.py:%d:%d: R%02d message %d\n" % (i % 7, i, i % 9, i % 37, i % 5))
+        if i % 50 == 7:
+            lines.append(b"    |         detail under it\n")
+        if i % 61 == 3:
+            lines.append(b"src/p.py:%d:1: E999 padded          message\n" % i)
+    raw = b"".join(lines) + b"Found 400 errors.\n"
+    p = diagnostics.parse(raw)
+    s = diagnostics.Settings()
+    by_key = p.common(s).by_key
+    rules = set(by_key)
+    heads = [p.diags.head[j] for j in by_key["R03"][3:6]]
+    for fold in (diagnostics._Fold(rules, 2, 5), diagnostics._Fold(rules, 1, 1, frozenset(heads)),
+                 diagnostics._Fold({"R01", "R02"}, 3, 2), diagnostics._Fold(set(), 2, 5)):
+        fast = diagnostics._Reducer(raw, p, s, fold).run()
+        with monkeypatch.context() as m:
+            m.setattr(diagnostics._Reducer, "_codes", lambda self: (bytearray([diagnostics.SPECIAL]) * len(self.p.diags), [None]))
+            slow = diagnostics._Reducer(raw, p, s, fold).run()
+        assert list(fast.pieces) == list(slow.pieces)
+        assert list(fast.reasons.items()) == list(slow.reasons.items())
