@@ -15,7 +15,8 @@ output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of re
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
 holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
-(where each line's code column starts) and its twin ``blame_twins``. ``count_newlines`` (a gap's lines,
+(where each line's code column starts) and its twin ``blame_twins``; the source type's ``source_lines`` (the
+lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
 """
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from array import array
 
-from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+from operators.kernel import blame_twins, diff_twins, json_twins, log_twins, search_twins, source_twins, text_twins
 
 try:
     from operators.kernel import _kernel as C
@@ -54,6 +55,7 @@ TWINS = {
     "count_newlines": log_twins.count_newlines_py,
     "long_lines": log_twins.long_lines_py,
     "blame_columns": blame_twins.blame_columns_py,
+    "source_lines": source_twins.source_lines_py,
 }
 
 
@@ -163,6 +165,12 @@ def _c_blame_columns(raw: bytes, starts) -> tuple[array, int]:
     return code, width
 
 
+def _c_source_lines(raw: bytes, max_len: int, numbered: bool, tests, clauses):
+    """The number of lines and the int64 records of each group's lines (see ``source_twins.source_lines_py``)."""
+    lines, groups = C.source_lines(raw, max_len, numbered, tests, clauses)
+    return lines, [memoryview(records).cast("q") for records in groups]
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -185,6 +193,7 @@ if C is None:
     count_newlines = log_twins.count_newlines_py
     long_lines = log_twins.long_lines_py
     blame_columns = blame_twins.blame_columns_py
+    source_lines = source_twins.source_lines_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -207,3 +216,4 @@ else:
     count_newlines = C.count_newlines if hasattr(C, "count_newlines") else log_twins.count_newlines_py  # an older build
     long_lines = _c_long_lines if hasattr(C, "long_lines") else log_twins.long_lines_py
     blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else blame_twins.blame_columns_py  # a kernel built before it
+    source_lines = _c_source_lines if hasattr(C, "source_lines") else source_twins.source_lines_py  # a kernel built before it
