@@ -233,6 +233,26 @@ def compact_line_tiers(kind: str, lines, config):
     return tiers, ranks
 
 
+def in_order_tiers(kind: str, lines, config):
+    """What the output ceiling makes of ``compact_line_tiers`` (its tier-0 and tier-1 lines, each in
+    rank order) for a type whose ``rank_lines`` ranks every line by its place (a sequence with
+    ``in_order``: a source file), made at once: no line of tier 0, and the lines that are not blank (a
+    blank line falls to tier 2), in order (their ranks are their places), of tier 1; None for any other
+    type, and for a text led by a failure header (its first line is of tier 0)."""
+    from operators import types
+
+    whole = types.attr(kind, "rank_lines", None, config)
+    if whole is None or (len(lines) and lines[0].startswith(FAILED_HEAD)):
+        return None
+    given = whole(lines, config)
+    if not getattr(given, "in_order", False):
+        return None
+    keep = bytearray(b"\x01") * len(lines)
+    for i in blank_lines_array(lines):
+        keep[i] = 0
+    return array("i"), array("i", compress(range(len(lines)), keep))
+
+
 def _given_tiers(given, lines):
     """Tiers and ranks of the ``(tier, rank)`` pairs a type's ``rank_lines`` gave, the general rules
     only for the lines it left unranked (a few, in a diff); made at once by a sequence that can

@@ -105,7 +105,9 @@ _PLACEHOLDER = _compile(
     rb"|password|token|\[secret hidden[^\]]*\]|#ref\\?:ctx_[0-9a-f]+|\d{1,9})\z"
 )
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
-_TOKEN_CHARS = _compile(rb"[A-Za-z0-9+/=_~.-]+")
+_TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
+_ANCHOR = getattr(re2, "_Anchor", None)  # how the compiled program is asked (``scan``)
+_NULL_SPAN = (-1, -1)  # a group that took no part in the match
 
 
 # -- environment variables (``env``, ``export -p``: the table type) ------------------------------
@@ -147,15 +149,26 @@ def entropy(value: bytes) -> float:
 
 def looks_random(value: bytes, min_len: int = 16) -> bool:
     """A value that looks like a generated key: long, letters and digits, high entropy."""
-    if len(value) < min_len or not _TOKEN_CHARS.fullmatch(value) or value.startswith((b"/", b"~", b".")):
+    if len(value) < min_len or not _token_like(value) or value.startswith((b"/", b"~", b".")):
         return False  # a path is not a key
     has_digit = any(48 <= c <= 57 for c in value)
     has_alpha = any(65 <= c <= 90 or 97 <= c <= 122 for c in value)
     return has_digit and has_alpha and entropy(value) >= 3.0
 
 
+def _token_like(value: bytes) -> bool:
+    """``[A-Za-z0-9+/=_~.-]+`` matches the whole of ``value``."""
+    return bool(value) and not value.translate(None, _TOKEN_BYTES)
+
+
 def _placeholder(value: bytes) -> bool:
-    return not value.strip() or _PLACEHOLDER.fullmatch(value.strip()) is not None
+    value = value.strip()
+    if not value:
+        return True
+    program = getattr(_PLACEHOLDER.compiled(), "_regexp", None)
+    if program is None or _ANCHOR is None or type(value) is not bytes:
+        return _PLACEHOLDER.fullmatch(value) is not None
+    return program.Match(_ANCHOR.ANCHOR_BOTH, value, 0, len(value))[0] != _NULL_SPAN
 
 
 def _kv_span(m) -> tuple[int, int] | None:
@@ -170,7 +183,7 @@ def _kv_span(m) -> tuple[int, int] | None:
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"
     # key: value, key = value (prose, code, YAML): a value that reads as a key, not a word or an expression
-    if _TOKEN_CHARS.fullmatch(value) and len(value) >= 6 and any(48 <= c <= 57 for c in value) \
+    if _token_like(value) and len(value) >= 6 and any(48 <= c <= 57 for c in value) \
             and any(65 <= c <= 90 or 97 <= c <= 122 for c in value):
         return start, end
     return (start, end) if looks_random(value, 20) else None
@@ -201,19 +214,60 @@ def _span(m) -> tuple[int, int] | None:
 
 
 def scan(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """The secret values in ``data[start:end]``, as ``(start, end)`` offsets into ``data``, in order."""
+    """The secret values in ``data[start:end]``, as ``(start, end)`` offsets into ``data``, in order. The
+    compiled program is asked for each match's spans directly (``_Spans``: no match object of the RE2
+    module, whose every group read costs a few Python calls); the same searches as ``SECRET_RE.search``."""
     end = len(data) if end is None else end
+    program = getattr(SECRET_RE, "_regexp", None)
     found = []
     pos = start
+    if program is None or _ANCHOR is None or type(data) is not bytes:
+        while pos < end:
+            m = SECRET_RE.search(data, pos, end)
+            if m is None:
+                break
+            span = _span(m)
+            if span is not None and span[1] > span[0]:
+                found.append(span)
+            pos = max(m.end(), pos + 1)
+        return found
+    match, unanchored, size = program.Match, _ANCHOR.UNANCHORED, len(data)
+    stop = max(0, min(end, size))
     while pos < end:
-        m = SECRET_RE.search(data, pos, end)
-        if m is None:
+        at = max(0, min(pos, size))
+        if at > stop:
             break
-        span = _span(m)
+        spans = match(unanchored, data, at, stop)
+        if spans[0] == _NULL_SPAN:
+            break
+        span = _span(_Spans(data, spans))
         if span is not None and span[1] > span[0]:
             found.append(span)
-        pos = max(m.end(), pos + 1)
+        pos = max(spans[0][1], pos + 1)
     return found
+
+
+class _Spans:
+    """A match as ``_span`` reads it (``group``, ``start``, ``end``, ``span`` of a group), from the spans
+    the compiled program gave."""
+
+    __slots__ = ("data", "spans")
+
+    def __init__(self, data: bytes, spans):
+        self.data, self.spans = data, spans
+
+    def group(self, g: int = 0):
+        span = self.spans[g]
+        return None if span == _NULL_SPAN else self.data[span[0] : span[1]]
+
+    def start(self, g: int = 0) -> int:
+        return self.spans[g][0]
+
+    def end(self, g: int = 0) -> int:
+        return self.spans[g][1]
+
+    def span(self, g: int = 0) -> tuple[int, int]:
+        return tuple(self.spans[g])
 
 
 def hide(data: bytes, marker: bytes = HIDDEN) -> bytes:

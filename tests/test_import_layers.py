@@ -5,7 +5,8 @@ Every module is parsed with ``ast``; an arrow is an import of a project module, 
 The floors, lowest first (a module may import its own floor or any floor below, never one above):
 
  0. leaves: ``errors``, ``relazy``, ``trace``, ``launcher``, ``secrets``, ``configbase`` (the
-    ``Section`` base), ``digest``, the kernel's diff, JSON, search and text twins: they import no project module.
+    ``Section`` base), ``digest``, the kernel's diff, JSON, search, text, blame and source twins: they
+    import no project module.
  1. vocabulary and base records: ``vocab``, ``reduction``, the kernel and its log twin,
     ``jsonscan``, ``packet``, ``types.maybe`` (the detectors' cheap tests, asked by the registry).
  2. the store, the type registry and the passes' helpers: ``store``, ``index``, ``types`` (the
@@ -39,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("operators", "operators.errors", "operators.relazy", "operators.trace", "operators.launcher",
      "operators.secrets", "operators.configbase", "operators.digest", "operators.kernel.diff_twins", "operators.kernel.json_twins",
      "operators.kernel.search_twins", "operators.kernel.text_twins", "operators.kernel.blame_twins",
-     "operators.kernel.diag_twins"),
+     "operators.kernel.diag_twins", "operators.kernel.source_twins"),
     ("operators.vocab", "operators.reduction", "operators.kernel", "operators.kernel.log_twins",
      "operators.jsonscan", "operators.packet", "operators.types.maybe"),
     ("operators.store", "operators.index", "operators.types", "operators.safety", "operators.signals",

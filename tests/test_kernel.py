@@ -112,12 +112,12 @@ def test_mask_examples():
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
 # ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
-# ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's
+# ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
-                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "source_lines")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -128,7 +128,7 @@ def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
         assert getattr(dispatch, name) is not twin  # the kernel is built here: none dispatches to its twin
         assert twin.__module__ in (twins.__name__, json_twins.__name__, "operators.kernel.diff_twins",
                                    "operators.kernel.search_twins", "operators.kernel.text_twins",
-                                   "operators.kernel.blame_twins", "operators.kernel.diag_twins")
+                                   "operators.kernel.blame_twins", "operators.kernel.diag_twins", "operators.kernel.source_twins")
     assert jsonscan.pair_brackets is dispatch.pair_brackets
     from operators.types import diff
 
@@ -702,3 +702,42 @@ def test_diag_columns_match_the_python_twin(raw, data):
     columns = (rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of)
     found, twin = dispatch.diag_columns(*columns), TWINS["diag_columns"](*columns)
     assert [bytes(found[3]), *map(list, found[:3]), list(found[4])] == [bytes(twin[3]), *map(list, twin[:3]), list(twin[4])]
+
+
+SOURCE_PIECES = [b"def", b"class ", b"fn", b"function", b" ", b"  ", b"\t", b"\r", b"\n", b"\r\n", b"(", b")", b"{", b"}",
+                 b";", b"=", b"x", b"\xff", b"\x0b", b"12", b"  7\t", b"   42  ", b"9:", b"1234567 ", b"12345678\t", b"a:b"]
+SOURCE_NEEDLES = [b"def", b"class", b"fn", b"function", b"(", b")", b"{", b";", b"=", b" (", b"x", b"\r", b"12"]
+SOURCE_TESTS = st.lists(st.tuples(st.sampled_from([0, 1, 2, 3, 4, 8, 9, 10, 11, 12]), st.sampled_from(SOURCE_NEEDLES)),
+                        max_size=10)
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(raw=st.lists(st.sampled_from(SOURCE_PIECES), max_size=40).map(b"".join), numbered=st.booleans(),
+       max_len=st.integers(0, 30), tests=SOURCE_TESTS, data=st.data())
+def test_source_lines_match_the_python_twin(raw, numbered, max_len, tests, data):
+    import operators.kernel as dispatch
+
+    masks = st.integers(0, (1 << len(tests)) - 1)
+    clauses = tuple(tuple(group) for group in data.draw(st.lists(st.lists(masks, max_size=3), max_size=4)))
+    lines, groups = dispatch.source_lines(raw, max_len, numbered, tuple(tests), clauses)
+    twin_lines, twin_groups = TWINS["source_lines"](raw, max_len, numbered, tuple(tests), clauses)
+    assert lines == twin_lines and [list(g) for g in groups] == [list(g) for g in twin_groups]
+
+
+def test_source_lines_match_the_python_twin_on_source_text_and_reject_bad_tests():
+    import operators.kernel as dispatch
+    from operators.types import source
+
+    rng = random.Random(31)
+    raw = b"".join(rng.choice(SOURCE_PIECES) for _ in range(60_000))
+    for lang in source.SIGNATURE_ALTS:
+        tests, groups, _ = source._plan(lang, True)
+        for numbered in (False, True):
+            lines, found = dispatch.source_lines(raw, 500, numbered, tests, groups)
+            twin_lines, twin_found = TWINS["source_lines"](raw, 500, numbered, tests, groups)
+            assert lines == twin_lines and [list(g) for g in found] == [list(g) for g in twin_found]
+    assert sum(len(g) for g in found) > 1000
+    for tests, clauses in ((((0, b""),), ((1,),)), (((1, b"x"),), ((2,),)), (((0, b"x"),) * 63, ())):
+        for run in (dispatch.source_lines, TWINS["source_lines"]):
+            with pytest.raises(ValueError):
+                run(raw, 500, False, tests, clauses)

@@ -17,7 +17,8 @@ output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of re
 holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
-(its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``. ``count_newlines`` (a gap's lines,
+(its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
+lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
 """
@@ -33,9 +34,9 @@ except ImportError:  # no compiler at install: the twins run instead
     C = None
 
 if C is None:
-    from operators.kernel import blame_twins, diag_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+    from operators.kernel import blame_twins, diag_twins, diff_twins, json_twins, log_twins, search_twins, source_twins, text_twins
 
-_TWIN_MODULES = ("blame_twins", "diag_twins", "diff_twins", "json_twins", "log_twins", "search_twins", "text_twins")
+_TWIN_MODULES = ("blame_twins", "diag_twins", "diff_twins", "json_twins", "log_twins", "search_twins", "source_twins", "text_twins")
 
 
 def __getattr__(name: str):
@@ -52,7 +53,7 @@ def __getattr__(name: str):
 
 def _twins() -> dict:
     """Each dispatched name and its pure-Python twin."""
-    from operators.kernel import blame_twins, diag_twins, diff_twins, json_twins, log_twins, search_twins, text_twins
+    from operators.kernel import blame_twins, diag_twins, diff_twins, json_twins, log_twins, search_twins, source_twins, text_twins
 
     return {
         "scan_lines": log_twins.scan_lines_py,
@@ -81,6 +82,7 @@ def _twins() -> dict:
         "diag_runs": diag_twins.diag_runs_py,
         "diag_ranks": diag_twins.diag_ranks_py,
         "diag_columns": diag_twins.diag_columns_py,
+        "source_lines": source_twins.source_lines_py,
     }
 
 
@@ -223,6 +225,12 @@ def _c_diag_columns(*columns):
             memoryview(message).cast("i"))
 
 
+def _c_source_lines(raw: bytes, max_len: int, numbered: bool, tests, clauses):
+    """The number of lines and the int64 records of each group's lines (see ``source_twins.source_lines_py``)."""
+    lines, groups = C.source_lines(raw, max_len, numbered, tests, clauses)
+    return lines, [memoryview(records).cast("q") for records in groups]
+
+
 if C is None:
     scan_lines = log_twins.scan_lines_py
     select_visible = log_twins.select_py
@@ -250,6 +258,7 @@ if C is None:
     diag_runs = diag_twins.diag_runs_py
     diag_ranks = diag_twins.diag_ranks_py
     diag_columns = diag_twins.diag_columns_py
+    source_lines = source_twins.source_lines_py
 else:
     scan_lines = _c_scan_lines
     select_visible = _c_select_visible
@@ -277,3 +286,4 @@ else:
     diag_runs = _c_diag_runs if hasattr(C, "diag_runs") else _twin("diag_twins", "diag_runs_py")
     diag_ranks = _c_diag_ranks if hasattr(C, "diag_ranks") else _twin("diag_twins", "diag_ranks_py")
     diag_columns = _c_diag_columns if hasattr(C, "diag_columns") else _twin("diag_twins", "diag_columns_py")
+    source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

@@ -76,6 +76,13 @@
  *     while lines * period <= block_work (block_max <= 14); blank blocks left out. One pass over the lines
  *     keeps only the last block_max + 2 line starts. The twin is text_twins.text_runs_py.
  *
+ * source_lines(buf, max_len, numbered, tests, clauses) -> (lines, (records, ...))
+ *     The lines of a source file each group of clauses takes (the lines an alternative of a signature
+ *     pattern may match), by byte tests: a word held, a word first after the indent, first in the line,
+ *     last before trailing blanks, a first byte of a set, or not so. records: native int64, six a line
+ *     (number, start, end, end less trailing blanks, indent, test bits). The twin is
+ *     source_twins.source_lines_py.
+ *
  * Each has a pure-Python twin (log.py, jsonscan.py, diff.py); tests/test_kernel.py checks that they agree.
  * scan and diff_lines run their per-line loop without the GIL (their memory is PyMem_Raw*), so the other
  * workers of a process (bytewax -w N) run Python meanwhile.
@@ -2136,6 +2143,293 @@ done:
     return result;
 }
 
+/* ---- the source type's signature candidates ------------------------------------------------------- */
+
+/* source_lines(buf, max_len, numbered, tests, clauses) -> (lines, (records, ...)): source_twins.py's
+ * source_lines_py step for step. tests: (mode, needle) pairs (WORD, LEAD, START, TAIL, FIRST, each maybe
+ * with NOT); clauses: for each group a tuple of int masks of test bits; records: int64, SL_FIELDS a line
+ * (number, start, end, end less trailing blanks, indent, bits). A line's tests are run as its masks ask for
+ * them, the cheap ones (at one place in the line) first, and all of them for a line a group takes: the
+ * bits are the twin's. A WORD test keeps where its needle is next found at or after the line it was
+ * looked for from: the text is searched once for each needle, not once a line. */
+enum { SL_WORD = 0, SL_LEAD = 1, SL_START = 2, SL_TAIL = 3, SL_FIRST = 4, SL_NOT = 8, SL_TESTS = 62, SL_FIELDS = 6 };
+
+static Py_ssize_t number_prefix(const unsigned char *s, Py_ssize_t a, Py_ssize_t e, int64_t *number) {
+    Py_ssize_t q = a, d;
+    int64_t v = 0;
+    while (q < e && q - a < 8 && s[q] == ' ') q++;
+    d = q;
+    while (q < e && q - d < 7 && s[q] >= '0' && s[q] <= '9') v = v * 10 + (s[q++] - '0');
+    if (q == d || q >= e) return -1;
+    if (s[q] == '\t') q++;
+    else if (s[q] == ' ' || s[q] == ':') {
+        q++;
+        if (q < e && s[q] == ' ') q++;
+    } else return -1;
+    *number = v;
+    return q;
+}
+
+/* Where lit (k bytes) is first found in s[from:to], or -1: memchr looks for its byte at rare (the one
+ * least often met in the text's first bytes), then the rest is compared. */
+static Py_ssize_t find_in(const unsigned char *s, Py_ssize_t from, Py_ssize_t to, const char *lit, Py_ssize_t k,
+                          Py_ssize_t rare) {
+    const unsigned char c = (unsigned char)lit[rare];
+    Py_ssize_t q = from + rare;
+    while (to - (q - rare) >= k) {
+        const unsigned char *at = memchr(s + q, c, (size_t)(to - k + 1 - (q - rare)));
+        if (!at) break;
+        if (memcmp(at - rare, lit, (size_t)k) == 0) return at - rare - s;
+        q = at - s + 1;
+    }
+    return -1;
+}
+
+#define SL_WINDOW 65536  /* bytes a WORD test searches at least at once, past the line it is asked for */
+
+typedef struct {
+    const unsigned char *raw;
+    Py_ssize_t n, p, e, lead, trim;  /* the line: its start (after a printed number), end, first and last ink */
+    int modes[SL_TESTS];
+    const char *needles[SL_TESTS];
+    Py_ssize_t lens[SL_TESTS], rare[SL_TESTS];
+    Py_ssize_t next[SL_TESTS];  /* a WORD needle is not found from the last line searched up to here ... */
+    char found[SL_TESTS];  /* ... and is found here when found */
+} SourceLine;
+
+static int source_test(SourceLine *l, int j) {
+    const unsigned char *raw = l->raw;
+    Py_ssize_t k = l->lens[j];
+    int hit;
+    switch (l->modes[j] & ~SL_NOT) {
+    case SL_WORD:
+        if (l->next[j] > l->e - k) {  /* nowhere in the line */
+            hit = 0;
+            break;
+        }
+        if (!(l->found[j] && l->next[j] >= l->p)) {
+            Py_ssize_t from = l->next[j] > l->p ? l->next[j] : l->p;
+            Py_ssize_t to = l->e > from + SL_WINDOW ? l->e : from + SL_WINDOW;
+            if (to > l->n) to = l->n;
+            Py_ssize_t at = find_in(raw, from, to, l->needles[j], k, l->rare[j]);
+            l->found[j] = at >= 0;
+            l->next[j] = at >= 0 ? at : to - k + 1;
+        }
+        hit = l->found[j] && l->next[j] <= l->e - k;
+        break;
+    case SL_LEAD:
+        hit = l->e - l->lead >= k && raw[l->lead] == (unsigned char)l->needles[j][0]
+              && memcmp(raw + l->lead, l->needles[j], (size_t)k) == 0;
+        break;
+    case SL_START:
+        hit = l->e - l->p >= k && raw[l->p] == (unsigned char)l->needles[j][0]
+              && memcmp(raw + l->p, l->needles[j], (size_t)k) == 0;
+        break;
+    case SL_TAIL:
+        hit = l->trim - l->p >= k && (k == 0 || raw[l->trim - 1] == (unsigned char)l->needles[j][k - 1])
+              && memcmp(raw + l->trim - k, l->needles[j], (size_t)k) == 0;
+        break;
+    default:
+        hit = l->p < l->e && k && memchr(l->needles[j], raw[l->p], (size_t)k) != NULL;
+    }
+    return (l->modes[j] & SL_NOT) ? !hit : hit;
+}
+
+static PyObject *source_lines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t max_len;
+    int numbered;
+    PyObject *tests, *clauses, *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*npO!O!", &view, &max_len, &numbered, &PyTuple_Type, &tests, &PyTuple_Type, &clauses))
+        return NULL;
+    Py_ssize_t nt = PyTuple_GET_SIZE(tests), ng = PyTuple_GET_SIZE(clauses), nm = 0, ni = 0;
+    SourceLine l;
+    int *order = NULL;  /* each mask's WORD tests (the others are run on every line at once) */
+    uint64_t *masks = NULL, cheap = 0, negated = 0;
+    uint64_t keyed[3][256];  /* LEAD, START, TAIL tests by their needle's byte at the line's lead, start, last ink */
+    int cheap_tests[SL_TESTS], ncheap = 0;
+    memset(keyed, 0, sizeof keyed);
+    Py_ssize_t *order_start = NULL, *mask_start = NULL;
+    I64s *out = NULL;
+    if (nt > SL_TESTS) {
+        PyErr_SetString(PyExc_ValueError, "source_lines: too many tests");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < nt; j++) {
+        PyObject *t = PyTuple_GET_ITEM(tests, j);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2 || !PyBytes_Check(PyTuple_GET_ITEM(t, 1))) {
+            PyErr_SetString(PyExc_TypeError, "source_lines: a test is a (mode, bytes) tuple");
+            goto done;
+        }
+        long mode = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+        if (mode == -1 && PyErr_Occurred()) goto done;
+        l.modes[j] = (int)mode;
+        l.needles[j] = PyBytes_AS_STRING(PyTuple_GET_ITEM(t, 1));
+        l.lens[j] = PyBytes_GET_SIZE(PyTuple_GET_ITEM(t, 1));
+        l.next[j] = 0;
+        l.found[j] = 0;
+        if ((mode & ~SL_NOT) > SL_FIRST || mode < 0 || mode > (SL_FIRST | SL_NOT)
+            || l.lens[j] == 0) {
+            PyErr_SetString(PyExc_ValueError, "source_lines: unknown test");
+            goto done;
+        }
+    }
+    for (Py_ssize_t g = 0; g < ng; g++) {
+        PyObject *group = PyTuple_GET_ITEM(clauses, g);
+        if (!PyTuple_Check(group)) {
+            PyErr_SetString(PyExc_TypeError, "source_lines: clauses are tuples of masks");
+            goto done;
+        }
+        nm += PyTuple_GET_SIZE(group);
+    }
+    mask_start = PyMem_Calloc((size_t)ng + 1, sizeof(Py_ssize_t));
+    order_start = PyMem_Calloc((size_t)nm + 1, sizeof(Py_ssize_t));
+    order = PyMem_Calloc((size_t)nm * SL_TESTS + 1, sizeof(int));
+    out = PyMem_Calloc((size_t)ng + 1, sizeof(I64s));
+    masks = PyMem_Calloc((size_t)nm + 1, sizeof(uint64_t));
+    if (!mask_start || !order_start || !order || !out || !masks) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    nm = 0;
+    for (Py_ssize_t g = 0; g < ng; g++) {
+        PyObject *group = PyTuple_GET_ITEM(clauses, g);
+        mask_start[g] = nm;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(group); k++) {
+            unsigned long long m = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(group, k));
+            if (m == (unsigned long long)-1 && PyErr_Occurred()) goto done;
+            if (nt < 64 && (m >> nt)) {
+                PyErr_SetString(PyExc_ValueError, "source_lines: a mask names a test not given");
+                goto done;
+            }
+            masks[nm] = (uint64_t)m;
+            order_start[nm++] = ni;
+            for (int j = 0; j < nt; j++)
+                if ((m >> j & 1) && (l.modes[j] & ~SL_NOT) == SL_WORD) order[ni++] = j;  /* the others: at once */
+        }
+    }
+    mask_start[ng] = nm;
+    order_start[nm] = ni;
+    for (int j = 0; j < nt; j++) {
+        int kind = l.modes[j] & ~SL_NOT;
+        if (kind == SL_WORD) continue;
+        cheap |= (uint64_t)1 << j;
+        if (l.modes[j] & SL_NOT) negated |= (uint64_t)1 << j;
+        if (kind == SL_FIRST) cheap_tests[ncheap++] = j;
+        else {  /* found by the needle's byte at the line's lead, start or last ink */
+            unsigned char key = (unsigned char)l.needles[j][kind == SL_TAIL ? l.lens[j] - 1 : 0];
+            keyed[kind == SL_LEAD ? 0 : kind == SL_START ? 1 : 2][key] |= (uint64_t)1 << j;
+        }
+    }
+    const unsigned char *raw = view.buf;
+    Py_ssize_t n = view.len, pos = 0, index = 0, seen[256] = {0};
+    for (Py_ssize_t i = 0; i < n && i < SL_WINDOW; i++) seen[raw[i]]++;
+    for (int j = 0; j < nt; j++) {
+        l.rare[j] = 0;
+        for (Py_ssize_t i = 1; i < l.lens[j]; i++)
+            if (seen[(unsigned char)l.needles[j][i]] < seen[(unsigned char)l.needles[j][l.rare[j]]]) l.rare[j] = i;
+    }
+    l.raw = raw;
+    l.n = n;
+    while (pos < n) {
+        const unsigned char *nl = memchr(raw + pos, '\n', (size_t)(n - pos));
+        Py_ssize_t end = nl ? nl - raw : n, e = end, p = pos;
+        if (e > pos && raw[e - 1] == '\r') e--;
+        int64_t number = index + 1;
+        if (numbered) {
+            Py_ssize_t at = number_prefix(raw, pos, e, &number);
+            if (at >= 0) p = at;
+            else number = index + 1;
+        }
+        index++;
+        pos = nl ? end + 1 : n;
+        if (e - p > max_len) continue;
+        Py_ssize_t lead = p, trim = e;
+        while (lead < e && is_space(raw[lead])) lead++;
+        while (trim > p && is_space(raw[trim - 1])) trim--;
+        l.p = p;
+        l.e = e;
+        l.lead = lead;
+        l.trim = trim;
+        uint64_t bits, known = cheap;
+        int made = 0;
+        int64_t record[SL_FIELDS];
+        bits = negated;  /* a NOT test holds but where its test is found to hold */
+        for (int c = 0; c < ncheap; c++) {  /* FIRST tests */
+            int j = cheap_tests[c];
+            if (source_test(&l, j)) bits |= (uint64_t)1 << j;
+            else bits &= ~((uint64_t)1 << j);
+        }
+        for (int kind = 0; kind < 3; kind++) {  /* LEAD, START, TAIL: the tests whose needle has the byte there */
+            Py_ssize_t at = kind == 0 ? lead : kind == 1 ? p : trim - 1;
+            if (at < p || at >= e) continue;
+            for (uint64_t m = keyed[kind][raw[at]]; m; m &= m - 1) {
+                int j = __builtin_ctzll(m);
+                if (source_test(&l, j)) bits |= (uint64_t)1 << j;
+                else bits &= ~((uint64_t)1 << j);
+            }
+        }
+        for (Py_ssize_t g = 0; g < ng; g++) {
+            int take = 0;
+            for (Py_ssize_t k = mask_start[g]; k < mask_start[g + 1] && !take; k++) {
+                uint64_t m = masks[k] & cheap;
+                if ((bits & m) != m) continue;
+                take = 1;
+                for (Py_ssize_t o = order_start[k]; o < order_start[k + 1]; o++) {
+                    int j = order[o];
+                    if (!(known >> j & 1)) {
+                        known |= (uint64_t)1 << j;
+                        if (source_test(&l, j)) bits |= (uint64_t)1 << j;
+                    }
+                    if (!(bits >> j & 1)) {
+                        take = 0;
+                        break;
+                    }
+                }
+            }
+            if (!take) continue;
+            if (!made) {
+                for (int j = 0; j < nt; j++)
+                    if (!(known >> j & 1) && source_test(&l, j)) bits |= (uint64_t)1 << j;
+                Py_ssize_t q = p, tabs = 0;
+                while (q < trim && (raw[q] == ' ' || raw[q] == '\t')) tabs += raw[q++] == '\t';
+                record[0] = number;
+                record[1] = p;
+                record[2] = e;
+                record[3] = trim;
+                record[4] = (q - p) + 3 * tabs;
+                record[5] = (int64_t)bits;
+                made = 1;
+            }
+            for (int f = 0; f < SL_FIELDS; f++)
+                if (i64s_push(&out[g], record[f]) < 0) goto done;
+        }
+    }
+    {
+        PyObject *groups = PyTuple_New(ng);
+        if (!groups) goto done;
+        for (Py_ssize_t g = 0; g < ng; g++) {
+            PyObject *b = int64_bytes(out[g].v, out[g].n);
+            if (!b) {
+                Py_DECREF(groups);
+                goto done;
+            }
+            PyTuple_SET_ITEM(groups, g, b);
+        }
+        result = Py_BuildValue("(nN)", index, groups);
+    }
+done:
+    if (out)
+        for (Py_ssize_t g = 0; g < ng; g++) scratch_free(out[g].v, (size_t)out[g].cap * sizeof(int64_t));
+    PyMem_Free(out);
+    PyMem_Free(order);
+    PyMem_Free(masks);
+    PyMem_Free(order_start);
+    PyMem_Free(mask_start);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static inline int64_t item_at(const Py_buffer *b, Py_ssize_t i) {  /* an array('I') or array('q') item */
     return b->itemsize == 8 ? ((const int64_t *)b->buf)[i] : (int64_t)((const uint32_t *)b->buf)[i];
 }
@@ -2386,6 +2680,8 @@ static PyMethodDef methods[] = {
     {"diag_ranks", diag_ranks, METH_VARARGS, "diag_ranks(key, nkeys) -> (rank, order, firsts, counts) of each key's diagnostics"},
     {"diag_columns", diag_columns, METH_VARARGS,
      "diag_columns(rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of) -> (key, severity, path, style, message)"},
+    {"source_lines", source_lines, METH_VARARGS,
+     "source_lines(buf, max_len, numbered, tests, clauses) -> (lines, int64 records of each group's lines)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,10 +28,12 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Iterator, Sequence
-from itertools import compress, count, repeat
-from operator import add, and_, le, mul, sub
+from functools import reduce as fold
+from itertools import compress, repeat
+from operator import add, and_, mul, or_, sub
 
-from operators.kernel import line_of
+from operators.kernel import source_lines
+from operators.kernel.source_twins import BLANKS, FIELDS, FIRST, LEAD, NOT, START, TAIL, WORD
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
 from operators.types.gitlog import LineTable, split_lines
@@ -64,50 +66,91 @@ DIFF_RE = lazy(rb"^(?:diff --git |@@ -\d|\+\+\+ |--- a/|index [0-9a-f]{7})")
 COMMENT_RE = lazy(rb"^\s*(?:#(?!include|define|if|endif|pragma|!)|//|/\*|\*|\*/|--|;;|\"\"\"|''')")
 LICENSE_WORD_RE = lazy(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all rights reserved")
 
-SIGNATURE_RES = {
-    "python": lazy(rb"^\s*(?:async\s+def|def|class)\s+\w+"),
-    "go": lazy(rb"^(?:func\s|type\s+\w+(?:\[[^\]]*\])?\s+(?:struct|interface|func)\b)"),
-    "rust": lazy(rb"^\s*(?:#\[[^\]]*\]\s*)?(?:pub(?:\([^)]*\))?\s+)?(?:(?:default|async|unsafe|const|extern(?:\s+\"[^\"]*\")?)\s+)*"
-                       rb"(?:fn\s+\w+|struct\s+\w+|enum\s+\w+|trait\s+\w+|union\s+\w+|type\s+\w+|impl\b|mod\s+\w+"
-                       rb"|macro_rules!)"),
-    "js": lazy(
+# Each language's signature pattern, alternative by alternative (the pattern is their join): an
+# alternative is tried only on the lines that pass the byte tests it needs (``SIGNATURE_NEEDS``)
+SIGNATURE_ALTS = {
+    "python": (rb"^\s*(?:async\s+def|def|class)\s+\w+",),
+    "go": (rb"^(?:func\s|type\s+\w+(?:\[[^\]]*\])?\s+(?:struct|interface|func)\b)",),
+    "rust": (rb"^\s*(?:#\[[^\]]*\]\s*)?(?:pub(?:\([^)]*\))?\s+)?(?:(?:default|async|unsafe|const|extern(?:\s+\"[^\"]*\")?)\s+)*"
+             rb"(?:fn\s+\w+|struct\s+\w+|enum\s+\w+|trait\s+\w+|union\s+\w+|type\s+\w+|impl\b|mod\s+\w+"
+             rb"|macro_rules!)",),
+    "js": (
         rb"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
         rb"(?:function\b\*?\s*[\w$]*|class\s+[\w$]+|interface\s+[\w$]+|type\s+[\w$]+\s*(?:<[^=]*>)?\s*=|enum\s+[\w$]+"
-        rb"|(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?function\b)"
-        rb"|^(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>|<)"
-        rb"|^export\s+(?:const|let|var)\s+[\w$]+"  # a module's exported values
-        rb"|^\s*(?!(?:if|for|while|switch|catch|return|else|case|do|throw|await|yield|new|typeof|delete|void|super)\b)"
-        rb"[\w$][\w$.]*(?:\[[^=\]]*\])?\s*=\s*(?:async\s+)?function\b"  # x = function, A.prototype.m = function
-        rb"|^\s+[\w$]+\s*:\s*(?:async\s+)?function\b"  # a method in an object literal: name: function(
-        rb"|^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override|abstract)\s+)*\*?#?"
+        rb"|(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?function\b)",
+        rb"^(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>|<)",
+        rb"^export\s+(?:const|let|var)\s+[\w$]+",  # a module's exported values
+        rb"^\s*(?!(?:if|for|while|switch|catch|return|else|case|do|throw|await|yield|new|typeof|delete|void|super)\b)"
+        rb"[\w$][\w$.]*(?:\[[^=\]]*\])?\s*=\s*(?:async\s+)?function\b",  # x = function, A.prototype.m = function
+        rb"^\s+[\w$]+\s*:\s*(?:async\s+)?function\b",  # a method in an object literal: name: function(
+        rb"^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override|abstract)\s+)*\*?#?"
         rb"(?!(?:if|for|while|switch|catch|return|function|new|await|throw|else|do|super|typeof|this|const|let|var"
         rb"|yield|delete|void|try)\b)[\w$]+\??\s*(?:<.*>)?\((?:(?!=>|\bfunction\b)[^;{]|\{[^{}]*\})*\)"
-        rb"(?:\s*:\s*(?:[^=(){};]|\{[^{}]*\}|\([^()]*\))+)?\s*\{\s*$"  # a class member: name(args): type {
+        rb"(?:\s*:\s*(?:[^=(){};]|\{[^{}]*\}|\([^()]*\))+)?\s*\{\s*$",  # a class member: name(args): type {
     ),
-    "java": lazy(
+    "java": (
         rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
-        rb"(?:class|interface|enum|record)\s+\w+|^\s*(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+"
-        rb"[\w<>\[\], ?]+\s+\w+\s*\("
-        rb"|^\s*(?:public|private|protected)\s+[A-Z]\w*\s*\("  # a constructor
-        rb"|^\s*(?!(?:return|throw|new|else|case|yield|import|package)\b)[\w<>\[\]?,.]+(?:\s+[\w<>\[\]?,.]+)*\s+\w+\s*"
-        rb"\([^;{=]*\)\s*(?:throws\s+[\w., ]+)?\s*[;{]\s*$"  # a method without modifiers (interfaces)
+        rb"(?:class|interface|enum|record)\s+\w+",
+        rb"^\s*(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)+[\w<>\[\], ?]+\s+\w+\s*\(",
+        rb"^\s*(?:public|private|protected)\s+[A-Z]\w*\s*\(",  # a constructor
+        rb"^\s*(?!(?:return|throw|new|else|case|yield|import|package)\b)[\w<>\[\]?,.]+(?:\s+[\w<>\[\]?,.]+)*\s+\w+\s*"
+        rb"\([^;{=]*\)\s*(?:throws\s+[\w., ]+)?\s*[;{]\s*$",  # a method without modifiers (interfaces)
     ),
-    "c": lazy(
-        rb"^(?!(?:if|for|while|switch|return|else|do|case)\b)[A-Za-z_][\w \t\*&:<>,]*?[\s\*&]\**(?:\w+::)?~?\w+\s*\([^;]*$"
-        rb"|^(?:typedef\s+)?(?:struct|class|union|enum)\s+\w+[^;]*$"
+    "c": (
+        rb"^(?!(?:if|for|while|switch|return|else|do|case)\b)[A-Za-z_][\w \t\*&:<>,]*?[\s\*&]\**(?:\w+::)?~?\w+\s*\([^;]*$",
+        rb"^(?:typedef\s+)?(?:struct|class|union|enum)\s+\w+[^;]*$",
     ),
-    "kotlin": lazy(
+    "kotlin": (
         rb"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|open|abstract|override|final|sealed"
         rb"|data|enum|inline|suspend|operator|infix|tailrec|external|actual|expect|inner|annotation|value|companion"
-        rb"|fun)\s+)*(?:fun\b|class\s+\w+|interface\s+\w+|object\b|typealias\s+\w+|constructor\s*\()"
+        rb"|fun)\s+)*(?:fun\b|class\s+\w+|interface\s+\w+|object\b|typealias\s+\w+|constructor\s*\()",
     ),
-    "shell": lazy(rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)"),
+    "shell": (rb"^\s*(?:function\s+[\w:-]+|[\w:-]+\s*\(\)\s*\{?)",),
 }
-# What each line a language's SIGNATURE_RES matches holds (a word it needs, or a ``{`` it ends with): a
-# signature pattern is tried only on the lines where one pass over the whole text found this
+SIGNATURE_RES = {lang: lazy(b"|".join(alts)) for lang, alts in SIGNATURE_ALTS.items()}
+
+
+def _any(mode: int, *needles: bytes) -> tuple:
+    """Clauses passed by a line that passes one of the tests ``(mode, needle)``."""
+    return tuple(((mode, needle),) for needle in needles)
+
+
+_LETTER = bytes(range(65, 91)) + bytes(range(97, 123)) + b"_"
+_FN = (WORD, b"function")
+# For each alternative of ``SIGNATURE_ALTS`` what a line it matches passes (``operators.kernel.source_lines``):
+# one of its clauses, each a tuple of byte tests all passed (``source_twins``: WORD a word the line holds,
+# LEAD the word first after the indent, START first in the line, TAIL last before trailing blanks, FIRST
+# the line's first byte one of these; ``| NOT``: not so)
 SIGNATURE_NEEDS = {
-    "js": lazy(rb"function|class|interface|type|enum|const|let|var|\{[ \t\r\f\v]*$", re.M),
-    "rust": lazy(rb"fn|struct|enum|trait|union|type|impl|mod|macro_rules!"),
+    "python": (_any(LEAD, b"async", b"def", b"class"),),
+    "go": (_any(START, b"func", b"type"),),
+    "rust": (_any(LEAD, b"#[", b"pub", b"default", b"async", b"unsafe", b"const", b"extern", b"fn", b"struct", b"enum",
+                  b"trait", b"union", b"type", b"impl", b"mod", b"macro_rules!"),),
+    "js": (
+        tuple(((LEAD, word), (WORD, what)) for word in (b"export", b"default", b"declare", b"abstract", b"async")
+              for what in (b"function", b"class", b"interface", b"type", b"enum"))
+        + _any(LEAD, b"function", b"class", b"interface", b"enum")
+        + (((LEAD, b"type"), (WORD, b"=")),) + tuple(((LEAD, word), _FN) for word in (b"const", b"let", b"var")),
+        tuple(((START, word), (WORD, b"="), (WORD, what)) for word in (b"export", b"const", b"let", b"var")
+              for what in (b"=>", b"<")),
+        tuple(((START, b"export"), (WORD, word)) for word in (b"const", b"let", b"var")),
+        ((_FN, (WORD, b"=")),),
+        (((FIRST, BLANKS), _FN, (WORD, b":")),),
+        (((FIRST, BLANKS), (WORD, b"("), (WORD, b")"), (TAIL, b"{"))
+         + tuple((LEAD | NOT, word) for word in (b"}", b"if ", b"if(", b"for ", b"for(", b"while ", b"while(",
+                                                 b"switch ", b"switch(", b"catch ", b"catch(", b"else ")),),
+    ),
+    "java": (
+        _any(WORD, b"class", b"interface", b"enum", b"record"),
+        tuple(((LEAD, word), (WORD, b"(")) for word in (b"public", b"private", b"protected", b"static", b"final",
+                                                          b"abstract", b"synchronized")),
+        tuple(((LEAD, word), (WORD, b"(")) for word in (b"public", b"private", b"protected")),
+        tuple(((WORD, b"("), (WORD, b")"), (TAIL, end), (WORD | NOT, b"="), (LEAD | NOT, b"return "),
+               (LEAD | NOT, b"throw "), (LEAD | NOT, b"new ")) for end in (b";", b"{")),
+    ),
+    "c": ((((FIRST, _LETTER), (WORD, b"(")),), _any(START, b"typedef", b"struct", b"class", b"union", b"enum")),
+    "kotlin": (_any(WORD, b"fun", b"class", b"interface", b"object", b"typealias", b"constructor"),),
+    "shell": (_any(LEAD, b"function") + _any(WORD, b"()"),),
 }
 IMPORT_RE = lazy(
     rb"^\s*(?:import\b|from\s+[\w.]+\s+import\b|#include\b|use\s+[\w:{]|extern crate\b|using\s+[\w.]+;"
@@ -337,79 +380,135 @@ MINOR_RE = lazy(  # ... and these first: type aliases, constants
 def definitions(raw: bytes, count_imports: bool = True) -> tuple[str, int, int, list[tuple[int, bytes]]]:
     """(language, lines, imports, [(line number, signature line as printed, number prefix stripped)]);
     imports 0 when not ``count_imports`` (an outline shown when a file is cut does not say it)."""
-    lang, nlines, imports, numbers, sigs = _signature_table(raw, count_imports)
-    return lang, nlines, imports, list(zip(numbers, sigs))
+    table = _signature_table(raw, count_imports)
+    return table.lang, table.lines, table.imports, list(zip(table.numbers, table.sigs))
 
 
-def _signature_table(raw: bytes, count_imports: bool = False):
-    """``definitions`` as (language, lines, imports, line numbers, signature lines): the signature lines
-    a sequence (``_Signatures``: each line's bytes made when read, none kept) but in a ``cat -n`` text."""
-    table = LineTable(raw)
-    head = [raw[a:b] for a, b in zip(table.starts[:2000], table.bodies[:2000])]
+IMPORT_NEEDS = _any(LEAD, b"import", b"from", b"#include", b"use", b"extern", b"using", b"const", b"let", b"var",
+                    b"require(", b"source", b".")  # what a line IMPORT_RE matches starts with
+OUTLINE_NEEDS = (b"type", b"const", b"let", b"var", b"interface")  # in each line MINOR_RE or INTERFACE_RE matches
+_PLANS: dict = {}
+
+
+def _plan(lang: str, count_imports: bool) -> tuple[tuple, tuple, int]:
+    """(the byte tests, the groups of clauses (masks of test bits): one per alternative of the language's
+    signature pattern, then the imports' when counted, and the mask of the ``OUTLINE_NEEDS`` words)."""
+    made = _PLANS.get((lang, count_imports))
+    if made is None:
+        tests: dict[tuple[int, bytes], int] = {}
+
+        def mask(clause) -> int:
+            return fold(or_, (1 << tests.setdefault(test, len(tests)) for test in clause), 0)
+
+        groups = [tuple(map(mask, clauses)) for clauses in SIGNATURE_NEEDS.get(lang, ())]
+        if count_imports:
+            groups.append(tuple(map(mask, IMPORT_NEEDS)))
+        outline = fold(or_, (mask(((WORD, word),)) for word in OUTLINE_NEEDS), 0)
+        made = _PLANS[(lang, count_imports)] = (tuple(tests), tuple(groups), outline)
+    return made
+
+
+class _Table:
+    """``_signature_table``: the language, the number of lines and of imports, and of each signature line
+    its number (printed by ``cat -n``, else from 1), the line (``sigs``: without trailing blanks, and
+    without the printed number), its indent (``_indent``) and whether it holds one of ``OUTLINE_NEEDS``."""
+
+    __slots__ = ("lang", "lines", "imports", "numbers", "sigs", "indents", "outlined")
+
+    def __init__(self, lang: str, lines: int, imports: int = 0):
+        self.lang, self.lines, self.imports = lang, lines, imports
+        self.numbers, self.sigs, self.indents, self.outlined = array("q"), [], array("q"), b""
+
+
+def _head_lines(raw: bytes, n: int) -> list[bytes]:
+    """The first ``n`` lines of ``raw`` as ``LineTable`` gives them (without ``\\n`` or ``\\r\\n``)."""
+    end = -1
+    for _ in range(n):
+        end = raw.find(b"\n", end + 1)
+        if end < 0:
+            break
+    head = raw if end < 0 else raw[: end + 1]
+    table = LineTable(head)
+    return [head[a:b] for a, b in zip(table.starts, table.bodies)]
+
+
+def _line_count(raw: bytes) -> int:
+    """The lines of ``raw`` as ``LineTable`` counts them (a last line without a newline is one)."""
+    return raw.count(b"\n") + (bool(raw) and raw[-1] != 10)
+
+
+def _signature_table(raw: bytes, count_imports: bool = False) -> _Table:
+    """``definitions`` as a ``_Table``. The lines are tested by the kernel (``source_lines``): each
+    alternative of the language's signature pattern is tried only on the lines that pass the byte tests
+    it needs (``SIGNATURE_NEEDS``), where they stand in the whole text; in a ``cat -n`` text each line
+    less its number. The signature lines of a text not numbered are a sequence (``_Signatures``: each
+    line's bytes made when read, none kept)."""
+    head = _head_lines(raw, 2000)
     numbered = is_numbered([ln for ln in head[:1500] if ln.strip()])
     lang = language(b"\n".join(_strip_number(ln, numbered) for ln in head))
-    sig_re = SIGNATURE_RES.get(lang)
+    return _signatures_of(raw, lang, numbered, count_imports)
+
+
+def _signatures_of(raw: bytes, lang: str, numbered: bool, count_imports: bool = False) -> _Table:
+    """``_signature_table`` of a text in language ``lang``, numbered by ``cat -n`` or not."""
+    alts = SIGNATURE_ALTS.get(lang, ())
+    if not alts and not count_imports:
+        return _Table(lang, _line_count(raw))
+    tests, groups, outline = _plan(lang, count_imports)
+    nlines, found = source_lines(raw, SIG_LINE_MAX, numbered, tests, groups)
+    imports = sum(_matching(raw, found[-1], IMPORT_RE.pattern, numbered)) if count_imports else 0
+    table = _Table(lang, nlines, imports)
+    cols = [array("q") for _ in range(FIELDS)]  # the fields of the lines found, alternative after alternative
+    for alt, records in zip(alts, found):
+        ok = _matching(raw, records, alt, numbered)
+        for f, col in enumerate(cols):
+            col.extend(compress(records[f::FIELDS], ok))
+    if len(alts) > 1:  # in the order of the lines, each once
+        at = dict(zip(cols[1], range(len(cols[1]))))
+        order = list(map(at.__getitem__, sorted(at)))
+        cols = [array("q", map(col.__getitem__, order)) for col in cols]
+    numbers, starts, _, ends, table.indents, bits = cols
+    table.numbers = numbers
+    sigs = _Signatures(raw, starts, ends)
+    table.sigs = list(sigs) if numbered else sigs
+    table.outlined = bytes(map(bool, map(and_, bits, repeat(outline))))
+    return table
+
+
+def _matching(raw: bytes, records, pattern: bytes, numbered: bool) -> bytes:
+    """A byte for each line of ``records`` (``source_lines``): 1 when ``pattern`` matches it. A line of
+    a numbered text is matched as a bytes object of its own (its ``^`` after the number); any other
+    where it stands (``_in_place``)."""
+    starts, ends = records[1::FIELDS], records[2::FIELDS]
     if numbered:
-        imports, sigs = _numbered_definitions(raw, table, sig_re)
-        return lang, len(table), imports, [n for n, _ in sigs], [line for _, line in sigs]
-    def lines():  # each line's bytes, made one at a time
-        return map(raw.__getitem__, map(slice, table.starts, table.bodies))
-
-    short = bytes(map(le, map(sub, table.bodies, table.starts), repeat(SIG_LINE_MAX)))  # longer: data
-    imports = sum(map(bool, map(IMPORT_RE.match, compress(lines(), short)))) if count_imports else 0
-    if sig_re is None:
-        return lang, len(table), imports, [], []
-    line_re = _in_place(sig_re)
-    if lang in SIGNATURE_NEEDS:
-        short = bytes(map(and_, short, _lines_holding(raw, table.starts, SIGNATURE_NEEDS[lang])))
-    found = bytes(map(bool, map(line_re.match, repeat(raw), compress(table.starts, short), compress(table.bodies, short))))
-    numbers = array("q", compress(compress(count(1), short), found))
-    starts = array("q", compress(compress(table.starts, short), found))
-    ends = array("q", compress(compress(table.bodies, short), found))
-    return lang, len(table), imports, numbers, _Signatures(raw, starts, ends)
-
-
-def _numbered_definitions(raw: bytes, table: LineTable, sig_re) -> tuple[int, list[tuple[int, bytes]]]:
-    """(imports, definitions) of a ``cat -n`` text: the numbers printed, each line's own stripped."""
-    imports = 0
-    sigs: list[tuple[int, bytes]] = []
-    for index, line in enumerate(map(raw.__getitem__, map(slice, table.starts, table.bodies)), 1):
-        number = index
-        if m := NUMBERED_RE.match(line):
-            number, line = int(m.group(1)), line[m.end() :]
-        if len(line) > SIG_LINE_MAX:
-            continue
-        if IMPORT_RE.match(line):
-            imports += 1
-        if sig_re is not None and sig_re.match(line):
-            sigs.append((number, line.rstrip()))
-    return imports, sigs
-
-
-def _lines_holding(raw: bytes, starts, pattern) -> bytearray:
-    """1 for each line (``starts``: n + 1 offsets) in which ``pattern`` (no newline in its matches) is
-    found, from one pass over the whole text."""
-    flags = bytearray(len(starts) - 1)
-    for i in line_of(starts, array("q", map(re.Match.start, pattern.finditer(raw)))):
-        flags[i] = 1
-    return flags
+        return bytes(map(bool, map(_compiled(pattern).match, map(raw.__getitem__, map(slice, starts, ends)))))
+    return bytes(map(bool, map(_in_place(pattern).match, repeat(raw), starts, ends)))
 
 
 _IN_PLACE: dict[bytes, re.Pattern] = {}
+_COMPILED: dict[bytes, re.Pattern] = {}
 
 
-def _in_place(pattern) -> re.Pattern:
+def _in_place(pattern: bytes) -> re.Pattern:
     """``pattern`` (anchored at a line's start by ``^``) compiled to match a line where it stands in the
     whole text (``match(raw, start, body_end)``: no bytes object a line): ``^`` matches after a newline
     too, as at the start of the line alone; the line holds no newline for ``$`` to see."""
-    made = _IN_PLACE.get(pattern.pattern)
+    made = _IN_PLACE.get(pattern)
     if made is None:
-        made = _IN_PLACE[pattern.pattern] = re.compile(pattern.pattern, re.M)
+        made = _IN_PLACE[pattern] = re.compile(pattern, re.M)
+    return made
+
+
+def _compiled(pattern: bytes) -> re.Pattern:
+    made = _COMPILED.get(pattern)
+    if made is None:
+        made = _COMPILED[pattern] = re.compile(pattern)
     return made
 
 
 class _Signatures(Sequence):
-    """The signature lines of a file (where each starts and ends), each one's bytes made when read."""
+    """The signature lines of a file (where each starts and ends, trailing blanks left out), each one's
+    bytes made when read."""
 
     __slots__ = ("raw", "starts", "ends")
 
@@ -422,14 +521,13 @@ class _Signatures(Sequence):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        return self.raw[self.starts[i] : self.ends[i]].rstrip()
+        return self.raw[self.starts[i] : self.ends[i]]
 
     def __iter__(self):
-        return map(bytes.rstrip, map(self.raw.__getitem__, map(slice, self.starts, self.ends)))
+        return map(self.raw.__getitem__, map(slice, self.starts, self.ends))
 
-    def holding(self, words) -> Iterator[int]:
-        """The indexes of the lines in which pattern ``words`` (no blank in its matches) is found."""
-        return compress(count(), map(words.search, repeat(self.raw), self.starts, self.ends))
+    def sizes(self) -> array:
+        return array("q", map(sub, self.ends, self.starts))
 
 
 def outline(raw: bytes) -> tuple[str, int, int, list[str]]:
@@ -452,32 +550,24 @@ PACK_CONTEXT = False
 
 
 def _indent(line: bytes) -> int:
+    """A line's leading blanks, a tab counted as four (``source_lines`` finds it of each signature line)."""
     body = line.lstrip(b" \t")
     return len(line) - len(body) + 3 * line[: len(line) - len(body)].count(b"\t")
 
 
-KIND = 1 << 32  # an entry's key: its kind (``_weights``) times this, plus its indent (``_indents``)
+KIND = 1 << 32  # an entry's key: its kind (``_weights``) times this, plus its indent (``_indent``)
 
 
-OUTLINE_WORDS = lazy(rb"type|const|let|var|interface")  # in each line MINOR_RE or INTERFACE_RE matches
-
-
-def _weights(sigs) -> bytearray:
+def _weights(table: _Table) -> bytearray:
     """0 for a main definition, 1 for an interface, 2 for a minor one (a type alias, a constant), of each
     signature line (as its outline entry holds it: with its newline); the patterns are tried only on
-    the lines holding one of ``OUTLINE_WORDS``."""
+    the lines holding one of ``OUTLINE_NEEDS``."""
+    sigs = table.sigs
     weights = bytearray(len(sigs))
-    for i in sigs.holding(OUTLINE_WORDS) if isinstance(sigs, _Signatures) else range(len(sigs)):
+    for i in compress(range(len(sigs)), table.outlined):
         line = sigs[i] + b"\n"
         weights[i] = 2 if MINOR_RE.match(line) else 1 if INTERFACE_RE.match(line) else 0
     return weights
-
-
-def _indents(sigs):
-    """``_indent`` of each signature line: its leading blanks, a tab counted as four."""
-    blanks = array("q", map(sub, map(len, sigs), map(len, map(bytes.lstrip, sigs, repeat(b" \t")))))
-    tabs = map(bytes.count, sigs, repeat(b"\t"), repeat(0), blanks)
-    return map(add, blanks, map(mul, tabs, repeat(3)))
 
 
 def _fitting(sizes: array, keys: array, room: int) -> list[int]:
@@ -525,16 +615,17 @@ def cut_head(raw: bytes, budget: int) -> bytes:
     as many as ``OUTLINE_SHARE`` of the budget holds (main and outer definitions first), the others
     counted; the file itself follows from its first line (``rank_lines``). The entries are measured
     without being made (``_signature_table``); only those shown are made."""
-    lang, nlines, _, numbers, sigs = _signature_table(raw)
+    table = _signature_table(raw)
+    numbers, sigs = table.numbers, table.sigs
     n = len(numbers)
     if not n:
         return b""
-    head = (f"[{lang} source, {nlines:,} lines: its {n:,} definition{'s' if n != 1 else ''} first (line: signature), "
-            "then the file from its first line as far as it fits]\n").encode()
+    head = (f"[{table.lang} source, {table.lines:,} lines: its {n:,} definition{'s' if n != 1 else ''} first "
+            "(line: signature), then the file from its first line as far as it fits]\n").encode()
     room = int(budget * OUTLINE_SHARE) - len(head) - 80
-    sizes = array("q", map(add, map(len, sigs), map(len, map(str, numbers))))  # + 3 each: ": " and the newline
-    sizes = array("q", map(add, sizes, repeat(3)))
-    chosen = _fitting(sizes, array("q", map(add, map(mul, _weights(sigs), repeat(KIND)), _indents(sigs))), room) \
+    lengths = sigs.sizes() if isinstance(sigs, _Signatures) else array("q", map(len, sigs))
+    sizes = array("q", map(add, map(add, lengths, map(len, map(str, numbers))), repeat(3)))  # 3: ": " and the newline
+    chosen = _fitting(sizes, array("q", map(add, map(mul, _weights(table), repeat(KIND)), table.indents)), room) \
         if sum(sizes) > room else range(n)
     out = [head] + [str(numbers[i]).encode() + b": " + sigs[i] + b"\n" for i in chosen]
     if len(chosen) < n:
@@ -544,9 +635,11 @@ def cut_head(raw: bytes, budget: int) -> bytes:
 
 
 class InOrder(Sequence):
-    """``(1, i)`` for each line ``i`` of ``n``: made when read, no tuple kept a line."""
+    """``(1, i)`` for each line ``i`` of ``n``: made when read, no tuple kept a line. ``in_order``: the
+    output ceiling takes the lines in order without reading these (``operators.rank.in_order_tiers``)."""
 
     __slots__ = ("n",)
+    in_order = True
 
     def __init__(self, n: int):
         self.n = n

@@ -329,33 +329,76 @@ def test_level_0_outline_of_java_has_constructors_methods_and_interface_methods_
                         "25:     interface Listener {", "26:         void onOrder(Order order);"]
 
 
-# Lines of every shape a JS/TS or Rust signature pattern takes, and near misses, planted among plain code
+# Lines of every shape a language's signature pattern takes, and near misses, planted among plain code
 NEEDS_PLANTED = {
     "js": [b"export default async function* gen(a) {", b"class A extends B {", b"  interface Props {",
            b"export type Id<T> = string", b"declare enum Color { Red }", b"const f = async function (x) {",
            b"export const g = (a: number): number => a", b"let h = x => x", b"export var conf = 3",
            b"A.prototype.request = function(config) {", b"    get: function() {", b"  async load(id: string): Promise<X> {",
-           b"  static #make<T>(a, { b }) {  \r", b"  render() {", b"  if (x) {", b"  x = y(z);", b"  return a(b);"],
+           b"  static #make<T>(a, { b }) {  \r", b"  render() {", b"  if (x) {", b"  x = y(z);", b"  return a(b);",
+           b"  ifReady(x) {", b"  } else if (y) {", b"  forEach(f) {", b"export const C = <T,>(p: T) => p",
+           b"export default class extends B {", b"  type = 3", b"\tcatch(e) {"],
     "rust": [b"pub(crate) async unsafe fn go() {", b"#[derive(Debug)] pub struct S;", b"enum E {", b"pub trait T {",
              b"union U {", b"type R = Result<()>;", b"impl<T> Foo for T {", b"mod tests {", b"macro_rules! m {",
-             b"pub const extern \"C\" fn f() {}", b"    let x = 1;", b"    x.fn_call();"],
+             b"pub const extern \"C\" fn f() {}", b"    let x = 1;", b"    x.fn_call();", b"const X: u8 = 1;"],
+    "python": [b"def f(x):", b"async def g():", b"class A(B):", b"    def method(self) -> int:", b"x = 1",
+               b"definitely = 2", b"classy()", b"\tasync  def h(): pass", b"# def not(this)"],
+    "go": [b"func main() {", b"func (c *C) M() error {", b"type T struct {", b"type I interface {",
+           b"type F func(int)", b"type G[T any] struct {", b"  x := 1", b"types := 2", b"  func inner() {"],
+    "java": [b"public class A {", b"@Override public final class B extends C {", b"  private static int f(int a) {",
+             b"  public Foo(int x) {", b"  void run() throws IOException;", b"  int x = f(y);", b"  return g(1);",
+             b"  foo.bar(x);", b"  List<String> names(Map<K, V> m) {", b"enum E { A }", b"record R(int a) {}",
+             b"  throw new X(y);", b"  new Thread(r);", b"  String s = t(u) {"],
+    "c": [b"int main(int argc, char **argv) {", b"static void *alloc(size_t n)", b"struct point {",
+          b"typedef struct node node_t;", b"  if (x) {", b"  return f(x);", b"enum color { RED };",
+          b"unsigned long long hash(const char *s) {", b"if (x) y(z", b"Foo::~Foo()", b"x = f(y);"],
+    "kotlin": [b"fun main() {", b"  override fun toString(): String {", b"data class P(val x: Int)", b"object Registry {",
+               b"interface I {", b"typealias T = Int", b"  constructor(x: Int) : this()", b"  val x = fun(y: Int) = y",
+               b"  funny()", b"@JvmStatic internal inline fun <T> f() {"],
+    "shell": [b"function deploy {", b"build() {", b"  nvm_ls() {", b"echo hi", b"  x() ", b"f ()", b"a=$(b)",
+              b"  function  x::y-z"],
 }
 
 
-@pytest.mark.parametrize("lang", sorted(source.SIGNATURE_NEEDS))
-def test_a_signature_pattern_is_tried_only_where_its_needs_are_found_and_finds_the_same_lines(lang):
+@pytest.mark.parametrize("lang", sorted(source.SIGNATURE_ALTS))
+@pytest.mark.parametrize("numbered", [False, True])
+def test_a_signature_pattern_is_tried_only_where_its_needs_are_found_and_finds_the_same_lines(lang, numbered):
     """``SIGNATURE_NEEDS`` is a filter: the outline of a text of planted signatures and near misses (CRLF
-    lines, indented, long lines) lists what the signature pattern finds line by line, no more, no less."""
+    lines, indented, long lines; numbered by ``cat -n`` or not) lists what the signature pattern finds
+    line by line, no more, no less; and each alternative's needs hold in every planted line it matches."""
     import random
+
+    from operators.kernel.source_twins import source_lines_py
 
     rng = random.Random(5)
     planted = NEEDS_PLANTED[lang]
-    lines = [rng.choice(planted) if rng.random() < 0.5 else b"  " * rng.randint(0, 3) + rng.choice(planted)
-             for _ in range(3000)] + [b"class " + b"x" * 600]  # too long: data, never a signature
-    raw = b"\n".join(line + (b"\r" if k % 7 == 0 else b"") for k, line in enumerate(lines)) + b"\n"
+    lines = [rng.choice(planted) if rng.random() < 0.5 else rng.choice([b"  ", b"\t"]) * rng.randint(0, 3)
+             + rng.choice(planted) for _ in range(3000)] + [b"class " + b"x" * 600]  # too long: data, never a signature
+    shown = [b"%6d\t" % n + line if numbered else line for n, line in enumerate(lines, 1)]
+    raw = b"\n".join(line + (b"\r" if k % 7 == 0 else b"") for k, line in enumerate(shown)) + b"\n"
     pattern = source.SIGNATURE_RES[lang]
     expected = [(n, line.rstrip()) for n, line in enumerate(lines, 1) if len(line) <= 500 and pattern.match(line)]
-    got = source._signature_table(raw)
-    assert got[0] == lang and list(zip(got[3], got[4])) == expected and len(expected) > 1000
-    matched = {line for line in planted if pattern.match(line)}
-    assert all(source.SIGNATURE_NEEDS[lang].search(line) for line in matched) and len(matched) >= 9
+    got = source._signatures_of(raw, lang, numbered)
+    assert list(zip(got.numbers, got.sigs)) == expected and len(expected) > 600
+    assert got.lines == len(lines)
+    tests, groups, _ = source._plan(lang, False)
+    for alt, clauses in zip(source.SIGNATURE_ALTS[lang], groups):
+        matched = [line for line in set(planted) if re.match(alt, line)]
+        assert matched, alt
+        _, (found,) = source_lines_py(b"\n".join(matched), 500, False, tests, (clauses,))
+        assert len(found) // 6 == len(matched), alt
+
+
+def test_the_outline_of_each_language_is_the_same_with_the_kernel_and_its_twin(monkeypatch):
+    """The outline of a planted text of every language, its imports counted, is the same whichever
+    ``source_lines`` runs (the kernel's, or its pure-Python twin)."""
+    from operators.kernel import source_twins
+
+    for lang, planted in NEEDS_PLANTED.items():
+        raw = b"\n".join(planted * 3 + [b"import os", b"use std::io;", b"#include <stdio.h>"])
+        made = source._signatures_of(raw, lang, False, True)
+        monkeypatch.setattr(source, "source_lines", source_twins.source_lines_py)
+        twin = source._signatures_of(raw, lang, False, True)
+        monkeypatch.undo()
+        assert (made.lines, made.imports, list(made.numbers), list(made.sigs), list(made.indents), made.outlined) == \
+            (twin.lines, twin.imports, list(twin.numbers), list(twin.sigs), list(twin.indents), twin.outlined)
