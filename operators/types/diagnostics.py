@@ -37,7 +37,10 @@ nothing else folds. Past it (or past ``max_shown`` diagnostics), the most freque
 first until it fits: a folded rule keeps its first ``examples`` diagnostics verbatim (one when two do
 not fit), and the rest are listed right after the last example by location only — ``[E501 ×118 more
 (line too long…): a.py:1:80 a.py:5:80 …; exact lines: #ref]`` — while the repeated messages go to the
-rule's ref. Room the folding leaves goes back to lines as printed (``_unfold``): first one for each
+rule's ref. A folded rule of ``path:line: error: message`` diagnostics (mypy, gcc, javac) whose
+messages differ from place to place (mypy's ``Call to untyped function "x"``: a list of places would
+drop the names) shows lines as printed first, evenly spaced over the rule, in ``SPREAD_SHARE`` of the
+room (``_spread``); its other places are listed after them. Room the folding leaves goes back to lines as printed (``_unfold``): first one for each
 message of a folded rule not shown yet (one rule, many functions or attributes), then the others in
 order; the rest stay listed by place. tsc's places are listed one a line as tsc prints the start of its line, ``src/a.ts(3,7):
 error TS7006``: the form editors' problem matchers and an agent's searches look for. When even that is too long, each folded rule lists fewer locations, evenly spaced over
@@ -1200,6 +1203,8 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
     heads, keys = p.diags.head, p.diags.key
     listed = Counter(keys[j] for j in first + other)  # a folded rule's line lists at least one place
     for j in first + other:
+        if heads[j] in fold.more:
+            continue  # shown already (``_spread``)
         cost = _verbatim(p, j)  # its place leaves the list, but a listed place may be short (``line:col``)
         if cost > spare:
             break
@@ -1242,11 +1247,41 @@ def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
         more = _unfold(p, fold, spare)
         if not more:
             break
-        wider = build(fold._replace(more=more))
+        wider = build(fold._replace(more=more | fold.more))
         if visible_size(wider) <= room:
             return wider
         spare = int(spare * 0.9)
     return plan
+
+
+SPREAD_SHARE = 0.6  # of the room, for the lines of folded rules whose messages differ (``_spread``)
+SPREAD_DISTINCT = 0.25  # ... a rule whose messages are at least this share distinct
+SPREAD_SAMPLE = 256  # diagnostics of a rule looked at to tell
+
+
+def _spread(p: _Parser, fold: _Fold, room: int, s: Settings) -> frozenset:
+    """Diagnostics shown as printed, evenly spaced over each folded rule of ``path:line: error:
+    message`` diagnostics (mypy, gcc, javac) whose messages differ from place to place (mypy's
+    ``Untyped decorator makes function "test_x" untyped``: a list of places would drop the names), in
+    ``SPREAD_SHARE`` of ``room`` shared by the rules as their sizes. Their head lines' indexes."""
+    by_key = p.common(s).by_key
+    diags = p.diags
+    chosen: dict[str, array] = {}
+    for key in fold.rules:
+        rest = by_key.get(key, ())[fold.examples :]
+        if len(rest) < 2 or diags.style[rest[0]] != GNU:
+            continue
+        sample = spread(rest, SPREAD_SAMPLE)
+        if len({diags.message_of(j).strip() for j in sample}) >= max(2, SPREAD_DISTINCT * len(sample)):
+            chosen[key] = rest
+    total = sum(map(len, chosen.values()))
+    heads, out = diags.head, set()
+    for rest in chosen.values():
+        share = room * SPREAD_SHARE * len(rest) / total
+        sample = spread(rest, SPREAD_SAMPLE)
+        each = sum(_verbatim(p, j) + 1 for j in sample) / len(sample)
+        out.update(heads[j] for j in spread(rest, min(int(share // each), len(rest) - 1)))  # one place stays listed
+    return frozenset(out)
 
 
 def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
@@ -1254,13 +1289,15 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
     each cap is reckoned from the locations' lengths, then checked on the view built."""
     by_key = p.common(s).by_key
-    rests = {k: v[fold.examples :] for k, v in by_key.items() if k in fold.rules}
+    heads, more = p.diags.head, fold.more
+    rests = {k: array("I", (j for j in v[fold.examples :] if heads[j] not in more)) if more else v[fold.examples :]
+             for k, v in by_key.items() if k in fold.rules}
 
     def listed(cap: int) -> int:
         return sum(sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) + (20 if len(rest) > cap else 0)
                    for rest in rests.values())
 
-    smallest = build(_Fold(fold.rules, fold.examples, 1))
+    smallest = build(fold._replace(cap=1))
     base = visible_size(smallest) - listed(1)
     low, high, best = 1, fold.cap, 1
     while low <= high:
@@ -1272,7 +1309,7 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
     for _ in range(3):
         if best <= 1:
             break
-        plan = build(_Fold(fold.rules, fold.examples, best))
+        plan = build(fold._replace(cap=best))
         if visible_size(plan) <= room:
             return plan
         best = int(best * 0.8)
@@ -1297,13 +1334,19 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if size > room:
         del plan  # each view let go before the next is built
         fold = _fit(parser, settings, size - room)
-        plan = build(fold)
-        size = visible_size(plan)
-        if size > room:
-            del plan
-            plan = _cap(build, fold, room, parser, settings)
-        else:
-            plan = _widen(build, parser, fold, plan, room - size)
+        spread_room = room
+        for _ in range(3):
+            more = _spread(parser, fold, spread_room, settings)
+            plan = build(fold._replace(more=more))
+            size = visible_size(plan)
+            if size > room:
+                del plan
+                plan = _cap(build, fold._replace(more=more), room, parser, settings)
+            else:
+                plan = _widen(build, parser, fold._replace(more=more), plan, room - size)
+            if not more or visible_size(plan) <= room:
+                break
+            spread_room //= 2  # the lines spread took too much of the room: fewer of them
     return plan if plan.omits_anything else passthrough(raw)
 
 

@@ -311,6 +311,34 @@ def reduced_fit(raw: bytes, conf=None):
     return alone.plan, alone.visible, alone.by_id()
 
 
+@pytest.mark.parametrize("max_chars", [9_500, 15_000])
+def test_a_folded_rule_whose_messages_differ_shows_lines_spread_over_it(max_chars):
+    """mypy names the function in each ``Call to untyped function "x" in typed context``: a list of
+    places would drop the names. Past the room such a rule shows lines as printed, evenly spaced over
+    the whole rule (not only its first ones); the places not shown are listed or counted, and the
+    rule's ref holds exactly the lines not shown."""
+    raw = type_data("mypy_strict_radon.txt")
+    calls = re.findall(rb"^\S+:\d+: error: Call to untyped function .*\[no-untyped-call\]$", raw, re.M)
+    assert len(calls) == 149 and len(set(c.split(b": error: ")[1] for c in calls)) == 67
+    plan, visible, refs = reduced_fit(raw, config(max_chars=max_chars))
+    assert visible_size(plan) <= max_chars
+    shown = [i for i, line in enumerate(calls) if line in visible.split(b"\n")]
+    assert len(shown) >= max_chars // 1000  # many lines, ...
+    assert shown[-1] >= len(calls) * 3 // 4 and any(len(calls) // 4 <= i <= len(calls) * 3 // 4 for i in shown)  # ... spread
+    m = re.search(rb"^\[no-untyped-call \xc3\x97(\d+) more \(.*; exact lines: #ref:(ctx_\w+)\]$", visible, re.M)
+    assert m
+    folded = refs[m.group(2).decode()]
+    assert folded.count(b"[no-untyped-call]") == int(m.group(1)) == len(calls) - len(shown)
+    assert b"Found 298 errors in 11 files (checked 12 source files)" in visible
+
+
+def test_a_folded_rule_whose_messages_are_the_same_lists_places_not_lines():
+    raw = type_data("mypy_strict_typer_tests.txt")  # 58 of 63 no-untyped-def: one message
+    plan, visible, _ = reduced_fit(raw, config(max_chars=6_000))
+    shown = re.findall(rb"^\S+:\d+: error: Function is missing a return type annotation  \[no-untyped-def\]$", visible, re.M)
+    assert len(shown) <= 2  # the examples: the rest are places
+
+
 def test_mypy_strict_keeps_every_error_line_as_printed_and_folds_the_notes():
     raw = type_data("mypy_strict_typer_tests.txt")
     assert classify(raw)[0] == "diagnostics"
