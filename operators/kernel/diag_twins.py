@@ -13,6 +13,15 @@ SEV_BRACKET_RE = re.compile(rb"[a-z]+\[")  # how a line both rustc's ``error[E03
 SUSPECT, DASH = 1, 2
 
 
+def _intern(numbers: dict, items: list, item: bytes) -> int:
+    """``item``'s number in ``items``, appended when new."""
+    n = numbers.get(item)
+    if n is None:
+        n = numbers[item] = len(items)
+        items.append(item)
+    return n
+
+
 def diag_heads_py(raw: bytes):
     """(lines, at, loc, flags, rest_ids, rests, path_ids, paths), as ``_kernel.diag_heads``: for each line
     ``LOC_LINES_RE`` matches (its text: up to its ``\\n``), in order: its index (uint32; lines split after
@@ -40,18 +49,8 @@ def diag_heads_py(raw: bytes):
         loc.append(len(text[:a].rstrip(b": -")))
         suspect = b"): " in text or b".go:" in text or SEV_BRACKET_RE.match(text) is not None
         flags.append((SUSPECT if suspect else 0) | (DASH if b" - " in text[a - 3 : a] else 0))
-        rest = m.group(5)
-        n = rest_of.get(rest)
-        if n is None:
-            n = rest_of[rest] = len(rests)
-            rests.append(rest)
-        rest_ids.append(n)
-        path = m.group(2)
-        n = path_of.get(path)
-        if n is None:
-            n = path_of[path] = len(paths)
-            paths.append(path)
-        path_ids.append(n)
+        rest_ids.append(_intern(rest_of, rests, m.group(5)))
+        path_ids.append(_intern(path_of, paths, m.group(2)))
     return lines, at, loc, flags, rest_ids, rests, path_ids, paths
 
 
