@@ -13,6 +13,9 @@ for ``re2.compile(pattern, options)``):
 * ``compiled()`` returns the real compiled pattern, for code that needs one (``re.sub(X, …)`` with a
   pattern object, ``m.re is X``: such code keeps ``re.compile``, or compares with ``X.compiled()``).
 
+``re2_program(pattern)`` gives the RE2 program behind a pattern, to be asked for its spans without a
+match object (the secret scan, the safety pass and ``git log -p``'s signal search do).
+
 A bad pattern raises its ``re.error`` on first use instead of at import; ``tests/test_relazy.py``
 compiles every lazy pattern of every module, so a bad one still fails the tests.
 
@@ -45,6 +48,25 @@ from typing import Any, Callable
 
 _KEPT = ("match", "search", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner")
 made: list["LazyPattern"] = []  # every lazy pattern, for the test that compiles them all
+
+
+NO_SPAN = (-1, -1)  # what ``re2_program``'s ``match`` gives for a group that took no part (or no match)
+
+
+def re2_program(pattern):
+    """The RE2 program behind ``pattern`` (a compiled ``re2`` pattern, or a ``lazy`` one: compiled now),
+    asked directly: ``(match, anchor)``, where ``match(anchor.UNANCHORED, text, start, end)`` (or
+    ``anchor.ANCHOR_BOTH``) gives each group's ``(start, end)``, ``NO_SPAN`` for none, as ``search``
+    (``fullmatch``) would find them but without a match object, whose every group read costs a few
+    Python calls. None for a pattern of another engine, or an ``re2`` module that keeps it elsewhere."""
+    real = pattern.compiled() if isinstance(pattern, LazyPattern) else pattern
+    program = getattr(real, "_regexp", None)
+    if program is None:
+        return None
+    import re2  # loaded already: it compiled ``real``
+
+    anchor = getattr(re2, "_Anchor", None)
+    return None if anchor is None else (program.Match, anchor)
 
 
 class LazyPattern:

@@ -42,8 +42,7 @@ import re2
 
 from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
-
-_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)  # how ``search`` asks the program
+from operators.relazy import NO_SPAN, re2_program
 
 CHUNK = 4096  # a dirty region extends to at least this many bytes (whole lines): few regions on dense escapes
 WINDOW, SAMPLE = 1 << 16, 8192  # binary check: the first SAMPLE bytes of every WINDOW bytes
@@ -668,13 +667,13 @@ def matching_spans(regex, raw: bytes, spans: list[tuple[int, int]]):
     more than the search). Otherwise the spans are searched one at a time, by the compiled program
     directly (no match object a span). Another pattern (``re``, whose ``endpos`` ends the text) is
     searched span by span."""
-    program = getattr(regex, "_regexp", None)
-    if program is None or _UNANCHORED is None:
+    program = re2_program(regex)
+    if program is None:
         return ((start, end) for start, end in spans if regex.search(raw, start, end) is not None)
     if regex.search(with_context(raw, spans)) is None:
         return iter(())
-    match, nothing = program.Match, (-1, -1)
-    return ((start, end) for start, end in spans if match(_UNANCHORED, raw, start, end)[0] != nothing)
+    match, unanchored = program[0], program[1].UNANCHORED
+    return ((start, end) for start, end in spans if match(unanchored, raw, start, end)[0] != NO_SPAN)
 
 
 def _kept_text_dirty(plan: Plan, kept: int | None = None) -> bool:

@@ -35,7 +35,7 @@ from collections import Counter
 
 import re2
 
-from operators.relazy import lazy  # the patterns most runs never use: compiled on first use
+from operators.relazy import NO_SPAN, lazy, re2_program  # lazy: the patterns most runs never use, compiled on first use
 
 HIDDEN = b"[secret hidden]"
 MULTILINE_HINT = b"PRIVATE KEY"  # the one shape that spans lines: a PEM private key
@@ -106,8 +106,6 @@ _PLACEHOLDER = _compile(
 )
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
-_ANCHOR = getattr(re2, "_Anchor", None)  # how the compiled program is asked (``scan``)
-_NULL_SPAN = (-1, -1)  # a group that took no part in the match
 
 
 # -- environment variables (``env``, ``export -p``: the table type) ------------------------------
@@ -165,10 +163,10 @@ def _placeholder(value: bytes) -> bool:
     value = value.strip()
     if not value:
         return True
-    program = getattr(_PLACEHOLDER.compiled(), "_regexp", None)
-    if program is None or _ANCHOR is None or type(value) is not bytes:
+    program = re2_program(_PLACEHOLDER)
+    if program is None or type(value) is not bytes:
         return _PLACEHOLDER.fullmatch(value) is not None
-    return program.Match(_ANCHOR.ANCHOR_BOTH, value, 0, len(value))[0] != _NULL_SPAN
+    return program[0](program[1].ANCHOR_BOTH, value, 0, len(value))[0] != NO_SPAN
 
 
 def _kv_span(m) -> tuple[int, int] | None:
@@ -218,10 +216,10 @@ def scan(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int,
     compiled program is asked for each match's spans directly (``_Spans``: no match object of the RE2
     module, whose every group read costs a few Python calls); the same searches as ``SECRET_RE.search``."""
     end = len(data) if end is None else end
-    program = getattr(SECRET_RE, "_regexp", None)
+    program = re2_program(SECRET_RE)
     found = []
     pos = start
-    if program is None or _ANCHOR is None or type(data) is not bytes:
+    if program is None or type(data) is not bytes:
         while pos < end:
             m = SECRET_RE.search(data, pos, end)
             if m is None:
@@ -231,14 +229,14 @@ def scan(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int,
                 found.append(span)
             pos = max(m.end(), pos + 1)
         return found
-    match, unanchored, size = program.Match, _ANCHOR.UNANCHORED, len(data)
+    match, unanchored, size = program[0], program[1].UNANCHORED, len(data)
     stop = max(0, min(end, size))
     while pos < end:
         at = max(0, min(pos, size))
         if at > stop:
             break
         spans = match(unanchored, data, at, stop)
-        if spans[0] == _NULL_SPAN:
+        if spans[0] == NO_SPAN:
             break
         span = _span(_Spans(data, spans))
         if span is not None and span[1] > span[0]:
@@ -258,7 +256,7 @@ class _Spans:
 
     def group(self, g: int = 0):
         span = self.spans[g]
-        return None if span == _NULL_SPAN else self.data[span[0] : span[1]]
+        return None if span == NO_SPAN else self.data[span[0] : span[1]]
 
     def start(self, g: int = 0) -> int:
         return self.spans[g][0]
