@@ -32,6 +32,7 @@ from operators.errors import InvariantError
 
 KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3
 _MARK_FLAGS = bytes(kind == MARK for kind in range(256))  # a piece's kind -> 1 for a marker
+_SPAN_FLAGS = bytes(kind in (KEEP, OMIT) for kind in range(256))  # ... for a piece of the input's bytes (``extend``)
 FROM_VISIBLE, FROM_REF = 0, 1
 
 
@@ -164,20 +165,23 @@ class Plan:
                 objs.append(group)
 
     def extend(self, kinds: bytes, starts, ends, objs) -> None:
-        """Kept and omitted pieces appended as given, in columns (``kinds``: ``KEEP`` or ``OMIT``; ``objs``:
-        None or the group): the first continues where the plan is and each the one before; the caller
-        sees to it that none would have joined the one before it (``keep`` and ``omit`` join them) and
-        that each group is in ``reasons`` already."""
+        """Pieces appended as given, in columns (``kinds``: ``KEEP``, ``OMIT`` or ``SHOW``; ``objs``: None,
+        the group, or the text shown): the first kept or omitted one continues where the plan is and
+        each the one before; the caller sees to it that none would have joined the one before it
+        (``keep``, ``omit`` and ``show`` join them) and that each group is in ``reasons`` already."""
         if not kinds:
             return
-        if starts[0] != self._pos:
-            raise PlanError(f"piece {starts[0]}:{ends[0]} does not continue at {self._pos}")
+        spans = kinds.translate(_SPAN_FLAGS)
+        first = spans.find(1)
+        if first >= 0 and starts[first] != self._pos:
+            raise PlanError(f"piece {starts[first]}:{ends[first]} does not continue at {self._pos}")
         pieces = self.pieces
         pieces.kinds.extend(kinds)
         pieces.starts.extend(starts)
         pieces.ends.extend(ends)
         pieces.objs.extend(objs)
-        self._pos = ends[-1]
+        if first >= 0:
+            self._pos = ends[spans.rfind(1)]
 
     def show(self, text: bytes) -> None:
         if not text:

@@ -43,14 +43,13 @@ from operator import sub as sub_
 from typing import Annotated, NamedTuple
 
 import msgspec
-import re2
 
 from operators.config import Section, section
 from operators.kernel import diff_twins, line_starts
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, line_spans, passthrough
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
-from operators.relazy import lazy  # patterns compiled on first use
+from operators.relazy import NO_SPAN, lazy, re2_program  # lazy: patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
 NAME = "gitlog"
@@ -487,7 +486,7 @@ class _Emitter:
             if MARK in kinds:  # (none: the marker is not copied)
                 self._one_by_one(offset, sub, a, b, texts)
             else:
-                plan, pieces = self.plan, self.plan.pieces
+                plan = self.plan
                 spans = kinds.translate(_SPAN_FLAG)  # 1 for a kept or omitted piece, 0 for a shown text
                 omits = kinds.translate(_OMIT_FLAG)
                 starts = array("q", map(add, islice(sub.starts, a, b), map(offset.__mul__, spans)))
@@ -501,11 +500,7 @@ class _Emitter:
                     self.omitted += sum(compress(map(sub_, ends, starts), omits))
                 shows = kinds.translate(_SHOW_FLAG)
                 self.shown += sum(map(len, compress(objs, shows)))
-                pieces.kinds += kinds
-                pieces.starts += starts
-                pieces.ends += ends
-                pieces.objs += objs
-                plan._pos = ends[spans.rfind(1)] if spans.find(1) >= 0 else plan._pos
+                plan.extend(kinds, starts, ends, objs)
         if last < stop:
             self._one_by_one(offset, sub, last, stop, texts)
 
@@ -595,15 +590,11 @@ class _Found:
         return _lines_of_matches(self.raw, a, b, self.touched.get(self.index[a], ()))
 
 
-_NO_MATCH = (-1, -1)
-
-
 @cache
 def _signal_program():
     """``SIGNAL_RE``'s compiled RE2 program and how ``search`` asks it, or None (another engine)."""
-    program = getattr(SIGNAL_RE.compiled(), "_regexp", None)
-    unanchored = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
-    return None if program is None or unanchored is None else (program.Match, unanchored)
+    program = re2_program(SIGNAL_RE)
+    return None if program is None else (program[0], program[1].UNANCHORED)
 
 
 def _signal_in(raw: bytes, a: int, b: int) -> bool:
@@ -612,7 +603,7 @@ def _signal_in(raw: bytes, a: int, b: int) -> bool:
     program = _signal_program()
     if program is None:
         return SIGNAL_RE.search(raw, a, b) is not None
-    return program[0](program[1], raw, a, b)[0] != _NO_MATCH
+    return program[0](program[1], raw, a, b)[0] != NO_SPAN
 
 
 def _signal_matches(text: bytes):
@@ -626,7 +617,7 @@ def _signal_matches(text: bytes):
     pos, end = 0, len(text)
     while True:
         span = match(unanchored, text, pos, end)[0]
-        if span == _NO_MATCH:
+        if span == NO_SPAN:
             return
         yield span
         if pos == end:
