@@ -264,11 +264,7 @@ class _Diags:
 
     def add_ids(self, head: int, loc, key: int, severity: int, path: bytes, message, style: int) -> int:
         """``add`` with rule, severity and style as their numbers."""
-        n = self.path_ids.get(path)
-        if n is None:
-            n = self.path_ids[path] = len(self.paths)
-            self.paths.append(path)
-        self.path.append(n)
+        self.path.append(self.path_id(path))
         self.head.append(head)
         self.head_end.append(head)
         self.end.append(head)
@@ -1041,8 +1037,7 @@ class _Reducer:
             for k in range(d.head_end + 1, d.end + 1):
                 self._detail(k)
         if key in self.folded and index == self.examples:
-            heads, more, rest = self.p.diags.head, self.more, self.common.by_key[key][self.examples :]
-            self._folded_line(d, array("I", (j for j in rest if heads[j] not in more)) if more else rest)
+            self._folded_line(d, _listed(self.p, self.more, self.common.by_key[key][self.examples :]))
 
     def _reason(self, key: str) -> str:
         reason = self.reasons.get(key)
@@ -1133,6 +1128,15 @@ class _Fold(NamedTuple):
 
 
 FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
+
+
+def _listed(p: _Parser, more: frozenset, rest):
+    """The diagnostics of ``rest`` (a folded rule's past its examples) that its line lists by place:
+    all but those shown as printed again (``more``: their head lines)."""
+    if not more:
+        return rest
+    heads = p.diags.head
+    return array("I", (j for j in rest if heads[j] not in more))
 
 
 def _verbatim(p: _Parser, j: int) -> int:
@@ -1266,19 +1270,18 @@ def _spread(p: _Parser, fold: _Fold, room: int, s: Settings) -> frozenset:
     ``SPREAD_SHARE`` of ``room`` shared by the rules as their sizes. Their head lines' indexes."""
     by_key = p.common(s).by_key
     diags = p.diags
-    chosen: dict[str, array] = {}
+    chosen: list[tuple] = []  # (a rule's diagnostics past its examples, a sample of them)
     for key in fold.rules:
         rest = by_key.get(key, ())[fold.examples :]
         if len(rest) < 2 or diags.style[rest[0]] != GNU:
             continue
         sample = spread(rest, SPREAD_SAMPLE)
         if len({diags.message_of(j).strip() for j in sample}) >= max(2, SPREAD_DISTINCT * len(sample)):
-            chosen[key] = rest
-    total = sum(map(len, chosen.values()))
+            chosen.append((rest, sample))
+    total = sum(len(rest) for rest, _ in chosen)
     heads, out = diags.head, set()
-    for rest in chosen.values():
+    for rest, sample in chosen:
         share = room * SPREAD_SHARE * len(rest) / total
-        sample = spread(rest, SPREAD_SAMPLE)
         each = sum(_verbatim(p, j) + 1 for j in sample) / len(sample)
         out.update(heads[j] for j in spread(rest, min(int(share // each), len(rest) - 1)))  # one place stays listed
     return frozenset(out)
@@ -1289,9 +1292,7 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
     each cap is reckoned from the locations' lengths, then checked on the view built."""
     by_key = p.common(s).by_key
-    heads, more = p.diags.head, fold.more
-    rests = {k: array("I", (j for j in v[fold.examples :] if heads[j] not in more)) if more else v[fold.examples :]
-             for k, v in by_key.items() if k in fold.rules}
+    rests = {k: _listed(p, fold.more, v[fold.examples :]) for k, v in by_key.items() if k in fold.rules}
 
     def listed(cap: int) -> int:
         return sum(sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) + (20 if len(rest) > cap else 0)
@@ -1336,15 +1337,15 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         fold = _fit(parser, settings, size - room)
         spread_room = room
         for _ in range(3):
-            more = _spread(parser, fold, spread_room, settings)
-            plan = build(fold._replace(more=more))
+            spread_fold = fold._replace(more=_spread(parser, fold, spread_room, settings))
+            plan = build(spread_fold)
             size = visible_size(plan)
             if size > room:
                 del plan
-                plan = _cap(build, fold._replace(more=more), room, parser, settings)
+                plan = _cap(build, spread_fold, room, parser, settings)
             else:
-                plan = _widen(build, parser, fold._replace(more=more), plan, room - size)
-            if not more or visible_size(plan) <= room:
+                plan = _widen(build, parser, spread_fold, plan, room - size)
+            if not spread_fold.more or visible_size(plan) <= room:
                 break
             spread_room //= 2  # the lines spread took too much of the room: fewer of them
     return plan if plan.omits_anything else passthrough(raw)
@@ -1426,14 +1427,7 @@ def tiers(lines, config) -> list | None:
     from operators.kernel import diag_heads
 
     found, at, _, flags, rest_ids, rests, _, _ = diag_heads(text)
-    hits = []
-    for rest in rests:
-        if ERROR_RE.search(rest):
-            hits.append((0, 1))
-        elif WARNING_RE.search(rest):
-            hits.append((0, 2))
-        else:
-            hits.append((0, 3) if _code_and_severity(rest, False) is not None else (1, 0))
+    hits = list(map(_rest_tier, rests))
     out: list = [None] * len(lines)
     for line, rest in zip(found, rest_ids):
         out[line] = hits[rest]
@@ -1459,18 +1453,23 @@ TIERS: dict[bytes, tuple[int, int]] = {}  # ``_loc_tier``: the tier of each text
 TIERS_MAX = 20_000
 
 
+def _rest_tier(rest: bytes) -> tuple[int, int]:
+    """``tier`` of the text after a location: an error, a warning, another diagnostic (a rule code or a
+    severity), else context."""
+    if ERROR_RE.search(rest):
+        return 0, 1
+    if WARNING_RE.search(rest):
+        return 0, 2
+    return (0, 3) if _code_and_severity(rest, False) is not None else (1, 0)
+
+
 def _loc_tier(loc: bytes, rest: bytes) -> tuple[int, int]:
     """``tier`` of a ``path:line:col: rest`` line (``loc``: what comes before ``rest``), its rest's
     part worked out once for each text (the same message at many places): no error or warning word
     can run across the two (``loc`` ends with ``:``, ``-`` or a space)."""
     hit = TIERS.get(rest)
     if hit is None:
-        if ERROR_RE.search(rest):
-            hit = 0, 1
-        elif WARNING_RE.search(rest):
-            hit = 0, 2
-        else:
-            hit = (0, 3) if _code_and_severity(rest, False) is not None else (1, 0)
+        hit = _rest_tier(rest)
         if len(TIERS) >= TIERS_MAX:
             TIERS.clear()
         TIERS[rest] = hit
