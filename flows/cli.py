@@ -287,18 +287,6 @@ def build_parser() -> argparse.ArgumentParser:
     return make_parser(COMMANDS)
 
 
-_PARSER_NAMES = ("terminal_columns", "_HelpFormatter", "_Parser", "_Commands", "_LazySubParsers", "_Version")
-
-
-def __getattr__(name: str):
-    """The parser's parts, which live in ``flows.parser`` (imported with argparse, only to parse)."""
-    if name in _PARSER_NAMES:
-        from flows import parser
-
-        return getattr(parser, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def plain_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments ``build_parser().parse_args(argv)`` gives the two forms an agent sends most, with no
     option: ``analyze PATH`` and ``run [--] CMD ARGS…`` (everything after ``run`` is the command); None for

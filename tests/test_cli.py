@@ -223,7 +223,7 @@ def test_main_called_with_arguments_leaves_the_process_alone(home):
 def test_help_width_is_the_one_shutil_gives(columns, monkeypatch):
     import shutil
 
-    from flows.cli import terminal_columns
+    from flows.parser import terminal_columns
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)

@@ -56,7 +56,7 @@ def test_a_commands_help_lists_all_its_options(command, capsys):
 def test_a_command_is_declared_and_run_by_the_same_module(command):
     """One parser per command module: the function that declares a command's arguments sets, as its
     ``func``, a function of its own module."""
-    from flows.cli import _Parser
+    from flows.parser import _Parser
 
     parser = _Parser(prog=f"tokens {command}", declare=COMMANDS[command][1])
     parser.format_usage()  # declares it

@@ -183,6 +183,8 @@ def _c_long_lines(raw: bytes, limit: int, skip) -> list[tuple[int, int]]:
     """The lines over ``limit`` bytes outside ``skip`` (see ``log_twins.long_lines_py``), as (start, end) pairs."""
     found = iter(memoryview(C.long_lines(raw, limit, array("q", [at for region in skip for at in region]))).cast("q"))
     return list(zip(found, found))
+
+
 def _c_blame_columns(raw: bytes, starts) -> tuple[array, int]:
     """The code column of each blame line (-1: none) as an int64 array, and the widest line number (see
     ``blame_twins.blame_columns_py``)."""
@@ -204,18 +206,15 @@ def _c_diag_heads(raw: bytes):
             memoryview(rest_ids).cast("i"), rests, memoryview(path_ids).cast("i"), paths)
 
 
-
 def _c_diag_runs(codes, first: int, stop: int, heads, lasts, starts, ends):
     """The runs of equal codes of a diagnostics plan's pieces (see ``diag_twins.diag_runs_py``)."""
     run_codes, firsts, run_starts, run_ends = C.diag_runs(codes, first, stop, heads, lasts, starts, ends)
     return run_codes, memoryview(firsts).cast("q"), memoryview(run_starts).cast("q"), memoryview(run_ends).cast("q")
 
 
-
 def _c_diag_ranks(key, nkeys: int):
     """Each diagnostic's rank in its rule and the rules' diagnostics (see ``diag_twins.diag_ranks_py``)."""
     return tuple(memoryview(column).cast("I") for column in C.diag_ranks(key, nkeys))
-
 
 
 def _c_diag_columns(*columns):
