@@ -19,7 +19,7 @@ Secret values are found by one RE2 scan (bytes as Latin-1: any input, valid UTF-
   Face (``hf_``), Google API keys (``AIza…``) and JWTs (``eyJ….eyJ….…``).
 
 A value that is a placeholder (``***``, ``<redacted>``, ``${VAR}``, ``null``, ``true``, a short
-number) is not a secret. Only the value is a span: the key stays readable.
+number) is not a secret, nor is the name after a test runner's ``PASS:`` (``--- PASS: TestParse2``). Only the value is a span: the key stays readable.
 
 ``scan(data, start, end)`` gives the ``(start, end)`` of every secret value; ``hide(data)`` replaces
 each value by ``[secret hidden]`` (text with no ref of its own: a summary, a search result);
@@ -104,6 +104,7 @@ _PLACEHOLDER = _compile(
     rb"|null|none|nil|true|false|yes|no|on|off|undefined|redacted|\[redacted\]|hidden|masked|changeme|secret"
     rb"|password|token|\[secret hidden[^\]]*\]|#ref\\?:ctx_[0-9a-f]+|\d{1,9})\z"
 )
+RESULT_WORDS = (b"PASS", b"XPASS")  # ``PASS: name`` is a test runner's line (go test, automake, TAP-like), not a key
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
 
@@ -176,8 +177,8 @@ def _kv_span(m) -> tuple[int, int] | None:
         if m.group(group) is not None:
             value, start, end = m.group(group), m.start(group), m.end(group)
             break
-    if _placeholder(value):
-        return None
+    if _placeholder(value) or (key in RESULT_WORDS and sep.strip() == b":"):
+        return None  # a test's result, ``--- PASS: TestParse2 (0.00s)``, names no password
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"
     # key: value, key = value (prose, code, YAML): a value that reads as a key, not a word or an expression

@@ -45,7 +45,8 @@ valid JSON (or NDJSON) whenever the input was.
 * **NDJSON** (one value per line) is a sequence treated like an array: each line is reduced, newlines
   stay, and a long run of same-shaped lines is summarised; a line with a signal word in a value (not
   in a member's name), such as ``go test -json``'s ``"Output": "--- FAIL: …"``, counts as failing, and
-  so does ``"Action": "fail"`` (a status-like field).
+  so does ``"Action": "fail"`` (a status-like field); of the two lines before a failing line kept, one
+  naming a place in a value (``"Output": "    strip_test.go:43: want 200"``: the assertion) stays too.
 * **under the ceiling** (``reduce``): a document that fits the room is shown unfolded; a folded one
   still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
   past the first shown in brief, then every item kept for what it carries in brief, none whole; a
@@ -141,6 +142,8 @@ NOTABLE_CANDIDATE_RE = re2.compile(_ERROR_KEY + b"|" + _FAILING_STATUS.replace(r
 
 
 _KEY_END = re.compile(rb'[^"\\\n]{0,64}"[ \t]*:')  # what follows a word that is part of a member's name
+PLACE_IN_VALUE = re.compile(rb"[\w./-]+\.[A-Za-z]\w*:[0-9]+\b")  # ``handler_test.go:43`` (see mark_assertions)
+ASSERT_BEFORE = 2  # lines before a failing NDJSON line looked at for its assertion
 
 
 def _signal_in_values(raw: bytes, start: int, end: int):
@@ -446,7 +449,25 @@ class _Reducer:
                 keep[j] = 1
             elif not keep[j]:
                 others.append(j)
+        if lines and found:
+            self.mark_assertions(entries, idxs, keep, lo, found)
         return others
+
+    def mark_assertions(self, entries, idxs, keep: bytearray, lo: int, found: list[int]) -> None:
+        """The lines just before a failing line kept (``ASSERT_BEFORE`` at most) that name a place in a
+        value (``"Output": "    strip_test.go:43: want 200"``): a test runner's assertion and where it
+        failed, printed before the line that says the test failed."""
+        raw = self.raw
+        failing = set(found)
+        for j in found:
+            if not keep[j]:
+                continue
+            for k in range(j - 1, max(lo, j - ASSERT_BEFORE) - 1, -1):
+                if keep[k] or k in failing:
+                    break
+                vs, ve = entries[idxs[k]][2], entries[idxs[k]][3]
+                if any(_KEY_END.match(raw, m.end()) is None for m in PLACE_IN_VALUE.finditer(raw, vs, ve)):
+                    keep[k] = 1
 
     def keep_brief(self, vs: int) -> bool:
         """Show the object at ``vs`` in brief (``plan_brief``), if fewer than ``brief_max`` are."""

@@ -245,7 +245,7 @@ def _go_test_json(failing: set[str]) -> bytes:
     for k in range(120):
         name = f"TestHandler{k:03d}"
         for action, output in (("run", None), ("output", f"=== RUN   {name}\n"),
-                               ("output", f"    handler_test.go:{40 + k}: status 500\n" if name in failing else None),
+                               ("output", f"    handler_test.go:{40 + k}: got 204, want 200\n" if name in failing else None),
                                ("output", f"--- {'FAIL' if name in failing else 'PASS'}: {name} (0.00s)\n"),
                                ("fail" if name in failing else "pass", None)):
             if action == "output" and output is None:
@@ -262,7 +262,8 @@ def _go_test_json(failing: set[str]) -> bytes:
 
 def test_ndjson_lines_that_say_a_test_failed_stay_in_view():
     """`go test -json`: no error member, no status field; the failing tests are the records whose
-    ``Action`` is ``fail`` and the output records that print ``--- FAIL``. They stay, in place."""
+    ``Action`` is ``fail`` and the output records that print ``--- FAIL``. They stay, in place, and so
+    does the assertion each printed before (``handler_test.go:57: got 204, want 200``: no signal word)."""
     failing = {"TestHandler017", "TestHandler060", "TestHandler101"}
     raw = _go_test_json(failing)
     assert classify(raw)[0] == "json" and len(raw) > 30_000
@@ -272,6 +273,8 @@ def test_ndjson_lines_that_say_a_test_failed_stay_in_view():
     for name in sorted(failing):
         assert f'"Output":"--- FAIL: {name} (0.00s)\\n"' in visible, name
         assert f'"Action":"fail","Package":"example.com/mux","Test":"{name}"' in visible, name
+        line = 40 + int(name[-3:])
+        assert f'"Output":"    handler_test.go:{line}: got 204, want 200\\n"' in visible, name
     assert "--- PASS: TestHandler050" not in visible  # the passing ones fold
     assert visible.index("TestHandler017") < visible.index("TestHandler060") < visible.index("TestHandler101")
 
