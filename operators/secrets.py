@@ -19,7 +19,7 @@ Secret values are found by one RE2 scan (bytes as Latin-1: any input, valid UTF-
   Face (``hf_``), Google API keys (``AIza…``) and JWTs (``eyJ….eyJ….…``).
 
 A value that is a placeholder (``***``, ``<redacted>``, ``${VAR}``, ``null``, ``true``, a short
-number) is not a secret, nor is the name after a test runner's ``PASS:`` (``--- PASS: TestParse2``). Only the value is a span: the key stays readable.
+number, a version range) is not a secret, nor is the name after a test runner's ``PASS:`` (``--- PASS: TestParse2``). Only the value is a span: the key stays readable.
 
 ``scan(data, start, end)`` gives the ``(start, end)`` of every secret value; ``hide(data)`` replaces
 each value by ``[secret hidden]`` (text with no ref of its own: a summary, a search result);
@@ -99,10 +99,14 @@ def _compile(pattern: bytes):
 
 
 SECRET_RE = re2.compile(_PATTERN, _options())
+# a version (dotted: 7.1.3, 2.x) or one under an operator (^4.0.0-rc.1, >=3): never a long bare number
+_RANGE = rb"(?:[\^~<>=]+\s*v?\d+(?:\.(?:\d+|[x*]))*|v?\d+(?:\.(?:\d+|[x*]))+)(?:[-+][0-9A-Za-z.]+)?"
 _PLACEHOLDER = _compile(
     rb"(?i)\A(?:\**|x{3,}|\.{3,}|-+|_+|<[^>]*>|\$\{?[A-Za-z_][\w.]*\}?|%[sd]|\{\{[^}]*\}\}|\{[^}]*\}|%\([^)]*\)s"
     rb"|null|none|nil|true|false|yes|no|on|off|undefined|redacted|\[redacted\]|hidden|masked|changeme|secret"
-    rb"|password|token|\[secret hidden[^\]]*\]|#ref\\?:ctx_[0-9a-f]+|\d{1,9})\z"
+    rb"|password|token|\[secret hidden[^\]]*\]|#ref\\?:ctx_[0-9a-f]+|\d{1,9}|latest"
+    # a version or a range of them (``"minipass": "^7.1.3"``, ``"js-tokens": ">=3 <5 || ^4.0.0-rc.1"``)
+    rb"|" + _RANGE + rb"(?:\s*(?:\|\||-|\s)\s*" + _RANGE + rb")*)\z"
 )
 RESULT_WORDS = (b"PASS", b"XPASS")  # ``PASS: name`` is a test runner's line (go test, automake, TAP-like), not a key
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")

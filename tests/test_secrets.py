@@ -116,6 +116,7 @@ def test_each_shape_is_found_and_only_its_value(tmp_path):
     b"SSH_AUTH_SOCK=/tmp/ssh-XXXXabcd/agent.1234", b"reads the `Authorization: Bearer <token>` header",
     b"password=******** token=<redacted> secret=null", b"sk-learn-classifier-pipeline-model-v2", b'"cookie": "~0.7.2"',
     b"    --- PASS: TestWrapWriterHTTP2 (0.10s)", b"PASS: tests/t0042-parse2", b"XPASS: test_utf8_v2",
+    b'"js-tokens": "^4.0.0",', b'"minipass": "^5.0.0 || ^6.0.2 || ^7.0.0"', b'"node-tokens": ">=3 <5"',
 ])
 def test_what_is_not_a_secret_stays(text):
     assert secrets.scan(text) == []
