@@ -53,7 +53,13 @@ valid JSON (or NDJSON) whenever the input was.
   document on few lines then shows as many of them in brief as fit, the first ones, the others counted
   in the runs' markers, while one printed over many lines is left to the ceiling, which keeps each
   item's decision lines) so that the ceiling never has to cut it blind (a one-line document would keep
-  its line's head only); room left shows folded items by their identity (``IDENTITY``).
+  its line's head only); room left shows folded items by their identity (``IDENTITY``; a view whose
+  estimate came out over the room is tried again with less).
+* **an outline** (``_outline``), for a big document that folding leaves over its room while nothing in
+  an array would be folded (a dependency tree, ``npm ls --all --json``: its folded map kept a few
+  dependencies whole and named none of the others): every member down to the deepest level at which
+  the whole fits the budget, each container below it one string naming what it holds,
+  ``"dependencies": "{…} 3 keys: #ref:ctx_…"``.
 * **null members in brief**: a run of two or more members holding ``null`` is one member naming them.
 
 Refs are grouped by path (``$.events[].metadata`` is one ref however many items show it) and
@@ -284,6 +290,9 @@ class _Reducer:
         self.briefs = 0  # items shown in brief so far
         self.identity: dict[int, int] = {}  # where the objects shown by their identity start -> their depth in the item
         self.identity_room = 0  # bytes folded items may still take shown by their identity (0: none)
+        self.depth_max: int | None = None  # containers deeper than this are folded whole (``_outline``)
+        self.depth_items = False  # ... and whether one of them lay in an array's item (the outline is no good then)
+        self.deep = 0  # containers folded whole so far
         self.identity_costs: dict[int, int] = {}  # identity_cost of the objects looked at (mark, then plan)
 
     # ---- refs -------------------------------------------------------------------------------
@@ -483,12 +492,14 @@ class _Reducer:
         marked = False
         for a, b in runs:
             for j in range(a, b + 1):
-                vs = entries[idxs[j]][2]
+                ks, _, vs, ve = entries[idxs[j]]
                 cost = self.identity_cost(vs, 0)
+                if cost and ks >= 0:
+                    cost += vs - ks  # a map's entry: its key is shown too
                 if cost > self.identity_room:
                     self.identity_room = 0  # in order: no later item shown before an earlier one
                     return marked
-                if cost and cost <= IDENTITY_SHARE * (entries[idxs[j]][3] - vs):  # else it is as long as the item
+                if cost and cost <= IDENTITY_SHARE * (ve - vs):  # else it is as long as the item
                     keep[j] = 1
                     self.identity[vs] = 0
                     self.identity_room -= cost
@@ -990,6 +1001,20 @@ class _Reducer:
             return entries, self.plan_object(entries, path, protected)
         return entries, self.plan_array(entries, path, protected)
 
+    def fold_deep(self, vs: int, ve: int, path, in_array: bool) -> None:
+        """A container past ``depth_max`` in one marker string naming what it holds:
+        ``"dependencies": "{…} 3 keys: #ref:ctx_…"``."""
+        if in_array:
+            self.depth_items = True
+        entries, _ = scan_level(self.raw, vs, self.ends)
+        if not entries:
+            return  # ``{}``, ``[]``: shown as they are
+        self.deep += 1
+        n, obj = len(entries), self.raw[vs] == _OBJ
+        unit = ("key" if obj else "item") + ("s" if n > 1 else "")
+        label = ("{\u2026} " if obj else "[\u2026] ") + f"{n} {unit}: "
+        self.edit(vs, ve, self.group("deep", path, "what lies deeper than the outline shows", vs), _json_str(label)[:-1], b'"')
+
     def run(self) -> Plan:
         raw = self.raw
         start = document_start(raw)  # lines printed before the document stay as they are
@@ -1001,10 +1026,11 @@ class _Reducer:
         if len(items) == 1 and raw[items[0][2]] == _OBJ:
             self.important = important_values(raw, items[0][2], self.ends)
         # the top-level values are walked like the elements of an array (one, or NDJSON lines)
-        stack = [[items, self.plan_array(items, None, False, unit="lines" if ndjson else "values"), 0]]
+        stack = [[items, self.plan_array(items, None, False, unit="lines" if ndjson else "values"), 0, 0, False]]
+        depth_max = self.depth_max
         while stack:
             frame = stack[-1]
-            entries, actions, i = frame
+            entries, actions, i, depth, in_array = frame
             if i >= len(entries):
                 stack.pop()
                 continue
@@ -1018,11 +1044,14 @@ class _Reducer:
                 if not action[2] and REPEAT_MIN <= ve - vs <= REPEAT_MAX and shallow(action[1]) \
                         and self.repeated(vs, ve, action[1]):
                     continue
+                if depth_max is not None and depth >= depth_max and ve >= 0:
+                    self.fold_deep(vs, ve, action[1], in_array)
+                    continue
                 if i + 1 == len(entries):
                     stack.pop()  # nothing left at this level: `[[[…]]]` holds one frame, not one per level
                 elif len(stack) >= MAX_PENDING:
                     continue  # that deep with work pending on every level: the value stays verbatim
-                stack.append([*self.children(vs, action[1], action[2]), 0])
+                stack.append([*self.children(vs, action[1], action[2]), 0, depth + 1, in_array or raw[vs] == _ARR])
             elif kind == NOISE:
                 end = ve if ve >= 0 else len(raw)
                 self.edit(vs, end, self.group("noise", action[1], "noise value", vs), b'"', b'"')
@@ -1107,6 +1136,7 @@ ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arra
 ROOM_MIN = 8_000  # ... but at least this (under a small ceiling: Codex's) ...
 ROOM_MAX_SHARE = 0.9  # ... and at most this part of the ceiling
 IDENTITY_MAX_BYTES = 8 << 20  # ... in a document up to this size (a third walk of a bigger one costs too much)
+IDENTITY_TRIES = 3  # walks to show them in: a view over the room is tried again with less (its costs are estimates)
 UNFOLDED = 1 << 40  # array_min that no array reaches
 
 
@@ -1129,17 +1159,57 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
             if visible_size(whole) <= room:
                 plan, make = whole, partial(_Reducer, raw, granularity, unfolded)
         if plan is None:
+            fit = section(config, "ceiling").budget_chars
             plan = _Reducer(raw, granularity, cfg).run()
-            plan, make = _tightened(raw, granularity, cfg, plan, section(config, "ceiling").budget_chars)
+            plan, make = _tightened(raw, granularity, cfg, plan, fit)
+            if visible_size(plan) > room and len(raw) > fit:  # no room to name what it folded: an outline may
+                outline = _outline(raw, granularity, cfg, fit)  # show more
+                if outline is not None:
+                    return outline
         spare = room - visible_size(plan)
         if not cfg.identity or spare < IDENTITY_MIN or len(raw) > IDENTITY_MAX_BYTES or not plan.omits_anything:
             return plan
-        named = make()  # the folded items shown by their identity while the room lasts
-        named.identity_room = spare
-        shown = named.run()
-        return shown if named.identity and visible_size(shown) <= room else plan
+        base, allowed = room - spare, spare
+        for _ in range(IDENTITY_TRIES):  # the folded items shown by their identity while the room lasts
+            named = make()
+            named.identity_room = allowed
+            shown = named.run()
+            size = visible_size(shown)
+            if not named.identity or size <= room:
+                return shown if named.identity else plan
+            allowed = allowed * spare // (size - base) - MARKER_EST  # the costs were reckoned short: by as much less
+            if allowed < IDENTITY_MIN:
+                break
+        return plan
     except RecursionError:
         return passthrough(raw)
+
+
+OUTLINE_MAX_BYTES = 8 << 20  # a bigger document is not walked again for an outline
+OUTLINE_DEPTHS = range(2, 13)  # levels an outline shows: at least two (a map's keys and what each holds)
+
+
+def _outline(raw: bytes, granularity: str, cfg, fit: int) -> Plan | None:
+    """A document that folding leaves over its room (a dependency tree: ``npm ls --all --json``, whose
+    folded map keeps a few dependencies whole and names none of the others), shown breadth first: every member down to the deepest level at which the whole fits, each container
+    below it one marker string (``fold_deep``), nothing folded beside. None when no such level shows
+    two, when fewer than two containers lie below it (a chain of single members is no tree), or when
+    it would fold anything inside an array (a list of items: the folded view names them better, by
+    their identity, the failing ones first)."""
+    from operators.ceiling import visible_size
+
+    if len(raw) > OUTLINE_MAX_BYTES:
+        return None
+    unfolded = msgspec.structs.replace(cfg, array_min=UNFOLDED)
+    best = None
+    for depth in OUTLINE_DEPTHS:
+        reducer = _Reducer(raw, granularity, unfolded)
+        reducer.depth_max = depth
+        tried = reducer.run()
+        if reducer.depth_items or visible_size(tried) > fit or reducer.deep < 2:
+            break  # (one container folded: a chain, ``{"a":{"a":…}}``, no tree)
+        best = tried
+    return best
 
 
 # What a folded document over the ceiling gives up, step by step: long strings (a failure's traceback)

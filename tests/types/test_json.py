@@ -1092,3 +1092,70 @@ def test_compiler_json_messages_with_a_stray_stderr_line_are_json_each_shown_in_
             assert b'"message":%s' % json.dumps(m["message"]).encode() in visible
         assert b'"code":"%s"' % m["code"]["code"].encode() in visible
     assert b'"reason":"build-finished","success":false' in visible
+
+
+# ---- a document folding leaves over the budget: an outline, breadth first ------------------------
+
+def _dependency_tree(seed: int = 7) -> dict:
+    """An `npm ls --all --json` tree: 14 top-level dependencies, each with its own nested ones."""
+    rng = random.Random(seed)
+    words = ["core", "utils", "parser", "plugin", "types", "loader", "cli", "config", "runtime", "kit"]
+
+    def dep(depth: int) -> dict:
+        node = {"version": f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}", "overridden": False}
+        if depth < 4:
+            node["dependencies"] = {f"@scope{depth}/{rng.choice(words)}-{rng.randint(0, 999)}": dep(depth + 1)
+                                    for _ in range(rng.randint(2, 5))}
+        return node
+
+    top = {f"top-{w}-{k}": dep(1) for k, w in enumerate(words + ["zeta", "omega", "sigma", "kappa"])}
+    return {"version": "1.0.0", "name": "app", "problems": ["extraneous: left-pad@1.3.0 /srv/app/node_modules/left-pad"],
+            "dependencies": top}
+
+
+def test_a_dependency_tree_over_the_budget_shows_every_top_level_dependency_and_its_version():
+    """Folding a map of 14 dependencies keeps a few whole and the ceiling cuts the rest blind; the
+    outline shows each top-level dependency with its version, deeper levels as markers with refs."""
+    doc = _dependency_tree()
+    raw = json.dumps(doc, indent=2).encode() + b"\n"
+    assert len(raw) > 100_000
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+    visible = packet.visible.decode()
+    assert len(packet.visible) <= 25_000
+    for name, node in doc["dependencies"].items():
+        at = visible.index(f'"{name}": {{')
+        assert visible.index(f'"version": "{node["version"]}"', at) < at + 80, name
+    assert '"problems": [' in visible and "extraneous: left-pad@1.3.0" in visible
+    assert re.search(r'": "\{…\} \d+ keys?: #ref:ctx_[0-9a-f]+"', visible)  # deeper levels: a marker each
+
+
+def test_an_outline_never_folds_an_arrays_items_whole():
+    """A long array of items keeps its folded view (first items, failing ones, identity) over an
+    outline that would turn each item into a marker."""
+    items = [{"id": k, "status": "failed" if k == 70 else "ok", "detail": {"trace": "x" * 300, "k": k}}
+             for k in range(400)]
+    raw = json.dumps({"total": 400, "items": items}, indent=2).encode()
+    visible = reduce_bytes(raw).visible.decode()
+    assert "{…}" not in visible and '"id": 70' in visible
+
+
+def test_a_lockfiles_packages_are_named_with_their_versions_when_the_first_estimate_is_short():
+    """A package-lock's ``packages`` map folds; the room left shows the folded packages by their
+    identity (``"node_modules/x": {"version": …}``). The cost of each was reckoned without its key,
+    the view came out over the room and was dropped whole: it is tried again with less."""
+    rng = random.Random(3)
+    packages = {"": {"name": "app", "version": "2.0.0", "dependencies": {"left": "^1.0.0"}}}
+    for k in range(160):
+        name = f"node_modules/@scope-{k % 7}/package-with-a-long-name-{k}"
+        packages[name] = {"version": f"{rng.randint(0, 9)}.{k}.0",
+                          "resolved": f"https://registry.npmjs.org/@scope-{k % 7}/package-with-a-long-name-{k}/-/p-{k}.tgz",
+                          "engines": {"node": ">=18"},
+                          "integrity": "sha512-" + "".join(rng.choice("abcdefABCDEF0123456789+/") for _ in range(86)) + "==",
+                          "dev": True, "license": "MIT"}
+    raw = json.dumps({"name": "app", "version": "2.0.0", "lockfileVersion": 3, "packages": packages}, indent=2).encode()
+    visible = reduce_bytes(raw).visible.decode()
+    named = [name for name, p in packages.items() if name and re.search(
+        re.escape(f'"{name}": {{') + r'\s*"version": "' + re.escape(p["version"]) + '"', visible)]
+    assert len(named) >= 40, len(named)
+    assert len(visible) <= 25_000
