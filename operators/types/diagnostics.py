@@ -44,7 +44,10 @@ room (``_spread``); its other places are listed after them. Room the folding lea
 message of a folded rule not shown yet (one rule, many functions or attributes), then the others in
 order; the rest stay listed by place. tsc's places are listed one a line as tsc prints the start of its line, ``src/a.ts(3,7):
 error TS7006``: the form editors' problem matchers and an agent's searches look for. When even that is too long, each folded rule lists fewer locations, evenly spaced over
-the rule (first and last kept), the others counted (``and N more places``). Under a smaller budget
+the rule (first and last kept), the others counted (``and N more places``). Past ``max_shown`` the
+folded rules' diagnostics go to one ref (group ``rules``; ``tokens expand ID --grep RULE`` gives one
+rule's): a ref a rule would make a piece for each run of one rule among the others, hundreds of
+thousands over a whole tree, each hashed, written and checked on its own. Under a smaller budget
 (``tier``) the summary and folded-rule lines come first, then errors, warnings and the other
 diagnostic lines.
 
@@ -887,8 +890,9 @@ def _locations(p: "_Parser", indexes) -> bytes:
 
 
 class _Reducer:
-    def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold"):
+    def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold", one_ref: bool = False):
         self.raw, self.p, self.s = raw, parser, settings
+        self.one_ref = one_ref  # every folded rule's diagnostics to one ref (past ``max_shown``: ``reduce``)
         self.plan = Plan(raw)
         self.folded, self.examples, self.cap, self.more = fold.rules, fold.examples, fold.cap, fold.more
         self.groups: dict[str, str] = {}
@@ -933,7 +937,7 @@ class _Reducer:
 
     def _group(self, key: str) -> str:
         if key not in self.groups:
-            self.groups[key] = "rule:" + key if len(self.groups) < 30 else "rules"
+            self.groups[key] = "rule:" + key if len(self.groups) < 30 and not self.one_ref else "rules"
         return self.groups[key]
 
     def run(self) -> Plan:
@@ -1076,7 +1080,7 @@ class _Reducer:
     def _reason(self, key: str) -> str:
         reason = self.reasons.get(key)
         if reason is None:
-            reason = self.reasons[key] = f"diagnostics of rule {key}"
+            reason = self.reasons[key] = "diagnostics of the folded rules" if self.one_ref else f"diagnostics of rule {key}"
         return reason
 
     def _keep_head(self, d: Diag) -> None:
@@ -1396,10 +1400,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if not parser.diags:
         return passthrough(raw)
 
-    def build(fold: _Fold) -> Plan:
-        return _Reducer(raw, parser, settings, fold).run()
-
     fold = _Fold(_fold_plan(parser.diags, settings), settings.examples, settings.max_locations)
+    one_ref = bool(fold.rules)  # past max_shown: the folded rules' diagnostics, runs of many rules, in one ref
+
+    def build(fold: _Fold) -> Plan:
+        return _Reducer(raw, parser, settings, fold, one_ref).run()
+
     plan = build(fold)
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)

@@ -778,7 +778,9 @@ def _many_rules(counts: list[int], seed: int = 3) -> bytes:
 def test_rules_folded_past_max_shown_are_not_counted_again_when_the_view_fits_the_room():
     """Past ``max_shown`` the most frequent rules fold before the view is measured; fitting it to the
     room then folds the others too (their folding was not taken for done by counting the first ones'
-    again): the view fits the room, every rule shows its first line and its folded line."""
+    again): the view fits the room, every rule shows its first line and its folded line. The folded
+    rules' lines not shown are in one ref (a rule's ref each would make a piece for each run of a
+    rule among the others: hundreds of thousands over a whole tree)."""
     counts = [3000, 1500, 800, 600, 400, 300, 200, 100]
     raw = _many_rules(counts)
     conf = config(max_chars=25_000, max_shown=2_000)
@@ -786,9 +788,14 @@ def test_rules_folded_past_max_shown_are_not_counted_again_when_the_view_fits_th
     plan, visible, refs = reduced_fit(raw, conf)
     assert visible_size(plan) <= 25_000 * conf.diagnostics.room_share
     shown = set(visible.split(b"\n"))
+    ids = set()
     for r, n in enumerate(counts):
         first = re.search(rb"^.*: X%03d .*$" % r, raw, re.M).group()
         assert first in shown
         m = re.search(rb"^\[X%03d \xc3\x97(\d+) more \(.*; exact lines: #ref:(ctx_\w+)\]$" % r, visible, re.M)
         assert m and int(m.group(1)) == n - 1  # one example, the others listed by place or counted
+        ids.add(m.group(2).decode())
+        as_printed = len(re.findall(rb"^\S+: X%03d .*$" % r, visible, re.M))
+        assert bytes(refs[m.group(2).decode()]).count(b": X%03d " % r) == n - as_printed
+    assert len(ids) == 1
     assert b"Found 6900 errors." in visible
