@@ -292,6 +292,26 @@ class Spans:
         raw = memoryview(self.raw)
         return (raw[start:end] for start, end in zip(self.starts, self.ends))
 
+    def chunks(self):
+        """The content as ``parts()`` has it, but spans under ``CHUNK`` bytes copied one after another
+        into blocks of about ``CHUNK`` bytes: many small spans (the lines of one rule among others')
+        are hashed, written and compared a block at a time rather than a call a span; a span of
+        ``CHUNK`` bytes or more stays a view of the input."""
+        raw, view, out = self.raw, memoryview(self.raw), bytearray()
+        for start, end in zip(self.starts, self.ends):
+            if end - start >= CHUNK:
+                if out:
+                    yield out
+                    out = bytearray()
+                yield view[start:end]
+            else:
+                out += raw[start:end]
+                if len(out) >= CHUNK:
+                    yield out
+                    out = bytearray()
+        if out:
+            yield out
+
     def __len__(self) -> int:
         return self.offsets[-1]
 
@@ -326,10 +346,11 @@ class Spans:
 
 
 def parts_of(content):
-    """The buffers that make up a ref's content, bytes or ``Spans``, in order."""
-    return content.parts() if isinstance(content, Spans) else (content,)
+    """The buffers that make up a ref's content, bytes or ``Spans`` (``Spans.chunks``), in order."""
+    return content.chunks() if isinstance(content, Spans) else (content,)
 
 
+CHUNK = 1 << 20  # bytes of a ref's small spans joined into one block (``Spans.chunks``)
 SHARE_MIN = 1 << 16  # bytes from which omissions(share=True) gives views instead of a copy
 
 

@@ -44,7 +44,10 @@ room (``_spread``); its other places are listed after them. Room the folding lea
 message of a folded rule not shown yet (one rule, many functions or attributes), then the others in
 order; the rest stay listed by place. tsc's places are listed one a line as tsc prints the start of its line, ``src/a.ts(3,7):
 error TS7006``: the form editors' problem matchers and an agent's searches look for. When even that is too long, each folded rule lists fewer locations, evenly spaced over
-the rule (first and last kept), the others counted (``and N more places``). Under a smaller budget
+the rule (first and last kept), the others counted (``and N more places``). Past ``max_shown`` the
+folded rules' diagnostics go to one ref (group ``rules``; ``tokens expand ID --grep RULE`` gives one
+rule's): a ref a rule would make a piece for each run of one rule among the others, hundreds of
+thousands over a whole tree, each hashed, written and checked on its own. Under a smaller budget
 (``tier``) the summary and folded-rule lines come first, then errors, warnings and the other
 diagnostic lines.
 
@@ -84,7 +87,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import compress, islice, repeat
-from operator import add, and_, eq, gt, ne
+from operator import add, and_, eq, gt, ne, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -197,7 +200,8 @@ class Diag:
 
 STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
-PLAIN, GNU, PYRIGHT = 0, 1, 2
+PLAIN, GNU, PYRIGHT, TSC = 0, 1, 2, 3
+_LISTED_AS_IS = bytes((PLAIN, GNU, PYRIGHT, STYLE_IDS["rust"]))  # styles whose place is the location as printed
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
 _NOT_SUSPECT = bytes(not v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line no other form can take
 
@@ -831,10 +835,43 @@ def _place(p: "_Parser", j: int) -> bytes:
     return place
 
 
+def _starts_of(p: "_Parser", indexes) -> tuple[list, list] | None:
+    """Where the places of the diagnostics ``indexes`` start and end in the input when each is the
+    start of its head line as printed (``_Diags.loc`` an offset in it, no escapes in the input,
+    neither tsc nor stylish: ``_place`` is the location as printed, listed whole); None otherwise."""
+    diags = p.diags
+    locs = list(map(diags.loc.__getitem__, indexes))
+    if not p.clean or not locs or min(locs) < 0 or bytes(map(diags.style.__getitem__, indexes)).translate(None, _LISTED_AS_IS):
+        return None
+    starts = list(map(p.starts.__getitem__, map(diags.head.__getitem__, indexes)))
+    return starts, list(map(add, starts, locs))
+
+
+def _places_size(p: "_Parser", indexes) -> int:
+    """``sum(len(_place(p, j)) + 1 for j in indexes)`` read off the columns: a place that starts its
+    head line is as long as the offset where it ends (``_Diags.loc``); tsc's and the ones kept
+    aside are made."""
+    diags = p.diags
+    locs = list(map(diags.loc.__getitem__, indexes))
+    if not locs:
+        return 0
+    if min(locs) < 0 or TSC in bytes(map(diags.style.__getitem__, indexes)):
+        return sum(len(_place(p, j)) + 1 for j in indexes)
+    return sum(locs) + len(locs)
+
+
 def _locations(p: "_Parser", indexes) -> bytes:
     """The places of folded diagnostics (``_place``; bytes: a path need not be UTF-8), separated by a
     space, tsc's one a line; stylish ones as ``path:line:col`` then ``line:col`` while the file
     stays the same; a place seen several times once, with ``×N``."""
+    fast = _starts_of(p, indexes)
+    if fast is not None:  # each place the start of its head line, as printed
+        raw = p.raw
+        places = list(map(raw.__getitem__, map(slice, *fast)))
+        repeats = Counter(places)
+        if len(repeats) < len(places):
+            places = [loc + b" \xc3\x97%d" % repeats[loc] if repeats[loc] > 1 else loc for loc in repeats]
+        return b" ".join(places)
     parts: list[bytes] = []
     last_path = None
     diags = [p.diags[j] for j in indexes]
@@ -853,8 +890,9 @@ def _locations(p: "_Parser", indexes) -> bytes:
 
 
 class _Reducer:
-    def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold"):
+    def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold", one_ref: bool = False):
         self.raw, self.p, self.s = raw, parser, settings
+        self.one_ref = one_ref  # every folded rule's diagnostics to one ref (past ``max_shown``: ``reduce``)
         self.plan = Plan(raw)
         self.folded, self.examples, self.cap, self.more = fold.rules, fold.examples, fold.cap, fold.more
         self.groups: dict[str, str] = {}
@@ -899,7 +937,7 @@ class _Reducer:
 
     def _group(self, key: str) -> str:
         if key not in self.groups:
-            self.groups[key] = "rule:" + key if len(self.groups) < 30 else "rules"
+            self.groups[key] = "rule:" + key if len(self.groups) < 30 and not self.one_ref else "rules"
         return self.groups[key]
 
     def run(self) -> Plan:
@@ -1042,7 +1080,7 @@ class _Reducer:
     def _reason(self, key: str) -> str:
         reason = self.reasons.get(key)
         if reason is None:
-            reason = self.reasons[key] = f"diagnostics of rule {key}"
+            reason = self.reasons[key] = "diagnostics of the folded rules" if self.one_ref else f"diagnostics of rule {key}"
         return reason
 
     def _keep_head(self, d: Diag) -> None:
@@ -1071,20 +1109,10 @@ class _Reducer:
         plan = self.plan
         if not plan.ends_line():
             plan.show(b"\n")
-        message = d.message.strip().decode("utf-8", "replace").removeprefix(d.key).lstrip(": ")
-        message = message[:50] + "…" if len(message) > 50 else message
-        listed = spread(rest, self.cap)
-        left = len(rest) - len(listed)
-        more = f" and {left:,} more place{'s' if left != 1 else ''}" if left else ""
-        if d.style == "tsc":  # a place a line, as tsc prints it
-            plan.show(f"[{d.key} ×{len(rest)} more ({message}), exact lines: ".encode())
-            plan.mark(self._group(d.key))
-            plan.show(b"]\n" + _locations(self.p, listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
-            return
-        plan.show(f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(self.p, listed) +
-                  f"{more}; exact lines: ".encode())
+        before, after = _folded_text(self.p, d, rest, self.cap)
+        plan.show(before)
         plan.mark(self._group(d.key))
-        plan.show(b"]\n")
+        plan.show(after)
 
     def _footer(self) -> None:
         plan = self.plan
@@ -1098,6 +1126,21 @@ class _Reducer:
                 plan.show((b"" if plan.ends_line() else b"\n") + text)
                 plan.mark(group)
                 plan.show(b"]\n")
+
+
+def _folded_text(p: _Parser, d: Diag, rest: array, cap: int) -> tuple[bytes, bytes]:
+    """The line of a folded rule (``d``: its last example; ``rest``: its diagnostics listed by place),
+    ``cap`` places listed: its text before the marker of the rule's ref and after it."""
+    message = d.message.strip().decode("utf-8", "replace").removeprefix(d.key).lstrip(": ")
+    message = message[:50] + "…" if len(message) > 50 else message
+    listed = spread(rest, cap)
+    left = len(rest) - len(listed)
+    more = f" and {left:,} more place{'s' if left != 1 else ''}" if left else ""
+    if d.style == "tsc":  # a place a line, as tsc prints it
+        return (f"[{d.key} ×{len(rest)} more ({message}), exact lines: ".encode(),
+                b"]\n" + _locations(p, listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
+    return (f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(p, listed) + f"{more}; exact lines: ".encode(),
+            b"]\n")
 
 
 SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
@@ -1161,37 +1204,55 @@ def _hidden(raw: bytes, start: int, end: int) -> list[tuple[int, int, str, str]]
     return out
 
 
-def _gain(p: _Parser, rest, cap: int) -> int:
-    """Bytes saved by listing ``rest`` (diagnostics' indexes) by location instead of verbatim."""
+def _shown_size(p: _Parser, indexes) -> int:
+    """The bytes the head lines of the diagnostics ``indexes`` take shown (``_verbatim``)."""
     if p.clean:
-        starts, ends, heads, head_ends = p.starts, p.ends, p.diags.head, p.diags.head_end
-        shown = sum(map(ends.__getitem__, map(head_ends.__getitem__, rest))) - sum(map(starts.__getitem__, map(heads.__getitem__, rest)))
-    else:
-        shown = sum(_verbatim(p, j) for j in rest)
-    return shown - sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) - FOLD_LINE
+        sizes = p.__dict__.get("_sizes")
+        if sizes is None:  # each diagnostic's, once
+            starts, ends, diags = p.starts, p.ends, p.diags
+            sizes = p._sizes = array("I", map(sub, map(ends.__getitem__, diags.head_end), map(starts.__getitem__, diags.head)))
+        return sum(map(sizes.__getitem__, indexes))
+    return sum(_verbatim(p, j) for j in indexes)
 
 
-def _fit(p: _Parser, s: Settings, over: int) -> _Fold:
+def _gain(p: _Parser, key: str, examples: int, cap: int, s: Settings) -> int:
+    """Bytes saved by listing the diagnostics of rule ``key`` past its first ``examples`` by location
+    instead of verbatim. The size of a rule's lines shown is worked out once (``_fit`` asks again
+    for one example, after two)."""
+    indexes = p.common(s).by_key[key]
+    rest = indexes[examples:]
+    sizes = p.__dict__.setdefault("_rule_sizes", {})
+    whole = sizes.get(key)
+    if whole is None:
+        whole = sizes[key] = _shown_size(p, indexes)
+    return whole - _shown_size(p, indexes[:examples]) - _places_size(p, spread(rest, cap)) - FOLD_LINE
+
+
+def _fit(p: _Parser, s: Settings, over: int) -> tuple[_Fold, int]:
     """The folding that takes about ``over`` bytes off the verbatim view: the most frequent rules
     folded first (their first ``examples`` diagnostics verbatim, the others by location); then one
-    example a rule (``_cap`` then lists fewer locations a rule when that is not enough)."""
+    example a rule (``_cap`` then lists fewer locations a rule when that is not enough). ``over`` is
+    measured on the view where the rules past ``max_shown`` are folded already (``_fold_plan``): what
+    their folding takes off is added to it, so that it is not counted again as it is reckoned for them.
+    With the bytes still over by that reckoning (0 or less: it fits)."""
     by_key = p.common(s).by_key
     ranked = sorted(by_key, key=lambda k: -len(by_key[k]))
     fold = _Fold(set(_fold_plan(p.diags, s)), s.examples, s.max_locations)
+    over += sum(_gain(p, key, s.examples, fold.cap, s) for key in fold.rules)  # folded in the view measured already
     for examples in sorted({s.examples, 1}, reverse=True):
         rules, left = set(), over
         for key in ranked:
             rest = by_key[key][examples:]
             if left <= 0 or not rest:
                 continue
-            gain = _gain(p, rest, fold.cap)
+            gain = _gain(p, key, examples, fold.cap, s)
             if key in fold.rules or gain > 0:
                 rules.add(key)
                 left -= gain
         fold = _Fold(rules | fold.rules, examples, fold.cap)
         if left <= 0:
             break
-    return fold
+    return fold, left
 
 
 UNFOLD_MIN = 200  # bytes of room left over below which no folded diagnostic is shown verbatim again
@@ -1287,18 +1348,19 @@ def _spread(p: _Parser, fold: _Fold, room: int, s: Settings) -> frozenset:
     return frozenset(out)
 
 
-def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
+def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan | None = None) -> Plan:
     """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
-    each cap is reckoned from the locations' lengths, then checked on the view built."""
+    each cap is reckoned from the locations' lengths, then checked on the view built. ``smallest``:
+    the view with one location a rule, when it is built already."""
     by_key = p.common(s).by_key
     rests = {k: _listed(p, fold.more, v[fold.examples :]) for k, v in by_key.items() if k in fold.rules}
 
     def listed(cap: int) -> int:
-        return sum(sum(len(_place(p, j)) + 1 for j in spread(rest, cap)) + (20 if len(rest) > cap else 0)
-                   for rest in rests.values())
+        return sum(_places_size(p, spread(rest, cap)) + (20 if len(rest) > cap else 0) for rest in rests.values())
 
-    smallest = build(fold._replace(cap=1))
+    if smallest is None:
+        smallest = build(fold._replace(cap=1))
     base = visible_size(smallest) - listed(1)
     low, high, best = 1, fold.cap, 1
     while low <= high:
@@ -1317,6 +1379,19 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings) -> Plan:
     return smallest
 
 
+def _lines_size(p: _Parser, fold: _Fold, s: Settings) -> int:
+    """The bytes the folded rules' lines take in the view of ``fold`` (``_folded_text``, markers
+    aside): the view's size is that of another listing fewer places a rule, less its lines, plus these."""
+    by_key, diags, total = p.common(s).by_key, p.diags, 0
+    for key in fold.rules:
+        indexes = by_key.get(key, ())
+        if len(indexes) >= fold.examples:  # its last example is followed by its line
+            before, after = _folded_text(p, diags[indexes[fold.examples - 1]],
+                                         _listed(p, fold.more, indexes[fold.examples :]), fold.cap)
+            total += len(before) + len(after)
+    return total
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     """Every diagnostic line as printed while the view fits the room (``room_share`` of the output
     ceiling); past it the rules fold (``_fit``), then their location lists shorten (``_cap``)."""
@@ -1325,22 +1400,31 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if not parser.diags:
         return passthrough(raw)
 
-    def build(fold: _Fold) -> Plan:
-        return _Reducer(raw, parser, settings, fold).run()
-
     fold = _Fold(_fold_plan(parser.diags, settings), settings.examples, settings.max_locations)
+    one_ref = bool(fold.rules)  # past max_shown: the folded rules' diagnostics, runs of many rules, in one ref
+
+    def build(fold: _Fold) -> Plan:
+        return _Reducer(raw, parser, settings, fold, one_ref).run()
+
     plan = build(fold)
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
     if size > room:
         del plan  # each view let go before the next is built
-        fold = _fit(parser, settings, size - room)
+        fold, short = _fit(parser, settings, size - room)
         spread_room = room
         for _ in range(3):
             spread_fold = fold._replace(more=_spread(parser, fold, spread_room, settings))
-            plan = build(spread_fold)
-            size = visible_size(plan)
-            if size > room:
+            smallest = None
+            if short > 0 and spread_fold.cap > 1:  # over by the reckoning: the view with one place a rule first,
+                one = spread_fold._replace(cap=1)  # the one with every list measured from it (not built when over)
+                smallest = build(one)
+                size = visible_size(smallest) - _lines_size(parser, one, settings) + _lines_size(parser, spread_fold, settings)
+                if size <= room:
+                    smallest = None
+            if smallest is not None:
+                plan = _cap(build, spread_fold, room, parser, settings, smallest)
+            elif (size := visible_size(plan := build(spread_fold))) > room:
                 del plan
                 plan = _cap(build, spread_fold, room, parser, settings)
             else:

@@ -761,3 +761,41 @@ def test_a_view_made_a_run_at_a_time_is_the_one_made_a_diagnostic_at_a_time(monk
             slow = diagnostics._Reducer(raw, p, s, fold).run()
         assert list(fast.pieces) == list(slow.pieces)
         assert list(fast.reasons.items()) == list(slow.reasons.items())
+
+
+def _many_rules(counts: list[int], seed: int = 3) -> bytes:
+    """A linter's output: rule ``X0nn`` at ``counts[nn]`` places, the rules mixed as a tree's files mix them."""
+    import random
+
+    rng = random.Random(seed)
+    rules = [r for r, n in enumerate(counts) for _ in range(n)]
+    rng.shuffle(rules)
+    lines = [b"src/pkg%d/mod_%d.py:%d:%d: X%03d Message of rule %d at this place\n"
+             % (i % 7, i % 41, i + 1, rng.randint(1, 80), r, r) for i, r in enumerate(rules)]
+    return b"".join(lines) + b"Found %d errors.\n" % len(rules)
+
+
+def test_rules_folded_past_max_shown_are_not_counted_again_when_the_view_fits_the_room():
+    """Past ``max_shown`` the most frequent rules fold before the view is measured; fitting it to the
+    room then folds the others too (their folding was not taken for done by counting the first ones'
+    again): the view fits the room, every rule shows its first line and its folded line. The folded
+    rules' lines not shown are in one ref (a rule's ref each would make a piece for each run of a
+    rule among the others: hundreds of thousands over a whole tree)."""
+    counts = [3000, 1500, 800, 600, 400, 300, 200, 100]
+    raw = _many_rules(counts)
+    conf = config(max_chars=25_000, max_shown=2_000)
+    assert len(diagnostics.parse(raw).diags) == sum(counts) > conf.diagnostics.max_shown
+    plan, visible, refs = reduced_fit(raw, conf)
+    assert visible_size(plan) <= 25_000 * conf.diagnostics.room_share
+    shown = set(visible.split(b"\n"))
+    ids = set()
+    for r, n in enumerate(counts):
+        first = re.search(rb"^.*: X%03d .*$" % r, raw, re.M).group()
+        assert first in shown
+        m = re.search(rb"^\[X%03d \xc3\x97(\d+) more \(.*; exact lines: #ref:(ctx_\w+)\]$" % r, visible, re.M)
+        assert m and int(m.group(1)) == n - 1  # one example, the others listed by place or counted
+        ids.add(m.group(2).decode())
+        as_printed = len(re.findall(rb"^\S+: X%03d .*$" % r, visible, re.M))
+        assert bytes(refs[m.group(2).decode()]).count(b": X%03d " % r) == n - as_printed
+    assert len(ids) == 1
+    assert b"Found 6900 errors." in visible
