@@ -212,6 +212,7 @@ class _View:
         self.text = out.getvalue()
         self.pieces = pieces
         self.n = len(pieces)
+        self.raw_size = len(plan.raw)  # the input's bytes: an input just over the budget is cut less (``target``)
         self.block_newlines: dict[int, int] = {}  # block -> its newlines (``newlines``)
 
     @cached_property
@@ -445,10 +446,14 @@ def _by_rank(order: array, rank_of) -> array:
     return out
 
 
-def target(budget: int) -> int:
+def target(budget: int, size: int = 0) -> int:
     """The bytes an output over it is cut to, but for its must-see lines: the budget is a ceiling for
-    what an agent must see, and only a smaller target for the rest (``TARGET_SHARE``, ``TARGET_MIN``)."""
-    return min(budget, max(int(budget * TARGET_SHARE), TARGET_MIN))
+    what an agent must see, and only a smaller target for the rest (``TARGET_SHARE``, ``TARGET_MIN``).
+    An input of ``size`` bytes just over the budget is cut by as much as it is over (to ``2 × budget -
+    size``, never below the target): one a little longer than the budget is not halved, where one a
+    little shorter is shown whole (``apply``)."""
+    cut = min(budget, max(int(budget * TARGET_SHARE), TARGET_MIN))
+    return max(cut, min(budget, 2 * budget - size)) if size else cut
 
 
 def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
@@ -487,7 +492,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         if not left and not rest:
             choice.used -= SUMMARY_EST
     fits = _fits_itself(kind, config)  # its reducer made what it shows: only the excess over the budget goes
-    whole = budget + head if fits else target(budget + head)  # the target is the whole output's, ``head`` included
+    whole = budget + head if fits else target(budget + head, view.raw_size)  # the whole output's, ``head`` included
     soft = max(0, whole - head) + extra
     share = int(soft * CONTEXT_SHARE)
     attach = fold and not _ranks_own_lines(kind, config)  # a log: tier 1 is its rare lines and its traces

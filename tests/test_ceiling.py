@@ -499,7 +499,14 @@ def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     the reducer made it; the same text as a source file (not FITS) is cut to the target."""
     from operators.ceiling import target
 
-    plan = passthrough(b"x" * 100 + b"\n" + b"".join(b'{"seq": %d, "note": "item %d"}\n' % (k, k) for k in range(600)))
+    shown = b"x" * 100 + b"\n" + b"".join(b'{"seq": %d, "note": "item %d"}\n' % (k, k) for k in range(600))
+    plan = Plan(shown + b"#" * 3 * CEILING + b"\n")  # an input far over the budget, its tail folded by the reducer
+    plan.keep(0, len(shown))
+    plan.omit(len(shown), len(plan.raw), "tail", "a folded tail")
+    plan.show(b"[tail: ")
+    plan.mark("tail")
+    plan.show(b"]\n")
+    plan.finish()
     size = visible_size(plan)
     assert target(CEILING) < size < CEILING
     assert fit(plan, CEILING, "json") is plan
@@ -811,3 +818,24 @@ def test_view_newlines_counts_every_range_exactly_and_reuses_blocks():
         for a, b in ranges:
             assert view.newlines(raw, a, b) == raw.count(b"\n", a, b), (a, b)
     assert view.block_newlines  # whole blocks were kept
+
+
+def test_an_input_just_over_the_budget_is_cut_by_what_it_is_over_not_halved(home):
+    """A text a little shorter than the budget is shown whole; one a little longer used to be cut to the
+    target (half the budget). It is cut by about as much as it is over, and past one and a half budgets
+    to the target as before."""
+    from operators.ceiling import target
+
+    def text(size: int) -> bytes:
+        rows, k = [], 0
+        while sum(map(len, rows)) < size:
+            rows.append(b"- release note %05d: the parser now keeps line %d of a quoted block as written\n" % (k, k))
+            k += 1
+        return b"".join(rows)
+
+    over = reduce_bytes(text(CEILING + 1_000), forced_type="text")
+    assert CEILING_GUARD in over.guard and over.restore_pass
+    assert CEILING - 3_000 <= len(over.visible) <= CEILING
+    far = reduce_bytes(text(2 * CEILING), forced_type="text")
+    assert len(far.visible) <= target(CEILING) + 2_000
+    assert target(CEILING, CEILING + 1_000) == CEILING - 1_000 and target(CEILING, 2 * CEILING) == target(CEILING)

@@ -135,7 +135,7 @@ SUMMARY_RE = lazy(
     rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
     rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
     rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
-    rb"|\d+ problems?$)"
+    rb"|\d+ problems?$|\d+ warnings?$|only showing the first \d+ (?:errors|warnings), of \d+ total)"
 )
 BUILD_MARKER_RE = lazy(
     rb"^(?:g?make(?:\[\d+\])?: |\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+)? .*-c |=+ test session starts"

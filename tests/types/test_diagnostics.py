@@ -373,6 +373,15 @@ def test_javac_keeps_the_error_its_source_line_and_symbol_and_location_lines():
     assert b"only showing the first 100 errors, of 307 total" in visible
 
 
+def test_javac_closing_count_of_warnings_stays():
+    """javac ends with ``19 warnings`` after the last warning's caret: a summary line, not that
+    warning's snippet (it was folded with the carets)."""
+    raw = type_data("javac_xlint_serial_jsoup.txt")
+    assert raw.endswith(b"\n19 warnings\n") and classify(raw)[0] == "diagnostics"
+    _, visible, _ = reduced_fit(raw, config())
+    assert b"\n19 warnings\n" in visible
+
+
 def test_ruff_over_the_ceiling_fits_itself_and_each_rule_keeps_its_first_line():
     raw = type_data("ruff_all_concise_typer.txt.gz")
     lines = re.findall(rb"^(\S+:\d+:\d+): ([A-Z]+\d+) .*$", raw, re.M)
