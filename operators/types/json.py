@@ -1015,6 +1015,24 @@ class _Reducer:
         label = ("{\u2026} " if obj else "[\u2026] ") + f"{n} {unit}: "
         self.edit(vs, ve, self.group("deep", path, "what lies deeper than the outline shows", vs), _json_str(label)[:-1], b'"')
 
+    def descend(self, stack: list, frame: list, action, depth_max: int | None) -> None:
+        """Walk into the container ``frame`` is at (its entry before ``frame[2]``): a new frame on
+        ``stack``, unless it repeats one shown before, lies past ``depth_max`` (``fold_deep``) or past
+        ``MAX_PENDING`` pending levels (it stays verbatim)."""
+        entries, _, i, depth, in_array = frame
+        _, _, vs, ve = entries[i - 1]
+        if not action[2] and REPEAT_MIN <= ve - vs <= REPEAT_MAX and shallow(action[1]) \
+                and self.repeated(vs, ve, action[1]):
+            return
+        if depth_max is not None and depth >= depth_max and ve >= 0:
+            self.fold_deep(vs, ve, action[1], in_array)
+            return
+        if i == len(entries):
+            stack.pop()  # nothing left at this level: `[[[…]]]` holds one frame, not one per level
+        elif len(stack) >= MAX_PENDING:
+            return  # that deep with work pending on every level: the value stays verbatim
+        stack.append([*self.children(vs, action[1], action[2]), 0, depth + 1, in_array or self.raw[vs] == _ARR])
+
     def run(self) -> Plan:
         raw = self.raw
         start = document_start(raw)  # lines printed before the document stay as they are
@@ -1041,17 +1059,7 @@ class _Reducer:
                 continue
             ks, ke, vs, ve = entries[i]
             if kind == RECURSE:
-                if not action[2] and REPEAT_MIN <= ve - vs <= REPEAT_MAX and shallow(action[1]) \
-                        and self.repeated(vs, ve, action[1]):
-                    continue
-                if depth_max is not None and depth >= depth_max and ve >= 0:
-                    self.fold_deep(vs, ve, action[1], in_array)
-                    continue
-                if i + 1 == len(entries):
-                    stack.pop()  # nothing left at this level: `[[[…]]]` holds one frame, not one per level
-                elif len(stack) >= MAX_PENDING:
-                    continue  # that deep with work pending on every level: the value stays verbatim
-                stack.append([*self.children(vs, action[1], action[2]), 0, depth + 1, in_array or raw[vs] == _ARR])
+                self.descend(stack, frame, action, depth_max)
             elif kind == NOISE:
                 end = ve if ve >= 0 else len(raw)
                 self.edit(vs, end, self.group("noise", action[1], "noise value", vs), b'"', b'"')
