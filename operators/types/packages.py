@@ -34,7 +34,7 @@ class Settings(Section):
     max_depth: Annotated[int, msgspec.Meta(ge=1)] = 1  # tree levels shown below the root
 
 
-ROOT_RE = lazy(rb"^(?:@?[\w.-]+(?:/[\w.-]+)?@\S+(?: \S.*)?|[\w-]+ v\d\S*(?: \(.*\))?|[\w.-]+==\S+)$")
+ROOT_RE = lazy(rb"^(?:@?[\w.-]+(?:/[\w.-]+)?@\S*(?: \S.*)?|[\w-]+ v\d\S*(?: \(.*\))?|[\w.-]+==\S+)$")
 BRANCH_RE = lazy(r"^((?:[│|](?:\s|\xa0)|(?:\s|\xa0){2}|[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*?)(├─[┬─] |└─[┬─] |├── |└── |\|-- |`-- )")
 PROBLEM_RE = lazy(rb"UNMET|\binvalid\b|\bextraneous\b|\bmissing\b|\bERR!?\b|^npm (?:error|ERR!)|\bconflict|\bpeer dep", re.I)
 DEDUPED_RE = lazy(rb" deduped\b| \(\*\)$")

@@ -65,3 +65,12 @@ def test_pip_list_and_freeze_pass_through_whole():
     freeze = b"".join(line.split()[0] + b"==" + line.split()[1] + b"\n" for line in raw.splitlines()[2:])
     assert classify(freeze * 2)[0] == "packages"
     assert reduced(packages, freeze * 2) == (freeze * 2, {})
+
+
+def test_npm_ls_of_a_project_without_a_version_is_a_dependency_tree():
+    """A project whose package.json has no ``version`` prints its root as ``name@ /path``: the same tree."""
+    raw = fixture_bytes("npm_ls_all.txt")
+    first, rest = raw.split(b"\n", 1)
+    unversioned = re.sub(rb"^([\w.@/-]+?)@\S+", rb"\1@", first) + b"\n" + rest
+    assert unversioned.split(b"\n", 1)[0].endswith(first.split(b" ", 1)[1]) and b"@ " in unversioned.split(b"\n", 1)[0]
+    assert classify(unversioned)[0] == "packages"
