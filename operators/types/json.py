@@ -1359,14 +1359,17 @@ def document_start(raw: bytes) -> int:
 
 
 STRAY_SHARE = 10  # NDJSON after lines printed before it may hold one stray line in this many
+STRAYS_AMONG = 2  # NDJSON from its first line may hold up to one stray line in this many (cargo's "Checking x"
+# and "error: could not compile" on stderr between its JSON messages on stdout)
 NDJSON_PROBE = (4096, 65536)  # bytes of lines read to tell NDJSON: more when the first holds under two records
 
 
-def _ndjson_from(raw: bytes, pos: int) -> bool:
+def _ndjson_from(raw: bytes, pos: int, share: int = STRAY_SHARE) -> bool:
     """Whether the lines from ``pos`` (the first 4 KB of them, a last cut line left out; up to 64 KB
     when that is not two lines: a compiler's JSON messages take a few KB each) are NDJSON: the first
-    two parse, and so does all but one line in ``STRAY_SHARE`` (a tool's stderr line printed between
-    its records, cargo's ``error: could not compile`` among its JSON messages, stays as printed)."""
+    two parse, and so does all but one line in ``share`` (a tool's stderr line printed between its
+    records, cargo's ``error: could not compile`` among its JSON messages, stays as printed); with
+    another ``share`` (from the first line of the input on) the first line parses, two lines at least."""
     for size in NDJSON_PROBE:
         head = raw[pos : pos + size]
         lines = [line for line in head.split(b"\n") if line.strip()]
@@ -1374,10 +1377,11 @@ def _ndjson_from(raw: bytes, pos: int) -> bool:
             lines.pop()
         if len(lines) >= 2 or len(raw) <= pos + size:  # two records, or all there is
             break
-    if not is_ndjson(lines[:2]):
+    first = 2 if share == STRAY_SHARE else 1  # the first two lines records (one, from the first line on)
+    if len(lines) < 2 or not all(map(_json_line, lines[:first])):
         return False
-    stray = sum(not _json_line(line) for line in lines[2:])
-    return stray * STRAY_SHARE <= len(lines)
+    stray = sum(not _json_line(line) for line in lines[first:])
+    return stray * share <= len(lines) and len(lines) - stray >= 2
 
 
 def detect(sample) -> str | None:
@@ -1391,6 +1395,8 @@ def detect(sample) -> str | None:
         return f"parses as JSON after {lines} line{'s' if lines != 1 else ''} printed before it"
     if is_ndjson(sample.lines) and not json_records(sample.lines):  # a log of JSON records is the log type's
         return "NDJSON: every sampled line parses"
+    if _ndjson_from(sample.raw, 0, STRAYS_AMONG) and not json_records(sample.lines):
+        return "NDJSON with a tool's own lines among its records"  # cargo --message-format=json 2>&1
     return None
 
 

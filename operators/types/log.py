@@ -40,6 +40,7 @@ from operators.vocab import (  # the signal vocabulary
     CONTINUATION_RE, signal_line_spans as signal_line_spans_direct,
 )
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
+TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line: part of the record before it
 
 
 SHAPE_SHARE_MAX = 4  # scan the shapes only when they are at most 1/4 of the input
@@ -471,6 +472,11 @@ def detect(sample) -> str | None:
     log_like = sum(1 for line in lines if is_log_line(line))
     if n >= 3 and log_like >= 0.5 * n:
         return f"{log_like}/{n} lines have timestamps or levels"
+    # records with their tracebacks (uvicorn's ``ERROR:    Exception in ASGI application`` and its frames):
+    # half the lines that start a record, a quarter of all lines at least
+    heads = sum(1 for line in lines if line.strip() and not CONTINUATION_RE.match(line) and not line.startswith(TRACEBACK))
+    if heads >= 3 and log_like >= 0.5 * heads and 4 * log_like >= n:
+        return f"{log_like}/{heads} records have timestamps or levels (their traces aside)"
     return None
 
 

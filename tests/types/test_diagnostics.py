@@ -160,6 +160,13 @@ tqdm/cli.py:
 tqdm/contrib/concurrent.py:
   51:89 E501 Line too long (90 > 88)
 """
+RUFF_GROUPED_PADDED = b"""more_itertools/recipes.py:
+     7:89  E501 Line too long (93 > 88)
+    49:13  B904 Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
+    71:89  E501 Line too long (92 > 88)
+   231:17  B904 Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
+    51:89  E501 Line too long (90 > 88)
+"""  # recent ruff: line numbers right-aligned, two spaces before the code
 RUFF_PARSEABLE = b"""tqdm/_utils.py:7: [E501] Line too long (93 > 88)
 tqdm/asyncio.py:49: [B904] Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None` to distinguish them from errors in exception handling
 tqdm/asyncio.py:71: [E501] Line too long (92 > 88)
@@ -169,6 +176,7 @@ tqdm/cli.py:231: [B904] Within an `except` clause, raise exceptions with `raise 
 
 def test_ruff_grouped_and_parseable_formats_are_diagnostics_and_pass_through_when_small():
     for raw, locations in ((RUFF_GROUPED, [b"7:89", b"49:13", b"71:89", b"231:17", b"51:89"]),
+                           (RUFF_GROUPED_PADDED, [b"7:89", b"49:13", b"71:89", b"231:17", b"51:89"]),
                            (RUFF_PARSEABLE, [b"tqdm/_utils.py:7", b"tqdm/asyncio.py:49", b"tqdm/cli.py:231"])):
         assert classify(raw)[0] == "diagnostics"
         parsed = diagnostics.parse(raw).diags

@@ -1159,3 +1159,25 @@ def test_a_lockfiles_packages_are_named_with_their_versions_when_the_first_estim
         re.escape(f'"{name}": {{') + r'\s*"version": "' + re.escape(p["version"]) + '"', visible)]
     assert len(named) >= 40, len(named)
     assert len(visible) <= 25_000
+
+
+def test_cargo_json_messages_with_its_stderr_lines_between_them_are_json():
+    """``cargo check --message-format=json 2>&1``: a ``Checking`` line on stderr for each crate between
+    the JSON records on stdout (nearly one line in two), and ``error: could not compile`` at the end."""
+    lines = []
+    for k in range(30):
+        lines.append(json.dumps({"reason": "compiler-artifact", "package_id": f"dep{k} 1.{k}.0", "fresh": k % 2 == 0,
+                                 "filenames": [f"/work/target/debug/deps/libdep{k}-{k:016x}.rmeta"]}, separators=(",", ":")))
+        lines.append(f"    Checking dep{k} v1.{k}.0")
+    for k in range(3):
+        lines.append(json.dumps({"reason": "compiler-message", "message": {
+            "rendered": f"error[E0609]: no field `x{k}` on type `S`\n --> src/lib.rs:{10 + k}:7\n", "level": "error",
+            "code": {"code": "E0609"}, "message": f"no field `x{k}` on type `S`"}}, separators=(",", ":")))
+    lines += ["error: could not compile `app` (lib) due to 3 previous errors", '{"reason":"build-finished","success":false}']
+    raw = ("\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "json"
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and packet.recovery_pass
+    for k in range(3):
+        assert f"no field `x{k}` on type `S`".encode() in packet.visible
+    assert b"error: could not compile `app`" in packet.visible

@@ -485,3 +485,32 @@ def test_lines_that_differ_only_in_a_hex_id_are_one_template_whatever_its_letter
     visible = render(plan, {g: f"ctx_{i:06x}" for i, g in enumerate(plan.reasons)})[0]
     hits = [line for line in visible.split(b"\n") if b"hit key=session:" in line]
     assert len(hits) <= 3 and any(line.endswith(b"\xc3\x97" + b"%d" % n) for line in hits for n in range(2900, 3001)), hits[:5]
+
+
+def _uvicorn_log(requests: int = 120) -> bytes:
+    """uvicorn's default log (a level, no timestamp) of an app whose failures print Python tracebacks:
+    the trace lines outnumber the records."""
+    out = [b"INFO:     Started server process [22761]", b"INFO:     Application startup complete."]
+    for k in range(requests):
+        if k % 5 == 3:
+            out += [b"ERROR:    Exception in ASGI application", b"Traceback (most recent call last):"]
+            for depth in range(6):
+                out += [b'  File "/srv/venv/lib/python3.11/site-packages/starlette/routing.py", line %d, in app' % (70 + depth),
+                        b"    await route.handle(scope, receive, send)"]
+            out.append(b"KeyError: 'note-%d'" % k)
+            out.append(b'INFO:     127.0.0.1:%d - "GET /notes/%d HTTP/1.1" 500 Internal Server Error' % (40000 + k, k))
+        else:
+            out.append(b'INFO:     127.0.0.1:%d - "GET /notes/%d HTTP/1.1" 200 OK' % (40000 + k, k))
+    return b"\n".join(out) + b"\n"
+
+
+def test_a_log_whose_tracebacks_outnumber_its_records_is_a_log():
+    from operators.classify import classify
+
+    raw = _uvicorn_log()
+    lines = raw.splitlines()
+    assert sum(1 for line in lines if line.startswith((b"INFO:", b"ERROR:"))) < len(lines) / 2
+    assert classify(raw)[0] == "log"
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and packet.signal_pass
+    assert b"KeyError: 'note-3'" in packet.visible and b"ERROR:    Exception in ASGI application" in packet.visible
