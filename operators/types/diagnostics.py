@@ -12,7 +12,8 @@ Recognised diagnostic lines (matched on the text without terminal escapes):
   rule`` entries; ruff's
   ``grouped`` format: ``path:`` alone, then ``  12:5 E501 message`` entries;
 * rustc/cargo/clippy and ruff's full format: ``error[E0308]: message`` or ``F401 message`` followed by
-  `` --> path:line:col``.
+  `` --> path:line:col``; miette's report (oxlint): ``  x eslint(no-shadow): message`` (``×`` in a
+  terminal, ``!``/``⚠`` a warning) followed by ``  ,-[path:line:col]`` (``╭─[``).
 
 What the reader sees: a summary line on top (how many diagnostics, by severity, by rule, by file;
 shown when rules are folded or the folded details are worth it), then every diagnostic line verbatim,
@@ -127,6 +128,10 @@ TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|
 STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
+# miette's report (oxlint): ``  x eslint(no-shadow): 'a' is already declared`` (``×``/``x`` an error,
+# ``⚠``/``!`` a warning), then ``   ,-[src/a.ts:7:9]`` (``╭─[`` drawn in Unicode), a numbered snippet, ```----``
+MIETTE_HEAD_RE = lazy(rb"^\s*(x|\xc3\x97|!|\xe2\x9a\xa0) +([\w@./-]+(?:\([\w@./-]+\))?): (.+)$")
+MIETTE_LOC_RE = lazy(rb"^\s*(?:,-|\xe2\x95\xad\xe2\x94\x80)\[((?:[A-Za-z]:)?[^\s:\]]+):(\d+):(\d+)\]\s*$")
 ARROW_RE = lazy(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
 FILE_RE = lazy(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
                      rb"|In file included from \S+|# [\w./@-]+$)")  # go build: "# example.com/app" names the package
@@ -135,7 +140,8 @@ SUMMARY_RE = lazy(
     rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
     rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
     rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
-    rb"|\d+ problems?$|\d+ warnings?$|only showing the first \d+ (?:errors|warnings), of \d+ total)"
+    rb"|\d+ problems?$|\d+ warnings?$|only showing the first \d+ (?:errors|warnings), of \d+ total"
+    rb"|Found \d+ warnings? and \d+ errors?|Finished in \S+ on \d+ files?)"
 )
 BUILD_MARKER_RE = lazy(
     rb"^(?:g?make(?:\[\d+\])?: |\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+)? .*-c |=+ test session starts"
@@ -749,6 +755,12 @@ class _Parser:
             message = m.group(3) or m.group(5)
             loc = self.text[i + 1].strip()[4:]
             return Diag(i, loc, _key(code, severity, message), severity, a.group(1), message, "rust")
+        if i + 1 < n and (b"-[" in (nxt := self.text[i + 1]) or b"\xe2\x94\x80[" in nxt):
+            if (m := MIETTE_HEAD_RE.match(t)) and (a := MIETTE_LOC_RE.match(nxt)):  # oxlint, miette's report
+                self.kind[i + 1] = PART
+                severity = "warning" if m.group(1) in (b"!", b"\xe2\x9a\xa0") else "error"
+                loc = b"%s:%s:%s" % a.groups()
+                return Diag(i, loc, _key(m.group(2), severity, m.group(3)), severity, a.group(1), m.group(3), "rust")
         if t.startswith(b"error TS") and (m := re.match(rb"error (TS\d+): ", t)):
             return Diag(i, b"", m.group(1).decode(), "error", b"", t[m.end():], "tsc")
         return _loc_diag(i, t, self.tails, self.text)

@@ -92,7 +92,7 @@ def diff(sample) -> bool:
 # a line that may start a diagnostic (every form the parser's heads take: a location, an indented
 # ``12:5`` entry, a rustc ``-->`` line after its head, tsc's ``error TS``), after a newline; tsc's
 # ``path(1,2): error TS…`` lines are counted apart (TSC_MARKS)
-DIAGNOSTIC_HEAD_RE = lazy(rb"\n[^\S\n]*(?:(?:[A-Za-z]:)?[^\s:()]+:\d|--> |error TS)")
+DIAGNOSTIC_HEAD_RE = lazy(rb"\n[^\S\n]*(?:(?:[A-Za-z]:)?[^\s:()]+:\d|--> |error TS|,-\[|\xe2\x95\xad\xe2\x94\x80\[)")
 TSC_MARKS = (b"): error TS", b"): warning TS", b"): message TS")
 
 

@@ -390,6 +390,25 @@ def test_javac_closing_count_of_warnings_stays():
     assert b"\n19 warnings\n" in visible
 
 
+@pytest.mark.parametrize("unicode", [False, True])
+def test_oxlint_reports_are_diagnostics_each_with_its_rule_and_location(unicode):
+    """miette's report (oxlint): a ``x rule: message`` head, its ``,-[path:line:col]`` line, a numbered
+    snippet; in a terminal drawn with ``×`` and ``╭─[``."""
+    raw = type_data("oxlint_datefns_head.txt")
+    if unicode:
+        raw = re.sub(rb"(?m)^(\s*)x ", "\\1\u00d7 ".encode(), raw)
+        raw = re.sub(rb"(?m)^(\s*),-\[", "\\1\u256d\u2500[".encode(), raw)
+    heads = re.findall(rb"(?m)^\s*(?:x|\xc3\x97) (eslint\([\w-]+\)): .*\n\s*(?:,-|\xe2\x95\xad\xe2\x94\x80)\[([^\]]+)\]", raw)
+    assert len(heads) >= 10 and classify(raw)[0] == "diagnostics"
+    parsed = diagnostics.parse(raw).diags
+    assert [(d.key.encode(), d.loc) for d in parsed] == heads
+    _, visible, refs = reduced_fit(raw, config(max_chars=2_500))  # a room that folds
+    for rule in {h[0] for h in heads}:
+        assert rule in visible
+    assert b"Found 0 warnings and 228 errors." in visible and b" | " not in visible  # snippets folded ...
+    assert any(b"45 |   const date_ = toDate(date, options?.in);" in r for r in refs.values())  # ... into a ref
+
+
 def test_ruff_over_the_ceiling_fits_itself_and_each_rule_keeps_its_first_line():
     raw = type_data("ruff_all_concise_typer.txt.gz")
     lines = re.findall(rb"^(\S+:\d+:\d+): ([A-Z]+\d+) .*$", raw, re.M)
