@@ -299,3 +299,84 @@ def make_source(target_bytes: int, seed: int = 7) -> bytes:
         out.append(text)
         size += len(text)
     return "".join(out).encode()
+
+
+_HOSTS = [b"h1", b"h2", b"h3", b"api-7f9c", b"worker-2"]
+_SERVICES = [b"payments", b"orders", b"auth", b"search", b"ledger"]
+
+
+def _iso(n: int) -> bytes:
+    return b"2026-01-01T%02d:%02d:%02d.%03dZ" % ((n // 3600000) % 24, (n // 60000) % 60, (n // 1000) % 60, n % 1000)
+
+
+def make_json_storm(target_bytes: int, seed: int = 7) -> bytes:
+    """A JSON-lines log in which every line is an error or a warning (an error storm): a dozen message
+    shapes with varying numbers, hosts, services, timestamps and an occasional request id."""
+    rng = random.Random(seed)
+    shapes = [
+        (b"error", lambda: b"retrying after error %d" % rng.randint(1, 9999)),
+        (b"error", lambda: b"connection refused to 10.0.%d.%d:5432 (attempt %d)" % (rng.randint(0, 9), rng.randint(1, 254), rng.randint(1, 30))),
+        (b"error", lambda: b"upstream timeout after %dms" % rng.randint(1000, 30000)),
+        (b"error", lambda: b"failed to process message %d from queue %s" % (rng.randint(1, 10**7), rng.choice(_SERVICES))),
+        (b"warn", lambda: b"slow query took %dms (rows=%d)" % (rng.randint(500, 9000), rng.randint(1, 5000))),
+        (b"error", lambda: b"request %08x failed: status %d" % (rng.getrandbits(32), rng.choice([500, 502, 503, 504]))),
+        (b"warn", lambda: b"retry budget exhausted for %s, backing off %ds" % (rng.choice(_SERVICES), rng.randint(1, 60))),
+        (b"error", lambda: b"Exception in handler: KeyError: 'user_%d'" % rng.randint(1, 900)),
+        (b"fatal", lambda: b"out of memory: killed worker pid %d" % rng.randint(1000, 65000)),
+        (b"error", lambda: b"TLS handshake failed with peer 192.168.%d.%d" % (rng.randint(0, 9), rng.randint(1, 254))),
+        (b"warn", lambda: b"deprecated config key 'pool.size' used by %s" % rng.choice(_SERVICES)),
+        (b"error", lambda: b"could not write checkpoint %d: disk quota exceeded" % rng.randint(1, 10**5)),
+    ]
+    weights = [30, 20, 12, 10, 8, 6, 5, 3, 1, 2, 2, 1]
+
+    def line_of(n: int) -> bytes:
+        level, msg = rng.choices(shapes, weights)[0]
+        extra = b',"req":"%08x-%04x"' % (rng.getrandbits(32), rng.getrandbits(16)) if n % 7 == 0 else b""
+        return b'{"ts":"%s","level":"%s","msg":"%s","host":"%s","service":"%s"%s}' % (
+            _iso(n * 37), level, msg(), rng.choice(_HOSTS), rng.choice(_SERVICES), extra)
+
+    return _lines(target_bytes, line_of)
+
+
+def make_error_storm(target_bytes: int, seed: int = 7) -> bytes:
+    """A plain-text log in which every line is an error or a warning (``2026-01-01 00:00:00,123 ERROR
+    [worker-3] connection refused to 10.0.0.5:5432 (attempt 17)``), with now and then a traceback."""
+    rng = random.Random(seed)
+    shapes = [
+        lambda: b"ERROR [worker-%d] connection refused to 10.0.0.%d:5432 (attempt %d)" % (rng.randint(1, 8), rng.randint(1, 20), rng.randint(1, 30)),
+        lambda: b"ERROR [worker-%d] retrying after error %d" % (rng.randint(1, 8), rng.randint(1, 9999)),
+        lambda: b"WARN  [pool-%d] slow query took %dms" % (rng.randint(1, 4), rng.randint(500, 9000)),
+        lambda: b"ERROR [http-%d] request %s /api/v1/orders/%d failed: 503 Service Unavailable" % (rng.randint(1, 32), rng.choice([b"GET", b"POST"]), rng.randint(1, 10**6)),
+        lambda: b"ERROR [scheduler] job sync-%d failed after %d.%ds" % (rng.randint(1, 50), rng.randint(0, 99), rng.randint(0, 9)),
+        lambda: b"WARN  [worker-%d] queue depth %d exceeds limit 1000" % (rng.randint(1, 8), rng.randint(1000, 99999)),
+        lambda: b"ERROR [worker-%d] upstream timeout after %dms" % (rng.randint(1, 8), rng.randint(1000, 30000)),
+        lambda: b"FATAL [main] cannot allocate %d bytes" % rng.randint(10**6, 10**9),
+    ]
+    weights = [30, 25, 12, 12, 6, 8, 6, 1]
+
+    def line_of(n: int) -> bytes:
+        ts = b"2026-01-01 %02d:%02d:%02d,%03d " % ((n // 360000) % 24, (n // 6000) % 60, (n // 100) % 60, (n * 7) % 1000)
+        if n % 2500 == 0:
+            return ts + (b"ERROR [worker-%d] unhandled exception\nTraceback (most recent call last):\n"
+                         b'  File "/srv/app/worker.py", line %d, in run\n    self.handle(msg)\n'
+                         b"ConnectionError: [Errno 111] Connection refused" % (rng.randint(1, 8), rng.randint(10, 400)))
+        return ts + rng.choices(shapes, weights)[0]()
+
+    return _lines(target_bytes, line_of)
+
+
+def make_mixed_log(target_bytes: int, seed: int = 7) -> bytes:
+    """An application log in which about 30% of the lines are warnings or errors (``make_log``'s
+    ordinary lines between ``make_error_storm``'s)."""
+    rng = random.Random(seed)
+    ordinary = make_log(target_bytes * 3 // 4, seed).split(b"\n")[:-1]
+    storm = make_error_storm(target_bytes * 3 // 8, seed + 1).split(b"\n")[:-1]
+    out, size, i, j = [], 0, 0, 0
+    while size < target_bytes and i < len(ordinary) and j < len(storm):
+        if rng.random() < 0.3:
+            line, j = storm[j], j + 1
+        else:
+            line, i = ordinary[i], i + 1
+        out.append(line)
+        size += len(line) + 1
+    return b"\n".join(out) + b"\n"

@@ -55,7 +55,8 @@ a ``tokens run``. The SIGNAL check (``operators.signals.uncounted``) reads the l
 (``(×N similar …)``, ``[N more … not shown …]``) to know which missing signals it accounts for.
 
 The visible text is built once and ranked line by line (only when it is over the budget); the
-templates are made in one regex pass; the gaps are located by bisection over the pieces' offsets.
+lines of each template are found by the kernel (``first_template``); the gaps are located by
+bisection over the pieces' offsets.
 """
 
 from __future__ import annotations
@@ -67,8 +68,8 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, chain, compress, islice, takewhile
-from operator import le, sub
+from itertools import accumulate, chain, compress, islice, repeat, takewhile
+from operator import eq, le, sub
 from typing import Annotated, Literal
 
 import msgspec
@@ -76,6 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
+from operators.kernel import first_template
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -372,25 +374,70 @@ def _fold_suffix(text: bytes, count: int, first: tuple[int, int], last: tuple[in
     return out + b")"
 
 
-def _groups(lines, order: list[int]) -> list[list]:
+class _Groups(list):
+    """The groups ``_groups`` makes, and which group each line is of (``of_line``: -1 for none), found
+    by its start (``lines``): ``_show_members`` asks for the members shown without visiting every member."""
+
+    def __init__(self, groups: list, lines, of_line: array):
+        super().__init__(groups)
+        self.lines, self.of_line = lines, of_line
+
+    def shown_texts(self, text: bytes, items) -> dict[int, set[bytes]]:
+        """The texts of the members (their spans in ``text``) whose start is a key of ``items``, by group."""
+        starts, lines = self.lines.starts, self.lines
+        found: dict[int, set[bytes]] = {}
+        for vs in items:
+            i = bisect_left(starts, vs)
+            if i < len(lines) and starts[i] == vs and self.of_line[i] >= 0:
+                found.setdefault(self.of_line[i], set()).add(text[vs : lines.end(i)])
+        return found
+
+
+class _Members(Sequence):
+    """The members of a group: each line's (start, end) in ``lines``, made when asked for from the
+    line indexes ``at`` (4 bytes a line, not a tuple and two ints)."""
+
+    __slots__ = ("lines", "at")
+
+    def __init__(self, lines, at: array):
+        self.lines, self.at = lines, at
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return self.lines.span(self.at[k])
+
+    def __iter__(self):
+        return map(self.lines.span, self.at)
+
+
+def _groups(lines, order: list[int]) -> _Groups:
     """[count, first (start, end), last (start, end), every member's span] per group of the lines
-    ``order`` names, in that order: the lines of one template (``template``) are one group."""
-    text = lines.text
-    spans = [lines.span(i) for i in order]
-    keys = templates([text[a:b] for a, b in spans])
-    groups: dict[bytes, list] = {}
-    for key, span in zip(keys, spans):
-        g = groups.get(key)
-        if g is None:
-            groups[key] = [1, span, span, [span]]
-        else:
-            g[0] += 1
-            g[3].append(span)
-            if span[0] < g[1][0]:
-                g[1] = span
-            if span[0] > g[2][0]:
-                g[2] = span
-    return list(groups.values())
+    ``order`` names, in that order: the lines of one template (``template``) are one group. The lines
+    of one template found by the kernel (``first_template``), each group's members an array of line
+    indexes (a ``_Members``): no bytes object or span a line."""
+    starts = lines.starts
+    of_line = array("i", [-1]) * len(lines)
+    at = array("q", map(starts.__getitem__, order))
+    ends = array("q", map(sub, map(starts.__getitem__, map((1).__add__, order)), repeat(1)))
+    if not lines.last_nl and len(lines) and len(lines) - 1 in order:  # the last line has no newline to leave out
+        ends[list(order).index(len(lines) - 1)] = starts[len(lines)]
+    first = first_template(lines.text, at, ends)  # the first line of each one's template
+    del at, ends
+    distinct = list(compress(range(len(first)), map(eq, first, range(len(first)))))  # in order of first appearance
+    number = dict(zip(distinct, range(len(distinct))))
+    group_of = array("i", map(number.__getitem__, first))
+    del first, number
+    members = [array("i") for _ in distinct]  # each group's lines, in order: 4 bytes a line
+    for i, g in zip(order, group_of):
+        of_line[i] = g
+        members[g].append(i)
+    del group_of
+    return _Groups([[len(at), lines.span(min(at)), lines.span(max(at)), _Members(lines, at)] for at in members],
+                   lines, of_line)
 
 
 def _ranked(text: bytes, kind: str, config):
@@ -508,7 +555,8 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     choice.budget = full
     _close_short_gaps(choice, text)
     left, rest, tail = _fill_must(choice, text, left, rest, starts)
-    left = [g for g in left if not choice.fold(g[1][0], _fold_suffix(text, *g))]  # shown by head or tail after all
+    items = choice.items  # a group whose line is not shown has no suffix made
+    left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g)))]  # shown by head or tail after all
     rest_left = _not_shown(choice.items, starts, rest, tail)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
@@ -588,15 +636,21 @@ def _cut_must(choice: _Choice, lines, must) -> tuple[int, int]:
     return len(cut), parts
 
 
-def _show_members(choice: _Choice, text: bytes, groups: list[list], share: int) -> None:
+def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> None:
     """The other lines of the folded groups shown while the share lasts: they are signal lines too (the
     same template, other numbers, users, requests). One of each group in turn, so that every template
     shows some; inside a group spread over its run (``_spread``: the times it happened), a copy of a
     line shown passed over (the fold count stands for it); a group shown whole loses its fold count.
     Lines shown already are passed over (a second call goes on)."""
+    if not groups:
+        return
     items = choice.items
-    todo = [(_spread(members, first), {text[a:b] for a, b in members if a in items})
-            for count, first, _last, members in groups if count > 1 and first[0] in items]
+    if isinstance(groups, _Groups):  # the members shown, by group: one look an item, none a member
+        shown = groups.shown_texts(text, items)
+    else:  # a list of groups: each member looked at
+        shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
+    todo = [(_spread(members, first), shown.get(g) or set())
+            for g, (count, first, _last, members) in enumerate(groups) if count > 1 and first[0] in items]
     while todo and choice.used < share:
         going = []
         for order, seen in todo:

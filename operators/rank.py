@@ -30,16 +30,18 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import cache
 from collections.abc import Sequence
 from array import array
-from itertools import accumulate, compress, repeat
-from operator import add, is_, methodcaller
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import add, eq, is_, methodcaller
 
 from operators import kernel
 from operators.kernel import line_starts  # the kernel's, or its twin (diff_twins)
+from operators.relazy import re2_program
 from operators.store import MARKER_RE
-from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, SIGNAL_RE, WARN_RE,
-                             display_line, is_signal_text)
+from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, WARN_RE, display_line,
+                             is_signal_text, signal_line_runs)
 
 CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
 BLANK_RANK = 99
@@ -57,7 +59,6 @@ FAILED_HEAD = b"[command failed: exit code "
 BLANK_SCAN = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")  # a line ``bytes.strip`` empties (``Lines.led``)
 ITER_LINES = 4096  # lines split at a time when a ``Lines`` is iterated
 _START = methodcaller("start")  # a match's start (``re`` and RE2 matches alike)
-_ZERO = re.compile(rb"\x00")  # a tier-0 line in a ``bytearray`` of tiers
 
 
 class Lines(Sequence):
@@ -126,9 +127,20 @@ def line_indexes(starts, matches, shift: int):
     in order: the starts gathered into an array, the lines found by the kernel (``line_of``), no
     Python-level step a match."""
     at = map(_START, matches)
+    return lines_at(starts, map(add, at, repeat(shift)) if shift else at)
+
+
+def lines_at(starts, offsets):
+    """The index of the line (``starts``: where each begins) holding each of ``offsets`` (in order)."""
     if not (isinstance(starts, array) and starts.typecode == "q"):  # a list (``_general`` of a list of lines)
         starts = array("q", starts)
-    return kernel.line_of(starts, array("q", map(add, at, repeat(shift)) if shift else at))
+    return kernel.line_of(starts, array("q", offsets))
+
+
+def _pairs(items):
+    """``items`` two at a time."""
+    items = iter(items)
+    return zip(items, items)
 
 
 def blank_lines(lines) -> list[int]:
@@ -164,6 +176,113 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
     if WARN_RE.search(shown):
         return 3
     return 4
+
+
+RANK_BLOCK = 1 << 14  # lines ranked at a time by ``signal_ranks`` and ``_line_ranks``
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# (matches CONCLUSION_RE, EXCEPTION_RE, HEADER_RE, ERROR_RE, WARN_RE) as 5 bits -> ``signal_rank``
+_RANK_OF_BITS = bytes(0 if bits & 16 else 1 if bits & 8 else 5 if bits & 4 else 2 if bits & 2 else 3 if bits & 1 else 4
+                      for bits in range(256))
+_OR_BIT = {bit: bytes(b | bit for b in range(256)) for bit in (1, 2, 4, 8, 16)}
+
+
+def signal_ranks(lines) -> list[int]:
+    """``signal_rank`` of each of ``lines`` (no newline) as shown (``_shown``), in order. ``signal_rank``'s
+    patterns tell no digit from another (``\\d`` and ``\\w`` take any, none names one), so a line with
+    every digit made ``0`` ranks as the line does: the distinct such keys of a block of lines are
+    ranked, at once (``_ranks_of``: a log's thousands of lines of one message cost one key)."""
+    out: list[int] = []
+    lines = iter(lines)
+    while block := list(islice(lines, RANK_BLOCK)):
+        joined = b"\n".join(block)
+        if b"\x1b" in joined or b"\r" in joined:  # as a terminal shows them (a line holds no newline after)
+            joined = b"\n".join(map(_shown, block))
+        keys = joined.translate(_DIGITS_TO_ZERO).split(b"\n")
+        distinct = list(dict.fromkeys(keys))
+        rank_of = dict(zip(distinct, _ranks_of(distinct)))
+        out.extend(map(rank_of.__getitem__, keys))
+    return out
+
+
+def _ranks_of(lines: list[bytes]) -> bytes:
+    """``signal_rank`` of each of ``lines`` (as shown, no newline), a byte each: each of its patterns
+    searched once over the lines joined (``_rank_programs``: RE2, a search a run of lines it matches
+    in), the first that matches a line naming its rank; a line at a time where RE2 is not at hand."""
+    programs = _rank_programs()
+    if programs is None or len(lines) < 2:
+        return bytes(map(signal_rank, lines))
+    text = b"\n".join(lines)
+    starts = array("q", accumulate(map((1).__add__, map(len, lines)), initial=0))
+    bits = bytearray(len(lines) + 1)
+    for bit, program in programs:
+        for first, last in _pairs(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in _run_spans(program, text)))):
+            bits[first : last + 1] = bits[first : last + 1].translate(_OR_BIT[bit])
+    del bits[len(lines)]
+    return bytes(bits).translate(_RANK_OF_BITS)
+
+
+def _run_spans(program, text: bytes):
+    """(start, end) of each match of a run pattern (``_rank_programs``) in ``text``, in order."""
+    match, unanchored, n = program[0], program[1].UNANCHORED, len(text)
+    pos = 0
+    while pos < n:
+        span = match(unanchored, text, pos, n)[0]
+        if span[0] < 0:
+            return
+        yield span
+        pos = span[1]
+
+
+_LINE_SPACE, _LINE_NONSPACE = rb"[\t\x0b\x0c\r ]", rb"[^\t\n\x0b\x0c\r ]"  # ``re``'s \s and \S of bytes, in a line
+
+
+@cache
+def _rank_programs():
+    """(bit, RE2 program) of each of ``signal_rank``'s patterns as a run of lines holding a match of it
+    (Latin-1: a byte a character, as ``re`` reads bytes; its \\s and \\S as ``re`` has them, no newline
+    in either; ``^`` and ``$`` at each line's ends), or None (another engine)."""
+    import re2
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    made = []
+    for bit, pattern in ((16, CONCLUSION_RE), (8, EXCEPTION_RE), (4, HEADER_RE), (2, ERROR_RE), (1, WARN_RE)):
+        body = pattern.pattern.replace(rb"\s", _LINE_SPACE).replace(rb"\S", _LINE_NONSPACE)
+        program = re2_program(re2.compile(rb"(?m)(?:^[^\n]*?(?:" + body + rb")[^\n]*(?:\n|\z))+", options))
+        if program is None:
+            return None
+        made.append((bit, program))
+    return made
+
+
+def _line_ranks(lines, indexes):
+    """``signal_ranks`` of the lines ``indexes`` names (in order): of a ``Lines`` with neither ESC nor
+    CR, the lines that rank alike (equal but for their digits) found by the kernel (``first_equal``),
+    and only the first of each made a bytes object and ranked (``_ranks_of``)."""
+    if not isinstance(lines, Lines) or b"\x1b" in lines.text or b"\r" in lines.text:
+        return signal_ranks(_line_texts(lines, indexes))
+    text, starts = lines.text, lines.starts
+    out = bytearray()
+    for k in range(0, len(indexes), RANK_BLOCK):
+        block = indexes[k : k + RANK_BLOCK]
+        first = kernel.first_equal(text, array("q", map(starts.__getitem__, block)),
+                                   array("q", map(starts.__getitem__, map((1).__add__, block))), True, True, False)
+        distinct = list(compress(range(len(first)), map(eq, first, range(len(first)))))
+        rank_at = bytearray(len(first))
+        for j, rank in zip(distinct, _ranks_of(list(_line_texts(lines, [block[j] for j in distinct])))):
+            rank_at[j] = rank
+        out += bytes(map(rank_at.__getitem__, first))
+    return out
+
+
+def _line_texts(lines, indexes):
+    """The lines ``indexes`` (a sequence) names, each without its newline (a ``Lines``: sliced by ``map``, no
+    Python step a line; a trailing ``\\r`` may be left out too, as ``_shown`` leaves it out)."""
+    if not isinstance(lines, Lines):
+        return map(lines.__getitem__, indexes)
+    text, starts = lines.text, lines.starts
+    spans = map(slice, map(starts.__getitem__, indexes), map(starts.__getitem__, map((1).__add__, indexes)))
+    return map(bytes.rstrip, map(text.__getitem__, spans), repeat(b"\r\n"))
 
 
 def is_context_line(text: bytes) -> bool:
@@ -275,9 +394,9 @@ def _given_tiers(given, lines):
         ranks = _rank_array(lambda: map(rank_of.__getitem__, given))
     for j in context:  # disjoint from the signal lines
         tiers[todo[j]] = 1
-    for j in signal:
+    for j, rank in zip(signal, signal_ranks(map(lines.__getitem__, map(todo.__getitem__, signal)))):
         i = todo[j]
-        tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
+        tiers[i], ranks[i] = 0, rank
     return tiers, ranks
 
 
@@ -290,8 +409,8 @@ def _general_tiers(kind: str, lines, signal, context, config) -> tuple[list[int]
     tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: _filled(other[1], len(lines)), context_rank)
     for i in context:
         tiers[i], ranks[i] = 1, context_rank
-    for i in signal:
-        tiers[i], ranks[i] = 0, signal_rank(_shown(lines[i]))
+    for i, rank in zip(signal, _line_ranks(lines, signal)):
+        tiers[i], ranks[i] = 0, rank
     return tiers, ranks
 
 
@@ -331,7 +450,9 @@ def _general(lines) -> tuple[array, array]:
         if led and n and scan.match(b"\n" + text[: starts[1]]):  # the first line
             flags[0] |= flag
 
-    mark(SIGNAL_RE, SIG)
+    runs = signal_line_runs(text)  # ``SIGNAL_RE``'s lines: a search a line, or a run of them (no match object a match)
+    for first, last in _pairs(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in runs))):
+        flags[first : last + 1] = bytes([SIG]) * (last + 1 - first)  # no flag is set yet
     mark(EXTRA_SIGNAL_SCAN, SIG)
     if b"\x1b" in text or b"\r" in text:  # what a terminal shows decides: those lines one by one
         for i, line in enumerate(lines):
@@ -351,8 +472,10 @@ def _context(tiers: list[int], lines, blank) -> None:
     """The lines right around a tier-0 line are its context (tier 1); ``blank``: the blank lines'
     indexes, in order (a set of them is made only when the tier-0 lines are not few beside them)."""
     n = len(lines)
-    must = [m.start() for m in _ZERO.finditer(tiers)] if isinstance(tiers, bytearray) else \
-        [i for i, tier in enumerate(tiers) if tier == 0]
+    if isinstance(tiers, bytearray):
+        _context_at_once(tiers, blank)
+        return
+    must = [i for i, tier in enumerate(tiers) if tier == 0]
     if len(must) * 8 < len(blank):  # a few signal lines in a text of many blank lines: a bisection each
         def is_blank(j: int) -> bool:
             k = bisect_left(blank, j)
@@ -363,6 +486,33 @@ def _context(tiers: list[int], lines, blank) -> None:
         for j in range(max(0, i - CONTEXT_BEFORE), min(n, i + CONTEXT_AFTER + 1)):
             if tiers[j] == 2 and not is_blank(j):
                 tiers[j] = 1
+
+
+_IS_ZERO = bytes([1]) + bytes(255)  # a tier-0 line -> 1, any other -> 0
+_IS_TWO = bytes(2) + bytes([1]) + bytes(253)
+
+
+def _context_at_once(tiers: bytearray, blank) -> None:
+    """``_context`` of a ``bytearray`` of tiers, by whole-text arithmetic: the tiers as one integer a
+    byte a line; the lines near a tier-0 line (``CONTEXT_BEFORE`` before it, ``CONTEXT_AFTER`` after)
+    found by shifts of its 0/1 bytes, those of tier 2 that are not blank lowered to 1 by one subtraction."""
+    n = len(tiers)
+    if not n:
+        return
+    must = int.from_bytes(tiers.translate(_IS_ZERO), "little")
+    if not must:
+        return
+    near = 0
+    for k in range(1, CONTEXT_AFTER + 1):
+        near |= must << (8 * k)
+    for k in range(1, CONTEXT_BEFORE + 1):
+        near |= must >> (8 * k)
+    other = bytearray(tiers.translate(_IS_TWO))
+    for i in blank:
+        other[i] = 0
+    lower = near & int.from_bytes(other, "little")
+    if lower:
+        tiers[:] = (int.from_bytes(tiers, "little") - lower).to_bytes(n, "little")
 
 
 def _blanks(tiers: list[int], ranks: list[int], blank: list[int]) -> None:

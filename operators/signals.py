@@ -26,7 +26,8 @@ from typing import Iterator
 
 import msgspec
 
-from operators.vocab import (CONTROL_RE, LineFinder, display_line, display_text, forget_spans, signal_lines,
+from operators.kernel import mask_numbers  # the kernel's, or its twin (log_twins)
+from operators.vocab import (COUNT_RE, CONTROL_RE, LineFinder, display_line, display_text, forget_spans, signal_lines,
                              summarised_spans)
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
@@ -161,8 +162,23 @@ def _missing(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str
         # substring search only for the few lines shown with a suffix
         wanted = set(auto)
         found = {stripped for stripped in map(bytes.rstrip, io.BytesIO(visible)) if stripped in wanted}
-        missing += [s.decode("utf-8", "replace") for s in auto if s not in found and s not in visible]
+        rest = [s for s in auto if s not in found]
+        inside = _inside(visible) if len(rest) > HEADS_MIN else visible.__contains__
+        missing += [s.decode("utf-8", "replace") for s in rest if not inside(s)]
     return missing
+
+
+HEADS_MIN, HEAD_LEN, HEADS_TEXT_MAX = 64, 8, 1 << 20
+
+
+def _inside(visible: bytes):
+    """``visible.__contains__`` for many lines, most of them not inside: a line's first ``HEAD_LEN``
+    bytes looked up among every such run of ``visible`` first (a cut log's 10,000 signal lines were as
+    many searches of the whole output); a large text is searched as it is."""
+    if len(visible) > HEADS_TEXT_MAX:
+        return visible.__contains__
+    heads = {visible[i : i + HEAD_LEN] for i in range(len(visible) - HEAD_LEN + 1)}
+    return lambda line: (len(line) < HEAD_LEN or line[:HEAD_LEN] in heads) and line in visible
 
 
 def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:
@@ -222,11 +238,8 @@ def _displayed_lines(visible: bytes, display_line, has_control) -> Iterator[byte
 
 
 # -- what a cut output says it left out (operators.ceiling writes these lines; SIGNAL reads them) ---------
-# what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
-NUMBERS_RE = re.compile(  # a UUID, a hex id of 8 to 64 digits (one a decimal digit at least), a number
-    rb"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
-    rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
-COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
+# what varies between lines of one template (``NUMBERS_RE``) and a reducer's count (``COUNT_RE``): in vocab,
+# whose patterns the kernel's twins may read
 LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?: \(([0-9,]+) lines\))? not shown")
 FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^)]*?)?(?:, last [^)]*)?\)$")  # times may hold commas
 CUT_RE = re.compile(rb"^\[[0-9,]+ must-see lines? \(([0-9,]+) parts?\) shown cut: ")
@@ -240,11 +253,11 @@ def template(line: bytes) -> bytes:
 
 
 def templates(lines: list[bytes]) -> list[bytes]:
-    """The templates of many lines in one RE2 pass (lines hold no newline)."""
+    """The templates of many lines in one pass over them joined (lines hold no newline): ``NUMBERS_RE``
+    applied by the kernel (``mask_numbers``; its twin is the regex, whose lookbehinds ``re`` tries at every byte)."""
     if not lines:
         return []
-    masked = NUMBERS_RE.sub(b"#", COUNT_RE.sub(b"", b"\n".join(lines))).split(b"\n")
-    return [t.rstrip() for t in masked]
+    return list(map(bytes.rstrip, mask_numbers(COUNT_RE.sub(b"", b"\n".join(lines))).split(b"\n")))
 
 
 def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind: str = "",

@@ -28,10 +28,11 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Iterator
 
 import re2
-from operators.relazy import lazy  # patterns compiled on first use
+from operators.relazy import lazy, re2_program  # patterns compiled on first use
 
 # -- signal words and error codes ----------------------------------------------------------------
 WORD_PATTERN = (
@@ -116,32 +117,171 @@ def forget_spans() -> None:
 
 
 def _signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
-    spans = []
-    end = -1
-    for match in SIGNAL_RE.finditer(raw):
-        pos = match.start()
-        if pos <= end:
-            continue  # same line as the previous match
-        start = raw.rfind(b"\n", 0, pos) + 1
-        end = raw.find(b"\n", pos)
-        if end == -1:
-            end = len(raw)
-        if PASSING_RE.match(raw, start, end) is None:
-            spans.append((start, end))
-    return spans
+    return list(_iter_signal_line_spans(raw))
+
+
+def _iter_signal_line_spans(raw: bytes) -> Iterator[tuple[int, int]]:
+    """``signal_line_spans``, made as they are asked for (``signal_line_runs``)."""
+    passing = PASSING_RE.match
+    for start, stop in signal_line_runs(raw):
+        while start < stop:
+            end = raw.find(b"\n", start, stop)
+            if end < 0:
+                end = stop  # the last line, no newline after it
+            if passing(raw, start, end) is None:
+                yield start, end
+            start = end + 1
+
+
+# what follows a line's end when a SIGNAL_RE match may go on past it: its one alternative that may
+# (``\s`` before a failing HRESULT: ``error\n  0x80070005``) ends in ``0x8``, after spaces and ``=`` or ``:``
+_CROSSING_RE = lazy(rb"[\s=:]*0x8")
+
+
+# a run of lines each holding a match of SIGNAL_RE (a line holds no newline; a run ends after one), read as
+# Latin-1 (a byte a character: ``[^\n]`` takes any other byte, where UTF-8 takes no byte of a broken character)
+SIGNAL_RUN_PATTERN = rb"(?m)(?:^[^\n]*?(?:" + SIGNAL_PATTERN + rb")[^\n]*(?:\n|\z))+"
+# what SIGNAL_RE (UTF-8) may match that SIGNAL_RUN_PATTERN (Latin-1) does not: the two characters outside
+# ASCII that case-fold to a letter of it (KELVIN SIGN for k, LATIN SMALL LETTER LONG S for s), and ``0x8``,
+# which ends the one alternative that may go on past a line's end (``\s`` before a failing HRESULT)
+RUNS_APART = (b"\xe2\x84\xaa", b"\xc5\xbf", b"0x8")  # (the first two only in a block past ASCII)
+DENSE_LINES, DENSE_BYTES = 256, 4096  # signal lines found one by one, at least one in so many bytes: runs from there on
+RUNS_BLOCK = 1 << 20  # bytes searched at a time for runs (a run never crosses a block's end): a reader that stops early
+
+
+def signal_line_runs(text: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of runs of consecutive lines where ``SIGNAL_RE.finditer(text)`` starts a match (the
+    end after the last line's newline, if any), in order, together every such line once. The lines
+    are found one by one (``signal_starts``, a run of one line each) until they are many and dense
+    (``DENSE_LINES``, ``DENSE_BYTES``: a log of errors), then a run at a time (``_runs``: one search a
+    run, ``SIGNAL_RUN_PATTERN``), a block of lines at a time, in each block that holds none of
+    ``RUNS_APART`` and that no match may go on from (``_CROSSING_RE`` after it), which finds the very
+    same lines; from a block that does, one by one again."""
+    n = len(text)
+    found, at, until = 0, 0, 0  # lines found; where to search from; one by one up to there at least
+    program = _signal_run_program()
+    while at < n:
+        for pos in signal_starts(text, at):
+            start = text.rfind(b"\n", 0, pos) + 1
+            if found >= DENSE_LINES and found * DENSE_BYTES >= start and start >= until and program is not None:
+                at, until = yield from _runs(program, text, start)
+                break
+            end = text.find(b"\n", pos)
+            yield start, n if end < 0 else end + 1
+            found += 1
+        else:
+            return
+
+
+@cache
+def _signal_run_program():
+    """The RE2 program of ``SIGNAL_RUN_PATTERN`` (Latin-1), or None (another engine)."""
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return re2_program(re2.compile(SIGNAL_RUN_PATTERN, options))
+
+
+def _runs(program, text: bytes, pos: int):
+    """The runs of ``signal_line_runs`` from ``pos`` (a line start), a block of whole lines at a time;
+    returns where a block that may not be searched so starts and ends (the length of ``text`` twice
+    when none does)."""
+    match, anchor = program
+    unanchored, n = anchor.UNANCHORED, len(text)
+    crossing = _CROSSING_RE.match
+    while pos < n:
+        stop = text.find(b"\n", pos + RUNS_BLOCK) + 1 or n  # after a newline: no line is cut
+        if text.find(b"0x8", pos, stop) >= 0 or crossing(text, stop) is not None or (
+                not text[pos:stop].isascii() and any(text.find(apart, pos, stop) >= 0 for apart in RUNS_APART)):
+            return pos, stop
+        while pos < stop:
+            span = match(unanchored, text, pos, stop)[0]
+            if span[0] < 0:
+                break
+            yield span
+            pos = span[1]
+        pos = stop
+    return n, n
+
+
+def signal_starts(text: bytes, pos: int = 0) -> Iterator[int]:
+    """Where the first match of ``SIGNAL_RE.finditer(text)`` on each line that holds the start of one
+    begins, in order, from ``pos`` (a line start no match goes on past) (``line_matches``)."""
+    return line_matches(SIGNAL_RE, text, _CROSSING_RE, pos)
+
+
+def line_matches(pattern, text: bytes, crossing=None, pos: int = 0) -> Iterator[int]:
+    """Where the first match of ``pattern.finditer(text)`` (an RE2 pattern that never matches empty) on
+    each line that holds the start of one begins, in order: the lines those matches start on, found
+    with one search a line. After a match the search goes on from the next line, not through the
+    other matches of that line (a log line says "error" three times), which finds the same lines as
+    long as none of those would go on past the line's end: a pattern that may do so names
+    ``crossing``, matched after the end of a line, which its matches need there to go on; the matches
+    of a line it matches after are stepped through as ``finditer`` does. RE2's program is asked
+    directly (``relazy.re2_program``): no match object a match."""
+    program = re2_program(pattern)
+    if program is None:  # another engine: every match
+        end = -1
+        for match in pattern.finditer(text, pos):
+            pos = match.start()
+            if pos > end:
+                yield pos
+                end = text.find(b"\n", pos)
+                if end < 0:
+                    return
+        return
+    match, anchor = program
+    unanchored, n = anchor.UNANCHORED, len(text)
+    crossing = crossing.match if crossing is not None else None
+    while True:
+        start, end = match(unanchored, text, pos, n)[0]
+        if start < 0:
+            return
+        yield start
+        line_end = text.find(b"\n", start)
+        if line_end < 0:
+            return
+        if end > line_end:  # the match went on past the line's end: finditer goes on from its end
+            pos = end
+            continue
+        pos = line_end + 1
+        if crossing is None or crossing(text, pos) is None:
+            continue
+        while True:  # the line's other matches as finditer steps through them (none is empty)
+            start, end = match(unanchored, text, end, n)[0]
+            if start < 0:
+                return
+            if start > line_end:  # the next line's first match
+                pos = start
+                break
+            if end > line_end:
+                pos = end
+                break
 
 
 def signal_lines(raw: bytes, limit: int = 0) -> list[bytes]:
     """Every distinct signal line of ``raw`` (trailing whitespace stripped, empty ones dropped), in
     order; at most ``limit`` of them when given."""
+    kept = _kept[0]
+    if kept is not None and kept[0] is raw:
+        spans = kept[1]
+    else:  # made as they are read: a log of distinct signal lines stops at ``limit``
+        spans = _iter_signal_line_spans(raw) if limit else signal_line_spans(raw)
     out: dict[bytes, None] = {}
-    for start, end in signal_line_spans(raw):
+    for start, end in spans:
         line = raw[start:end].rstrip()
         if line:
             out.setdefault(line, None)
             if limit and len(out) >= limit:
                 break
     return list(out)
+
+
+# -- signal templates (operators.signals.templates, the kernel's mask_numbers and first_template) ----------
+# what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
+NUMBERS_RE = re.compile(  # a UUID, a hex id of 8 to 64 digits (one a decimal digit at least), a number
+    rb"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
+    rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
+COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
 
 
 # -- build and test runner markers, level-0 ranking ------------------------------------------------

@@ -110,14 +110,77 @@ def test_mask_examples():
     assert kernel.mask(b"dead-beef-cafe-babe a1-b2-c3 ab-cd-ef-ab--5") == b"dead-beef-cafe-babe #-#-# #--#"
 
 
+@settings(max_examples=examples(5000), deadline=None)
+@given(text=st.one_of(
+    st.lists(st.sampled_from(list(b"0123456789abcdefABCDEFxXgz_ .:-/#\n\x00\xff")), max_size=40).map(bytes),
+    st.lists(st.sampled_from([b"deadbeef", b"12345678", b"-", b"1234", b"abcdef012345", b"x", b"_", b" ", b"9",
+                              b"52e6b438-f2a7-4269-abab-0c5ca6a3a450", b"0" * 64, b"a" * 65, b"\n"]), max_size=12).map(b"".join),
+))
+def test_mask_numbers_matches_the_regex(text):
+    from operators.vocab import NUMBERS_RE
+
+    assert kernel.mask_numbers(text) == NUMBERS_RE.sub(b"#", text) == twins.mask_numbers_py(text)
+
+
+def test_mask_numbers_examples():
+    assert kernel.mask_numbers(b"retry 17 of req 52e6b438-f2a7-4269-abab-0c5ca6a3a450 sha 9f86d08a1 cafebabe host h3") == \
+        b"retry # of req # sha # cafebabe host h#"
+    assert kernel.mask_numbers(b"x" + b"1a" * 33 + b" 1a2b3c4d_") == b"x" + b"#a" * 33 + b" #_"  # a hex id after a space
+
+
+def _spans(buf: bytes, data) -> tuple[array, array]:
+    picked = data.draw(st.lists(st.tuples(st.integers(0, len(buf)), st.integers(0, len(buf))), max_size=12))
+    return array("q", [min(p) for p in picked]), array("q", [max(p) for p in picked])
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(buf=st.lists(st.sampled_from(list(b"ab0129 \t\r\n\x0b\x0c:/\xb0\xb9")), max_size=40).map(bytes), data=st.data(),
+       flags=st.tuples(st.booleans(), st.booleans(), st.booleans()))
+def test_first_equal_matches_the_python_twin(buf, data, flags):
+    starts, ends = _spans(buf, data)
+    assert list(dispatch_first_equal()(buf, starts, ends, *flags)) == list(twins.first_equal_py(buf, starts, ends, *flags))
+
+
+def dispatch_first_equal():
+    import operators.kernel as dispatch
+
+    return dispatch.first_equal
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(lines=st.lists(st.lists(st.sampled_from([b"a", b"1", b"12", b",", b" ", b"\t", b"\r", b"\xc3\x97", b" \xc3\x975",
+                                                b" \xc3\x971,234 ", b"deadbeef1", b"-", b"\xc3", b"#", b"0x1f",
+                                                b"12345678-1234-1234-1234-123456789abc"]), max_size=8).map(b"".join),
+                      min_size=1, max_size=10))
+def test_first_template_matches_the_python_twin(lines):
+    import operators.kernel as dispatch
+
+    buf = b"\n".join(lines)
+    starts = array("q", [0])
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    ends = array("q", [a + len(line) for a, line in zip(starts, lines)])
+    assert list(dispatch.first_template(buf, starts, ends)) == list(twins.first_template_py(buf, starts, ends))
+
+
+def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
+    for bad in ((array("q", [0]), array("q", [5])), (array("q", [2]), array("q", [1])), (array("q", [0, 1]), array("q", [1]))):
+        with pytest.raises(ValueError):
+            kernel.first_equal(b"abc", *bad, False, False, False)
+        with pytest.raises(ValueError):
+            kernel.first_template(b"abc", *bad)
+
+
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
 # ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
-# ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's
+# ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
+# ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
-                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "source_lines")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "source_lines",
+                                  "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():

@@ -18,7 +18,10 @@ holding each offset) and ``blank_lines`` the line ranking uses; the git blame ty
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
-lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``count_newlines`` (a gap's lines,
+lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
+signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
+signal blocks, lines that rank alike), ``first_template`` (the first line of each signal template: the
+output ceiling's folded groups), ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
 """
@@ -63,6 +66,9 @@ def _twins() -> dict:
         "mark_rare": log_twins.mark_rare_py,
         "group_shapes": log_twins.group_shapes_py,
         "mask": log_twins.mask_py,
+        "mask_numbers": log_twins.mask_numbers_py,
+        "first_equal": log_twins.first_equal_py,
+        "first_template": log_twins.first_template_py,
         "words": log_twins.words_py,
         "pair_brackets": json_twins.container_ends_py,
         "line_starts": diff_twins.line_starts,
@@ -120,6 +126,17 @@ def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
     opens.frombytes(new_opens)  # the kernel wrote them in the arrays' own width
     closes.frombytes(new_closes)
     return end
+
+
+def _c_first_equal(buf: bytes, starts, ends, digits_alike: bool = False, body: bool = False, rstrip: bool = False):
+    """The index of the first span equal to each span, as int64 (see ``log_twins.first_equal_py``)."""
+    return memoryview(C.first_equal(buf, starts, ends, digits_alike, body, rstrip)).cast("q")
+
+
+def _c_first_template(buf: bytes, starts, ends):
+    """The index of the first span of the same signal template as each span, as int64 (see
+    ``log_twins.first_template_py``)."""
+    return memoryview(C.first_template(buf, starts, ends)).cast("q")
 
 
 def _c_line_starts(raw: bytes) -> array:
@@ -238,6 +255,9 @@ if C is None:
     mark_rare = log_twins.mark_rare_py
     group_shapes = log_twins.group_shapes_py
     mask = log_twins.mask_py
+    mask_numbers = log_twins.mask_numbers_py
+    first_equal = log_twins.first_equal_py
+    first_template = log_twins.first_template_py
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
     line_starts = diff_twins.line_starts
@@ -266,6 +286,9 @@ else:
     mark_rare = C.mark_rare
     group_shapes = _c_group_shapes
     mask = C.mask
+    mask_numbers = C.mask_numbers if hasattr(C, "mask_numbers") else _twin("log_twins", "mask_numbers_py")  # a kernel built before it
+    first_equal = _c_first_equal if hasattr(C, "first_equal") else _twin("log_twins", "first_equal_py")
+    first_template = _c_first_template if hasattr(C, "first_template") else _twin("log_twins", "first_template_py")
     words = C.words
     pair_brackets = _c_pair_brackets
     line_starts = _c_line_starts if hasattr(C, "line_starts") else _twin("diff_twins", "line_starts")  # a kernel built before it: the twin

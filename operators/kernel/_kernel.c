@@ -35,6 +35,20 @@
  *     MASK_RE.sub(b"#", shape) of log.py: a 0x hex number, a uuid-like run of 4+ hex groups joined by
  *     '-' holding a digit, a hex word holding a digit (also right after '_'), a run of digits.
  *
+ * mask_numbers(buf) -> bytes
+ *     NUMBERS_RE.sub(b"#", buf) of operators/signals.py: a uuid, a hex id of 8 to 64 digits holding a
+ *     decimal digit (neither next to a letter or digit), a run of digits.
+ *
+ * first_equal(buf, starts, ends, digits_alike, body, rstrip) -> bytes of native int64
+ *     For each span buf[starts[k]:ends[k]] (native int64 arrays), the index of the first span of equal
+ *     bytes; digits_alike: any ASCII digit equals any other; body: a span's end pulled back over one
+ *     '\n' then one '\r'; rstrip: over trailing ASCII whitespace (as bytes.rstrip()).
+ *
+ * first_template(buf, starts, ends) -> bytes of native int64
+ *     For each span (a line without its newline), the index of the first span of the same signal
+ *     template: signals.templates' key (a " \xc3\x97N" count at its end left out, mask_numbers, trailing
+ *     whitespace left out), compared by the kernel: no bytes object a line.
+ *
  * words(shape) -> bytes
  *     The shape's whitespace-separated tokens joined by one space, each token holding a '0' or one of
  *     ': / = @' before its last byte replaced by '#' (the word-level template key).
@@ -649,6 +663,311 @@ static Py_ssize_t words_into(const unsigned char *s, Py_ssize_t n, char *o) {
 }
 
 static PyObject *words(PyObject *self, PyObject *arg) { return bytes_into(arg, words_into, "words"); }
+
+static int is_alnum(unsigned char c) { return c != '_' && is_word(c); }
+
+/* Whether s[i..i+len) are hex digits (all within s). */
+static int hex_digits_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t len) {
+    if (i + len > n) return 0;
+    for (Py_ssize_t k = i; k < i + len; k++)
+        if (!is_hex(s[k])) return 0;
+    return 1;
+}
+
+/* Where the match of signals.NUMBERS_RE starting at i ends, or -1 (alternatives tried in order). */
+static Py_ssize_t numbers_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
+    if ((i == 0 || !is_alnum(s[i - 1])) && is_hex(s[i])) {
+        /* a uuid: 8-4-4-4-12 hex digits, no letter or digit after it */
+        static const Py_ssize_t groups[5] = {8, 4, 4, 4, 12};
+        Py_ssize_t k = i;
+        int g = 0;
+        for (; g < 5; g++) {
+            if (!hex_digits_at(s, n, k, groups[g])) break;
+            k += groups[g];
+            if (g < 4) {
+                if (k >= n || s[k] != '-') break;
+                k++;
+            }
+        }
+        if (g == 5 && (k == n || !is_alnum(s[k]))) return k;
+        /* a hex id: a whole run of 8 to 64 hex digits holding a decimal digit, no letter or digit after it */
+        int digit = 0;
+        k = i;
+        while (k < n && is_hex(s[k]) && k - i <= 64) {
+            digit |= is_digit(s[k]);
+            k++;
+        }
+        if (digit && k - i >= 8 && k - i <= 64 && (k == n || !is_alnum(s[k]))) return k;
+    }
+    /* [0-9]+ */
+    if (is_digit(s[i])) {
+        Py_ssize_t k = i + 1;
+        while (k < n && is_digit(s[k])) k++;
+        return k;
+    }
+    return -1;
+}
+
+/* NUMBERS_RE.sub(b"#", s) into o (never longer than s); returns its length. */
+static Py_ssize_t numbers_into(const unsigned char *s, Py_ssize_t n, char *o) {
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (!is_hex(c)) {  /* no match starts here: copy up to the next hex digit */
+            o[k++] = (char)c;
+            i++;
+            continue;
+        }
+        Py_ssize_t end = numbers_match(s, n, i);
+        if (end < 0) {
+            o[k++] = (char)s[i++];
+        } else {
+            o[k++] = '#';
+            i = end;
+        }
+    }
+    return k;
+}
+
+static PyObject *mask_numbers(PyObject *self, PyObject *arg) { return bytes_into(arg, numbers_into, "mask_numbers"); }
+
+/* The bytes of span [a, b) of s as compared by first_equal: the end pulled back over one '\n' then one '\r'
+ * (body), then over spaces, tabs, CR, LF, VT and FF (rstrip). */
+static Py_ssize_t span_end(const unsigned char *s, Py_ssize_t a, Py_ssize_t b, int body, int rstrip) {
+    if (body) {
+        if (b > a && s[b - 1] == '\n') b--;
+        if (b > a && s[b - 1] == '\r') b--;
+    }
+    if (rstrip)
+        while (b > a && (s[b - 1] == ' ' || (s[b - 1] >= '\t' && s[b - 1] <= '\r'))) b--;
+    return b;
+}
+
+/* 8 bytes of s from i (any alignment) as one word. */
+static uint64_t load8(const unsigned char *s) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
+#define ONES8 0x0101010101010101ULL
+
+/* A word of 8 bytes with every ASCII digit made '0' (digits_alike), a byte at a time by SWAR. */
+static uint64_t digits_to_zero8(uint64_t w) {
+    uint64_t low = w & (0x7F * ONES8);
+    uint64_t ge0 = (low + 0x50 * ONES8) & (0x80 * ONES8);  /* byte >= '0' (of its low 7 bits) */
+    uint64_t gt9 = (low + 0x46 * ONES8) & (0x80 * ONES8);  /* byte > '9' */
+    uint64_t digit = ge0 & ~gt9 & ~w & (0x80 * ONES8);     /* and an ASCII byte */
+    uint64_t mask = (digit >> 7) * 0xFF;
+    return (w & ~mask) | ('0' * ONES8 & mask);
+}
+
+static uint64_t span_hash(const unsigned char *s, Py_ssize_t a, Py_ssize_t b, int alike) {
+    uint64_t h = 1469598103934665603ULL;
+    Py_ssize_t i = a;
+    for (; i + 8 <= b; i += 8) {
+        uint64_t w = load8(s + i);
+        if (alike) w = digits_to_zero8(w);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+    }
+    for (; i < b; i++) {
+        unsigned char c = s[i];
+        if (alike && c >= '0' && c <= '9') c = '0';
+        h = (h ^ c) * 1099511628211ULL;
+    }
+    h ^= h >> 33;  /* mixed (MurmurHash3's finaliser) */
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Whether s[a:a+len] and s[e:e+len] are equal (alike: any ASCII digit equal to any other). */
+static int spans_equal(const unsigned char *s, Py_ssize_t a, Py_ssize_t e, Py_ssize_t len, int alike) {
+    if (!alike) return memcmp(s + a, s + e, (size_t)len) == 0;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= len; i += 8)
+        if (digits_to_zero8(load8(s + a + i)) != digits_to_zero8(load8(s + e + i))) return 0;
+    for (; i < len; i++) {
+        unsigned char x = s[a + i], y = s[e + i];
+        if (x != y && !(is_digit(x) && is_digit(y))) return 0;
+    }
+    return 1;
+}
+
+/* Where the text of s[a:b] (a line) ends once a reducer's " \xc3\x97N" count at its end is left out
+ * (signals.COUNT_RE: " x" then a digit, digits and commas, spaces, tabs and CRs to the end): the " x" can
+ * only be right before the digits and commas that come before the trailing spaces. */
+static Py_ssize_t count_cut(const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t k = b;
+    while (k > a && (s[k - 1] == ' ' || s[k - 1] == '\t' || s[k - 1] == '\r')) k--;
+    while (k > a && (is_digit(s[k - 1]) || s[k - 1] == ',')) k--;
+    if (k - 3 >= a && s[k - 3] == ' ' && s[k - 2] == 0xC3 && s[k - 1] == 0x97 && k < b && is_digit(s[k])) return k - 3;
+    return b;
+}
+
+/* first_template(buf, starts, ends) -> bytes of native int64: for each span (a line, no newline), the
+ * index of the first span of the same signal template (signals.templates: its count left out, numbers
+ * masked as mask_numbers does, trailing whitespace left out), each template written once. */
+static PyObject *first_template(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, ev;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &bv, &sv, &ev)) return NULL;
+    const unsigned char *s = bv.buf;
+    const int64_t *starts = sv.buf, *ends = ev.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t), longest = 0;
+    PyObject *out = NULL;
+    uint32_t *slots = NULL;  /* 1 + the number of each distinct template, 0: free */
+    uint64_t *hashes = NULL;
+    int64_t *at = NULL;
+    char *arena = NULL;
+    if (ev.len / (Py_ssize_t)sizeof(int64_t) != n || n >= (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "first_template: starts and ends differ in length, or too many spans");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (starts[k] < 0 || starts[k] > ends[k] || ends[k] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "first_template: a span out of the buffer");
+            goto done;
+        }
+        if (ends[k] - starts[k] > longest) longest = (Py_ssize_t)(ends[k] - starts[k]);
+    }
+    Py_ssize_t nslots = 16, used = 0, capacity = longest + 1;
+    while (nslots < n + n / 2) nslots *= 2;
+    slots = PyMem_Calloc((size_t)nslots, sizeof(uint32_t));
+    hashes = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
+    at = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));  /* where each distinct template is in the arena */
+    arena = PyMem_Malloc((size_t)capacity);
+    out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!slots || !hashes || !at || !arena || !out) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        Py_CLEAR(out);
+        goto done;
+    }
+    int64_t *first = (int64_t *)PyBytes_AS_STRING(out);
+    Py_ssize_t distinct = 0;
+    at[0] = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t a = (Py_ssize_t)starts[k], b = count_cut(s, a, (Py_ssize_t)ends[k]);
+        while (b > a && (s[b - 1] == ' ' || (s[b - 1] >= '\t' && s[b - 1] <= '\r'))) b--;  /* rstrip */
+        if (used + (b - a) > capacity) {  /* room for this one's template (never longer than its text) */
+            Py_ssize_t more = capacity * 2 > used + (b - a) ? capacity * 2 : used + (b - a);
+            char *bigger = PyMem_Realloc(arena, (size_t)more);
+            if (!bigger) {
+                PyErr_NoMemory();
+                Py_CLEAR(out);
+                goto done;
+            }
+            arena = bigger;
+            capacity = more;
+        }
+        char *t = arena + used;
+        Py_ssize_t len = numbers_into(s + a, b - a, t);
+        uint64_t h = span_hash((const unsigned char *)t, 0, len, 0);
+        Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)(nslots - 1));
+        for (;;) {
+            Py_ssize_t e = (Py_ssize_t)slots[slot];
+            if (!e) {  /* a new template: kept in the arena */
+                slots[slot] = (uint32_t)(distinct + 1);
+                hashes[distinct] = h;
+                first[k] = k;
+                at[distinct + 1] = used + len;  /* entry e's template: arena[at[e]:at[e + 1]] */
+                distinct++;
+                used += len;
+                break;
+            }
+            e--;
+            if (hashes[e] == h && at[e + 1] - at[e] == len && memcmp(arena + at[e], t, (size_t)len) == 0) {
+                first[k] = -1 - e;  /* resolved below */
+                break;
+            }
+            slot = (slot + 1) & (nslots - 1);
+        }
+    }
+    /* the entries' first spans, in order of entry: an entry was made by a span whose first[k] == k */
+    {
+        Py_ssize_t e = 0;
+        int64_t *firsts = (int64_t *)hashes;  /* no hash is read any more: entry -> its first span */
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (first[k] >= 0) firsts[e++] = k;
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (first[k] < 0) first[k] = firsts[-1 - first[k]];
+    }
+done:
+    PyMem_Free(slots);
+    PyMem_Free(hashes);
+    PyMem_Free(at);
+    PyMem_Free(arena);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    return out;
+}
+
+/* first_equal(buf, starts, ends, digits_alike, body, rstrip) -> bytes of native int64: for each span
+ * buf[starts[k]:ends[k]] (int64 arrays; the end as span_end makes it), the index of the first span of
+ * equal bytes (with digits_alike, any ASCII digit equal to any other). */
+static PyObject *first_equal(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, ev;
+    int alike, body, rstrip;
+    if (!PyArg_ParseTuple(args, "y*y*y*ppp", &bv, &sv, &ev, &alike, &body, &rstrip)) return NULL;
+    const unsigned char *s = bv.buf;
+    const int64_t *starts = sv.buf, *ends = ev.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *out = NULL;
+    uint32_t *slots = NULL;  /* 1 + the index of the first span of each distinct text, 0: free */
+    uint64_t *hashes = NULL;
+    if (ev.len / (Py_ssize_t)sizeof(int64_t) != n || n >= (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "first_equal: starts and ends differ in length, or too many spans");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (starts[k] < 0 || starts[k] > ends[k] || ends[k] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "first_equal: a span out of the buffer");
+            goto done;
+        }
+    Py_ssize_t nslots = 16;
+    while (nslots < n + n / 2) nslots *= 2;
+    slots = PyMem_Calloc((size_t)nslots, sizeof(uint32_t));
+    hashes = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
+    out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!slots || !hashes || !out) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        Py_CLEAR(out);
+        goto done;
+    }
+    int64_t *first = (int64_t *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t a = (Py_ssize_t)starts[k], b = span_end(s, a, (Py_ssize_t)ends[k], body, rstrip);
+        uint64_t h = span_hash(s, a, b, alike);
+        hashes[k] = h;
+        Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)(nslots - 1));
+        for (;;) {
+            Py_ssize_t e = (Py_ssize_t)slots[slot];
+            if (!e) {
+                slots[slot] = (uint32_t)(k + 1);
+                first[k] = k;
+                break;
+            }
+            e--;
+            Py_ssize_t ea = (Py_ssize_t)starts[e];
+            if (hashes[e] == h && span_end(s, ea, (Py_ssize_t)ends[e], body, rstrip) - ea == b - a &&
+                spans_equal(s, a, ea, b - a, alike)) {
+                first[k] = e;
+                break;
+            }
+            slot = (slot + 1) & (nslots - 1);
+        }
+    }
+    Py_END_ALLOW_THREADS
+done:
+    PyMem_Free(slots);
+    PyMem_Free(hashes);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    return out;
+}
 
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
  * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
@@ -2651,6 +2970,11 @@ static PyMethodDef methods[] = {
     {"lines_with", lines_with, METH_VARARGS, "lines_with(ids, flags) -> line indexes whose shape is flagged"},
     {"status_lines", status_lines, METH_VARARGS, "status_lines(buf, starts, lines) -> the lines holding a 4xx/5xx status"},
     {"mask", mask, METH_O, "mask(shape) -> the shape with id-like tokens replaced by '#'"},
+    {"mask_numbers", mask_numbers, METH_O, "mask_numbers(buf) -> signals.NUMBERS_RE.sub(b'#', buf)"},
+    {"first_template", first_template, METH_VARARGS,
+     "first_template(buf, starts, ends) -> int64 index of the first span of the same signal template of each"},
+    {"first_equal", first_equal, METH_VARARGS,
+     "first_equal(buf, starts, ends, digits_alike, body, rstrip) -> int64 index of the first equal span of each span"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
     {"group_shapes", group_shapes, METH_VARARGS,
      "group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals)"},

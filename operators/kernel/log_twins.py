@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from array import array
 from itertools import accumulate, islice, repeat
-from operator import add
+from operator import add, methodcaller
 
-from operators.vocab import STATUS_RE
+from operators.vocab import COUNT_RE, NUMBERS_RE, STATUS_RE
 
 # hex numbers; uuid-like runs of 4+ hex groups joined by "-" (one of them holding a digit: a group of
 # letters only, like "beef", must not keep a uuid apart); hex words holding a digit, also right after
@@ -131,6 +131,52 @@ def mask_py(shape: bytes) -> bytes:
     """Pure-Python twin of ``_kernel.mask``: hex numbers, hex words holding a digit (also right after
     an ``_``) and digit runs → ``#``."""
     return MASK_RE.sub(b"#", shape)
+
+
+def mask_numbers_py(text: bytes) -> bytes:
+    """Pure-Python twin of ``_kernel.mask_numbers``: uuids, hex ids of 8 to 64 digits holding a decimal
+    digit and digit runs → ``#`` (``vocab.NUMBERS_RE``: what varies between the lines of a signal template)."""
+    return NUMBERS_RE.sub(b"#", text)
+
+
+_BODY_NL, _BODY_CR = methodcaller("removesuffix", b"\n"), methodcaller("removesuffix", b"\r")
+
+
+def first_equal_py(buf: bytes, starts, ends, digits_alike: bool = False, body: bool = False,
+                   rstrip: bool = False) -> array:
+    """Pure-Python twin of ``_kernel.first_equal``: for each span ``buf[starts[k]:ends[k]]``, the index
+    of the first span of equal bytes, as int64; ``digits_alike``: any digit equals any other (each
+    made ``0``); ``body``: a span's end left out when it is ``\n``, then ``\r`` (``line_body_end``);
+    ``rstrip``: its trailing whitespace left out (``bytes.rstrip``)."""
+    starts, ends = list(starts), list(ends)
+    if len(starts) != len(ends):
+        raise ValueError("first_equal: starts and ends differ in length")
+    if any(a < 0 or a > b or b > len(buf) for a, b in zip(starts, ends)):
+        raise ValueError("first_equal: a span out of the buffer")
+    keys = map(buf.__getitem__, map(slice, starts, ends))
+    if body:
+        keys = map(_BODY_CR, map(_BODY_NL, keys))
+    if rstrip:
+        keys = map(bytes.rstrip, keys)
+    if digits_alike:
+        keys = map(methodcaller("translate", DIGITS_TO_ZERO), keys)
+    first: dict[bytes, int] = {}
+    return array("q", map(first.setdefault, keys, range(len(starts))))
+
+
+def first_template_py(buf: bytes, starts, ends) -> array:
+    """Pure-Python twin of ``_kernel.first_template``: for each span ``buf[starts[k]:ends[k]]`` (a line,
+    no newline), the index of the first span of the same template (``operators.signals.templates``: its
+    count left out, ``mask_numbers``, trailing whitespace left out), as int64."""
+    starts, ends = list(starts), list(ends)
+    if len(starts) != len(ends):
+        raise ValueError("first_template: starts and ends differ in length")
+    if any(a < 0 or a > b or b > len(buf) for a, b in zip(starts, ends)):
+        raise ValueError("first_template: a span out of the buffer")
+    joined = b"\n".join(map(buf.__getitem__, map(slice, starts, ends)))
+    keys = map(bytes.rstrip, NUMBERS_RE.sub(b"#", COUNT_RE.sub(b"", joined)).split(b"\n")) if starts else ()
+    first: dict[bytes, int] = {}
+    return array("q", map(first.setdefault, keys, range(len(starts))))
 
 
 def _masked_key(shape: bytes) -> bytes:

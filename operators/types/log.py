@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from itertools import chain, compress, repeat
+from operator import ne
 from typing import Annotated
 
 import msgspec
@@ -33,11 +36,11 @@ import msgspec
 from operators.config import Section, section
 from operators.reduction import Plan, line_body_end
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
-    group_shapes, lines_with, mark_rare, mask, scan_lines, select_visible, status_lines,
+    first_equal, group_shapes, lines_with, mark_rare, mask, scan_lines, select_visible, status_lines,
 )
 from operators.vocab import (  # the signal vocabulary
     CODE_RE, SHAPE_CODE_RE, SHAPE_STATUS, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
-    CONTINUATION_RE, signal_line_spans as signal_line_spans_direct,
+    CONTINUATION_RE, line_matches, signal_line_spans as signal_line_spans_direct,
 )
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line: part of the record before it
@@ -47,7 +50,7 @@ SHAPE_SHARE_MAX = 4  # scan the shapes only when they are at most 1/4 of the inp
 
 
 def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
-                         shape_share: int = SHAPE_SHARE_MAX) -> tuple[int, ...]:
+                         shape_share: int = SHAPE_SHARE_MAX):
     """Indexes of the signal lines, found by scanning each distinct shape once instead of every line.
 
     A shape differs from its lines only in digit runs (one ``0`` each), and the word alternatives of
@@ -62,8 +65,8 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
         return tuple(_indexes_at(starts, signal_line_spans_direct(raw)))
     ends = shape_ends  # offset after each shape's newline
     signal = bytearray(len(ends))
-    for match in SHAPE_SIGNAL_RE.finditer(shape_data):
-        signal[bisect_right(ends, match.start())] = 1
+    for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes holding a match: a search a shape
+        signal[bisect_right(ends, at)] = 1
     candidate = bytearray(len(ends))
     at = shape_data.find(SHAPE_STATUS)
     while at != -1:
@@ -84,7 +87,7 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
         extra.extend(i for i in lines_with(ids, coded) if CODE_RE.search(raw, starts[i], _line_end(raw, starts[i], starts[i + 1])))
     if extra:
         found = sorted(set((*found, *extra)))
-    return tuple(found)
+    return array("q", found)  # 8 bytes a line, not an int object (a log of errors: every line)
 
 
 def _line_indexes(raw: bytes, spans) -> list[int]:
@@ -123,36 +126,69 @@ def signal_lines(raw: bytes) -> list[bytes]:
     return list(dict.fromkeys(raw[start:end].rstrip(b"\r") for start, end in signal_line_spans_direct(raw)))
 
 
-def _signal_blocks(raw: bytes, starts, n: int, signal_indexes) -> list[tuple[int, int]]:
+def _signal_blocks(raw: bytes, starts, n: int, signal_indexes, shapes=None) -> tuple[array, array]:
     """(first, stop) of each signal line with the stack-trace lines that follow it (indented lines,
-    ``Caused by``, ``... N more``); an identical copy of the signal line starts a block of its own."""
-    blocks: list[tuple[int, int]] = []
+    ``Caused by``, ``... N more``); an identical copy of the signal line starts a block of its own. Two
+    arrays, the firsts and the stops. The lines right after the signal lines are tried by ``map``, or
+    their distinct shapes once each (``shapes``: each line's shape id, the shapes and where each ends,
+    as ``scan_lines`` gives them: ``CONTINUATION_RE`` takes a shape's digit run as it takes the line's
+    digits); a signal line no trace line follows (most, in a log of errors) is a block of one line,
+    and only the others are stepped through."""
+    firsts = array("q", signal_indexes)
+    while firsts and firsts[-1] >= n:
+        firsts.pop()
+    nexts = array("q", map((1).__add__, firsts))
+    if nexts and nexts[-1] == n:  # the last line: nothing follows it
+        nexts.pop()
+    if shapes is not None:
+        ids, shape_data, shape_ends = shapes
+        shape_ids = array("i", map(ids.__getitem__, nexts))
+        goes_on = {k for k in set(shape_ids) if CONTINUATION_RE.match(shape_data, shape_ends[k - 1] if k else 0, shape_ends[k])}
+        goes_on = map(goes_on.__contains__, shape_ids)
+    else:
+        after = starts.__getitem__
+        goes_on = map(CONTINUATION_RE.match, repeat(raw), map(after, nexts), map(after, map((1).__add__, nexts)))
+    traced = {j for j in compress(nexts, goes_on) if starts[j + 1] - starts[j] > 1}
+    long: dict[int, int] = {}  # the first line of each block of more than one line -> its stop
     covered = 0
-    for i in signal_indexes:
-        if i >= n or i < covered:
+    for i in compress(firsts, map(traced.__contains__, map((1).__add__, firsts))):
+        if i < covered:  # a trace line of the block before (that says "error" too)
             continue
         head = raw[starts[i] : starts[i + 1]]
         j = i + 1
         while (j < n and starts[j + 1] - starts[j] > 1 and CONTINUATION_RE.match(raw, starts[j], starts[j + 1])
                and raw[starts[j] : starts[j + 1]] != head):
             j += 1
-        blocks.append((i, j))
-        covered = j
-    return blocks
+        if j > i + 1:
+            long[i] = covered = j
+    if not long:
+        return firsts, array("q", map((1).__add__, firsts))
+    kept, stops = array("q"), array("q")
+    done = 0  # the firsts placed so far
+    for i, j in long.items():  # the signal lines before the block, each a block of one line; the block; past its trace
+        at = bisect_left(firsts, i, done)
+        kept.extend(firsts[done:at])
+        stops.extend(map((1).__add__, firsts[done:at]))
+        kept.append(i)
+        stops.append(j)
+        done = bisect_left(firsts, j, at)
+    kept.extend(firsts[done:])
+    stops.extend(map((1).__add__, firsts[done:]))
+    return kept, stops
 
 
-def _duplicate_blocks(raw: bytes, starts, blocks) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
+def _duplicate_blocks(raw: bytes, starts, firsts, stops) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
     """Exact copies among the signal blocks (also far apart; line endings aside): the first block of each
-    text with its number of copies (only when more than one), and each later copy -> (stop, first)."""
-    first_of: dict[bytes, int] = {}
+    text with its number of copies (only when more than one), and each later copy -> (stop, first).
+    The texts are compared by the kernel (``first_equal``): only the copies take a Python step."""
+    first = first_equal(raw, array("q", map(starts.__getitem__, firsts)), array("q", map(starts.__getitem__, stops)),
+                        False, True, False)
     copies: dict[int, int] = {}
     later: dict[int, tuple[int, int]] = {}
-    for first, stop in blocks:
-        key = raw[starts[first] : line_body_end(raw, starts[stop - 1], starts[stop])]
-        rep = first_of.setdefault(key, first)
-        if rep != first:
-            copies[rep] = copies.get(rep, 1) + 1
-            later[first] = (stop, rep)
+    for k in compress(range(len(first)), map(ne, first, range(len(first)))):
+        rep = firsts[first[k]]
+        copies[rep] = copies.get(rep, 1) + 1
+        later[firsts[k]] = (stops[k], rep)
     return copies, later
 
 
@@ -308,17 +344,19 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
         signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
     else:
         signal_indexes = _indexes_at(starts, signal_line_spans_direct(raw))
-    blocks = _signal_blocks(raw, starts, n, signal_indexes)
-    verbatim = array("q", [j for first, stop in blocks for j in range(first, stop)])
-    copies, later = _duplicate_blocks(raw, starts, blocks)
-    del blocks
-    for i in verbatim:
-        counts[ids[i]] -= 1  # verbatim lines are never folded: they do not count for their template
+    firsts, stops = _signal_blocks(raw, starts, n, signal_indexes, (ids, shape_data, shape_ends))
+    verbatim = array("q", chain.from_iterable(map(range, firsts, stops)))
+    copies, later = _duplicate_blocks(raw, starts, firsts, stops)
+    del firsts, stops
+    for shape, k in Counter(map(ids.__getitem__, verbatim)).items():
+        counts[shape] -= k  # verbatim lines are never folded: they do not count for their template
     template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room)
     del shape_data, shape_ends
     frequent = bytes(total >= cfg.fold_min for total in totals)
     visible = select_visible(ids, template_of, frequent, verbatim)
-    is_verbatim = set(verbatim)
+    is_verbatim = bytearray(n + 1)  # a byte a line (a set held an int object a line of a log of errors)
+    for i in verbatim:
+        is_verbatim[i] = 1
 
     fine = granularity == "fine"
     group_of: dict[int, str] = {}  # template id -> group, for the frequent templates shown so far
@@ -332,11 +370,14 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
             folded += line - i
             _omit_copies(plan, starts, ids, template_of, names, group_of, i, line, fine)
         pos, line_end = starts[line], starts[line + 1]
-        if line in is_verbatim:  # a signal or trace line
-            i = _show_verbatim(plan, starts, line, fine, copies, later)
-            folded += i - line - 1
-            while v < nvisible and visible[v] < i:
-                v += 1
+        if is_verbatim[line]:  # a signal or trace line
+            if line in later or line in copies:
+                i = _show_verbatim(plan, starts, line, fine, copies, later)
+                folded += i - line - 1
+                while v < nvisible and visible[v] < i:
+                    v += 1
+            else:
+                i, v = _keep_verbatim_run(plan, starts, visible, v, is_verbatim, later, copies)
             continue
         t = template_of[ids[line]]
         if frequent[t]:  # the first line of a frequent template: shown with its count
@@ -352,7 +393,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
             v += 1
             i = line + 1
             limit = cfg.long_line or len(raw)
-            while (v < nvisible and visible[v] == i and i not in is_verbatim and not frequent[template_of[ids[i]]]
+            while (v < nvisible and visible[v] == i and not is_verbatim[i] and not frequent[template_of[ids[i]]]
                    and starts[i + 1] - starts[i] <= limit):
                 v += 1
                 i += 1
@@ -366,6 +407,18 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
 
     _footer(plan, folded, fine)
     return plan.finish()
+
+
+def _keep_verbatim_run(plan: Plan, starts, visible, v: int, is_verbatim: bytearray, later, copies) -> tuple[int, int]:
+    """Keep the signal or trace line ``visible[v]`` and the ones right after it that show as they are
+    (no later copy of a block, none copied), as one piece (``keep`` would join them); the next line to
+    place and the next visible index."""
+    line = visible[v]
+    i, v, nvisible = line + 1, v + 1, len(visible)
+    while v < nvisible and visible[v] == i and is_verbatim[i] and i not in later and i not in copies:
+        i, v = i + 1, v + 1
+    plan.keep(starts[line], starts[i])
+    return i, v
 
 
 def _show_verbatim(plan: Plan, starts, line: int, fine: bool, copies: dict[int, int], later: dict[int, tuple[int, int]]) -> int:
