@@ -703,8 +703,8 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     its ``collected`` and final summary lines (other runners' totals too: mocha's ``838 passing``,
     jest's ``Tests:``, ``test result:``); then each failure's ``____ name ____`` header (mocha's
     ``1) suite`` and the title lines under it, up to its error); then
-    each failure's first ``E`` line and its frame locations; then the other ``E`` lines with a signal
-    word; then, one by one (context), the ``>`` lines and the other ``E`` lines. The other lines:
+    each failure's first ``E`` line and its frame locations; then the other ``E`` and ``>`` lines with a
+    signal word (what SIGNAL asks for); then, one by one (context), the other ``>`` and ``E`` lines. The other lines:
     ``tier``, then the general rules."""
     out: list[tuple[int, int] | None] = []
     first_e = False
@@ -738,8 +738,8 @@ def _failure_rank(shown: bytes, first_e: bool) -> tuple[int, int] | None:
         return (0, 3) if is_signal_text(shown) else (1, 1)
     if LOCATION_RE.match(shown) and is_signal_text(shown):
         return 0, 2
-    if shown.startswith(b">"):
-        return 1, 0
+    if shown.startswith(b">"):  # the line a frame failed on: must-see when it names a signal (``warnings.warn(``)
+        return (0, 3) if is_signal_text(shown) else (1, 0)
     return None
 
 

@@ -643,3 +643,17 @@ def test_a_small_room_keeps_mochas_totals_and_each_failures_title(budget):
                  b"       should support HTTPS protocol:", b"  2) issues", b"       4999"):
         assert line + b"\n" in visible, line
 
+
+
+@pytest.mark.parametrize("host", ["", "codex"])
+def test_a_failing_frames_line_with_a_signal_word_is_must_see(host, monkeypatch):
+    """pytest's ``>           warnings.warn(`` line (the line a frame failed on) names a signal: SIGNAL
+    asks for it, so the budget keeps it (or counts it) instead of leaving it in a gap as context: a real
+    httpx run exited 3 under Claude Code's budget."""
+    root = Path(__file__).resolve().parents[2]
+    raw = (root / "bench/corpus/pytest_q_httpx_errors/input").read_bytes()
+    if host:
+        monkeypatch.setenv("NOLIFE_TOKENS_HOST", host)
+    packet = reduce_bytes(raw)
+    assert packet.type == "build" and packet.signal_pass and packet.restore_pass
+    assert b">           warnings.warn(\n" in packet.visible
