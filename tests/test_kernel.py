@@ -732,8 +732,8 @@ def test_diag_lines_of_real_outputs_and_edge_cases():
                 *(path.read_bytes() for path in sorted(FIXTURES.glob("*.txt")))]:
         assert bytes(dispatch.diag_lines(raw)) == TWINS["diag_lines"](raw)
         assert bytes(dispatch.diag_offsets(raw)) == TWINS["diag_offsets"](raw)
-    assert dispatch.diag_lines(b"E501 [*] x\n  --> a.py:1:2\n   |\n 1 | a        b\n   |   ^^^\nhelp: Fix\nnote: y\n\n12 |): x\n") == \
-        bytes([4, 0, 2, 2 | 0x80, 2, 3, 3, 1, 0])
+    assert dispatch.diag_lines(b"E501 [*] x\n  --> a.py:1:2\n   |\n 1 | a        b\n   |   ^^^\nhelp: Fix\nnote: y\n\n"
+                               b"12 | f(1,2): error x\n12 | f(): x\n   = help: z\n") == bytes([4, 0, 2, 2 | 0x80, 2, 3, 3, 1, 0, 2, 5])
 
 
 @settings(max_examples=examples(1500), deadline=None)

@@ -2678,12 +2678,13 @@ static int diag_arrow_at(const unsigned char *s, Py_ssize_t len) {
 static int diag_rust_first(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c && strchr("fewnihrc", c) != NULL); }
 
 /* a line's class (diag_twins.diag_lines_py): 1 blank, 2 a snippet or caret line, 3 a help/note line, 4 maybe a
- * rustc head, 0 any other (diag_lines adds 0x80 to a line holding 8 spaces in a row) */
+ * rustc head, 5 an indented "= " line, 0 any other (diag_lines adds 0x80 to a line holding 8 spaces in a row) */
 static unsigned char diag_line_class(const unsigned char *s, Py_ssize_t len, const unsigned char *next, Py_ssize_t next_len,
                                      int has_next) {
     Py_ssize_t p = 0;
     while (p < len && diag_blank_byte(s[p])) p++;
     if (p == len) return 1;
+    if (p > 0 && s[p] == '=' && p + 1 < len && s[p + 1] == ' ') return 5;  /* rustc's "   = help: ..." */
     if (p > 0 || is_digit(s[0])) {
         if (p > 0 && !is_digit(s[p]) && s[p] != '|' && s[p] != '+' && s[p] != '-') return 0;
         if (is_digit(s[p])) {

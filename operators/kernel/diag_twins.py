@@ -158,6 +158,8 @@ def _line_class(line: bytes, nxt: bytes | None) -> int:
     p = len(line) - len(line.lstrip(b" \t"))
     if p == len(line):
         return 1
+    if p and line[p : p + 2] == b"= ":
+        return 5
     if p or line[0] in b"0123456789":
         if p and not (line[p] in _MARKS or 48 <= line[p] <= 57):
             return 0
@@ -188,7 +190,8 @@ def diag_lines_py(raw: bytes) -> bytes:
     ``): error``, ``): warning``, ``): message`` (tsc's head), ``: In ``, ``: At top level`` (gcc's file
     lines)); 3: ``help: `` or ``note: `` then a non-space (none of those either; a note not followed by a
     ``-->`` line); 4: a line that may be rustc's head (its first byte one ``RUST_HEAD_RE`` can start
-    with, not tsc's head, the next line ``-->`` after optional whitespace); 0: any
+    with, not tsc's head, the next line ``-->`` after optional whitespace); 5: an indent of spaces and tabs
+    then ``= `` (rustc's ``= help:``, ``= note:``); 0: any
     other; plus ``PAD_BIT`` when the line holds 8 spaces in a row (``diagnostics.PAD``)."""
     lines = raw.split(b"\n")
     if raw.endswith(b"\n") or not raw:

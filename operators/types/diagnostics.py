@@ -81,9 +81,9 @@ its location lines by the same one pass, each text after a location worked out o
 rustc's and ruff's default format (a head line, its ``-->`` line, then a snippet with a line-number
 gutter, carets, ``help:`` lines and fixes: ten lines or more a diagnostic) is read a run of lines at a
 time: one pass (``operators.kernel.diag_lines``) sorts the lines no other form can take (blank, gutter,
-``help:``/``note:`` lines) and the ones that may be rustc's heads; a head and its ``-->`` line are read
-by one pattern and added to the columns (``_Parser._rust_head``), the lines after them as one run of
-details (``_Parser._run``). A view is then made a run of lines at a time (``_Reducer._lines``: a code a
+``help:``/``note:`` lines, rustc's ``= help:``) and the ones that may be rustc's heads; a head and its
+``-->`` line are read by one pattern and added to the columns (``_Parser._rust_head``), the lines after
+them as one run of details (``_Parser._run``; ``_note_line`` for a ``= `` line, which may name the lint). A view is then made a run of lines at a time (``_Reducer._lines``: a code a
 line, kept, omitted to a group or done on its own), the ``help:`` and ``note:`` lines kept worked out
 once for the whole view.
 """
@@ -193,6 +193,7 @@ def _ones(flags: bytes):
         i = flags.find(1, i + 1)
 
 
+NOTE_LINE = 5  # ``_Parser._classes``: rustc's ``   = help: …`` (``_note_line``)
 RUST_LINE = 4  # ``_Parser._classes``: a line that may be rustc's head; 1 to 3: lines ``_run`` reads a run at a time
 _IN_RUN = bytes(1 <= c <= 3 for c in range(256))
 _FREE_KINDS = bytes([OTHER, BLANK, OTHER, OTHER]) + bytes([OTHER]) * 252  # read with no diagnostic open
@@ -517,7 +518,7 @@ class _Parser:
         self.plain: dict = {}  # ``_plain_head``: what it made of each text after a location
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
         self.padded = b""  # ``run``: a byte a line, 1 for one holding ``PAD``, when the input is not clean (no escapes)
-        self.rust_keys: dict[bytes, int] = {}  # ``_rust_head``: each rustc/ruff code's rule number
+        self.rust_keys: dict = {}  # ``_rust_head``: the rule number of each code (or severity and message)
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
     def common(self, settings: Settings) -> "_Common":
@@ -612,6 +613,9 @@ class _Parser:
                         continue
                     else:
                         i += 1
+                        continue
+                elif classes[i] == NOTE_LINE:
+                    if self._note_line(i):
                         continue
                 else:
                     e = runs.find(0, i)
@@ -717,6 +721,39 @@ class _Parser:
         self.detail_started = True
         return True
 
+    def _note_line(self, i: int) -> bool:
+        """Line ``i`` (``_classes`` 5: an indent then ``= ``, rustc's ``= help:``/``= note:``: no other form
+        takes it) read as the loop reads it: a detail of the open diagnostic whose style has no wrapped
+        message (rustc's names its lint: ``_lint_name``), another line when none is open; False, having
+        read nothing, under any other style."""
+        d, diags = self.open, self.diags
+        style = d.style if d is not None else STYLES[diags.style[self.open_j]] if self.pending else None
+        if style is None:
+            self.kind[i] = OTHER
+            return True
+        if style not in _DETAILS_ONLY:
+            return False
+        raw, starts, ends = self.raw, self.starts, self.ends
+        if style == "rust":
+            end = ends[i]
+            m = LINT_RE.search(raw[starts[i] : end - 1 if raw[end - 1] == 10 else end])
+            if m:
+                head = diags.head[self.open_j]
+                end = ends[head]
+                if b"[" not in raw[starts[head] : end - 1 if raw[end - 1] == 10 else end].split(b":")[0]:
+                    key = next(g for g in m.groups() if g).decode("utf-8", "replace")
+                    if d is not None:
+                        d.key = key
+                    diags.key[self.open_j] = diags.key_id(key)
+        self.kind[i] = DETAIL
+        if d is not None:
+            d.end = i
+            self._sync()
+        else:
+            diags.end[self.open_j] = i
+        self.detail_started = True
+        return True
+
     def _rust_head(self, i: int, n: int) -> bool:
         """Line ``i`` (``_classes`` 4: not indented, not tsc's head; the input has no escapes or carriage
         returns, so a line's text is its bytes) read as ``_head`` then ``_start`` read it when it is
@@ -738,11 +775,12 @@ class _Parser:
                 self._materialize()
             if loc == self.open.loc:
                 return False  # a detail of the open one: the loop reads it
-        key = self.rust_keys.get(code) if code else None
+        name = code or (severity, m.group(3))  # a rule: its code, else its message masked
+        key = self.rust_keys.get(name)
         if key is None:
             key = diags.key_id(_key(code, severity, m.group(3) or m.group(5)))
-            if code:
-                self.rust_keys[code] = key
+            if len(self.rust_keys) < TAILS_MAX:
+                self.rust_keys[name] = key
         kind = self.kind
         kind[i] = HEAD
         kind[i + 1] = PART
