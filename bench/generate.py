@@ -280,6 +280,51 @@ def make_diagnostics(target_bytes: int, seed: int = 7) -> bytes:
     return "".join(out).encode()
 
 
+def make_diagnostics_full(target_bytes: int, seed: int = 7) -> bytes:
+    """The same linter in its default format (``ruff check``, as rustc prints too): each diagnostic a
+    ``CODE [*] message`` line, its `` --> path:line:col`` line, a source snippet with a line-number
+    gutter and a caret line, a ``help:`` line and often a suggested fix (``- old``, ``12 + new``), then a
+    blank line; a few rules with no snippet (a missing file header); then ``Found N errors.``."""
+    rng = random.Random(seed)
+    rules = [(f"{p}{k:03d}", f"{rng.choice(_WORDS).title()} {rng.choice(('is', 'must be', 'should not be'))} "
+              f"{rng.choice(('unused', 'shadowed', 'too complex', 'undocumented', 'mutable'))}",
+              f"{rng.choice(('Remove', 'Rename', 'Annotate', 'Move', 'Replace'))} {rng.choice(_WORDS)}")
+             for k, p in enumerate(("E", "F", "W", "B", "C", "D", "UP", "ANN", "PLR", "RUF") * 8)]
+    out, size, n, f = [], 0, 0, 0
+    while size < target_bytes:
+        f += 1
+        path = f"src/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}_{f}.py"
+        line = 0
+        for _ in range(rng.randint(1, 40)):
+            line += rng.randint(1, 30)
+            code, message, help_text = rules[min(len(rules) - 1, int(rng.paretovariate(1.1)) - 1)]
+            col = rng.randint(1, 40)
+            fix = rng.random() < 0.4
+            block = [f"{code}{' [*]' if fix else ''} {message}\n"]
+            if code.startswith("D") and rng.random() < 0.5:  # no snippet: the file as a whole
+                block.append(f"--> {path}:1:1\n\n")
+            else:
+                width = len(str(line + 2))
+                gutter = " " * width + " |"
+                block.append(f"{' ' * width}--> {path}:{line}:{col}\n{gutter}\n")
+                for k in range(max(1, line - 2), line + 3):
+                    text = "    " * rng.randint(0, 3) + _code_line(rng, rng.choice(_WORDS)).strip()
+                    block.append(f"{k:<{width}} | {text}\n")
+                    if k == line:
+                        block.append(f"{gutter} {' ' * (col - 1)}{'^' * rng.randint(1, 12)}\n")
+                block.append(f"{gutter}\nhelp: {help_text}\n")
+                if fix:
+                    old, new = (_code_line(rng, rng.choice(_WORDS)).strip() for _ in range(2))
+                    block.append(f"{gutter}\n{' ' * (width + 1)}- {old}\n{line:<{width}} + {new}\n{gutter}\n")
+                block.append("\n")
+            text = "".join(block)
+            out.append(text)
+            size += len(text)
+            n += 1
+    out.append(f"Found {n} errors.\n")
+    return "".join(out).encode()
+
+
 def make_source(target_bytes: int, seed: int = 7) -> bytes:
     """One long Python module (``cat big.py``): imports, classes with methods, functions, docstrings."""
     rng = random.Random(seed)

@@ -1,6 +1,6 @@
 """Peak memory of ``tokens analyze`` net of the interpreter, for every input type at 20 MB and 100 MB.
 
-    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,idlog,json,ndjson,diff,text,search,gitlog,blame,diagnostics,source]
+    .venv/bin/python bench/memory.py [--sizes 20,100] [--kinds log,idlog,json,ndjson,diff,text,search,gitlog,blame,diagnostics,diagfull,source]
 
 Each input is generated (bench/generate.py: the same inputs as bench/throughput.py), then reduced by
 ``tokens analyze FILE`` in a child process; its peak RSS comes from ``wait4``. Each input is made by
@@ -10,8 +10,10 @@ would raise every child's figure to its own. The interpreter's idle RSS is the p
 analyze`` on a 20 KB log (every module loaded, next to no data). Printed per input: peak RSS, RSS/in
 (gross) and net/in = (peak - idle) / input size. ``idlog``: a log with a request id in every line
 (no two lines alike until the ids are masked), the log type's hard case; ``search``: ``rg -n`` output,
-``gitlog``: ``git log -p`` (``make_search``, ``make_git_log_p``); ``jsonstorm``, ``errorstorm``: JSON-lines and
-plain-text logs whose every line is an error or a warning, ``mixedlog``: a log ~30% of whose lines are
+``gitlog``: ``git log -p`` (``make_search``, ``make_git_log_p``); ``diagfull``: a linter's diagnostics in
+ruff's (and rustc's) default format, source snippets and fixes under each (``make_diagnostics_full``);
+``jsonstorm``, ``errorstorm``: JSON-lines and
+plain-text logs whose every line is an error or a warning, ``mixedlog``: a log ~30% of whose lines are warnings or errors
 (``make_json_storm``, ``make_error_storm``, ``make_mixed_log``; not in the default kinds).
 Target (issue: start-up and memory): net/in <= 2.5x for every type at 20 MB and 100 MB.
 Needs about 2 GB of free disk under the temporary directory for the 100 MB inputs.
@@ -29,14 +31,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import (make_blame, make_diagnostics, make_diff, make_error_storm, make_git_log_p, make_id_log,  # noqa: E402
-                      make_json, make_json_storm, make_log, make_mixed_log, make_ndjson, make_search, make_source)
+from generate import (make_blame, make_diagnostics, make_diagnostics_full, make_diff, make_error_storm,  # noqa: E402
+                      make_git_log_p, make_id_log, make_json, make_json_storm, make_log, make_mixed_log, make_ndjson,
+                      make_search, make_source)
 
 MB = 1024 * 1024
 TARGET_NET = 2.5
 MAKERS = {"log": make_log, "idlog": make_id_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff,
           "search": make_search, "gitlog": make_git_log_p, "blame": make_blame, "diagnostics": make_diagnostics,
-          "source": make_source, "jsonstorm": make_json_storm, "errorstorm": make_error_storm, "mixedlog": make_mixed_log}
+          "diagfull": make_diagnostics_full, "source": make_source, "jsonstorm": make_json_storm,
+          "errorstorm": make_error_storm, "mixedlog": make_mixed_log}
 
 
 def make_text(target: int) -> bytes:
@@ -75,7 +79,7 @@ def peak(cmd: list[str], env: dict) -> tuple[int, float, int, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20,100", help="input sizes in MB")
-    parser.add_argument("--kinds", default="log,idlog,json,ndjson,diff,text,search,gitlog,blame,diagnostics,source")
+    parser.add_argument("--kinds", default="log,idlog,json,ndjson,diff,text,search,gitlog,blame,diagnostics,diagfull,source")
     args = parser.parse_args(argv)
     tokens = [sys.executable, "-m", "flows.cli", "analyze"]
     with tempfile.TemporaryDirectory() as tmp:

@@ -179,7 +179,8 @@ LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
-                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "source_lines",
+                                  "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "source_lines",
                                   "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
@@ -765,6 +766,59 @@ def test_diag_columns_match_the_python_twin(raw, data):
     columns = (rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of)
     found, twin = dispatch.diag_columns(*columns), TWINS["diag_columns"](*columns)
     assert [bytes(found[3]), *map(list, found[:3]), list(found[4])] == [bytes(twin[3]), *map(list, twin[:3]), list(twin[4])]
+
+
+DETAIL_PARTS = [b"  ", b" ", b"\t", b"12", b"7", b" | ", b"|", b" +", b"+ ", b"-", b" - ", b"--> ", b"-->", b"a.py:3:5", b"help: ",
+                b"note: ", b"help:", b"x", b"F401", b" [*] ", b"error[E0308]: ", b"warning: ", b"): ", b": In ", b": At top level",
+                b"(1,2): error TS2322: ", b"): warning", b"): message",
+                b"\n", b"\n", b"\n", b"\r", b"\x0b", b"\x0c", b"        ", b"   ", b"^^^", b"=", b"\xff", b"C:"]
+DETAILISH = st.lists(st.sampled_from(DETAIL_PARTS), max_size=60).map(b"".join)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=st.one_of(DETAILISH, DIAGISH))
+def test_diag_lines_and_offsets_match_the_python_twins(raw):
+    import operators.kernel as dispatch
+
+    assert bytes(dispatch.diag_lines(raw)) == TWINS["diag_lines"](raw)
+    assert bytes(dispatch.diag_offsets(raw)) == TWINS["diag_offsets"](raw)
+
+
+def test_diag_lines_of_real_outputs_and_edge_cases():
+    import operators.kernel as dispatch
+    from bench.generate import make_diagnostics_full
+
+    from conftest import FIXTURES
+
+    for raw in [make_diagnostics_full(300_000), b"", b"\n", b"x", b"  |", b"1 |", b"note: x\n  --> a:1", b"note: x",
+                b"12 | a): b", b"12 | a(1,2): error TS1: b", b"   | a): b", b"help: \tx", b"E1 x\n-->",
+                *(path.read_bytes() for path in sorted(FIXTURES.glob("*.txt")))]:
+        assert bytes(dispatch.diag_lines(raw)) == TWINS["diag_lines"](raw)
+        assert bytes(dispatch.diag_offsets(raw)) == TWINS["diag_offsets"](raw)
+    assert dispatch.diag_lines(b"E501 [*] x\n  --> a.py:1:2\n   |\n 1 | a        b\n   |   ^^^\nhelp: Fix\nnote: y\n\n"
+                               b"12 | f(1,2): error x\n12 | f(): x\n   = help: z\n") == bytes([4, 0, 2, 2 | 0x80, 2, 3, 3, 1, 0, 2, 5])
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(codes=st.lists(st.sampled_from([0, 1, 2, 250, 254, 255]), min_size=1, max_size=60), data=st.data())
+def test_diag_line_runs_and_fill_match_the_python_twins(codes, data):
+    import operators.kernel as dispatch
+
+    n = len(codes)
+    starts = array("I", range(0, 10 * n, 10))
+    ends = array("I", range(10, 10 * n + 10, 10))
+    first = data.draw(st.integers(0, n - 1))
+    stop = data.draw(st.integers(first + 1, n))
+    found = dispatch.diag_line_runs(bytes(codes), first, stop, starts, ends)
+    twin = TWINS["diag_line_runs"](bytes(codes), first, stop, starts, ends)
+    assert [bytes(found[0]), *map(list, found[1:])] == [bytes(twin[0]), *map(list, twin[1:])]
+    heads = sorted(data.draw(st.lists(st.integers(0, n - 1), max_size=10)))
+    lasts = array("I", (min(n - 1, h + data.draw(st.integers(0, 3))) for h in heads))
+    diag_codes = bytes(data.draw(st.lists(st.integers(0, 40), min_size=len(heads), max_size=len(heads))))
+    lines, twin_lines = bytearray(codes), bytearray(codes)
+    dispatch.diag_fill(lines, diag_codes, array("I", heads), lasts, 1, 31)
+    TWINS["diag_fill"](twin_lines, diag_codes, array("I", heads), lasts, 1, 31)
+    assert lines == twin_lines
 
 
 SOURCE_PIECES = [b"def", b"class ", b"fn", b"function", b" ", b"  ", b"\t", b"\r", b"\n", b"\r\n", b"(", b")", b"{", b"}",

@@ -17,7 +17,9 @@ output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of re
 holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
-(its plan's pieces, a run of diagnostics kept or omitted at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
+(its plan's pieces, a run of diagnostics kept or omitted at a time), ``diag_lines`` (the lines of a
+detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_fill`` and
+``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
 signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
 signal blocks, lines that rank alike), ``first_template`` (the first line of each signal template: the
@@ -88,6 +90,10 @@ def _twins() -> dict:
         "diag_runs": diag_twins.diag_runs_py,
         "diag_ranks": diag_twins.diag_ranks_py,
         "diag_columns": diag_twins.diag_columns_py,
+        "diag_lines": diag_twins.diag_lines_py,
+        "diag_line_runs": diag_twins.diag_line_runs_py,
+        "diag_fill": diag_twins.diag_fill_py,
+        "diag_offsets": diag_twins.diag_offsets_py,
         "source_lines": source_twins.source_lines_py,
     }
 
@@ -241,6 +247,12 @@ def _c_diag_columns(*columns):
             memoryview(message).cast("i"))
 
 
+def _c_diag_line_runs(codes, first: int, stop: int, starts, ends):
+    """The runs of equal codes of a diagnostics plan's lines (see ``diag_twins.diag_line_runs_py``)."""
+    run_codes, run_starts, run_ends = C.diag_line_runs(codes, first, stop, starts, ends)
+    return run_codes, memoryview(run_starts).cast("q"), memoryview(run_ends).cast("q")
+
+
 def _c_source_lines(raw: bytes, max_len: int, numbered: bool, tests, clauses):
     """The number of lines and the int64 records of each group's lines (see ``source_twins.source_lines_py``)."""
     lines, groups = C.source_lines(raw, max_len, numbered, tests, clauses)
@@ -277,6 +289,10 @@ if C is None:
     diag_runs = diag_twins.diag_runs_py
     diag_ranks = diag_twins.diag_ranks_py
     diag_columns = diag_twins.diag_columns_py
+    diag_lines = diag_twins.diag_lines_py
+    diag_line_runs = diag_twins.diag_line_runs_py
+    diag_fill = diag_twins.diag_fill_py
+    diag_offsets = diag_twins.diag_offsets_py
     source_lines = source_twins.source_lines_py
 else:
     scan_lines = _c_scan_lines
@@ -308,4 +324,8 @@ else:
     diag_runs = _c_diag_runs if hasattr(C, "diag_runs") else _twin("diag_twins", "diag_runs_py")
     diag_ranks = _c_diag_ranks if hasattr(C, "diag_ranks") else _twin("diag_twins", "diag_ranks_py")
     diag_columns = _c_diag_columns if hasattr(C, "diag_columns") else _twin("diag_twins", "diag_columns_py")
+    diag_lines = C.diag_lines if hasattr(C, "diag_lines") else _twin("diag_twins", "diag_lines_py")
+    diag_line_runs = _c_diag_line_runs if hasattr(C, "diag_line_runs") else _twin("diag_twins", "diag_line_runs_py")
+    diag_fill = C.diag_fill if hasattr(C, "diag_fill") else _twin("diag_twins", "diag_fill_py")
+    diag_offsets = C.diag_offsets if hasattr(C, "diag_offsets") else _twin("diag_twins", "diag_offsets_py")
     source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

@@ -2964,6 +2964,212 @@ done:
 }
 
 
+/* ---- diagnostics: the lines of a detailed format (rustc, ruff's full) read a run at a time ----------- */
+
+static int diag_blank_byte(unsigned char c) { return c == ' ' || c == '\t'; }
+static int diag_ws_byte(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+static int diag_has(const unsigned char *s, Py_ssize_t len, const char *needle) {
+    Py_ssize_t k = (Py_ssize_t)strlen(needle);
+    for (Py_ssize_t p = 0; p + k <= len; p++)
+        if (s[p] == (unsigned char)needle[0] && memcmp(s + p, needle, (size_t)k) == 0) return 1;
+    return 0;
+}
+
+/* what tsc's head (TSC_RE: "(1,2): error TS1: ") cannot lack */
+static int diag_tsc(const unsigned char *s, Py_ssize_t len) {
+    return diag_has(s, len, "): error") || diag_has(s, len, "): warning") || diag_has(s, len, "): message");
+}
+
+/* what another form of diagnostics.py's _Parser reads in a line that is not indented may hold (tsc's head, gcc's
+ * "file: In function") */
+static int diag_odd(const unsigned char *s, Py_ssize_t len) {
+    return diag_tsc(s, len) || diag_has(s, len, ": In ") || diag_has(s, len, ": At top level");
+}
+
+/* the line [s, len) is followed by one whose text starts with optional whitespace then "-->" */
+static int diag_arrow_at(const unsigned char *s, Py_ssize_t len) {
+    Py_ssize_t p = 0;
+    while (p < len && diag_ws_byte(s[p])) p++;
+    return p + 3 <= len && s[p] == '-' && s[p + 1] == '-' && s[p + 2] == '>';
+}
+
+static int diag_rust_first(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c && strchr("fewnihrc", c) != NULL); }
+
+/* a line's class (diag_twins.diag_lines_py): 1 blank, 2 a snippet or caret line, 3 a help/note line, 4 maybe a
+ * rustc head, 5 an indented "= " line, 0 any other (diag_lines adds 0x80 to a line holding 8 spaces in a row) */
+static unsigned char diag_line_class(const unsigned char *s, Py_ssize_t len, const unsigned char *next, Py_ssize_t next_len,
+                                     int has_next) {
+    Py_ssize_t p = 0;
+    while (p < len && diag_blank_byte(s[p])) p++;
+    if (p == len) return 1;
+    if (p > 0 && s[p] == '=' && p + 1 < len && s[p + 1] == ' ') return 5;  /* rustc's "   = help: ..." */
+    if (p > 0 || is_digit(s[0])) {
+        if (p > 0 && !is_digit(s[p]) && s[p] != '|' && s[p] != '+' && s[p] != '-') return 0;
+        if (is_digit(s[p])) {
+            while (p < len && is_digit(s[p])) p++;
+            if (p >= len || s[p] != ' ') return 0;
+            while (p < len && s[p] == ' ') p++;
+        }
+        if (p >= len || (s[p] != '|' && s[p] != '+' && s[p] != '-')) return 0;
+        if (p + 1 < len && s[p + 1] != ' ') return 0;
+        if (!diag_blank_byte(s[0]) && diag_odd(s, len)) return 0;
+        return 2;
+    }
+    if (len > 6 && (memcmp(s, "help: ", 6) == 0 || memcmp(s, "note: ", 6) == 0)) {
+        if (diag_ws_byte(s[6]) || diag_odd(s, len)) return 0;
+        if (s[0] == 'n' && has_next && diag_arrow_at(next, next_len)) return 0;
+        return 3;
+    }
+    if (diag_rust_first(s[0]) && !diag_tsc(s, len) && has_next && diag_arrow_at(next, next_len)) return 4;
+    return 0;
+}
+
+static PyObject *diag_lines(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf, *end = raw + view.len;
+    Py_ssize_t n = 0;
+    for (const unsigned char *s = raw; s < end; n++) {
+        const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+        s = nl ? nl + 1 : end;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    if (out) {
+        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+        const unsigned char *s = raw;
+        const unsigned char *be = s < end ? memchr(s, '\n', (size_t)(end - s)) : NULL;
+        if (!be) be = end;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const unsigned char *ns = be < end ? be + 1 : end, *nbe = NULL;
+            int has_next = i + 1 < n;
+            if (has_next) {
+                nbe = memchr(ns, '\n', (size_t)(end - ns));
+                if (!nbe) nbe = end;
+            }
+            o[i] = diag_line_class(s, be - s, ns, has_next ? nbe - ns : 0, has_next);
+            for (Py_ssize_t p = 0, spaces = 0; p < be - s; p++) {  /* PAD_BIT: 8 spaces in a row */
+                spaces = s[p] == ' ' ? spaces + 1 : 0;
+                if (spaces == 8) {
+                    o[i] |= 0x80;
+                    break;
+                }
+            }
+            s = ns;
+            be = nbe;
+        }
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* (run_codes, run_starts, run_ends): the runs of equal codes among lines first..stop-1 (diag_twins.diag_line_runs_py) */
+static PyObject *diag_line_runs(PyObject *self, PyObject *args) {
+    Py_buffer codes, b[2];
+    PyObject *objs[2];
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*nnOO", &codes, &first, &stop, &objs[0], &objs[1])) return NULL;
+    int got = 0;
+    PyObject *result = NULL, *run_codes = NULL, *starts = NULL, *ends = NULL;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_line_runs") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (first < 0 || first >= stop || stop > n || stop > codes.len || b[1].len / b[1].itemsize != n) {
+        PyErr_SetString(PyExc_ValueError, "diag_line_runs: bad range or columns");
+        goto done;
+    }
+    const unsigned char *c = codes.buf;
+    Py_ssize_t k = 1;
+    for (Py_ssize_t j = first + 1; j < stop; j++) k += c[j] != c[j - 1];
+    run_codes = PyBytes_FromStringAndSize(NULL, k);
+    starts = PyBytes_FromStringAndSize(NULL, k * 8);
+    ends = PyBytes_FromStringAndSize(NULL, k * 8);
+    if (!run_codes || !starts || !ends) goto done;
+    unsigned char *rc = (unsigned char *)PyBytes_AS_STRING(run_codes);
+    int64_t *st = (int64_t *)PyBytes_AS_STRING(starts), *en = (int64_t *)PyBytes_AS_STRING(ends);
+    Py_ssize_t r = 0;
+    for (Py_ssize_t j = first; j < stop; j++) {
+        if (j == first || c[j] != c[j - 1]) {
+            rc[r] = c[j];
+            st[r++] = item_at(&b[0], j);
+        }
+        if (j + 1 == stop || c[j + 1] != c[j]) en[r - 1] = item_at(&b[1], j);
+    }
+    result = PyTuple_Pack(3, run_codes, starts, ends);
+done:
+    Py_XDECREF(run_codes);
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&codes);
+    return result;
+}
+
+/* lines[heads[j]..lasts[j]] = codes[j] for each diagnostic whose code is from low to high (diag_twins.diag_fill_py) */
+static PyObject *diag_fill(PyObject *self, PyObject *args) {
+    Py_buffer lines, codes, b[2];
+    PyObject *objs[2];
+    Py_ssize_t low, high;
+    if (!PyArg_ParseTuple(args, "w*y*OOnn", &lines, &codes, &objs[0], &objs[1], &low, &high)) return NULL;
+    int got = 0, ok = 0;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_fill") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (codes.len != n || b[1].len / b[1].itemsize != n) {
+        PyErr_SetString(PyExc_ValueError, "diag_fill: columns of different lengths");
+        goto done;
+    }
+    unsigned char *out = lines.buf;
+    const unsigned char *c = codes.buf;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (c[j] < low || c[j] > high) continue;
+        int64_t a = item_at(&b[0], j), z = item_at(&b[1], j);
+        if (a < 0 || z < a || z >= lines.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_fill: a line index out of range");
+            goto done;
+        }
+        memset(out + a, c[j], (size_t)(z - a + 1));
+    }
+    ok = 1;
+done:
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&lines);
+    PyBuffer_Release(&codes);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+
+/* uint32 offsets of each line's start, then the end (an input under 4 GiB; diag_twins.diag_offsets_py) */
+static PyObject *diag_offsets(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *raw = view.buf, *end = raw + view.len;
+    PyObject *out = NULL;
+    if ((uint64_t)view.len >= ((uint64_t)1 << 32)) {
+        PyErr_SetString(PyExc_ValueError, "diag_offsets: an input of 4 GiB or more");
+        goto done;
+    }
+    Py_ssize_t n = 1;
+    for (const unsigned char *s = raw; s < end; n++) {
+        const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+        s = nl ? nl + 1 : end;
+    }
+    if ((out = PyBytes_FromStringAndSize(NULL, n * 4))) {
+        uint32_t *o = (uint32_t *)PyBytes_AS_STRING(out);
+        Py_ssize_t i = 0;
+        o[i++] = 0;
+        for (const unsigned char *s = raw; s < end;) {
+            const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+            s = nl ? nl + 1 : end;
+            o[i++] = (uint32_t)(s - raw);
+        }
+    }
+done:
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -3006,6 +3212,11 @@ static PyMethodDef methods[] = {
      "diag_columns(rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path_of) -> (key, severity, path, style, message)"},
     {"source_lines", source_lines, METH_VARARGS,
      "source_lines(buf, max_len, numbered, tests, clauses) -> (lines, int64 records of each group's lines)"},
+    {"diag_lines", diag_lines, METH_O, "diag_lines(buf) -> a class a line (blank, snippet, help/note, rustc head, other)"},
+    {"diag_line_runs", diag_line_runs, METH_VARARGS,
+     "diag_line_runs(codes, first, stop, starts, ends) -> (run_codes, run_starts, run_ends) of lines"},
+    {"diag_fill", diag_fill, METH_VARARGS, "diag_fill(lines, codes, heads, lasts, low, high): each coded diagnostic's lines set to its code"},
+    {"diag_offsets", diag_offsets, METH_O, "diag_offsets(buf) -> uint32 offsets of each line's start, then the end"},
     {NULL, NULL, 0, NULL},
 };
 

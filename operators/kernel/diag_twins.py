@@ -129,3 +129,117 @@ def diag_columns_py(rest_ids, path_ids, at, flags, keys, sevs, skips, gnus, path
     style = bytes(PYRIGHT if f & DASH else GNU if gnus[r] else PLAIN for f, r in zip(flags, rest_ids))
     message = array("i", (a + skips[r] for a, r in zip(at, rest_ids)))
     return key, severity, path, style, message
+
+
+PAD_BIT, _PAD = 0x80, b" " * 8
+_BLANK = frozenset(b" \t")
+_SPACE = frozenset(b" \t\r\x0b\x0c")  # \s of a line's text (no \n in it)
+_MARKS = frozenset(b"|+-")
+_RUST_FIRST = frozenset(b"fewnihrcABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _tsc(line: bytes) -> bool:
+    """Whether a line holds what tsc's head (``TSC_RE``: ``path(1,2): error TS2322: ``) cannot lack."""
+    return b"): error" in line or b"): warning" in line or b"): message" in line
+
+
+def _odd(line: bytes) -> bool:
+    """Whether a line not indented may hold what another form of the parser reads (tsc's head, gcc's
+    ``file: In function``)."""
+    return _tsc(line) or b": In " in line or b": At top level" in line
+
+
+def _arrow_next(line: bytes) -> bool:
+    """Whether ``line`` starts with optional whitespace then ``-->`` (rustc's location line)."""
+    return line.lstrip(b" \t\r\x0b\x0c").startswith(b"-->")
+
+
+def _line_class(line: bytes, nxt: bytes | None) -> int:
+    p = len(line) - len(line.lstrip(b" \t"))
+    if p == len(line):
+        return 1
+    if p and line[p : p + 2] == b"= ":
+        return 5
+    if p or line[0] in b"0123456789":
+        if p and not (line[p] in _MARKS or 48 <= line[p] <= 57):
+            return 0
+        if 48 <= line[p] <= 57:
+            while p < len(line) and 48 <= line[p] <= 57:
+                p += 1
+            if p >= len(line) or line[p] != 32:
+                return 0
+            while p < len(line) and line[p] == 32:
+                p += 1
+        if p >= len(line) or line[p] not in _MARKS or (p + 1 < len(line) and line[p + 1] != 32):
+            return 0
+        return 0 if line[0] not in _BLANK and _odd(line) else 2
+    if len(line) > 6 and line[:6] in (b"help: ", b"note: "):
+        if line[6] in _SPACE or _odd(line) or (line[0] == 110 and nxt is not None and _arrow_next(nxt)):
+            return 0
+        return 3
+    if line[0] in _RUST_FIRST and not _tsc(line) and nxt is not None and _arrow_next(nxt):
+        return 4
+    return 0
+
+
+def diag_lines_py(raw: bytes) -> bytes:
+    """A byte a line (lines split after each ``\\n``), as ``_kernel.diag_lines``: the lines of a detailed
+    format (rustc, ruff's full) that ``diagnostics._Parser`` reads a run at a time. 1: blank (spaces and
+    tabs only); 2: a snippet, caret or fix line (``12 | code``, ``   |   ^^^``, ``   - old``, ``7 + new``: an
+    indent and/or a line number, then ``|``, ``+`` or ``-`` and a space or the end; not indented, none of
+    ``): error``, ``): warning``, ``): message`` (tsc's head), ``: In ``, ``: At top level`` (gcc's file
+    lines)); 3: ``help: `` or ``note: `` then a non-space (none of those either; a note not followed by a
+    ``-->`` line); 4: a line that may be rustc's head (its first byte one ``RUST_HEAD_RE`` can start
+    with, not tsc's head, the next line ``-->`` after optional whitespace); 5: an indent of spaces and tabs
+    then ``= `` (rustc's ``= help:``, ``= note:``); 0: any
+    other; plus ``PAD_BIT`` when the line holds 8 spaces in a row (``diagnostics.PAD``)."""
+    lines = raw.split(b"\n")
+    if raw.endswith(b"\n") or not raw:
+        lines.pop()
+    last = len(lines) - 1
+    return bytes(_line_class(line, lines[i + 1] if i < last else None) | (PAD_BIT if _PAD in line else 0)
+                 for i, line in enumerate(lines))
+
+
+def diag_line_runs_py(codes, first: int, stop: int, starts, ends):
+    """(run_codes, run_starts, run_ends), as ``_kernel.diag_line_runs``: the runs of equal codes among the
+    lines ``first`` to ``stop`` (a code a line), each run's code, where its first line starts and where
+    its last line ends (int64 each)."""
+    if not 0 <= first < stop <= min(len(starts), len(codes)) or len(ends) != len(starts):
+        raise ValueError("diag_line_runs: bad range or columns")
+    run_codes, run_starts, run_ends = bytearray(), array("q"), array("q")
+    for j in range(first, stop):
+        if j == first or codes[j] != codes[j - 1]:
+            run_codes.append(codes[j])
+            run_starts.append(starts[j])
+        if j + 1 == stop or codes[j + 1] != codes[j]:
+            run_ends.append(ends[j])
+    return bytes(run_codes), run_starts, run_ends
+
+
+def diag_fill_py(lines: bytearray, codes, heads, lasts, low: int, high: int) -> None:
+    """As ``_kernel.diag_fill``: ``lines[heads[j]:lasts[j] + 1]`` set to ``codes[j]`` for each ``j`` whose
+    code is from ``low`` to ``high``."""
+    if not len(codes) == len(heads) == len(lasts):
+        raise ValueError("diag_fill: columns of different lengths")
+    for j, code in enumerate(codes):
+        if low <= code <= high:
+            a, z = heads[j], lasts[j]
+            if not 0 <= a <= z < len(lines):
+                raise ValueError("diag_fill: a line index out of range")
+            lines[a : z + 1] = bytes([code]) * (z - a + 1)
+
+
+def diag_offsets_py(raw: bytes) -> bytes:
+    """As ``_kernel.diag_offsets``: where each line starts (lines split after each ``\\n``), then the end
+    of ``raw``, as uint32 bytes (an input under 4 GiB)."""
+    if len(raw) >= 1 << 32:
+        raise ValueError("diag_offsets: an input of 4 GiB or more")
+    offsets = array("I", [0])
+    at = raw.find(b"\n")
+    while at >= 0:
+        offsets.append(at + 1)
+        at = raw.find(b"\n", at + 1)
+    if raw and raw[-1] != 10:
+        offsets.append(len(raw))
+    return offsets.tobytes()

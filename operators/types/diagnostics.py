@@ -78,6 +78,15 @@ view gives each diagnostic a code (kept, omitted to its rule's group, or done on
 example of a folded rule, one with details; ``diag_codes``) and hands the plan a piece for each run of
 the same code (``diag_runs``). The output ceiling asks ``tiers`` for the ranks of a cut view's lines:
 its location lines by the same one pass, each text after a location worked out once.
+
+rustc's and ruff's default format (a head line, its ``-->`` line, then a snippet with a line-number
+gutter, carets, ``help:`` lines and fixes: ten lines or more a diagnostic) is read a run of lines at a
+time: one pass (``operators.kernel.diag_lines``) sorts the lines no other form can take (blank, gutter,
+``help:``/``note:`` lines, rustc's ``= help:``) and the ones that may be rustc's heads; a head and its
+``-->`` line are read by one pattern and added to the columns (``_Parser._rust_head``), the lines after
+them as one run of details (``_Parser._run``; ``_note_line`` for a ``= `` line, which may name the lint). A view is then made a run of lines at a time (``_Reducer._lines``: a code a
+line, kept, omitted to a group or done on its own), the ``help:`` and ``note:`` lines kept worked out
+once for the whole view.
 """
 
 from __future__ import annotations
@@ -127,6 +136,9 @@ LOC_LINES_RE = lazy(rb"^()((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?:
 TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
 STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
+# RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
+RUST_BLOCK_RE = lazy(rb"(?:" + RUST_HEAD_RE.pattern + rb")\n[ \t\r\x0b\x0c]*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?"
+                     rb"[ \t\r\x0b\x0c]*$", re.M)
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
 # miette's report (oxlint): ``  x eslint(no-shadow): 'a' is already declared`` (``×``/``x`` an error,
 # ``⚠``/``!`` a warning), then ``   ,-[src/a.ts:7:9]`` (``╭─[`` drawn in Unicode), a numbered snippet, ```----``
@@ -172,9 +184,30 @@ JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|wher
 JAVAC_MORE_RE = lazy(rb"^  \S")  # javac: a line of its message, indented by two, after the caret
 CARET_RE = lazy(rb"^\s*\^\s*$")
 SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
+HINT_PRE_RE = lazy(rb"^(?:[ \t\r\x0b\x0c]*-->|help|note)", re.M)  # the lines HINT_HEAD_RE or ARROW_RE may match, and more
+PAD_BIT = 0x80  # ``diag_lines``: a line holding ``PAD_MIN`` spaces in a row
+_PADDED = bytes(bool(c & PAD_BIT) for c in range(256))
+_CLASS = bytes(c & ~PAD_BIT for c in range(256))
+_MAY_HINT = bytes(c in (0, 3) for c in range(256))  # ``_Parser.hint_lines``: the classes a hint line may have
+
+
+def _ones(flags: bytes):
+    """The indexes of the 1 bytes of ``flags`` (0 or 1 each), in order."""
+    i = flags.find(1)
+    while i >= 0:
+        yield i
+        i = flags.find(1, i + 1)
+
+
+NOTE_LINE = 5  # ``_Parser._classes``: rustc's ``   = help: …`` (``_note_line``)
+RUST_LINE = 4  # ``_Parser._classes``: a line that may be rustc's head; 1 to 3: lines ``_run`` reads a run at a time
+_IN_RUN = bytes(1 <= c <= 3 for c in range(256))
+_FREE_KINDS = bytes([OTHER, BLANK, OTHER, OTHER]) + bytes([OTHER]) * 252  # read with no diagnostic open
+_DETAILS_ONLY = ("rust", "plain", "stylish")  # styles whose every line after the head lines is a detail
 HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 _HEADS = bytes([HEAD])
+DETAIL_BYTE = bytes([DETAIL])
 _IS_DETAIL = bytes(kind == DETAIL for kind in range(256))
 
 
@@ -206,7 +239,7 @@ class Diag:
 
 STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
-PLAIN, GNU, PYRIGHT, TSC = 0, 1, 2, 3
+PLAIN, GNU, PYRIGHT, TSC, RUST = 0, 1, 2, 3, 4
 _LISTED_AS_IS = bytes((PLAIN, GNU, PYRIGHT, STYLE_IDS["rust"]))  # styles whose place is the location as printed
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
 _NOT_SUSPECT = bytes(not v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line no other form can take
@@ -307,9 +340,6 @@ class _Diags:
         return ~(len(self.texts_kept) - 1)
 
 
-NL_RE = lazy(rb"\n")
-
-
 def _typecode(raw: bytes) -> str:
     """The array type of offsets into ``raw`` and of its line numbers: 4 bytes each below 4 GiB."""
     return "I" if len(raw) < 1 << 32 else "q"
@@ -317,13 +347,17 @@ def _typecode(raw: bytes) -> str:
 
 def _lines(raw: bytes) -> tuple[array, array]:
     """Where each line starts and ends (after its newline): two arrays, 8 bytes a line (``_typecode``)."""
+    from operators.kernel import diag_offsets, line_starts
+
     code = _typecode(raw)
-    ends = array(code, map(re.Match.end, NL_RE.finditer(raw)))
-    if raw[-1:] not in (b"\n", b""):
-        ends.append(len(raw))
-    starts = array(code, [0] if ends else [])
-    starts.extend(ends[:-1])
-    return starts, ends
+    if code == "I":  # each line's start, then the end, 4 bytes each
+        found = memoryview(diag_offsets(raw))
+        starts, ends = array("I"), array("I")
+        starts.frombytes(found[:-4])
+        ends.frombytes(found[4:])
+        return starts, ends
+    found = line_starts(raw)
+    return array(code, found[:-1]), array(code, found[1:])
 
 
 class _Texts:
@@ -449,18 +483,29 @@ class _Common(NamedTuple):
 TARGET_RE = lazy(rb"^(?:(?:error|warning): (?:could not compile `|`[^`\n]+` \(\w+ )|For more information about (?:this|an) "
                  rb"error, try `rustc --explain|Some errors have detailed explanations: |warning: build failed, waiting)"
                  rb"[^\n]*", re.M)
+TARGET_STARTS = (b"\nerror: ", b"\nwarning: ", b"\nFor more information about ", b"\nSome errors have detailed ")  # ... each starts so
+
+
+def _target_starts(raw: bytes) -> list[int]:
+    """The start of the input and of each line that begins as a ``TARGET_RE`` line may, in order."""
+    found = [0]
+    for start in TARGET_STARTS:
+        at = raw.find(start)
+        while at >= 0:
+            found.append(at + 1)
+            at = raw.find(start, at + 1)
+    return sorted(found)
+
+
 TARGET_MIN = 8  # such lines folded from this many on, the last of each kind kept (the build's conclusion)
-TARGET_HINTS = (b"could not compile `", b"` (", b"rustc --explain", b"detailed explanations: ", b"build failed, waiting")
-# ... each alternative of TARGET_RE holds one of these: an input holding none is not searched (a linter's output)
 
 
 def _target_lines(raw: bytes, starts) -> frozenset:
     """The line indexes of cargo's lines about each target to fold: all but the last of each kind
     (``could not compile``, ``generated N warnings``, ``rustc --explain``, …) when there are
     ``TARGET_MIN`` or more."""
-    if not any(hint in raw for hint in TARGET_HINTS):
-        return frozenset()
-    found = [(m.start(), m[0][:24]) for m in TARGET_RE.finditer(raw)]
+    match = TARGET_RE.match  # at each line start that may begin one (finditer's matches: each is a line's start)
+    found = [(m.start(), m[0][:24]) for m in map(match, repeat(raw), _target_starts(raw)) if m is not None]
     if len(found) < TARGET_MIN:
         return frozenset()
     last = {kind: at for at, kind in found}
@@ -478,6 +523,8 @@ class _Parser:
         self.tails: dict = {}  # ``_loc_diag``
         self.plain: dict = {}  # ``_plain_head``: what it made of each text after a location
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
+        self.padded = b""  # ``run``: a byte a line, 1 for one holding ``PAD``, when the input is not clean (no escapes)
+        self.rust_keys: dict = {}  # ``_rust_head``: the rule number of each code (or severity and message)
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
     def common(self, settings: Settings) -> "_Common":
@@ -506,7 +553,9 @@ class _Parser:
         if made is None:
             diags = self.diags
             made = bytes(map(eq, diags.head, diags.end))
-            if not self.clean:  # (bytes.find in each head line: a regex scan of the whole input took longer)
+            if self.padded:  # no escapes: the lines holding ``PAD`` (``run``)
+                made = bytes(map(gt, made, map(self.padded.__getitem__, diags.head)))
+            elif not self.clean:  # (bytes.find in each head line: a regex scan of the whole input took longer)
                 raw, starts, ends = self.raw, self.starts, self.ends
                 for odd in (b"\x1b", PAD):
                     found = map(raw.find, repeat(odd), map(starts.__getitem__, diags.head), map(ends.__getitem__, diags.head))
@@ -536,6 +585,12 @@ class _Parser:
         del found  # what ``_bulk`` reads is kept in ``bulk``: the rest of the columns go now
         n_heads, h = len(lines), 0
         starts, raw = self.starts, self.raw
+        bits = self._classes()
+        classes = self.classes = bits.translate(_CLASS)
+        self.padded = bits.translate(_PADDED) if bits and not self.clean else b""  # (``_Reducer._line_codes``)
+        del bits
+        runs = classes.translate(_IN_RUN)
+        kind, diags = self.kind, self.diags
         i = -1
         while i + 1 < n:
             i += 1
@@ -547,6 +602,36 @@ class _Parser:
                 h += 1
                 if self._plain_head(i, LOC_LINES_RE.match(raw, starts[i])):
                     continue
+            if classes and classes[i]:
+                if classes[i] == RUST_LINE:
+                    if not self._rust_head(i, n):
+                        pass
+                    elif i + 2 < n and runs[i + 2]:  # its --> line read with it, then its details
+                        e = runs.find(0, i + 2)
+                        if e < 0:
+                            e = n
+                        if h < n_heads and lines[h] < e:
+                            e = lines[h]
+                        kind[i + 2 : e] = DETAIL_BYTE * (e - i - 2)
+                        diags.end[-1] = e - 1
+                        self.detail_started = True
+                        i = e - 1
+                        continue
+                    else:
+                        i += 1
+                        continue
+                elif classes[i] == NOTE_LINE:
+                    if self._note_line(i):
+                        continue
+                else:
+                    e = runs.find(0, i)
+                    if e < 0:
+                        e = n
+                    if h < n_heads and lines[h] < e:
+                        e = lines[h]
+                    if self._run(i, e):
+                        i = e - 1
+                        continue
             if self.pending:
                 self._materialize()
             t = self.text[i]
@@ -572,6 +657,152 @@ class _Parser:
                 self.kind[i] = BLANK if not t.strip() else OTHER
         self.tails, self.plain, self.bulk = {}, {}, None
         return self
+
+    def hint_lines(self) -> tuple[list, list]:
+        """The detail lines ``_Reducer._hint`` may keep (``HINT_HEAD_RE`` or ``ARROW_RE``), in order: their
+        indexes and their texts stripped."""
+        made = self.__dict__.get("_hints")
+        if made is None:
+            kind, text, starts, raw = self.kind, self.text, self.starts, self.raw
+            lines, keys = [], []
+            made_of: dict[bytes, bytes | None] = {}  # a line -> its key, None when it is no hint (most repeat)
+            if self.classes:  # a detail line of class 0 or 3 (``_classes``: the others are neither); its bytes its text
+                n = len(kind)
+                both = (int.from_bytes(kind.translate(_IS_DETAIL), "little")
+                        & int.from_bytes(self.classes.translate(_MAY_HINT), "little")).to_bytes(n, "little")
+                ends = self.ends
+                for i in _ones(both):
+                    t = raw[starts[i] : ends[i]]  # with its newline: the patterns and strip() read it the same
+                    key = made_of.get(t, False)
+                    if key is False:
+                        key = made_of[t] = t.strip() if HINT_HEAD_RE.match(t) or ARROW_RE.match(t) else None
+                    if key is not None:
+                        lines.append(i)
+                        keys.append(key)
+            else:
+                for m in HINT_PRE_RE.finditer(raw):
+                    i = bisect_right(starts, m.start()) - 1
+                    if kind[i] != DETAIL:
+                        continue
+                    t = text[i]
+                    key = made_of.get(t, False)
+                    if key is False:
+                        key = made_of[t] = t.strip() if HINT_HEAD_RE.match(t) or ARROW_RE.match(t) else None
+                    if key is not None:
+                        lines.append(i)
+                        keys.append(key)
+            made = self._hints = (lines, keys)
+        return made
+
+    def _classes(self) -> bytes:
+        """A byte a line (``operators.kernel.diag_lines``, with ``PAD_BIT``): the blank lines, the snippet, caret and fix
+        lines, the ``help:``/``note:`` lines and the lines that may be rustc's heads, which ``_run`` and
+        ``_rust_head`` read without the chain of other forms; empty when a line's text is not its bytes
+        (as ``_heads``)."""
+        raw = self.raw
+        if b"\x1b" in raw or b"\r" in raw or len(raw) >= SMALL:
+            return b""
+        from operators.kernel import diag_lines
+
+        return diag_lines(raw)
+
+    def _run(self, i: int, e: int) -> bool:
+        """Lines ``i`` to ``e`` (``_classes`` 1 to 3: none is a diagnostic, a file, progress or summary
+        line, nor names a lint), read at once as the loop reads each: details of the open diagnostic
+        when its style has no wrapped message (rustc, ruff's full format, ``path:line:col: CODE``), blank
+        and other lines when none is open; False, having read nothing, under any other style."""
+        d = self.open
+        style = d.style if d is not None else STYLES[self.diags.style[self.open_j]] if self.pending else None
+        if style is None:
+            self.kind[i:e] = self.classes[i:e].translate(_FREE_KINDS)
+            return True
+        if style not in _DETAILS_ONLY:
+            return False
+        self.kind[i:e] = DETAIL_BYTE * (e - i)
+        if d is not None:
+            d.end = e - 1
+            self._sync()
+        else:
+            self.diags.end[self.open_j] = e - 1
+        self.detail_started = True
+        return True
+
+    def _note_line(self, i: int) -> bool:
+        """Line ``i`` (``_classes`` 5: an indent then ``= ``, rustc's ``= help:``/``= note:``: no other form
+        takes it) read as the loop reads it: a detail of the open diagnostic whose style has no wrapped
+        message (rustc's names its lint: ``_lint_name``), another line when none is open; False, having
+        read nothing, under any other style."""
+        d, diags = self.open, self.diags
+        style = d.style if d is not None else STYLES[diags.style[self.open_j]] if self.pending else None
+        if style is None:
+            self.kind[i] = OTHER
+            return True
+        if style not in _DETAILS_ONLY:
+            return False
+        raw, starts, ends = self.raw, self.starts, self.ends
+        if style == "rust":
+            end = ends[i]
+            m = LINT_RE.search(raw[starts[i] : end - 1 if raw[end - 1] == 10 else end])
+            if m:
+                head = diags.head[self.open_j]
+                end = ends[head]
+                if b"[" not in raw[starts[head] : end - 1 if raw[end - 1] == 10 else end].split(b":")[0]:
+                    key = next(g for g in m.groups() if g).decode("utf-8", "replace")
+                    if d is not None:
+                        d.key = key
+                    diags.key[self.open_j] = diags.key_id(key)
+        self.kind[i] = DETAIL
+        if d is not None:
+            d.end = i
+            self._sync()
+        else:
+            diags.end[self.open_j] = i
+        self.detail_started = True
+        return True
+
+    def _rust_head(self, i: int, n: int) -> bool:
+        """Line ``i`` (``_classes`` 4: not indented, not tsc's head; the input has no escapes or carriage
+        returns, so a line's text is its bytes) read as ``_head`` then ``_start`` read it when it is
+        rustc's head (``RUST_HEAD_RE`` and a ``-->`` line after it), with its ``-->`` line: added to
+        the columns, its ``Diag`` left to be made (``pending``, as ``_plain_head``; the message where it
+        starts in the head line); False, having changed nothing but made the open diagnostic's
+        ``Diag``, when it is not one or it is a note at the open one's place (the loop then reads it)."""
+        start = self.starts[i]
+        m = RUST_BLOCK_RE.match(self.raw, start)
+        if m is None:
+            return False
+        diags = self.diags
+        code = m.group(2) or m.group(4)
+        severity = (m.group(1) or b"").decode() or "error"
+        at = m.start(3) if m.start(3) >= 0 else m.start(5)
+        loc = m.group()[m.start(6) - start : (m.end(8) if m.start(8) >= 0 else m.end(7)) - start]
+        if severity == "note" and (self.open is not None or self.pending):
+            if self.pending:
+                self._materialize()
+            if loc == self.open.loc:
+                return False  # a detail of the open one: the loop reads it
+        name = code or (severity, m.group(3))  # a rule: its code, else its message masked
+        key = self.rust_keys.get(name)
+        if key is None:
+            key = diags.key_id(_key(code, severity, m.group(3) or m.group(5)))
+            if len(self.rust_keys) < TAILS_MAX:
+                self.rust_keys[name] = key
+        kind = self.kind
+        kind[i] = HEAD
+        kind[i + 1] = PART
+        diags.path.append(diags.path_id(m.group(6)))
+        diags.head.append(i)
+        diags.head_end.append(i + 1)
+        diags.end.append(i + 1)
+        diags.key.append(key)
+        diags.severity.append(diags.key_id(severity))
+        diags.style.append(RUST)
+        diags.loc.append(diags._kept(loc))
+        at -= start  # where the message starts in the head line
+        diags.message.append(at if at < SMALL else diags._kept(at))
+        self.open_j = len(diags.head) - 1
+        self.open, self.pending, self.detail_started = None, True, False
+        return True
 
     def _heads(self):
         """The ``path:line:col: …`` lines that start with their path (``LOC_RE`` with no indent), found
@@ -867,8 +1098,11 @@ def _places_size(p: "_Parser", indexes) -> int:
     locs = list(map(diags.loc.__getitem__, indexes))
     if not locs:
         return 0
-    if min(locs) < 0 or TSC in bytes(map(diags.style.__getitem__, indexes)):
+    if TSC in bytes(map(diags.style.__getitem__, indexes)):
         return sum(len(_place(p, j)) + 1 for j in indexes)
+    if min(locs) < 0:  # a place kept aside (rustc's, from its --> line): its length
+        kept = diags.texts_kept
+        return sum(len(kept[~loc]) if loc < 0 else loc for loc in locs) + len(locs)
     return sum(locs) + len(locs)
 
 
@@ -877,9 +1111,13 @@ def _locations(p: "_Parser", indexes) -> bytes:
     space, tsc's one a line; stylish ones as ``path:line:col`` then ``line:col`` while the file
     stays the same; a place seen several times once, with ``×N``."""
     fast = _starts_of(p, indexes)
-    if fast is not None:  # each place the start of its head line, as printed
-        raw = p.raw
-        places = list(map(raw.__getitem__, map(slice, *fast)))
+    diags = p.diags
+    if fast is not None or (indexes and not bytes(map(diags.style.__getitem__, indexes)).translate(None, _LISTED_AS_IS)):
+        if fast is not None:  # each place the start of its head line, as printed
+            places = list(map(p.raw.__getitem__, map(slice, *fast)))
+        else:  # each place as ``_place`` makes it: as printed, kept aside or cut from its head line
+            kept, texts, heads = diags.texts_kept, p.text, diags.head
+            places = [kept[~loc] if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, map(diags.loc.__getitem__, indexes))]
         repeats = Counter(places)
         if len(repeats) < len(places):
             places = [loc + b" \xc3\x97%d" % repeats[loc] if repeats[loc] > 1 else loc for loc in repeats]
@@ -902,6 +1140,8 @@ def _locations(p: "_Parser", indexes) -> bytes:
 
 
 class _Reducer:
+    by_lines = True  # with no colour escape in the input, a run of lines at a time (``_lines``); else ``_runs`` and ``_one``
+
     def __init__(self, raw: bytes, parser: _Parser, settings: Settings, fold: "_Fold", one_ref: bool = False):
         self.raw, self.p, self.s = raw, parser, settings
         self.one_ref = one_ref  # every folded rule's diagnostics to one ref (past ``max_shown``: ``reduce``)
@@ -914,6 +1154,7 @@ class _Reducer:
         self.details, self.progress = common.details, common.progress
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
+        self.kept: set[int] | None = None  # the hint lines kept, when worked out for the whole view (``_lines``)
 
     def _keep(self, start: int, end: int) -> None:
         """Show ``raw[start:end]`` as a terminal would, colour escapes to group ``escapes``, and a run of
@@ -931,7 +1172,7 @@ class _Reducer:
 
     def _detail(self, i: int) -> None:
         p = self.p
-        if self.detail_group and not self._hint(p.text[i]):
+        if self.detail_group and not (self._hint(p.text[i]) if self.kept is None else i in self.kept):
             self.plan.omit(p.starts[i], p.ends[i], self.detail_group, "source snippets, carets, help and notes")
         else:
             self._keep(p.starts[i], p.ends[i])
@@ -963,6 +1204,8 @@ class _Reducer:
         diags = p.diags
         heads, last_lines, rank = diags.head, diags.end, self.common.rank
         codes, names = self._codes()
+        if self.by_lines and (p.clean or p.padded):
+            return self._lines(codes, names)
         gaps = p.gaps()
         n, i, j = len(diags), 0, 0
         while j < n:
@@ -987,6 +1230,119 @@ class _Reducer:
             self._other(k)
         self._footer()
         return plan.finish()
+
+    def _lines(self, codes: bytearray, names: list) -> Plan:
+        """``run`` a run of lines at a time (no colour escape in the input): a code a line, as the
+        diagnostics' codes and the lines' kinds make it (``_line_codes``), the runs of one code handed to
+        the plan at once; the last example of a folded rule, followed by its line, on its own (``_one``),
+        and a line kept that holds ``PAD_MIN`` spaces in a row (``_keep``)."""
+        p, plan, diags = self.p, self.plan, self.p.diags
+        lc, lasts = self._line_codes(codes)
+        group_of = [None] * 256
+        group_of[1 : len(names)] = names[1:]
+        group_of[LINE_DETAILS], group_of[LINE_PROGRESS], group_of[LINE_TARGETS] = self.detail_group, "progress", "targets"
+        at = 0
+        for j in [*lasts, -1]:
+            head = diags.head[j] if j >= 0 else len(p.starts)
+            if at < head:
+                self._emit(lc, at, head, group_of)
+            if j < 0:
+                break
+            self._one(j, head, self.common.rank[j])
+            at = diags.end[j] + 1
+        self._footer()
+        return plan.finish()
+
+    def _line_codes(self, codes: bytearray) -> tuple[bytearray, list]:
+        """A code a line: 0 kept; a folded rule's group (its ``codes``: 1 to 31) for each line of a
+        diagnostic listed by place; ``LINE_DETAILS``, ``LINE_PROGRESS``, ``LINE_TARGETS`` for a line
+        ``_detail`` or ``_other`` omits; ``LINE_PADDED`` for one kept that ``_keep`` may shorten;
+        ``SPECIAL`` for the lines of the last example of a folded rule. With the diagnostics that are
+        such last examples, in order. The hint lines kept are worked out here, in order (``kept``)."""
+        p, diags = self.p, self.p.diags
+        from operators.kernel import diag_fill
+
+        table = bytearray(256)
+        if self.detail_group:
+            table[DETAIL] = LINE_DETAILS
+        if self.progress >= PROGRESS_MIN:
+            table[PROGRESS] = LINE_PROGRESS
+        lc = p.kind.translate(table)
+        heads, ends = diags.head, diags.end
+        kind = p.kind
+        for i in self.common.targets:
+            j = bisect_right(heads, i) - 1
+            if lc[i] == 0 and kind[i] != DETAIL and (j < 0 or i > ends[j]):  # ``_other``: a line between diagnostics
+                lc[i] = LINE_TARGETS
+        diag_fill(lc, codes, heads, ends, 1, 31)
+        by_key, examples = self.common.by_key, self.examples
+        lasts = sorted(by_key[key][examples - 1] for key in self.folded if len(by_key.get(key, ())) >= examples)
+        for j in lasts:
+            lc[heads[j] : ends[j] + 1] = SPECIAL_BYTE * (ends[j] + 1 - heads[j])
+        kept = self.kept = set()
+        if self.detail_group:  # the first of each text among the detail lines shown (not of a diagnostic listed by place)
+            seen: set[bytes] = set()
+            for i, key in zip(*p.hint_lines()):
+                code = lc[i]
+                if not 0 < code < 32 and key not in seen:
+                    seen.add(key)
+                    kept.add(i)
+                    if code == LINE_DETAILS:
+                        lc[i] = 0
+        if p.padded:  # a kept line holding a run of spaces: ``_keep`` on its own
+            n = len(lc)
+            both = (int.from_bytes(lc.translate(_IS_KEPT), "little") & int.from_bytes(p.padded, "little")).to_bytes(n, "little")
+            i = both.find(1)
+            while i >= 0:
+                lc[i] = LINE_PADDED
+                i = both.find(1, i + 1)
+        return lc, lasts
+
+    def _emit(self, lc: bytearray, a: int, b: int, group_of: list) -> None:
+        """Lines ``a`` to ``b`` to the plan, a run of one code at a time (``_line_codes``)."""
+        self._flush()
+        p, plan = self.p, self.plan
+        from operators.kernel import diag_line_runs
+
+        run_codes, starts, ends = diag_line_runs(lc, a, b, p.starts, p.ends)
+        reasons, last = plan.reasons, 0
+        padded = run_codes.find(LINE_PADDED)
+        while last < len(run_codes):
+            stop = len(run_codes) if padded < 0 else padded
+            if last < stop:
+                for code in dict.fromkeys(run_codes[last:stop]):  # groups in order of their first run
+                    group = group_of[code]
+                    if code and group not in reasons:
+                        reasons[group] = self._line_reason(code, starts[run_codes.index(code, last)])
+                first = run_codes[last]
+                if first:
+                    plan.omit(starts[last], ends[last], group_of[first], reasons[group_of[first]])
+                else:
+                    plan.keep(starts[last], ends[last])
+                rest = run_codes[last + 1 : stop]
+                plan.extend(rest.translate(_KIND_OF), starts[last + 1 : stop], ends[last + 1 : stop],
+                            map(group_of.__getitem__, rest))
+            if padded < 0:
+                break
+            line = bisect_right(p.starts, starts[padded]) - 1
+            while line < len(p.starts) and p.ends[line] <= ends[padded]:
+                self._keep(p.starts[line], p.ends[line])
+                line += 1
+            last = padded + 1
+            padded = run_codes.find(LINE_PADDED, last)
+
+    def _line_reason(self, code: int, start: int) -> str:
+        """The reason of the group of a run of ``code`` starting at ``start``: a folded rule's is its first
+        diagnostic's (``_reason``)."""
+        if code == LINE_DETAILS:
+            return "source snippets, carets, help and notes"
+        if code == LINE_PROGRESS:
+            return "cargo progress lines"
+        if code == LINE_TARGETS:
+            return "cargo's lines about each target"
+        diags = self.p.diags
+        j = bisect_left(diags.head, bisect_right(self.p.starts, start) - 1)
+        return self._reason(diags.keys[diags.key[j]])
 
     def _one(self, j: int, head: int, index: int) -> None:
         """The ``j``-th diagnostic (``index``-th of its rule) to the plan."""
@@ -1155,6 +1511,8 @@ def _folded_text(p: _Parser, d: Diag, rest: array, cap: int) -> tuple[bytes, byt
             b"]\n")
 
 
+LINE_DETAILS, LINE_PROGRESS, LINE_TARGETS, LINE_PADDED = 250, 251, 252, 254  # ``_Reducer._line_codes``
+_IS_KEPT = b"\x01" + bytes(255)
 SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
 SPECIAL_BYTE = bytes([SPECIAL])
 _KIND_OF = bytes([KEEP]) + bytes([OMIT]) * 255  # a run's code -> its piece's kind
@@ -1223,6 +1581,17 @@ def _shown_size(p: _Parser, indexes) -> int:
         if sizes is None:  # each diagnostic's, once
             starts, ends, diags = p.starts, p.ends, p.diags
             sizes = p._sizes = array("I", map(sub, map(ends.__getitem__, diags.head_end), map(starts.__getitem__, diags.head)))
+        return sum(map(sizes.__getitem__, indexes))
+    if p.padded:  # no escapes: a diagnostic's head lines lose something only when one holds ``PAD``
+        sizes = p.__dict__.get("_sizes")
+        if sizes is None:
+            starts, ends, diags = p.starts, p.ends, p.diags
+            sizes = array("I", map(sub, map(ends.__getitem__, diags.head_end), map(starts.__getitem__, diags.head)))
+            padded = p.padded
+            for j, (head, head_end) in enumerate(zip(diags.head, diags.head_end)):
+                if padded.find(1, head, head_end + 1) >= 0:
+                    sizes[j] = _verbatim(p, j)
+            p._sizes = sizes
         return sum(map(sizes.__getitem__, indexes))
     return sum(_verbatim(p, j) for j in indexes)
 

@@ -773,9 +773,9 @@ def test_the_tiers_of_many_lines_are_those_of_each_line(name):
 
 
 def test_a_view_made_a_run_at_a_time_is_the_one_made_a_diagnostic_at_a_time(monkeypatch):
-    """The plan's pieces for runs of diagnostics kept or omitted (``_Reducer._runs``) are those the
-    diagnostics given to the plan one at a time make (``_one``): folded rules past 30 groups, shown
-    again (``more``), padded lines, details between."""
+    """The plan's pieces for runs of lines (``_Reducer._lines``) and for runs of diagnostics kept or
+    omitted (``_Reducer._runs``) are those the diagnostics given to the plan one at a time make
+    (``_one``): folded rules past 30 groups, shown again (``more``), padded lines, details between."""
     lines = []
     for i in range(400):
         lines.append(b"src/m%d.py:%d:%d: R%02d message %d\n" % (i % 7, i, i % 9, i % 37, i % 5))
@@ -793,10 +793,12 @@ def test_a_view_made_a_run_at_a_time_is_the_one_made_a_diagnostic_at_a_time(monk
                  diagnostics._Fold({"R01", "R02"}, 3, 2), diagnostics._Fold(set(), 2, 5)):
         fast = diagnostics._Reducer(raw, p, s, fold).run()
         with monkeypatch.context() as m:
+            m.setattr(diagnostics._Reducer, "by_lines", False)
+            runs = diagnostics._Reducer(raw, p, s, fold).run()
             m.setattr(diagnostics._Reducer, "_codes", lambda self: (bytearray([diagnostics.SPECIAL]) * len(self.p.diags), [None]))
             slow = diagnostics._Reducer(raw, p, s, fold).run()
-        assert list(fast.pieces) == list(slow.pieces)
-        assert list(fast.reasons.items()) == list(slow.reasons.items())
+        assert list(fast.pieces) == list(runs.pieces) == list(slow.pieces)
+        assert list(fast.reasons.items()) == list(runs.reasons.items()) == list(slow.reasons.items())
 
 
 def _many_rules(counts: list[int], seed: int = 3) -> bytes:
@@ -835,3 +837,37 @@ def test_rules_folded_past_max_shown_are_not_counted_again_when_the_view_fits_th
         assert bytes(refs[m.group(2).decode()]).count(b": X%03d " % r) == n - as_printed
     assert len(ids) == 1
     assert b"Found 6900 errors." in visible
+
+
+def test_a_detailed_format_read_a_run_at_a_time_is_read_line_by_line(monkeypatch):
+    """ruff's default format and rustc's (a head, its ``-->`` line, snippet, caret, help and fix lines)
+    parse to the same lines and diagnostics when the lines ``_Parser._classes`` sorts are read a run at a
+    time (``_run``, ``_rust_head``) as when each is read on its own; their views (``_Reducer._lines``) are
+    those the diagnostics given to the plan one at a time make."""
+    from bench.generate import make_diagnostics_full
+
+    raw = (make_diagnostics_full(120_000) + (FIXTURES / "clippy.txt").read_bytes() + (FIXTURES / "rustc_errors.txt").read_bytes()
+           + b"E501 [*] \n --> a.py:1:2\n  |\n1 | x        y\n  |\nnote: z\n  --> a.py:1:2\n\n----------\n12 | q\nhelp: h\n"
+           b"F401 x\n --> b.py:2:1\n  |\n2 | f(1,2): error TS2322: y\n3 | g(): h\n  |\n")
+    fast = diagnostics.parse(raw)
+    with monkeypatch.context() as m:
+        m.setattr(diagnostics._Parser, "_classes", lambda self: b"")
+        slow = diagnostics.parse(raw)
+    assert fast.kind == slow.kind
+    for column in ("head", "head_end", "end", "style"):
+        assert bytes(getattr(fast.diags, column)) == bytes(getattr(slow.diags, column))
+    for a, b in zip(fast.diags, slow.diags, strict=True):
+        assert (a.key, a.severity, a.path, a.loc, a.message) == (b.key, b.severity, b.path, b.loc, b.message)
+    s = diagnostics.Settings()
+    by_key = fast.common(s).by_key
+    rules = {key for key, indexes in by_key.items() if len(indexes) > 2}  # (a rule folds when it has places to list)
+    heads = [fast.diags.head[j] for j in by_key["E000"][3:9]]
+    for fold in (diagnostics._Fold(rules, 2, 5), diagnostics._Fold({"E000", "W002"}, 1, 1, frozenset(heads)),
+                 diagnostics._Fold(set(), 2, 5)):
+        view = diagnostics._Reducer(raw, fast, s, fold).run()
+        with monkeypatch.context() as m:
+            m.setattr(diagnostics._Reducer, "by_lines", False)
+            m.setattr(diagnostics._Reducer, "_codes", lambda self: (bytearray([diagnostics.SPECIAL]) * len(self.p.diags), [None]))
+            one_at_a_time = diagnostics._Reducer(raw, slow, s, fold).run()
+        assert list(view.pieces) == list(one_at_a_time.pieces)
+        assert list(view.reasons.items()) == list(one_at_a_time.reasons.items())
