@@ -161,18 +161,7 @@ def _line_class(line: bytes, nxt: bytes | None) -> int:
     if p and line[p : p + 2] == b"= ":
         return 5
     if p or line[0] in b"0123456789":
-        if p and not (line[p] in _MARKS or 48 <= line[p] <= 57):
-            return 0
-        if 48 <= line[p] <= 57:
-            while p < len(line) and 48 <= line[p] <= 57:
-                p += 1
-            if p >= len(line) or line[p] != 32:
-                return 0
-            while p < len(line) and line[p] == 32:
-                p += 1
-        if p >= len(line) or line[p] not in _MARKS or (p + 1 < len(line) and line[p + 1] != 32):
-            return 0
-        return 0 if line[0] not in _BLANK and _odd(line) else 2
+        return _snippet_class(line, p)
     if len(line) > 6 and line[:6] in (b"help: ", b"note: "):
         if line[6] in _SPACE or _odd(line) or (line[0] == 110 and nxt is not None and _arrow_next(nxt)):
             return 0
@@ -180,6 +169,22 @@ def _line_class(line: bytes, nxt: bytes | None) -> int:
     if line[0] in _RUST_FIRST and not _tsc(line) and nxt is not None and _arrow_next(nxt):
         return 4
     return 0
+
+
+def _snippet_class(line: bytes, p: int) -> int:
+    """2 for a snippet, caret or fix line indented by ``p`` (0: it starts with a digit), else 0."""
+    if p and not (line[p] in _MARKS or 48 <= line[p] <= 57):
+        return 0
+    if 48 <= line[p] <= 57:
+        while p < len(line) and 48 <= line[p] <= 57:
+            p += 1
+        if p >= len(line) or line[p] != 32:
+            return 0
+        while p < len(line) and line[p] == 32:
+            p += 1
+    if p >= len(line) or line[p] not in _MARKS or (p + 1 < len(line) and line[p + 1] != 32):
+        return 0
+    return 0 if line[0] not in _BLANK and _odd(line) else 2
 
 
 def diag_lines_py(raw: bytes) -> bytes:

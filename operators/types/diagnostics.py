@@ -590,7 +590,6 @@ class _Parser:
         self.padded = bits.translate(_PADDED) if bits and not self.clean else b""  # (``_Reducer._line_codes``)
         del bits
         runs = classes.translate(_IN_RUN)
-        kind, diags = self.kind, self.diags
         i = -1
         while i + 1 < n:
             i += 1
@@ -603,60 +602,64 @@ class _Parser:
                 if self._plain_head(i, LOC_LINES_RE.match(raw, starts[i])):
                     continue
             if classes and classes[i]:
-                if classes[i] == RUST_LINE:
-                    if not self._rust_head(i, n):
-                        pass
-                    elif i + 2 < n and runs[i + 2]:  # its --> line read with it, then its details
-                        e = runs.find(0, i + 2)
-                        if e < 0:
-                            e = n
-                        if h < n_heads and lines[h] < e:
-                            e = lines[h]
-                        kind[i + 2 : e] = DETAIL_BYTE * (e - i - 2)
-                        diags.end[-1] = e - 1
-                        self.detail_started = True
-                        i = e - 1
-                        continue
-                    else:
-                        i += 1
-                        continue
-                elif classes[i] == NOTE_LINE:
-                    if self._note_line(i):
-                        continue
-                else:
-                    e = runs.find(0, i)
-                    if e < 0:
-                        e = n
-                    if h < n_heads and lines[h] < e:
-                        e = lines[h]
-                    if self._run(i, e):
-                        i = e - 1
-                        continue
-            if self.pending:
-                self._materialize()
-            t = self.text[i]
-            diag = self._head(i, t, current_file, n)
-            if diag is not None:
-                self._start(i, diag)
-                continue
-            if self.open is not None and self.kind[i] == PART:  # rustc's --> line
-                self.open.head_end = self.open.end = i
-                self._sync()
-                continue
-            self._lint_name(t)
-            indented = t[:1].isspace()  # then neither a file line nor a path alone
-            if indented and PROGRESS_RE.match(t):
-                self.kind[i], self.open = PROGRESS, None
-            elif SUMMARY_RE.match(t):
-                self.kind[i], self.open = SUMMARY, None
-            elif not indented and (FILE_RE.match(t) or self._file_line(i, t, n)):
-                self.kind[i], self.open = FILE, None
-                current_file = t.strip().removesuffix(b":") if GROUPED_HEAD_RE.match(t) else t.strip()
-            elif self.open is None or not self._inside(i, t):
-                self.open = None
-                self.kind[i] = BLANK if not t.strip() else OTHER
+                upto = self._by_class(i, n, runs, lines[h] if h < n_heads else n)
+                if upto is not None:
+                    i = upto
+                    continue
+            current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk = {}, {}, None
         return self
+
+    def _by_class(self, i: int, n: int, runs: bytes, next_head: int) -> int | None:
+        """Line ``i`` of a class ``_classes`` found (``classes[i]`` not 0) read with the lines its class lets
+        go along (up to ``next_head``, the next location line found at once): the last line read, or
+        None when it is to be read as any line (``_line``)."""
+        cls = self.classes[i]
+        if cls == RUST_LINE:
+            if not self._rust_head(i, n):
+                return None
+            if i + 2 < n and runs[i + 2]:  # its --> line read with it, then its details
+                e = runs.find(0, i + 2)
+                e = min(n if e < 0 else e, next_head)
+                self.kind[i + 2 : e] = DETAIL_BYTE * (e - i - 2)
+                self.diags.end[-1] = e - 1
+                self.detail_started = True
+                return e - 1
+            return i + 1
+        if cls == NOTE_LINE:
+            return i if self._note_line(i) else None
+        e = runs.find(0, i)
+        e = min(n if e < 0 else e, next_head)
+        return e - 1 if self._run(i, e) else None
+
+    def _line(self, i: int, n: int, current_file: bytes) -> bytes:
+        """Read line ``i`` by the parser's chain of forms: a diagnostic's head, its ``-->`` line, a
+        progress, summary or file line, a line of the open diagnostic, or another line. Returns the
+        file the lines after it belong to (stylish, grouped)."""
+        if self.pending:
+            self._materialize()
+        t = self.text[i]
+        diag = self._head(i, t, current_file, n)
+        if diag is not None:
+            self._start(i, diag)
+            return current_file
+        if self.open is not None and self.kind[i] == PART:  # rustc's --> line
+            self.open.head_end = self.open.end = i
+            self._sync()
+            return current_file
+        self._lint_name(t)
+        indented = t[:1].isspace()  # then neither a file line nor a path alone
+        if indented and PROGRESS_RE.match(t):
+            self.kind[i], self.open = PROGRESS, None
+        elif SUMMARY_RE.match(t):
+            self.kind[i], self.open = SUMMARY, None
+        elif not indented and (FILE_RE.match(t) or self._file_line(i, t, n)):
+            self.kind[i], self.open = FILE, None
+            current_file = t.strip().removesuffix(b":") if GROUPED_HEAD_RE.match(t) else t.strip()
+        elif self.open is None or not self._inside(i, t):
+            self.open = None
+            self.kind[i] = BLANK if not t.strip() else OTHER
+        return current_file
 
     def hint_lines(self) -> tuple[list, list]:
         """The detail lines ``_Reducer._hint`` may keep (``HINT_HEAD_RE`` or ``ARROW_RE``), in order: their
