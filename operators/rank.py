@@ -41,7 +41,7 @@ from operators.kernel import line_starts  # the kernel's, or its twin (diff_twin
 from operators.relazy import re2_program
 from operators.store import MARKER_RE
 from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, WARN_RE, display_line,
-                             is_signal_text, signal_line_runs)
+                             is_signal_text, program_spans, signal_line_runs)
 
 CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
 BLANK_RANK = 99
@@ -215,22 +215,10 @@ def _ranks_of(lines: list[bytes]) -> bytes:
     starts = array("q", accumulate(map((1).__add__, map(len, lines)), initial=0))
     bits = bytearray(len(lines) + 1)
     for bit, program in programs:
-        for first, last in _pairs(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in _run_spans(program, text)))):
+        for first, last in _pairs(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in program_spans(program, text)))):
             bits[first : last + 1] = bits[first : last + 1].translate(_OR_BIT[bit])
     del bits[len(lines)]
     return bytes(bits).translate(_RANK_OF_BITS)
-
-
-def _run_spans(program, text: bytes):
-    """(start, end) of each match of a run pattern (``_rank_programs``) in ``text``, in order."""
-    match, unanchored, n = program[0], program[1].UNANCHORED, len(text)
-    pos = 0
-    while pos < n:
-        span = match(unanchored, text, pos, n)[0]
-        if span[0] < 0:
-            return
-        yield span
-        pos = span[1]
 
 
 _LINE_SPACE, _LINE_NONSPACE = rb"[\t\x0b\x0c\r ]", rb"[^\t\n\x0b\x0c\r ]"  # ``re``'s \s and \S of bytes, in a line

@@ -185,22 +185,29 @@ def _runs(program, text: bytes, pos: int):
     """The runs of ``signal_line_runs`` from ``pos`` (a line start), a block of whole lines at a time;
     returns where a block that may not be searched so starts and ends (the length of ``text`` twice
     when none does)."""
-    match, anchor = program
-    unanchored, n = anchor.UNANCHORED, len(text)
+    n = len(text)
     crossing = _CROSSING_RE.match
     while pos < n:
         stop = text.find(b"\n", pos + RUNS_BLOCK) + 1 or n  # after a newline: no line is cut
         if text.find(b"0x8", pos, stop) >= 0 or crossing(text, stop) is not None or (
                 not text[pos:stop].isascii() and any(text.find(apart, pos, stop) >= 0 for apart in RUNS_APART)):
             return pos, stop
-        while pos < stop:
-            span = match(unanchored, text, pos, stop)[0]
-            if span[0] < 0:
-                break
-            yield span
-            pos = span[1]
+        yield from program_spans(program, text, pos, stop)
         pos = stop
     return n, n
+
+
+def program_spans(program, text: bytes, pos: int = 0, stop: int | None = None):
+    """(start, end) of each match of an RE2 program (``relazy.re2_program``) in ``text[pos:stop]``, in
+    order, without match objects."""
+    match, unanchored = program[0], program[1].UNANCHORED
+    stop = len(text) if stop is None else stop
+    while pos < stop:
+        span = match(unanchored, text, pos, stop)[0]
+        if span[0] < 0:
+            return
+        yield span
+        pos = span[1]
 
 
 def signal_starts(text: bytes, pos: int = 0) -> Iterator[int]:

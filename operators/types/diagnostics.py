@@ -674,26 +674,17 @@ class _Parser:
                 both = (int.from_bytes(kind.translate(_IS_DETAIL), "little")
                         & int.from_bytes(self.classes.translate(_MAY_HINT), "little")).to_bytes(n, "little")
                 ends = self.ends
-                for i in _ones(both):
-                    t = raw[starts[i] : ends[i]]  # with its newline: the patterns and strip() read it the same
-                    key = made_of.get(t, False)
-                    if key is False:
-                        key = made_of[t] = t.strip() if HINT_HEAD_RE.match(t) or ARROW_RE.match(t) else None
-                    if key is not None:
-                        lines.append(i)
-                        keys.append(key)
+                found = ((i, raw[starts[i] : ends[i]]) for i in _ones(both))  # with its newline: read the same
             else:
-                for m in HINT_PRE_RE.finditer(raw):
-                    i = bisect_right(starts, m.start()) - 1
-                    if kind[i] != DETAIL:
-                        continue
-                    t = text[i]
-                    key = made_of.get(t, False)
-                    if key is False:
-                        key = made_of[t] = t.strip() if HINT_HEAD_RE.match(t) or ARROW_RE.match(t) else None
-                    if key is not None:
-                        lines.append(i)
-                        keys.append(key)
+                found = ((i, text[i]) for i in (bisect_right(starts, m.start()) - 1 for m in HINT_PRE_RE.finditer(raw))
+                         if kind[i] == DETAIL)
+            for i, t in found:
+                key = made_of.get(t, False)
+                if key is False:
+                    key = made_of[t] = t.strip() if HINT_HEAD_RE.match(t) or ARROW_RE.match(t) else None
+                if key is not None:
+                    lines.append(i)
+                    keys.append(key)
             made = self._hints = (lines, keys)
         return made
 
