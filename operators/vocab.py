@@ -416,6 +416,7 @@ _MON = rb"[A-Z][a-z]{2}"
 LOG_LINE_RE = lazy(
     rb"^(?:<\d{1,3}>\d? ?)?(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}[:.]\d{2}|\[?\d{2}:\d{2}:\d{2}"
     rb"|\[?" + _MON + rb" +\d{1,2} \d{2}:\d{2}:\d{2}"  # syslog (no year)
+    rb"|\d{1,2} " + _MON + rb" \d{4} \d{2}:\d{2}:\d{2}"  # day month year: Redis ("7147:M 04 Dec 2026 15:11:09.562 *")
     rb"|\[" + _MON + rb" " + _MON + rb" [ \d]\d \d{2}:\d{2}:\d{2}"  # Apache error log
     rb"|\d{8}-\d{2}:\d{2}:\d{2}"  # 20171223-22:15:29:606
     rb"|\d{2}-\d{2} \d{2}:\d{2}:\d{2}"  # Android logcat

@@ -514,3 +514,20 @@ def test_a_log_whose_tracebacks_outnumber_its_records_is_a_log():
     packet = reduce_bytes(raw)
     assert packet.restore_pass and packet.signal_pass
     assert b"KeyError: 'note-3'" in packet.visible and b"ERROR:    Exception in ASGI application" in packet.visible
+
+
+def test_redis_log_lines_are_log_records():
+    """Redis writes ``pid:role DD Mon YYYY HH:MM:SS.mmm <level mark> message`` (no level word)."""
+    from operators.classify import classify
+
+    rows = []
+    for k in range(60):
+        mark = "#" if k % 17 == 3 else "*"
+        text = "Error accepting a client connection: Connection reset by peer" if k % 17 == 3 else \
+            f"Background saving started by pid {7199 + k}"
+        rows.append(f"7147:M 04 Dec 2026 15:11:{k:02d}.562 {mark} {text}")
+    raw = ("\n".join(rows) + "\n").encode()
+    assert classify(raw)[0] == "log"
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and packet.signal_pass
+    assert b"Error accepting a client connection" in packet.visible
