@@ -1199,11 +1199,12 @@ OUTLINE_DEPTHS = range(2, 13)  # levels an outline shows: at least two (a map's 
 
 def _outline(raw: bytes, granularity: str, cfg, fit: int) -> Plan | None:
     """A document that folding leaves over its room (a dependency tree: ``npm ls --all --json``, whose
-    folded map keeps a few dependencies whole and names none of the others), shown breadth first: every member down to the deepest level at which the whole fits, each container
-    below it one marker string (``fold_deep``), nothing folded beside. None when no such level shows
-    two, when fewer than two containers lie below it (a chain of single members is no tree), or when
-    it would fold anything inside an array (a list of items: the folded view names them better, by
-    their identity, the failing ones first)."""
+    folded map keeps a few dependencies whole and names none of the others), shown breadth first:
+    every member down to the deepest level at which the whole fits, each container below it one
+    marker string (``fold_deep``), nothing folded beside. None when not even two levels fit, when
+    fewer than two containers lie below them (a chain of single members is no tree), or when it would
+    fold anything inside an array (a list of items: the folded view names them better, by their
+    identity, the failing ones first)."""
     from operators.ceiling import visible_size
 
     if len(raw) > OUTLINE_MAX_BYTES:
@@ -1364,12 +1365,12 @@ STRAYS_AMONG = 2  # NDJSON from its first line may hold up to one stray line in 
 NDJSON_PROBE = (4096, 65536)  # bytes of lines read to tell NDJSON: more when the first holds under two records
 
 
-def _ndjson_from(raw: bytes, pos: int, share: int = STRAY_SHARE) -> bool:
+def _ndjson_from(raw: bytes, pos: int, share: int = STRAY_SHARE, first: int = 2) -> bool:
     """Whether the lines from ``pos`` (the first 4 KB of them, a last cut line left out; up to 64 KB
     when that is not two lines: a compiler's JSON messages take a few KB each) are NDJSON: the first
-    two parse, and so does all but one line in ``share`` (a tool's stderr line printed between its
-    records, cargo's ``error: could not compile`` among its JSON messages, stays as printed); with
-    another ``share`` (from the first line of the input on) the first line parses, two lines at least."""
+    ``first`` parse, and so does all but one line in ``share`` (a tool's stderr line printed between
+    its records, cargo's ``error: could not compile`` among its JSON messages, stays as printed); two
+    lines at least."""
     for size in NDJSON_PROBE:
         head = raw[pos : pos + size]
         lines = [line for line in head.split(b"\n") if line.strip()]
@@ -1377,7 +1378,6 @@ def _ndjson_from(raw: bytes, pos: int, share: int = STRAY_SHARE) -> bool:
             lines.pop()
         if len(lines) >= 2 or len(raw) <= pos + size:  # two records, or all there is
             break
-    first = 2 if share == STRAY_SHARE else 1  # the first two lines records (one, from the first line on)
     if len(lines) < 2 or not all(map(_json_line, lines[:first])):
         return False
     stray = sum(not _json_line(line) for line in lines[first:])
@@ -1395,7 +1395,7 @@ def detect(sample) -> str | None:
         return f"parses as JSON after {lines} line{'s' if lines != 1 else ''} printed before it"
     if is_ndjson(sample.lines) and not json_records(sample.lines):  # a log of JSON records is the log type's
         return "NDJSON: every sampled line parses"
-    if _ndjson_from(sample.raw, 0, STRAYS_AMONG) and not json_records(sample.lines):
+    if _ndjson_from(sample.raw, 0, STRAYS_AMONG, first=1) and not json_records(sample.lines):
         return "NDJSON with a tool's own lines among its records"  # cargo --message-format=json 2>&1
     return None
 
