@@ -38,10 +38,9 @@ from operator import add, eq, is_, methodcaller
 
 from operators import kernel
 from operators.kernel import line_starts  # the kernel's, or its twin (diff_twins)
-from operators.relazy import re2_program
 from operators.store import MARKER_RE
 from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, WARN_RE, display_line,
-                             is_signal_text, program_spans, signal_line_runs)
+                             is_signal_text, line_runs_program, program_spans, signal_line_runs)
 
 CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
 BLANK_RANK = 99
@@ -137,10 +136,11 @@ def lines_at(starts, offsets):
     return kernel.line_of(starts, array("q", offsets))
 
 
-def _pairs(items):
-    """``items`` two at a time."""
-    items = iter(items)
-    return zip(items, items)
+def run_lines(starts, spans):
+    """(first, last) line index (``starts``: where each line begins) of each (start, end) span of whole
+    lines (the end after the last one's newline), in order."""
+    ends = iter(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in spans)))
+    return zip(ends, ends)
 
 
 def blank_lines(lines) -> list[int]:
@@ -215,7 +215,7 @@ def _ranks_of(lines: list[bytes]) -> bytes:
     starts = array("q", accumulate(map((1).__add__, map(len, lines)), initial=0))
     bits = bytearray(len(lines) + 1)
     for bit, program in programs:
-        for first, last in _pairs(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in program_spans(program, text)))):
+        for first, last in run_lines(starts, program_spans(program, text)):
             bits[first : last + 1] = bits[first : last + 1].translate(_OR_BIT[bit])
     del bits[len(lines)]
     return bytes(bits).translate(_RANK_OF_BITS)
@@ -229,14 +229,9 @@ def _rank_programs():
     """(bit, RE2 program) of each of ``signal_rank``'s patterns as a run of lines holding a match of it
     (Latin-1: a byte a character, as ``re`` reads bytes; its \\s and \\S as ``re`` has them, no newline
     in either; ``^`` and ``$`` at each line's ends), or None (another engine)."""
-    import re2
-
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
     made = []
     for bit, pattern in ((16, CONCLUSION_RE), (8, EXCEPTION_RE), (4, HEADER_RE), (2, ERROR_RE), (1, WARN_RE)):
-        body = pattern.pattern.replace(rb"\s", _LINE_SPACE).replace(rb"\S", _LINE_NONSPACE)
-        program = re2_program(re2.compile(rb"(?m)(?:^[^\n]*?(?:" + body + rb")[^\n]*(?:\n|\z))+", options))
+        program = line_runs_program(pattern.pattern.replace(rb"\s", _LINE_SPACE).replace(rb"\S", _LINE_NONSPACE))
         if program is None:
             return None
         made.append((bit, program))
@@ -439,7 +434,7 @@ def _general(lines) -> tuple[array, array]:
             flags[0] |= flag
 
     runs = signal_line_runs(text)  # ``SIGNAL_RE``'s lines: a search a line, or a run of them (no match object a match)
-    for first, last in _pairs(lines_at(starts, chain.from_iterable((a, b - 1) for a, b in runs))):
+    for first, last in run_lines(starts, runs):
         flags[first : last + 1] = bytes([SIG]) * (last + 1 - first)  # no flag is set yet
     mark(EXTRA_SIGNAL_SCAN, SIG)
     if b"\x1b" in text or b"\r" in text:  # what a terminal shows decides: those lines one by one

@@ -138,9 +138,21 @@ def _iter_signal_line_spans(raw: bytes) -> Iterator[tuple[int, int]]:
 _CROSSING_RE = lazy(rb"[\s=:]*0x8")
 
 
-# a run of lines each holding a match of SIGNAL_RE (a line holds no newline; a run ends after one), read as
-# Latin-1 (a byte a character: ``[^\n]`` takes any other byte, where UTF-8 takes no byte of a broken character)
-SIGNAL_RUN_PATTERN = rb"(?m)(?:^[^\n]*?(?:" + SIGNAL_PATTERN + rb")[^\n]*(?:\n|\z))+"
+def line_runs_pattern(body: bytes) -> bytes:
+    """A run of lines each holding a match of ``body`` (a line holds no newline; a run ends after one)."""
+    return rb"(?m)(?:^[^\n]*?(?:" + body + rb")[^\n]*(?:\n|\z))+"
+
+
+def line_runs_program(body: bytes):
+    """The RE2 program (``relazy.re2_program``) of ``line_runs_pattern(body)`` read as Latin-1 (a byte a
+    character: ``[^\n]`` takes any other byte, where UTF-8 takes no byte of a broken character), or None
+    (another engine)."""
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return re2_program(re2.compile(line_runs_pattern(body), options))
+
+
+SIGNAL_RUN_PATTERN = line_runs_pattern(SIGNAL_PATTERN)  # a run of lines each holding a match of SIGNAL_RE
 # what SIGNAL_RE (UTF-8) may match that SIGNAL_RUN_PATTERN (Latin-1) does not: the two characters outside
 # ASCII that case-fold to a letter of it (KELVIN SIGN for k, LATIN SMALL LETTER LONG S for s), and ``0x8``,
 # which ends the one alternative that may go on past a line's end (``\s`` before a failing HRESULT)
@@ -176,9 +188,7 @@ def signal_line_runs(text: bytes) -> Iterator[tuple[int, int]]:
 @cache
 def _signal_run_program():
     """The RE2 program of ``SIGNAL_RUN_PATTERN`` (Latin-1), or None (another engine)."""
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    return re2_program(re2.compile(SIGNAL_RUN_PATTERN, options))
+    return line_runs_program(SIGNAL_PATTERN)
 
 
 def _runs(program, text: bytes, pos: int):
