@@ -384,13 +384,21 @@ class _Groups(list):
 
     def shown_texts(self, text: bytes, items) -> dict[int, set[bytes]]:
         """The texts of the members (their spans in ``text``) whose start is a key of ``items``, by group."""
-        starts, lines = self.lines.starts, self.lines
+        lines = self.lines
         found: dict[int, set[bytes]] = {}
-        for vs in items:
-            i = bisect_left(starts, vs)
-            if i < len(lines) and starts[i] == vs and self.of_line[i] >= 0:
-                found.setdefault(self.of_line[i], set()).add(text[vs : lines.end(i)])
+        for i in _lines_starting(lines.starts, items, len(lines)):
+            if self.of_line[i] >= 0:
+                found.setdefault(self.of_line[i], set()).add(text[lines.starts[i] : lines.end(i)])
         return found
+
+
+def _lines_starting(starts, items, n: int):
+    """The index of each line (of the first ``n`` of ``starts``) that a key of ``items`` (a visible
+    piece's start) starts, in the order of ``items``."""
+    for vs in items:
+        i = bisect_left(starts, vs)
+        if i < n and starts[i] == vs:
+            yield i
 
 
 class _Members(Sequence):
@@ -564,11 +572,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
 def _not_shown(items: dict, starts, *parts) -> int:
     """How many of the lines ``parts`` name are not shown (their start is no key of ``items``): the
     lines shown found once (the items at a line start), one look a line left out, not two."""
-    shown = set()
-    for vs in items:
-        i = bisect_left(starts, vs)
-        if i < len(starts) and starts[i] == vs:
-            shown.add(i)
+    shown = set(_lines_starting(starts, items, len(starts)))
     return sum(map(len, parts)) - sum(map(shown.__contains__, chain(*parts)))
 
 
