@@ -148,7 +148,10 @@ def test_build_output_is_build():
 
 def test_prose_is_text():
     assert kind(PROSE) == "text"
-    assert kind((FIXTURES / "sample.txt").read_bytes()) == "text"
+
+
+def test_markdown_is_a_document():
+    assert kind((FIXTURES / "sample.txt").read_bytes()) == "document"  # a README with ## headings
 
 
 def test_empty_and_binary_are_text():
@@ -168,7 +171,7 @@ def test_forced_type_wins(forced):
 
 
 def test_fixtures_classify_as_their_kind():
-    expected = {"sample.diff": "diff", "sample.filelist": "filelist", "sample.txt": "text", "sample.log": "log"}
+    expected = {"sample.diff": "diff", "sample.filelist": "filelist", "sample.txt": "document", "sample.log": "log"}
     for name, t in expected.items():
         path = FIXTURES / name
         if path.exists():

@@ -186,6 +186,7 @@ ORDER: tuple[str, ...] = (
     "listing",  # ls -l, ls -R, tree, du
     "table",  # ps aux, df -h, docker ps, env
     "filelist",
+    "document",  # before source: Markdown's list items and quotes are no code
     "source",  # after filelist and before log: code, not records
     "log",
     "text",

@@ -240,5 +240,11 @@ def source(sample) -> bool:
     return NUMBERED_INDENT_RE.search(b"\n" + head) is not None
 
 
+def document(sample) -> bool:
+    """A ``#`` (a Markdown heading), or a line starting with ``==``, ``--`` or ``~~`` (a title's underline)."""
+    head = sample.head
+    return b"#" in head or b"\n==" in head or b"\n--" in head or b"\n~~" in head
+
+
 CHECKS: dict[str, Callable] = {f"operators.types.{check.__name__}": check for check in (
-    json, gitlog, gitblame, gitstatus, diff, diagnostics, search, packages, build, listing, table, filelist, source)}
+    json, gitlog, gitblame, gitstatus, diff, diagnostics, search, packages, build, listing, table, filelist, document, source)}
