@@ -12,8 +12,8 @@ rest of each directory folds, with a count, its names and one ref (group ``filel
     ./vendor/symfony/routing/RouterInterface.php
       … +238 more under ./vendor/ (202 files in 37 dirs: 161 .php, 19 .md, 22 other)
 
-* Every top-level entry stays (directories always; files up to ``SUBDIR_FACTOR`` times
-  ``max_entries_per_dir``), and so does the first path listed in every other directory.
+* Every top-level entry stays (a flat listing, ``ls`` or ``find -maxdepth 1``, is never folded), and so
+  does the first path listed in every other directory.
 * The other paths of a directory fold into one line where the first of them was (right after the
   directory's shown path), naming up to ``max_entries_per_dir`` of them in ``names_width``
   characters (``in DIR`` when the line is not right after that path). A single path to fold is shown instead: it costs no more.
@@ -43,7 +43,6 @@ GROUP = "filelist"
 REASON = "the paths of a listing past each directory's first one"
 MAX_RATIO = 0.7  # the folded listing must be at most this share of the raw listing, else pass through
 TOP_EXTS = 3
-SUBDIR_FACTOR = 4  # a directory shows at most this many times max_entries_per_dir subdirectories
 MAX_TREE_DEPTH = 64  # deeper path components are not split into directories (only counted)
 BULK = frozenset(
     name.encode()
@@ -370,7 +369,7 @@ class _Listing:
         own = self.nodes.get(own_key)
         full = own is not None and bool(own.nfiles or own.ndirs)
         if parent == prefix:
-            show = own is not None or group.kept < SUBDIR_FACTOR * self.max_entries
+            show = True  # every top-level entry: the names an agent listed (the ceiling ranks them first)
         elif full and not subtree and self._key(own_key)[0] == own_key:
             self.of.append(None)  # a directory line implied by the paths shown below it
             self.shown.append(False)
@@ -487,7 +486,7 @@ SIGNALS = ""
 
 
 class Settings(Section):
-    max_entries_per_dir: int = 8  # names a fold line gives (top level: this many times SUBDIR_FACTOR paths shown)
+    max_entries_per_dir: int = 8  # names a fold line gives
     max_depth: int = 16  # directories deeper than this below the listing's root fold into their ancestor there
     max_dirs: int = 150  # directories shown each with its own first path; past it, the deepest levels fold
     names_width: int = 100  # characters of names a fold line gives at most (at least one name)

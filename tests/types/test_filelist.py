@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES, reduce_alone
+from conftest import FIXTURES, reduce_alone, reduce_bytes
 from operators.classify import classify
 from operators.config import Config
 from operators.reduction import omissions, render, restore
@@ -221,3 +221,15 @@ def test_filelist_odd_input_never_raises(seed):
     raw = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 400)))
     cfg = FilelistConfig(max_entries_per_dir=rng.randint(0, 3), max_depth=rng.randint(0, 4), max_dirs=rng.randint(1, 9))
     run(filelist, raw, Config(filelist=cfg))
+
+
+def test_a_flat_listing_keeps_every_name():
+    # `ls src/locale`: 143 names, all at the top level: every one is what the agent listed
+    names = [b"%s%s.js" % (a, b) for a in (b"a", b"b", b"c", b"de", b"en", b"es", b"fr", b"zh")
+             for b in (b"", b"-at", b"-au", b"-ca", b"-ch", b"-gb", b"-ie", b"-in", b"-nz", b"-sg", b"-tt", b"-us",
+                       b"-mx", b"-br", b"-hk", b"-tw", b"-cn", b"-ph")]
+    raw = b"\n".join(names[:143]) + b"\n"
+    assert classify(raw)[0] == "filelist"
+    visible = reduce_bytes(raw).visible
+    assert [n for n in names[:143] if n not in visible.split(b"\n")] == []
+    assert b"more" not in visible
