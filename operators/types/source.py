@@ -56,7 +56,7 @@ KEYWORD_RE = lazy(
     rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require"
     rb"|fun|val|override|internal|companion|lateinit|suspend|when|init)\b"
 )
-END_RE = lazy(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$")
+END_RE = lazy(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$|\)[*+?]\s*$|^\s*\$[\w(]")  # code, or a macro's repetition or metavariable
 PROSE_RE = lazy(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
 LOG_RE = lazy(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d[.,]|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d|"
                     rb"^\s*(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\b[ :\]]")

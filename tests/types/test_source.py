@@ -402,3 +402,15 @@ def test_the_outline_of_each_language_is_the_same_with_the_kernel_and_its_twin(m
         monkeypatch.undo()
         assert (made.lines, made.imports, list(made.numbers), list(made.sigs), list(made.indents), made.outlined) == \
             (twin.lines, twin.imports, list(twin.numbers), list(twin.sigs), list(twin.indents), twin.outlined)
+
+
+def test_rust_with_macro_bodies_is_source():
+    # a crate root whose macros repeat `$(...)*` and splice `$name` lines, as bitflags-style crates do
+    body = [b"#[macro_export]", b"macro_rules! flags {", b"    (", b"        $vis:vis struct $Name:ident: $T:ty {",
+            b"            $(", b"                const $Flag:ident = $value:expr;", b"            )*", b"        }",
+            b"        $($t:tt)*", b"    ) => {", b"        $vis struct $Name($T);", b"        impl $Name {",
+            b"            $(", b"                pub const $Flag: Self = Self($value);", b"            )*",
+            b"            $empty_body", b"            $all_body", b"            $bits_body", b"            $from_body",
+            b"        }", b"        $($t)*", b"    };", b"}", b""]
+    raw = b"\n".join(body * 12)
+    assert classify(raw)[0] == "source"
