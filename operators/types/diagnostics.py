@@ -632,7 +632,7 @@ class _Parser:
         none (then it is read as any line)."""
         raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
         match, made = STYLISH_LINE_RE.match, self.stylish
-        path, style, k = diags.path_id(current_file), STYLE_IDS["stylish"], i
+        path, style, k = -1, STYLE_IDS["stylish"], i
         while k < n and not classes[k]:
             end = ends[k]
             m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
@@ -645,6 +645,8 @@ class _Parser:
                 got = made[(code, sev, message if code is None else None)] = (
                     diags.key_id(_key(code, severity, message)), diags.key_id(severity))
             kept = self.messages.setdefault(message, message)  # one bytes object for each message text
+            if path < 0:
+                path = diags.path_id(current_file)
             diags.path.append(path)
             diags.head.append(k)
             diags.head_end.append(k)
