@@ -325,6 +325,279 @@ def make_diagnostics_full(target_bytes: int, seed: int = 7) -> bytes:
     return "".join(out).encode()
 
 
+def _rule_table(rng: random.Random, names: list[str], messages: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(rule, message template) pairs: ``{w}``/``{n}`` in a template become a word and a number per place."""
+    return [(name, rng.choice(messages)) for name in names]
+
+
+def _pick(rng: random.Random, rules: list) -> tuple:
+    """A rule, a few very frequent and a long tail of rare ones (Pareto)."""
+    return rules[min(len(rules) - 1, int(rng.paretovariate(1.1)) - 1)]
+
+
+def _fill(rng: random.Random, template: str) -> str:
+    return template.replace("{w}", f"{rng.choice(_WORDS)}{rng.choice(('', 'Id', 'Map', '_list', 'Ref'))}").replace(
+        "{n}", str(rng.randint(1, 9)))
+
+
+def _tree_path(rng: random.Random, f: int, ext: str, root: str = "") -> str:
+    return (f"{root}{rng.choice(('src', 'lib', 'packages/core/src', 'apps/web/src', 'tests'))}/{rng.choice(_WORDS)}/"
+            f"{rng.choice(_WORDS)}{rng.choice(('', 'Utils', 'Service', '_impl'))}_{f}.{ext}")
+
+
+_ESLINT_RULES = ["no-unused-vars", "@typescript-eslint/no-explicit-any", "quotes", "no-console", "semi", "eqeqeq",
+                 "prefer-const", "@typescript-eslint/no-unused-vars", "no-undef", "react-hooks/exhaustive-deps",
+                 "import/no-unresolved", "no-shadow", "curly", "max-len", "no-empty", "complexity",
+                 "@typescript-eslint/ban-ts-comment", "no-prototype-builtins", "no-useless-escape", "indent",
+                 "jsdoc/require-param", "import/order", "no-param-reassign", "camelcase", "no-var", "object-shorthand",
+                 "@typescript-eslint/no-non-null-assertion", "react/prop-types", "no-case-declarations",
+                 "prefer-template", "spaced-comment", "unicorn/prefer-node-protocol"]
+_ESLINT_MESSAGES = ("'{w}' is defined but never used", "Unexpected any. Specify a different type",
+                    "Strings must use doublequote", "Unexpected console statement", "Missing semicolon",
+                    "Expected '===' and instead saw '=='", "'{w}' is never reassigned. Use 'const' instead",
+                    "'{w}' is not defined", "React Hook useEffect has a missing dependency: '{w}'. Either include it "
+                    "or remove the dependency array", "Unable to resolve path to module '../{w}'",
+                    "'{w}' is already declared in the upper scope on line {n} column {n}",
+                    "Expected {ok} after 'if' condition", "This line has a length of 1{n}4. Maximum allowed is 100",
+                    "Empty block statement", "Function '{w}' has a complexity of 2{n}. Maximum allowed is 20",
+                    "Expected indentation of {n} spaces but found {n}", "Missing JSDoc @param \"{w}\" declaration")
+
+
+def make_diag_stylish(target_bytes: int, seed: int = 7) -> bytes:
+    """``eslint`` over a big tree in its default (stylish) format: a blank line and the file's path, then
+    ``  12:5  error  message  rule`` lines, message and rule columns aligned to the file's longest; then
+    ``✖ N problems (E errors, W warnings)`` and the fixable line."""
+    rng = random.Random(seed)
+    rules = _rule_table(rng, _ESLINT_RULES, _ESLINT_MESSAGES)
+    out, size, n, errors = [], 0, 0, 0
+    f = 0
+    while size < target_bytes:
+        f += 1
+        entries, line = [], 0
+        for _ in range(rng.randint(1, 30)):
+            line += rng.randint(1, 40)
+            rule, template = _pick(rng, rules)
+            sev = "error" if rng.random() < 0.35 else "warning"
+            errors += sev == "error"
+            entries.append((f"{line}:{rng.randint(1, 80)}", sev, _fill(rng, template).replace("{ok}", "'{'"), rule))
+        pos = max(len(e[0]) for e in entries)
+        msg = max(len(e[2]) for e in entries)
+        block = [f"\n/home/ci/work/{_tree_path(rng, f, rng.choice(('js', 'ts', 'tsx')))}\n"]
+        for where, sev, message, rule in entries:
+            block.append(f"  {where:>{pos}}  {sev:<7}  {message:<{msg}}  {rule}\n")
+        text = "".join(block)
+        out.append(text)
+        size += len(text)
+        n += len(entries)
+    out.append(f"\n\u2716 {n} problems ({errors} errors, {n - errors} warnings)\n"
+               f"  {errors // 7} errors and {n // 5} warnings potentially fixable with the `--fix` option.\n\n")
+    return "".join(out).encode()
+
+
+_TSC_MESSAGES = ("TS2345", "Argument of type '{w}' is not assignable to parameter of type 'string'.",
+                 "TS2339", "Property '{w}' does not exist on type 'Window & typeof globalThis'.",
+                 "TS7006", "Parameter '{w}' implicitly has an 'any' type.",
+                 "TS2307", "Cannot find module '@scope/{w}' or its corresponding type declarations.",
+                 "TS2322", "Type 'string | undefined' is not assignable to type 'string'.",
+                 "TS18048", "'{w}' is possibly 'undefined'.",
+                 "TS2532", "Object is possibly 'undefined'.",
+                 "TS7053", "Element implicitly has an 'any' type because expression of type 'string' can't be used "
+                           "to index type '{w}'.",
+                 "TS2554", "Expected {n} arguments, but got {n}.",
+                 "TS6133", "'{w}' is declared but its value is never read.",
+                 "TS2304", "Cannot find name '{w}'.",
+                 "TS2769", "No overload matches this call.")
+_TSC_MORE = ("  Type 'undefined' is not assignable to type 'string'.",
+             "  No index signature with a parameter of type 'string' was found on type '{w}'.",
+             "  Overload {n} of 2, '(value: string): {w}', gave the following error.",
+             "    Argument of type 'number' is not assignable to parameter of type 'string'.")
+
+
+def make_diag_tsc(target_bytes: int, seed: int = 7) -> bytes:
+    """``tsc --noEmit`` over a big project: ``src/a.ts(12,5): error TS2345: message`` lines, some with
+    their indented elaboration lines (``  Type 'x' is not assignable …``)."""
+    rng = random.Random(seed)
+    codes = [(_TSC_MESSAGES[k], _TSC_MESSAGES[k + 1]) for k in range(0, len(_TSC_MESSAGES), 2)]
+    codes += [(f"TS{2300 + k * 7}", f"Rare check {k} failed for '{{w}}'.") for k in range(40)]
+    out, size, f = [], 0, 0
+    while size < target_bytes:
+        f += 1
+        path, line = _tree_path(rng, f, rng.choice(("ts", "tsx"))), 0
+        for _ in range(rng.randint(1, 25)):
+            line += rng.randint(1, 50)
+            code, template = _pick(rng, codes)
+            block = [f"{path}({line},{rng.randint(1, 60)}): error {code}: {_fill(rng, template)}\n"]
+            if rng.random() < 0.2:
+                block += [_fill(rng, m) + "\n" for m in rng.sample(_TSC_MORE, rng.randint(1, 2))]
+            text = "".join(block)
+            out.append(text)
+            size += len(text)
+    return "".join(out).encode()
+
+
+_PYRIGHT_RULES = [("reportAttributeAccessIssue", 'Cannot access attribute "{w}" for class "{W}"'),
+                  ("reportOptionalMemberAccess", '"{w}" is not a known attribute of "None"'),
+                  ("reportArgumentType", 'Argument of type "{w} | None" cannot be assigned to parameter "{w}" of '
+                                         'type "str" in function "{w}"'),
+                  ("reportIncompatibleMethodOverride", 'Method "{w}" overrides class "{W}" in an incompatible manner'),
+                  ("reportMissingImports", 'Import "{w}.{w}" could not be resolved'),
+                  ("reportPossiblyUnbound", '"{w}" is possibly unbound'),
+                  ("reportReturnType", 'Type "{w} | None" is not assignable to return type "{W}"'),
+                  ("reportIndexIssue", '__getitem__ method not defined on type "{W}"'),
+                  ("reportCallIssue", 'No parameter named "{w}"'),
+                  ("reportOptionalSubscript", 'Object of type "None" is not subscriptable'),
+                  ("reportRedeclaration", 'Class declaration "{W}" is obscured by a declaration of the same name'),
+                  ("reportTypedDictNotRequiredAccess", '"{w}" is not a required key in "{W}", so access may '
+                                                       'result in runtime exception')]
+_PYRIGHT_MORE = ('    Attribute "{w}" is unknown', '    "None" is not assignable to "str"',
+                 '    Type "{w} | None" is not assignable to type "str"', '      "None" is not assignable to "str"',
+                 '    Parameter {n} name mismatch: base parameter is named "{w}", override parameter is named "_"')
+
+
+def make_diag_pyright(target_bytes: int, seed: int = 7) -> bytes:
+    """``pyright`` over a big tree: each file's path, then ``  /abs/path.py:12:5 - error: message (reportX)``
+    lines (some with indented elaboration lines, the rule at the end of the last); then
+    ``N errors, M warnings, 0 informations``."""
+    rng = random.Random(seed)
+    rules = _PYRIGHT_RULES + [(f"report{w.title()}Issue{k}", f'Rare "{{w}}" problem {k}') for k, w in
+                              enumerate(_WORDS * 2)]
+    out, size, f, errors, warnings = [], 0, 0, 0, 0
+    while size < target_bytes:
+        f += 1
+        path, line = "/home/ci/work/" + _tree_path(rng, f, "py"), 0
+        block = [path + "\n"]
+        for _ in range(rng.randint(1, 20)):
+            line += rng.randint(1, 60)
+            rule, template = _pick(rng, rules)
+            sev = "error" if rng.random() < 0.8 else "warning"
+            errors += sev == "error"
+            warnings += sev == "warning"
+            lines = [f"  {path}:{line}:{rng.randint(1, 60)} - {sev}: "
+                     f"{_fill(rng, template).replace('{W}', rng.choice(_WORDS).title())}"]
+            if rng.random() < 0.3:
+                lines += [_fill(rng, m) for m in rng.sample(_PYRIGHT_MORE, rng.randint(1, 2))]
+            lines[-1] += f" ({rule})"
+            block += [x + "\n" for x in lines]
+        text = "".join(block)
+        out.append(text)
+        size += len(text)
+    out.append(f"{errors} errors, {warnings} warnings, 0 informations \n")
+    return "".join(out).encode()
+
+
+_GCC_WARNINGS = [("-Wsign-conversion", "conversion to \u2018size_t\u2019 {aka \u2018long unsigned int\u2019} from "
+                                       "\u2018int\u2019 may change the sign of the result"),
+                 ("-Wconversion", "conversion from \u2018ssize_t\u2019 {aka \u2018long int\u2019} to \u2018int\u2019 "
+                                  "may change value"),
+                 ("-Wunused-variable", "unused variable \u2018{w}\u2019"),
+                 ("-Wunused-parameter", "unused parameter \u2018{w}\u2019"),
+                 ("-Wshadow", "declaration of \u2018{w}\u2019 shadows a previous local"),
+                 ("-Wimplicit-fallthrough=", "this statement may fall through"),
+                 ("-Wmissing-prototypes", "no previous prototype for \u2018{w}\u2019"),
+                 ("-Wformat=", "format \u2018%d\u2019 expects argument of type \u2018int\u2019, but argument {n} "
+                               "has type \u2018long int\u2019"),
+                 ("-Wcast-qual", "cast discards \u2018const\u2019 qualifier from pointer target type"),
+                 ("-Wstrict-prototypes", "function declaration isn\u2019t a prototype"),
+                 ("-Wmaybe-uninitialized", "\u2018{w}\u2019 may be used uninitialized"),
+                 ("-Wpointer-arith", "pointer of type \u2018void *\u2019 used in arithmetic")]
+
+
+def make_diag_gcc(target_bytes: int, seed: int = 7) -> bytes:
+    """``gcc -Wall -Wextra -fsyntax-only`` over a big C tree: ``a.c: In function 'f':`` lines, then
+    ``a.c:12:5: warning: message [-Wfoo]`` with its source line (``  12 |   code``) and caret line
+    (``     |   ^~~~``), now and then an ``error:`` or a ``note:`` with its own snippet."""
+    rng = random.Random(seed)
+    rules = _GCC_WARNINGS + [(f"-W{w}-{k}", f"rare {w} check {k} on \u2018{{w}}\u2019") for k, w in enumerate(_WORDS)]
+    out, size, f = [], 0, 0
+    while size < target_bytes:
+        f += 1
+        path, line, block = _tree_path(rng, f, rng.choice(("c", "c", "h"))), 0, []
+        for _ in range(rng.randint(1, 12)):
+            if rng.random() < 0.3:
+                block.append(f"{path}: In function \u2018{rng.choice(_WORDS)}_{rng.choice(_WORDS)}\u2019:\n")
+            for _ in range(rng.randint(1, 4)):
+                line += rng.randint(1, 40)
+                col = rng.randint(1, 40)
+                flag, template = _pick(rng, rules)
+                sev = "error" if rng.random() < 0.05 else "warning"
+                head = f"{path}:{line}:{col}: {sev}: {_fill(rng, template)}"
+                block.append(head + (f" [{flag}]\n" if sev == "warning" else "\n"))
+                code = "    " * rng.randint(0, 3) + f"{rng.choice(_WORDS)} = {rng.choice(_WORDS)}({rng.choice(_WORDS)}, {col});"
+                block.append(f" {line:>4} | {code}\n      | {' ' * (col - 1)}{'^' + '~' * rng.randint(0, 8)}\n")
+                if rng.random() < 0.08:
+                    note = rng.randint(1, max(1, line))
+                    block.append(f"{path}:{note}:5: note: \u2018{rng.choice(_WORDS)}\u2019 was declared here\n"
+                                 f" {note:>4} |     int {rng.choice(_WORDS)};\n      |     ^~~\n")
+        text = "".join(block)
+        out.append(text)
+        size += len(text)
+    out.append(f"{rng.randint(10, 99)} warnings generated.\n")
+    return "".join(out).encode()
+
+
+_CLIPPY_LINTS = [("use_self", "unnecessary structure name repetition", "use the applicable keyword: `Self`"),
+                 ("needless_range_loop", "the loop variable `{w}` is used to index `{w}`", ""),
+                 ("missing_const_for_fn", "this could be a `const fn`", ""),
+                 ("as_conversions", "using a potentially dangerous silent `as` conversion", ""),
+                 ("cast_possible_truncation", "casting `u64` to `u32` may truncate the value", ""),
+                 ("redundant_pub_crate", "pub(crate) function inside private module", "consider using: `pub`"),
+                 ("must_use_candidate", "this method could have a `#[must_use]` attribute", ""),
+                 ("doc_markdown", "item in documentation is missing backticks", ""),
+                 ("if_same_then_else", "this `if` has identical blocks", ""),
+                 ("needless_pass_by_value", "this argument is passed by value, but not consumed in the function body",
+                  "consider taking a reference instead: `&{w}`"),
+                 ("missing_errors_doc", "docs for function returning `Result` missing `# Errors` section", ""),
+                 ("uninlined_format_args", "variables can be used directly in the `format!` string", "")]
+
+
+def _clippy_block(rng: random.Random, path: str, line: int, lint: tuple) -> list[str]:
+    name, message, label = lint
+    col, width = rng.randint(1, 40), len(str(line + 12))
+    pad, gutter = " " * width, " " * width + " |"
+    code = _code_line(rng, rng.choice(_WORDS))
+    caret = "^" * rng.randint(1, 20)
+    block = [f"warning: {_fill(rng, message)}\n{pad}--> {path}:{line}:{col}\n{gutter}\n",
+             f"{line:<{width}} | {code}\n{gutter} {' ' * (col - 1)}{caret}{' ' + _fill(rng, label) if label else ''}\n"]
+    if rng.random() < 0.3:  # a second span: a note at another place, or a multi-line span
+        other = line + rng.randint(1, 12)
+        block.append(f"{gutter}\nnote: same as this\n{pad}--> {path}:{other}:{col}\n{gutter}\n"
+                     f"{other:<{width}} | {_code_line(rng, rng.choice(_WORDS))}\n{gutter} {' ' * (col - 1)}{caret}\n")
+    block.append(f"{gutter}\n{pad} = help: for further information visit "
+                 f"https://rust-lang.github.io/rust-clippy/rust-1.95.0/index.html#{name}\n")
+    if rng.random() < 0.2:
+        block.append(f"{pad} = note: `-W clippy::{name.replace('_', '-')}` implied by `-W clippy::pedantic`\n"
+                     f"{pad} = help: to override `-W clippy::pedantic` add `#[allow(clippy::{name})]`\n")
+    if rng.random() < 0.3:
+        block.append(f"help: {rng.choice(('consider', 'try', 'use'))} {rng.choice(_WORDS)}\n{gutter}\n"
+                     f"{line:<{width}} - {code.strip()}\n{line:<{width}} + {_code_line(rng, 'x').strip()}\n{gutter}\n")
+    block.append("\n")
+    return block
+
+
+def make_diag_clippy(target_bytes: int, seed: int = 7) -> bytes:
+    """``cargo clippy -- -W clippy::pedantic`` over a big workspace: ``warning: message``, its ``-->``
+    line, a snippet with a gutter and carets (a label after them), often a second span (``note: same as
+    this`` and its own ``-->``), ``= help``/``= note`` lines naming the lint, a suggested fix; then a
+    ``generated N warnings`` line for each crate."""
+    rng = random.Random(seed)
+    lints = _CLIPPY_LINTS + [(f"{w}_lint_{k}", f"rare lint {k} about `{{w}}`", "") for k, w in enumerate(_WORDS)]
+    out, size, f = [], 0, 0
+    while size < target_bytes:
+        f += 1
+        path, line, count = _tree_path(rng, f, "rs", "crates/"), 0, rng.randint(1, 20)
+        block = []
+        for _ in range(count):
+            line += rng.randint(1, 60)
+            block += _clippy_block(rng, path, line, _pick(rng, lints))
+        if f % 25 == 0:
+            block.append(f"warning: `{rng.choice(_WORDS)}` (lib) generated {count} warnings\n")
+        text = "".join(block)
+        out.append(text)
+        size += len(text)
+    out.append("    Finished `dev` profile [unoptimized + debuginfo] target(s) in 41.27s\n")
+    return "".join(out).encode()
+
+
 def make_source(target_bytes: int, seed: int = 7) -> bytes:
     """One long Python module (``cat big.py``): imports, classes with methods, functions, docstrings."""
     rng = random.Random(seed)

@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import (make_blame, make_diagnostics, make_diagnostics_full, make_diff, make_error_storm,  # noqa: E402
+from generate import (make_blame, make_diag_clippy, make_diag_gcc, make_diag_pyright, make_diag_stylish,  # noqa: E402
+                      make_diag_tsc, make_diagnostics, make_diagnostics_full, make_diff, make_error_storm,
                       make_git_log_p, make_id_log, make_json, make_json_storm, make_log, make_mixed_log, make_ndjson,
                       make_search, make_source)
 
@@ -40,7 +41,9 @@ TARGET_NET = 2.5
 MAKERS = {"log": make_log, "idlog": make_id_log, "json": make_json, "ndjson": make_ndjson, "diff": make_diff,
           "search": make_search, "gitlog": make_git_log_p, "blame": make_blame, "diagnostics": make_diagnostics,
           "diagfull": make_diagnostics_full, "source": make_source, "jsonstorm": make_json_storm,
-          "errorstorm": make_error_storm, "mixedlog": make_mixed_log}
+          "errorstorm": make_error_storm, "mixedlog": make_mixed_log, "diagstylish": make_diag_stylish,
+          "diagtsc": make_diag_tsc, "diagpyright": make_diag_pyright, "diaggcc": make_diag_gcc,
+          "diagclippy": make_diag_clippy}
 
 
 def make_text(target: int) -> bytes:

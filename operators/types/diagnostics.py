@@ -139,6 +139,8 @@ RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d
 # RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
 RUST_BLOCK_RE = lazy(rb"(?:" + RUST_HEAD_RE.pattern + rb")\n[ \t\r\x0b\x0c]*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?"
                      rb"[ \t\r\x0b\x0c]*$", re.M)
+LOC_LINE_RE = lazy(LOC_RE.pattern, re.M)  # LOC_RE on a line of the input (``_Parser._indented``)
+STYLISH_LINE_RE = lazy(STYLISH_RE.pattern, re.M)  # STYLISH_RE on a line of the input (``_Parser._stylish``)
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
 # miette's report (oxlint): ``  x eslint(no-shadow): 'a' is already declared`` (``×``/``x`` an error,
 # ``⚠``/``!`` a warning), then ``   ,-[src/a.ts:7:9]`` (``╭─[`` drawn in Unicode), a numbered snippet, ```----``
@@ -207,6 +209,9 @@ _DETAILS_ONLY = ("rust", "plain", "stylish")  # styles whose every line after th
 HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 _HEADS = bytes([HEAD])
+_BLANKS = b" \t"  # how a stylish entry starts
+_DIGITS = b"0123456789"
+_ODD_FIRST = b"0123456789x!\xc3\xe2\x0b\x0c"  # how a line another form of ``_head`` may take can start after its indent
 DETAIL_BYTE = bytes([DETAIL])
 _IS_DETAIL = bytes(kind == DETAIL for kind in range(256))
 
@@ -525,6 +530,9 @@ class _Parser:
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
         self.padded = b""  # ``run``: a byte a line, 1 for one holding ``PAD``, when the input is not clean (no escapes)
         self.rust_keys: dict = {}  # ``_rust_head``: the rule number of each code (or severity and message)
+        self.stylish: dict = {}  # ``_stylish``: rule and severity numbers of each code (or message) and severity
+        self.messages: dict = {}  # ``_stylish``: each message text once
+        self.indented: dict = {}  # ``_indented``: rule and severity numbers, message and style of each text after a location
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
     def common(self, settings: Settings) -> "_Common":
@@ -606,9 +614,128 @@ class _Parser:
                 if upto is not None:
                     i = upto
                     continue
+            elif classes and raw[starts[i]] in _BLANKS:
+                upto = self._stylish(i, n, current_file) if current_file else i - 1
+                if upto < i:
+                    upto = self._indented(i, n)
+                if upto >= i:
+                    i = upto
+                    continue
             current_file = self._line(i, n, current_file)
-        self.tails, self.plain, self.bulk = {}, {}, None
+        self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
         return self
+
+    def _stylish(self, i: int, n: int, current_file: bytes) -> int:
+        """The eslint stylish entries from line ``i`` on under ``current_file`` (``STYLISH_RE`` lines of class
+        0, no ``GROUPED_RE`` one: a line's text is its bytes), added as ``_head`` then ``_start`` add each
+        (the last left open, its ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is
+        none (then it is read as any line)."""
+        raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
+        match, made = STYLISH_LINE_RE.match, self.stylish
+        path, style, k = -1, STYLE_IDS["stylish"], i
+        while k < n and not classes[k]:
+            end = ends[k]
+            m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
+            if m is None or GROUPED_RE.match(m.group()):
+                break
+            where, sev, message, code = m.group(1, 3, 4, 5)
+            got = made.get((code, sev, message if code is None else None))
+            if got is None:
+                severity = sev.decode()
+                got = made[(code, sev, message if code is None else None)] = (
+                    diags.key_id(_key(code, severity, message)), diags.key_id(severity))
+            kept = self.messages.setdefault(message, message)  # one bytes object for each message text
+            if path < 0:
+                path = diags.path_id(current_file)
+            diags.path.append(path)
+            diags.head.append(k)
+            diags.head_end.append(k)
+            diags.end.append(k)
+            diags.key.append(got[0])
+            diags.severity.append(got[1])
+            diags.style.append(style)
+            diags.loc.append(diags._kept(current_file + b":" + where + b":" + m.group(2)))
+            diags.message.append(diags._kept(kept))
+            kind[k] = HEAD
+            k += 1
+        if k > i:
+            self.open_j = len(diags.head) - 1
+            self.open, self.pending, self.detail_started = None, True, False
+        return k - 1
+
+    def _indented(self, i: int, n: int) -> int:
+        """The indented ``path:line:col - severity: message`` diagnostics from line ``i`` on (pyright's, under
+        a file line: ``LOC_RE`` lines of class 0 that no earlier form of ``_head`` takes, not notes; a
+        line's text is its bytes), added as ``_head`` then ``_start`` add each (the last left open, its
+        ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is none."""
+        raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
+        match, made, k, indent = LOC_LINE_RE.match, self.indented, i, -1
+        while k < n and not classes[k] and raw[starts[k]] in _BLANKS:
+            end = ends[k]
+            m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
+            if m is None and indent >= 0 and self._elaboration(k, end - 1 if raw[end - 1] == 10 else end, indent):
+                k += 1
+                continue
+            if m is None or raw[m.start(2)] in _DIGITS or b"): " in m.group() or b".go:" in m.group():
+                break
+            rest = m.group(5)
+            got = made.get(rest, False)
+            if got is False:
+                tail = _tail(rest, False)
+                got = None if tail is None or tail[0] == "note" else (
+                    diags.key_id(tail[1]), diags.key_id(tail[0]), tail[2], GNU if tail[3] else PLAIN)
+                if len(made) < TAILS_MAX:
+                    made[rest] = got
+            if got is None:
+                break
+            key, severity, message, style = got
+            at = m.start(5)
+            diags.path.append(diags.path_id(m.group(2)))
+            diags.head.append(k)
+            diags.head_end.append(k)
+            diags.end.append(k)
+            diags.key.append(key)
+            diags.severity.append(severity)
+            style = PYRIGHT if raw[at - 3 : at].find(b" - ") >= 0 else style
+            diags.style.append(style)
+            diags.loc.append(diags._kept(raw[m.start(2) : at].rstrip(b": -")))
+            diags.message.append(diags._kept(message))
+            kind[k] = HEAD
+            indent = INDENT_RE.match(raw, starts[k]).end() - starts[k] if style == PYRIGHT else -1
+            self.head_trail = None  # ``_elaboration``: whether the head line has a trailing code, asked once
+            k += 1
+        if k > i:
+            self.open_j = len(diags.head) - 1
+            self.open, self.pending, self.detail_started = None, True, False
+        return k - 1
+
+    def _elaboration(self, k: int, end: int, indent: int) -> bool:
+        """Line ``k`` (class 0, indented, no ``LOC_RE`` line; its text ends at ``end``) read as ``_line`` then
+        ``_inside`` read it when it continues the message of the diagnostic just added by ``_indented``
+        (the head line indented by ``indent``): indented deeper, none of the forms ``_head`` tries before
+        ``_loc_diag``, no progress or summary line; False, having changed nothing, for any other."""
+        raw, start = self.raw, self.starts[k]
+        at = INDENT_RE.match(raw, start).end()
+        if at - start <= indent or at >= end or raw[at] in _ODD_FIRST or raw.find(b"): ", start, end) >= 0:
+            return False
+        t = raw[start:end]
+        if PROGRESS_RE.match(t) or SUMMARY_RE.match(t):
+            return False
+        if k + 1 < len(self.starts) and (raw.find(b"-[", end, self.ends[k + 1]) >= 0 or raw.find(b"\xe2\x94\x80[", end, self.ends[k + 1]) >= 0):
+            return False
+        diags = self.diags
+        j = len(diags.head) - 1
+        self.kind[k] = PART
+        diags.head_end[j] = diags.end[j] = k
+        m = TRAIL_CODE_RE.search(t)
+        if m is not None:
+            if self.head_trail is None:
+                head = diags.head[j]
+                head_end = self.ends[head]
+                self.head_trail = TRAIL_CODE_RE.search(raw, self.starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
+            if not self.head_trail:
+                diags.key[j] = diags.key_id(next(g for g in m.groups() if g).decode("utf-8", "replace"))
+        return True
 
     def _by_class(self, i: int, n: int, runs: bytes, next_head: int) -> int | None:
         """Line ``i`` of a class ``_classes`` found (``classes[i]`` not 0) read with the lines its class lets
@@ -710,7 +837,7 @@ class _Parser:
         if style is None:
             self.kind[i:e] = self.classes[i:e].translate(_FREE_KINDS)
             return True
-        if style not in _DETAILS_ONLY:
+        if style not in _DETAILS_ONLY and (style != "gnu" or not self._gnu_details(i, e)):
             return False
         self.kind[i:e] = DETAIL_BYTE * (e - i)
         if d is not None:
@@ -720,6 +847,17 @@ class _Parser:
             self.diags.end[self.open_j] = e - 1
         self.detail_started = True
         return True
+
+    def _gnu_details(self, i: int, e: int) -> bool:
+        """Whether lines ``i`` to ``e`` (``_classes`` 1 to 3) are each a detail of the open ``gnu``
+        diagnostic (gcc's source and caret lines) as ``_inside`` reads them: not under a ``.java`` path
+        (javac's parts), the first blank or indented unless details have started (else it may continue
+        the message: mypy ``--pretty``), the last not followed by a bare caret line (javac's source line)."""
+        diags, raw, starts = self.diags, self.raw, self.starts
+        path = self.open.path if self.open is not None else diags.paths[diags.path[self.open_j]]
+        if path.endswith(b".java") or not (self.detail_started or self.classes[i] == 1 or raw[starts[i]] in _BLANKS):
+            return False
+        return e >= len(starts) or self.classes[e - 1] == 1 or CARET_RE.match(self.text[e]) is None
 
     def _note_line(self, i: int) -> bool:
         """Line ``i`` (``_classes`` 5: an indent then ``= ``, rustc's ``= help:``/``= note:``: no other form
