@@ -45,6 +45,7 @@ PROSE_SHARE = 0.4  # ... prose and list items at least this share ...
 CODE_SHARE = 0.1  # ... code-like lines at most this share ...
 LOG_SHARE = 0.05  # ... and log records at most this share
 UNDERLINE_SLACK = 4  # a title's underline is at most this much longer than the title
+TITLE_MARKS = b"`*_[\"'("  # a title may start with markup: reST's `` `0.7.3`_ `` links its release
 
 ATX_RE = lazy(rb"^ {0,3}(#{1,6})[ \t]+(?!(?:include|define|ifn?def|if|endif|pragma|import)\b)\S")
 FENCE_RE = lazy(rb"^ {0,3}(?:```|~~~)")
@@ -74,7 +75,7 @@ def _is_title(title: bytes, underline: bytes) -> bool:
     """Whether ``underline`` (``===``, ``---`` …) underlines ``title``: a title of words about as long."""
     title, mark = title.strip(), underline.strip()
     return (len(mark) >= 3 and bool(title) and len(mark) <= len(title) + UNDERLINE_SLACK
-            and title[:1].isalnum() and not UNDERLINE_RE.match(title))
+            and (title[:1].isalnum() or title[:1] in TITLE_MARKS) and not UNDERLINE_RE.match(title))
 
 
 def detect(sample) -> str | None:

@@ -37,6 +37,14 @@ def markdown(sections: int) -> bytes:
 def test_markdown_and_rest_prose_are_documents():
     assert classify(type_data(NEWS))[0] == "document"
     assert classify(markdown(30))[0] == "document"
+    # reST titles that link their release: `0.7.3`_ (2024-12-06) over a line of =
+    rest = b"".join(b"`0.%d.0`_ (2024-01-%02d)\n=========================\n\n"
+                    b"- Fix a possible error raised when the sink %d is removed twice in a row.\n"
+                    b"- Add support for the option number %d to the file sink rotation.\n\n" % (k, k % 28 + 1, k, k)
+                    for k in range(20, 0, -1))
+    assert classify(rest)[0] == "document"
+    numbers, levels, texts = document._headings(rest)
+    assert texts[:2] == [b"`0.20.0`_ (2024-01-21)", b"`0.19.0`_ (2024-01-20)"] and set(levels) == {1}
 
 
 @pytest.mark.parametrize("raw", [
