@@ -158,7 +158,8 @@ IMPORT_RE = lazy(
 )
 LANG_HINTS = (
     ("go", lazy(rb"^package \w+\s*$|^func (?:\([^)]*\) )?\w+\(|:= ", re.M)),
-    ("rust", lazy(rb"^\s*(?:pub )?fn \w+|^use [\w:]+|^\s*impl\b|^\s*let mut |->\s*(?:Self|Result|Option)", re.M)),
+    ("rust", lazy(rb"^\s*(?:pub )?fn \w+|^use [\w:]+|^\s*impl\b|^\s*let mut |->\s*(?:Self|Result|Option)|^\s*macro_rules!"
+                  rb"|\$\w+:(?:ident|ty|expr|tt|vis|block|path|literal|pat|item|meta|lifetime)\b", re.M)),  # macros' fragments
     ("python", lazy(rb"^\s*(?:def \w+\(.*\)(?: -> .+)?:\s*$|class \w+.*:\s*$|from [\w.]+ import |import \w+\s*$|if __name__)", re.M)),
     ("java", lazy(rb"^\s*(?:public|private|protected) (?:static )?(?:final )?(?:class|[\w<>\[\]]+ \w+\()|^package [\w.]+;", re.M)),
     ("kotlin", lazy(rb"^\s*(?:(?:private|internal|public|protected|override|open|abstract|suspend|inline|operator) )*"

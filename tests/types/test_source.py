@@ -411,6 +411,7 @@ def test_rust_with_macro_bodies_is_source():
             b"        $($t:tt)*", b"    ) => {", b"        $vis struct $Name($T);", b"        impl $Name {",
             b"            $(", b"                pub const $Flag: Self = Self($value);", b"            )*",
             b"            $empty_body", b"            $all_body", b"            $bits_body", b"            $from_body",
-            b"        }", b"        $($t)*", b"    };", b"}", b""]
+            b"        }", b"        $($t)*", b"    };", b"    ($name:ident) => { $name };", b"    () => {};", b"}", b""]
     raw = b"\n".join(body * 12)
     assert classify(raw)[0] == "source"
+    assert source.language(raw) == "rust"  # its `=>` arms are no JS arrows
