@@ -424,7 +424,8 @@ def display_text(data: bytes) -> bytes:
 # -- log records -------------------------------------------------------------------------------------
 _MON = rb"[A-Z][a-z]{2}"
 LOG_LINE_RE = lazy(
-    rb"^(?:<\d{1,3}>\d? ?)?(?:\S+\s+)?(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}[:.]\d{2}|\[?\d{2}:\d{2}:\d{2}"
+    rb"^(?:<\d{1,3}>\d? ?)?(?:\S+\s+)?(?:(?:time|ts|timestamp|date)=\"?)?"  # logfmt: time=2026-12-04T…
+    rb"(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}[:.]\d{2}|\[?\d{2}:\d{2}:\d{2}"
     rb"|\[?" + _MON + rb" +\d{1,2} \d{2}:\d{2}:\d{2}"  # syslog (no year)
     rb"|\d{1,2} " + _MON + rb" \d{4} \d{2}:\d{2}:\d{2}"  # day month year: Redis ("7147:M 04 Dec 2026 15:11:09.562 *")
     rb"|\[" + _MON + rb" " + _MON + rb" [ \d]\d \d{2}:\d{2}:\d{2}"  # Apache error log

@@ -361,3 +361,18 @@ def test_each_runner_line_shape_has_its_build_mark(line):
                 min_size=1, max_size=30))
 def test_builds_marks_hold_on_mixed_runner_lines(lines):
     _build_marks_hold(b"\n".join(lines))
+
+
+def test_logfmt_records_are_a_log_not_an_environment():
+    logfmt = b"".join(b'time=2026-12-04T19:45:%02d.1Z level=%s msg="request" req_id=%d method=GET path=/orders/%d '
+                      b'status=%d dur=60us\n' % (i % 60, b"error" if i % 7 == 0 else b"info", i, i, 500 if i % 7 == 0 else 200)
+                      for i in range(40))
+    assert kind(logfmt) == "log"
+    env = b"".join(b"VAR_%d=value with spaces %d\n" % (i, i) for i in range(20)) + b"OPTS=-Dx=1 -Dy=2\n"
+    assert kind(env) == "table"  # an environment stays one
+
+
+def test_an_access_log_led_by_client_address_and_port_is_a_log_not_search_hits():
+    haproxy = b"".join(b'127.0.0.1:%d [04/Dec/2026:19:44:50.%03d] web api/app1 0/0/0/3/3 %d 130 - - ---- 1/1/0/0/0 0/0 '
+                       b'"GET /api/items/%d HTTP/1.1"\n' % (44790 + i, i, 404 if i % 5 == 0 else 200, i) for i in range(30))
+    assert kind(haproxy) == "log"

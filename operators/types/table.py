@@ -48,11 +48,18 @@ class Settings(Section):
 ENV_RE = lazy(rb"(?:declare -x |export )?([A-Za-z_][A-Za-z0-9_]*)=")
 
 
+PAIR_RE = lazy(rb" [A-Za-z_][\w.-]*=")  # a key=value pair after a space: logfmt's records hold several
+
+
 def _is_env(lines: list[bytes]) -> bool:
+    """Nine lines in ten ``KEY=value``, and not logfmt records (``time=… level=info msg="…" path=/x``: a
+    log, half of its lines holding two pairs or more after the first)."""
     if len(lines) < 3:
         return False
     hits = sum(1 for line in lines if ENV_RE.match(line))
-    return hits >= 0.9 * len(lines)
+    if hits < 0.9 * len(lines):
+        return False
+    return sum(1 for line in lines if len(PAIR_RE.findall(line)) >= 2) < 0.5 * len(lines)
 
 
 def reduce_env(raw: bytes, lines: list[Line]) -> Plan:
