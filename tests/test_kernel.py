@@ -172,11 +172,11 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks`` and ``diff_common`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
+                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -424,6 +424,40 @@ def test_diff_lines_of_real_and_generated_diffs_and_many_parents():
     for raw in [(FIXTURES / "sample.diff").read_bytes(), make_diff(300_000), combined, b"", b"\n", b"x"]:
         assert diff_kernel(raw) == diff_twin(raw)
     assert diff_kernel(combined)[1] == [0, 0, 2, 3, 3, 2]  # OTHER, OTHER, CTX, CHG, CHG, CTX
+
+
+COMMON_LINES = [b"diff --git a/f b/f", b"@@ -1,3 +1,3 @@", b"@@ -1 +1 @@", b"+a", b"-a", b"+b", b"-b", b" a", b"+", b"-",
+                b"+a\r", b"-a\r", b"x", b"", b"\\ No newline at end of file", b"++a", b"--a"]
+
+
+def common_kernel(raw, skip_every):
+    import operators.kernel as dispatch
+
+    starts, kinds = dispatch.diff_lines(raw)
+    skip = bytearray(k % skip_every == 0 for k in range(len(kinds))) if skip_every else bytearray(len(kinds))
+    made, twin = dispatch.diff_common(raw, starts, kinds, skip), TWINS["diff_common"](raw, starts, kinds, skip)
+    return (None if made is None else tuple(map(list, made)), None if twin is None else tuple(map(list, twin)))
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(lines=st.lists(st.sampled_from(COMMON_LINES), max_size=60), hunk=st.integers(0, 60), last_nl=st.booleans(),
+       skip_every=st.sampled_from([0, 0, 2, 3]))
+def test_diff_common_matches_the_python_twin(lines, hunk, last_nl, skip_every):
+    lines = [b"diff --git a/f b/f", b"@@ -1,%d +1,%d @@" % (hunk, hunk)] + lines
+    raw = b"\n".join(lines) + (b"\n" if last_nl else b"")
+    made, twin = common_kernel(raw, skip_every)
+    assert made == twin
+
+
+def test_diff_common_of_generated_diffs_numbers_texts_by_first_line():
+    from bench.generate import make_diff, make_git_log_p
+
+    for raw in [make_diff(200_000), make_git_log_p(200_000)]:
+        made, twin = common_kernel(raw, 0)
+        assert made == twin
+    made, _ = common_kernel(b"@@ -1,4 +1,4 @@\n+b\n-a\n+a\n-b\n-c\n", 0)
+    assert made == ([1, 2, 3, 4], [1, 2, 2, 1], list(b"+-+-"))
+    assert common_kernel(b"@@ -1,2 +1,2 @@\n+a\n-b\n", 0) == (None, None)
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

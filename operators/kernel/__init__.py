@@ -76,6 +76,7 @@ def _twins() -> dict:
         "line_starts": diff_twins.line_starts,
         "diff_lines": diff_twins.diff_lines_py,
         "diff_ranks": diff_twins.diff_ranks_py,
+        "diff_common": diff_twins.diff_common_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -163,6 +164,16 @@ def _c_diff_ranks(text: bytes, starts, last_nl: bool):
     """Budget ranks of a reduced diff's lines as codes, and its possible --stat lines (see ``diff_twins.diff_ranks_py``)."""
     codes, stat = C.diff_ranks(text, starts, last_nl)
     return codes, memoryview(stat).cast("q")
+
+
+def _c_diff_common(raw: bytes, starts, kinds, skip):
+    """The changed lines of texts both removed and added, their numbers and signs, or None (see
+    ``diff_twins.diff_common_py``)."""
+    made = C.diff_common(raw, starts, kinds, skip)
+    if made is None:
+        return None
+    lines, numbers, signs = made
+    return memoryview(lines).cast("q"), memoryview(numbers).cast("q"), signs
 
 
 def _c_search_lines(raw: bytes, numbered: bool, good):
@@ -275,6 +286,7 @@ if C is None:
     line_starts = diff_twins.line_starts
     diff_lines = diff_twins.diff_lines_py
     diff_ranks = diff_twins.diff_ranks_py
+    diff_common = diff_twins.diff_common_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -310,6 +322,7 @@ else:
     line_starts = _c_line_starts if hasattr(C, "line_starts") else _twin("diff_twins", "line_starts")  # a kernel built before it: the twin
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
+    diff_common = _c_diff_common if hasattr(C, "diff_common") else _twin("diff_twins", "diff_common_py")  # a kernel built before it: the twin
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

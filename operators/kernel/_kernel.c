@@ -2188,6 +2188,122 @@ done:
     return result;
 }
 
+/* ---- diff: the changed lines whose text is both removed and added (the moved-block search) -------- */
+
+typedef struct {
+    uint64_t hash;
+    int64_t at;       /* the text after the sign, its line ending included */
+    int64_t len;
+    uint32_t number;  /* 0 until the first line of a text seen with both signs is met */
+    uint32_t signs;   /* 1: seen removed, 2: seen added */
+} CommonSlot;
+
+static uint64_t common_hash(const unsigned char *s, int64_t n) {  /* FNV-1a, 64 bits */
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static void *common_alloc(size_t size) {  /* zeroed; a big block as pages of its own (see scratch_grow) */
+    return size >= ((size_t)1 << 17) ? scratch_grow(NULL, 0, size) : PyMem_Calloc(1, size);
+}
+
+static void common_free(void *p, size_t size) {
+    if (size >= ((size_t)1 << 17)) scratch_free(p, size);
+    else PyMem_Free(p);
+}
+
+/* diff_common(buf, starts, kinds, skip) -> (lines, numbers, signs) or None: the CHG lines (skip[k] 0, first
+ * byte '+' or '-') whose text after the sign (line ending included) is both removed and added, in line
+ * order: int64 line indexes, int64 numbers (1, 2, ... in the order of each text's first such line) and
+ * their first bytes; None when there is none (diff_twins.diff_common_py). */
+static PyObject *diff_common(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, kv, xv;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &bv, &sv, &kv, &xv)) return NULL;
+    const unsigned char *raw = bv.buf, *kinds = kv.buf, *skip = xv.buf;
+    const int64_t *starts = sv.buf;
+    Py_ssize_t n = kv.len, nskip = xv.len, changed = 0, m = 0, common = 0;
+    PyObject *result = NULL, *lines = NULL, *numbers = NULL, *signs = NULL;
+    CommonSlot *table = NULL;
+    uint32_t *slot_of = NULL;
+    size_t cap = 16, table_size = 0, slots_size = 0;
+    if (sv.len / (Py_ssize_t)sizeof(int64_t) < n + 1) {
+        PyErr_SetString(PyExc_ValueError, "diff_common: starts needs an offset a line and the end");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) changed += kinds[k] == D_CHG;
+    if (changed >= ((Py_ssize_t)1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "diff_common: too many changed lines");
+        goto done;
+    }
+    while (cap < (size_t)changed * 2) cap <<= 1;
+    table_size = cap * sizeof(CommonSlot);
+    slots_size = ((size_t)changed + 1) * sizeof(uint32_t);
+    table = common_alloc(table_size);
+    slot_of = common_alloc(slots_size);
+    if (!table || !slot_of) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {  /* each text once in the table, with the signs it is seen with */
+        if (kinds[k] != D_CHG || (k < nskip && skip[k])) continue;
+        int64_t s = starts[k], e = starts[k + 1];
+        if (s < 0 || e > bv.len || s >= e || (raw[s] != '-' && raw[s] != '+')) continue;
+        const unsigned char *text = raw + s + 1;
+        int64_t len = e - s - 1;
+        uint64_t h = common_hash(text, len);
+        size_t i = (size_t)h & (cap - 1);
+        while (table[i].signs && !(table[i].hash == h && table[i].len == len && !memcmp(raw + table[i].at, text, (size_t)len)))
+            i = (i + 1) & (cap - 1);
+        if (!table[i].signs) {
+            table[i].hash = h;
+            table[i].at = s + 1;
+            table[i].len = len;
+        }
+        table[i].signs |= raw[s] == '-' ? 1u : 2u;
+        slot_of[m++] = (uint32_t)i;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) common += table[slot_of[j]].signs == 3;
+    if (!common) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    lines = PyBytes_FromStringAndSize(NULL, common * 8);
+    numbers = PyBytes_FromStringAndSize(NULL, common * 8);
+    signs = PyBytes_FromStringAndSize(NULL, common);
+    if (!lines || !numbers || !signs) goto done;
+    int64_t *lo = (int64_t *)PyBytes_AS_STRING(lines), *no = (int64_t *)PyBytes_AS_STRING(numbers);
+    char *so = PyBytes_AS_STRING(signs);
+    uint32_t next = 0;
+    Py_ssize_t j = 0, c = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {  /* the same lines again, in order: those of common texts */
+        if (kinds[k] != D_CHG || (k < nskip && skip[k])) continue;
+        int64_t s = starts[k], e = starts[k + 1];
+        if (s < 0 || e > bv.len || s >= e || (raw[s] != '-' && raw[s] != '+')) continue;
+        CommonSlot *slot = &table[slot_of[j++]];
+        if (slot->signs != 3) continue;
+        if (!slot->number) slot->number = ++next;
+        lo[c] = k;
+        no[c] = slot->number;
+        so[c++] = (char)raw[s];
+    }
+    result = PyTuple_Pack(3, lines, numbers, signs);
+done:
+    Py_XDECREF(lines);
+    Py_XDECREF(numbers);
+    Py_XDECREF(signs);
+    if (table) common_free(table, table_size);
+    if (slot_of) common_free(slot_of, slots_size);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&xv);
+    return result;
+}
+
+/* ---- end of diff_common ------------------------------------------------------------------------------ */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3189,6 +3305,8 @@ static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, "line_starts(buf, out): int64 offsets into out, each line's start, then the end"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
+    {"diff_common", diff_common, METH_VARARGS,
+     "diff_common(buf, starts, kinds, skip) -> (lines, numbers, signs) of the changed lines of texts both removed and added, or None"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from itertools import accumulate, islice, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import add
 
 OTHER, META, CTX, CHG, NONL, BIN, SPECIAL = range(7)  # SPECIAL: a summarised file's or a moved block's lines
@@ -224,3 +224,40 @@ def diff_ranks_py(text: bytes, starts, last_nl: bool) -> tuple[bytearray, array]
                 stat.append(i)
     close_file()
     return codes, stat
+
+
+CHG_RUN_RE = re.compile(b"%c+" % CHG)
+
+
+def diff_common_py(raw: bytes, starts, kinds, skip) -> tuple[array, array, bytes] | None:
+    """The changed lines (``skip[k]`` 0, first byte ``+`` or ``-``) whose text after the sign (line
+    ending included) is both removed and added in the diff: their line indexes, a number for each text
+    (1, 2, … in the order of each text's first such line) and their first bytes, in line order; None
+    when there is none. The texts are sliced and compared by ``map`` and sets, not a Python step a line."""
+    changed: list[int] = []
+    for run in CHG_RUN_RE.finditer(kinds):
+        changed.extend(range(*run.span()))
+    if skip.find(1) >= 0:
+        changed = [k for k in changed if not skip[k]]
+    firsts = bytes(map(raw.__getitem__, map(starts.__getitem__, changed)))
+    plus = list(compress(changed, map(PLUS.__eq__, firsts)))
+    minus = list(compress(changed, map(MINUS.__eq__, firsts)))
+    if not plus or not minus:
+        return None
+    plus_texts, minus_texts = _texts(raw, starts, plus), _texts(raw, starts, minus)
+    common = set(plus_texts).intersection(minus_texts)
+    if not common:
+        return None
+    lines = sorted([(k, t, PLUS) for k, t in zip(plus, plus_texts) if t in common]
+                   + [(k, t, MINUS) for k, t in zip(minus, minus_texts) if t in common])
+    numbers: dict[bytes, int] = {}
+    for _, t, _ in lines:
+        numbers.setdefault(t, len(numbers) + 1)
+    return (array("q", [k for k, _, _ in lines]), array("q", [numbers[t] for _, t, _ in lines]),
+            bytes(sign for _, _, sign in lines))
+
+
+def _texts(raw: bytes, starts, lines: list[int]) -> list[bytes]:
+    """The text of each line after its first byte (its line ending included)."""
+    firsts = map(add, map(starts.__getitem__, lines), repeat(1))
+    return list(map(raw.__getitem__, map(slice, firsts, map(starts.__getitem__, map(add, lines, repeat(1))))))

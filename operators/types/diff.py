@@ -50,11 +50,9 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from itertools import compress, repeat
-from operator import add
 
 from operators.config import Section, section
-from operators.kernel import diff_lines, diff_ranks
+from operators.kernel import diff_common, diff_lines, diff_ranks
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
     BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SPECIAL,
 )
@@ -397,12 +395,12 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
     ``MOVED_MIN_BYTES`` bytes and ``MOVED_MIN_ALNUM`` letters or digits; for each removed line in
     order, the longest run from it among its first ``MAX_MOVED_CANDIDATES`` places. The lines
     compared in all are bounded (``MOVED_WORK`` a changed line), so a repetitive diff stays linear.
-    Only the lines whose text is both removed and added somewhere get a number (``_common_lines``):
+    Only the lines whose text is both removed and added somewhere get a number (``kernel.diff_common``):
     every other line has one of its own, equal to no other line's."""
     changed = kinds.count(CHG)
     if changed > MAX_MOVED_LINES:
         return []
-    common = _common_lines(raw, starts, kinds, skip)
+    common = diff_common(raw, starts, kinds, skip)
     if common is None:
         return []
     ids = array("l", range(-1, -len(kinds) - 1, -1))  # the text of each line as a number, unique but for common texts
@@ -436,42 +434,6 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
         if budget < 0:
             break
     return out
-
-
-CHG_RUN_RE = lazy(b"%c+" % CHG)
-
-
-def _common_lines(raw: bytes, starts, kinds, skip: bytearray):
-    """The removed and added lines (of no summarised file) whose text (after the sign, line ending
-    included) is both removed and added in the diff: their line numbers, a number for each text and
-    their signs, in line order; None when there is none. The texts are sliced and compared by
-    ``map`` and sets, not a Python step a line."""
-    changed: list[int] = []
-    for run in CHG_RUN_RE.finditer(kinds):
-        changed.extend(range(*run.span()))
-    if skip.find(1) >= 0:
-        changed = [k for k in changed if not skip[k]]
-    firsts = bytes(map(raw.__getitem__, map(starts.__getitem__, changed)))
-    plus = list(compress(changed, map(PLUS.__eq__, firsts)))
-    minus = list(compress(changed, map(MINUS.__eq__, firsts)))
-    if not plus or not minus:
-        return None
-    plus_texts, minus_texts = _texts(raw, starts, plus), _texts(raw, starts, minus)
-    common = set(plus_texts).intersection(minus_texts)
-    if not common:
-        return None
-    numbers = {text: number for number, text in enumerate(common, 1)}
-    lines = sorted(
-        [(k, numbers[t], PLUS) for k, t in zip(plus, plus_texts) if t in numbers]
-        + [(k, numbers[t], MINUS) for k, t in zip(minus, minus_texts) if t in numbers]
-    )
-    return list(zip(*lines))
-
-
-def _texts(raw: bytes, starts, lines: list[int]) -> list[bytes]:
-    """The text of each line after its first byte (its line ending included)."""
-    firsts = map(add, map(starts.__getitem__, lines), repeat(1))
-    return list(map(raw.__getitem__, map(slice, firsts, map(starts.__getitem__, map(add, lines, repeat(1))))))
 
 
 def _same_run(ids, signs, used, d: int, a: int) -> int:
