@@ -172,11 +172,12 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks`` and ``diff_common`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "search_lines",
+                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
+                                  "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -458,6 +459,55 @@ def test_diff_common_of_generated_diffs_numbers_texts_by_first_line():
     made, _ = common_kernel(b"@@ -1,4 +1,4 @@\n+b\n-a\n+a\n-b\n-c\n", 0)
     assert made == ([1, 2, 3, 4], [1, 2, 2, 1], list(b"+-+-"))
     assert common_kernel(b"@@ -1,2 +1,2 @@\n+a\n-b\n", 0) == (None, None)
+
+
+def pieces_both_ways(raw, keep_n, pure_n):
+    """``diff_pieces`` by the kernel and by its twin, and the diff type's plan made from them and made by
+    the plan's own steps (``diff._plan_by_lines``), of one diff."""
+    import operators.kernel as dispatch
+    from operators.types import diff
+
+    starts, kinds = dispatch.diff_lines(raw)
+    special = diff._special_blocks(raw, starts, kinds)
+    kinds = bytearray(kinds)
+    for a, (b, _, _) in special.items():
+        kinds[a:b] = bytes([diff.SPECIAL]) * (b - a)
+    firsts = sorted(special)
+    columns = (array("q", firsts), array("q", [special[a][0] for a in firsts]), array("q", [len(special[a][1]) for a in firsts]))
+    made = kernel.diff_pieces(raw, starts, kinds, keep_n, pure_n, *columns)
+    twin = TWINS["diff_pieces"](raw, starts, kinds, keep_n, pure_n, *columns)
+    made = None if made is None else [list(memoryview(c).cast("q")) if isinstance(c, bytes) and i in (1, 2, 3) else
+                                      (list(c) if isinstance(c, bytes) else c) for i, c in enumerate(made)]
+    twin = None if twin is None else [list(c) if not isinstance(c, int) else c for c in twin]
+    counts = dict.fromkeys(("generated", "moved", "header"), 0)
+    by_lines = diff._plan_by_lines(raw, starts, kinds, keep_n, pure_n, special, counts)
+    from_pieces = diff._pieces(raw, starts, kinds, keep_n, pure_n, special)
+    return made, twin, by_lines, from_pieces
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"+b", b"@@ -1 +1 @@", b"\\ No newline at end of file", b"\r"]),
+       keep=st.sampled_from([(0, 0), (1, 0), (3, 1), (2, 2)]))
+def test_diff_pieces_match_the_python_twin_and_the_plans_steps(raw, tail, keep):
+    raw += tail
+    made, twin, by_lines, from_pieces = pieces_both_ways(raw, *keep)
+    assert made == twin
+    if from_pieces is not None:
+        assert list(from_pieces[0].pieces) == list(by_lines[0].pieces)
+        assert from_pieces[0].reasons == by_lines[0].reasons and from_pieces[1:] == by_lines[1:]
+
+
+def test_diff_pieces_of_real_and_generated_diffs():
+    from bench.generate import make_diff, make_git_log_p
+    from conftest import FIXTURES
+
+    raws = [make_diff(300_000), make_git_log_p(300_000)] + [path.read_bytes() for path in sorted(FIXTURES.glob("*diff*"))]
+    raws.append(b"diff --git a/x.png b/x.png\r\nGIT binary patch\r\nliteral 3\r\nzcmV?d00001\r\nBz&a\r\n\r\nliteral 0\r\n")
+    for raw in raws:
+        for keep in ((1, 0), (0, 0), (3, 3)):
+            made, twin, by_lines, from_pieces = pieces_both_ways(raw, *keep)
+            assert made == twin and from_pieces is not None
+            assert list(from_pieces[0].pieces) == list(by_lines[0].pieces) and from_pieces[1:] == by_lines[1:]
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

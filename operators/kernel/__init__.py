@@ -77,6 +77,7 @@ def _twins() -> dict:
         "diff_lines": diff_twins.diff_lines_py,
         "diff_ranks": diff_twins.diff_ranks_py,
         "diff_common": diff_twins.diff_common_py,
+        "diff_pieces": diff_twins.diff_pieces_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -174,6 +175,15 @@ def _c_diff_common(raw: bytes, starts, kinds, skip):
         return None
     lines, numbers, signs = made
     return memoryview(lines).cast("q"), memoryview(numbers).cast("q"), signs
+
+
+def _c_diff_pieces(raw: bytes, starts, kinds, keep_n: int, pure_n: int, sp_first, sp_end, sp_len):
+    """A diff plan's pieces as columns, or None (see ``diff_twins.diff_pieces_py``)."""
+    made = C.diff_pieces(raw, starts, kinds, keep_n, pure_n, sp_first, sp_end, sp_len)
+    if made is None:
+        return None
+    kinds, starts, ends, codes, *counts = made
+    return (kinds, memoryview(starts).cast("q"), memoryview(ends).cast("q"), memoryview(codes).cast("q"), *counts)
 
 
 def _c_search_lines(raw: bytes, numbered: bool, good):
@@ -287,6 +297,7 @@ if C is None:
     diff_lines = diff_twins.diff_lines_py
     diff_ranks = diff_twins.diff_ranks_py
     diff_common = diff_twins.diff_common_py
+    diff_pieces = diff_twins.diff_pieces_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -323,6 +334,7 @@ else:
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
     diff_common = _c_diff_common if hasattr(C, "diff_common") else _twin("diff_twins", "diff_common_py")  # a kernel built before it: the twin
+    diff_pieces = _c_diff_pieces if hasattr(C, "diff_pieces") else _twin("diff_twins", "diff_pieces_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

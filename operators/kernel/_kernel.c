@@ -2304,6 +2304,191 @@ done:
 
 /* ---- end of diff_common ------------------------------------------------------------------------------ */
 
+/* ---- diff: a diff plan's pieces, a run of lines at a time (diff_twins.diff_pieces_py) ------------------ */
+
+enum { DP_KEEP = 0, DP_SHOW = 1, DP_OMIT = 2, DP_SPECIAL = 6 };
+enum { DP_CONTEXT = 0, DP_BINARY = 1, DP_BLOCK = 2 };
+
+typedef struct {
+    unsigned char *kinds;
+    int64_t *starts, *ends, *codes;
+    Py_ssize_t n, cap;
+    int64_t pos, omitted;
+    int line_ends, merged;
+    const unsigned char *raw;
+} DiffPieces;
+
+static int dp_add(DiffPieces *p, int kind, int64_t start, int64_t end, int64_t code) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 256;
+        unsigned char *k = PyMem_Realloc(p->kinds, (size_t)cap);
+        if (!k) return -1;
+        p->kinds = k;
+        int64_t *cols[3] = {p->starts, p->ends, p->codes};
+        for (int c = 0; c < 3; c++) {
+            int64_t *v = PyMem_Realloc(cols[c], (size_t)cap * sizeof(int64_t));
+            if (!v) return -1;
+            cols[c] = v;
+        }
+        p->starts = cols[0];
+        p->ends = cols[1];
+        p->codes = cols[2];
+        p->cap = cap;
+    }
+    p->kinds[p->n] = (unsigned char)kind;
+    p->starts[p->n] = start;
+    p->ends[p->n] = end;
+    p->codes[p->n++] = code;
+    return 0;
+}
+
+static int dp_keep(DiffPieces *p, int64_t start, int64_t end) {
+    if (end != start) {
+        if (p->n && p->kinds[p->n - 1] == DP_KEEP && p->ends[p->n - 1] == start) p->ends[p->n - 1] = end;
+        else if (dp_add(p, DP_KEEP, start, end, 0) < 0) return -1;
+        p->line_ends = p->raw[end - 1] == '\n';
+    }
+    p->pos = end;
+    return 0;
+}
+
+static int dp_cut(DiffPieces *p, int64_t start, int64_t end) {  /* what is left stays, then start:end goes */
+    if (dp_keep(p, p->pos, start) < 0) return -1;
+    if (end != start) {
+        p->omitted += end - start;
+        if (p->n && p->kinds[p->n - 1] == DP_OMIT && p->ends[p->n - 1] == start) p->ends[p->n - 1] = end;
+        else if (dp_add(p, DP_OMIT, start, end, 1) < 0) return -1;
+    }
+    p->pos = end;
+    return 0;
+}
+
+static int dp_show(DiffPieces *p, int64_t value, int family, int crlf) {
+    if (p->n && p->kinds[p->n - 1] == DP_SHOW) p->merged = 1;
+    int lead = family != DP_CONTEXT && !p->line_ends;
+    p->line_ends = 1;
+    return dp_add(p, DP_SHOW, 0, 0, 2 + (value << 4 | family << 2 | lead << 1 | crlf));
+}
+
+static int dp_crlf(const unsigned char *raw, int64_t start, int64_t end) {
+    return end - start >= 2 && raw[end - 2] == '\r' && raw[end - 1] == '\n';
+}
+
+static int dp_mixed(const unsigned char *raw, const int64_t *starts, const unsigned char *kinds, Py_ssize_t n,
+                    Py_ssize_t k, int step) {  /* diff_twins._mixed */
+    int plus = 0, minus = 0;
+    for (; k >= 0 && k < n && (kinds[k] == D_CHG || kinds[k] == D_NONL); k += step) {
+        if (kinds[k] != D_CHG) continue;
+        unsigned char sign = raw[starts[k]];
+        if (sign == '+') plus = 1;
+        else if (sign == '-') minus = 1;
+        else return 1;
+        if (plus && minus) return 1;
+    }
+    return 0;
+}
+
+static int dp_digits(int64_t v) {
+    int d = 1;
+    while (v >= 10) v /= 10, d++;
+    return d;
+}
+
+static PyObject *diff_pieces(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, kv, fv, ev, lv;
+    Py_ssize_t keep_n, pure_n;
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*", &bv, &sv, &kv, &keep_n, &pure_n, &fv, &ev, &lv)) return NULL;
+    const unsigned char *raw = bv.buf, *kinds = kv.buf;
+    const int64_t *starts = sv.buf, *sp_first = fv.buf, *sp_end = ev.buf, *sp_len = lv.buf;
+    Py_ssize_t n = kv.len, nsp = fv.len / (Py_ssize_t)sizeof(int64_t), sp = 0;
+    int64_t cut_context = 0, cut_meta = 0, cut_binary = 0;
+    DiffPieces p = {0};
+    p.raw = raw;
+    p.line_ends = 1;
+    PyObject *result = NULL;
+    int failed = 0, desync = 0;
+    if (sv.len / (Py_ssize_t)sizeof(int64_t) < n + 1 || ev.len / (Py_ssize_t)sizeof(int64_t) < nsp
+        || lv.len / (Py_ssize_t)sizeof(int64_t) < nsp || starts[n] > bv.len) {
+        PyErr_SetString(PyExc_ValueError, "diff_pieces: columns of different lengths");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n && !failed && !desync;) {
+        unsigned char kind = kinds[i];
+        Py_ssize_t j = i + 1;
+        if (kind == D_OTHER || kind == D_CHG || kind == D_NONL) {
+            while (j < n && (kinds[j] == D_OTHER || kinds[j] == D_CHG || kinds[j] == D_NONL)) j++;
+        } else if (kind == D_CTX || kind == D_META || kind == D_BIN || kind == DP_SPECIAL) {
+            while (j < n && kinds[j] == kind) j++;
+        } else {  /* no run of RUN_RE's: passed over one line at a time */
+            i = j;
+            continue;
+        }
+        if (kind == D_CTX) {
+            Py_ssize_t head = 0, tail = 0;
+            if (i > 0 && (kinds[i - 1] == D_CHG || kinds[i - 1] == D_NONL))
+                head = keep_n == pure_n || dp_mixed(raw, starts, kinds, n, i - 1, -1) ? keep_n : pure_n;
+            if (j < n && (kinds[j] == D_CHG || kinds[j] == D_NONL))
+                tail = keep_n == pure_n || dp_mixed(raw, starts, kinds, n, j, 1) ? keep_n : pure_n;
+            if (j < n && kinds[j] == D_NONL && tail < 1) tail = 1;
+            Py_ssize_t a = i + head, b = j - tail;
+            if (b > a) {
+                int64_t start = starts[a], end = starts[b];
+                int crlf = dp_crlf(raw, starts[b - 1], end);
+                if (end - start > 4 + dp_digits(b - a) + 1 + crlf) {
+                    failed = dp_cut(&p, start, end) < 0 || dp_show(&p, b - a, DP_CONTEXT, crlf) < 0;
+                    cut_context += b - a;
+                }
+            }
+        } else if (kind == D_META) {
+            failed = dp_cut(&p, starts[i], starts[j]) < 0;
+            cut_meta += j - i;
+        } else if (kind == D_BIN) {
+            failed = dp_cut(&p, starts[i], starts[j]) < 0
+                     || dp_show(&p, j - i, DP_BINARY, dp_crlf(raw, starts[j - 1], starts[j])) < 0;
+            cut_binary += j - i;
+        } else if (kind == DP_SPECIAL) {
+            for (Py_ssize_t k = i; k < j && !failed;) {
+                while (sp < nsp && sp_first[sp] < k) sp++;
+                if (sp >= nsp || sp_first[sp] != k || sp_end[sp] <= k || sp_end[sp] > n) {
+                    desync = 1;
+                    break;
+                }
+                failed = dp_cut(&p, starts[k], starts[sp_end[sp]]) < 0
+                         || (sp_len[sp] && dp_show(&p, sp, DP_BLOCK, 0) < 0);
+                k = sp_end[sp];
+            }
+        }
+        i = j;
+    }
+    if (!failed && !desync) failed = dp_keep(&p, p.pos, (int64_t)bv.len) < 0;
+    if (failed) {
+        PyErr_NoMemory();
+    } else if (desync || p.merged) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else {
+        static const char none[1] = "";  /* y# of NULL is None: no pieces are empty bytes */
+        result = Py_BuildValue("(y#y#y#y#LLLL)", p.n ? (const char *)p.kinds : none, p.n,
+                               p.n ? (const char *)p.starts : none, p.n * 8, p.n ? (const char *)p.ends : none, p.n * 8,
+                               p.n ? (const char *)p.codes : none, p.n * 8, (long long)cut_context,
+                               (long long)cut_meta, (long long)cut_binary, (long long)p.omitted);
+    }
+done:
+    PyMem_Free(p.kinds);
+    PyMem_Free(p.starts);
+    PyMem_Free(p.ends);
+    PyMem_Free(p.codes);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&fv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&lv);
+    return result;
+}
+
+/* ---- end of diff_pieces ------------------------------------------------------------------------------ */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3307,6 +3492,8 @@ static PyMethodDef methods[] = {
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
     {"diff_common", diff_common, METH_VARARGS,
      "diff_common(buf, starts, kinds, skip) -> (lines, numbers, signs) of the changed lines of texts both removed and added, or None"},
+    {"diff_pieces", diff_pieces, METH_VARARGS,
+     "diff_pieces(buf, starts, kinds, keep_n, pure_n, sp_first, sp_end, sp_len) -> a diff plan's pieces as columns, or None"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

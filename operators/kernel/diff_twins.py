@@ -261,3 +261,128 @@ def _texts(raw: bytes, starts, lines: list[int]) -> list[bytes]:
     """The text of each line after its first byte (its line ending included)."""
     firsts = map(add, map(starts.__getitem__, lines), repeat(1))
     return list(map(raw.__getitem__, map(slice, firsts, map(starts.__getitem__, map(add, lines, repeat(1))))))
+
+
+# over the kinds of the lines: a run of CTX, of META, of BIN, of SPECIAL, or of lines that stay
+RUN_RE = re.compile(b"%c+|%c+|%c+|%c+|[%c%c%c]+" % (CTX, META, BIN, SPECIAL, OTHER, CHG, NONL))
+HINT_LEN = len("⋯ ".encode())  # a hint line's head; a context hint is "⋯ N" and the line ending
+PIECE_KEEP, PIECE_SHOW, PIECE_OMIT = 0, 1, 2  # as ``operators.reduction`` numbers a plan's pieces
+SHOW_CONTEXT, SHOW_BINARY, SHOW_SPECIAL = range(3)  # the shown texts' families (``diff_pieces_py``)
+
+
+class _Pieces:
+    """A diff plan's pieces as columns, joined as ``operators.reduction.Plan`` joins them; ``merged``:
+    a text would have been shown right after another (the columns cannot say that)."""
+
+    def __init__(self, raw: bytes):
+        self.raw, self.kinds, self.starts, self.ends, self.codes = raw, bytearray(), array("q"), array("q"), array("q")
+        self.pos, self.line_ends, self.omitted, self.merged = 0, True, 0, False
+
+    def keep(self, start: int, end: int) -> None:
+        if end != start:
+            if self.kinds and self.kinds[-1] == PIECE_KEEP and self.ends[-1] == start:
+                self.ends[-1] = end
+            else:
+                self._add(PIECE_KEEP, start, end, 0)
+            self.line_ends = self.raw[end - 1] == NL
+        self.pos = end
+
+    def omit(self, start: int, end: int) -> None:
+        if end != start:
+            self.omitted += end - start
+            if self.kinds and self.kinds[-1] == PIECE_OMIT and self.ends[-1] == start:
+                self.ends[-1] = end
+            else:
+                self._add(PIECE_OMIT, start, end, 1)
+        self.pos = end
+
+    def cut(self, start: int, end: int) -> None:
+        self.keep(self.pos, start)
+        self.omit(start, end)
+
+    def show(self, value: int, family: int, crlf: bool) -> None:
+        """A text, after a newline unless what is shown ends a line (``diff._after_newline``; a context
+        hint follows a line start anyway)."""
+        if self.kinds and self.kinds[-1] == PIECE_SHOW:
+            self.merged = True
+        lead = family != SHOW_CONTEXT and not self.line_ends
+        self._add(PIECE_SHOW, 0, 0, 2 + (value << 4 | family << 2 | lead << 1 | crlf))
+        self.line_ends = True  # every text shown ends with a line ending
+
+    def _add(self, kind: int, start: int, end: int, code: int) -> None:
+        self.kinds.append(kind)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.codes.append(code)
+
+
+def _crlf(raw: bytes, start: int, end: int) -> bool:
+    return raw.endswith(b"\r\n", start, end)
+
+
+def _mixed(raw: bytes, starts, kinds, k: int, step: int) -> bool:
+    """Whether the block of CHG/NONL lines from line ``k`` (read in direction ``step``) both removes and
+    adds lines, or has a line of another first byte (a combined diff's)."""
+    n, signs = len(kinds), set()
+    while 0 <= k < n and kinds[k] in (CHG, NONL):
+        if kinds[k] == CHG:
+            signs.add(raw[starts[k]])
+        k += step
+    return len(signs) > 1 or not signs <= {PLUS, MINUS}
+
+
+def diff_pieces_py(raw: bytes, starts, kinds, keep_n: int, pure_n: int, sp_first, sp_end, sp_len):
+    """The pieces of a diff's plan but its marker, as columns: (piece kinds, starts, ends, codes, context
+    lines cut, index/mode lines cut, binary lines cut, bytes omitted), or None when two texts would be
+    shown one after the other or a run of SPECIAL lines does not start a block. ``kinds``: each line's
+    role, SPECIAL for the lines of the blocks ``sp_first``/``sp_end`` (first line, end line, in order;
+    ``sp_len``: the length of the text each shows, 0 for none). Each run of context lines goes but for
+    ``keep_n`` lines next to a change that removes and adds lines (``pure_n`` next to one that only adds
+    or only removes), when at least one line goes and its hint ``⋯ N`` is shorter; a run of index/mode
+    lines goes; a run of binary data goes, a hint in its place; each block goes, its text in its place.
+    A kept or omitted piece's code is 0 or 1; a shown text's is 2 + (value << 4 | family << 2 | lead
+    << 1 | crlf): family SHOW_CONTEXT (``⋯ N``, value N), SHOW_BINARY (value: the lines cut) or
+    SHOW_SPECIAL (value: the block), lead: a newline first, crlf: ending with ``\\r\\n``."""
+    n = len(kinds)
+    blocks = {a: (b, length, index) for index, (a, b, length) in enumerate(zip(sp_first, sp_end, sp_len))}
+    out = _Pieces(raw)
+    cut_context = cut_meta = cut_binary = 0
+    for run in RUN_RE.finditer(kinds):
+        i, j = run.span()
+        kind = kinds[i]
+        if kind == CTX:
+            head = tail = 0
+            if i > 0 and kinds[i - 1] in (CHG, NONL):
+                head = keep_n if keep_n == pure_n or _mixed(raw, starts, kinds, i - 1, -1) else pure_n
+            if j < n and kinds[j] in (CHG, NONL):
+                tail = keep_n if keep_n == pure_n or _mixed(raw, starts, kinds, j, 1) else pure_n
+            if j < n and kinds[j] == NONL:
+                tail = max(tail, 1)  # the line a "\ No newline" note is about
+            a, b = i + head, j - tail
+            if b > a:
+                start, end = starts[a], starts[b]
+                crlf = _crlf(raw, starts[b - 1], end)
+                if end - start > HINT_LEN + len(str(b - a)) + 1 + crlf:
+                    out.cut(start, end)
+                    out.show(b - a, SHOW_CONTEXT, crlf)
+                    cut_context += b - a
+        elif kind == META:
+            out.cut(starts[i], starts[j])
+            cut_meta += j - i
+        elif kind == BIN:
+            out.cut(starts[i], starts[j])
+            out.show(j - i, SHOW_BINARY, _crlf(raw, starts[j - 1], starts[j]))
+            cut_binary += j - i
+        elif kind == SPECIAL:
+            while i < j:
+                if i not in blocks:
+                    return None
+                b, length, index = blocks[i]
+                out.cut(starts[i], starts[b])
+                if length:
+                    out.show(index, SHOW_SPECIAL, False)
+                i = b
+    out.keep(out.pos, len(raw))
+    if out.merged:
+        return None
+    return out.kinds, out.starts, out.ends, out.codes, cut_context, cut_meta, cut_binary, out.omitted
