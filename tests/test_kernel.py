@@ -172,12 +172,12 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
-                                  "search_lines",
+                                  "changed_lines", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -508,6 +508,22 @@ def test_diff_pieces_of_real_and_generated_diffs():
             made, twin, by_lines, from_pieces = pieces_both_ways(raw, *keep)
             assert made == twin and from_pieces is not None
             assert list(from_pieces[0].pieces) == list(by_lines[0].pieces) and from_pieces[1:] == by_lines[1:]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b"+++", b" ctx",
+                                     b"x", b"\r", b"a", b"ab"]), max_size=50).map(b"".join),
+       limit=st.sampled_from([0, 1, 2, 5, 10_000]), block=st.sampled_from([1, 3, 1 << 20]))
+def test_changed_lines_match_the_python_twin(raw, limit, block):
+    assert kernel.changed_lines(raw, limit) == TWINS["changed_lines"](raw, limit, block)
+
+
+def test_changed_lines_of_generated_diffs():
+    from bench.generate import make_diff, make_git_log_p
+
+    for raw in [make_diff(300_000), make_git_log_p(300_000), make_git_log_p(300_000).replace(b"\n", b"\r\n")]:
+        for limit in (3, 100, 10_000):
+            assert kernel.changed_lines(raw, limit) == TWINS["changed_lines"](raw, limit, 4096)
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

@@ -78,6 +78,7 @@ def _twins() -> dict:
         "diff_ranks": diff_twins.diff_ranks_py,
         "diff_common": diff_twins.diff_common_py,
         "diff_pieces": diff_twins.diff_pieces_py,
+        "changed_lines": diff_twins.changed_lines_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -184,6 +185,11 @@ def _c_diff_pieces(raw: bytes, starts, kinds, keep_n: int, pure_n: int, sp_first
         return None
     kinds, starts, ends, codes, *counts = made
     return (kinds, memoryview(starts).cast("q"), memoryview(ends).cast("q"), memoryview(codes).cast("q"), *counts)
+
+
+def _c_changed_lines(raw: bytes, limit: int, block: int = 1 << 20) -> list[bytes]:
+    """A diff's changed lines for the SIGNAL check (see ``diff_twins.changed_lines_py``; one pass, no blocks)."""
+    return C.changed_lines(raw, limit)
 
 
 def _c_search_lines(raw: bytes, numbered: bool, good):
@@ -298,6 +304,7 @@ if C is None:
     diff_ranks = diff_twins.diff_ranks_py
     diff_common = diff_twins.diff_common_py
     diff_pieces = diff_twins.diff_pieces_py
+    changed_lines = diff_twins.changed_lines_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -335,6 +342,7 @@ else:
     diff_ranks = _c_diff_ranks
     diff_common = _c_diff_common if hasattr(C, "diff_common") else _twin("diff_twins", "diff_common_py")  # a kernel built before it: the twin
     diff_pieces = _c_diff_pieces if hasattr(C, "diff_pieces") else _twin("diff_twins", "diff_pieces_py")
+    changed_lines = _c_changed_lines if hasattr(C, "changed_lines") else _twin("diff_twins", "changed_lines_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

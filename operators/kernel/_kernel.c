@@ -2198,10 +2198,17 @@ typedef struct {
     uint32_t signs;   /* 1: seen removed, 2: seen added */
 } CommonSlot;
 
-static uint64_t common_hash(const unsigned char *s, int64_t n) {  /* FNV-1a, 64 bits */
-    uint64_t h = 1469598103934665603ULL;
-    for (int64_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
-    return h;
+static uint64_t common_hash(const unsigned char *s, int64_t n) {  /* 8 bytes a step, then the tail bytes */
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)n;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
+    return h ^ (h >> 32);
 }
 
 static void *common_alloc(size_t size) {  /* zeroed; a big block as pages of its own (see scratch_grow) */
@@ -2488,6 +2495,110 @@ done:
 }
 
 /* ---- end of diff_pieces ------------------------------------------------------------------------------ */
+
+/* ---- signals: the changed lines a diff's SIGNAL check asks for (diff_twins.changed_lines_py) ---------- */
+
+enum { CL_MINUS = 1, CL_PLUS = 2, CL_MINUS_FIRST = 4, CL_PLUS_FIRST = 8 };
+
+typedef struct {
+    uint64_t hash;
+    int64_t at;    /* the text after the sign, trailing CRs stripped */
+    uint32_t len;
+    uint32_t flags;  /* the signs it is seen with; the signs with which it is among the first bodies */
+} ChangedSlot;
+
+/* Each line of buf starting with '+' (not followed by "++ ") or '-' (not "-- "), its trailing CRs stripped,
+ * longer than its sign: yields (start, length) of the text after the sign and the sign. */
+static int cl_next(const unsigned char *raw, Py_ssize_t n, Py_ssize_t *pos, int64_t *at, int64_t *len, unsigned char *sign) {
+    while (*pos < n) {
+        Py_ssize_t s = *pos;
+        const unsigned char *nl = memchr(raw + s, '\n', (size_t)(n - s));
+        Py_ssize_t e = nl ? nl - raw : n;
+        *pos = nl ? e + 1 : n;
+        unsigned char c = raw[s];
+        if (c != '+' && c != '-') continue;
+        if (e - s >= 4 && raw[s + 1] == c && raw[s + 2] == c && raw[s + 3] == ' ') continue;
+        while (e > s && raw[e - 1] == '\r') e--;
+        if (e - s <= 1) continue;
+        *at = s + 1;
+        *len = e - s - 1;
+        *sign = c;
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *changed_lines(PyObject *self, PyObject *args) {
+    Py_buffer bv;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*n", &bv, &limit)) return NULL;
+    const unsigned char *raw = bv.buf;
+    Py_ssize_t n = bv.len, pos = 0, count = 0, nfirst = 0, first_cap = limit > 0 ? 2 * limit : 0;
+    int64_t at, len;
+    unsigned char sign;
+    PyObject *out = NULL;
+    ChangedSlot *table = NULL;
+    int64_t *firsts = NULL;  /* slot * 2 + (1 for '+') of each of the first distinct bodies */
+    size_t cap = 16, table_size = 0;
+    while (cl_next(raw, n, &pos, &at, &len, &sign)) count++;
+    while (cap < (size_t)count * 2) cap <<= 1;
+    table_size = cap * sizeof(ChangedSlot);
+    table = common_alloc(table_size);
+    firsts = PyMem_Malloc(sizeof(int64_t) * (size_t)(first_cap ? first_cap : 1));
+    if (!table || !firsts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pos = 0;
+    while (cl_next(raw, n, &pos, &at, &len, &sign)) {
+        if (len >= ((int64_t)1 << 32)) {
+            PyErr_SetString(PyExc_ValueError, "changed_lines: a line of 4 GiB or more");
+            goto done;
+        }
+        const unsigned char *text = raw + at;
+        uint64_t h = common_hash(text, len);
+        size_t i = (size_t)h & (cap - 1);
+        while (table[i].flags && !(table[i].hash == h && table[i].len == (uint32_t)len && !memcmp(raw + table[i].at, text, (size_t)len)))
+            i = (i + 1) & (cap - 1);
+        if (!table[i].flags) {
+            table[i].hash = h;
+            table[i].at = at;
+            table[i].len = (uint32_t)len;
+        }
+        uint32_t seen = sign == '+' ? CL_PLUS : CL_MINUS, first = sign == '+' ? CL_PLUS_FIRST : CL_MINUS_FIRST;
+        table[i].flags |= seen;
+        if (nfirst < first_cap && !(table[i].flags & first)) {
+            table[i].flags |= first;
+            firsts[nfirst++] = (int64_t)i * 2 + (sign == '+');
+        }
+    }
+    if (!(out = PyList_New(0))) goto done;
+    for (Py_ssize_t k = 0; k < nfirst && PyList_GET_SIZE(out) < limit; k++) {
+        ChangedSlot *slot = &table[firsts[k] / 2];
+        int plus = (int)(firsts[k] & 1);
+        if (slot->flags & (plus ? CL_MINUS : CL_PLUS)) continue;  /* seen with the other sign too: moved */
+        PyObject *body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)slot->len + 1);
+        if (!body) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyBytes_AS_STRING(body)[0] = plus ? '+' : '-';
+        memcpy(PyBytes_AS_STRING(body) + 1, raw + slot->at, slot->len);
+        int failed = PyList_Append(out, body);
+        Py_DECREF(body);
+        if (failed) {
+            Py_CLEAR(out);
+            goto done;
+        }
+    }
+done:
+    if (table) common_free(table, table_size);
+    PyMem_Free(firsts);
+    PyBuffer_Release(&bv);
+    return out;
+}
+
+/* ---- end of changed_lines ---------------------------------------------------------------------------- */
 
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
@@ -3494,6 +3605,8 @@ static PyMethodDef methods[] = {
      "diff_common(buf, starts, kinds, skip) -> (lines, numbers, signs) of the changed lines of texts both removed and added, or None"},
     {"diff_pieces", diff_pieces, METH_VARARGS,
      "diff_pieces(buf, starts, kinds, keep_n, pure_n, sp_first, sp_end, sp_len) -> a diff plan's pieces as columns, or None"},
+    {"changed_lines", changed_lines, METH_VARARGS,
+     "changed_lines(buf, limit) -> the first distinct changed lines no line of the other sign repeats, up to limit"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

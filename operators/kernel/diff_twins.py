@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from array import array
 from itertools import accumulate, compress, islice, repeat
-from operator import add
+from operator import add, itemgetter
 
 OTHER, META, CTX, CHG, NONL, BIN, SPECIAL = range(7)  # SPECIAL: a summarised file's or a moved block's lines
 
@@ -386,3 +386,47 @@ def diff_pieces_py(raw: bytes, starts, kinds, keep_n: int, pure_n: int, sp_first
     if out.merged:
         return None
     return out.kinds, out.starts, out.ends, out.codes, cut_context, cut_meta, cut_binary, out.omitted
+
+
+CHANGED_HEAD = rb"(?:\+(?!\+\+ )|-(?!-- ))"  # + or - lines, not the file headers
+CHANGED_FIRST_RE = re.compile(CHANGED_HEAD + rb"[^\n]*")
+CHANGED_REST_RE = re.compile(rb"\n(" + CHANGED_HEAD + rb"[^\n]*)")
+
+
+def changed_lines_py(raw: bytes, limit: int, block: int = 1 << 20) -> list[bytes]:
+    """The first distinct changed lines (``+``/``-`` lines but the file headers, trailing ``\r`` stripped,
+    longer than their sign) among the first ``2 * limit`` of them, but those whose text occurs with the
+    other sign too (moved lines), the first ``limit``. The lines are read a block of about ``block``
+    bytes at a time (one ``findall`` each) and each block's go through ``map``, ``set`` and ``dict`` in C."""
+    out: dict[bytes, None] = {}  # the first 2 * limit distinct lines (a block's more, cut below)
+    seen: dict[int, set[int]] = {PLUS: set(), MINUS: set()}  # sign -> the hash of each text: 1 small entry a line
+    cr = b"\r" in raw
+    for lines in _changed_blocks(raw, block):
+        if cr:
+            lines = [line.rstrip(b"\r") for line in lines]
+        bodies = list(compress(lines, map((1).__lt__, map(len, lines))))
+        signs = bytes(map(_SIGN, bodies))
+        hashes = list(map(hash, map(_TEXT, bodies)))
+        for sign, hashed in seen.items():
+            hashed.update(compress(hashes, map(sign.__eq__, signs)))
+        if len(out) < 2 * limit:
+            out.update(dict.fromkeys(bodies))
+    other = {PLUS: seen[MINUS], MINUS: seen[PLUS]}
+    first = islice(out, 2 * limit)
+    return [body for body in first if hash(body[1:]) not in other[body[0]]][:limit]
+
+
+_SIGN, _TEXT = itemgetter(0), itemgetter(slice(1, None))
+
+
+def _changed_blocks(raw: bytes, block: int):
+    """The changed lines of ``raw``, in order, a list a block of about ``block`` bytes."""
+    first = CHANGED_FIRST_RE.match(raw)
+    if first:
+        yield [first.group()]
+    pos, n = 0, len(raw)
+    while pos < n:
+        stop = raw.find(b"\n", pos + block)
+        stop = n if stop < 0 else stop  # the next block starts at this newline
+        yield CHANGED_REST_RE.findall(raw, pos, stop)
+        pos = stop
