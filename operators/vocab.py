@@ -471,6 +471,18 @@ SUMMARISED_PATH_RE = lazy(
     rb"|Gemfile\.lock|go\.sum|composer\.lock)$|\.min\.(?:js|css)$|\.map$|\.snap$|(?:^|/)__snapshots__/"
 )
 GIT_FILE_LINE_RE = lazy(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
+# a line holding "diff --git " and, after it, a name ``SUMMARISED_PATH_RE`` can match ends with or holds: every
+# line naming a summarised file holds one (the others are not looked at, one by one, for it)
+SUMMARISED_HINT_RE = lazy(
+    rb"diff --git [^\n]*?(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock"
+    rb"|Gemfile\.lock|go\.sum|composer\.lock|\.min\.js|\.min\.css|\.map|\.snap|__snapshots__/)"
+)
+
+
+def may_summarise(raw: bytes) -> bool:
+    """Whether a ``diff --git`` line of ``raw`` may name a summarised file (``SUMMARISED_HINT_RE``, one
+    search): when not, none does."""
+    return SUMMARISED_HINT_RE.search(raw) is not None
 
 
 def summarised_file(path: bytes) -> bool:
@@ -501,6 +513,8 @@ def summarised_spans(raw: bytes) -> list[tuple[int, int]]:
     """The byte spans of a diff's summarised files: from each ``diff --git`` line whose path is
     summarised to the next ``diff --git``/``diff --cc`` line (or the end)."""
     spans = []
+    if not may_summarise(raw):
+        return spans
     starts = _diff_file_starts(raw)
     for k, s in enumerate(starts):
         nl = raw.find(b"\n", s)

@@ -58,7 +58,7 @@ from operators.kernel.diff_twins import (  # the line roles and the header patte
     BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SHOW_BINARY, SHOW_CONTEXT, SPECIAL,
 )
 from operators.reduction import SHOW, Plan, line_spans, passthrough
-from operators.vocab import git_file_path, is_log_line, summarised_file
+from operators.vocab import git_file_path, is_log_line, may_summarise, summarised_file
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -277,7 +277,7 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
     files = _file_lines(raw, starts, kinds)
     blocks: dict[int, tuple[int, bytes, str]] = {}
     skip = bytearray(len(kinds))  # lines of summarised files: no moved block there
-    for k, f in enumerate(files):
+    for k, f in enumerate(files if may_summarise(raw) else ()):  # (one search: none names one)
         end = files[k + 1] if k + 1 < len(files) else len(kinds)
         path = git_file_path(_body(raw, starts, f))
         if path is None or not summarised_file(path):
@@ -293,7 +293,9 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
             first = f + 1
         blocks[first] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, first, end)), "generated")
         skip[f + 1 : end] = b"\x01" * (end - f - 1)
-    for k, f in enumerate(files):
+    # a file without hunks shown as fewer lines has a "rename from/to" or a "Binary files" line
+    renamed_or_binary = raw.find(b"\nrename ") >= 0 or raw.find(b"\nBinary files ") >= 0
+    for k, f in enumerate(files if renamed_or_binary else ()):
         header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
         if header is not None:
             blocks[header[0]] = (header[1], b"", "header")
