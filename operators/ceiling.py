@@ -77,7 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
-from operators.kernel import first_template
+from operators.kernel import first_template, tier_order
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -465,6 +465,10 @@ def _ranked(text: bytes, kind: str, config):
     out = []
     best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
     for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
+        if isinstance(ranks, array) and ranks.typecode in "biq":  # one pass of the kernel (a stable sort by rank)
+            order, best = tier_order(tiers, ranks, ranks.itemsize, tier)
+            out.append(order)
+            continue
         order = array("i", compress(range(len(tiers)), map(tier.__eq__, tiers)))
         rank_of = ranks.__getitem__
         if not all(map(le, map(rank_of, order), map(rank_of, islice(order, 1, None)))):  # (a source file's ranks are its line numbers)

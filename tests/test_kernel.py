@@ -172,12 +172,12 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
-                                  "changed_lines", "search_lines",
+                                  "changed_lines", "tier_order", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -524,6 +524,23 @@ def test_changed_lines_of_generated_diffs():
     for raw in [make_diff(300_000), make_git_log_p(300_000), make_git_log_p(300_000).replace(b"\n", b"\r\n")]:
         for limit in (3, 100, 10_000):
             assert kernel.changed_lines(raw, limit) == TWINS["changed_lines"](raw, limit, 4096)
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(tiers=st.lists(st.integers(0, 2), max_size=80), ranks=st.lists(st.integers(-(2**40), 2**40), min_size=80, max_size=80),
+       typecode=st.sampled_from("biq"), small=st.booleans())
+def test_tier_order_matches_the_python_twin(tiers, ranks, typecode, small):
+    import operators.kernel as dispatch
+
+    limit = {"b": 127, "i": 2**31 - 1, "q": 2**40}[typecode]
+    ranks = array(typecode, [max(-limit, min(limit, r % 7 - 2 if small else r)) for r in ranks[: len(tiers)]])
+    tiers = bytearray(tiers)
+    for tier in (0, 1):
+        made, best = dispatch.tier_order(tiers, ranks, ranks.itemsize, tier)
+        assert made.typecode == "i"
+        twin, twin_best = TWINS["tier_order"](tiers, ranks, ranks.itemsize, tier)
+        assert (list(made), best) == (list(twin), twin_best)
+        assert list(made) == sorted((i for i, t in enumerate(tiers) if t == tier), key=ranks.__getitem__)
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

@@ -79,6 +79,7 @@ def _twins() -> dict:
         "diff_common": diff_twins.diff_common_py,
         "diff_pieces": diff_twins.diff_pieces_py,
         "changed_lines": diff_twins.changed_lines_py,
+        "tier_order": text_twins.tier_order_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -190,6 +191,15 @@ def _c_diff_pieces(raw: bytes, starts, kinds, keep_n: int, pure_n: int, sp_first
 def _c_changed_lines(raw: bytes, limit: int, block: int = 1 << 20) -> list[bytes]:
     """A diff's changed lines for the SIGNAL check (see ``diff_twins.changed_lines_py``; one pass, no blocks)."""
     return C.changed_lines(raw, limit)
+
+
+def _c_tier_order(tiers, ranks, itemsize: int, tier: int) -> tuple[array, int]:
+    """A tier's lines in rank order, as an int32 array, and how many lead with the first rank (see
+    ``text_twins.tier_order_py``)."""
+    made, best = C.tier_order(tiers, ranks, itemsize, tier)
+    order = array("i")
+    order.frombytes(made)
+    return order, best
 
 
 def _c_search_lines(raw: bytes, numbered: bool, good):
@@ -305,6 +315,7 @@ if C is None:
     diff_common = diff_twins.diff_common_py
     diff_pieces = diff_twins.diff_pieces_py
     changed_lines = diff_twins.changed_lines_py
+    tier_order = text_twins.tier_order_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -343,6 +354,7 @@ else:
     diff_common = _c_diff_common if hasattr(C, "diff_common") else _twin("diff_twins", "diff_common_py")  # a kernel built before it: the twin
     diff_pieces = _c_diff_pieces if hasattr(C, "diff_pieces") else _twin("diff_twins", "diff_pieces_py")
     changed_lines = _c_changed_lines if hasattr(C, "changed_lines") else _twin("diff_twins", "changed_lines_py")
+    tier_order = _c_tier_order if hasattr(C, "tier_order") else _twin("text_twins", "tier_order_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

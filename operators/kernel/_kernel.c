@@ -2600,6 +2600,90 @@ done:
 
 /* ---- end of changed_lines ---------------------------------------------------------------------------- */
 
+/* ---- ranking: a tier's lines in rank order (text_twins.tier_order_py) ---------------------------------- */
+
+typedef struct {
+    int64_t rank;
+    int32_t line;
+} RankedLine;
+
+static int ranked_cmp(const void *a, const void *b) {
+    const RankedLine *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int64_t rank_at(const char *ranks, Py_ssize_t itemsize, Py_ssize_t i) {
+    if (itemsize == 1) return (int64_t)((const signed char *)ranks)[i];
+    if (itemsize == 4) return (int64_t)((const int32_t *)ranks)[i];
+    return ((const int64_t *)ranks)[i];
+}
+
+/* tier_order(tiers, ranks, itemsize, tier) -> (int32 indexes of the lines of that tier, stably sorted by rank;
+ * how many lead with the first one's rank). ranks: signed integers of itemsize bytes (1, 4 or 8) a line. */
+static PyObject *tier_order(PyObject *self, PyObject *args) {
+    Py_buffer tv, rv;
+    Py_ssize_t itemsize;
+    int tier;
+    if (!PyArg_ParseTuple(args, "y*y*ni", &tv, &rv, &itemsize, &tier)) return NULL;
+    const unsigned char *tiers = tv.buf;
+    const char *ranks = rv.buf;
+    Py_ssize_t n = tv.len, m = 0, best = 0;
+    PyObject *out = NULL, *result = NULL;
+    RankedLine *pairs = NULL;
+    if ((itemsize != 1 && itemsize != 4 && itemsize != 8) || rv.len < n * itemsize || n >= ((Py_ssize_t)1 << 31)) {
+        PyErr_SetString(PyExc_ValueError, "tier_order: ranks of 1, 4 or 8 bytes, one a line");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) m += tiers[i] == tier;
+    if (!(out = PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
+    int32_t *o = (int32_t *)PyBytes_AS_STRING(out);
+    if (itemsize == 1) {  /* a counting sort: stable */
+        Py_ssize_t at[257] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (tiers[i] == tier) at[(int)((const signed char *)ranks)[i] + 129]++;
+        for (int v = 1; v < 257; v++) at[v] += at[v - 1];
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (tiers[i] == tier) o[at[(int)((const signed char *)ranks)[i] + 128]++] = (int32_t)i;
+    } else {
+        Py_ssize_t k = 0;
+        int sorted = 1;
+        int64_t last = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (tiers[i] != tier) continue;
+            int64_t r = rank_at(ranks, itemsize, i);
+            if (k && r < last) sorted = 0;
+            last = r;
+            o[k++] = (int32_t)i;
+        }
+        if (!sorted) {
+            if (!(pairs = PyMem_Malloc(sizeof(RankedLine) * (size_t)(m ? m : 1)))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            for (Py_ssize_t j = 0; j < m; j++) {
+                pairs[j].rank = rank_at(ranks, itemsize, o[j]);
+                pairs[j].line = o[j];
+            }
+            qsort(pairs, (size_t)m, sizeof(RankedLine), ranked_cmp);
+            for (Py_ssize_t j = 0; j < m; j++) o[j] = pairs[j].line;
+        }
+    }
+    if (m) {
+        int64_t first = rank_at(ranks, itemsize, o[0]);
+        while (best < m && rank_at(ranks, itemsize, o[best]) == first) best++;
+    }
+    result = Py_BuildValue("(On)", out, best);
+done:
+    Py_XDECREF(out);
+    PyMem_Free(pairs);
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&rv);
+    return result;
+}
+
+/* ---- end of tier_order ------------------------------------------------------------------------------- */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3607,6 +3691,8 @@ static PyMethodDef methods[] = {
      "diff_pieces(buf, starts, kinds, keep_n, pure_n, sp_first, sp_end, sp_len) -> a diff plan's pieces as columns, or None"},
     {"changed_lines", changed_lines, METH_VARARGS,
      "changed_lines(buf, limit) -> the first distinct changed lines no line of the other sign repeats, up to limit"},
+    {"tier_order", tier_order, METH_VARARGS,
+     "tier_order(tiers, ranks, itemsize, tier) -> (int32 lines of the tier stably sorted by rank, how many lead with the first rank)"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

@@ -13,7 +13,7 @@ import re
 from array import array
 from bisect import bisect_right
 from heapq import merge
-from itertools import accumulate, chain, islice, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import eq, sub
 
 import re2
@@ -280,3 +280,15 @@ def blank_lines_py(text: bytes) -> array:
         line += len(pieces)
         pos = stop
     return out
+
+
+def tier_order_py(tiers, ranks, itemsize: int, tier: int) -> tuple[array, int]:
+    """The lines of ``tier`` (``tiers``: a tier a line) in rank order (``ranks``: an array, a rank a line;
+    ``itemsize``: its bytes a rank, read by the kernel), in order within a rank, as int32 indexes; and
+    how many of them lead with the first one's rank."""
+    rank_of = ranks.__getitem__
+    order = array("i", sorted(compress(range(len(tiers)), map(tier.__eq__, tiers)), key=rank_of))
+    if not order:
+        return order, 0
+    first = rank_of(order[0])
+    return order, next((k for k, line in enumerate(order) if rank_of(line) != first), len(order))
