@@ -172,12 +172,12 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` the git log type's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
-                                  "changed_lines", "tier_order", "search_lines",
+                                  "changed_lines", "tier_order", "gitlog_splice", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -541,6 +541,54 @@ def test_tier_order_matches_the_python_twin(tiers, ranks, typecode, small):
         twin, twin_best = TWINS["tier_order"](tiers, ranks, ranks.itemsize, tier)
         assert (list(made), best) == (list(twin), twin_best)
         assert list(made) == sorted((i for i, t in enumerate(tiers) if t == tier), key=ranks.__getitem__)
+
+
+def gitlog_plans(raw, monkeypatch):
+    """The git log type's plan of ``raw`` made with the kernel's ``gitlog_splice``, with its twin (each
+    call's columns compared), and by the plan's own steps (``gitlog_splice`` declining every patch)."""
+    from operators.types import gitlog
+
+    calls = []
+
+    def both(*args):
+        made, twin = kernel.gitlog_splice(*args), TWINS["gitlog_splice"](*args)
+        assert (made is None) == (twin is None)
+        if made is not None:
+            kinds, starts, ends, objs, omitted, shown = made
+            assert (kinds, list(memoryview(starts).cast("q")), list(memoryview(ends).cast("q")), objs, omitted, shown) == (
+                twin[0], list(twin[1]), list(twin[2]), twin[3], twin[4], twin[5])
+        calls.append(made is not None)
+        return dispatch_splice(*args)
+
+    import operators.kernel as dispatch
+
+    dispatch_splice = dispatch.gitlog_splice
+    plans = []
+    for splice in (both, lambda *args: None):
+        monkeypatch.setattr(gitlog, "gitlog_splice", splice)
+        for fine in (False, True):
+            plan = gitlog.reduce_log(raw, gitlog.Settings(), fine)
+            plans.append((list(plan.pieces), list(plan.reasons.items())))
+    return plans, calls
+
+
+def test_gitlog_splice_matches_its_twin_and_the_plans_steps(monkeypatch):
+    from bench.generate import make_git_log_p
+    from conftest import FIXTURES
+
+    raws = [make_git_log_p(400_000), make_git_log_p(200_000).replace(b"\n", b"\r\n")]
+    raws += [path.read_bytes() for path in sorted(FIXTURES.glob("git_*")) if b"\ndiff --git" in path.read_bytes()]
+    word = b" error index 1234abc..5678def 100644 old mode 100644 similarity index 90%"
+    raws.append(b"commit " + b"a" * 40 + b"\nAuthor: A <a@b>\nDate:   Mon Aug 3 01:01:07 2026 +0200\n\n    x\n\n"
+                b"diff --git a/f b/f\nindex 1234567..89abcde 100644\n--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n"
+                + b"".join(b" line %d%s\n" % (i, word if i % 3 == 0 else b"") for i in range(4)) + b"-a\n+b\n"
+                + b" error\n index 12345..67890\nindex 1234..5678\n  failed\n")
+    declined = 0
+    for raw in raws:
+        (kernel_plan, kernel_fine, steps_plan, steps_fine), calls = gitlog_plans(raw, monkeypatch)
+        assert kernel_plan == steps_plan and kernel_fine == steps_fine
+        declined += calls.count(False)
+    assert declined < 10  # (a part with an index-like line is counted by the Python steps)
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

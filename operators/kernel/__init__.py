@@ -80,6 +80,7 @@ def _twins() -> dict:
         "diff_pieces": diff_twins.diff_pieces_py,
         "changed_lines": diff_twins.changed_lines_py,
         "tier_order": text_twins.tier_order_py,
+        "gitlog_splice": diff_twins.gitlog_splice_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -202,6 +203,18 @@ def _c_tier_order(tiers, ranks, itemsize: int, tier: int) -> tuple[array, int]:
     return order, best
 
 
+def _c_gitlog_splice(*args):
+    """A patch's pieces as the git log's plan takes them, as columns, or None (see ``diff_twins.gitlog_splice_py``)."""
+    made = C.gitlog_splice(*args)
+    if made is None:
+        return None
+    kinds, starts, ends, objs, omitted, shown = made
+    starts_array, ends_array = array("q"), array("q")
+    starts_array.frombytes(starts)
+    ends_array.frombytes(ends)
+    return kinds, starts_array, ends_array, objs, omitted, shown
+
+
 def _c_search_lines(raw: bytes, numbered: bool, good):
     """The lines of search output, their kinds and paths (see ``search_twins.search_lines_py``)."""
     starts, tails, kinds, pids, paths, (plain_todo, context_todo) = C.search_lines(raw, numbered, good)
@@ -316,6 +329,7 @@ if C is None:
     diff_pieces = diff_twins.diff_pieces_py
     changed_lines = diff_twins.changed_lines_py
     tier_order = text_twins.tier_order_py
+    gitlog_splice = diff_twins.gitlog_splice_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -355,6 +369,7 @@ else:
     diff_pieces = _c_diff_pieces if hasattr(C, "diff_pieces") else _twin("diff_twins", "diff_pieces_py")
     changed_lines = _c_changed_lines if hasattr(C, "changed_lines") else _twin("diff_twins", "changed_lines_py")
     tier_order = _c_tier_order if hasattr(C, "tier_order") else _twin("text_twins", "tier_order_py")
+    gitlog_splice = _c_gitlog_splice if hasattr(C, "gitlog_splice") else _twin("diff_twins", "gitlog_splice_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

@@ -2684,6 +2684,242 @@ done:
 
 /* ---- end of tier_order ------------------------------------------------------------------------------- */
 
+/* ---- git log: a patch's plan spliced into the log's plan (gitlog._Emitter._pieces, its Python steps) ---- */
+
+enum { GS_KEEP = 0, GS_SHOW = 1, GS_OMIT = 2 };
+
+typedef struct {
+    const unsigned char *raw;
+    PyObject *group, *objs;  /* objs: a list, an object a piece */
+    unsigned char *kinds;
+    int64_t *starts, *ends;
+    Py_ssize_t n, cap;
+    int64_t pos, omitted, shown;
+    int line_ends;
+} Splice;
+
+static int gs_add(Splice *p, int kind, int64_t start, int64_t end, PyObject *obj) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 256;
+        unsigned char *k = PyMem_Realloc(p->kinds, (size_t)cap);
+        if (!k) return -1;
+        p->kinds = k;
+        int64_t *s = PyMem_Realloc(p->starts, (size_t)cap * sizeof(int64_t));
+        if (!s) return -1;
+        p->starts = s;
+        int64_t *e = PyMem_Realloc(p->ends, (size_t)cap * sizeof(int64_t));
+        if (!e) return -1;
+        p->ends = e;
+        p->cap = cap;
+    }
+    if (PyList_Append(p->objs, obj) < 0) return -1;
+    p->kinds[p->n] = (unsigned char)kind;
+    p->starts[p->n] = start;
+    p->ends[p->n++] = end;
+    return 0;
+}
+
+static int gs_keep(Splice *p, int64_t start, int64_t end) {  /* Plan.keep (start at the position) */
+    if (start != p->pos || end < start) return 1;
+    if (end != start) {
+        if (p->n && p->kinds[p->n - 1] == GS_KEEP && p->ends[p->n - 1] == start) p->ends[p->n - 1] = end;
+        else if (gs_add(p, GS_KEEP, start, end, Py_None) < 0) return -1;
+        p->line_ends = p->raw[end - 1] == '\n';
+    }
+    p->pos = end;
+    return 0;
+}
+
+static int gs_omit_to(Splice *p, int64_t end) {  /* _Emitter.omit_to */
+    if (end <= p->pos) return 0;
+    p->omitted += end - p->pos;
+    if (p->n && p->kinds[p->n - 1] == GS_OMIT && p->ends[p->n - 1] == p->pos && PyList_GET_ITEM(p->objs, p->n - 1) == p->group)
+        p->ends[p->n - 1] = end;
+    else if (gs_add(p, GS_OMIT, p->pos, end, p->group) < 0) return -1;
+    p->pos = end;
+    return 0;
+}
+
+static int gs_show(Splice *p, PyObject *text) {  /* _Emitter.show, Plan.show: texts in a row are joined */
+    if (!PyBytes_Check(text)) return 1;
+    Py_ssize_t len = PyBytes_GET_SIZE(text);
+    p->shown += len;
+    if (!len) return 0;
+    if (p->n && p->kinds[p->n - 1] == GS_SHOW) {
+        PyObject *joined = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(PyList_GET_ITEM(p->objs, p->n - 1)) + len);
+        if (!joined) return -1;
+        PyObject *last = PyList_GET_ITEM(p->objs, p->n - 1);
+        memcpy(PyBytes_AS_STRING(joined), PyBytes_AS_STRING(last), (size_t)PyBytes_GET_SIZE(last));
+        memcpy(PyBytes_AS_STRING(joined) + PyBytes_GET_SIZE(last), PyBytes_AS_STRING(text), (size_t)len);
+        PyList_SetItem(p->objs, p->n - 1, joined);  /* (steals joined, drops last) */
+    } else if (gs_add(p, GS_SHOW, 0, 0, text) < 0) {
+        return -1;
+    }
+    p->line_ends = PyBytes_AS_STRING(text)[len - 1] == '\n';
+    return 0;
+}
+
+/* gitlog.HINT_RE at the start of text: "\n"?, "⋯ ", digits, "\r"? "\n": the end of the match, -1 for none */
+static Py_ssize_t gs_hint(PyObject *text, int *crlf) {
+    const char *s = PyBytes_AS_STRING(text);
+    Py_ssize_t n = PyBytes_GET_SIZE(text), i = 0;
+    if (i < n && s[i] == '\n') i++;
+    if (n - i < 4 || memcmp(s + i, "\xe2\x8b\xaf ", 4)) return -1;
+    i += 4;
+    Py_ssize_t d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return -1;
+    *crlf = i < n && s[i] == '\r';
+    i += *crlf;
+    if (i >= n || s[i] != '\n') return -1;
+    return i + 1;
+}
+
+/* _Emitter._omit_part: a part of an omitted piece goes; with the diff's hint, its own "⋯ N" (N: its lines) */
+static int gs_part(Splice *p, int64_t a, int64_t b, int hinted, int crlf) {
+    if (b <= a) return 0;
+    int r = gs_omit_to(p, b);
+    if (r || !hinted) return r;
+    const unsigned char *raw = p->raw;
+    int64_t lines = 0;
+    for (int64_t i = a; i < b;) {  /* each line (a part is whole lines) */
+        if ((b - i >= 6 && !memcmp(raw + i, "index ", 6)) || (b - i >= 9 && !memcmp(raw + i, "old mode ", 9))
+            || (b - i >= 17 && !memcmp(raw + i, "similarity index ", 17))
+            || (b - i >= 20 && !memcmp(raw + i, "dissimilarity index ", 20)))
+            return 1;  /* maybe an index/mode line, not counted (diff_twins.META_RE): the Python steps count */
+        const unsigned char *nl = memchr(raw + i, '\n', (size_t)(b - i));
+        i = nl ? nl - raw + 1 : b;
+        lines++;
+    }
+    if (!lines) return 0;
+    char buf[48];
+    int len = snprintf(buf + 1, sizeof(buf) - 1, "\xe2\x8b\xaf %lld%s", (long long)lines, crlf ? "\r\n" : "\n");
+    buf[0] = '\n';
+    PyObject *text = p->line_ends ? PyBytes_FromStringAndSize(buf + 1, len) : PyBytes_FromStringAndSize(buf, len + 1);
+    if (!text) return -1;
+    r = gs_show(p, text);
+    Py_DECREF(text);
+    return r;
+}
+
+/* gitlog_splice(raw, offset, kinds, starts, ends, objs, first, stop, over_k, over_text, split, sig_starts, sig_ends,
+ *               group, pos, line_ends) -> (kinds, starts, ends, objs, omitted, shown) or None.
+ * Pieces first:stop of a patch's plan (kinds, starts, ends relative to offset, objs; piece over_k shows
+ * over_text instead) as the log's plan takes them from position pos: kept and shown as they are, omitted
+ * into group but each piece starting at one of split (int64, in order): its lines sig_starts:sig_ends (in
+ * order) stay, each part around them goes, and when the diff's text after the piece is a hint "⋯ N", each
+ * part shows its own and the rest of that text is shown in its place. None: the Python steps are needed. */
+static PyObject *gitlog_splice(PyObject *self, PyObject *args) {
+    Py_buffer rv, kv, sv, ev, xv, av, bv;
+    PyObject *objs, *over_text, *group;
+    Py_ssize_t first, stop, over_k;
+    long long offset, pos;
+    int line_ends;
+    if (!PyArg_ParseTuple(args, "y*Ly*y*y*O!nnnOy*y*y*OLp", &rv, &offset, &kv, &sv, &ev, &PyList_Type, &objs, &first, &stop,
+                          &over_k, &over_text, &xv, &av, &bv, &group, &pos, &line_ends))
+        return NULL;
+    const unsigned char *kinds = kv.buf;
+    const int64_t *starts = sv.buf, *ends = ev.buf, *split = xv.buf, *sig_a = av.buf, *sig_b = bv.buf;
+    Py_ssize_t n = kv.len, nsplit = xv.len / 8, nsig = av.len / 8, xi = 0, si = 0;
+    Splice p = {0};
+    p.raw = rv.buf;
+    p.group = group;
+    p.pos = pos;
+    p.line_ends = line_ends;
+    PyObject *result = NULL, *pending = NULL;  /* the text the next piece shows instead of its own */
+    Py_ssize_t pending_k = -1;
+    int r = 0;
+    if (first < 0 || stop > n || stop > PyList_GET_SIZE(objs) || sv.len / 8 < n || ev.len / 8 < n || bv.len / 8 < nsig) {
+        PyErr_SetString(PyExc_ValueError, "gitlog_splice: columns of different lengths");
+        goto done;
+    }
+    if (!(p.objs = PyList_New(0))) goto done;
+    for (Py_ssize_t k = first; k < stop && !r; k++) {
+        int kind = kinds[k];
+        if (kind == GS_KEEP) {
+            r = gs_keep(&p, offset + starts[k], offset + ends[k]);
+        } else if (kind == GS_SHOW) {
+            PyObject *text = k == pending_k ? pending : k == over_k ? over_text : PyList_GET_ITEM(objs, k);
+            r = gs_show(&p, text);
+        } else if (kind == GS_OMIT) {
+            int64_t a = offset + starts[k], b = offset + ends[k];
+            if (a != p.pos) {
+                r = 1;
+                break;
+            }
+            while (xi < nsplit && split[xi] < a) xi++;
+            if (xi >= nsplit || split[xi] != a) {
+                r = gs_omit_to(&p, b);
+                continue;
+            }
+            int hinted = 0, crlf = 0;
+            Py_ssize_t hint_end = -1;
+            PyObject *nxt = NULL;
+            if (k + 1 < stop && kinds[k + 1] == GS_SHOW) {
+                nxt = k + 1 == over_k ? over_text : PyList_GET_ITEM(objs, k + 1);
+                if (!PyBytes_Check(nxt)) {
+                    r = 1;
+                    break;
+                }
+                hint_end = gs_hint(nxt, &crlf);
+                hinted = hint_end >= 0;
+            }
+            int64_t at = a;
+            while (si < nsig && sig_a[si] < a) si++;
+            for (; !r && si < nsig && sig_a[si] < b; si++) {
+                if (sig_a[si] < at || sig_b[si] > b) {
+                    r = 1;
+                    break;
+                }
+                r = gs_part(&p, at, sig_a[si], hinted, crlf);
+                if (!r) r = gs_keep(&p, sig_a[si], sig_b[si]);
+                at = sig_b[si];
+            }
+            if (!r) r = gs_part(&p, at, b, hinted, crlf);
+            if (!r && hinted) {
+                Py_XDECREF(pending);
+                pending = PyBytes_FromStringAndSize(PyBytes_AS_STRING(nxt) + hint_end, PyBytes_GET_SIZE(nxt) - hint_end);
+                if (!pending) r = -1;
+                pending_k = k + 1;
+            }
+        } else {
+            r = 1;  /* a marker: the Python steps */
+        }
+    }
+    if (r < 0) goto done;
+    if (r > 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    {
+        static const char none[1] = "";
+        PyObject *k = PyBytes_FromStringAndSize(p.n ? (const char *)p.kinds : none, p.n);
+        PyObject *s = PyBytes_FromStringAndSize(p.n ? (const char *)p.starts : none, p.n * 8);
+        PyObject *e = PyBytes_FromStringAndSize(p.n ? (const char *)p.ends : none, p.n * 8);
+        if (k && s && e) result = Py_BuildValue("(OOOOLL)", k, s, e, p.objs, (long long)p.omitted, (long long)p.shown);
+        Py_XDECREF(k);
+        Py_XDECREF(s);
+        Py_XDECREF(e);
+    }
+done:
+    Py_XDECREF(pending);
+    Py_XDECREF(p.objs);
+    PyMem_Free(p.kinds);
+    PyMem_Free(p.starts);
+    PyMem_Free(p.ends);
+    PyBuffer_Release(&rv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&xv);
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&bv);
+    return result;
+}
+
+/* ---- end of gitlog_splice ---------------------------------------------------------------------------- */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3693,6 +3929,9 @@ static PyMethodDef methods[] = {
      "changed_lines(buf, limit) -> the first distinct changed lines no line of the other sign repeats, up to limit"},
     {"tier_order", tier_order, METH_VARARGS,
      "tier_order(tiers, ranks, itemsize, tier) -> (int32 lines of the tier stably sorted by rank, how many lead with the first rank)"},
+    {"gitlog_splice", gitlog_splice, METH_VARARGS,
+     "gitlog_splice(raw, offset, kinds, starts, ends, objs, first, stop, over_k, over_text, split, sig_starts, sig_ends, group, pos, "
+     "line_ends) -> a patch's pieces as the git log's plan takes them, or None"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

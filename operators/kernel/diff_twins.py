@@ -430,3 +430,126 @@ def _changed_blocks(raw: bytes, block: int):
         stop = n if stop < 0 else stop  # the next block starts at this newline
         yield CHANGED_REST_RE.findall(raw, pos, stop)
         pos = stop
+
+
+GITLOG_HINT_RE = re.compile(rb"(\n?)\xe2\x8b\xaf (\d+)(\r?\n)")  # the diff type's hint line: "⋯ N"
+
+
+class _Splice:
+    """The pieces a git log's plan takes from a patch, as columns, joined as ``operators.reduction.Plan``
+    joins them (texts in a row into one); ``declined``: the Python steps are needed."""
+
+    def __init__(self, raw: bytes, group, pos: int, line_ends: bool):
+        self.raw, self.group, self.pos, self.line_ends = raw, group, pos, line_ends
+        self.kinds, self.starts, self.ends, self.objs = bytearray(), array("q"), array("q"), []
+        self.omitted = self.shown = 0
+
+    def _add(self, kind: int, start: int, end: int, obj) -> None:
+        self.kinds.append(kind)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.objs.append(obj)
+
+    def keep(self, start: int, end: int) -> bool:
+        if start != self.pos or end < start:
+            return False
+        if end != start:
+            if self.kinds and self.kinds[-1] == PIECE_KEEP and self.ends[-1] == start:
+                self.ends[-1] = end
+            else:
+                self._add(PIECE_KEEP, start, end, None)
+            self.line_ends = self.raw[end - 1] == NL
+        self.pos = end
+        return True
+
+    def omit_to(self, end: int) -> None:
+        if end > self.pos:
+            self.omitted += end - self.pos
+            if self.kinds and self.kinds[-1] == PIECE_OMIT and self.ends[-1] == self.pos and self.objs[-1] is self.group:
+                self.ends[-1] = end
+            else:
+                self._add(PIECE_OMIT, self.pos, end, self.group)
+            self.pos = end
+
+    def show(self, text: bytes) -> None:
+        self.shown += len(text)
+        if text:
+            if self.kinds and self.kinds[-1] == PIECE_SHOW:
+                self.objs[-1] += text
+            else:
+                self._add(PIECE_SHOW, 0, 0, text)
+            self.line_ends = text[-1] == NL
+
+    def part(self, a: int, b: int, hint) -> bool:
+        """A part of an omitted piece goes; with the diff's hint, its own ``⋯ N`` (N: its lines)."""
+        if b <= a:
+            return True
+        self.omit_to(b)
+        if hint is None:
+            return True
+        heads = (b"index ", b"old mode ", b"similarity index ", b"dissimilarity index ")
+        if any(self.raw.startswith(heads, line_start, b) for line_start in _line_starts_in(self.raw, a, b)):
+            return False  # maybe an index/mode line, not counted (``META_RE``): the Python steps count
+        lines = self.raw.count(b"\n", a, b) + (self.raw[b - 1] != NL)
+        if lines:
+            text = f"⋯ {lines}".encode() + hint.group(3)
+            self.show(text if self.line_ends else b"\n" + text)
+        return True
+
+
+def _line_starts_in(raw: bytes, a: int, b: int):
+    """Where each line of ``raw[a:b]`` starts (``a`` at a line start)."""
+    while a < b:
+        yield a
+        nl = raw.find(b"\n", a, b)
+        a = b if nl < 0 else nl + 1
+
+
+def gitlog_splice_py(raw: bytes, offset: int, kinds, starts, ends, objs: list, first: int, stop: int, over_k: int,
+                     over_text: bytes, split, sig_starts, sig_ends, group, pos: int, line_ends: bool):
+    """Pieces ``first:stop`` of a patch's plan (``kinds``, ``starts``, ``ends`` relative to ``offset``,
+    ``objs``; piece ``over_k`` shows ``over_text`` instead) as a git log's plan takes them from position
+    ``pos`` (``line_ends``: whether what it shows so far ends a line): kept and shown as they are, omitted
+    into ``group`` but each piece starting at one of ``split`` (in order): its lines ``sig_starts`` to
+    ``sig_ends`` (in order) stay, each part around them goes, and when the diff's text after the piece is a
+    hint ``⋯ N``, each part shows its own and the rest of that text is shown in its place. Returns (piece
+    kinds, starts, ends, objects, bytes omitted, bytes shown), or None when the Python steps are needed
+    (a piece not where the plan is, a marker, a part that may hold an index line)."""
+    out = _Splice(raw, group, pos, line_ends)
+    split = set(split)
+    sig = sorted(zip(sig_starts, sig_ends))
+    si, pending = 0, {}
+    for k in range(first, stop):
+        kind = kinds[k]
+        if kind == PIECE_KEEP:
+            if not out.keep(offset + starts[k], offset + ends[k]):
+                return None
+        elif kind == PIECE_SHOW:
+            out.show(pending.get(k, over_text if k == over_k else objs[k]))
+        elif kind == PIECE_OMIT:
+            a, b = offset + starts[k], offset + ends[k]
+            if a != out.pos:
+                return None
+            if a not in split:
+                out.omit_to(b)
+                continue
+            hint = None
+            if k + 1 < stop and kinds[k + 1] == PIECE_SHOW:
+                nxt = over_text if k + 1 == over_k else objs[k + 1]
+                hint = GITLOG_HINT_RE.match(nxt)
+            at = a
+            while si < len(sig) and sig[si][0] < a:
+                si += 1
+            while si < len(sig) and sig[si][0] < b:
+                line_start, line_end = sig[si]
+                if line_start < at or line_end > b or not out.part(at, line_start, hint) or not out.keep(line_start, line_end):
+                    return None
+                at = line_end
+                si += 1
+            if not out.part(at, b, hint):
+                return None
+            if hint is not None:
+                pending[k + 1] = nxt[hint.end():]
+        else:
+            return None  # a marker: the Python steps
+    return bytes(out.kinds), out.starts, out.ends, out.objs, out.omitted, out.shown

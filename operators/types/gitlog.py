@@ -45,7 +45,7 @@ from typing import Annotated, NamedTuple
 import msgspec
 
 from operators.config import Section, section
-from operators.kernel import diff_twins, line_starts
+from operators.kernel import diff_twins, gitlog_splice, line_starts
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, line_spans, passthrough
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
@@ -426,12 +426,54 @@ class _Emitter:
             text = sub.objs[k - 1]
             cut = text.rfind(b"[diff: omitted")
             texts[k - 1] = b"" if text[:cut] == b"\n" else text[:cut]
+            if k + 2 >= stop and slow is not None and self._splice(start, sub, k, k - 1, texts[k - 1], slow):
+                self.found = None
+                return
             self._pieces(start, sub, 0, k, texts, slow)
             start_again = k + 2
         else:
+            if slow is not None and self._splice(start, sub, stop, -1, b"", slow):
+                self.found = None
+                return
             start_again = 0
         self._pieces(start, sub, start_again, stop, texts, slow)
         self.found = None
+
+    def _splice(self, offset: int, sub, stop: int, over_k: int, over_text: bytes, slow: list[int]) -> bool:
+        """Pieces ``0:stop`` of the diff's plan into this plan by the kernel (``gitlog_splice``), as
+        ``_pieces`` puts them (piece ``over_k`` showing ``over_text``): the omitted pieces a signal match
+        touches and holding one (``_Found``) are split at the lines that hold one. False: the kernel
+        declined (nothing done)."""
+        found, plan = self.found, self.plan
+        split, sig_starts, sig_ends = array("q"), array("q"), array("q")
+        for k in slow:
+            a, b = offset + sub.starts[k], offset + sub.ends[k]
+            if found.search(a, b):
+                split.append(a)
+                for line_start, line_end in found.lines(a, b):
+                    sig_starts.append(line_start)
+                    sig_ends.append(line_end)
+        made = gitlog_splice(self.raw, offset, sub.kinds, sub.starts, sub.ends, sub.objs, 0, stop, over_k, over_text,
+                             split, sig_starts, sig_ends, self.group, plan.position, plan.ends_line())
+        if made is None:
+            return False
+        kinds, starts, ends, objs, omitted, shown = made
+        if kinds:
+            group = self.group
+            reason = REASON if group == GROUP else f"commit {group[7:]}: {REASON}"
+            if omitted and group not in plan.reasons:
+                plan.reasons[group] = reason
+            kind = kinds[0]  # the first piece through the plan's steps: it may lengthen the plan's last one
+            if kind == KEEP:
+                plan.keep(starts[0], ends[0])
+            elif kind == OMIT:
+                plan.omit(starts[0], ends[0], group, reason)
+            else:
+                plan.show(objs[0])
+            plan.extend(kinds[1:], starts[1:], ends[1:], objs[1:])
+        self.omitted += omitted
+        self.shown += shown
+        return True
 
     def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict, slow: list[int] | None) -> None:
         """Pieces ``first:stop`` of the diff's plan (``sub``, a ``Pieces`` of ``raw[offset:]``) into
