@@ -471,11 +471,21 @@ SUMMARISED_PATH_RE = lazy(
     rb"|Gemfile\.lock|go\.sum|composer\.lock)$|\.min\.(?:js|css)$|\.map$|\.snap$|(?:^|/)__snapshots__/"
 )
 GIT_FILE_LINE_RE = lazy(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
+
+
+def _latin1(pattern: bytes, flags: int = 0):
+    """An RE2 pattern over bytes as bytes (Latin-1), not as UTF-8 code points."""
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return re2.compile(pattern, options)
+
+
 # a line holding "diff --git " and, after it, a name ``SUMMARISED_PATH_RE`` can match ends with or holds: every
-# line naming a summarised file holds one (the others are not looked at, one by one, for it)
+# line naming a summarised file holds one (the others are not looked at, one by one, for it); RE2 over bytes
 SUMMARISED_HINT_RE = lazy(
     rb"diff --git [^\n]*?(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock"
-    rb"|Gemfile\.lock|go\.sum|composer\.lock|\.min\.js|\.min\.css|\.map|\.snap|__snapshots__/)"
+    rb"|Gemfile\.lock|go\.sum|composer\.lock|\.min\.js|\.min\.css|\.map|\.snap|__snapshots__/)",
+    compiler=_latin1,
 )
 
 
