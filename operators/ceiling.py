@@ -452,13 +452,15 @@ def _ranked(text: bytes, kind: str, config):
     """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line),
     the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
     order, and how many of tier 1 are of its best rank."""
-    from operators.rank import Lines, blank_lines_array, compact_line_tiers, in_order_tiers
+    from operators.rank import Lines, blank_lines_array, compact_line_tiers, given_ranks, in_order_tiers
 
     lines = Lines(text)
-    orders = in_order_tiers(kind, lines, config)
+    given = given_ranks(kind, lines, config)  # the type's own ranks, asked once for both
+    orders = in_order_tiers(kind, lines, config, given)
     if orders is not None:  # every line ranked by its place (a source file): the non-blank lines, in order
         return lines, list(orders), min(len(orders[1]), 1)
-    tiers, ranks = compact_line_tiers(kind, lines, config)
+    tiers, ranks = compact_line_tiers(kind, lines, config, given)
+    del given
     tiers = bytearray(tiers)  # a copy in which the blank lines are of tier 2
     for i in blank_lines_array(lines):
         tiers[i] = 2

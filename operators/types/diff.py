@@ -756,7 +756,18 @@ def _ranks_of_codes(lines, codes: bytearray, stat) -> list[tuple[int, int] | Non
             codes[i] = 0
     ranked = {code: (code >> 4, code & 15) for code in set(codes)}
     ranked[255] = None
-    return list(map(ranked.__getitem__, codes))
+    return RankCodes(codes, ranked)
+
+
+class RankCodes(list):
+    """``rank_lines``' list made from a code a line (``codes``: a bytearray, 255 for None) and each code's
+    (tier, rank) (``pairs``), which it keeps: the ranking reads the codes at once (``rank._coded_tiers``)."""
+
+    __slots__ = ("codes", "pairs")
+
+    def __init__(self, codes: bytearray, pairs: dict):
+        super().__init__(map(pairs.__getitem__, codes))
+        self.codes, self.pairs = codes, pairs
 
 
 def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:

@@ -885,6 +885,10 @@ def tier(text: bytes, shown: bytes, config):
     return difftype.tier(text, shown, config)
 
 
+_CODE_ZERO = bytes(code == 0 for code in range(256))  # a rank code (``diff.RankCodes``) -> 1 for (0, 0)
+_STAT_CODE, _COMMIT_CODE = 16, 254  # the codes of (1, 0) (tier 1 a 16) and of (0, -1) (no code of the diff's)
+
+
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Budget ranks (``operators.rank``): every commit line first (one line per commit, newest first),
     then the patches as the diff type ranks them (whole small hunks first); a commit's ``--stat``
@@ -896,6 +900,15 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
         commit_lines = lines.led(HASH_LINE_SCAN)
     else:
         commit_lines = [i for i, line in enumerate(lines) if HASH_LINE_RE.match(line)]
+    if isinstance(out, difftype.RankCodes):  # the same steps on the codes: no pass over the list
+        codes, pairs = out.codes, dict(out.pairs)
+        for i in list(compress(range(len(codes)), codes.translate(_CODE_ZERO))):  # (0, 0)
+            if difftype.STAT_RE.match(lines[i]):
+                codes[i] = _STAT_CODE
+        for i in commit_lines:
+            codes[i] = _COMMIT_CODE
+        pairs[_STAT_CODE], pairs[_COMMIT_CODE] = (1, 0), (0, -1)
+        return difftype.RankCodes(codes, pairs)
     stat = (0, 0)
     for i in list(compress(range(len(out)), map(eq, out, repeat(stat)))):
         if difftype.STAT_RE.match(lines[i]):
