@@ -4,6 +4,7 @@ JSON; the same line starts and line roles for diffs."""
 
 import random
 from array import array
+from itertools import accumulate
 
 import pytest
 from hypothesis import given, settings
@@ -172,12 +173,12 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` the git log type's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
-                                  "changed_lines", "tier_order", "gitlog_splice", "search_lines",
+                                  "changed_lines", "tier_order", "gitlog_splice", "place_matches", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -583,12 +584,35 @@ def test_gitlog_splice_matches_its_twin_and_the_plans_steps(monkeypatch):
                 b"diff --git a/f b/f\nindex 1234567..89abcde 100644\n--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n"
                 + b"".join(b" line %d%s\n" % (i, word if i % 3 == 0 else b"") for i in range(4)) + b"-a\n+b\n"
                 + b" error\n index 12345..67890\nindex 1234..5678\n  failed\n")
+    odd = [b" plain", b" hresult", b" 0x80004005 x", b" more", b" code", b"  0x8000FFFF", b" status =", b" 0x80070005 y",
+           b" tail error", b"  0x8abcdef0 z", b" end"]  # signal matches across lines (and pieces)
+    raws.append((b"commit " + b"ab" * 20 + b"\nAuthor: A <a@b>\nDate:   Mon Aug 3 01:01:07 2026 +0200\n\n    s\n\n"
+                 b"diff --git a/f b/f\nindex 1234567..89abcde 100644\n--- a/f\n+++ b/f\n@@ -1,12 +1,12 @@\n"
+                 + b"\n".join(odd[:5] + [b"-old", b"+new"] + odd[5:]) + b"\n\n") * 3)
     declined = 0
     for raw in raws:
         (kernel_plan, kernel_fine, steps_plan, steps_fine), calls = gitlog_plans(raw, monkeypatch)
         assert kernel_plan == steps_plan and kernel_fine == steps_fine
         declined += calls.count(False)
     assert declined < 10  # (a part with an index-like line is counted by the Python steps)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(lines=st.lists(st.integers(1, 30), min_size=1, max_size=30), picks=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 40)), max_size=30))
+def test_place_matches_matches_the_python_twin(lines, picks):
+    import operators.kernel as dispatch
+
+    line_starts = array("q", accumulate(lines, initial=0))
+    bodies = array("q", [end - 1 for end in line_starts[1:]])
+    pieces = sorted({line_starts[i] for i in range(0, len(lines), 3)})
+    starts = array("q", pieces)
+    ends = array("q", [line_starts[min(len(lines), line_starts.index(a) + 2)] for a in pieces])
+    offsets = array("q", accumulate((e - a + 2 for a, e in zip(starts, ends)), initial=1))[:-1]
+    total = offsets[-1] + ends[-1] - starts[-1] + 2
+    matches = array("q", sorted(x for s, n in picks for x in (s % total, s % total + n)))
+    made = dispatch.place_matches(offsets, starts, ends, matches, line_starts, bodies)
+    twin = TWINS["place_matches"](offsets, starts, ends, matches, line_starts, bodies)
+    assert (list(made[0]), list(made[1]), bytes(made[2])) == (list(twin[0]), list(twin[1]), bytes(twin[2]))
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

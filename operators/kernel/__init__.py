@@ -81,6 +81,7 @@ def _twins() -> dict:
         "changed_lines": diff_twins.changed_lines_py,
         "tier_order": text_twins.tier_order_py,
         "gitlog_splice": diff_twins.gitlog_splice_py,
+        "place_matches": diff_twins.place_matches_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -215,6 +216,12 @@ def _c_gitlog_splice(*args):
     return kinds, starts_array, ends_array, objs, omitted, shown
 
 
+def _c_place_matches(offsets, starts, ends, matches, line_starts, bodies) -> tuple:
+    """Each match's piece, line and whether it lies inside them (see ``diff_twins.place_matches_py``)."""
+    pieces, lines, inside = C.place_matches(offsets, starts, ends, matches, line_starts, bodies)
+    return memoryview(pieces).cast("q"), memoryview(lines).cast("q"), inside
+
+
 def _c_search_lines(raw: bytes, numbered: bool, good):
     """The lines of search output, their kinds and paths (see ``search_twins.search_lines_py``)."""
     starts, tails, kinds, pids, paths, (plain_todo, context_todo) = C.search_lines(raw, numbered, good)
@@ -330,6 +337,7 @@ if C is None:
     changed_lines = diff_twins.changed_lines_py
     tier_order = text_twins.tier_order_py
     gitlog_splice = diff_twins.gitlog_splice_py
+    place_matches = diff_twins.place_matches_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -370,6 +378,7 @@ else:
     changed_lines = _c_changed_lines if hasattr(C, "changed_lines") else _twin("diff_twins", "changed_lines_py")
     tier_order = _c_tier_order if hasattr(C, "tier_order") else _twin("text_twins", "tier_order_py")
     gitlog_splice = _c_gitlog_splice if hasattr(C, "gitlog_splice") else _twin("diff_twins", "gitlog_splice_py")
+    place_matches = _c_place_matches if hasattr(C, "place_matches") else _twin("diff_twins", "place_matches_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

@@ -2920,6 +2920,67 @@ done:
 
 /* ---- end of gitlog_splice ---------------------------------------------------------------------------- */
 
+/* ---- git log: where the signal matches of a patch's omitted pieces fall (diff_twins.place_matches_py) ---- */
+
+static Py_ssize_t bisect_right_i64(const int64_t *a, Py_ssize_t n, int64_t x) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (x < a[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* place_matches(offsets, starts, ends, matches, line_starts, bodies) -> (pieces, lines, inside): for each match
+ * (int64 start, end pairs in the joined text of the pieces, piece k's text at offsets[k]), its piece (the last
+ * whose text starts at or before it, 0 before the first), its start in the input (starts[k] + s - offsets[k]),
+ * the input's line holding that start (line_starts: each line's start, then the end; the last line at most)
+ * and whether it lies inside its piece and that line's text (bodies: where each line's text ends). */
+static PyObject *place_matches(PyObject *self, PyObject *args) {
+    Py_buffer ov, sv, ev, mv, lv, bv;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*", &ov, &sv, &ev, &mv, &lv, &bv)) return NULL;
+    const int64_t *offsets = ov.buf, *starts = sv.buf, *ends = ev.buf, *m = mv.buf, *ls = lv.buf, *bodies = bv.buf;
+    Py_ssize_t np = ov.len / 8, nm = mv.len / 16, nl = bv.len / 8;
+    PyObject *pieces = NULL, *lines = NULL, *inside = NULL, *result = NULL;
+    if (sv.len / 8 < np || ev.len / 8 < np || lv.len / 8 < nl + 1 || !np || !nl) {
+        PyErr_SetString(PyExc_ValueError, "place_matches: columns of different lengths");
+        goto done;
+    }
+    pieces = PyBytes_FromStringAndSize(NULL, nm * 8);
+    lines = PyBytes_FromStringAndSize(NULL, nm * 8);
+    inside = PyBytes_FromStringAndSize(NULL, nm);
+    if (!pieces || !lines || !inside) goto done;
+    int64_t *po = (int64_t *)PyBytes_AS_STRING(pieces), *lo = (int64_t *)PyBytes_AS_STRING(lines);
+    char *io = PyBytes_AS_STRING(inside);
+    for (Py_ssize_t j = 0; j < nm; j++) {
+        int64_t s = m[2 * j], e = m[2 * j + 1];
+        Py_ssize_t k = bisect_right_i64(offsets, np, s) - 1;
+        if (k < 0) k = 0;
+        int64_t rs = starts[k] + s - offsets[k], re = starts[k] + e - offsets[k];
+        Py_ssize_t line = bisect_right_i64(ls, nl + 1, rs) - 1;
+        if (line > nl - 1) line = nl - 1;
+        if (line < 0) line = 0;
+        po[j] = k;
+        lo[j] = line;
+        io[j] = (char)(rs >= starts[k] && rs < ends[k] && re <= bodies[line]);
+    }
+    result = PyTuple_Pack(3, pieces, lines, inside);
+done:
+    Py_XDECREF(pieces);
+    Py_XDECREF(lines);
+    Py_XDECREF(inside);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&lv);
+    PyBuffer_Release(&bv);
+    return result;
+}
+
+/* ---- end of place_matches ---------------------------------------------------------------------------- */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3932,6 +3993,8 @@ static PyMethodDef methods[] = {
     {"gitlog_splice", gitlog_splice, METH_VARARGS,
      "gitlog_splice(raw, offset, kinds, starts, ends, objs, first, stop, over_k, over_text, split, sig_starts, sig_ends, group, pos, "
      "line_ends) -> a patch's pieces as the git log's plan takes them, or None"},
+    {"place_matches", place_matches, METH_VARARGS,
+     "place_matches(offsets, starts, ends, matches, line_starts, bodies) -> (pieces, lines, inside) of the matches"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

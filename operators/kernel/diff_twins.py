@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from itertools import accumulate, compress, islice, repeat
 from operator import add, itemgetter
 
@@ -553,3 +554,21 @@ def gitlog_splice_py(raw: bytes, offset: int, kinds, starts, ends, objs: list, f
         else:
             return None  # a marker: the Python steps
     return bytes(out.kinds), out.starts, out.ends, out.objs, out.omitted, out.shown
+
+
+def place_matches_py(offsets, starts, ends, matches, line_starts, bodies) -> tuple[array, array, bytes]:
+    """For each match (``matches``: start, end pairs in the joined text of the pieces ``starts``/``ends``
+    of an input, piece k's text at ``offsets[k]``): its piece (the last whose text starts at or before
+    it, 0 before the first), the input's line holding its start there (``line_starts``: each line's start,
+    then the end; the last line at most; ``bodies``: where each line's text ends), and whether it lies
+    inside its piece and that line's text."""
+    pieces, lines, inside = array("q"), array("q"), bytearray()
+    for j in range(0, len(matches), 2):
+        s, e = matches[j], matches[j + 1]
+        k = max(0, bisect_right(offsets, s) - 1)
+        rs, re_ = starts[k] + s - offsets[k], starts[k] + e - offsets[k]
+        line = max(0, min(len(bodies) - 1, bisect_right(line_starts, rs) - 1))
+        pieces.append(k)
+        lines.append(line)
+        inside.append(starts[k] <= rs < ends[k] and re_ <= bodies[line])
+    return pieces, lines, bytes(inside)
