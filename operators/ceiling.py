@@ -77,7 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
-from operators.kernel import first_template, tier_order
+from operators.kernel import first_template, render_view, tier_order
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -208,10 +208,15 @@ class _View:
 
     def __init__(self, plan: Plan, size: int):
         pieces = plan.pieces
-        out = io.BytesIO(bytes(size))  # written in place: no object kept per piece
-        self.vstart = array("q", accumulate(self._widths(plan, out), initial=0))
-        out.truncate()
-        self.text = out.getvalue()
+        placeholder = b"#ref:ctx_" + b"0" * REF_ID_LEN
+        made = render_view(plan.raw, pieces.kinds, pieces.starts, pieces.ends, pieces.objs, placeholder)  # one pass of the kernel
+        if made is not None:
+            self.text, self.vstart = made
+        else:
+            out = io.BytesIO(bytes(size))  # written in place: no object kept per piece
+            self.vstart = array("q", accumulate(self._widths(plan, out), initial=0))
+            out.truncate()
+            self.text = out.getvalue()
         self.pieces = pieces
         self.n = len(pieces)
         self.raw_size = len(plan.raw)  # the input's bytes: an input just over the budget is cut less (``target``)

@@ -173,12 +173,13 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``render_view`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
-                                  "changed_lines", "tier_order", "gitlog_splice", "place_matches", "search_lines",
+                                  "changed_lines", "tier_order", "gitlog_splice", "place_matches",
+                                  "render_view", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -613,6 +614,24 @@ def test_place_matches_matches_the_python_twin(lines, picks):
     made = dispatch.place_matches(offsets, starts, ends, matches, line_starts, bodies)
     twin = TWINS["place_matches"](offsets, starts, ends, matches, line_starts, bodies)
     assert (list(made[0]), list(made[1]), bytes(made[2])) == (list(twin[0]), list(twin[1]), bytes(twin[2]))
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(pieces=st.lists(st.tuples(st.integers(0, 4), st.integers(-2, 40), st.integers(0, 30),
+                                 st.sampled_from([None, b"", b"shown\n", "group", b"x" * 70])), max_size=30))
+def test_render_view_matches_the_python_twin(pieces):
+    import operators.kernel as dispatch
+
+    raw = bytes(range(33, 73))
+    kinds = bytearray(kind for kind, _, _, _ in pieces)
+    starts = array("q", [start for _, start, _, _ in pieces])
+    ends = array("q", [start + length for _, start, length, _ in pieces])
+    objs = [obj for _, _, _, obj in pieces]
+    made = dispatch.render_view(raw, kinds, starts, ends, objs, b"#ref:ctx_000000")
+    twin = TWINS["render_view"](raw, kinds, starts, ends, objs, b"#ref:ctx_000000")
+    assert (made is None) == (twin is None)
+    if made is not None:
+        assert (made[0], list(made[1])) == (twin[0], list(twin[1]))
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

@@ -82,6 +82,7 @@ def _twins() -> dict:
         "tier_order": text_twins.tier_order_py,
         "gitlog_splice": diff_twins.gitlog_splice_py,
         "place_matches": diff_twins.place_matches_py,
+        "render_view": text_twins.render_view_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -222,6 +223,17 @@ def _c_place_matches(offsets, starts, ends, matches, line_starts, bodies) -> tup
     return memoryview(pieces).cast("q"), memoryview(lines).cast("q"), inside
 
 
+def _c_render_view(raw: bytes, kinds, starts, ends, objs: list, placeholder: bytes):
+    """A plan's visible text and where each piece starts in it, as int64, or None (see ``text_twins.render_view_py``)."""
+    made = C.render_view(raw, kinds, starts, ends, objs, placeholder)
+    if made is None:
+        return None
+    text, vstarts = made
+    starts_array = array("q")
+    starts_array.frombytes(vstarts)
+    return text, starts_array
+
+
 def _c_search_lines(raw: bytes, numbered: bool, good):
     """The lines of search output, their kinds and paths (see ``search_twins.search_lines_py``)."""
     starts, tails, kinds, pids, paths, (plain_todo, context_todo) = C.search_lines(raw, numbered, good)
@@ -338,6 +350,7 @@ if C is None:
     tier_order = text_twins.tier_order_py
     gitlog_splice = diff_twins.gitlog_splice_py
     place_matches = diff_twins.place_matches_py
+    render_view = text_twins.render_view_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -379,6 +392,7 @@ else:
     tier_order = _c_tier_order if hasattr(C, "tier_order") else _twin("text_twins", "tier_order_py")
     gitlog_splice = _c_gitlog_splice if hasattr(C, "gitlog_splice") else _twin("diff_twins", "gitlog_splice_py")
     place_matches = _c_place_matches if hasattr(C, "place_matches") else _twin("diff_twins", "place_matches_py")
+    render_view = _c_render_view if hasattr(C, "render_view") else _twin("text_twins", "render_view_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

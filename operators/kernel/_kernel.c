@@ -2981,6 +2981,80 @@ done:
 
 /* ---- end of place_matches ---------------------------------------------------------------------------- */
 
+/* ---- output ceiling: a plan's visible text and where each piece starts in it (text_twins.render_view_py) ---- */
+
+/* render_view(raw, kinds, starts, ends, objs, placeholder) -> (text, vstarts): kept pieces' bytes of raw, shown
+ * pieces' texts (objs: bytes), markers as the placeholder, any other piece nothing; vstarts: int64, where each
+ * piece starts in the text, then its length. None: a kept span outside raw or a text that is no bytes. */
+static PyObject *render_view(PyObject *self, PyObject *args) {
+    Py_buffer rv, kv, sv, ev, pv;
+    PyObject *objs, *text = NULL, *vstarts = NULL, *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!y*", &rv, &kv, &sv, &ev, &PyList_Type, &objs, &pv)) return NULL;
+    const unsigned char *kinds = kv.buf;
+    const int64_t *starts = sv.buf, *ends = ev.buf;
+    Py_ssize_t n = kv.len, size = 0;
+    if (sv.len / 8 < n || ev.len / 8 < n || PyList_GET_SIZE(objs) < n) {
+        PyErr_SetString(PyExc_ValueError, "render_view: columns of different lengths");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {  /* the text's size, each piece checked: None for an odd one */
+        if (kinds[i] == 0) {
+            if (starts[i] < 0 || ends[i] < starts[i] || ends[i] > rv.len) goto odd;
+            size += (Py_ssize_t)(ends[i] - starts[i]);
+        } else if (kinds[i] == 1) {
+            PyObject *o = PyList_GET_ITEM(objs, i);
+            if (!PyBytes_Check(o)) goto odd;
+            size += PyBytes_GET_SIZE(o);
+        } else if (kinds[i] == 3) {
+            size += pv.len;
+        }
+    }
+    text = PyBytes_FromStringAndSize(NULL, size);
+    vstarts = PyBytes_FromStringAndSize(NULL, (n + 1) * 8);
+    if (!text || !vstarts) goto done;
+    char *t = PyBytes_AS_STRING(text);
+    int64_t *v = (int64_t *)PyBytes_AS_STRING(vstarts);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        v[i] = at;
+        const char *src = NULL;
+        Py_ssize_t len = 0;
+        if (kinds[i] == 0 && starts[i] >= 0 && ends[i] >= starts[i] && ends[i] <= rv.len) {
+            src = (const char *)rv.buf + starts[i];
+            len = (Py_ssize_t)(ends[i] - starts[i]);
+        } else if (kinds[i] == 1 && PyBytes_Check(PyList_GET_ITEM(objs, i))) {
+            src = PyBytes_AS_STRING(PyList_GET_ITEM(objs, i));
+            len = PyBytes_GET_SIZE(PyList_GET_ITEM(objs, i));
+        } else if (kinds[i] == 3) {
+            src = pv.buf;
+            len = pv.len;
+        }
+        if (at + len > size) {
+            PyErr_SetString(PyExc_ValueError, "render_view: a piece changed while read");
+            goto done;
+        }
+        if (len) memcpy(t + at, src, (size_t)len);
+        at += len;
+    }
+    v[n] = at;
+    result = PyTuple_Pack(2, text, vstarts);
+    goto done;
+odd:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(text);
+    Py_XDECREF(vstarts);
+    PyBuffer_Release(&rv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&pv);
+    return result;
+}
+
+/* ---- end of render_view ------------------------------------------------------------------------------ */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3995,6 +4069,8 @@ static PyMethodDef methods[] = {
      "line_ends) -> a patch's pieces as the git log's plan takes them, or None"},
     {"place_matches", place_matches, METH_VARARGS,
      "place_matches(offsets, starts, ends, matches, line_starts, bodies) -> (pieces, lines, inside) of the matches"},
+    {"render_view", render_view, METH_VARARGS,
+     "render_view(raw, kinds, starts, ends, objs, placeholder) -> (visible text, int64 where each piece starts) or None"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},
