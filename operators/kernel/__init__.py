@@ -225,13 +225,9 @@ def _c_place_matches(offsets, starts, ends, matches, line_starts, bodies) -> tup
 
 def _c_render_view(raw: bytes, kinds, starts, ends, objs: list, placeholder: bytes):
     """A plan's visible text and where each piece starts in it, as int64, or None (see ``text_twins.render_view_py``)."""
-    made = C.render_view(raw, kinds, starts, ends, objs, placeholder)
-    if made is None:
-        return None
-    text, vstarts = made
-    starts_array = array("q")
-    starts_array.frombytes(vstarts)
-    return text, starts_array
+    vstarts = array("q", [0]) * (len(kinds) + 1)  # made at its size and filled by the kernel: no copy
+    text = C.render_view(raw, kinds, starts, ends, objs, placeholder, vstarts)
+    return None if text is None else (text, vstarts)
 
 
 def _c_search_lines(raw: bytes, numbered: bool, good):

@@ -2983,17 +2983,18 @@ done:
 
 /* ---- output ceiling: a plan's visible text and where each piece starts in it (text_twins.render_view_py) ---- */
 
-/* render_view(raw, kinds, starts, ends, objs, placeholder) -> (text, vstarts): kept pieces' bytes of raw, shown
- * pieces' texts (objs: bytes), markers as the placeholder, any other piece nothing; vstarts: int64, where each
- * piece starts in the text, then its length. None: a kept span outside raw or a text that is no bytes. */
+/* render_view(raw, kinds, starts, ends, objs, placeholder, vstarts) -> text: kept pieces' bytes of raw, shown
+ * pieces' texts (objs: bytes), markers as the placeholder, any other piece nothing; vstarts (int64, n + 1 of
+ * them, written): where each piece starts in the text, then its length. None: a kept span outside raw or a
+ * text that is no bytes (vstarts untouched). */
 static PyObject *render_view(PyObject *self, PyObject *args) {
-    Py_buffer rv, kv, sv, ev, pv;
-    PyObject *objs, *text = NULL, *vstarts = NULL, *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!y*", &rv, &kv, &sv, &ev, &PyList_Type, &objs, &pv)) return NULL;
+    Py_buffer rv, kv, sv, ev, pv, vv;
+    PyObject *objs, *text = NULL, *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!y*w*", &rv, &kv, &sv, &ev, &PyList_Type, &objs, &pv, &vv)) return NULL;
     const unsigned char *kinds = kv.buf;
     const int64_t *starts = sv.buf, *ends = ev.buf;
     Py_ssize_t n = kv.len, size = 0;
-    if (sv.len / 8 < n || ev.len / 8 < n || PyList_GET_SIZE(objs) < n) {
+    if (sv.len / 8 < n || ev.len / 8 < n || PyList_GET_SIZE(objs) < n || vv.len / 8 != n + 1) {
         PyErr_SetString(PyExc_ValueError, "render_view: columns of different lengths");
         goto done;
     }
@@ -3010,10 +3011,9 @@ static PyObject *render_view(PyObject *self, PyObject *args) {
         }
     }
     text = PyBytes_FromStringAndSize(NULL, size);
-    vstarts = PyBytes_FromStringAndSize(NULL, (n + 1) * 8);
-    if (!text || !vstarts) goto done;
+    if (!text) goto done;
     char *t = PyBytes_AS_STRING(text);
-    int64_t *v = (int64_t *)PyBytes_AS_STRING(vstarts);
+    int64_t *v = vv.buf;
     Py_ssize_t at = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         v[i] = at;
@@ -3037,19 +3037,20 @@ static PyObject *render_view(PyObject *self, PyObject *args) {
         at += len;
     }
     v[n] = at;
-    result = PyTuple_Pack(2, text, vstarts);
+    result = text;
+    text = NULL;
     goto done;
 odd:
     result = Py_None;
     Py_INCREF(result);
 done:
     Py_XDECREF(text);
-    Py_XDECREF(vstarts);
     PyBuffer_Release(&rv);
     PyBuffer_Release(&kv);
     PyBuffer_Release(&sv);
     PyBuffer_Release(&ev);
     PyBuffer_Release(&pv);
+    PyBuffer_Release(&vv);
     return result;
 }
 
@@ -4070,7 +4071,7 @@ static PyMethodDef methods[] = {
     {"place_matches", place_matches, METH_VARARGS,
      "place_matches(offsets, starts, ends, matches, line_starts, bodies) -> (pieces, lines, inside) of the matches"},
     {"render_view", render_view, METH_VARARGS,
-     "render_view(raw, kinds, starts, ends, objs, placeholder) -> (visible text, int64 where each piece starts) or None"},
+     "render_view(raw, kinds, starts, ends, objs, placeholder, vstarts) -> the visible text (vstarts: where each piece starts) or None"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},
