@@ -77,7 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
-from operators.kernel import first_template
+from operators.kernel import first_template, render_view, tier_order
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -208,10 +208,15 @@ class _View:
 
     def __init__(self, plan: Plan, size: int):
         pieces = plan.pieces
-        out = io.BytesIO(bytes(size))  # written in place: no object kept per piece
-        self.vstart = array("q", accumulate(self._widths(plan, out), initial=0))
-        out.truncate()
-        self.text = out.getvalue()
+        placeholder = b"#ref:ctx_" + b"0" * REF_ID_LEN
+        made = render_view(plan.raw, pieces.kinds, pieces.starts, pieces.ends, pieces.objs, placeholder)  # one pass of the kernel
+        if made is not None:
+            self.text, self.vstart = made
+        else:
+            out = io.BytesIO(bytes(size))  # written in place: no object kept per piece
+            self.vstart = array("q", accumulate(self._widths(plan, out), initial=0))
+            out.truncate()
+            self.text = out.getvalue()
         self.pieces = pieces
         self.n = len(pieces)
         self.raw_size = len(plan.raw)  # the input's bytes: an input just over the budget is cut less (``target``)
@@ -452,19 +457,25 @@ def _ranked(text: bytes, kind: str, config):
     """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line),
     the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
     order, and how many of tier 1 are of its best rank."""
-    from operators.rank import Lines, blank_lines_array, compact_line_tiers, in_order_tiers
+    from operators.rank import Lines, blank_lines_array, compact_line_tiers, given_ranks, in_order_tiers
 
     lines = Lines(text)
-    orders = in_order_tiers(kind, lines, config)
+    given = given_ranks(kind, lines, config)  # the type's own ranks, asked once for both
+    orders = in_order_tiers(kind, lines, config, given)
     if orders is not None:  # every line ranked by its place (a source file): the non-blank lines, in order
         return lines, list(orders), min(len(orders[1]), 1)
-    tiers, ranks = compact_line_tiers(kind, lines, config)
+    tiers, ranks = compact_line_tiers(kind, lines, config, given)
+    del given
     tiers = bytearray(tiers)  # a copy in which the blank lines are of tier 2
     for i in blank_lines_array(lines):
         tiers[i] = 2
     out = []
     best = 0  # how many tier-1 lines are of its best rank (a log's rare lines)
     for tier in (0, 1):  # an array, not an int object per line: most of a diff's lines are tier 0
+        if isinstance(ranks, array) and ranks.typecode in "biq":  # one pass of the kernel (a stable sort by rank)
+            order, best = tier_order(tiers, ranks, ranks.itemsize, tier)
+            out.append(order)
+            continue
         order = array("i", compress(range(len(tiers)), map(tier.__eq__, tiers)))
         rank_of = ranks.__getitem__
         if not all(map(le, map(rank_of, order), map(rank_of, islice(order, 1, None)))):  # (a source file's ranks are its line numbers)

@@ -297,13 +297,26 @@ def _rank_array(make, *later: int):
     return list(make())
 
 
-def compact_line_tiers(kind: str, lines, config):
-    """``line_tiers`` as the output ceiling holds them for a whole candidate: the tiers in a
-    ``bytearray``, the ranks a byte each (``_rank_array``) instead of a list's 8 bytes a line."""
+def given_ranks(kind: str, lines, config):
+    """What the type's ``rank_lines`` gives for ``lines``, or None (a type without one): asked once by
+    the output ceiling for ``in_order_tiers`` and ``compact_line_tiers``."""
     from operators import types
 
     whole = types.attr(kind, "rank_lines", None, config)
-    given = whole(lines, config) if whole is not None else None
+    return whole(lines, config) if whole is not None else None
+
+
+_ASK = object()  # compact_line_tiers' and in_order_tiers' ``given`` not passed: ``given_ranks`` asked
+
+
+def compact_line_tiers(kind: str, lines, config, given=_ASK):
+    """``line_tiers`` as the output ceiling holds them for a whole candidate: the tiers in a
+    ``bytearray``, the ranks a byte each (``_rank_array``) instead of a list's 8 bytes a line.
+    ``given``: what ``given_ranks`` gives, when asked already."""
+    from operators import types
+
+    if given is _ASK:
+        given = given_ranks(kind, lines, config)
     own = types.attr(kind, "tier", None, config) if given is None else None
     if given is None:
         signal, context = _general(lines)
@@ -335,18 +348,20 @@ def compact_line_tiers(kind: str, lines, config):
     return tiers, ranks
 
 
-def in_order_tiers(kind: str, lines, config):
+def in_order_tiers(kind: str, lines, config, given=_ASK):
     """What the output ceiling makes of ``compact_line_tiers`` (its tier-0 and tier-1 lines, each in
     rank order) for a type whose ``rank_lines`` ranks every line by its place (a sequence with
     ``in_order``: a source file), made at once: no line of tier 0, and the lines that are not blank (a
     blank line falls to tier 2), in order (their ranks are their places), of tier 1; None for any other
-    type, and for a text led by a failure header (its first line is of tier 0)."""
+    type, and for a text led by a failure header (its first line is of tier 0). ``given``: what
+    ``given_ranks`` gives, when asked already."""
     from operators import types
 
     whole = types.attr(kind, "rank_lines", None, config)
     if whole is None or (len(lines) and lines[0].startswith(FAILED_HEAD)):
         return None
-    given = whole(lines, config)
+    if given is _ASK:
+        given = whole(lines, config)
     if not getattr(given, "in_order", False):
         return None
     keep = bytearray(b"\x01") * len(lines)
@@ -361,6 +376,39 @@ def _given_tiers(given, lines):
     (``compact``: a source file's lines in order)."""
     if hasattr(given, "compact"):
         return given.compact(_rank_array)
+    made = _coded_tiers(given)
+    if made is not None:
+        todo, tiers, ranks = made
+        signal, context = _general([lines[i] for i in todo])
+    else:
+        todo, signal, context, tiers, ranks = _paired_tiers(given, lines)
+    for j in context:  # disjoint from the signal lines
+        tiers[todo[j]] = 1
+    for j, rank in zip(signal, signal_ranks(map(lines.__getitem__, map(todo.__getitem__, signal)))):
+        i = todo[j]
+        tiers[i], ranks[i] = 0, rank
+    return tiers, ranks
+
+
+_NONE_CODE = bytes(code == 255 for code in range(256))  # a code of ``codes`` -> 1 for a line left unranked
+
+
+def _coded_tiers(given):
+    """The unranked lines, tiers and ranks of a ``rank_lines`` list that carries its codes (``codes``: a
+    byte a line, 255 for None; ``pairs``: each code's (tier, rank)), each column made by one
+    ``translate``; None for any other list, or ranks that do not fit a byte."""
+    codes, pairs = getattr(given, "codes", None), getattr(given, "pairs", None)
+    if codes is None or pairs is None or not all(p is None or -128 <= p[1] < 128 for p in pairs.values()):
+        return None
+    tier_of = bytes(2 if pairs.get(code) is None else pairs[code][0] for code in range(256))
+    rank_of = bytes(0 if pairs.get(code) is None else pairs[code][1] & 255 for code in range(256))
+    ranks = array("b")
+    ranks.frombytes(codes.translate(rank_of))
+    return list(compress(range(len(codes)), codes.translate(_NONE_CODE))), bytearray(codes.translate(tier_of)), ranks
+
+
+def _paired_tiers(given, lines):
+    """``_given_tiers``' unranked lines, their signal and context lines, tiers and ranks, of any list."""
     todo = list(compress(range(len(given)), map(is_, given, repeat(None))))
     signal, context = _general([lines[i] for i in todo])
     try:  # a tier and a rank of each distinct pair, read by ``map``: no Python step a line
@@ -375,12 +423,7 @@ def _given_tiers(given, lines):
         tier_of[None], rank_of[None] = 2, 0
         tiers = bytearray(map(tier_of.__getitem__, given))
         ranks = _rank_array(lambda: map(rank_of.__getitem__, given))
-    for j in context:  # disjoint from the signal lines
-        tiers[todo[j]] = 1
-    for j, rank in zip(signal, signal_ranks(map(lines.__getitem__, map(todo.__getitem__, signal)))):
-        i = todo[j]
-        tiers[i], ranks[i] = 0, rank
-    return tiers, ranks
+    return todo, signal, context, tiers, ranks
 
 
 def _general_tiers(kind: str, lines, signal, context, config) -> tuple[list[int], list[int]]:

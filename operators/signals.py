@@ -19,15 +19,14 @@ from __future__ import annotations
 import io
 import re
 from functools import cache
-from itertools import compress, islice
-from operator import itemgetter
 from pathlib import Path
 from typing import Iterator
 
 import msgspec
 
+from operators.kernel import changed_lines as kernel_changed_lines  # the kernel's, or its twin (diff_twins)
 from operators.kernel import mask_numbers  # the kernel's, or its twin (log_twins)
-from operators.vocab import (COUNT_RE, CONTROL_RE, LineFinder, display_line, display_text, forget_spans, signal_lines,
+from operators.vocab import (COUNT_RE, CONTROL_RE, display_line, display_text, forget_spans, signal_lines,
                              summarised_spans)
 
 MAX_AUTO = 10_000  # enough for any real input; bounds the cost of pathological ones
@@ -42,9 +41,6 @@ def load_sidecar(path: Path) -> dict[str, list[str]]:
         return {}
     table = msgspec.toml.decode(path.read_bytes(), type=dict[str, FixtureSignals])
     return {name: entry.signals for name, entry in table.items()}
-
-
-changed_line_bodies = LineFinder(rb"(?:\+(?!\+\+ )|-(?!-- ))")  # + or - lines, not the file headers
 
 
 def without(raw: bytes, spans: list[tuple[int, int]], sep: bytes = b"") -> bytes:
@@ -65,29 +61,10 @@ def changed_lines(raw: bytes, block: int = 1 << 20) -> list[bytes]:
     Two rules of the diff vocabulary apply, both computed from the raw diff alone: the files a diff
     summarises (``vocab.summarised_file``: lockfiles, minified files, snapshots, told by their path)
     are skipped, and a changed line that also occurs with the opposite sign in the diff (a moved
-    line: ``-x`` and ``+x``) is not asked for on either side. The lines are read a block at a time
-    (``LineFinder.lists``) and each block's go through ``map``, ``set`` and ``dict`` in C."""
-    raw = without(raw, summarised_spans(raw))
-    out: dict[bytes, None] = {}  # the first 2 * MAX_AUTO distinct lines (a block's more, cut below)
-    seen: dict[int, set[int]] = {PLUS: set(), MINUS: set()}  # sign -> the hash of each text: 1 small entry a line
-    cr = b"\r" in raw
-    for lines in changed_line_bodies.lists(raw, block):
-        if cr:
-            lines = [line.rstrip(b"\r") for line in lines]
-        bodies = list(compress(lines, map((1).__lt__, map(len, lines))))
-        signs = bytes(map(_SIGN, bodies))
-        hashes = list(map(hash, map(_TEXT, bodies)))
-        for sign, hashed in seen.items():
-            hashed.update(compress(hashes, map(sign.__eq__, signs)))
-        if len(out) < 2 * MAX_AUTO:
-            out.update(dict.fromkeys(bodies))
-    other = {PLUS: seen[MINUS], MINUS: seen[PLUS]}
-    first = islice(out, 2 * MAX_AUTO)
-    return [body for body in first if hash(body[1:]) not in other[body[0]]][:MAX_AUTO]
-
-
-PLUS, MINUS = b"+-"
-_SIGN, _TEXT = itemgetter(0), itemgetter(slice(1, None))
+    line: ``-x`` and ``+x``) is not asked for on either side. One pass of the kernel
+    (``kernel.changed_lines``: a table of the texts), or its twin, which reads the lines a block of
+    about ``block`` bytes at a time."""
+    return kernel_changed_lines(without(raw, summarised_spans(raw)), MAX_AUTO, block)
 
 
 def signals_kind(content_type: str, config=None) -> str:

@@ -474,6 +474,28 @@ SUMMARISED_PATH_RE = lazy(
 GIT_FILE_LINE_RE = lazy(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
 
 
+def _latin1(pattern: bytes, flags: int = 0):
+    """An RE2 pattern over bytes as bytes (Latin-1), not as UTF-8 code points."""
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return re2.compile(pattern, options)
+
+
+# a line holding "diff --git " and, after it, a name ``SUMMARISED_PATH_RE`` can match ends with or holds: every
+# line naming a summarised file holds one (the others are not looked at, one by one, for it); RE2 over bytes
+SUMMARISED_HINT_RE = lazy(
+    rb"diff --git [^\n]*?(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock"
+    rb"|Gemfile\.lock|go\.sum|composer\.lock|\.min\.js|\.min\.css|\.map|\.snap|__snapshots__/)",
+    compiler=_latin1,
+)
+
+
+def may_summarise(raw: bytes) -> bool:
+    """Whether a ``diff --git`` line of ``raw`` may name a summarised file (``SUMMARISED_HINT_RE``, one
+    search): when not, none does."""
+    return SUMMARISED_HINT_RE.search(raw) is not None
+
+
 def summarised_file(path: bytes) -> bool:
     """Whether a diff summarises the file at ``path`` (a lockfile, a minified or source-map file, a snapshot)."""
     return SUMMARISED_PATH_RE.search(path) is not None
@@ -502,6 +524,8 @@ def summarised_spans(raw: bytes) -> list[tuple[int, int]]:
     """The byte spans of a diff's summarised files: from each ``diff --git`` line whose path is
     summarised to the next ``diff --git``/``diff --cc`` line (or the end)."""
     spans = []
+    if not may_summarise(raw):
+        return spans
     starts = _diff_file_starts(raw)
     for k, s in enumerate(starts):
         nl = raw.find(b"\n", s)

@@ -4,6 +4,7 @@ JSON; the same line starts and line roles for diffs."""
 
 import random
 from array import array
+from itertools import accumulate
 
 import pytest
 from hypothesis import given, settings
@@ -172,11 +173,13 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
 
 
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
-# ``diff_ranks`` too, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
+# ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``render_view`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "search_lines",
+                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
+                                  "changed_lines", "tier_order", "gitlog_splice", "place_matches",
+                                  "render_view", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
@@ -424,6 +427,211 @@ def test_diff_lines_of_real_and_generated_diffs_and_many_parents():
     for raw in [(FIXTURES / "sample.diff").read_bytes(), make_diff(300_000), combined, b"", b"\n", b"x"]:
         assert diff_kernel(raw) == diff_twin(raw)
     assert diff_kernel(combined)[1] == [0, 0, 2, 3, 3, 2]  # OTHER, OTHER, CTX, CHG, CHG, CTX
+
+
+COMMON_LINES = [b"diff --git a/f b/f", b"@@ -1,3 +1,3 @@", b"@@ -1 +1 @@", b"+a", b"-a", b"+b", b"-b", b" a", b"+", b"-",
+                b"+a\r", b"-a\r", b"x", b"", b"\\ No newline at end of file", b"++a", b"--a"]
+
+
+def common_kernel(raw, skip_every):
+    import operators.kernel as dispatch
+
+    starts, kinds = dispatch.diff_lines(raw)
+    skip = bytearray(k % skip_every == 0 for k in range(len(kinds))) if skip_every else bytearray(len(kinds))
+    made, twin = dispatch.diff_common(raw, starts, kinds, skip), TWINS["diff_common"](raw, starts, kinds, skip)
+    return (None if made is None else tuple(map(list, made)), None if twin is None else tuple(map(list, twin)))
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(lines=st.lists(st.sampled_from(COMMON_LINES), max_size=60), hunk=st.integers(0, 60), last_nl=st.booleans(),
+       skip_every=st.sampled_from([0, 0, 2, 3]))
+def test_diff_common_matches_the_python_twin(lines, hunk, last_nl, skip_every):
+    lines = [b"diff --git a/f b/f", b"@@ -1,%d +1,%d @@" % (hunk, hunk)] + lines
+    raw = b"\n".join(lines) + (b"\n" if last_nl else b"")
+    made, twin = common_kernel(raw, skip_every)
+    assert made == twin
+
+
+def test_diff_common_of_generated_diffs_numbers_texts_by_first_line():
+    from bench.generate import make_diff, make_git_log_p
+
+    for raw in [make_diff(200_000), make_git_log_p(200_000)]:
+        made, twin = common_kernel(raw, 0)
+        assert made == twin
+    made, _ = common_kernel(b"@@ -1,4 +1,4 @@\n+b\n-a\n+a\n-b\n-c\n", 0)
+    assert made == ([1, 2, 3, 4], [1, 2, 2, 1], list(b"+-+-"))
+    assert common_kernel(b"@@ -1,2 +1,2 @@\n+a\n-b\n", 0) == (None, None)
+
+
+def pieces_both_ways(raw, keep_n, pure_n):
+    """``diff_pieces`` by the kernel and by its twin, and the diff type's plan made from them and made by
+    the plan's own steps (``diff._plan_by_lines``), of one diff."""
+    import operators.kernel as dispatch
+    from operators.types import diff
+
+    starts, kinds = dispatch.diff_lines(raw)
+    special = diff._special_blocks(raw, starts, kinds)
+    kinds = bytearray(kinds)
+    for a, (b, _, _) in special.items():
+        kinds[a:b] = bytes([diff.SPECIAL]) * (b - a)
+    firsts = sorted(special)
+    columns = (array("q", firsts), array("q", [special[a][0] for a in firsts]), array("q", [len(special[a][1]) for a in firsts]))
+    made = kernel.diff_pieces(raw, starts, kinds, keep_n, pure_n, *columns)
+    twin = TWINS["diff_pieces"](raw, starts, kinds, keep_n, pure_n, *columns)
+    made = None if made is None else [list(memoryview(c).cast("q")) if isinstance(c, bytes) and i in (1, 2, 3) else
+                                      (list(c) if isinstance(c, bytes) else c) for i, c in enumerate(made)]
+    twin = None if twin is None else [list(c) if not isinstance(c, int) else c for c in twin]
+    counts = dict.fromkeys(("generated", "moved", "header"), 0)
+    by_lines = diff._plan_by_lines(raw, starts, kinds, keep_n, pure_n, special, counts)
+    from_pieces = diff._pieces(raw, starts, kinds, keep_n, pure_n, special)
+    return made, twin, by_lines, from_pieces
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"+b", b"@@ -1 +1 @@", b"\\ No newline at end of file", b"\r"]),
+       keep=st.sampled_from([(0, 0), (1, 0), (3, 1), (2, 2)]))
+def test_diff_pieces_match_the_python_twin_and_the_plans_steps(raw, tail, keep):
+    raw += tail
+    made, twin, by_lines, from_pieces = pieces_both_ways(raw, *keep)
+    assert made == twin
+    if from_pieces is not None:
+        assert list(from_pieces[0].pieces) == list(by_lines[0].pieces)
+        assert from_pieces[0].reasons == by_lines[0].reasons and from_pieces[1:] == by_lines[1:]
+
+
+def test_diff_pieces_of_real_and_generated_diffs():
+    from bench.generate import make_diff, make_git_log_p
+    from conftest import FIXTURES
+
+    raws = [make_diff(300_000), make_git_log_p(300_000)] + [path.read_bytes() for path in sorted(FIXTURES.glob("*diff*"))]
+    raws.append(b"diff --git a/x.png b/x.png\r\nGIT binary patch\r\nliteral 3\r\nzcmV?d00001\r\nBz&a\r\n\r\nliteral 0\r\n")
+    for raw in raws:
+        for keep in ((1, 0), (0, 0), (3, 3)):
+            made, twin, by_lines, from_pieces = pieces_both_ways(raw, *keep)
+            assert made == twin and from_pieces is not None
+            assert list(from_pieces[0].pieces) == list(by_lines[0].pieces) and from_pieces[1:] == by_lines[1:]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(raw=st.lists(st.sampled_from([b"\n", b"\r\n", b"+", b"-", b"++ ", b"-- ", b"+++ b/x", b"--- a/x", b"+++", b" ctx",
+                                     b"x", b"\r", b"a", b"ab"]), max_size=50).map(b"".join),
+       limit=st.sampled_from([0, 1, 2, 5, 10_000]), block=st.sampled_from([1, 3, 1 << 20]))
+def test_changed_lines_match_the_python_twin(raw, limit, block):
+    assert kernel.changed_lines(raw, limit) == TWINS["changed_lines"](raw, limit, block)
+
+
+def test_changed_lines_of_generated_diffs():
+    from bench.generate import make_diff, make_git_log_p
+
+    for raw in [make_diff(300_000), make_git_log_p(300_000), make_git_log_p(300_000).replace(b"\n", b"\r\n")]:
+        for limit in (3, 100, 10_000):
+            assert kernel.changed_lines(raw, limit) == TWINS["changed_lines"](raw, limit, 4096)
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(tiers=st.lists(st.integers(0, 2), max_size=80), ranks=st.lists(st.integers(-(2**40), 2**40), min_size=80, max_size=80),
+       typecode=st.sampled_from("biq"), small=st.booleans())
+def test_tier_order_matches_the_python_twin(tiers, ranks, typecode, small):
+    import operators.kernel as dispatch
+
+    limit = {"b": 127, "i": 2**31 - 1, "q": 2**40}[typecode]
+    ranks = array(typecode, [max(-limit, min(limit, r % 7 - 2 if small else r)) for r in ranks[: len(tiers)]])
+    tiers = bytearray(tiers)
+    for tier in (0, 1):
+        made, best = dispatch.tier_order(tiers, ranks, ranks.itemsize, tier)
+        assert made.typecode == "i"
+        twin, twin_best = TWINS["tier_order"](tiers, ranks, ranks.itemsize, tier)
+        assert (list(made), best) == (list(twin), twin_best)
+        assert list(made) == sorted((i for i, t in enumerate(tiers) if t == tier), key=ranks.__getitem__)
+
+
+def gitlog_plans(raw, monkeypatch):
+    """The git log type's plan of ``raw`` made with the kernel's ``gitlog_splice``, with its twin (each
+    call's columns compared), and by the plan's own steps (``gitlog_splice`` declining every patch)."""
+    from operators.types import gitlog
+
+    calls = []
+
+    def both(*args):
+        made, twin = kernel.gitlog_splice(*args), TWINS["gitlog_splice"](*args)
+        assert (made is None) == (twin is None)
+        if made is not None:
+            kinds, starts, ends, objs, omitted, shown = made
+            assert (kinds, list(memoryview(starts).cast("q")), list(memoryview(ends).cast("q")), objs, omitted, shown) == (
+                twin[0], list(twin[1]), list(twin[2]), twin[3], twin[4], twin[5])
+        calls.append(made is not None)
+        return dispatch_splice(*args)
+
+    import operators.kernel as dispatch
+
+    dispatch_splice = dispatch.gitlog_splice
+    plans = []
+    for splice in (both, lambda *args: None):
+        monkeypatch.setattr(gitlog, "gitlog_splice", splice)
+        for fine in (False, True):
+            plan = gitlog.reduce_log(raw, gitlog.Settings(), fine)
+            plans.append((list(plan.pieces), list(plan.reasons.items())))
+    return plans, calls
+
+
+def test_gitlog_splice_matches_its_twin_and_the_plans_steps(monkeypatch):
+    from bench.generate import make_git_log_p
+    from conftest import FIXTURES
+
+    raws = [make_git_log_p(400_000), make_git_log_p(200_000).replace(b"\n", b"\r\n")]
+    raws += [path.read_bytes() for path in sorted(FIXTURES.glob("git_*")) if b"\ndiff --git" in path.read_bytes()]
+    word = b" error index 1234abc..5678def 100644 old mode 100644 similarity index 90%"
+    raws.append(b"commit " + b"a" * 40 + b"\nAuthor: A <a@b>\nDate:   Mon Aug 3 01:01:07 2026 +0200\n\n    x\n\n"
+                b"diff --git a/f b/f\nindex 1234567..89abcde 100644\n--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n"
+                + b"".join(b" line %d%s\n" % (i, word if i % 3 == 0 else b"") for i in range(4)) + b"-a\n+b\n"
+                + b" error\n index 12345..67890\nindex 1234..5678\n  failed\n")
+    odd = [b" plain", b" hresult", b" 0x80004005 x", b" more", b" code", b"  0x8000FFFF", b" status =", b" 0x80070005 y",
+           b" tail error", b"  0x8abcdef0 z", b" end"]  # signal matches across lines (and pieces)
+    raws.append((b"commit " + b"ab" * 20 + b"\nAuthor: A <a@b>\nDate:   Mon Aug 3 01:01:07 2026 +0200\n\n    s\n\n"
+                 b"diff --git a/f b/f\nindex 1234567..89abcde 100644\n--- a/f\n+++ b/f\n@@ -1,12 +1,12 @@\n"
+                 + b"\n".join(odd[:5] + [b"-old", b"+new"] + odd[5:]) + b"\n\n") * 3)
+    declined = 0
+    for raw in raws:
+        (kernel_plan, kernel_fine, steps_plan, steps_fine), calls = gitlog_plans(raw, monkeypatch)
+        assert kernel_plan == steps_plan and kernel_fine == steps_fine
+        declined += calls.count(False)
+    assert declined < 10  # (a part with an index-like line is counted by the Python steps)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(lines=st.lists(st.integers(1, 30), min_size=1, max_size=30), picks=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 40)), max_size=30))
+def test_place_matches_matches_the_python_twin(lines, picks):
+    import operators.kernel as dispatch
+
+    line_starts = array("q", accumulate(lines, initial=0))
+    bodies = array("q", [end - 1 for end in line_starts[1:]])
+    pieces = sorted({line_starts[i] for i in range(0, len(lines), 3)})
+    starts = array("q", pieces)
+    ends = array("q", [line_starts[min(len(lines), line_starts.index(a) + 2)] for a in pieces])
+    offsets = array("q", accumulate((e - a + 2 for a, e in zip(starts, ends)), initial=1))[:-1]
+    total = offsets[-1] + ends[-1] - starts[-1] + 2
+    matches = array("q", sorted(x for s, n in picks for x in (s % total, s % total + n)))
+    made = dispatch.place_matches(offsets, starts, ends, matches, line_starts, bodies)
+    twin = TWINS["place_matches"](offsets, starts, ends, matches, line_starts, bodies)
+    assert (list(made[0]), list(made[1]), bytes(made[2])) == (list(twin[0]), list(twin[1]), bytes(twin[2]))
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(pieces=st.lists(st.tuples(st.integers(0, 4), st.integers(-2, 40), st.integers(0, 30),
+                                 st.sampled_from([None, b"", b"shown\n", "group", b"x" * 70])), max_size=30))
+def test_render_view_matches_the_python_twin(pieces):
+    import operators.kernel as dispatch
+
+    raw = bytes(range(33, 73))
+    kinds = bytearray(kind for kind, _, _, _ in pieces)
+    starts = array("q", [start for _, start, _, _ in pieces])
+    ends = array("q", [start + length for _, start, length, _ in pieces])
+    objs = [obj for _, _, _, obj in pieces]
+    made = dispatch.render_view(raw, kinds, starts, ends, objs, b"#ref:ctx_000000")
+    twin = TWINS["render_view"](raw, kinds, starts, ends, objs, b"#ref:ctx_000000")
+    assert (made is None) == (twin is None)
+    if made is not None:
+        assert (made[0], list(made[1])) == (twin[0], list(twin[1]))
 
 
 def test_a_log_whose_lines_all_differ_costs_no_object_per_line():

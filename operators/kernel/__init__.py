@@ -76,6 +76,13 @@ def _twins() -> dict:
         "line_starts": diff_twins.line_starts,
         "diff_lines": diff_twins.diff_lines_py,
         "diff_ranks": diff_twins.diff_ranks_py,
+        "diff_common": diff_twins.diff_common_py,
+        "diff_pieces": diff_twins.diff_pieces_py,
+        "changed_lines": diff_twins.changed_lines_py,
+        "tier_order": text_twins.tier_order_py,
+        "gitlog_splice": diff_twins.gitlog_splice_py,
+        "place_matches": diff_twins.place_matches_py,
+        "render_view": text_twins.render_view_py,
         "search_lines": search_twins.search_lines_py,
         "text_runs": text_twins.text_runs_py,
         "text_cuts": text_twins.text_cuts_py,
@@ -163,6 +170,64 @@ def _c_diff_ranks(text: bytes, starts, last_nl: bool):
     """Budget ranks of a reduced diff's lines as codes, and its possible --stat lines (see ``diff_twins.diff_ranks_py``)."""
     codes, stat = C.diff_ranks(text, starts, last_nl)
     return codes, memoryview(stat).cast("q")
+
+
+def _c_diff_common(raw: bytes, starts, kinds, skip):
+    """The changed lines of texts both removed and added, their numbers and signs, or None (see
+    ``diff_twins.diff_common_py``)."""
+    made = C.diff_common(raw, starts, kinds, skip)
+    if made is None:
+        return None
+    lines, numbers, signs = made
+    return memoryview(lines).cast("q"), memoryview(numbers).cast("q"), signs
+
+
+def _c_diff_pieces(raw: bytes, starts, kinds, keep_n: int, pure_n: int, sp_first, sp_end, sp_len):
+    """A diff plan's pieces as columns, or None (see ``diff_twins.diff_pieces_py``)."""
+    made = C.diff_pieces(raw, starts, kinds, keep_n, pure_n, sp_first, sp_end, sp_len)
+    if made is None:
+        return None
+    kinds, starts, ends, codes, *counts = made
+    return (kinds, memoryview(starts).cast("q"), memoryview(ends).cast("q"), memoryview(codes).cast("q"), *counts)
+
+
+def _c_changed_lines(raw: bytes, limit: int, block: int = 1 << 20) -> list[bytes]:
+    """A diff's changed lines for the SIGNAL check (see ``diff_twins.changed_lines_py``; one pass, no blocks)."""
+    return C.changed_lines(raw, limit)
+
+
+def _c_tier_order(tiers, ranks, itemsize: int, tier: int) -> tuple[array, int]:
+    """A tier's lines in rank order, as an int32 array, and how many lead with the first rank (see
+    ``text_twins.tier_order_py``)."""
+    made, best = C.tier_order(tiers, ranks, itemsize, tier)
+    order = array("i")
+    order.frombytes(made)
+    return order, best
+
+
+def _c_gitlog_splice(*args):
+    """A patch's pieces as the git log's plan takes them, as columns, or None (see ``diff_twins.gitlog_splice_py``)."""
+    made = C.gitlog_splice(*args)
+    if made is None:
+        return None
+    kinds, starts, ends, objs, omitted, shown = made
+    starts_array, ends_array = array("q"), array("q")
+    starts_array.frombytes(starts)
+    ends_array.frombytes(ends)
+    return kinds, starts_array, ends_array, objs, omitted, shown
+
+
+def _c_place_matches(offsets, starts, ends, matches, line_starts, bodies) -> tuple:
+    """Each match's piece, line and whether it lies inside them (see ``diff_twins.place_matches_py``)."""
+    pieces, lines, inside = C.place_matches(offsets, starts, ends, matches, line_starts, bodies)
+    return memoryview(pieces).cast("q"), memoryview(lines).cast("q"), inside
+
+
+def _c_render_view(raw: bytes, kinds, starts, ends, objs: list, placeholder: bytes):
+    """A plan's visible text and where each piece starts in it, as int64, or None (see ``text_twins.render_view_py``)."""
+    vstarts = array("q", [0]) * (len(kinds) + 1)  # made at its size and filled by the kernel: no copy
+    text = C.render_view(raw, kinds, starts, ends, objs, placeholder, vstarts)
+    return None if text is None else (text, vstarts)
 
 
 def _c_search_lines(raw: bytes, numbered: bool, good):
@@ -275,6 +340,13 @@ if C is None:
     line_starts = diff_twins.line_starts
     diff_lines = diff_twins.diff_lines_py
     diff_ranks = diff_twins.diff_ranks_py
+    diff_common = diff_twins.diff_common_py
+    diff_pieces = diff_twins.diff_pieces_py
+    changed_lines = diff_twins.changed_lines_py
+    tier_order = text_twins.tier_order_py
+    gitlog_splice = diff_twins.gitlog_splice_py
+    place_matches = diff_twins.place_matches_py
+    render_view = text_twins.render_view_py
     search_lines = search_twins.search_lines_py
     text_runs = text_twins.text_runs_py
     text_cuts = text_twins.text_cuts_py
@@ -310,6 +382,13 @@ else:
     line_starts = _c_line_starts if hasattr(C, "line_starts") else _twin("diff_twins", "line_starts")  # a kernel built before it: the twin
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
+    diff_common = _c_diff_common if hasattr(C, "diff_common") else _twin("diff_twins", "diff_common_py")  # a kernel built before it: the twin
+    diff_pieces = _c_diff_pieces if hasattr(C, "diff_pieces") else _twin("diff_twins", "diff_pieces_py")
+    changed_lines = _c_changed_lines if hasattr(C, "changed_lines") else _twin("diff_twins", "changed_lines_py")
+    tier_order = _c_tier_order if hasattr(C, "tier_order") else _twin("text_twins", "tier_order_py")
+    gitlog_splice = _c_gitlog_splice if hasattr(C, "gitlog_splice") else _twin("diff_twins", "gitlog_splice_py")
+    place_matches = _c_place_matches if hasattr(C, "place_matches") else _twin("diff_twins", "place_matches_py")
+    render_view = _c_render_view if hasattr(C, "render_view") else _twin("text_twins", "render_view_py")
     search_lines = _c_search_lines
     text_runs = _c_text_runs
     text_cuts = _c_text_cuts

@@ -2188,6 +2188,874 @@ done:
     return result;
 }
 
+/* ---- diff: the changed lines whose text is both removed and added (the moved-block search) -------- */
+
+typedef struct {
+    uint64_t hash;
+    int64_t at;       /* the text after the sign, its line ending included */
+    int64_t len;
+    uint32_t number;  /* 0 until the first line of a text seen with both signs is met */
+    uint32_t signs;   /* 1: seen removed, 2: seen added */
+} CommonSlot;
+
+static uint64_t common_hash(const unsigned char *s, int64_t n) {  /* 8 bytes a step, then the tail bytes */
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)n;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
+    return h ^ (h >> 32);
+}
+
+static void *common_alloc(size_t size) {  /* zeroed; a big block as pages of its own (see scratch_grow) */
+    return size >= ((size_t)1 << 17) ? scratch_grow(NULL, 0, size) : PyMem_Calloc(1, size);
+}
+
+static void common_free(void *p, size_t size) {
+    if (size >= ((size_t)1 << 17)) scratch_free(p, size);
+    else PyMem_Free(p);
+}
+
+/* diff_common(buf, starts, kinds, skip) -> (lines, numbers, signs) or None: the CHG lines (skip[k] 0, first
+ * byte '+' or '-') whose text after the sign (line ending included) is both removed and added, in line
+ * order: int64 line indexes, int64 numbers (1, 2, ... in the order of each text's first such line) and
+ * their first bytes; None when there is none (diff_twins.diff_common_py). */
+static PyObject *diff_common(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, kv, xv;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &bv, &sv, &kv, &xv)) return NULL;
+    const unsigned char *raw = bv.buf, *kinds = kv.buf, *skip = xv.buf;
+    const int64_t *starts = sv.buf;
+    Py_ssize_t n = kv.len, nskip = xv.len, changed = 0, m = 0, common = 0;
+    PyObject *result = NULL, *lines = NULL, *numbers = NULL, *signs = NULL;
+    CommonSlot *table = NULL;
+    uint32_t *slot_of = NULL;
+    size_t cap = 16, table_size = 0, slots_size = 0;
+    if (sv.len / (Py_ssize_t)sizeof(int64_t) < n + 1) {
+        PyErr_SetString(PyExc_ValueError, "diff_common: starts needs an offset a line and the end");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) changed += kinds[k] == D_CHG;
+    if (changed >= ((Py_ssize_t)1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "diff_common: too many changed lines");
+        goto done;
+    }
+    while (cap < (size_t)changed * 2) cap <<= 1;
+    table_size = cap * sizeof(CommonSlot);
+    slots_size = ((size_t)changed + 1) * sizeof(uint32_t);
+    table = common_alloc(table_size);
+    slot_of = common_alloc(slots_size);
+    if (!table || !slot_of) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {  /* each text once in the table, with the signs it is seen with */
+        if (kinds[k] != D_CHG || (k < nskip && skip[k])) continue;
+        int64_t s = starts[k], e = starts[k + 1];
+        if (s < 0 || e > bv.len || s >= e || (raw[s] != '-' && raw[s] != '+')) continue;
+        const unsigned char *text = raw + s + 1;
+        int64_t len = e - s - 1;
+        uint64_t h = common_hash(text, len);
+        size_t i = (size_t)h & (cap - 1);
+        while (table[i].signs && !(table[i].hash == h && table[i].len == len && !memcmp(raw + table[i].at, text, (size_t)len)))
+            i = (i + 1) & (cap - 1);
+        if (!table[i].signs) {
+            table[i].hash = h;
+            table[i].at = s + 1;
+            table[i].len = len;
+        }
+        table[i].signs |= raw[s] == '-' ? 1u : 2u;
+        slot_of[m++] = (uint32_t)i;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) common += table[slot_of[j]].signs == 3;
+    if (!common) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    lines = PyBytes_FromStringAndSize(NULL, common * 8);
+    numbers = PyBytes_FromStringAndSize(NULL, common * 8);
+    signs = PyBytes_FromStringAndSize(NULL, common);
+    if (!lines || !numbers || !signs) goto done;
+    int64_t *lo = (int64_t *)PyBytes_AS_STRING(lines), *no = (int64_t *)PyBytes_AS_STRING(numbers);
+    char *so = PyBytes_AS_STRING(signs);
+    uint32_t next = 0;
+    Py_ssize_t j = 0, c = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {  /* the same lines again, in order: those of common texts */
+        if (kinds[k] != D_CHG || (k < nskip && skip[k])) continue;
+        int64_t s = starts[k], e = starts[k + 1];
+        if (s < 0 || e > bv.len || s >= e || (raw[s] != '-' && raw[s] != '+')) continue;
+        CommonSlot *slot = &table[slot_of[j++]];
+        if (slot->signs != 3) continue;
+        if (!slot->number) slot->number = ++next;
+        lo[c] = k;
+        no[c] = slot->number;
+        so[c++] = (char)raw[s];
+    }
+    result = PyTuple_Pack(3, lines, numbers, signs);
+done:
+    Py_XDECREF(lines);
+    Py_XDECREF(numbers);
+    Py_XDECREF(signs);
+    if (table) common_free(table, table_size);
+    if (slot_of) common_free(slot_of, slots_size);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&xv);
+    return result;
+}
+
+/* ---- end of diff_common ------------------------------------------------------------------------------ */
+
+/* ---- diff: a diff plan's pieces, a run of lines at a time (diff_twins.diff_pieces_py) ------------------ */
+
+enum { DP_KEEP = 0, DP_SHOW = 1, DP_OMIT = 2, DP_SPECIAL = 6 };
+enum { DP_CONTEXT = 0, DP_BINARY = 1, DP_BLOCK = 2 };
+
+typedef struct {
+    unsigned char *kinds;
+    int64_t *starts, *ends, *codes;
+    Py_ssize_t n, cap;
+    int64_t pos, omitted;
+    int line_ends, merged;
+    const unsigned char *raw;
+} DiffPieces;
+
+static int dp_add(DiffPieces *p, int kind, int64_t start, int64_t end, int64_t code) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 256;
+        unsigned char *k = PyMem_Realloc(p->kinds, (size_t)cap);
+        if (!k) return -1;
+        p->kinds = k;
+        int64_t *cols[3] = {p->starts, p->ends, p->codes};
+        for (int c = 0; c < 3; c++) {
+            int64_t *v = PyMem_Realloc(cols[c], (size_t)cap * sizeof(int64_t));
+            if (!v) return -1;
+            cols[c] = v;
+        }
+        p->starts = cols[0];
+        p->ends = cols[1];
+        p->codes = cols[2];
+        p->cap = cap;
+    }
+    p->kinds[p->n] = (unsigned char)kind;
+    p->starts[p->n] = start;
+    p->ends[p->n] = end;
+    p->codes[p->n++] = code;
+    return 0;
+}
+
+static int dp_keep(DiffPieces *p, int64_t start, int64_t end) {
+    if (end != start) {
+        if (p->n && p->kinds[p->n - 1] == DP_KEEP && p->ends[p->n - 1] == start) p->ends[p->n - 1] = end;
+        else if (dp_add(p, DP_KEEP, start, end, 0) < 0) return -1;
+        p->line_ends = p->raw[end - 1] == '\n';
+    }
+    p->pos = end;
+    return 0;
+}
+
+static int dp_cut(DiffPieces *p, int64_t start, int64_t end) {  /* what is left stays, then start:end goes */
+    if (dp_keep(p, p->pos, start) < 0) return -1;
+    if (end != start) {
+        p->omitted += end - start;
+        if (p->n && p->kinds[p->n - 1] == DP_OMIT && p->ends[p->n - 1] == start) p->ends[p->n - 1] = end;
+        else if (dp_add(p, DP_OMIT, start, end, 1) < 0) return -1;
+    }
+    p->pos = end;
+    return 0;
+}
+
+static int dp_show(DiffPieces *p, int64_t value, int family, int crlf) {
+    if (p->n && p->kinds[p->n - 1] == DP_SHOW) p->merged = 1;
+    int lead = family != DP_CONTEXT && !p->line_ends;
+    p->line_ends = 1;
+    return dp_add(p, DP_SHOW, 0, 0, 2 + (value << 4 | family << 2 | lead << 1 | crlf));
+}
+
+static int dp_crlf(const unsigned char *raw, int64_t start, int64_t end) {
+    return end - start >= 2 && raw[end - 2] == '\r' && raw[end - 1] == '\n';
+}
+
+static int dp_mixed(const unsigned char *raw, const int64_t *starts, const unsigned char *kinds, Py_ssize_t n,
+                    Py_ssize_t k, int step) {  /* diff_twins._mixed */
+    int plus = 0, minus = 0;
+    for (; k >= 0 && k < n && (kinds[k] == D_CHG || kinds[k] == D_NONL); k += step) {
+        if (kinds[k] != D_CHG) continue;
+        unsigned char sign = raw[starts[k]];
+        if (sign == '+') plus = 1;
+        else if (sign == '-') minus = 1;
+        else return 1;
+        if (plus && minus) return 1;
+    }
+    return 0;
+}
+
+static int dp_digits(int64_t v) {
+    int d = 1;
+    while (v >= 10) v /= 10, d++;
+    return d;
+}
+
+static PyObject *diff_pieces(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, kv, fv, ev, lv;
+    Py_ssize_t keep_n, pure_n;
+    if (!PyArg_ParseTuple(args, "y*y*y*nny*y*y*", &bv, &sv, &kv, &keep_n, &pure_n, &fv, &ev, &lv)) return NULL;
+    const unsigned char *raw = bv.buf, *kinds = kv.buf;
+    const int64_t *starts = sv.buf, *sp_first = fv.buf, *sp_end = ev.buf, *sp_len = lv.buf;
+    Py_ssize_t n = kv.len, nsp = fv.len / (Py_ssize_t)sizeof(int64_t), sp = 0;
+    int64_t cut_context = 0, cut_meta = 0, cut_binary = 0;
+    DiffPieces p = {0};
+    p.raw = raw;
+    p.line_ends = 1;
+    PyObject *result = NULL;
+    int failed = 0, desync = 0;
+    if (sv.len / (Py_ssize_t)sizeof(int64_t) < n + 1 || ev.len / (Py_ssize_t)sizeof(int64_t) < nsp
+        || lv.len / (Py_ssize_t)sizeof(int64_t) < nsp || starts[n] > bv.len) {
+        PyErr_SetString(PyExc_ValueError, "diff_pieces: columns of different lengths");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n && !failed && !desync;) {
+        unsigned char kind = kinds[i];
+        Py_ssize_t j = i + 1;
+        if (kind == D_OTHER || kind == D_CHG || kind == D_NONL) {
+            while (j < n && (kinds[j] == D_OTHER || kinds[j] == D_CHG || kinds[j] == D_NONL)) j++;
+        } else if (kind == D_CTX || kind == D_META || kind == D_BIN || kind == DP_SPECIAL) {
+            while (j < n && kinds[j] == kind) j++;
+        } else {  /* no run of RUN_RE's: passed over one line at a time */
+            i = j;
+            continue;
+        }
+        if (kind == D_CTX) {
+            Py_ssize_t head = 0, tail = 0;
+            if (i > 0 && (kinds[i - 1] == D_CHG || kinds[i - 1] == D_NONL))
+                head = keep_n == pure_n || dp_mixed(raw, starts, kinds, n, i - 1, -1) ? keep_n : pure_n;
+            if (j < n && (kinds[j] == D_CHG || kinds[j] == D_NONL))
+                tail = keep_n == pure_n || dp_mixed(raw, starts, kinds, n, j, 1) ? keep_n : pure_n;
+            if (j < n && kinds[j] == D_NONL && tail < 1) tail = 1;
+            Py_ssize_t a = i + head, b = j - tail;
+            if (b > a) {
+                int64_t start = starts[a], end = starts[b];
+                int crlf = dp_crlf(raw, starts[b - 1], end);
+                if (end - start > 4 + dp_digits(b - a) + 1 + crlf) {
+                    failed = dp_cut(&p, start, end) < 0 || dp_show(&p, b - a, DP_CONTEXT, crlf) < 0;
+                    cut_context += b - a;
+                }
+            }
+        } else if (kind == D_META) {
+            failed = dp_cut(&p, starts[i], starts[j]) < 0;
+            cut_meta += j - i;
+        } else if (kind == D_BIN) {
+            failed = dp_cut(&p, starts[i], starts[j]) < 0
+                     || dp_show(&p, j - i, DP_BINARY, dp_crlf(raw, starts[j - 1], starts[j])) < 0;
+            cut_binary += j - i;
+        } else if (kind == DP_SPECIAL) {
+            for (Py_ssize_t k = i; k < j && !failed;) {
+                while (sp < nsp && sp_first[sp] < k) sp++;
+                if (sp >= nsp || sp_first[sp] != k || sp_end[sp] <= k || sp_end[sp] > n) {
+                    desync = 1;
+                    break;
+                }
+                failed = dp_cut(&p, starts[k], starts[sp_end[sp]]) < 0
+                         || (sp_len[sp] && dp_show(&p, sp, DP_BLOCK, 0) < 0);
+                k = sp_end[sp];
+            }
+        }
+        i = j;
+    }
+    if (!failed && !desync) failed = dp_keep(&p, p.pos, (int64_t)bv.len) < 0;
+    if (failed) {
+        PyErr_NoMemory();
+    } else if (desync || p.merged) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else {
+        static const char none[1] = "";  /* y# of NULL is None: no pieces are empty bytes */
+        result = Py_BuildValue("(y#y#y#y#LLLL)", p.n ? (const char *)p.kinds : none, p.n,
+                               p.n ? (const char *)p.starts : none, p.n * 8, p.n ? (const char *)p.ends : none, p.n * 8,
+                               p.n ? (const char *)p.codes : none, p.n * 8, (long long)cut_context,
+                               (long long)cut_meta, (long long)cut_binary, (long long)p.omitted);
+    }
+done:
+    PyMem_Free(p.kinds);
+    PyMem_Free(p.starts);
+    PyMem_Free(p.ends);
+    PyMem_Free(p.codes);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&fv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&lv);
+    return result;
+}
+
+/* ---- end of diff_pieces ------------------------------------------------------------------------------ */
+
+/* ---- signals: the changed lines a diff's SIGNAL check asks for (diff_twins.changed_lines_py) ---------- */
+
+enum { CL_MINUS = 1, CL_PLUS = 2, CL_MINUS_FIRST = 4, CL_PLUS_FIRST = 8 };
+
+typedef struct {
+    uint64_t hash;
+    int64_t at;    /* the text after the sign, trailing CRs stripped */
+    uint32_t len;
+    uint32_t flags;  /* the signs it is seen with; the signs with which it is among the first bodies */
+} ChangedSlot;
+
+/* Each line of buf starting with '+' (not followed by "++ ") or '-' (not "-- "), its trailing CRs stripped,
+ * longer than its sign: yields (start, length) of the text after the sign and the sign. */
+static int cl_next(const unsigned char *raw, Py_ssize_t n, Py_ssize_t *pos, int64_t *at, int64_t *len, unsigned char *sign) {
+    while (*pos < n) {
+        Py_ssize_t s = *pos;
+        const unsigned char *nl = memchr(raw + s, '\n', (size_t)(n - s));
+        Py_ssize_t e = nl ? nl - raw : n;
+        *pos = nl ? e + 1 : n;
+        unsigned char c = raw[s];
+        if (c != '+' && c != '-') continue;
+        if (e - s >= 4 && raw[s + 1] == c && raw[s + 2] == c && raw[s + 3] == ' ') continue;
+        while (e > s && raw[e - 1] == '\r') e--;
+        if (e - s <= 1) continue;
+        *at = s + 1;
+        *len = e - s - 1;
+        *sign = c;
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *changed_lines(PyObject *self, PyObject *args) {
+    Py_buffer bv;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*n", &bv, &limit)) return NULL;
+    const unsigned char *raw = bv.buf;
+    Py_ssize_t n = bv.len, pos = 0, count = 0, nfirst = 0, first_cap = limit > 0 ? 2 * limit : 0;
+    int64_t at, len;
+    unsigned char sign;
+    PyObject *out = NULL;
+    ChangedSlot *table = NULL;
+    int64_t *firsts = NULL;  /* slot * 2 + (1 for '+') of each of the first distinct bodies */
+    size_t cap = 16, table_size = 0;
+    while (cl_next(raw, n, &pos, &at, &len, &sign)) count++;
+    while (cap < (size_t)count * 2) cap <<= 1;
+    table_size = cap * sizeof(ChangedSlot);
+    table = common_alloc(table_size);
+    firsts = PyMem_Malloc(sizeof(int64_t) * (size_t)(first_cap ? first_cap : 1));
+    if (!table || !firsts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pos = 0;
+    while (cl_next(raw, n, &pos, &at, &len, &sign)) {
+        if (len >= ((int64_t)1 << 32)) {
+            PyErr_SetString(PyExc_ValueError, "changed_lines: a line of 4 GiB or more");
+            goto done;
+        }
+        const unsigned char *text = raw + at;
+        uint64_t h = common_hash(text, len);
+        size_t i = (size_t)h & (cap - 1);
+        while (table[i].flags && !(table[i].hash == h && table[i].len == (uint32_t)len && !memcmp(raw + table[i].at, text, (size_t)len)))
+            i = (i + 1) & (cap - 1);
+        if (!table[i].flags) {
+            table[i].hash = h;
+            table[i].at = at;
+            table[i].len = (uint32_t)len;
+        }
+        uint32_t seen = sign == '+' ? CL_PLUS : CL_MINUS, first = sign == '+' ? CL_PLUS_FIRST : CL_MINUS_FIRST;
+        table[i].flags |= seen;
+        if (nfirst < first_cap && !(table[i].flags & first)) {
+            table[i].flags |= first;
+            firsts[nfirst++] = (int64_t)i * 2 + (sign == '+');
+        }
+    }
+    if (!(out = PyList_New(0))) goto done;
+    for (Py_ssize_t k = 0; k < nfirst && PyList_GET_SIZE(out) < limit; k++) {
+        ChangedSlot *slot = &table[firsts[k] / 2];
+        int plus = (int)(firsts[k] & 1);
+        if (slot->flags & (plus ? CL_MINUS : CL_PLUS)) continue;  /* seen with the other sign too: moved */
+        PyObject *body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)slot->len + 1);
+        if (!body) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyBytes_AS_STRING(body)[0] = plus ? '+' : '-';
+        memcpy(PyBytes_AS_STRING(body) + 1, raw + slot->at, slot->len);
+        int failed = PyList_Append(out, body);
+        Py_DECREF(body);
+        if (failed) {
+            Py_CLEAR(out);
+            goto done;
+        }
+    }
+done:
+    if (table) common_free(table, table_size);
+    PyMem_Free(firsts);
+    PyBuffer_Release(&bv);
+    return out;
+}
+
+/* ---- end of changed_lines ---------------------------------------------------------------------------- */
+
+/* ---- ranking: a tier's lines in rank order (text_twins.tier_order_py) ---------------------------------- */
+
+typedef struct {
+    int64_t rank;
+    int32_t line;
+} RankedLine;
+
+static int ranked_cmp(const void *a, const void *b) {
+    const RankedLine *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int64_t rank_at(const char *ranks, Py_ssize_t itemsize, Py_ssize_t i) {
+    if (itemsize == 1) return (int64_t)((const signed char *)ranks)[i];
+    if (itemsize == 4) return (int64_t)((const int32_t *)ranks)[i];
+    return ((const int64_t *)ranks)[i];
+}
+
+/* tier_order(tiers, ranks, itemsize, tier) -> (int32 indexes of the lines of that tier, stably sorted by rank;
+ * how many lead with the first one's rank). ranks: signed integers of itemsize bytes (1, 4 or 8) a line. */
+static PyObject *tier_order(PyObject *self, PyObject *args) {
+    Py_buffer tv, rv;
+    Py_ssize_t itemsize;
+    int tier;
+    if (!PyArg_ParseTuple(args, "y*y*ni", &tv, &rv, &itemsize, &tier)) return NULL;
+    const unsigned char *tiers = tv.buf;
+    const char *ranks = rv.buf;
+    Py_ssize_t n = tv.len, m = 0, best = 0;
+    PyObject *out = NULL, *result = NULL;
+    RankedLine *pairs = NULL;
+    if ((itemsize != 1 && itemsize != 4 && itemsize != 8) || rv.len < n * itemsize || n >= ((Py_ssize_t)1 << 31)) {
+        PyErr_SetString(PyExc_ValueError, "tier_order: ranks of 1, 4 or 8 bytes, one a line");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) m += tiers[i] == tier;
+    if (!(out = PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
+    int32_t *o = (int32_t *)PyBytes_AS_STRING(out);
+    if (itemsize == 1) {  /* a counting sort: stable */
+        Py_ssize_t at[257] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (tiers[i] == tier) at[(int)((const signed char *)ranks)[i] + 129]++;
+        for (int v = 1; v < 257; v++) at[v] += at[v - 1];
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (tiers[i] == tier) o[at[(int)((const signed char *)ranks)[i] + 128]++] = (int32_t)i;
+    } else {
+        Py_ssize_t k = 0;
+        int sorted = 1;
+        int64_t last = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (tiers[i] != tier) continue;
+            int64_t r = rank_at(ranks, itemsize, i);
+            if (k && r < last) sorted = 0;
+            last = r;
+            o[k++] = (int32_t)i;
+        }
+        if (!sorted) {
+            if (!(pairs = PyMem_Malloc(sizeof(RankedLine) * (size_t)(m ? m : 1)))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            for (Py_ssize_t j = 0; j < m; j++) {
+                pairs[j].rank = rank_at(ranks, itemsize, o[j]);
+                pairs[j].line = o[j];
+            }
+            qsort(pairs, (size_t)m, sizeof(RankedLine), ranked_cmp);
+            for (Py_ssize_t j = 0; j < m; j++) o[j] = pairs[j].line;
+        }
+    }
+    if (m) {
+        int64_t first = rank_at(ranks, itemsize, o[0]);
+        while (best < m && rank_at(ranks, itemsize, o[best]) == first) best++;
+    }
+    result = Py_BuildValue("(On)", out, best);
+done:
+    Py_XDECREF(out);
+    PyMem_Free(pairs);
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&rv);
+    return result;
+}
+
+/* ---- end of tier_order ------------------------------------------------------------------------------- */
+
+/* ---- git log: a patch's plan spliced into the log's plan (gitlog._Emitter._pieces, its Python steps) ---- */
+
+enum { GS_KEEP = 0, GS_SHOW = 1, GS_OMIT = 2 };
+
+typedef struct {
+    const unsigned char *raw;
+    PyObject *group, *objs;  /* objs: a list, an object a piece */
+    unsigned char *kinds;
+    int64_t *starts, *ends;
+    Py_ssize_t n, cap;
+    int64_t pos, omitted, shown;
+    int line_ends;
+} Splice;
+
+static int gs_add(Splice *p, int kind, int64_t start, int64_t end, PyObject *obj) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 256;
+        unsigned char *k = PyMem_Realloc(p->kinds, (size_t)cap);
+        if (!k) return -1;
+        p->kinds = k;
+        int64_t *s = PyMem_Realloc(p->starts, (size_t)cap * sizeof(int64_t));
+        if (!s) return -1;
+        p->starts = s;
+        int64_t *e = PyMem_Realloc(p->ends, (size_t)cap * sizeof(int64_t));
+        if (!e) return -1;
+        p->ends = e;
+        p->cap = cap;
+    }
+    if (PyList_Append(p->objs, obj) < 0) return -1;
+    p->kinds[p->n] = (unsigned char)kind;
+    p->starts[p->n] = start;
+    p->ends[p->n++] = end;
+    return 0;
+}
+
+static int gs_keep(Splice *p, int64_t start, int64_t end) {  /* Plan.keep (start at the position) */
+    if (start != p->pos || end < start) return 1;
+    if (end != start) {
+        if (p->n && p->kinds[p->n - 1] == GS_KEEP && p->ends[p->n - 1] == start) p->ends[p->n - 1] = end;
+        else if (gs_add(p, GS_KEEP, start, end, Py_None) < 0) return -1;
+        p->line_ends = p->raw[end - 1] == '\n';
+    }
+    p->pos = end;
+    return 0;
+}
+
+static int gs_omit_to(Splice *p, int64_t end) {  /* _Emitter.omit_to */
+    if (end <= p->pos) return 0;
+    p->omitted += end - p->pos;
+    if (p->n && p->kinds[p->n - 1] == GS_OMIT && p->ends[p->n - 1] == p->pos && PyList_GET_ITEM(p->objs, p->n - 1) == p->group)
+        p->ends[p->n - 1] = end;
+    else if (gs_add(p, GS_OMIT, p->pos, end, p->group) < 0) return -1;
+    p->pos = end;
+    return 0;
+}
+
+static int gs_show(Splice *p, PyObject *text) {  /* _Emitter.show, Plan.show: texts in a row are joined */
+    if (!PyBytes_Check(text)) return 1;
+    Py_ssize_t len = PyBytes_GET_SIZE(text);
+    p->shown += len;
+    if (!len) return 0;
+    if (p->n && p->kinds[p->n - 1] == GS_SHOW) {
+        PyObject *joined = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(PyList_GET_ITEM(p->objs, p->n - 1)) + len);
+        if (!joined) return -1;
+        PyObject *last = PyList_GET_ITEM(p->objs, p->n - 1);
+        memcpy(PyBytes_AS_STRING(joined), PyBytes_AS_STRING(last), (size_t)PyBytes_GET_SIZE(last));
+        memcpy(PyBytes_AS_STRING(joined) + PyBytes_GET_SIZE(last), PyBytes_AS_STRING(text), (size_t)len);
+        PyList_SetItem(p->objs, p->n - 1, joined);  /* (steals joined, drops last) */
+    } else if (gs_add(p, GS_SHOW, 0, 0, text) < 0) {
+        return -1;
+    }
+    p->line_ends = PyBytes_AS_STRING(text)[len - 1] == '\n';
+    return 0;
+}
+
+/* gitlog.HINT_RE at the start of text: "\n"?, "⋯ ", digits, "\r"? "\n": the end of the match, -1 for none */
+static Py_ssize_t gs_hint(PyObject *text, int *crlf) {
+    const char *s = PyBytes_AS_STRING(text);
+    Py_ssize_t n = PyBytes_GET_SIZE(text), i = 0;
+    if (i < n && s[i] == '\n') i++;
+    if (n - i < 4 || memcmp(s + i, "\xe2\x8b\xaf ", 4)) return -1;
+    i += 4;
+    Py_ssize_t d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return -1;
+    *crlf = i < n && s[i] == '\r';
+    i += *crlf;
+    if (i >= n || s[i] != '\n') return -1;
+    return i + 1;
+}
+
+/* _Emitter._omit_part: a part of an omitted piece goes; with the diff's hint, its own "⋯ N" (N: its lines) */
+static int gs_part(Splice *p, int64_t a, int64_t b, int hinted, int crlf) {
+    if (b <= a) return 0;
+    int r = gs_omit_to(p, b);
+    if (r || !hinted) return r;
+    const unsigned char *raw = p->raw;
+    int64_t lines = 0;
+    for (int64_t i = a; i < b;) {  /* each line (a part is whole lines) */
+        if ((b - i >= 6 && !memcmp(raw + i, "index ", 6)) || (b - i >= 9 && !memcmp(raw + i, "old mode ", 9))
+            || (b - i >= 17 && !memcmp(raw + i, "similarity index ", 17))
+            || (b - i >= 20 && !memcmp(raw + i, "dissimilarity index ", 20)))
+            return 1;  /* maybe an index/mode line, not counted (diff_twins.META_RE): the Python steps count */
+        const unsigned char *nl = memchr(raw + i, '\n', (size_t)(b - i));
+        i = nl ? nl - raw + 1 : b;
+        lines++;
+    }
+    if (!lines) return 0;
+    char buf[48];
+    int len = snprintf(buf + 1, sizeof(buf) - 1, "\xe2\x8b\xaf %lld%s", (long long)lines, crlf ? "\r\n" : "\n");
+    buf[0] = '\n';
+    PyObject *text = p->line_ends ? PyBytes_FromStringAndSize(buf + 1, len) : PyBytes_FromStringAndSize(buf, len + 1);
+    if (!text) return -1;
+    r = gs_show(p, text);
+    Py_DECREF(text);
+    return r;
+}
+
+/* gitlog_splice(raw, offset, kinds, starts, ends, objs, first, stop, over_k, over_text, split, sig_starts, sig_ends,
+ *               group, pos, line_ends) -> (kinds, starts, ends, objs, omitted, shown) or None.
+ * Pieces first:stop of a patch's plan (kinds, starts, ends relative to offset, objs; piece over_k shows
+ * over_text instead) as the log's plan takes them from position pos: kept and shown as they are, omitted
+ * into group but each piece starting at one of split (int64, in order): its lines sig_starts:sig_ends (in
+ * order) stay, each part around them goes, and when the diff's text after the piece is a hint "⋯ N", each
+ * part shows its own and the rest of that text is shown in its place. None: the Python steps are needed. */
+static PyObject *gitlog_splice(PyObject *self, PyObject *args) {
+    Py_buffer rv, kv, sv, ev, xv, av, bv;
+    PyObject *objs, *over_text, *group;
+    Py_ssize_t first, stop, over_k;
+    long long offset, pos;
+    int line_ends;
+    if (!PyArg_ParseTuple(args, "y*Ly*y*y*O!nnnOy*y*y*OLp", &rv, &offset, &kv, &sv, &ev, &PyList_Type, &objs, &first, &stop,
+                          &over_k, &over_text, &xv, &av, &bv, &group, &pos, &line_ends))
+        return NULL;
+    const unsigned char *kinds = kv.buf;
+    const int64_t *starts = sv.buf, *ends = ev.buf, *split = xv.buf, *sig_a = av.buf, *sig_b = bv.buf;
+    Py_ssize_t n = kv.len, nsplit = xv.len / 8, nsig = av.len / 8, xi = 0, si = 0;
+    Splice p = {0};
+    p.raw = rv.buf;
+    p.group = group;
+    p.pos = pos;
+    p.line_ends = line_ends;
+    PyObject *result = NULL, *pending = NULL;  /* the text the next piece shows instead of its own */
+    Py_ssize_t pending_k = -1;
+    int r = 0;
+    if (first < 0 || stop > n || stop > PyList_GET_SIZE(objs) || sv.len / 8 < n || ev.len / 8 < n || bv.len / 8 < nsig) {
+        PyErr_SetString(PyExc_ValueError, "gitlog_splice: columns of different lengths");
+        goto done;
+    }
+    if (!(p.objs = PyList_New(0))) goto done;
+    for (Py_ssize_t k = first; k < stop && !r; k++) {
+        int kind = kinds[k];
+        if (kind == GS_KEEP) {
+            r = gs_keep(&p, offset + starts[k], offset + ends[k]);
+        } else if (kind == GS_SHOW) {
+            PyObject *text = k == pending_k ? pending : k == over_k ? over_text : PyList_GET_ITEM(objs, k);
+            r = gs_show(&p, text);
+        } else if (kind == GS_OMIT) {
+            int64_t a = offset + starts[k], b = offset + ends[k];
+            if (a != p.pos) {
+                r = 1;
+                break;
+            }
+            while (xi < nsplit && split[xi] < a) xi++;
+            if (xi >= nsplit || split[xi] != a) {
+                r = gs_omit_to(&p, b);
+                continue;
+            }
+            int hinted = 0, crlf = 0;
+            Py_ssize_t hint_end = -1;
+            PyObject *nxt = NULL;
+            if (k + 1 < stop && kinds[k + 1] == GS_SHOW) {
+                nxt = k + 1 == over_k ? over_text : PyList_GET_ITEM(objs, k + 1);
+                if (!PyBytes_Check(nxt)) {
+                    r = 1;
+                    break;
+                }
+                hint_end = gs_hint(nxt, &crlf);
+                hinted = hint_end >= 0;
+            }
+            int64_t at = a;
+            while (si < nsig && sig_a[si] < a) si++;
+            for (; !r && si < nsig && sig_a[si] < b; si++) {
+                if (sig_a[si] < at || sig_b[si] > b) {
+                    r = 1;
+                    break;
+                }
+                r = gs_part(&p, at, sig_a[si], hinted, crlf);
+                if (!r) r = gs_keep(&p, sig_a[si], sig_b[si]);
+                at = sig_b[si];
+            }
+            if (!r) r = gs_part(&p, at, b, hinted, crlf);
+            if (!r && hinted) {
+                Py_XDECREF(pending);
+                pending = PyBytes_FromStringAndSize(PyBytes_AS_STRING(nxt) + hint_end, PyBytes_GET_SIZE(nxt) - hint_end);
+                if (!pending) r = -1;
+                pending_k = k + 1;
+            }
+        } else {
+            r = 1;  /* a marker: the Python steps */
+        }
+    }
+    if (r < 0) goto done;
+    if (r > 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    {
+        static const char none[1] = "";
+        PyObject *k = PyBytes_FromStringAndSize(p.n ? (const char *)p.kinds : none, p.n);
+        PyObject *s = PyBytes_FromStringAndSize(p.n ? (const char *)p.starts : none, p.n * 8);
+        PyObject *e = PyBytes_FromStringAndSize(p.n ? (const char *)p.ends : none, p.n * 8);
+        if (k && s && e) result = Py_BuildValue("(OOOOLL)", k, s, e, p.objs, (long long)p.omitted, (long long)p.shown);
+        Py_XDECREF(k);
+        Py_XDECREF(s);
+        Py_XDECREF(e);
+    }
+done:
+    Py_XDECREF(pending);
+    Py_XDECREF(p.objs);
+    PyMem_Free(p.kinds);
+    PyMem_Free(p.starts);
+    PyMem_Free(p.ends);
+    PyBuffer_Release(&rv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&xv);
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&bv);
+    return result;
+}
+
+/* ---- end of gitlog_splice ---------------------------------------------------------------------------- */
+
+/* ---- git log: where the signal matches of a patch's omitted pieces fall (diff_twins.place_matches_py) ---- */
+
+static Py_ssize_t bisect_right_i64(const int64_t *a, Py_ssize_t n, int64_t x) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (x < a[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* place_matches(offsets, starts, ends, matches, line_starts, bodies) -> (pieces, lines, inside): for each match
+ * (int64 start, end pairs in the joined text of the pieces, piece k's text at offsets[k]), its piece (the last
+ * whose text starts at or before it, 0 before the first), its start in the input (starts[k] + s - offsets[k]),
+ * the input's line holding that start (line_starts: each line's start, then the end; the last line at most)
+ * and whether it lies inside its piece and that line's text (bodies: where each line's text ends). */
+static PyObject *place_matches(PyObject *self, PyObject *args) {
+    Py_buffer ov, sv, ev, mv, lv, bv;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*", &ov, &sv, &ev, &mv, &lv, &bv)) return NULL;
+    const int64_t *offsets = ov.buf, *starts = sv.buf, *ends = ev.buf, *m = mv.buf, *ls = lv.buf, *bodies = bv.buf;
+    Py_ssize_t np = ov.len / 8, nm = mv.len / 16, nl = bv.len / 8;
+    PyObject *pieces = NULL, *lines = NULL, *inside = NULL, *result = NULL;
+    if (sv.len / 8 < np || ev.len / 8 < np || lv.len / 8 < nl + 1 || !np || !nl) {
+        PyErr_SetString(PyExc_ValueError, "place_matches: columns of different lengths");
+        goto done;
+    }
+    pieces = PyBytes_FromStringAndSize(NULL, nm * 8);
+    lines = PyBytes_FromStringAndSize(NULL, nm * 8);
+    inside = PyBytes_FromStringAndSize(NULL, nm);
+    if (!pieces || !lines || !inside) goto done;
+    int64_t *po = (int64_t *)PyBytes_AS_STRING(pieces), *lo = (int64_t *)PyBytes_AS_STRING(lines);
+    char *io = PyBytes_AS_STRING(inside);
+    for (Py_ssize_t j = 0; j < nm; j++) {
+        int64_t s = m[2 * j], e = m[2 * j + 1];
+        Py_ssize_t k = bisect_right_i64(offsets, np, s) - 1;
+        if (k < 0) k = 0;
+        int64_t rs = starts[k] + s - offsets[k], re = starts[k] + e - offsets[k];
+        Py_ssize_t line = bisect_right_i64(ls, nl + 1, rs) - 1;
+        if (line > nl - 1) line = nl - 1;
+        if (line < 0) line = 0;
+        po[j] = k;
+        lo[j] = line;
+        io[j] = (char)(rs >= starts[k] && rs < ends[k] && re <= bodies[line]);
+    }
+    result = PyTuple_Pack(3, pieces, lines, inside);
+done:
+    Py_XDECREF(pieces);
+    Py_XDECREF(lines);
+    Py_XDECREF(inside);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&lv);
+    PyBuffer_Release(&bv);
+    return result;
+}
+
+/* ---- end of place_matches ---------------------------------------------------------------------------- */
+
+/* ---- output ceiling: a plan's visible text and where each piece starts in it (text_twins.render_view_py) ---- */
+
+/* render_view(raw, kinds, starts, ends, objs, placeholder, vstarts) -> text: kept pieces' bytes of raw, shown
+ * pieces' texts (objs: bytes), markers as the placeholder, any other piece nothing; vstarts (int64, n + 1 of
+ * them, written): where each piece starts in the text, then its length. None: a kept span outside raw or a
+ * text that is no bytes (vstarts untouched). */
+static PyObject *render_view(PyObject *self, PyObject *args) {
+    Py_buffer rv, kv, sv, ev, pv, vv;
+    PyObject *objs, *text = NULL, *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!y*w*", &rv, &kv, &sv, &ev, &PyList_Type, &objs, &pv, &vv)) return NULL;
+    const unsigned char *kinds = kv.buf;
+    const int64_t *starts = sv.buf, *ends = ev.buf;
+    Py_ssize_t n = kv.len, size = 0;
+    if (sv.len / 8 < n || ev.len / 8 < n || PyList_GET_SIZE(objs) < n || vv.len / 8 != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "render_view: columns of different lengths");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {  /* the text's size, each piece checked: None for an odd one */
+        if (kinds[i] == 0) {
+            if (starts[i] < 0 || ends[i] < starts[i] || ends[i] > rv.len) goto odd;
+            size += (Py_ssize_t)(ends[i] - starts[i]);
+        } else if (kinds[i] == 1) {
+            PyObject *o = PyList_GET_ITEM(objs, i);
+            if (!PyBytes_Check(o)) goto odd;
+            size += PyBytes_GET_SIZE(o);
+        } else if (kinds[i] == 3) {
+            size += pv.len;
+        }
+    }
+    text = PyBytes_FromStringAndSize(NULL, size);
+    if (!text) goto done;
+    char *t = PyBytes_AS_STRING(text);
+    int64_t *v = vv.buf;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        v[i] = at;
+        const char *src = NULL;
+        Py_ssize_t len = 0;
+        if (kinds[i] == 0 && starts[i] >= 0 && ends[i] >= starts[i] && ends[i] <= rv.len) {
+            src = (const char *)rv.buf + starts[i];
+            len = (Py_ssize_t)(ends[i] - starts[i]);
+        } else if (kinds[i] == 1 && PyBytes_Check(PyList_GET_ITEM(objs, i))) {
+            src = PyBytes_AS_STRING(PyList_GET_ITEM(objs, i));
+            len = PyBytes_GET_SIZE(PyList_GET_ITEM(objs, i));
+        } else if (kinds[i] == 3) {
+            src = pv.buf;
+            len = pv.len;
+        }
+        if (at + len > size) {
+            PyErr_SetString(PyExc_ValueError, "render_view: a piece changed while read");
+            goto done;
+        }
+        if (len) memcpy(t + at, src, (size_t)len);
+        at += len;
+    }
+    v[n] = at;
+    result = text;
+    text = NULL;
+    goto done;
+odd:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(text);
+    PyBuffer_Release(&rv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&vv);
+    return result;
+}
+
+/* ---- end of render_view ------------------------------------------------------------------------------ */
+
 static PyObject *line_starts(PyObject *self, PyObject *args) {
     /* into out (int64 each, exactly as many as needed): where each line starts, then the end of buf
        when the last line has no newline */
@@ -3189,6 +4057,21 @@ static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, "line_starts(buf, out): int64 offsets into out, each line's start, then the end"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
+    {"diff_common", diff_common, METH_VARARGS,
+     "diff_common(buf, starts, kinds, skip) -> (lines, numbers, signs) of the changed lines of texts both removed and added, or None"},
+    {"diff_pieces", diff_pieces, METH_VARARGS,
+     "diff_pieces(buf, starts, kinds, keep_n, pure_n, sp_first, sp_end, sp_len) -> a diff plan's pieces as columns, or None"},
+    {"changed_lines", changed_lines, METH_VARARGS,
+     "changed_lines(buf, limit) -> the first distinct changed lines no line of the other sign repeats, up to limit"},
+    {"tier_order", tier_order, METH_VARARGS,
+     "tier_order(tiers, ranks, itemsize, tier) -> (int32 lines of the tier stably sorted by rank, how many lead with the first rank)"},
+    {"gitlog_splice", gitlog_splice, METH_VARARGS,
+     "gitlog_splice(raw, offset, kinds, starts, ends, objs, first, stop, over_k, over_text, split, sig_starts, sig_ends, group, pos, "
+     "line_ends) -> a patch's pieces as the git log's plan takes them, or None"},
+    {"place_matches", place_matches, METH_VARARGS,
+     "place_matches(offsets, starts, ends, matches, line_starts, bodies) -> (pieces, lines, inside) of the matches"},
+    {"render_view", render_view, METH_VARARGS,
+     "render_view(raw, kinds, starts, ends, objs, placeholder, vstarts) -> the visible text (vstarts: where each piece starts) or None"},
     {"text_runs", text_runs, METH_VARARGS,
      "text_runs(buf, repeat_min, block_max, block_work) -> (starts, first_ends, ends, copies, periods)"},
     {"text_cuts", text_cuts, METH_O, "text_cuts(buf) -> (starts, ends, trailing, blank) of the whitespace cut"},

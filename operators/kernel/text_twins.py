@@ -13,7 +13,7 @@ import re
 from array import array
 from bisect import bisect_right
 from heapq import merge
-from itertools import accumulate, chain, islice, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import eq, sub
 
 import re2
@@ -184,7 +184,7 @@ def line_of_py(starts, offsets) -> array:
     return array("q", map(sub, map(bisect_right, repeat(starts), offsets), repeat(1)))
 
 
-KEEP, SHOW, OMIT = 0, 1, 2  # operators.reduction's piece kinds
+KEEP, SHOW, OMIT, MARK = 0, 1, 2, 3  # operators.reduction's piece kinds
 NONE, WHITESPACE, REPEATS, TAGS = 0, 1, 2, 3  # a piece's object: none (kept), a group, the tags from 3 on
 
 
@@ -280,3 +280,37 @@ def blank_lines_py(text: bytes) -> array:
         line += len(pieces)
         pos = stop
     return out
+
+
+def tier_order_py(tiers, ranks, itemsize: int, tier: int) -> tuple[array, int]:
+    """The lines of ``tier`` (``tiers``: a tier a line) in rank order (``ranks``: an array, a rank a line;
+    ``itemsize``: its bytes a rank, read by the kernel), in order within a rank, as int32 indexes; and
+    how many of them lead with the first one's rank."""
+    rank_of = ranks.__getitem__
+    order = array("i", sorted(compress(range(len(tiers)), map(tier.__eq__, tiers)), key=rank_of))
+    if not order:
+        return order, 0
+    first = rank_of(order[0])
+    return order, next((k for k, line in enumerate(order) if rank_of(line) != first), len(order))
+
+
+def render_view_py(raw: bytes, kinds, starts, ends, objs: list, placeholder: bytes) -> tuple[bytes, array] | None:
+    """A plan's visible text (its columns: kept spans of ``raw``, shown texts, markers written as
+    ``placeholder``, any other piece nothing) and where each piece starts in it, then its length
+    (int64); None for a kept span outside ``raw`` or a shown text that is no bytes."""
+    out, vstarts = [], array("q", [0])
+    for kind, start, end, obj in zip(kinds, starts, ends, objs):
+        if kind == KEEP:
+            if not 0 <= start <= end <= len(raw):
+                return None
+            out.append(raw[start:end])
+        elif kind == SHOW:
+            if not isinstance(obj, bytes):
+                return None
+            out.append(obj)
+        elif kind == MARK:
+            out.append(placeholder)
+        else:
+            out.append(b"")
+        vstarts.append(vstarts[-1] + len(out[-1]))
+    return b"".join(out), vstarts

@@ -50,16 +50,15 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from itertools import compress, repeat
-from operator import add
+from itertools import compress
 
 from operators.config import Section, section
-from operators.kernel import diff_lines, diff_ranks
+from operators.kernel import diff_common, diff_lines, diff_pieces, diff_ranks
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
-    BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SPECIAL,
+    BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SHOW_BINARY, SHOW_CONTEXT, SPECIAL,
 )
-from operators.reduction import Plan, line_spans, passthrough
-from operators.vocab import git_file_path, is_log_line, summarised_file
+from operators.reduction import SHOW, Plan, line_spans, passthrough
+from operators.vocab import git_file_path, is_log_line, may_summarise, summarised_file
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -88,7 +87,6 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
     and added lines, ``pure_keep`` (default: the smaller of ``PURE_KEEP`` and ``context_keep``) next
     to a block that only adds or only removes lines, or a moved block."""
     starts, kinds = lines_and_kinds(raw)
-    n = len(kinds)
     keep_n = max(0, context_keep)
     pure_n = max(0, min(PURE_KEEP, keep_n) if pure_keep is None else pure_keep)
     special = _special_blocks(raw, starts, kinds)  # first line -> (end line, shown text, what)
@@ -96,9 +94,84 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
         kinds = bytearray(kinds)
         for a, (b, _, _) in special.items():
             kinds[a:b] = bytes([SPECIAL]) * (b - a)
+    cut_special = {"generated": 0, "moved": 0, "header": 0}
+    made = _pieces(raw, starts, kinds, keep_n, pure_n, special)
+    if made is None:
+        plan, cut_context, cut_meta, cut_binary, omitted, shown = _plan_by_lines(raw, starts, kinds, keep_n, pure_n, special, cut_special)
+    else:
+        plan, cut_context, cut_meta, cut_binary, omitted, shown = made
+        for a, (b, _, what) in special.items():
+            cut_special[what] += b - a
+
+    if plan.omits_anything:
+        counts = {"context": cut_context, "meta": cut_meta, "binary": cut_binary, **cut_special}
+        text = _after_newline(plan, f"[diff: omitted {_omitted(counts)}; exact bytes: ".encode())
+        plan.show(text)
+        plan.mark(GROUP)
+        plan.show(b"]\n")
+        shown += len(text) + 2
+        if omitted - shown - len("#ref:ctx_000000") < MIN_GAIN:
+            return passthrough(raw)
+    return plan.finish()
+
+
+def _pieces(raw: bytes, starts, kinds, keep_n: int, pure_n: int, special: dict):
+    """The plan but its marker, a run of lines at a time by the kernel (``diff_pieces``: its pieces
+    as columns, the texts shown as codes made into bytes here, one object each distinct text), and
+    the lines and bytes cut and shown; None when the blocks of ``special`` overlap or the kernel
+    declines (then ``_plan_by_lines`` makes it)."""
+    firsts = sorted(special)
+    if any(special[a][0] > b for a, b in zip(firsts, firsts[1:])):
+        return None
+    ends = array("q", [special[a][0] for a in firsts])
+    texts = [special[a][1] for a in firsts]
+    made = diff_pieces(raw, starts, kinds, keep_n, pure_n, array("q", firsts), ends, array("q", map(len, texts)))
+    if made is None:
+        return None
+    piece_kinds, piece_starts, piece_ends, codes, cut_context, cut_meta, cut_binary, omitted = made
+    plan = Plan(raw)
+    pieces = plan.pieces
+    pieces.kinds = bytearray(piece_kinds)
+    pieces.starts.frombytes(memoryview(piece_starts).cast("B"))
+    pieces.ends.frombytes(memoryview(piece_ends).cast("B"))
+    pieces.objs = list(map(_Shown(texts).__getitem__, codes))
+    plan._pos = len(raw)
+    if omitted:
+        plan.reasons[GROUP] = REASON
+    shown = sum(map(len, compress(pieces.objs, pieces.kinds.translate(_SHOW_FLAG))))
+    return plan, cut_context, cut_meta, cut_binary, omitted, shown
+
+
+_SHOW_FLAG = bytes(k == SHOW for k in range(256))
+
+
+class _Shown(dict):
+    """A piece's code (``diff_twins.diff_pieces_py``) -> its object: None (kept), the group (omitted) or
+    the text shown, made on first use (``texts``: the special blocks' texts, in order)."""
+
+    def __init__(self, texts: list[bytes]):
+        super().__init__({0: None, 1: GROUP})
+        self.texts = texts
+
+    def __missing__(self, code: int) -> bytes:
+        value, family, lead, crlf = (code - 2) >> 4, (code - 2) >> 2 & 3, (code - 2) >> 1 & 1, (code - 2) & 1
+        eol = b"\r\n" if crlf else b"\n"
+        if family == SHOW_CONTEXT:
+            text = f"{HINT} {value}".encode() + eol
+        elif family == SHOW_BINARY:
+            text = f"{HINT} {_count(value, 'line')} of binary patch data".encode() + eol
+        else:
+            text = self.texts[value]
+        text = b"\n" + text if lead else text
+        self[code] = text
+        return text
+
+
+def _plan_by_lines(raw: bytes, starts, kinds, keep_n: int, pure_n: int, special: dict, cut_special: dict):
+    """``_pieces``' plan and counts made a run of lines at a time in Python, through the plan's steps."""
+    n = len(kinds)
     plan = Plan(raw)
     cut_context = cut_meta = cut_binary = 0
-    cut_special = {"generated": 0, "moved": 0, "header": 0}
     omitted = shown = 0  # bytes, for the MIN_GAIN check
     hints: dict[tuple[int, bool], bytes] = {}  # one bytes object per distinct hint, shared by its pieces
 
@@ -158,15 +231,7 @@ def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> 
                 cut_special[what] += b - i
                 i = b
     plan.keep_rest()
-
-    if plan.omits_anything:
-        counts = {"context": cut_context, "meta": cut_meta, "binary": cut_binary, **cut_special}
-        show(_after_newline(plan, f"[diff: omitted {_omitted(counts)}; exact bytes: ".encode()))
-        plan.mark(GROUP)
-        show(b"]\n")
-        if omitted - shown - len("#ref:ctx_000000") < MIN_GAIN:
-            return passthrough(raw)
-    return plan.finish()
+    return plan, cut_context, cut_meta, cut_binary, omitted, shown
 
 
 OMITTED_TEXT = {  # what the marker line says of each kind of omitted line, in this order
@@ -212,7 +277,7 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
     files = _file_lines(raw, starts, kinds)
     blocks: dict[int, tuple[int, bytes, str]] = {}
     skip = bytearray(len(kinds))  # lines of summarised files: no moved block there
-    for k, f in enumerate(files):
+    for k, f in enumerate(files if may_summarise(raw) else ()):  # (one search: none names one)
         end = files[k + 1] if k + 1 < len(files) else len(kinds)
         path = git_file_path(_body(raw, starts, f))
         if path is None or not summarised_file(path):
@@ -228,7 +293,9 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
             first = f + 1
         blocks[first] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, first, end)), "generated")
         skip[f + 1 : end] = b"\x01" * (end - f - 1)
-    for k, f in enumerate(files):
+    # a file without hunks shown as fewer lines has a "rename from/to" or a "Binary files" line
+    renamed_or_binary = raw.find(b"\nrename ") >= 0 or raw.find(b"\nBinary files ") >= 0
+    for k, f in enumerate(files if renamed_or_binary else ()):
         header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
         if header is not None:
             blocks[header[0]] = (header[1], b"", "header")
@@ -397,12 +464,12 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
     ``MOVED_MIN_BYTES`` bytes and ``MOVED_MIN_ALNUM`` letters or digits; for each removed line in
     order, the longest run from it among its first ``MAX_MOVED_CANDIDATES`` places. The lines
     compared in all are bounded (``MOVED_WORK`` a changed line), so a repetitive diff stays linear.
-    Only the lines whose text is both removed and added somewhere get a number (``_common_lines``):
+    Only the lines whose text is both removed and added somewhere get a number (``kernel.diff_common``):
     every other line has one of its own, equal to no other line's."""
     changed = kinds.count(CHG)
     if changed > MAX_MOVED_LINES:
         return []
-    common = _common_lines(raw, starts, kinds, skip)
+    common = diff_common(raw, starts, kinds, skip)
     if common is None:
         return []
     ids = array("l", range(-1, -len(kinds) - 1, -1))  # the text of each line as a number, unique but for common texts
@@ -436,42 +503,6 @@ def _moved_blocks(raw: bytes, starts, kinds, skip: bytearray) -> list[tuple[int,
         if budget < 0:
             break
     return out
-
-
-CHG_RUN_RE = lazy(b"%c+" % CHG)
-
-
-def _common_lines(raw: bytes, starts, kinds, skip: bytearray):
-    """The removed and added lines (of no summarised file) whose text (after the sign, line ending
-    included) is both removed and added in the diff: their line numbers, a number for each text and
-    their signs, in line order; None when there is none. The texts are sliced and compared by
-    ``map`` and sets, not a Python step a line."""
-    changed: list[int] = []
-    for run in CHG_RUN_RE.finditer(kinds):
-        changed.extend(range(*run.span()))
-    if skip.find(1) >= 0:
-        changed = [k for k in changed if not skip[k]]
-    firsts = bytes(map(raw.__getitem__, map(starts.__getitem__, changed)))
-    plus = list(compress(changed, map(PLUS.__eq__, firsts)))
-    minus = list(compress(changed, map(MINUS.__eq__, firsts)))
-    if not plus or not minus:
-        return None
-    plus_texts, minus_texts = _texts(raw, starts, plus), _texts(raw, starts, minus)
-    common = set(plus_texts).intersection(minus_texts)
-    if not common:
-        return None
-    numbers = {text: number for number, text in enumerate(common, 1)}
-    lines = sorted(
-        [(k, numbers[t], PLUS) for k, t in zip(plus, plus_texts) if t in numbers]
-        + [(k, numbers[t], MINUS) for k, t in zip(minus, minus_texts) if t in numbers]
-    )
-    return list(zip(*lines))
-
-
-def _texts(raw: bytes, starts, lines: list[int]) -> list[bytes]:
-    """The text of each line after its first byte (its line ending included)."""
-    firsts = map(add, map(starts.__getitem__, lines), repeat(1))
-    return list(map(raw.__getitem__, map(slice, firsts, map(starts.__getitem__, map(add, lines, repeat(1))))))
 
 
 def _same_run(ids, signs, used, d: int, a: int) -> int:
@@ -725,7 +756,18 @@ def _ranks_of_codes(lines, codes: bytearray, stat) -> list[tuple[int, int] | Non
             codes[i] = 0
     ranked = {code: (code >> 4, code & 15) for code in set(codes)}
     ranked[255] = None
-    return list(map(ranked.__getitem__, codes))
+    return RankCodes(codes, ranked)
+
+
+class RankCodes(list):
+    """``rank_lines``' list made from a code a line (``codes``: a bytearray, 255 for None) and each code's
+    (tier, rank) (``pairs``), which it keeps: the ranking reads the codes at once (``rank._coded_tiers``)."""
+
+    __slots__ = ("codes", "pairs")
+
+    def __init__(self, codes: bytearray, pairs: dict):
+        super().__init__(map(pairs.__getitem__, codes))
+        self.codes, self.pairs = codes, pairs
 
 
 def file_list(raw: bytes) -> list[tuple[bytes, int, int, list[bytes]]]:

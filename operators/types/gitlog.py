@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
-from itertools import accumulate, compress, islice, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, itemgetter, sub
 from operator import sub as sub_
 from typing import Annotated, NamedTuple
@@ -45,7 +45,7 @@ from typing import Annotated, NamedTuple
 import msgspec
 
 from operators.config import Section, section
-from operators.kernel import diff_twins, line_starts
+from operators.kernel import diff_twins, gitlog_splice, line_starts, place_matches
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, line_spans, passthrough
 from operators.types import diff as difftype
 from operators.vocab import SIGNAL_RE
@@ -306,6 +306,7 @@ def stat_text(commit: Commit) -> bytes:
     return b" [%d file%s +%d -%d]" % (files, b"" if files == 1 else b"s", added, removed)
 
 
+PREPARE_PATCHES = 64  # patches whose diff plans are made, and their signal lines found, at a time
 COPY_MIN = 12  # untouched pieces in a row copied by columns; fewer go one by one (a copy's fixed cost)
 _OMIT_FLAG = bytes(k == OMIT for k in range(256))  # a piece's kind -> 1 for an omitted piece
 _SHOW_FLAG = bytes(k == SHOW for k in range(256))
@@ -326,6 +327,8 @@ class _Emitter:
         self.found: _Found | None = None  # the signal matches of the omitted pieces of the patch being read
         self.hint_of: dict[bytes, re.Match | None] = {}  # a diff's shown text -> its hint (``HINT_RE``)
         self.hint_texts: dict[tuple[int, bytes], bytes] = {}  # the hints of the parts split at signal lines
+        self.upcoming: list[Commit] = []  # the commits whose patches go through the kernel, not prepared yet
+        self.prepared: dict[int, tuple] | None = None  # commit's first line -> its diff plan and signal parts
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -411,14 +414,12 @@ class _Emitter:
         if c.width:
             plan.keep(start, end)
             return
-        sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
+        prepared = self.prepared.pop(c.first, None) if self.prepared is not None else None
+        if prepared is None and self.upcoming:
+            self._prepare()
+            prepared = self.prepared.pop(c.first, None)
+        sub = prepared[0] if prepared is not None else difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
         kinds = sub.kinds
-        slow = None  # the pieces read one by one: the omitted ones a signal match touches (None: every piece)
-        if not _end_anchored():
-            at = list(compress(range(len(kinds)), kinds.translate(_OMIT_FLAG)))  # the omitted pieces
-            self.found = _Found(raw, list(zip(map(start.__add__, map(sub.starts.__getitem__, at)),
-                                              map(start.__add__, map(sub.ends.__getitem__, at)))))
-            slow = sorted(map(at.__getitem__, self.found.touched))
         texts = {}  # piece -> the text shown in place of its own
         k = kinds.rfind(MARK)
         stop = len(kinds)
@@ -426,12 +427,72 @@ class _Emitter:
             text = sub.objs[k - 1]
             cut = text.rfind(b"[diff: omitted")
             texts[k - 1] = b"" if text[:cut] == b"\n" else text[:cut]
+        if prepared is not None and (k < 0 or k + 2 >= stop) and self._splice(
+                start, sub, k if k >= 0 else stop, k - 1 if k >= 0 else -1, texts.get(k - 1, b""), *prepared[1:]):
+            return
+        slow = None  # the pieces read one by one: the omitted ones a signal match touches (None: every piece)
+        if not _end_anchored():
+            at = list(compress(range(len(kinds)), kinds.translate(_OMIT_FLAG)))  # the omitted pieces
+            self.found = _Found(raw, list(zip(map(start.__add__, map(sub.starts.__getitem__, at)),
+                                              map(start.__add__, map(sub.ends.__getitem__, at)))))
+            slow = sorted(map(at.__getitem__, self.found.touched))
+        if k >= 0:
             self._pieces(start, sub, 0, k, texts, slow)
             start_again = k + 2
         else:
             start_again = 0
         self._pieces(start, sub, start_again, stop, texts, slow)
         self.found = None
+
+    def _prepare(self) -> None:
+        """The diff plans of the next ``PREPARE_PATCHES`` patches to come (``upcoming``), and the signal
+        parts of their omitted pieces (``_signal_parts``: one pass for them all), each patch's share."""
+        batch, self.upcoming = self.upcoming[:PREPARE_PATCHES], self.upcoming[PREPARE_PATCHES:]
+        raw, lines = self.raw, self.lines
+        subs, starts, ends = [], array("q"), array("q")
+        for c in batch:
+            start, end = lines[c.patch].start, lines[c.end - 1].end
+            sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
+            at = list(compress(range(len(sub.kinds)), sub.kinds.translate(_OMIT_FLAG)))  # the omitted pieces
+            starts.extend(map(start.__add__, map(sub.starts.__getitem__, at)))
+            ends.extend(map(start.__add__, map(sub.ends.__getitem__, at)))
+            subs.append((c, sub, start, end))
+        split, sig_starts, sig_ends = _signal_parts(raw, lines, starts, ends)
+        del starts, ends
+        self.prepared = {}
+        for c, sub, start, end in subs:
+            x0, x1 = bisect_left(split, start), bisect_left(split, end)
+            s0, s1 = bisect_left(sig_starts, start), bisect_left(sig_starts, end)
+            self.prepared[c.first] = (sub, split[x0:x1], sig_starts[s0:s1], sig_ends[s0:s1])
+
+    def _splice(self, offset: int, sub, stop: int, over_k: int, over_text: bytes, split: array, sig_starts: array,
+                sig_ends: array) -> bool:
+        """Pieces ``0:stop`` of the diff's plan into this plan by the kernel (``gitlog_splice``), as
+        ``_pieces`` puts them (piece ``over_k`` showing ``over_text``): the omitted pieces holding a
+        signal match (starting at ``split``) are split at the lines that hold one (``sig_starts`` to
+        ``sig_ends``; ``_prepare``). False: the kernel declined (nothing done)."""
+        plan = self.plan
+        made = gitlog_splice(self.raw, offset, sub.kinds, sub.starts, sub.ends, sub.objs, 0, stop, over_k, over_text,
+                             split, sig_starts, sig_ends, self.group, plan.position, plan.ends_line())
+        if made is None:
+            return False
+        kinds, starts, ends, objs, omitted, shown = made
+        if kinds:
+            group = self.group
+            reason = REASON if group == GROUP else f"commit {group[7:]}: {REASON}"
+            if omitted and group not in plan.reasons:
+                plan.reasons[group] = reason
+            kind = kinds[0]  # the first piece through the plan's steps: it may lengthen the plan's last one
+            if kind == KEEP:
+                plan.keep(starts[0], ends[0])
+            elif kind == OMIT:
+                plan.omit(starts[0], ends[0], group, reason)
+            else:
+                plan.show(objs[0])
+            plan.extend(kinds[1:], starts[1:], ends[1:], objs[1:])
+        self.omitted += omitted
+        self.shown += shown
+        return True
 
     def _pieces(self, offset: int, sub, first: int, stop: int, texts: dict, slow: list[int] | None) -> None:
         """Pieces ``first:stop`` of the diff's plan (``sub``, a ``Pieces`` of ``raw[offset:]``) into
@@ -590,6 +651,52 @@ class _Found:
         return _lines_of_matches(self.raw, a, b, self.touched.get(self.index[a], ()))
 
 
+def _signal_parts(raw: bytes, lines: LineTable, starts: array, ends: array) -> tuple[array, array, array]:
+    """Of the omitted pieces ``starts``/``ends`` (whole lines, in order), those ``_Found.search`` finds a
+    signal match in (their starts) and the lines ``_Found.lines`` gives of them (their starts and ends), in
+    order: from one RE2 pass over the pieces joined as ``_Found`` joins them. A match inside one line's
+    text makes its piece one and its line one; the pieces a match crosses a line's end or a piece's in are
+    read as ``_Found`` reads them. The matches are placed by the kernel (``place_matches``), not a Python
+    step each."""
+    split, sig_starts, sig_ends = array("q"), array("q"), array("q")
+    if not starts:
+        return split, sig_starts, sig_ends
+    texts = list(map(raw.__getitem__, map(slice, starts, map(add, ends, repeat(1)))))
+    offsets = array("q", accumulate(map(add, map(len, texts), repeat(1)), initial=1))
+    del offsets[-1]
+    flat = array("q", chain.from_iterable(_signal_matches(b"\n" + b"\n".join(texts) + b"\n")))
+    del texts
+    if not flat:
+        return split, sig_starts, sig_ends
+    pieces, line, inside = place_matches(offsets, starts, ends, flat, lines.starts, lines.bodies)
+    odd = inside.find(0) >= 0
+    found = dict.fromkeys(compress(pieces, inside))  # piece -> None: its lines are the lines of its matches
+    signal_lines = set(compress(line, inside))
+    if odd:  # the pieces the other matches touch: as _Found reads them
+        spans = list(zip(starts, ends))
+        other = _Found.__new__(_Found)
+        other.raw, other.touched, other.inside = raw, {}, set()
+        for j in compress(range(len(pieces)), map((0).__eq__, inside)):
+            other._touch(spans, offsets, flat[2 * j], flat[2 * j + 1])
+        for j in compress(range(len(pieces)), inside):
+            shift = starts[pieces[j]] - offsets[pieces[j]]
+            other.touched.setdefault(pieces[j], []).append((flat[2 * j] + shift, flat[2 * j + 1] + shift))
+            other.inside.add(pieces[j])
+        for k in sorted(set(other.touched) - set(found)):  # (_Found.search)
+            a, b = spans[k]
+            if k in other.inside or _signal_in(raw, a, b):
+                found[k] = None
+        for k in other.touched:
+            if k in found:
+                a, b = spans[k]
+                signal_lines.update(map(lines.at, map(itemgetter(0), _lines_of_matches(raw, a, b, sorted(other.touched[k])))))
+    split.extend(sorted(map(starts.__getitem__, found)))
+    for i in sorted(signal_lines):
+        sig_starts.append(lines.starts[i])
+        sig_ends.append(lines.starts[i + 1])
+    return split, sig_starts, sig_ends
+
+
 @cache
 def _signal_program():
     """``SIGNAL_RE``'s compiled RE2 program and how ``search`` asks it, or None (another engine)."""
@@ -685,6 +792,8 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
     shown = commits[: max(1, settings.max_commits)]
     if any(c.patch is not None for c in commits[len(shown) :]):
         shown = commits  # a patch's changed lines are never folded away
+    if not _end_anchored():
+        em.upcoming = [c for c in shown if c.patch is not None and not c.width]
     for c in shown:
         em.commit(c)
     older = commits[len(shown) :]
@@ -843,6 +952,10 @@ def tier(text: bytes, shown: bytes, config):
     return difftype.tier(text, shown, config)
 
 
+_CODE_ZERO = bytes(code == 0 for code in range(256))  # a rank code (``diff.RankCodes``) -> 1 for (0, 0)
+_STAT_CODE, _COMMIT_CODE = 16, 254  # the codes of (1, 0) (tier 1 a 16) and of (0, -1) (no code of the diff's)
+
+
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Budget ranks (``operators.rank``): every commit line first (one line per commit, newest first),
     then the patches as the diff type ranks them (whole small hunks first); a commit's ``--stat``
@@ -854,6 +967,15 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
         commit_lines = lines.led(HASH_LINE_SCAN)
     else:
         commit_lines = [i for i, line in enumerate(lines) if HASH_LINE_RE.match(line)]
+    if isinstance(out, difftype.RankCodes):  # the same steps on the codes: no pass over the list
+        codes, pairs = out.codes, dict(out.pairs)
+        for i in list(compress(range(len(codes)), codes.translate(_CODE_ZERO))):  # (0, 0)
+            if difftype.STAT_RE.match(lines[i]):
+                codes[i] = _STAT_CODE
+        for i in commit_lines:
+            codes[i] = _COMMIT_CODE
+        pairs[_STAT_CODE], pairs[_COMMIT_CODE] = (1, 0), (0, -1)
+        return difftype.RankCodes(codes, pairs)
     stat = (0, 0)
     for i in list(compress(range(len(out)), map(eq, out, repeat(stat)))):
         if difftype.STAT_RE.match(lines[i]):
