@@ -29,8 +29,8 @@ a workspace of many binaries prints them for each) to another when there are ``T
 the last of each kind staying (group ``targets``); colour escapes of the
 shown lines to another (``escapes``), and runs of 8 spaces or more inside a shown line (eslint aligns
 every message of a file to its longest, hundreds of bytes a line) are shortened to two, the rest to a
-third (``padding``). The first line of a ``help:`` or ``note:`` (rustc's and ruff's
-suggested fix, the item a note points to) and a note's own ``--> path:line:col`` stay, each the first
+third (``padding``). The first line of a ``help:`` or ``note:`` (rustc's and ruff's suggested fix, miette's
+advice indented by two, the item a note points to) and a note's own ``--> path:line:col`` stay, each the first
 time its text appears.
 
 The budget: while the view fits ``room_share`` of the output ceiling (``[ceiling] max_chars``)
@@ -186,7 +186,7 @@ JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|wher
 JAVAC_MORE_RE = lazy(rb"^  \S")  # javac: a line of its message, indented by two, after the caret
 CARET_RE = lazy(rb"^\s*\^\s*$")
 SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
-HINT_PRE_RE = lazy(rb"^(?:[ \t\r\x0b\x0c]*-->|help|note)", re.M)  # the lines HINT_HEAD_RE or ARROW_RE may match, and more
+HINT_PRE_RE = lazy(rb"^(?:[ \t\r\x0b\x0c]*-->| {0,2}(?:help|note))", re.M)  # the lines HINT_HEAD_RE or ARROW_RE may match, and more
 PAD_BIT = 0x80  # ``diag_lines``: a line holding ``PAD_MIN`` spaces in a row
 _PADDED = bytes(bool(c & PAD_BIT) for c in range(256))
 _CLASS = bytes(c & ~PAD_BIT for c in range(256))
@@ -206,7 +206,7 @@ RUST_LINE = 4  # ``_Parser._classes``: a line that may be rustc's head; 1 to 3: 
 _IN_RUN = bytes(1 <= c <= 3 for c in range(256))
 _FREE_KINDS = bytes([OTHER, BLANK, OTHER, OTHER]) + bytes([OTHER]) * 252  # read with no diagnostic open
 _DETAILS_ONLY = ("rust", "plain", "stylish")  # styles whose every line after the head lines is a detail
-HINT_HEAD_RE = lazy(rb"^(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note, at the start of a line
+HINT_HEAD_RE = lazy(rb"^ {0,2}(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note at the start of a line, miette's indented by two
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 _HEADS = bytes([HEAD])
 _BLANKS = b" \t"  # how a stylish entry starts

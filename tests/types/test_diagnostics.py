@@ -409,6 +409,16 @@ def test_oxlint_reports_are_diagnostics_each_with_its_rule_and_location(unicode)
     assert any(b"45 |   const date_ = toDate(date, options?.in);" in r for r in refs.values())  # ... into a ref
 
 
+def test_oxlint_help_lines_stay_once_each_with_the_snippets_folded():
+    raw = type_data("oxlint_datefns_head.txt")
+    helps = set(re.findall(rb"(?m)^  help: .*$", raw))
+    assert len(helps) >= 3
+    _, visible, _ = reduced_fit(raw, config(max_chars=25_000))
+    assert b" | " not in visible  # the snippets fold ...
+    assert [h for h in helps if h not in visible.split(b"\n")] == []  # ... each advice stays
+    assert all(visible.count(h + b"\n") == 1 for h in helps)  # once
+
+
 def test_ruff_over_the_ceiling_fits_itself_and_each_rule_keeps_its_first_line():
     raw = type_data("ruff_all_concise_typer.txt.gz")
     lines = re.findall(rb"^(\S+:\d+:\d+): ([A-Z]+\d+) .*$", raw, re.M)
