@@ -295,8 +295,9 @@ def signal_lines(raw: bytes, limit: int = 0) -> list[bytes]:
 
 # -- signal templates (operators.signals.templates, the kernel's mask_numbers and first_template) ----------
 # what varies between lines of one template: hex ids (8+ hex digits holding a digit), numbers
-NUMBERS_RE = re.compile(  # a UUID, a hex id of 8 to 64 digits (one a decimal digit at least), a number
-    rb"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
+NUMBERS_RE = re.compile(  # 0x and hex digits, a UUID, a hex id of 8 to 64 digits (one a decimal digit at least), a number
+    rb"(?<![0-9A-Za-z])0[xX][0-9a-fA-F]+(?![0-9A-Za-z])"
+    rb"|(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
     rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
 COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
 

@@ -212,6 +212,10 @@ def test_signal_templates_are_masked():
     assert template(b"sshd: Failed password for alice from 10.0.0.1") != template(
         b"sshd: Failed password for bob from 10.0.0.1")
     assert template(b"job 3fa85f64c1e2 failed") == template(b"job 9bb85f00aa17 failed")
+    # a Go panic's stack in a log record: its addresses (0xc0001a2b3c, +0x1d) are hex ids, however short
+    assert template(b'level=error msg="panic" stack="main.f({0x7f3a, 0xc0001a2b3c}, 0xc00f)\\n\\tmain.go:12 +0x1d"') \
+        == template(b'level=error msg="panic" stack="main.f({0x7e3a, 0xc0001ab2c3}, 0xc0ab)\\n\\tmain.go:12 +0x2f"')
+    assert template(b"ERROR at 0x1f in f") != template(b"ERROR at 0x1f in g") and template(b"0xfeed") != template(b"0xfeedme")
 
 
 def test_run_budget_shares_one_ceiling():

@@ -676,6 +676,13 @@ static int hex_digits_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Py_
 
 /* Where the match of signals.NUMBERS_RE starting at i ends, or -1 (alternatives tried in order). */
 static Py_ssize_t numbers_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
+    if ((i == 0 || !is_alnum(s[i - 1])) && s[i] == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X')
+        && is_hex(s[i + 2])) {
+        /* an address or hex literal: 0x and its hex digits, no letter or digit after them */
+        Py_ssize_t k = i + 2;
+        while (k < n && is_hex(s[k])) k++;
+        if (k == n || !is_alnum(s[k])) return k;
+    }
     if ((i == 0 || !is_alnum(s[i - 1])) && is_hex(s[i])) {
         /* a uuid: 8-4-4-4-12 hex digits, no letter or digit after it */
         static const Py_ssize_t groups[5] = {8, 4, 4, 4, 12};
