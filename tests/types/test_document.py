@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import check_fixture_through_the_graph, cut, reduce_bytes, type_data
 from operators.classify import classify
@@ -109,3 +110,17 @@ def test_a_long_document_through_the_graph_passes_signal_and_restores():
     packet = reduce_bytes(type_data(NEWS))
     assert packet.type == "document" and packet.signal_pass and packet.restore_pass and packet.recovery_pass
     assert len(packet.visible) <= CEILING
+
+
+PIECES = [b"# Title %d\n", b"## Section %d\r\n", b"Title %d\n========\n", b"- a list item that says error %d here\n",
+          b"A sentence of plain prose, number %d, long enough to read.\n", b"```\n# not a heading %d\n```\n",
+          b"\n", b"\xff\xfe broken bytes %d \x00\n", b"\x1b[31mcolour %d\x1b[0m\n", b"[%d]: https://example.org/x\n"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(PIECES) - 1), st.integers(0, 99)), min_size=30, max_size=400),
+       st.integers(300, 6_000))
+def test_any_document_cut_to_any_budget_fits_and_restores(parts, budget):
+    raw = b"".join(PIECES[k].replace(b"%d", str(n).encode()) for k, n in parts)
+    visible = cut(document, "document", raw, budget)  # restore checked by ``cut``
+    assert len(visible) <= budget
