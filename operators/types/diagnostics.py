@@ -265,7 +265,7 @@ class _Diags:
         self.key, self.severity, self.path = array("I"), array("I"), array("I")
         self.style = bytearray()
         self.loc, self.message = array("i"), array("i")  # an offset in the head line, or ~n: ``texts_kept[n]``
-        self.texts_kept: list[bytes] = []
+        self.texts_kept = _Kept(self)
         self.texts = texts
         self.keys: list[str] = []  # rules and severities, each once
         self.key_ids: dict[str, int] = {}
@@ -343,6 +343,31 @@ class _Diags:
         aside; its number as stored."""
         self.texts_kept.append(text)
         return ~(len(self.texts_kept) - 1)
+
+
+LAZY = 1 << 30  # ``_Kept``: from this number on, the place of the stylish entry ``n - LAZY``
+STYLISH_PLACE_RE = lazy(rb"\s+(\d+):(\d+)")  # where a stylish entry's line and column are in its head line
+
+
+class _Kept(list):
+    """``_Diags.texts_kept``: the places and messages not cut from their head lines; past ``LAZY``, the
+    place ``path:line:col`` of a stylish entry, made when asked (a bytes object an entry, kept, would
+    take about as much memory as its line)."""
+
+    __slots__ = ("diags",)
+
+    def __init__(self, diags: "_Diags"):
+        super().__init__()
+        self.diags = diags
+
+    def __getitem__(self, n):
+        return self.stylish_place(n - LAZY) if n.__class__ is int and n >= LAZY else list.__getitem__(self, n)
+
+    def stylish_place(self, j: int) -> bytes:
+        diags = self.diags
+        texts = diags.texts
+        m = STYLISH_PLACE_RE.match(texts.raw, texts.starts[diags.head[j]])
+        return diags.paths[diags.path[j]] + b":" + m.group(1) + b":" + m.group(2)
 
 
 def _typecode(raw: bytes) -> str:
@@ -530,8 +555,11 @@ class _Parser:
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
         self.padded = b""  # ``run``: a byte a line, 1 for one holding ``PAD``, when the input is not clean (no escapes)
         self.rust_keys: dict = {}  # ``_rust_head``: the rule number of each code (or severity and message)
-        self.stylish: dict = {}  # ``_stylish``: rule and severity numbers of each code (or message) and severity
-        self.messages: dict = {}  # ``_stylish``: each message text once
+        self.stylish: dict = {}  # ``_stylish``: the number of each severity and code (or message) (``diag_stylish``)
+        self.stylish_keys: list[int] = []  # ... the rule number of each
+        self.stylish_severities: list[int] = []  # ... and its severity's
+        self.messages: dict = {}  # ``_stylish``: the number of each message text
+        self.message_slots: list[int] = []  # ... and its place in ``texts_kept`` as ``_Diags`` stores it
         self.indented: dict = {}  # ``_indented``: rule and severity numbers, message and style of each text after a location
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
@@ -623,44 +651,48 @@ class _Parser:
                     continue
             current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
+        self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
 
     def _stylish(self, i: int, n: int, current_file: bytes) -> int:
         """The eslint stylish entries from line ``i`` on under ``current_file`` (``STYLISH_RE`` lines of class
-        0, no ``GROUPED_RE`` one: a line's text is its bytes), added as ``_head`` then ``_start`` add each
-        (the last left open, its ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is
-        none (then it is read as any line)."""
-        raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
-        match, made = STYLISH_LINE_RE.match, self.stylish
-        path, style, k = -1, STYLE_IDS["stylish"], i
-        while k < n and not classes[k]:
-            end = ends[k]
-            m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
-            if m is None or GROUPED_RE.match(m.group()):
-                break
-            where, sev, message, code = m.group(1, 3, 4, 5)
-            got = made.get((code, sev, message if code is None else None))
-            if got is None:
-                severity = sev.decode()
-                got = made[(code, sev, message if code is None else None)] = (
-                    diags.key_id(_key(code, severity, message)), diags.key_id(severity))
-            kept = self.messages.setdefault(message, message)  # one bytes object for each message text
-            if path < 0:
-                path = diags.path_id(current_file)
-            diags.path.append(path)
-            diags.head.append(k)
-            diags.head_end.append(k)
-            diags.end.append(k)
-            diags.key.append(got[0])
-            diags.severity.append(got[1])
-            diags.style.append(style)
-            diags.loc.append(diags._kept(current_file + b":" + where + b":" + m.group(2)))
-            diags.message.append(diags._kept(kept))
-            kind[k] = HEAD
-            k += 1
-        if k > i:
-            self.open_j = len(diags.head) - 1
-            self.open, self.pending, self.detail_started = None, True, False
+        0: a line's text is its bytes; no ``GROUPED_RE`` one can be), read a run at a time
+        (``operators.kernel.diag_stylish``) and added as ``_head`` then ``_start`` add each (the last left
+        open, its ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is none (then it is
+        read as any line). Each place is made when asked (``_Kept``), each message text kept once."""
+        from operators.kernel import diag_stylish
+
+        diags, combos, messages = self.diags, self.stylish, self.messages
+        known, known_messages = len(combos), len(messages)
+        k, combo_ids, message_ids = diag_stylish(self.raw, self.starts, self.ends, self.classes, i, n, combos, messages)
+        m = k - i
+        if m <= 0:
+            return i - 1
+        key_of, severity_of, kept_at = self.stylish_keys, self.stylish_severities, self.message_slots
+        for combo in islice(combos, known, None):  # rule and severity numbers, in order of first use
+            severity = "error" if combo[0] == 0x65 else "warning"
+            key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
+            severity_of.append(diags.key_id(severity))
+        for message in islice(messages, known_messages, None):
+            kept_at.append(diags._kept(message))
+        combo_ids, message_ids = memoryview(combo_ids).cast("i"), memoryview(message_ids).cast("i")
+        first = len(diags.head)
+        diags.path.extend(repeat(diags.path_id(current_file), m))
+        lines = range(i, k)
+        diags.head.extend(lines)
+        diags.head_end.extend(lines)
+        diags.end.extend(lines)
+        diags.key.extend(map(key_of.__getitem__, combo_ids))
+        diags.severity.extend(map(severity_of.__getitem__, combo_ids))
+        diags.style.extend(bytes([STYLE_IDS["stylish"]]) * m)
+        if first + m < LAZY:  # a place: ``~(LAZY + j)``, made from the path and the head line when asked
+            diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
+        else:
+            diags.loc.extend(diags._kept(diags.texts_kept.stylish_place(j)) for j in range(first, first + m))
+        diags.message.extend(map(kept_at.__getitem__, message_ids))
+        self.kind[i:k] = _HEADS * m
+        self.open_j = len(diags.head) - 1
+        self.open, self.pending, self.detail_started = None, True, False
         return k - 1
 
     def _indented(self, i: int, n: int) -> int:
@@ -1293,6 +1325,20 @@ class _Reducer:
         ``PAD_MIN`` spaces or more inside the line (a column aligned to the longest message of the
         file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
         plan = self.plan
+        if self.p.padded:  # no escapes in the input: the runs of spaces found at once, their pieces added at once
+            from operators.kernel import diag_pads
+
+            bounds = array("q", (start,))
+            bounds.frombytes(diag_pads(self.raw, start, end, PAD_MIN, PAD_KEPT))
+            if len(bounds) == 1:
+                plan.keep(start, end)
+                return
+            bounds.append(end)
+            plan.keep(start, bounds[1])
+            plan.omit(bounds[1], bounds[2], "padding", "alignment spaces")
+            more = len(bounds) // 2 - 2  # runs past the first
+            plan.extend(_KEEP_OMIT * more + _KEEP_ONE, bounds[2:-1], bounds[3:], [None, "padding"] * more + [None])
+            return
         hidden = [] if self.p.clean else _hidden(self.raw, start, end)
         if not hidden:
             plan.keep(start, end)
@@ -1456,10 +1502,7 @@ class _Reducer:
                             map(group_of.__getitem__, rest))
             if padded < 0:
                 break
-            line = bisect_right(p.starts, starts[padded]) - 1
-            while line < len(p.starts) and p.ends[line] <= ends[padded]:
-                self._keep(p.starts[line], p.ends[line])
-                line += 1
+            self._keep(starts[padded], ends[padded])  # whole lines: as each line on its own (no run of spaces ends a line)
             last = padded + 1
             padded = run_codes.find(LINE_PADDED, last)
 
@@ -1647,6 +1690,7 @@ LINE_DETAILS, LINE_PROGRESS, LINE_TARGETS, LINE_PADDED = 250, 251, 252, 254  # `
 _IS_KEPT = b"\x01" + bytes(255)
 SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
 SPECIAL_BYTE = bytes([SPECIAL])
+_KEEP_OMIT, _KEEP_ONE = bytes((KEEP, OMIT)), bytes((KEEP,))  # ``_Reducer._keep``: the pieces of a padded span
 _KIND_OF = bytes([KEEP]) + bytes([OMIT]) * 255  # a run's code -> its piece's kind
 
 
@@ -1689,6 +1733,11 @@ def _verbatim(p: _Parser, j: int) -> int:
     start, end = p.starts[p.diags.head[j]], p.ends[p.diags.head_end[j]]
     if p.clean:
         return end - start
+    if p.padded:  # no escapes: the runs of spaces alone
+        from operators.kernel import diag_pads
+
+        pads = memoryview(diag_pads(p.raw, start, end, PAD_MIN, PAD_KEPT)).cast("q")
+        return end - start - sum(pads[1::2]) + sum(pads[::2])
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
 
 
