@@ -96,7 +96,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from itertools import compress, islice, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import add, and_, eq, gt, ne, sub
 from typing import Annotated, NamedTuple
 
@@ -1765,14 +1765,19 @@ def _shown_size(p: _Parser, indexes) -> int:
         return sum(map(sizes.__getitem__, indexes))
     if p.padded:  # no escapes: a diagnostic's head lines lose something only when one holds ``PAD``
         sizes = p.__dict__.get("_sizes")
-        if sizes is None:
+        if sizes is None:  # the runs of the whole input found at once; those of each diagnostic's lines by bisection
+            from operators.kernel import diag_pads
+
             starts, ends, diags = p.starts, p.ends, p.diags
-            sizes = array("I", map(sub, map(ends.__getitem__, diags.head_end), map(starts.__getitem__, diags.head)))
-            padded = p.padded
-            for j, (head, head_end) in enumerate(zip(diags.head, diags.head_end)):
-                if padded.find(1, head, head_end + 1) >= 0:
-                    sizes[j] = _verbatim(p, j)
-            p._sizes = sizes
+            pads = array("q")
+            pads.frombytes(diag_pads(p.raw, 0, len(p.raw), PAD_MIN, PAD_KEPT))
+            froms = pads[::2]
+            lost = array("q", accumulate(map(sub, pads[1::2], froms), initial=0))  # spaces left out before each run
+            firsts = array("q", map(starts.__getitem__, diags.head))
+            lasts = array("q", map(ends.__getitem__, diags.head_end))
+            cut = map(sub, map(lost.__getitem__, map(bisect_left, repeat(froms), lasts)),
+                      map(lost.__getitem__, map(bisect_left, repeat(froms), firsts)))
+            sizes = p._sizes = array("I", map(sub, map(sub, lasts, firsts), cut))
         return sum(map(sizes.__getitem__, indexes))
     return sum(_verbatim(p, j) for j in indexes)
 
