@@ -183,7 +183,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented",
                                   "source_lines", "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
@@ -1118,3 +1118,42 @@ def test_diag_stylish_of_a_generated_output():
         i = max(k, i + 1)
     assert done > 2000
     assert bytes(dispatch.diag_pads(raw, 0, len(raw), 8, 2)) == TWINS["diag_pads"](raw, 0, len(raw), 8, 2)
+
+
+INDENTED_PARTS = [b"  ", b" ", b"\t", b"/a/b.py", b"C:", b"x", b"a.go", b":", b"12", b"3", b" - ", b"-", b"error", b": ",
+                  b"warning: ", b"\"x\" is unknown (reportFoo)", b"): ", b"(", b"\xc2\xa0", b"\n", b"\n", b"\r", b"\x0c"]
+INDENTEDISH = st.lists(st.sampled_from(INDENTED_PARTS), max_size=60).map(b"".join)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=INDENTEDISH, data=st.data())
+def test_diag_indented_matches_the_python_twin(raw, data):
+    import operators.kernel as dispatch
+
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    starts, ends = offsets[:-1], offsets[1:]
+    n = len(starts)
+    classes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 0, 1]), min_size=n, max_size=n)))
+    first = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(first, n))
+    k, cols = dispatch.diag_indented(raw, starts, ends, classes, first, stop)
+    assert (k, bytes(cols)) == TWINS["diag_indented"](raw, starts, ends, classes, first, stop)
+
+
+def test_diag_indented_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_pyright
+
+    raw = make_diag_pyright(300_000)
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    starts, ends = offsets[:-1], offsets[1:]
+    classes = bytes(len(starts))
+    i, done = 0, 0
+    while i < len(starts):
+        k, cols = dispatch.diag_indented(raw, starts, ends, classes, i, len(starts))
+        assert (k, bytes(cols)) == TWINS["diag_indented"](raw, starts, ends, classes, i, len(starts))
+        done += k - i
+        i = max(k, i + 1)
+    assert done > 1000

@@ -19,7 +19,8 @@ holding each offset) and ``blank_lines`` the line ranking uses; the git blame ty
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time), ``diag_lines`` (the lines of a
 detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_stylish`` (eslint's stylish entries read a run at a
-time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_fill`` and
+time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_indented`` (pyright's indented entries
+read a run at a time), ``diag_fill`` and
 ``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
 signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
@@ -104,6 +105,7 @@ def _twins() -> dict:
         "diag_offsets": diag_twins.diag_offsets_py,
         "diag_stylish": diag_twins.diag_stylish_py,
         "diag_pads": diag_twins.diag_pads_py,
+        "diag_indented": diag_twins.diag_indented_py,
         "source_lines": source_twins.source_lines_py,
     }
 
@@ -370,6 +372,7 @@ if C is None:
     diag_offsets = diag_twins.diag_offsets_py
     diag_stylish = diag_twins.diag_stylish_py
     diag_pads = diag_twins.diag_pads_py
+    diag_indented = diag_twins.diag_indented_py
     source_lines = source_twins.source_lines_py
 else:
     scan_lines = _c_scan_lines
@@ -414,4 +417,5 @@ else:
     diag_offsets = C.diag_offsets if hasattr(C, "diag_offsets") else _twin("diag_twins", "diag_offsets_py")
     diag_stylish = C.diag_stylish if hasattr(C, "diag_stylish") else _twin("diag_twins", "diag_stylish_py")
     diag_pads = C.diag_pads if hasattr(C, "diag_pads") else _twin("diag_twins", "diag_pads_py")
+    diag_indented = C.diag_indented if hasattr(C, "diag_indented") else _twin("diag_twins", "diag_indented_py")
     source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

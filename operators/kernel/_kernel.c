@@ -4223,6 +4223,74 @@ done:
 
 /* ---- end of the stylish and padding block ---- */
 
+/* ---- diagnostics: indented path:line:col entries (pyright's) read a run at a time ---- */
+
+/* (stop, columns): lines first.. (class 0, led by a space or a tab) up to the first that diagnostics.py's
+   LOC_LINE_RE matches with a path that starts with a digit or a text that holds "): " or ".go:"
+   (diag_twins.diag_indented_py); int64 path start, path end, where the text after the location starts,
+   where the line's text ends and 1 when " - " is before it, five a line; -1 for the first three of a line
+   LOC_LINE_RE does not match */
+static PyObject *diag_indented(PyObject *self, PyObject *args) {
+    Py_buffer raw, classes, b[2];
+    PyObject *objs[2];
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*OOy*nn", &raw, &objs[0], &objs[1], &classes, &first, &stop)) return NULL;
+    int got = 0;
+    PyObject *result = NULL, *cols = NULL;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_indented") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (b[1].len / b[1].itemsize != n || classes.len < n || first < 0 || stop > n || first > stop) {
+        PyErr_SetString(PyExc_ValueError, "diag_indented: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *cl = classes.buf;
+    Py_ssize_t k = first, cap = 0;
+    int64_t *o = NULL;
+    if (!(cols = PyBytes_FromStringAndSize(NULL, 0))) goto done;
+    for (; k < stop; k++) {
+        int64_t s = item_at(&b[0], k), e = item_at(&b[1], k);
+        if (s < 0 || e <= s || e > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_indented: a line out of range");
+            goto done;
+        }
+        if (cl[k] || (r[s] != ' ' && r[s] != '\t')) break;
+        if (r[e - 1] == '\n') e--;
+        Py_ssize_t p = s, path_end = -1;
+        while (p < e && st_ws(r[p])) p++;
+        Py_ssize_t at = loc_match(r + p, r + e, &path_end);
+        if (at >= 0 && ((r[p] >= '0' && r[p] <= '9') || diag_has(r + s, e - s, "): ") || diag_has(r + s, e - s, ".go:"))) break;
+        Py_ssize_t j = k - first;
+        if (j >= cap) {
+            cap = cap ? cap * 2 : 64;
+            if (_PyBytes_Resize(&cols, cap * 40) < 0) goto done;
+            o = (int64_t *)PyBytes_AS_STRING(cols);
+        }
+        if (at < 0) {  /* no location: maybe a line of the message before it (the parser asks) */
+            o[5 * j] = o[5 * j + 1] = o[5 * j + 2] = -1;
+            o[5 * j + 3] = e;
+            o[5 * j + 4] = 0;
+            continue;
+        }
+        at += p;
+        o[5 * j] = p;
+        o[5 * j + 1] = p + path_end;
+        o[5 * j + 2] = at;
+        o[5 * j + 3] = e;
+        o[5 * j + 4] = at - 3 >= s && memcmp(r + at - 3, " - ", 3) == 0;
+    }
+    if (_PyBytes_Resize(&cols, (k - first) * 40) < 0) goto done;
+    result = Py_BuildValue("nO", k, cols);
+done:
+    Py_XDECREF(cols);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&classes);
+    return result;
+}
+
+/* ---- end of the indented entries block ---- */
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -4287,6 +4355,8 @@ static PyMethodDef methods[] = {
     {"diag_offsets", diag_offsets, METH_O, "diag_offsets(buf) -> uint32 offsets of each line's start, then the end"},
     {"diag_stylish", diag_stylish, METH_VARARGS,
      "diag_stylish(buf, starts, ends, classes, first, stop, combos, messages) -> (stop, combo_ids, message_ids) of stylish entries"},
+    {"diag_indented", diag_indented, METH_VARARGS,
+     "diag_indented(buf, starts, ends, classes, first, stop) -> (stop, int64 columns) of indented path:line:col lines"},
     {"diag_pads", diag_pads, METH_VARARGS, "diag_pads(buf, start, end, least, keep) -> int64 (from, to) of each padding run"},
     {NULL, NULL, 0, NULL},
 };

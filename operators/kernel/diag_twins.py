@@ -281,3 +281,30 @@ def diag_pads_py(raw: bytes, start: int, end: int, least: int, keep: int) -> byt
     for m in re.compile(rb"(?<=[^ \n]) {%d,}(?=[^ \r\n])" % least).finditer(raw, start, end):
         out.extend((m.start() + keep, m.end()))
     return out.tobytes()
+
+
+# diagnostics.LOC_LINE_RE: LOC_LINES_RE after an indent, on one line
+_LOC_LINE_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)
+
+
+def diag_indented_py(raw: bytes, starts, ends, classes, first: int, stop: int):
+    """(stop, columns), as ``_kernel.diag_indented``: the lines from ``first`` on (before ``stop``; class 0, led
+    by a space or a tab) up to the first that ``LOC_LINE_RE`` matches with a path that starts with a digit
+    or a text that holds ``): `` or ``.go:``; for each, int64, where its path starts and ends, where the
+    text after its location starts (-1 for the three when it does not match), where its text ends, and 1
+    when `` - `` is just before the text after its location."""
+    cols, k = array("q"), first
+    while k < stop and not classes[k] and raw[starts[k]] in b" \t":
+        end = ends[k]
+        end = end - 1 if raw[end - 1] == 10 else end
+        m = _LOC_LINE_RE.match(raw, starts[k], end)
+        if m is None:
+            cols.extend((-1, -1, -1, end, 0))
+            k += 1
+            continue
+        if raw[m.start(2)] in b"0123456789" or b"): " in m.group() or b".go:" in m.group():
+            break
+        at = m.start(5)
+        cols.extend((m.start(2), m.end(2), at, end, raw[at - 3 : at] == b" - "))
+        k += 1
+    return k, cols.tobytes()

@@ -97,7 +97,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import accumulate, compress, islice, repeat
-from operator import add, and_, eq, gt, ne, sub
+from operator import add, and_, eq, gt, itemgetter, ne, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -245,6 +245,8 @@ class Diag:
 STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT, TSC, RUST = 0, 1, 2, 3, 4
+STYLISH = STYLE_IDS["stylish"]
+_pyright_or = (lambda dash, style: PYRIGHT if dash else style)  # ``_Parser._indented``: a place then `` - `` is pyright's
 _LISTED_AS_IS = bytes((PLAIN, GNU, PYRIGHT, STYLE_IDS["rust"]))  # styles whose place is the location as printed
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
 _NOT_SUSPECT = bytes(not v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line no other form can take
@@ -345,13 +347,13 @@ class _Diags:
         return ~(len(self.texts_kept) - 1)
 
 
-LAZY = 1 << 30  # ``_Kept``: from this number on, the place of the stylish entry ``n - LAZY``
+LAZY = 1 << 30  # ``_Kept``: from this number on, the place of the stylish or indented entry ``n - LAZY``
 STYLISH_PLACE_RE = lazy(rb"\s+(\d+):(\d+)")  # where a stylish entry's line and column are in its head line
 
 
 class _Kept(list):
     """``_Diags.texts_kept``: the places and messages not cut from their head lines; past ``LAZY``, the
-    place ``path:line:col`` of a stylish entry, made when asked (a bytes object an entry, kept, would
+    place of a stylish entry (``path:line:col``) or an indented one (``_Parser._indented``), made when asked (a bytes object an entry, kept, would
     take about as much memory as its line)."""
 
     __slots__ = ("diags",)
@@ -361,10 +363,19 @@ class _Kept(list):
         self.diags = diags
 
     def __getitem__(self, n):
-        return self.stylish_place(n - LAZY) if n.__class__ is int and n >= LAZY else list.__getitem__(self, n)
+        return self.place(n - LAZY) if n.__class__ is int and n >= LAZY else list.__getitem__(self, n)
 
-    def stylish_place(self, j: int) -> bytes:
+    def place(self, j: int) -> bytes:
+        """The place of the ``j``-th diagnostic, made from its head line: a stylish entry's ``path:line:col``,
+        an indented one's location as printed (``_Parser._indented``)."""
         diags = self.diags
+        if diags.style[j] != STYLISH:
+            texts = diags.texts
+            head = diags.head[j]
+            end = texts.ends[head]
+            end -= texts.raw[end - 1] == 10
+            m = LOC_LINE_RE.match(texts.raw, texts.starts[head], end)
+            return texts.raw[m.start(2) : m.start(5)].rstrip(b": -")
         texts = diags.texts
         m = STYLISH_PLACE_RE.match(texts.raw, texts.starts[diags.head[j]])
         return diags.paths[diags.path[j]] + b":" + m.group(1) + b":" + m.group(2)
@@ -688,7 +699,7 @@ class _Parser:
         if first + m < LAZY:  # a place: ``~(LAZY + j)``, made from the path and the head line when asked
             diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
         else:
-            diags.loc.extend(diags._kept(diags.texts_kept.stylish_place(j)) for j in range(first, first + m))
+            diags.loc.extend(diags._kept(diags.texts_kept.place(j)) for j in range(first, first + m))
         diags.message.extend(map(kept_at.__getitem__, message_ids))
         self.kind[i:k] = _HEADS * m
         self.open_j = len(diags.head) - 1
@@ -698,76 +709,114 @@ class _Parser:
     def _indented(self, i: int, n: int) -> int:
         """The indented ``path:line:col - severity: message`` diagnostics from line ``i`` on (pyright's, under
         a file line: ``LOC_RE`` lines of class 0 that no earlier form of ``_head`` takes, not notes; a
-        line's text is its bytes), added as ``_head`` then ``_start`` add each (the last left open, its
-        ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is none."""
-        raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
-        match, made, k, indent = LOC_LINE_RE.match, self.indented, i, -1
-        while k < n and not classes[k] and raw[starts[k]] in _BLANKS:
-            end = ends[k]
-            m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
-            if m is None and indent >= 0 and self._elaboration(k, end - 1 if raw[end - 1] == 10 else end, indent):
-                k += 1
-                continue
-            if m is None or raw[m.start(2)] in _DIGITS or b"): " in m.group() or b".go:" in m.group():
-                break
-            rest = m.group(5)
-            got = made.get(rest, False)
-            if got is False:
-                tail = _tail(rest, False)
-                got = None if tail is None or tail[0] == "note" else (
-                    diags.key_id(tail[1]), diags.key_id(tail[0]), tail[2], GNU if tail[3] else PLAIN)
-                if len(made) < TAILS_MAX:
-                    made[rest] = got
-            if got is None:
-                break
-            key, severity, message, style = got
-            at = m.start(5)
-            diags.path.append(diags.path_id(m.group(2)))
-            diags.head.append(k)
-            diags.head_end.append(k)
-            diags.end.append(k)
-            diags.key.append(key)
-            diags.severity.append(severity)
-            style = PYRIGHT if raw[at - 3 : at].find(b" - ") >= 0 else style
-            diags.style.append(style)
-            diags.loc.append(diags._kept(raw[m.start(2) : at].rstrip(b": -")))
-            diags.message.append(diags._kept(message))
-            kind[k] = HEAD
-            indent = INDENT_RE.match(raw, starts[k]).end() - starts[k] if style == PYRIGHT else -1
-            self.head_trail = None  # ``_elaboration``: whether the head line has a trailing code, asked once
+        line's text is its bytes), with the lines that continue their messages (``_elaboration``), added
+        as ``_head`` then ``_start`` then ``_inside`` add each (the last left open, its ``Diag`` to be
+        made); the last line read, ``i - 1`` when line ``i`` is none. The lines are read a run at a time
+        (``operators.kernel.diag_indented``), the columns added at once; each place is made when asked
+        (``_Kept``)."""
+        from operators.kernel import diag_indented
+
+        raw, starts, diags = self.raw, self.starts, self.diags
+        stop, cols = diag_indented(raw, starts, self.ends, self.classes, i, n)
+        if stop == i:
+            return i - 1
+        cols = memoryview(cols).cast("q")
+        made, key_id = self.indented, diags.key_id
+        gots, styles, parts = [], bytearray(), []  # each diagnostic's (rule, severity, message, style); the message lines
+        indent, trail, head, k = -1, None, i, i  # the last head line's indent (-2: not worked out yet), whether it has a trailing code
+        for path_at, _, at, end, dash in zip(*(cols[c::5] for c in range(5))):
+            if path_at >= 0:
+                rest = raw[at:end]
+                got = made.get(rest, False)
+                if got is False:
+                    got = self._indented_tail(rest)
+                if got is None:
+                    break
+                gots.append(got)
+                styles.append(PYRIGHT if dash else got[3])
+                indent, trail, head = -2 if dash else -1, None, k
+            else:
+                if indent == -1:
+                    break
+                if indent == -2:
+                    indent = INDENT_RE.match(raw, starts[head]).end() - starts[head]
+                found = self._elaboration(k, end, indent)
+                if found is None:
+                    break
+                key = -1
+                if found is not True:  # a trailing code: the rule, unless the head line has one
+                    if trail is None:
+                        head_end = self.ends[head]
+                        trail = TRAIL_CODE_RE.search(raw, starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
+                    if not trail:
+                        key = key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
+                parts.append((k, head, len(gots) - 1, key))
             k += 1
-        if k > i:
-            self.open_j = len(diags.head) - 1
-            self.open, self.pending, self.detail_started = None, True, False
+        if not gots:
+            return i - 1
+        self._add_indented(i, k, cols, gots, styles, parts)
+        self.open_j = len(diags.head) - 1
+        self.open, self.pending, self.detail_started = None, True, False
         return k - 1
 
-    def _elaboration(self, k: int, end: int, indent: int) -> bool:
-        """Line ``k`` (class 0, indented, no ``LOC_RE`` line; its text ends at ``end``) read as ``_line`` then
-        ``_inside`` read it when it continues the message of the diagnostic just added by ``_indented``
-        (the head line indented by ``indent``): indented deeper, none of the forms ``_head`` tries before
-        ``_loc_diag``, no progress or summary line; False, having changed nothing, for any other."""
+    def _indented_tail(self, rest: bytes):
+        """(rule, severity, message as ``_Diags`` stores it, style) of what follows an indented location, or
+        None when it is no diagnostic or a note; remembered (up to ``TAILS_MAX`` texts)."""
+        diags, made = self.diags, self.indented
+        tail = _tail(rest, False)
+        got = None if tail is None or tail[0] == "note" else (
+            diags.key_id(tail[1]), diags.key_id(tail[0]), diags._kept(tail[2]), GNU if tail[3] else PLAIN)
+        if len(made) < TAILS_MAX:
+            made[rest] = got
+        return got
+
+    def _add_indented(self, i: int, k: int, cols, gots: list, styles: bytearray, parts: list) -> None:
+        """The columns of the diagnostics ``_indented`` read on lines ``i`` to ``k - 1`` (``cols``: the kernel's)
+        added at once, then the message lines ``parts`` (line, head line, which diagnostic, rule or -1) each gives its."""
+        raw, diags = self.raw, self.diags
+        m = len(gots)
+        if m:
+            first = len(diags.head)
+            paths = cols[0::5]
+            heads = [line for line, path_at in zip(range(i, k), paths) if path_at >= 0]
+            path_id = diags.path_id
+            diags.path.extend(path_id(raw[paths[line - i] : cols[5 * (line - i) + 1]]) for line in heads)
+            diags.head.extend(heads)
+            diags.head_end.extend(heads)
+            diags.end.extend(heads)
+            diags.key.extend(map(itemgetter(0), gots))
+            diags.severity.extend(map(itemgetter(1), gots))
+            diags.style.extend(styles)
+            if first + m < LAZY:  # a place: ``~(LAZY + j)``, cut from the head line when asked
+                diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
+            else:
+                diags.loc.extend(diags._kept(diags.texts_kept.place(j)) for j in range(first, first + m))
+            diags.message.extend(map(itemgetter(2), gots))
+            kind = self.kind
+            for line in heads:
+                kind[line] = HEAD
+            for line, _, j, key in parts:
+                kind[line] = PART
+                diags.head_end[first + j] = diags.end[first + j] = line
+                if key >= 0:
+                    diags.key[first + j] = key
+
+    def _elaboration(self, k: int, end: int, indent: int):
+        """Whether line ``k`` (class 0, indented, no ``LOC_RE`` line; its text ends at ``end``), read as ``_line``
+        then ``_inside`` read it, continues the message of the diagnostic just read by ``_indented`` (the head
+        line indented by ``indent``): indented deeper, none of the forms ``_head`` tries before
+        ``_loc_diag``, no progress or summary line. None when it does not; else its ``TRAIL_CODE_RE`` match,
+        or True when it has none."""
         raw, start = self.raw, self.starts[k]
         at = INDENT_RE.match(raw, start).end()
         if at - start <= indent or at >= end or raw[at] in _ODD_FIRST or raw.find(b"): ", start, end) >= 0:
-            return False
+            return None
         t = raw[start:end]
         if PROGRESS_RE.match(t) or SUMMARY_RE.match(t):
-            return False
+            return None
         if k + 1 < len(self.starts) and (raw.find(b"-[", end, self.ends[k + 1]) >= 0 or raw.find(b"\xe2\x94\x80[", end, self.ends[k + 1]) >= 0):
-            return False
-        diags = self.diags
-        j = len(diags.head) - 1
-        self.kind[k] = PART
-        diags.head_end[j] = diags.end[j] = k
-        m = TRAIL_CODE_RE.search(t)
-        if m is not None:
-            if self.head_trail is None:
-                head = diags.head[j]
-                head_end = self.ends[head]
-                self.head_trail = TRAIL_CODE_RE.search(raw, self.starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
-            if not self.head_trail:
-                diags.key[j] = diags.key_id(next(g for g in m.groups() if g).decode("utf-8", "replace"))
-        return True
+            return None
+        return TRAIL_CODE_RE.search(t) or True
 
     def _by_class(self, i: int, n: int, runs: bytes, next_head: int) -> int | None:
         """Line ``i`` of a class ``_classes`` found (``classes[i]`` not 0) read with the lines its class lets
