@@ -348,7 +348,6 @@ class _Diags:
 
 
 LAZY = 1 << 30  # ``_Kept``: from this number on, the place of the stylish or indented entry ``n - LAZY``
-STYLISH_PLACE_RE = lazy(rb"\s+(\d+):(\d+)")  # where a stylish entry's line and column are in its head line
 
 
 class _Kept(list):
@@ -376,9 +375,8 @@ class _Kept(list):
             end -= texts.raw[end - 1] == 10
             m = LOC_LINE_RE.match(texts.raw, texts.starts[head], end)
             return texts.raw[m.start(2) : m.start(5)].rstrip(b": -")
-        texts = diags.texts
-        m = STYLISH_PLACE_RE.match(texts.raw, texts.starts[diags.head[j]])
-        return diags.paths[diags.path[j]] + b":" + m.group(1) + b":" + m.group(2)
+        texts, head = diags.texts, diags.head[j]  # its head line: spaces, line:col, spaces, ... (``STYLISH_RE``)
+        return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
 
 
 def _typecode(raw: bytes) -> str:
@@ -1368,6 +1366,9 @@ class _Reducer:
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
         self.kept: set[int] | None = None  # the hint lines kept, when worked out for the whole view (``_lines``)
+        from operators.kernel import diag_pads
+
+        self.pads = diag_pads  # ``_keep``
 
     def _keep(self, start: int, end: int) -> None:
         """Show ``raw[start:end]`` as a terminal would, colour escapes to group ``escapes``, and a run of
@@ -1375,10 +1376,8 @@ class _Reducer:
         file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
         plan = self.plan
         if self.p.padded:  # no escapes in the input: the runs of spaces found at once, their pieces added at once
-            from operators.kernel import diag_pads
-
             bounds = array("q", (start,))
-            bounds.frombytes(diag_pads(self.raw, start, end, PAD_MIN, PAD_KEPT))
+            bounds.frombytes(self.pads(self.raw, start, end, PAD_MIN, PAD_KEPT))
             if len(bounds) == 1:
                 plan.keep(start, end)
                 return
@@ -1584,8 +1583,11 @@ class _Reducer:
             return
         if self.held is not None:
             self._flush()
-        if end == head and p.clean and (index != self.examples or not folded):  # ``_show``, inline
-            plan.keep(starts[head], ends[head])
+        if end == head and (index != self.examples or not folded):  # ``_show``, inline
+            if p.clean:
+                plan.keep(starts[head], ends[head])
+            else:
+                self._keep(starts[head], ends[head])
         else:
             self._show(diags[j], index)
 
