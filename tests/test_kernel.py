@@ -183,8 +183,8 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "source_lines",
-                                  "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented",
+                                  "source_lines", "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -1066,3 +1066,94 @@ def test_source_lines_match_the_python_twin_on_source_text_and_reject_bad_tests(
         for run in (dispatch.source_lines, TWINS["source_lines"]):
             with pytest.raises(ValueError):
                 run(raw, 500, False, tests, clauses)
+
+
+STYLISH_PARTS = [b"  ", b" ", b"\t", b"\x0b", b"12", b"5", b":", b"error", b"warning", b"errors", b"Missing semicolon",
+                 b"'x' is defined", b"(", b")", b"no-unused-vars", b"@typescript-eslint/no-explicit-any", b"semi", b"a.b",
+                 b"_x", b"\xc3\xa9", b"        ", b"\n", b"\n", b"\r", b"\x0c", b"-", b"/"]
+STYLISHISH = st.lists(st.sampled_from(STYLISH_PARTS), max_size=60).map(b"".join)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=STYLISHISH, data=st.data())
+def test_diag_stylish_and_pads_match_the_python_twins(raw, data):
+    import operators.kernel as dispatch
+
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    starts, ends = offsets[:-1], offsets[1:]
+    n = len(starts)
+    classes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 0, 1]), min_size=n, max_size=n)))
+    first = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(first, n))
+    seen = data.draw(st.sampled_from([{}, {b"e\x00": 0, b"w\x01semi": 1}]))
+    combos, messages, twin_combos, twin_messages = dict(seen), {b"": 0}, dict(seen), {b"": 0}
+    k, cids, mids = dispatch.diag_stylish(raw, starts, ends, classes, first, stop, combos, messages)
+    twin = TWINS["diag_stylish"](raw, starts, ends, classes, first, stop, twin_combos, twin_messages)
+    assert (k, bytes(cids), bytes(mids), combos, messages) == (twin[0], bytes(twin[1]), bytes(twin[2]), twin_combos, twin_messages)
+    assert list(combos) == list(twin_combos) and list(messages) == list(twin_messages)
+    start = data.draw(st.integers(0, len(raw)))
+    end = data.draw(st.integers(start, len(raw)))
+    least = data.draw(st.integers(1, 9))
+    keep = data.draw(st.integers(0, least))
+    assert bytes(dispatch.diag_pads(raw, start, end, least, keep)) == TWINS["diag_pads"](raw, start, end, least, keep)
+
+
+def test_diag_stylish_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_stylish
+
+    raw = make_diag_stylish(300_000)
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    starts, ends = offsets[:-1], offsets[1:]
+    classes = bytes(len(starts))
+    i, done = 0, 0
+    while i < len(starts):
+        combos, messages, twin_combos, twin_messages = {}, {}, {}, {}
+        k, cids, mids = dispatch.diag_stylish(raw, starts, ends, classes, i, len(starts), combos, messages)
+        twin = TWINS["diag_stylish"](raw, starts, ends, classes, i, len(starts), twin_combos, twin_messages)
+        assert (k, bytes(cids), bytes(mids), combos, messages) == (twin[0], twin[1], twin[2], twin_combos, twin_messages)
+        done += k - i
+        i = max(k, i + 1)
+    assert done > 2000
+    assert bytes(dispatch.diag_pads(raw, 0, len(raw), 8, 2)) == TWINS["diag_pads"](raw, 0, len(raw), 8, 2)
+
+
+INDENTED_PARTS = [b"  ", b" ", b"\t", b"/a/b.py", b"C:", b"x", b"a.go", b":", b"12", b"3", b" - ", b"-", b"error", b": ",
+                  b"warning: ", b"\"x\" is unknown (reportFoo)", b"): ", b"(", b"\xc2\xa0", b"\n", b"\n", b"\r", b"\x0c"]
+INDENTEDISH = st.lists(st.sampled_from(INDENTED_PARTS), max_size=60).map(b"".join)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=INDENTEDISH, data=st.data())
+def test_diag_indented_matches_the_python_twin(raw, data):
+    import operators.kernel as dispatch
+
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    starts, ends = offsets[:-1], offsets[1:]
+    n = len(starts)
+    classes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 0, 1]), min_size=n, max_size=n)))
+    first = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(first, n))
+    k, cols = dispatch.diag_indented(raw, starts, ends, classes, first, stop)
+    assert (k, bytes(cols)) == TWINS["diag_indented"](raw, starts, ends, classes, first, stop)
+
+
+def test_diag_indented_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_pyright
+
+    raw = make_diag_pyright(300_000)
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    starts, ends = offsets[:-1], offsets[1:]
+    classes = bytes(len(starts))
+    i, done = 0, 0
+    while i < len(starts):
+        k, cols = dispatch.diag_indented(raw, starts, ends, classes, i, len(starts))
+        assert (k, bytes(cols)) == TWINS["diag_indented"](raw, starts, ends, classes, i, len(starts))
+        done += k - i
+        i = max(k, i + 1)
+    assert done > 1000

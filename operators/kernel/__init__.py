@@ -18,7 +18,9 @@ holding each offset) and ``blank_lines`` the line ranking uses; the git blame ty
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time), ``diag_lines`` (the lines of a
-detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_fill`` and
+detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_stylish`` (eslint's stylish entries read a run at a
+time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_indented`` (pyright's indented entries
+read a run at a time), ``diag_fill`` and
 ``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
 signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
@@ -101,6 +103,9 @@ def _twins() -> dict:
         "diag_line_runs": diag_twins.diag_line_runs_py,
         "diag_fill": diag_twins.diag_fill_py,
         "diag_offsets": diag_twins.diag_offsets_py,
+        "diag_stylish": diag_twins.diag_stylish_py,
+        "diag_pads": diag_twins.diag_pads_py,
+        "diag_indented": diag_twins.diag_indented_py,
         "source_lines": source_twins.source_lines_py,
     }
 
@@ -365,6 +370,9 @@ if C is None:
     diag_line_runs = diag_twins.diag_line_runs_py
     diag_fill = diag_twins.diag_fill_py
     diag_offsets = diag_twins.diag_offsets_py
+    diag_stylish = diag_twins.diag_stylish_py
+    diag_pads = diag_twins.diag_pads_py
+    diag_indented = diag_twins.diag_indented_py
     source_lines = source_twins.source_lines_py
 else:
     scan_lines = _c_scan_lines
@@ -407,4 +415,7 @@ else:
     diag_line_runs = _c_diag_line_runs if hasattr(C, "diag_line_runs") else _twin("diag_twins", "diag_line_runs_py")
     diag_fill = C.diag_fill if hasattr(C, "diag_fill") else _twin("diag_twins", "diag_fill_py")
     diag_offsets = C.diag_offsets if hasattr(C, "diag_offsets") else _twin("diag_twins", "diag_offsets_py")
+    diag_stylish = C.diag_stylish if hasattr(C, "diag_stylish") else _twin("diag_twins", "diag_stylish_py")
+    diag_pads = C.diag_pads if hasattr(C, "diag_pads") else _twin("diag_twins", "diag_pads_py")
+    diag_indented = C.diag_indented if hasattr(C, "diag_indented") else _twin("diag_twins", "diag_indented_py")
     source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

@@ -4045,6 +4045,259 @@ done:
     return out;
 }
 
+/* ---- diagnostics: eslint stylish entries read a run at a time, padding runs of a span at once ---- */
+
+static inline int st_ws(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }  /* bytes \s */
+static inline int st_rule(unsigned char c) {  /* [\w/@.-] of a bytes pattern */
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '@' ||
+           c == '.' || c == '-';
+}
+
+/* One line raw[s:e] read as STYLISH_RE reads it: 0 for none; else 1 with the severity (0 error, 1 warning),
+   the message's span and the rule's (rs = -1: none). */
+static int stylish_line(const unsigned char *raw, Py_ssize_t s, Py_ssize_t e, int *sev, Py_ssize_t *ms, Py_ssize_t *me,
+                        Py_ssize_t *rs, Py_ssize_t *re_) {
+    Py_ssize_t p = s, q;
+    while (p < e && st_ws(raw[p])) p++;
+    if (p == s) return 0;
+    for (q = p; p < e && raw[p] >= '0' && raw[p] <= '9'; p++) {}
+    if (p == q || p >= e || raw[p] != ':') return 0;
+    for (q = ++p; p < e && raw[p] >= '0' && raw[p] <= '9'; p++) {}
+    if (p == q) return 0;
+    for (q = p; p < e && st_ws(raw[p]); p++) {}
+    if (p == q) return 0;
+    if (e - p >= 5 && memcmp(raw + p, "error", 5) == 0) {
+        *sev = 0;
+        p += 5;
+    } else if (e - p >= 7 && memcmp(raw + p, "warning", 7) == 0) {
+        *sev = 1;
+        p += 7;
+    } else {
+        return 0;
+    }
+    for (q = p; p < e && st_ws(raw[p]); p++) {}
+    if (p == q) return 0;
+    Py_ssize_t m0 = p, t = e;
+    while (t > m0 && st_ws(raw[t - 1])) t--;
+    *ms = m0;
+    *me = t;
+    *rs = *re_ = -1;
+    Py_ssize_t we = t;
+    if (we > m0 && raw[we - 1] == ')') we--;
+    Py_ssize_t ws = we;
+    while (ws > m0 && st_rule(raw[ws - 1])) ws--;
+    if (ws < we) {
+        Py_ssize_t r = ws, w;
+        if (r > m0 && raw[r - 1] == '(') r--;
+        for (w = r; w > m0 && st_ws(raw[w - 1]); w--) {}
+        if (r - w >= 2) {
+            *me = w;
+            *rs = ws;
+            *re_ = we;
+        }
+    }
+    return 1;
+}
+
+/* (stop, combo_ids, message_ids): lines first.. (while classes[k] is 0) read as eslint stylish entries
+   (diag_twins.diag_stylish_py); each entry's severity and rule (or message) numbered in combos, its message
+   in messages (new texts added, numbered in order) */
+static PyObject *diag_stylish(PyObject *self, PyObject *args) {
+    Py_buffer raw, classes, b[2];
+    PyObject *objs[2], *combos, *messages;
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*OOy*nnO!O!", &raw, &objs[0], &objs[1], &classes, &first, &stop, &PyDict_Type, &combos,
+                          &PyDict_Type, &messages))
+        return NULL;
+    int got = 0;
+    PyObject *result = NULL, *cids = NULL, *mids = NULL;
+    char *key = NULL;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_stylish") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (b[1].len / b[1].itemsize != n || classes.len < n || first < 0 || stop > n || first > stop) {
+        PyErr_SetString(PyExc_ValueError, "diag_stylish: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *cl = classes.buf;
+    Py_ssize_t k = first, cap = 0;
+    int32_t *ci = NULL, *mi = NULL;
+    cids = PyBytes_FromStringAndSize(NULL, 0);
+    mids = PyBytes_FromStringAndSize(NULL, 0);
+    if (!cids || !mids) goto done;
+    for (; k < stop && !cl[k]; k++) {
+        int64_t s = item_at(&b[0], k), e = item_at(&b[1], k);
+        if (s < 0 || e < s || e > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_stylish: a line out of range");
+            goto done;
+        }
+        if (e > s && r[e - 1] == '\n') e--;
+        int sev;
+        Py_ssize_t ms, me, rs, re_;
+        if (!stylish_line(r, s, e, &sev, &ms, &me, &rs, &re_)) break;
+        Py_ssize_t j = k - first;
+        if (j >= cap) {
+            cap = cap ? cap * 2 : 64;
+            if (_PyBytes_Resize(&cids, cap * 4) < 0 || _PyBytes_Resize(&mids, cap * 4) < 0) goto done;
+            ci = (int32_t *)PyBytes_AS_STRING(cids);
+            mi = (int32_t *)PyBytes_AS_STRING(mids);
+        }
+        PyObject *msg = PyBytes_FromStringAndSize((const char *)r + ms, me - ms);
+        if (!msg) goto done;
+        PyObject *id = PyDict_GetItemWithError(messages, msg);
+        if (!id) {
+            if (PyErr_Occurred() || !(id = PyLong_FromSsize_t(PyDict_Size(messages))) || PyDict_SetItem(messages, msg, id) < 0) {
+                Py_XDECREF(id);
+                Py_DECREF(msg);
+                goto done;
+            }
+            Py_DECREF(id);
+        }
+        mi[j] = (int32_t)PyLong_AsLong(id);
+        Py_ssize_t a = rs >= 0 ? rs : ms, z = rs >= 0 ? re_ : me;
+        PyObject *ck = PyBytes_FromStringAndSize(NULL, 2 + (z - a));
+        if (!ck) {
+            Py_DECREF(msg);
+            goto done;
+        }
+        key = PyBytes_AS_STRING(ck);
+        key[0] = sev ? 'w' : 'e';
+        key[1] = rs >= 0 ? 1 : 0;
+        memcpy(key + 2, r + a, (size_t)(z - a));
+        key = NULL;
+        Py_DECREF(msg);
+        id = PyDict_GetItemWithError(combos, ck);
+        if (!id) {
+            if (PyErr_Occurred() || !(id = PyLong_FromSsize_t(PyDict_Size(combos))) || PyDict_SetItem(combos, ck, id) < 0) {
+                Py_XDECREF(id);
+                Py_DECREF(ck);
+                goto done;
+            }
+            Py_DECREF(id);
+        }
+        ci[j] = (int32_t)PyLong_AsLong(id);
+        Py_DECREF(ck);
+    }
+    if (_PyBytes_Resize(&cids, (k - first) * 4) < 0 || _PyBytes_Resize(&mids, (k - first) * 4) < 0) goto done;
+    result = Py_BuildValue("nOO", k, cids, mids);
+done:
+    Py_XDECREF(cids);
+    Py_XDECREF(mids);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&classes);
+    return result;
+}
+
+/* int64 (from, to) of each run of at least `least` spaces in raw[start:end] after a byte other than a space or
+   a newline and before one other than a space, \r or \n, `keep` of its spaces left out of it
+   (diag_twins.diag_pads_py: ODD_RE's padding) */
+static PyObject *diag_pads(PyObject *self, PyObject *args) {
+    Py_buffer raw;
+    Py_ssize_t start, end, least, keep;
+    if (!PyArg_ParseTuple(args, "y*nnnn", &raw, &start, &end, &least, &keep)) return NULL;
+    PyObject *out = NULL;
+    if (start < 0 || end > raw.len || start > end || least < 1 || keep < 0 || keep > least) {
+        PyErr_SetString(PyExc_ValueError, "diag_pads: bad range");
+        goto done;
+    }
+    const unsigned char *r = raw.buf;
+    Py_ssize_t cap = 16, m = 0;
+    if (!(out = PyBytes_FromStringAndSize(NULL, cap * 16))) goto done;
+    Py_ssize_t p = start;
+    while (p < end) {
+        const unsigned char *sp = memchr(r + p, ' ', (size_t)(end - p));
+        if (!sp) break;
+        Py_ssize_t a = sp - r, z = a;
+        while (z < end && r[z] == ' ') z++;
+        if (a > 0 && r[a - 1] != ' ' && r[a - 1] != '\n' && z - a >= least && z < end && r[z] != '\r' && r[z] != '\n') {
+            if (m == cap) {
+                cap *= 2;
+                if (_PyBytes_Resize(&out, cap * 16) < 0) goto done;
+            }
+            int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
+            o[2 * m] = a + keep;
+            o[2 * m + 1] = z;
+            m++;
+        }
+        p = z;
+    }
+    _PyBytes_Resize(&out, m * 16);
+done:
+    PyBuffer_Release(&raw);
+    return out;
+}
+
+/* ---- end of the stylish and padding block ---- */
+
+/* ---- diagnostics: indented path:line:col entries (pyright's) read a run at a time ---- */
+
+/* (stop, columns): lines first.. (class 0, led by a space or a tab) up to the first that diagnostics.py's
+   LOC_LINE_RE matches with a path that starts with a digit or a text that holds "): " or ".go:"
+   (diag_twins.diag_indented_py); int64 path start, path end, where the text after the location starts,
+   where the line's text ends and 1 when " - " is before it, five a line; -1 for the first three of a line
+   LOC_LINE_RE does not match */
+static PyObject *diag_indented(PyObject *self, PyObject *args) {
+    Py_buffer raw, classes, b[2];
+    PyObject *objs[2];
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*OOy*nn", &raw, &objs[0], &objs[1], &classes, &first, &stop)) return NULL;
+    int got = 0;
+    PyObject *result = NULL, *cols = NULL;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_indented") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (b[1].len / b[1].itemsize != n || classes.len < n || first < 0 || stop > n || first > stop) {
+        PyErr_SetString(PyExc_ValueError, "diag_indented: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *cl = classes.buf;
+    Py_ssize_t k = first, cap = 0;
+    int64_t *o = NULL;
+    if (!(cols = PyBytes_FromStringAndSize(NULL, 0))) goto done;
+    for (; k < stop; k++) {
+        int64_t s = item_at(&b[0], k), e = item_at(&b[1], k);
+        if (s < 0 || e <= s || e > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_indented: a line out of range");
+            goto done;
+        }
+        if (cl[k] || (r[s] != ' ' && r[s] != '\t')) break;
+        if (r[e - 1] == '\n') e--;
+        Py_ssize_t p = s, path_end = -1;
+        while (p < e && st_ws(r[p])) p++;
+        Py_ssize_t at = loc_match(r + p, r + e, &path_end);
+        if (at >= 0 && ((r[p] >= '0' && r[p] <= '9') || diag_has(r + s, e - s, "): ") || diag_has(r + s, e - s, ".go:"))) break;
+        Py_ssize_t j = k - first;
+        if (j >= cap) {
+            cap = cap ? cap * 2 : 64;
+            if (_PyBytes_Resize(&cols, cap * 40) < 0) goto done;
+            o = (int64_t *)PyBytes_AS_STRING(cols);
+        }
+        if (at < 0) {  /* no location: maybe a line of the message before it (the parser asks) */
+            o[5 * j] = o[5 * j + 1] = o[5 * j + 2] = -1;
+            o[5 * j + 3] = e;
+            o[5 * j + 4] = 0;
+            continue;
+        }
+        at += p;
+        o[5 * j] = p;
+        o[5 * j + 1] = p + path_end;
+        o[5 * j + 2] = at;
+        o[5 * j + 3] = e;
+        o[5 * j + 4] = at - 3 >= s && memcmp(r + at - 3, " - ", 3) == 0;
+    }
+    if (_PyBytes_Resize(&cols, (k - first) * 40) < 0) goto done;
+    result = Py_BuildValue("nO", k, cols);
+done:
+    Py_XDECREF(cols);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&classes);
+    return result;
+}
+
+/* ---- end of the indented entries block ---- */
+
 static PyMethodDef methods[] = {
     {"pair_brackets", pair_brackets, METH_VARARGS, "pair_brackets(buf, start, stop, wide=True) -> (opens, closes, end)"},
     {"words", words, METH_O, "words(shape) -> the word-level template key"},
@@ -4107,6 +4360,11 @@ static PyMethodDef methods[] = {
      "diag_line_runs(codes, first, stop, starts, ends) -> (run_codes, run_starts, run_ends) of lines"},
     {"diag_fill", diag_fill, METH_VARARGS, "diag_fill(lines, codes, heads, lasts, low, high): each coded diagnostic's lines set to its code"},
     {"diag_offsets", diag_offsets, METH_O, "diag_offsets(buf) -> uint32 offsets of each line's start, then the end"},
+    {"diag_stylish", diag_stylish, METH_VARARGS,
+     "diag_stylish(buf, starts, ends, classes, first, stop, combos, messages) -> (stop, combo_ids, message_ids) of stylish entries"},
+    {"diag_indented", diag_indented, METH_VARARGS,
+     "diag_indented(buf, starts, ends, classes, first, stop) -> (stop, int64 columns) of indented path:line:col lines"},
+    {"diag_pads", diag_pads, METH_VARARGS, "diag_pads(buf, start, end, least, keep) -> int64 (from, to) of each padding run"},
     {NULL, NULL, 0, NULL},
 };
 

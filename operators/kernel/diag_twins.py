@@ -248,3 +248,63 @@ def diag_offsets_py(raw: bytes) -> bytes:
     if raw and raw[-1] != 10:
         offsets.append(len(raw))
     return offsets.tobytes()
+
+
+_STYLISH_LINE_RE = re.compile(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$", re.M)
+
+
+def diag_stylish_py(raw: bytes, starts, ends, classes, first: int, stop: int, combos: dict, messages: dict):
+    """(stop, combo_ids, message_ids), as ``_kernel.diag_stylish``: the lines from ``first`` on (before
+    ``stop``, while ``classes`` is 0) that ``STYLISH_RE`` reads (eslint's stylish entries), up to the first
+    it does not; for each, int32, the number in ``combos`` of its severity's initial (``e``, ``w``) then
+    ``\\x01`` and its rule, or ``\\x00`` and its message when it has none, and the number in ``messages`` of
+    its message (each new text numbered as it is added)."""
+    combo_ids, message_ids, k = array("i"), array("i"), first
+    while k < stop and not classes[k]:
+        end = ends[k]
+        m = _STYLISH_LINE_RE.match(raw, starts[k], end - 1 if end > starts[k] and raw[end - 1] == 10 else end)
+        if m is None:
+            break
+        sev, message, rule = m.group(3, 4, 5)
+        key = sev[:1] + (b"\x01" + rule if rule is not None else b"\x00" + message)
+        combo_ids.append(combos.setdefault(key, len(combos)))
+        message_ids.append(messages.setdefault(message, len(messages)))
+        k += 1
+    return k, combo_ids.tobytes(), message_ids.tobytes()
+
+
+def diag_pads_py(raw: bytes, start: int, end: int, least: int, keep: int) -> bytes:
+    """As ``_kernel.diag_pads``: int64 (from, to) of each run of ``least`` spaces or more in ``raw[start:end]``
+    after a byte other than a space or a newline (looked for before ``start`` too) and before one other
+    than a space, ``\\r`` or ``\\n`` (inside the span), less its first ``keep`` spaces."""
+    out = array("q")
+    for m in re.compile(rb"(?<=[^ \n]) {%d,}(?=[^ \r\n])" % least).finditer(raw, start, end):
+        out.extend((m.start() + keep, m.end()))
+    return out.tobytes()
+
+
+# diagnostics.LOC_LINE_RE: LOC_LINES_RE after an indent, on one line
+_LOC_LINE_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)
+
+
+def diag_indented_py(raw: bytes, starts, ends, classes, first: int, stop: int):
+    """(stop, columns), as ``_kernel.diag_indented``: the lines from ``first`` on (before ``stop``; class 0, led
+    by a space or a tab) up to the first that ``LOC_LINE_RE`` matches with a path that starts with a digit
+    or a text that holds ``): `` or ``.go:``; for each, int64, where its path starts and ends, where the
+    text after its location starts (-1 for the three when it does not match), where its text ends, and 1
+    when `` - `` is just before the text after its location."""
+    cols, k = array("q"), first
+    while k < stop and not classes[k] and raw[starts[k]] in b" \t":
+        end = ends[k]
+        end = end - 1 if raw[end - 1] == 10 else end
+        m = _LOC_LINE_RE.match(raw, starts[k], end)
+        if m is None:
+            cols.extend((-1, -1, -1, end, 0))
+            k += 1
+            continue
+        if raw[m.start(2)] in b"0123456789" or b"): " in m.group() or b".go:" in m.group():
+            break
+        at = m.start(5)
+        cols.extend((m.start(2), m.end(2), at, end, raw[at - 3 : at] == b" - "))
+        k += 1
+    return k, cols.tobytes()

@@ -96,8 +96,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from itertools import compress, islice, repeat
-from operator import add, and_, eq, gt, ne, sub
+from itertools import accumulate, compress, islice, repeat
+from operator import add, and_, eq, gt, itemgetter, ne, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -245,6 +245,8 @@ class Diag:
 STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT, TSC, RUST = 0, 1, 2, 3, 4
+STYLISH = STYLE_IDS["stylish"]
+_pyright_or = (lambda dash, style: PYRIGHT if dash else style)  # ``_Parser._indented``: a place then `` - `` is pyright's
 _LISTED_AS_IS = bytes((PLAIN, GNU, PYRIGHT, STYLE_IDS["rust"]))  # styles whose place is the location as printed
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
 _NOT_SUSPECT = bytes(not v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line no other form can take
@@ -265,7 +267,7 @@ class _Diags:
         self.key, self.severity, self.path = array("I"), array("I"), array("I")
         self.style = bytearray()
         self.loc, self.message = array("i"), array("i")  # an offset in the head line, or ~n: ``texts_kept[n]``
-        self.texts_kept: list[bytes] = []
+        self.texts_kept = _Kept(self)
         self.texts = texts
         self.keys: list[str] = []  # rules and severities, each once
         self.key_ids: dict[str, int] = {}
@@ -343,6 +345,38 @@ class _Diags:
         aside; its number as stored."""
         self.texts_kept.append(text)
         return ~(len(self.texts_kept) - 1)
+
+
+LAZY = 1 << 30  # ``_Kept``: from this number on, the place of the stylish or indented entry ``n - LAZY``
+
+
+class _Kept(list):
+    """``_Diags.texts_kept``: the places and messages not cut from their head lines; past ``LAZY``, the
+    place of a stylish entry (``path:line:col``) or an indented one (``_Parser._indented``), made when asked (a bytes object an entry, kept, would
+    take about as much memory as its line)."""
+
+    __slots__ = ("diags",)
+
+    def __init__(self, diags: "_Diags"):
+        super().__init__()
+        self.diags = diags
+
+    def __getitem__(self, n):
+        return self.place(n - LAZY) if n.__class__ is int and n >= LAZY else list.__getitem__(self, n)
+
+    def place(self, j: int) -> bytes:
+        """The place of the ``j``-th diagnostic, made from its head line: a stylish entry's ``path:line:col``,
+        an indented one's location as printed (``_Parser._indented``)."""
+        diags = self.diags
+        if diags.style[j] != STYLISH:
+            texts = diags.texts
+            head = diags.head[j]
+            end = texts.ends[head]
+            end -= texts.raw[end - 1] == 10
+            m = LOC_LINE_RE.match(texts.raw, texts.starts[head], end)
+            return texts.raw[m.start(2) : m.start(5)].rstrip(b": -")
+        texts, head = diags.texts, diags.head[j]  # its head line: spaces, line:col, spaces, ... (``STYLISH_RE``)
+        return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
 
 
 def _typecode(raw: bytes) -> str:
@@ -530,8 +564,11 @@ class _Parser:
         self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
         self.padded = b""  # ``run``: a byte a line, 1 for one holding ``PAD``, when the input is not clean (no escapes)
         self.rust_keys: dict = {}  # ``_rust_head``: the rule number of each code (or severity and message)
-        self.stylish: dict = {}  # ``_stylish``: rule and severity numbers of each code (or message) and severity
-        self.messages: dict = {}  # ``_stylish``: each message text once
+        self.stylish: dict = {}  # ``_stylish``: the number of each severity and code (or message) (``diag_stylish``)
+        self.stylish_keys: list[int] = []  # ... the rule number of each
+        self.stylish_severities: list[int] = []  # ... and its severity's
+        self.messages: dict = {}  # ``_stylish``: the number of each message text
+        self.message_slots: list[int] = []  # ... and its place in ``texts_kept`` as ``_Diags`` stores it
         self.indented: dict = {}  # ``_indented``: rule and severity numbers, message and style of each text after a location
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
@@ -623,119 +660,161 @@ class _Parser:
                     continue
             current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
+        self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
 
     def _stylish(self, i: int, n: int, current_file: bytes) -> int:
         """The eslint stylish entries from line ``i`` on under ``current_file`` (``STYLISH_RE`` lines of class
-        0, no ``GROUPED_RE`` one: a line's text is its bytes), added as ``_head`` then ``_start`` add each
-        (the last left open, its ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is
-        none (then it is read as any line)."""
-        raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
-        match, made = STYLISH_LINE_RE.match, self.stylish
-        path, style, k = -1, STYLE_IDS["stylish"], i
-        while k < n and not classes[k]:
-            end = ends[k]
-            m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
-            if m is None or GROUPED_RE.match(m.group()):
-                break
-            where, sev, message, code = m.group(1, 3, 4, 5)
-            got = made.get((code, sev, message if code is None else None))
-            if got is None:
-                severity = sev.decode()
-                got = made[(code, sev, message if code is None else None)] = (
-                    diags.key_id(_key(code, severity, message)), diags.key_id(severity))
-            kept = self.messages.setdefault(message, message)  # one bytes object for each message text
-            if path < 0:
-                path = diags.path_id(current_file)
-            diags.path.append(path)
-            diags.head.append(k)
-            diags.head_end.append(k)
-            diags.end.append(k)
-            diags.key.append(got[0])
-            diags.severity.append(got[1])
-            diags.style.append(style)
-            diags.loc.append(diags._kept(current_file + b":" + where + b":" + m.group(2)))
-            diags.message.append(diags._kept(kept))
-            kind[k] = HEAD
-            k += 1
-        if k > i:
-            self.open_j = len(diags.head) - 1
-            self.open, self.pending, self.detail_started = None, True, False
+        0: a line's text is its bytes; no ``GROUPED_RE`` one can be), read a run at a time
+        (``operators.kernel.diag_stylish``) and added as ``_head`` then ``_start`` add each (the last left
+        open, its ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is none (then it is
+        read as any line). Each place is made when asked (``_Kept``), each message text kept once."""
+        from operators.kernel import diag_stylish
+
+        diags, combos, messages = self.diags, self.stylish, self.messages
+        known, known_messages = len(combos), len(messages)
+        k, combo_ids, message_ids = diag_stylish(self.raw, self.starts, self.ends, self.classes, i, n, combos, messages)
+        m = k - i
+        if m <= 0:
+            return i - 1
+        key_of, severity_of, kept_at = self.stylish_keys, self.stylish_severities, self.message_slots
+        for combo in islice(combos, known, None):  # rule and severity numbers, in order of first use
+            severity = "error" if combo[0] == 0x65 else "warning"
+            key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
+            severity_of.append(diags.key_id(severity))
+        for message in islice(messages, known_messages, None):
+            kept_at.append(diags._kept(message))
+        combo_ids, message_ids = memoryview(combo_ids).cast("i"), memoryview(message_ids).cast("i")
+        first = len(diags.head)
+        diags.path.extend(repeat(diags.path_id(current_file), m))
+        lines = range(i, k)
+        diags.head.extend(lines)
+        diags.head_end.extend(lines)
+        diags.end.extend(lines)
+        diags.key.extend(map(key_of.__getitem__, combo_ids))
+        diags.severity.extend(map(severity_of.__getitem__, combo_ids))
+        diags.style.extend(bytes([STYLE_IDS["stylish"]]) * m)
+        if first + m < LAZY:  # a place: ``~(LAZY + j)``, made from the path and the head line when asked
+            diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
+        else:
+            diags.loc.extend(diags._kept(diags.texts_kept.place(j)) for j in range(first, first + m))
+        diags.message.extend(map(kept_at.__getitem__, message_ids))
+        self.kind[i:k] = _HEADS * m
+        self.open_j = len(diags.head) - 1
+        self.open, self.pending, self.detail_started = None, True, False
         return k - 1
 
     def _indented(self, i: int, n: int) -> int:
         """The indented ``path:line:col - severity: message`` diagnostics from line ``i`` on (pyright's, under
         a file line: ``LOC_RE`` lines of class 0 that no earlier form of ``_head`` takes, not notes; a
-        line's text is its bytes), added as ``_head`` then ``_start`` add each (the last left open, its
-        ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is none."""
-        raw, starts, ends, classes, kind, diags = self.raw, self.starts, self.ends, self.classes, self.kind, self.diags
-        match, made, k, indent = LOC_LINE_RE.match, self.indented, i, -1
-        while k < n and not classes[k] and raw[starts[k]] in _BLANKS:
-            end = ends[k]
-            m = match(raw, starts[k], end - 1 if raw[end - 1] == 10 else end)
-            if m is None and indent >= 0 and self._elaboration(k, end - 1 if raw[end - 1] == 10 else end, indent):
-                k += 1
-                continue
-            if m is None or raw[m.start(2)] in _DIGITS or b"): " in m.group() or b".go:" in m.group():
-                break
-            rest = m.group(5)
-            got = made.get(rest, False)
-            if got is False:
-                tail = _tail(rest, False)
-                got = None if tail is None or tail[0] == "note" else (
-                    diags.key_id(tail[1]), diags.key_id(tail[0]), tail[2], GNU if tail[3] else PLAIN)
-                if len(made) < TAILS_MAX:
-                    made[rest] = got
-            if got is None:
-                break
-            key, severity, message, style = got
-            at = m.start(5)
-            diags.path.append(diags.path_id(m.group(2)))
-            diags.head.append(k)
-            diags.head_end.append(k)
-            diags.end.append(k)
-            diags.key.append(key)
-            diags.severity.append(severity)
-            style = PYRIGHT if raw[at - 3 : at].find(b" - ") >= 0 else style
-            diags.style.append(style)
-            diags.loc.append(diags._kept(raw[m.start(2) : at].rstrip(b": -")))
-            diags.message.append(diags._kept(message))
-            kind[k] = HEAD
-            indent = INDENT_RE.match(raw, starts[k]).end() - starts[k] if style == PYRIGHT else -1
-            self.head_trail = None  # ``_elaboration``: whether the head line has a trailing code, asked once
+        line's text is its bytes), with the lines that continue their messages (``_elaboration``), added
+        as ``_head`` then ``_start`` then ``_inside`` add each (the last left open, its ``Diag`` to be
+        made); the last line read, ``i - 1`` when line ``i`` is none. The lines are read a run at a time
+        (``operators.kernel.diag_indented``), the columns added at once; each place is made when asked
+        (``_Kept``)."""
+        from operators.kernel import diag_indented
+
+        raw, starts, diags = self.raw, self.starts, self.diags
+        stop, cols = diag_indented(raw, starts, self.ends, self.classes, i, n)
+        if stop == i:
+            return i - 1
+        cols = memoryview(cols).cast("q")
+        made, key_id = self.indented, diags.key_id
+        gots, styles, parts = [], bytearray(), []  # each diagnostic's (rule, severity, message, style); the message lines
+        indent, trail, head, k = -1, None, i, i  # the last head line's indent (-2: not worked out yet), whether it has a trailing code
+        for path_at, _, at, end, dash in zip(*(cols[c::5] for c in range(5))):
+            if path_at >= 0:
+                rest = raw[at:end]
+                got = made.get(rest, False)
+                if got is False:
+                    got = self._indented_tail(rest)
+                if got is None:
+                    break
+                gots.append(got)
+                styles.append(PYRIGHT if dash else got[3])
+                indent, trail, head = -2 if dash else -1, None, k
+            else:
+                if indent == -1:
+                    break
+                if indent == -2:
+                    indent = INDENT_RE.match(raw, starts[head]).end() - starts[head]
+                found = self._elaboration(k, end, indent)
+                if found is None:
+                    break
+                key = -1
+                if found is not True:  # a trailing code: the rule, unless the head line has one
+                    if trail is None:
+                        head_end = self.ends[head]
+                        trail = TRAIL_CODE_RE.search(raw, starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
+                    if not trail:
+                        key = key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
+                parts.append((k, head, len(gots) - 1, key))
             k += 1
-        if k > i:
-            self.open_j = len(diags.head) - 1
-            self.open, self.pending, self.detail_started = None, True, False
+        if not gots:
+            return i - 1
+        self._add_indented(i, k, cols, gots, styles, parts)
+        self.open_j = len(diags.head) - 1
+        self.open, self.pending, self.detail_started = None, True, False
         return k - 1
 
-    def _elaboration(self, k: int, end: int, indent: int) -> bool:
-        """Line ``k`` (class 0, indented, no ``LOC_RE`` line; its text ends at ``end``) read as ``_line`` then
-        ``_inside`` read it when it continues the message of the diagnostic just added by ``_indented``
-        (the head line indented by ``indent``): indented deeper, none of the forms ``_head`` tries before
-        ``_loc_diag``, no progress or summary line; False, having changed nothing, for any other."""
+    def _indented_tail(self, rest: bytes):
+        """(rule, severity, message as ``_Diags`` stores it, style) of what follows an indented location, or
+        None when it is no diagnostic or a note; remembered (up to ``TAILS_MAX`` texts)."""
+        diags, made = self.diags, self.indented
+        tail = _tail(rest, False)
+        got = None if tail is None or tail[0] == "note" else (
+            diags.key_id(tail[1]), diags.key_id(tail[0]), diags._kept(tail[2]), GNU if tail[3] else PLAIN)
+        if len(made) < TAILS_MAX:
+            made[rest] = got
+        return got
+
+    def _add_indented(self, i: int, k: int, cols, gots: list, styles: bytearray, parts: list) -> None:
+        """The columns of the diagnostics ``_indented`` read on lines ``i`` to ``k - 1`` (``cols``: the kernel's)
+        added at once, then the message lines ``parts`` (line, head line, which diagnostic, rule or -1) each gives its."""
+        raw, diags = self.raw, self.diags
+        m = len(gots)
+        if m:
+            first = len(diags.head)
+            paths = cols[0::5]
+            heads = [line for line, path_at in zip(range(i, k), paths) if path_at >= 0]
+            path_id = diags.path_id
+            diags.path.extend(path_id(raw[paths[line - i] : cols[5 * (line - i) + 1]]) for line in heads)
+            diags.head.extend(heads)
+            diags.head_end.extend(heads)
+            diags.end.extend(heads)
+            diags.key.extend(map(itemgetter(0), gots))
+            diags.severity.extend(map(itemgetter(1), gots))
+            diags.style.extend(styles)
+            if first + m < LAZY:  # a place: ``~(LAZY + j)``, cut from the head line when asked
+                diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
+            else:
+                diags.loc.extend(diags._kept(diags.texts_kept.place(j)) for j in range(first, first + m))
+            diags.message.extend(map(itemgetter(2), gots))
+            kind = self.kind
+            for line in heads:
+                kind[line] = HEAD
+            for line, _, j, key in parts:
+                kind[line] = PART
+                diags.head_end[first + j] = diags.end[first + j] = line
+                if key >= 0:
+                    diags.key[first + j] = key
+
+    def _elaboration(self, k: int, end: int, indent: int):
+        """Whether line ``k`` (class 0, indented, no ``LOC_RE`` line; its text ends at ``end``), read as ``_line``
+        then ``_inside`` read it, continues the message of the diagnostic just read by ``_indented`` (the head
+        line indented by ``indent``): indented deeper, none of the forms ``_head`` tries before
+        ``_loc_diag``, no progress or summary line. None when it does not; else its ``TRAIL_CODE_RE`` match,
+        or True when it has none."""
         raw, start = self.raw, self.starts[k]
         at = INDENT_RE.match(raw, start).end()
         if at - start <= indent or at >= end or raw[at] in _ODD_FIRST or raw.find(b"): ", start, end) >= 0:
-            return False
+            return None
         t = raw[start:end]
         if PROGRESS_RE.match(t) or SUMMARY_RE.match(t):
-            return False
+            return None
         if k + 1 < len(self.starts) and (raw.find(b"-[", end, self.ends[k + 1]) >= 0 or raw.find(b"\xe2\x94\x80[", end, self.ends[k + 1]) >= 0):
-            return False
-        diags = self.diags
-        j = len(diags.head) - 1
-        self.kind[k] = PART
-        diags.head_end[j] = diags.end[j] = k
-        m = TRAIL_CODE_RE.search(t)
-        if m is not None:
-            if self.head_trail is None:
-                head = diags.head[j]
-                head_end = self.ends[head]
-                self.head_trail = TRAIL_CODE_RE.search(raw, self.starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
-            if not self.head_trail:
-                diags.key[j] = diags.key_id(next(g for g in m.groups() if g).decode("utf-8", "replace"))
-        return True
+            return None
+        return TRAIL_CODE_RE.search(t) or True
 
     def _by_class(self, i: int, n: int, runs: bytes, next_head: int) -> int | None:
         """Line ``i`` of a class ``_classes`` found (``classes[i]`` not 0) read with the lines its class lets
@@ -1287,12 +1366,27 @@ class _Reducer:
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
         self.kept: set[int] | None = None  # the hint lines kept, when worked out for the whole view (``_lines``)
+        from operators.kernel import diag_pads
+
+        self.pads = diag_pads  # ``_keep``
 
     def _keep(self, start: int, end: int) -> None:
         """Show ``raw[start:end]`` as a terminal would, colour escapes to group ``escapes``, and a run of
         ``PAD_MIN`` spaces or more inside the line (a column aligned to the longest message of the
         file: eslint pads hundreds of bytes a line) shortened to ``PAD_KEPT``, the rest to ``padding``."""
         plan = self.plan
+        if self.p.padded:  # no escapes in the input: the runs of spaces found at once, their pieces added at once
+            bounds = array("q", (start,))
+            bounds.frombytes(self.pads(self.raw, start, end, PAD_MIN, PAD_KEPT))
+            if len(bounds) == 1:
+                plan.keep(start, end)
+                return
+            bounds.append(end)
+            plan.keep(start, bounds[1])
+            plan.omit(bounds[1], bounds[2], "padding", "alignment spaces")
+            more = len(bounds) // 2 - 2  # runs past the first
+            plan.extend(_KEEP_OMIT * more + _KEEP_ONE, bounds[2:-1], bounds[3:], [None, "padding"] * more + [None])
+            return
         hidden = [] if self.p.clean else _hidden(self.raw, start, end)
         if not hidden:
             plan.keep(start, end)
@@ -1456,10 +1550,7 @@ class _Reducer:
                             map(group_of.__getitem__, rest))
             if padded < 0:
                 break
-            line = bisect_right(p.starts, starts[padded]) - 1
-            while line < len(p.starts) and p.ends[line] <= ends[padded]:
-                self._keep(p.starts[line], p.ends[line])
-                line += 1
+            self._keep(starts[padded], ends[padded])  # whole lines: as each line on its own (no run of spaces ends a line)
             last = padded + 1
             padded = run_codes.find(LINE_PADDED, last)
 
@@ -1492,8 +1583,11 @@ class _Reducer:
             return
         if self.held is not None:
             self._flush()
-        if end == head and p.clean and (index != self.examples or not folded):  # ``_show``, inline
-            plan.keep(starts[head], ends[head])
+        if end == head and (index != self.examples or not folded):  # ``_show``, inline
+            if p.clean:
+                plan.keep(starts[head], ends[head])
+            else:
+                self._keep(starts[head], ends[head])
         else:
             self._show(diags[j], index)
 
@@ -1647,6 +1741,7 @@ LINE_DETAILS, LINE_PROGRESS, LINE_TARGETS, LINE_PADDED = 250, 251, 252, 254  # `
 _IS_KEPT = b"\x01" + bytes(255)
 SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
 SPECIAL_BYTE = bytes([SPECIAL])
+_KEEP_OMIT, _KEEP_ONE = bytes((KEEP, OMIT)), bytes((KEEP,))  # ``_Reducer._keep``: the pieces of a padded span
 _KIND_OF = bytes([KEEP]) + bytes([OMIT]) * 255  # a run's code -> its piece's kind
 
 
@@ -1689,6 +1784,11 @@ def _verbatim(p: _Parser, j: int) -> int:
     start, end = p.starts[p.diags.head[j]], p.ends[p.diags.head_end[j]]
     if p.clean:
         return end - start
+    if p.padded:  # no escapes: the runs of spaces alone
+        from operators.kernel import diag_pads
+
+        pads = memoryview(diag_pads(p.raw, start, end, PAD_MIN, PAD_KEPT)).cast("q")
+        return end - start - sum(pads[1::2]) + sum(pads[::2])
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
 
 
@@ -1716,14 +1816,19 @@ def _shown_size(p: _Parser, indexes) -> int:
         return sum(map(sizes.__getitem__, indexes))
     if p.padded:  # no escapes: a diagnostic's head lines lose something only when one holds ``PAD``
         sizes = p.__dict__.get("_sizes")
-        if sizes is None:
+        if sizes is None:  # the runs of the whole input found at once; those of each diagnostic's lines by bisection
+            from operators.kernel import diag_pads
+
             starts, ends, diags = p.starts, p.ends, p.diags
-            sizes = array("I", map(sub, map(ends.__getitem__, diags.head_end), map(starts.__getitem__, diags.head)))
-            padded = p.padded
-            for j, (head, head_end) in enumerate(zip(diags.head, diags.head_end)):
-                if padded.find(1, head, head_end + 1) >= 0:
-                    sizes[j] = _verbatim(p, j)
-            p._sizes = sizes
+            pads = array("q")
+            pads.frombytes(diag_pads(p.raw, 0, len(p.raw), PAD_MIN, PAD_KEPT))
+            froms = pads[::2]
+            lost = array("q", accumulate(map(sub, pads[1::2], froms), initial=0))  # spaces left out before each run
+            firsts = array("q", map(starts.__getitem__, diags.head))
+            lasts = array("q", map(ends.__getitem__, diags.head_end))
+            cut = map(sub, map(lost.__getitem__, map(bisect_left, repeat(froms), lasts)),
+                      map(lost.__getitem__, map(bisect_left, repeat(froms), firsts)))
+            sizes = p._sizes = array("I", map(sub, map(sub, lasts, firsts), cut))
         return sum(map(sizes.__getitem__, indexes))
     return sum(_verbatim(p, j) for j in indexes)
 
