@@ -30,7 +30,7 @@ import os  # no ``from __future__ import annotations`` here (nor in flows.watchd
 import sys  # ``__future__`` is part of every short run's cost; these annotations are valid at run time (3.10+)
 
 QUICK_WAIT = 0.25  # seconds the fast path waits for a command to finish
-DEFAULT_MIN_BYTES = 512  # operators.config.ReduceConfig.min_bytes: shorter inputs pass through
+DEFAULT_MIN_BYTES = 4096  # operators.config.ReduceConfig.min_bytes: shorter inputs pass through
 READ_MAX = 8 * 1024 * 1024  # operators.runsource.MAX_WINDOW_BYTES: the fast path reads at most this
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 

@@ -48,7 +48,7 @@ class ConfigError(TokensError):
 class ReduceConfig(Section):
     granularity: Literal["coarse", "fine"] = "coarse"
     force_type: str | None = None  # a registered content type (operators.types); checked at load
-    min_bytes: Annotated[int, msgspec.Meta(ge=0)] = 512  # shorter inputs pass through untouched
+    min_bytes: Annotated[int, msgspec.Meta(ge=0)] = 4096  # shorter inputs pass through untouched
     tokenizer: Literal["bytes4", "o200k", "cl100k"] = "bytes4"  # bytes4 = ceil(bytes/4); others: real BPE counts, offline
 
 

@@ -47,12 +47,24 @@ def home(tmp_path, monkeypatch) -> Path:
     return home
 
 
-def reduce_bytes(raw: bytes, source: str = "test-input", **fields) -> ContextPacket:
-    """Run one packet through the whole graph (all stages, real store) and return it finished."""
+def reduce_bytes(raw: bytes, source: str = "test-input", config=None, **fields) -> ContextPacket:
+    """Run one packet through the whole graph (all stages, real store) and return it finished
+    (``config``: a loaded configuration, else the default one is loaded)."""
     from flows.runner import run_packets
 
-    [packet] = run_packets([ContextPacket(source=source, raw=raw, **fields)])
+    [packet] = run_packets([ContextPacket(source=source, raw=raw, **fields)], config=config)
     return packet
+
+
+def reducing_any_size():
+    """The default configuration but for ``[reduce] min_bytes`` 0: a test of what a reducer does to a
+    short input (shorter than the default's 4 KB, which passes through) sends it through the graph."""
+    import msgspec
+
+    from operators.config import load_config
+
+    config = load_config(None)
+    return msgspec.structs.replace(config, reduce=msgspec.structs.replace(config.reduce, min_bytes=0))
 
 
 def tokens_cli(*args: str, stdin: bytes | None = None, env: dict | None = None, cwd: Path | None = None):

@@ -15,7 +15,7 @@ from conftest import PROJECT, tokens_cli
 from operators import types
 from operators.config import ConfigError, config_class, load_config, section
 
-ROWS = b"id,name,status\n" + b"".join(b"%d,user%d,active\n" % (i, i) for i in range(200)) + b"200,last,closed\n"
+ROWS = b"id,name,status\n" + b"".join(b"%d,user%d,active\n" % (i, i) for i in range(300)) + b"300,last,closed\n"
 
 
 TOY_CONFIG = '[[types]]\nmodule = "toy_type"\nbefore = "filelist"\n\n[csvtable]\nhead_rows = 3\n'
@@ -38,8 +38,8 @@ def test_a_toy_type_is_classified_reduced_and_restored(tmp_path, toy_config):
     by_stage = {e["stage"]: e for e in events}
     assert by_stage["CLASSIFY"]["type"] == "csvtable"
     assert by_stage["RESTORE"]["result"] is True and by_stage["RECOVERY"]["result"] is True
-    assert visible.startswith(b"id,name,status\n0,user0,active\n1,user1,active\n2,user2,active\n[197 rows: #ref:ctx_")
-    assert visible.endswith(b"200,last,closed\n")
+    assert visible.startswith(b"id,name,status\n0,user0,active\n1,user1,active\n2,user2,active\n[297 rows: #ref:ctx_")
+    assert visible.endswith(b"300,last,closed\n")
     reduced = tmp_path / "reduced.txt"
     reduced.write_bytes(visible)
     restored = tokens_cli("expand", "--full", str(reduced), env=toy_config)
@@ -51,7 +51,7 @@ def test_the_toy_type_can_be_forced_and_has_a_level_0(tmp_path, toy_config):
     table.write_bytes(ROWS)
     level0 = tokens_cli("analyze", str(table), "--type", "csvtable", "--level", "0", env=toy_config)
     assert level0.returncode == 0, level0.stderr.decode()[-1500:]
-    assert b"csvtable" in level0.stdout and b"201 rows" in level0.stdout
+    assert b"csvtable" in level0.stdout and b"301 rows" in level0.stdout
     unknown = tokens_cli("analyze", str(table), "--type", "csvtable")  # not registered without the config
     assert unknown.returncode == 2 and b"unknown content type 'csvtable'" in unknown.stderr
 
@@ -86,7 +86,7 @@ def test_a_config_registers_its_types_in_a_registry_of_its_own(tmp_path, monkeyp
     from operators.packet import ContextPacket
 
     shown = ContextPacket(source="t.csv", raw=ROWS, type="csvtable", visible=ROWS)  # tokens run's level 0
-    assert b"201 rows" in window_text(shown, 0, False, config) and b"201 rows" not in window_text(shown, 0, False)
+    assert b"301 rows" in window_text(shown, 0, False, config) and b"301 rows" not in window_text(shown, 0, False)
     again = load_config(conf)  # the same types again: the same Config class, the same registry
     assert type(again) is type(config) and types.registry_of(again).key == registry.key
 

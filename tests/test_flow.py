@@ -248,7 +248,7 @@ def test_a_reduction_saving_less_than_its_refs_line_shows_the_raw_text(home):
     """A package manifest whose reducer hides one short value (55 bytes of a debug script) would
     print a ref marker and the refs line (how to read refs, ~150 bytes) to save 35: never worse than
     raw shows it whole; a bigger saving is shown."""
-    from conftest import reduce_bytes
+    from conftest import reduce_bytes, reducing_any_size
     from operators.launcher import refs_hint
 
     doc = {"name": "demo-cli", "version": "1.2.3",
@@ -256,11 +256,11 @@ def test_a_reduction_saving_less_than_its_refs_line_shows_the_raw_text(home):
     doc["scripts"]["debug"] = "cross-env DEBUG=1 node --inspect-brk scripts/start.js"
     doc["dependencies"] = {f"pkg-{k}": f"^{k}.0.0" for k in range(40)}
     raw = json.dumps(doc, indent=2).encode() + b"\n"
-    packet = reduce_bytes(raw)
+    packet = reduce_bytes(raw, config=reducing_any_size())
     assert packet.type == "json"
     assert packet.visible == raw and packet.guard.startswith("never worse than raw")
     assert not packet.references and packet.restore_pass
     saved = 35 + len(refs_hint("pkt_" + "0" * 12, "ctx_000000"))
     big = raw.replace(b'"debug": "cross-env', b'"debug": "' + b"x" * saved + b" cross-env")
-    packet = reduce_bytes(big)
+    packet = reduce_bytes(big, config=reducing_any_size())
     assert packet.references and len(packet.visible) < len(big) and packet.restore_pass

@@ -93,7 +93,7 @@ def test_the_user_config_file_is_read_and_its_relative_home_is_beside_it(user):
     assert config.reduce.min_bytes == 1000000
     assert home_path(config) == conf.parent / "store"
     small = cfg / "small.log"  # reduced with the default min_bytes, under the config's
-    small.write_bytes(b"".join(b"2026-01-01 00:00:%02d INFO GET /items/%d 200\n" % (i, i) for i in range(60)))
+    small.write_bytes(b"".join(b"2026-01-01 00:%02d:%02d INFO GET /items/%d 200\n" % (i // 60, i % 60, i) for i in range(150)))
     done = tokens("run", "--", "cat", str(small), cwd=cwd)
     assert done.returncode == 0, done.stderr
     assert done.stdout == small.read_bytes()  # under min_bytes: untouched

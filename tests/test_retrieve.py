@@ -287,7 +287,7 @@ def test_a_broken_index_never_fails_a_run(home, damage, capsysbinary):
 
 def test_search_indexes_every_packet_noted_since_the_last_search(home, capsysbinary):
     for k in range(40):  # more than one search indexed at most before
-        reduce_bytes(b"".join(b"2026-01-01 10:00:%02d INFO tick %d of batch%d\n" % (i % 60, i, k) for i in range(60)),
+        reduce_bytes(b"".join(b"2026-01-01 10:%02d:%02d INFO tick %d of batch%d\n" % (i // 60, i % 60, i, k) for i in range(120)),
                      source=f"b{k}.log")
     code, out, _ = run_cli(capsysbinary, "search", "batch0")
     assert code == 0 and b" | b0.log | " in out

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import cut, examples, FIXTURES, reduce_bytes
+from conftest import cut, examples, FIXTURES, reduce_bytes, reducing_any_size
 from operators.ceiling import CeilingSettings, fit, visible_size
 from operators.reduction import omissions, render, restore
 from operators.signals import auto_signals, missing_signals
@@ -586,7 +586,7 @@ def test_passing_tests_named_after_errors_fold_like_the_others():
     assert [raw[a:b] for a, b in spans if b"\xe2\x9c\x93" in raw[a:b]] == []
     verbose = b"tests/a.py::test_error_page PASSED [ 5%]\ntests/a.py::test_error_post FAILED [ 9%]\n"
     assert [verbose[a:b] for a, b in signal_line_spans(verbose)] == [b"tests/a.py::test_error_post FAILED [ 9%]"]
-    packet = reduce_bytes(raw, forced_type="build")
+    packet = reduce_bytes(raw, forced_type="build", config=reducing_any_size())
     assert b"throws an error" not in packet.visible and b"[folded " in packet.visible
     assert b"\xc3\x97 length checks count code points 34ms" in packet.visible
     assert b"Tests  1 failed | 39 passed (40)" in packet.visible

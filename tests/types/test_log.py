@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import examples, FIXTURES, reduce_bytes
+from conftest import examples, FIXTURES, reduce_bytes, reducing_any_size
 from operators.config import Config
 from operators.reduction import omissions
 from operators.signals import load_sidecar
@@ -55,7 +55,7 @@ def test_error_lines_and_stack_trace_stay_in_place():
 
 def test_rare_lines_stay_and_repeats_are_counted():
     raw = b"[INFO] request started\n" * 50 + b"[INFO] config reloaded\n" + b"[INFO] request started\n" * 50
-    packet = reduce_bytes(raw)
+    packet = reduce_bytes(raw, config=reducing_any_size())
     assert b"[INFO] request started \xc3\x97100\n" in packet.visible
     assert b"[INFO] config reloaded\n" in packet.visible
     assert packet.restore_pass
@@ -63,7 +63,7 @@ def test_rare_lines_stay_and_repeats_are_counted():
 
 def test_identical_consecutive_error_lines_show_once_with_count():
     raw = b"INFO boot\n" + b"ERROR disk full on /dev/sda1\n" * 30 + b"INFO done\n" + b"x" * 600 + b"\n"
-    packet = reduce_bytes(raw, forced_type="log")
+    packet = reduce_bytes(raw, forced_type="log", config=reducing_any_size())
     assert packet.visible.count(b"ERROR disk full on /dev/sda1") == 1
     assert b"ERROR disk full on /dev/sda1 \xc3\x9730" in packet.visible
     assert packet.signal_pass and packet.restore_pass
@@ -271,7 +271,8 @@ def _trace_log() -> bytes:
 @pytest.mark.parametrize("granularity", ["coarse", "fine"])
 def test_identical_signal_blocks_fold_with_a_count_even_far_apart_distinct_ones_stay(granularity, home):
     raw = _trace_log()
-    packet = reduce_bytes(raw, source="app.log", forced_type="log", granularity=granularity)
+    packet = reduce_bytes(raw, source="app.log", forced_type="log", granularity=granularity,
+                          config=reducing_any_size())
     visible = packet.visible
     head = b"12:01:00 ERROR PaymentService charge failed"
     assert visible.count(head) == 2  # the block shown once with ×3, the block with another trace once
