@@ -40,12 +40,19 @@ def _same(tmp_path, *cmd: str) -> bytes:
 @pytest.mark.parametrize("name", sorted(INPUTS))
 def test_a_short_output_prints_what_the_graph_prints(tmp_path, name):
     path = tmp_path / "input"
-    cut = 100 + len(name) * 37 % 411  # a different length under min_bytes for each input
+    cut = 100 + len(name) * 379 % 3_990  # a different length under min_bytes (4,096) for each input
     path.write_bytes(INPUTS[name][:cut])
     if len(name) % 2:  # half of them from a command that fails
         _same(tmp_path, "bash", "-c", f'cat "{path}"; exit 3')
     else:
         _same(tmp_path, "cat", str(path))
+
+
+def test_the_fast_path_knows_the_default_min_bytes():
+    from flows.quick import DEFAULT_MIN_BYTES
+    from operators.config import Config
+
+    assert DEFAULT_MIN_BYTES == Config().reduce.min_bytes == 4096
 
 
 @pytest.mark.parametrize("name", ["sample.log", "pytest_failure.txt", "sample.json", "bad:crlf-bom-nul.txt"])
