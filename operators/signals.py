@@ -221,6 +221,8 @@ LEFT_RE = re.compile(rb"^\[([0-9,]+) more (?:signal template|must-see line)s?(?:
 FOLD_RE = re.compile(rb" \(\xc3\x97[0-9,]+ similar(?:, first [^)]*?)?(?:, last [^)]*)?\)$")  # times may hold commas
 CUT_RE = re.compile(rb"^\[[0-9,]+ must-see lines? \(([0-9,]+) parts?\) shown cut: ")
 PLACES_RE = re.compile(rb"\band ([0-9,]+) more places\b")  # a diagnostic's places past those listed
+PARTIAL_END_RE = re.compile(rb"[0-9A-Za-z_]*$")  # the word a cut may have split, at a head's end
+CUT_MIN = 80  # bytes a must-see line is shown of at least when it is cut (operators.ceiling's shortest line_max)
 
 
 def template(line: bytes) -> bytes:
@@ -243,7 +245,8 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     cut added to the visible text (``FOLD_RE``, ``LEFT_RE``). Planted strings stay missing while
     ``planted_strict`` (they are promised at the default budget); under a smaller one they are
     accounted for as automatic ones. An automatic signal line is accounted for when a fold line counts
-    its template (a type whose signals are lines), or when the must-see lines alone were more than
+    its template (a type whose signals are lines; when must-see lines were shown cut, a fold line may be
+    such a line's head: it counts the templates that start as its own, its last word left out), or when the must-see lines alone were more than
     the budget holds and the visible text says how many were left out (the first line's ``[N more …
     not shown``, a diagnostic's ``and N more places``; their bytes are in refs): then at most that
     many may be missing; so may the parts of the must-see lines shown cut (``CUT_RE``)."""
@@ -252,22 +255,35 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     lines_kind = signals_kind(kind, config) == "lines"
     wanted = set(planted)
     folded = set()
+    heads: list[bytes] = []  # fold lines long enough to be a must-see line shown cut (its head, then its count)
     stated = 0
+    cut_lines = False
     for line in visible.split(b"\n"):
         line = line.rstrip(b"\r")
         m = FOLD_RE.search(line) if lines_kind else None
         if m:
             folded.add(template(line[: m.start()]))
             folded.update(template(part) for part in secret_parts(line[: m.start()]))  # SIGNAL asks for these
+            if m.start() >= CUT_MIN:
+                heads.append(line[: m.start()])
         left = LEFT_RE.match(line)
         if left:
             stated += int((left.group(2) or left.group(1)).replace(b",", b""))
         cut = CUT_RE.match(line)
         if cut:  # a must-see line shown cut: each of its parts may be missing, the head shown in part too
             stated += int(cut.group(1).replace(b",", b""))
+            cut_lines = True
         stated += sum(int(n.replace(b",", b"")) for n in PLACES_RE.findall(line))
     strict = wanted if planted_strict else set()
-    kept = [s for s in missing if s in strict or not (lines_kind and template(s.encode("utf-8", "replace")) in folded)]
+    # a fold line that is the head of a line shown cut counts the lines whose template starts as the head's
+    # does (its last word, perhaps cut in the middle, left out)
+    prefixes = tuple(template(PARTIAL_END_RE.sub(b"", head)) for head in heads) if cut_lines else ()
+
+    def counted(s: str) -> bool:
+        shape = template(s.encode("utf-8", "replace"))
+        return shape in folded or bool(prefixes) and shape.startswith(prefixes)
+
+    kept = [s for s in missing if s in strict or not (lines_kind and counted(s))]
     rest = [s for s in kept if s not in strict]
     if rest and len(rest) <= stated:
         return [s for s in kept if s in strict]

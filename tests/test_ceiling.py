@@ -843,3 +843,25 @@ def test_an_input_just_over_the_budget_is_cut_by_what_it_is_over_not_halved(home
     far = reduce_bytes(text(2 * CEILING), forced_type="text")
     assert len(far.visible) <= target(CEILING) + 2_000
     assert target(CEILING, CEILING + 1_000) == CEILING - 1_000 and target(CEILING, 2 * CEILING) == target(CEILING)
+
+
+def test_a_repeated_signal_line_too_long_to_show_whole_is_counted_by_its_cut_head(home):
+    """A Go service logs each recovered panic with its stack on one line (1.5 KB): the records are one
+    template (addresses masked), shown as the first one cut to the line limit with its fold count; SIGNAL
+    reads that count off the cut head, not off the whole line it never sees."""
+    rnd = random.Random(3)
+    out = []
+    for i in range(120):
+        out.append(b'time=2026-12-04T19:45:%02d.%06dZ level=info msg="request" path=/orders/%d status=200\n'
+                   % (i % 60, i, i))
+        if i % 3 == 0:
+            frames = b"".join(b"\\nmain.handler%d({0x%x?, 0xc%09x}, 0xc%09x)\\n\\t/srv/app/main.go:%d +0x%x"
+                              % (k, rnd.getrandbits(20), rnd.getrandbits(32), rnd.getrandbits(32), 40 + k, rnd.getrandbits(8))
+                              for k in range(20))
+            out.append(b'time=2026-12-04T19:45:%02d.%06dZ level=error msg="panic recovered" panic="integer divide by zero" '
+                       b'stack="goroutine %d [running]:%s"\n' % (i % 60, i, i, frames))
+    raw = b"".join(out)
+    assert len(raw) > 60_000
+    packet = reduce_bytes(raw, forced_type="log", budget=9_500 // 4)
+    assert packet.signal_pass, packet.missing_signals[:2]
+    assert b"shown cut" in packet.visible and b"(\xc3\x9740 similar" in packet.visible
