@@ -1068,6 +1068,25 @@ def test_source_lines_match_the_python_twin_on_source_text_and_reject_bad_tests(
                 run(raw, 500, False, tests, clauses)
 
 
+def _diag_lines(raw: bytes) -> tuple[array, array]:
+    """Where each line of ``raw`` starts and ends, as the diagnostics parser reads them (``diag_offsets``)."""
+    import operators.kernel as dispatch
+
+    offsets = array("I")
+    offsets.frombytes(dispatch.diag_offsets(raw))
+    return offsets[:-1], offsets[1:]
+
+
+def _diag_run(raw: bytes, data):
+    """``_diag_lines`` of ``raw``, a class drawn for each line (one in four may be a head), and a run of
+    them drawn: (starts, ends, classes, first, stop)."""
+    starts, ends = _diag_lines(raw)
+    n = len(starts)
+    classes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 0, 1]), min_size=n, max_size=n)))
+    first = data.draw(st.integers(0, n))
+    return starts, ends, classes, first, data.draw(st.integers(first, n))
+
+
 STYLISH_PARTS = [b"  ", b" ", b"\t", b"\x0b", b"12", b"5", b":", b"error", b"warning", b"errors", b"Missing semicolon",
                  b"'x' is defined", b"(", b")", b"no-unused-vars", b"@typescript-eslint/no-explicit-any", b"semi", b"a.b",
                  b"_x", b"\xc3\xa9", b"        ", b"\n", b"\n", b"\r", b"\x0c", b"-", b"/"]
@@ -1079,13 +1098,7 @@ STYLISHISH = st.lists(st.sampled_from(STYLISH_PARTS), max_size=60).map(b"".join)
 def test_diag_stylish_and_pads_match_the_python_twins(raw, data):
     import operators.kernel as dispatch
 
-    offsets = array("I")
-    offsets.frombytes(dispatch.diag_offsets(raw))
-    starts, ends = offsets[:-1], offsets[1:]
-    n = len(starts)
-    classes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 0, 1]), min_size=n, max_size=n)))
-    first = data.draw(st.integers(0, n))
-    stop = data.draw(st.integers(first, n))
+    starts, ends, classes, first, stop = _diag_run(raw, data)
     seen = data.draw(st.sampled_from([{}, {b"e\x00": 0, b"w\x01semi": 1}]))
     combos, messages, twin_combos, twin_messages = dict(seen), {b"": 0}, dict(seen), {b"": 0}
     k, cids, mids = dispatch.diag_stylish(raw, starts, ends, classes, first, stop, combos, messages)
@@ -1104,9 +1117,7 @@ def test_diag_stylish_of_a_generated_output():
     from bench.generate import make_diag_stylish
 
     raw = make_diag_stylish(300_000)
-    offsets = array("I")
-    offsets.frombytes(dispatch.diag_offsets(raw))
-    starts, ends = offsets[:-1], offsets[1:]
+    starts, ends = _diag_lines(raw)
     classes = bytes(len(starts))
     i, done = 0, 0
     while i < len(starts):
@@ -1130,13 +1141,7 @@ INDENTEDISH = st.lists(st.sampled_from(INDENTED_PARTS), max_size=60).map(b"".joi
 def test_diag_indented_matches_the_python_twin(raw, data):
     import operators.kernel as dispatch
 
-    offsets = array("I")
-    offsets.frombytes(dispatch.diag_offsets(raw))
-    starts, ends = offsets[:-1], offsets[1:]
-    n = len(starts)
-    classes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 0, 1]), min_size=n, max_size=n)))
-    first = data.draw(st.integers(0, n))
-    stop = data.draw(st.integers(first, n))
+    starts, ends, classes, first, stop = _diag_run(raw, data)
     k, cols = dispatch.diag_indented(raw, starts, ends, classes, first, stop)
     assert (k, bytes(cols)) == TWINS["diag_indented"](raw, starts, ends, classes, first, stop)
 
@@ -1146,9 +1151,7 @@ def test_diag_indented_of_a_generated_output():
     from bench.generate import make_diag_pyright
 
     raw = make_diag_pyright(300_000)
-    offsets = array("I")
-    offsets.frombytes(dispatch.diag_offsets(raw))
-    starts, ends = offsets[:-1], offsets[1:]
+    starts, ends = _diag_lines(raw)
     classes = bytes(len(starts))
     i, done = 0, 0
     while i < len(starts):
