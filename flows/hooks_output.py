@@ -39,7 +39,7 @@ import re
 import stat
 
 PERSISTED_MAX = 256 * 1024 * 1024  # bytes read from a host's spill file at most (Claude Code caps it at 64 MiB)
-MIN_BYTES = 512  # operators.config.ReduceConfig.min_bytes: shorter outputs are never replaced
+MIN_BYTES = 512  # below this no output is replaced whatever the config says; above it the config's min_bytes (4,096 by default) decides
 SOURCE_MAX = 200  # flows.agent.SOURCE_MAX: characters of the command kept as the packet's source
 DROPPED_KEYS = ("persistedOutputPath", "persistedOutputSize")
 UNTRUSTED = ("<untrusted_context>\n", "\n</untrusted_context>")  # Gemini CLI's wrapUntrusted (0.49.0+)
