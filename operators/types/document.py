@@ -110,6 +110,8 @@ def detect(sample) -> str | None:
             code += 1
         if LOG_RE.match(line):
             logs += 1
+        if code > len(lines) * CODE_SHARE or logs > len(lines) * LOG_SHARE:
+            return None  # more than the most lines there can be allows: code or a log
         prev = line
     if content < MIN_LINES or headings < MIN_HEADINGS or headings > content * HEADING_SHARE or prose < content * PROSE_SHARE \
             or code > content * CODE_SHARE or logs > content * LOG_SHARE:

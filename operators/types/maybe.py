@@ -240,10 +240,14 @@ def source(sample) -> bool:
     return NUMBERED_INDENT_RE.search(b"\n" + head) is not None
 
 
+DOCUMENT_MARKS = tuple(b"\n" + b" " * k + mark for mark in (b"#", b"==", b"--", b"~~", b"^^", b"**") for k in range(4))
+
+
 def document(sample) -> bool:
-    """A ``#`` (a Markdown heading), or a line starting with ``==``, ``--`` or ``~~`` (a title's underline)."""
-    head = sample.head
-    return b"#" in head or b"\n==" in head or b"\n--" in head or b"\n~~" in head
+    """A line starting (after up to three spaces) with ``#`` (a Markdown heading) or with ``==``, ``--``,
+    ``~~``, ``^^`` or ``**`` (a title's underline)."""
+    head = b"\n" + sample.head
+    return any(mark in head for mark in DOCUMENT_MARKS)
 
 
 CHECKS: dict[str, Callable] = {f"operators.types.{check.__name__}": check for check in (
