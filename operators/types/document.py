@@ -44,6 +44,7 @@ HEADING_SHARE = 0.5  # headings are at most this share of the content lines ...
 PROSE_SHARE = 0.4  # ... prose and list items at least this share ...
 CODE_SHARE = 0.1  # ... code-like lines at most this share ...
 LOG_SHARE = 0.05  # ... and log records at most this share
+BOM = b"\xef\xbb\xbf"
 UNDERLINE_SLACK = 4  # a title's underline is at most this much longer than the title
 TITLE_MARKS = b"`*_[\"'("  # a title may start with markup: reST's `` `0.7.3`_ `` links its release
 
@@ -59,7 +60,7 @@ LOG_RE = lazy(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d|^[A-Z][a
 REPORT_RE = lazy(rb"^\s*(?:Traceback \(most recent call last\)|(?:FAIL|ERROR|FAILED|PASSED|PASS|ok|not ok)\b[: ]|=== RUN|"
                  rb"--- (?:FAIL|PASS)|npm (?:ERR|error|warn)|error(?:\[\w+\])?:|warning:|E   |diff --git |@@ )")
 # the whole input's headings (``_headings``): RE2 programs read as Latin-1, linear over any input
-ATX_SCAN = rb"(?m)^ {0,3}#{1,6}[ \t]+\S[^\n]*"
+ATX_SCAN = rb"(?m)^(?:\xef\xbb\xbf)? {0,3}#{1,6}[ \t]+\S[^\n]*"  # (a byte-order mark before the first)
 UNDERLINE_SCAN = rb"(?m)^ {0,3}(?:=+|-+|~+|\^+)[ \t]*\r?$"
 FENCE_SCAN = rb"(?m)^ {0,3}(?:```|~~~)"
 
@@ -130,7 +131,7 @@ def _fences(raw: bytes) -> array:
 
 def _candidates(raw: bytes):
     """(offset, title, level) of each ATX heading and each underlined title, in order; fences not asked."""
-    atx = ((m.start(), m.group(), 0) for m in _scan(ATX_SCAN).finditer(raw))
+    atx = ((m.start(), m.group().removeprefix(BOM), 0) for m in _scan(ATX_SCAN).finditer(raw))
     underlined = []
     for m in _scan(UNDERLINE_SCAN).finditer(raw):
         end = m.start() - 1  # the newline ending the line before

@@ -124,3 +124,12 @@ def test_any_document_cut_to_any_budget_fits_and_restores(parts, budget):
     raw = b"".join(PIECES[k].replace(b"%d", str(n).encode()) for k, n in parts)
     visible = cut(document, "document", raw, budget)  # restore checked by ``cut``
     assert len(visible) <= budget
+
+
+def test_a_byte_order_mark_and_crlf_do_not_hide_a_heading():
+    raw = b"\xef\xbb\xbf# Title\r\n\r\n" + b"".join(
+        b"## Section %d\r\n\r\nSome plain prose sentence number %d goes on for a while.\r\n\r\n" % (i, i) for i in range(300))
+    numbers, levels, texts = document._headings(raw)
+    assert texts[:2] == [b"# Title", b"## Section 0"] and numbers[:2] == [1, 3] and len(texts) == 301
+    visible = cut(document, "document", raw, 6_000)
+    assert b"\n1: # Title\n" in visible
