@@ -43,6 +43,7 @@ import re2
 from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
 from operators.relazy import NO_SPAN, re2_program
+from operators.vocab import latin1_re2
 
 CHUNK = 4096  # a dirty region extends to at least this many bytes (whole lines): few regions on dense escapes
 WINDOW, SAMPLE = 1 << 16, 8192  # binary check: the first SAMPLE bytes of every WINDOW bytes
@@ -71,13 +72,6 @@ def settings_of(config) -> SafetySettings:
     return found if isinstance(found, SafetySettings) else SafetySettings()
 
 
-def _latin1(pattern: bytes):
-    """An RE2 pattern over bytes as bytes (Latin-1), not as UTF-8 code points."""
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    return re2.compile(pattern, options)
-
-
 # invisible or reordering characters (UTF-8): ZWSP/ZWNJ/ZWJ, LRM/RLM (U+200B-U+200F), LRE..RLO
 # (U+202A-U+202E), word joiner and invisible operators (U+2060-U+2064), LRI..PDI (U+2066-U+2069),
 # the Arabic letter mark (U+061C), BOM / zero-width no-break space (U+FEFF), tag characters (U+E0000-U+E007F)
@@ -91,7 +85,7 @@ _VALID_MB = (  # a valid UTF-8 multi-byte sequence
 MARKER_LOOKALIKE = b"#ref:ctx_"
 # what may need cleaning (a superset: a region found here and left as it is costs nothing but time);
 # raw C1 bytes first: their context byte (ASCII, often a control) must not be taken by another alternative
-FIND_RE = _latin1(
+FIND_RE = latin1_re2(
     rb"(?:\A|[\x00-\x7f\xc0\xc1\xf5-\xff]|" + _VALID_MB + rb")[\x80-\xbf]*[\x80-\x9f]"
     # C1-range bytes in invalid sequences: overlong or out-of-range forms, surrogates, cut-short sequences
     rb"|\xe0[\x80-\x9f]|\xed[\xa0-\xbf][\x80-\x9f]|\xf0[\x80-\x8f]|\xf4[\x90-\x9f]|\xf4[\xa0-\xbf][\x80-\xbf]*[\x80-\x9f]"

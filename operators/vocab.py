@@ -475,8 +475,9 @@ SUMMARISED_PATH_RE = lazy(
 GIT_FILE_LINE_RE = lazy(rb"diff --git (?:\"?a/.*?\"? )?\"?b/(.*?)\"?\r?$")
 
 
-def _latin1(pattern: bytes, flags: int = 0):
-    """An RE2 pattern over bytes as bytes (Latin-1), not as UTF-8 code points."""
+def latin1_re2(pattern: bytes, flags: int = 0):
+    """An RE2 pattern over bytes as bytes (Latin-1), not as UTF-8 code points (``flags`` is ignored:
+    a ``lazy(…, compiler=latin1_re2)`` passes one)."""
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     return re2.compile(pattern, options)
@@ -487,7 +488,7 @@ def _latin1(pattern: bytes, flags: int = 0):
 SUMMARISED_HINT_RE = lazy(
     rb"diff --git [^\n]*?(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock"
     rb"|Gemfile\.lock|go\.sum|composer\.lock|\.min\.js|\.min\.css|\.map|\.snap|__snapshots__/)",
-    compiler=_latin1,
+    compiler=latin1_re2,
 )
 
 

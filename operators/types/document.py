@@ -21,17 +21,14 @@ few lines that look like code, log records or a tool's report (``Traceback``, ``
 from __future__ import annotations
 
 import heapq
-import re
 from array import array
-from functools import cache
 from itertools import accumulate
-
-import re2
 
 from operators.reduction import Plan
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 from operators.types import text as texttype
+from operators.vocab import latin1_re2
 
 NAME = "document"
 SIGNALS = ""  # a document's words describe; they are not events (module docstring)
@@ -60,16 +57,9 @@ LOG_RE = lazy(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d|^[A-Z][a
 REPORT_RE = lazy(rb"^\s*(?:Traceback \(most recent call last\)|(?:FAIL|ERROR|FAILED|PASSED|PASS|ok|not ok)\b[: ]|=== RUN|"
                  rb"--- (?:FAIL|PASS)|npm (?:ERR|error|warn)|error(?:\[\w+\])?:|warning:|E   |diff --git |@@ )")
 # the whole input's headings (``_headings``): RE2 programs read as Latin-1, linear over any input
-ATX_SCAN = rb"(?m)^(?:\xef\xbb\xbf)? {0,3}#{1,6}[ \t]+\S[^\n]*"  # (a byte-order mark before the first)
-UNDERLINE_SCAN = rb"(?m)^ {0,3}(?:=+|-+|~+|\^+)[ \t]*\r?$"
-FENCE_SCAN = rb"(?m)^ {0,3}(?:```|~~~)"
-
-
-@cache
-def _scan(pattern: bytes):
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    return re2.compile(pattern, options)
+ATX_SCAN = lazy(rb"(?m)^(?:\xef\xbb\xbf)? {0,3}#{1,6}[ \t]+\S[^\n]*", compiler=latin1_re2)  # (a BOM before the first)
+UNDERLINE_SCAN = lazy(rb"(?m)^ {0,3}(?:=+|-+|~+|\^+)[ \t]*\r?$", compiler=latin1_re2)
+FENCE_SCAN = lazy(rb"(?m)^ {0,3}(?:```|~~~)", compiler=latin1_re2)
 
 
 def _is_title(title: bytes, underline: bytes) -> bool:
@@ -126,14 +116,14 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 
 def _fences(raw: bytes) -> array:
     """Offsets where code fences open and close, in order (an unclosed fence runs to the end)."""
-    return array("q", (m.start() for m in _scan(FENCE_SCAN).finditer(raw)))
+    return array("q", (m.start() for m in FENCE_SCAN.finditer(raw)))
 
 
 def _candidates(raw: bytes):
     """(offset, title, level) of each ATX heading and each underlined title, in order; fences not asked."""
-    atx = ((m.start(), m.group().removeprefix(BOM), 0) for m in _scan(ATX_SCAN).finditer(raw))
+    atx = ((m.start(), m.group().removeprefix(BOM), 0) for m in ATX_SCAN.finditer(raw))
     underlined = []
-    for m in _scan(UNDERLINE_SCAN).finditer(raw):
+    for m in UNDERLINE_SCAN.finditer(raw):
         end = m.start() - 1  # the newline ending the line before
         if end <= 0:
             continue
