@@ -246,10 +246,11 @@ def uncounted(missing: list[str], visible: bytes, planted: list[str] = (), kind:
     ``planted_strict`` (they are promised at the default budget); under a smaller one they are
     accounted for as automatic ones. An automatic signal line is accounted for when a fold line counts
     its template (a type whose signals are lines; when must-see lines were shown cut, a fold line may be
-    such a line's head: it counts the templates that start as its own, its last word left out), or when the must-see lines alone were more than
-    the budget holds and the visible text says how many were left out (the first line's ``[N more …
-    not shown``, a diagnostic's ``and N more places``; their bytes are in refs): then at most that
-    many may be missing; so may the parts of the must-see lines shown cut (``CUT_RE``)."""
+    such a line's head: it counts the templates that start as its own, its last word left out), or
+    when the must-see lines alone were more than the budget holds and the visible text says how many
+    were left out (the first line's ``[N more … not shown``, a diagnostic's ``and N more places``; their
+    bytes are in refs): then at most that many may be missing; so may the parts of the must-see lines
+    shown cut (``CUT_RE``)."""
     from operators.safety import secret_parts
 
     lines_kind = signals_kind(kind, config) == "lines"
