@@ -134,6 +134,7 @@ _SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convent
 LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
 LOC_LINES_RE = lazy(rb"^()((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)  # LOC_RE, no indent, over a whole input
 TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
+TSC_LINE_RE = lazy(TSC_RE.pattern, re.M)  # TSC_RE on a line of the input (``_Parser._tsc``)
 STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
 RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
 # RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
@@ -209,6 +210,8 @@ _DETAILS_ONLY = ("rust", "plain", "stylish")  # styles whose every line after th
 HINT_HEAD_RE = lazy(rb"^ {0,2}(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help/note at the start of a line, miette's indented by two
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 _HEADS = bytes([HEAD])
+_PARTS = bytes([PART])
+_TSC_BYTE = bytes([3])  # the style number of tsc's diagnostics (``TSC``)
 _BLANKS = b" \t"  # how a stylish entry starts
 _DIGITS = b"0123456789"
 _ODD_FIRST = b"0123456789x!\xc3\xe2\x0b\x0c"  # how a line another form of ``_head`` may take can start after its indent
@@ -561,7 +564,6 @@ class _Parser:
         self.diags = _Diags(self.text)
         self.tails: dict = {}  # ``_loc_diag``
         self.plain: dict = {}  # ``_plain_head``: what it made of each text after a location
-        self.places: dict[int, bytes] = {}  # ``_place``: how a folded diagnostic is listed, by its index
         self.padded = b""  # ``run``: a byte a line, 1 for one holding ``PAD``, when the input is not clean (no escapes)
         self.rust_keys: dict = {}  # ``_rust_head``: the rule number of each code (or severity and message)
         self.stylish: dict = {}  # ``_stylish``: the number of each severity and code (or message) (``diag_stylish``)
@@ -569,6 +571,7 @@ class _Parser:
         self.stylish_severities: list[int] = []  # ... and its severity's
         self.messages: dict = {}  # ``_stylish``: the number of each message text
         self.message_slots: list[int] = []  # ... and its place in ``texts_kept`` as ``_Diags`` stores it
+        self.tsc_keys: dict = {}  # ``_tsc``: the rule and severity numbers of each severity and code
         self.indented: dict = {}  # ``_indented``: rule and severity numbers, message and style of each text after a location
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
@@ -658,8 +661,14 @@ class _Parser:
                 if upto >= i:
                     i = upto
                     continue
+            elif classes and raw.find(b"): ", starts[i], self.ends[i]) >= 0:
+                upto = self._tsc(i, lines[h] if h < n_heads else n)
+                if upto >= i:
+                    i = upto
+                    continue
             current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
+        self.tsc_keys = {}
         self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
 
@@ -757,6 +766,69 @@ class _Parser:
         self.open, self.pending, self.detail_started = None, True, False
         return k - 1
 
+    def _tsc(self, i: int, stop: int) -> int:
+        """tsc's ``path(line,col): error TS2322: …`` diagnostics from line ``i`` on (before ``stop``: lines of
+        class 0, a line's text its bytes), with the indented lines that continue their messages (as
+        ``_elaboration`` reads them), added as ``_head`` then ``_start`` then ``_inside`` add each (the
+        last left open, its ``Diag`` to be made), the columns at once; the last line read, ``i - 1`` when
+        line ``i`` is none."""
+        raw, starts, ends, classes, diags = self.raw, self.starts, self.ends, self.classes, self.diags
+        match, keys, path_id, k = TSC_LINE_RE.match, self.tsc_keys, diags.path_id, i
+        cols = heads, lasts, key, severity, path, loc, message = [], [], [], [], [], [], []
+        while k < stop and not classes[k]:
+            start, end = starts[k], ends[k]
+            eol = end - 1 if raw[end - 1] == 10 else end
+            m = match(raw, start, eol)
+            if m is None:
+                break
+            got = keys.get(m.group(4, 5))
+            if got is None:
+                got = keys[m.group(4, 5)] = (diags.key_id(m.group(5).decode()), diags.key_id(m.group(4).decode()))
+            heads.append(k), lasts.append(k), key.append(got[0]), severity.append(got[1]), path.append(path_id(m.group(1)))
+            loc.append(m.start(4) - 2 - start), message.append(m.end() - start)
+            k += 1
+            if k < stop and not classes[k] and raw[starts[k]] in _BLANKS:
+                k, done = self._tsc_parts(k, stop, lasts, key, start, eol)
+                if done:
+                    break
+        if not heads:
+            return i - 1
+        for column, made in zip((diags.head, diags.head_end, diags.end, diags.key, diags.severity, diags.path, diags.loc,
+                                 diags.message), (heads, lasts, lasts, key, severity, path, loc, message)):
+            column.extend(made)
+        diags.style.extend(bytes([TSC]) * len(heads))
+        kind = self.kind
+        for head, last in zip(heads, lasts):
+            kind[head] = HEAD
+            if last > head:
+                kind[head + 1 : last + 1] = _PARTS * (last - head)
+        self.open_j, self.open, self.pending, self.detail_started = len(diags.head) - 1, None, True, False
+        return k - 1
+
+    def _tsc_parts(self, k: int, stop: int, lasts: list, key: list, start: int, eol: int) -> tuple[int, bool]:
+        """The indented lines from ``k`` on that continue the message of the tsc diagnostic ``_tsc`` read last
+        (its head line: ``raw[start:eol]``; its last line and rule: the last of ``lasts`` and ``key``), read as
+        ``_indented`` reads pyright's (``_elaboration``); the line after them, and whether a line before
+        ``stop`` is left that the loop is to read."""
+        from operators.kernel import diag_indented
+
+        raw = self.raw
+        upto, cols = diag_indented(raw, self.starts, self.ends, self.classes, k, stop)
+        cols = memoryview(cols).cast("q")
+        indent, trail = INDENT_RE.match(raw, start).end() - start, None
+        for path_at, end in zip(cols[0::5], cols[3::5]):
+            found = None if path_at >= 0 else self._elaboration(k, end, indent)
+            if found is None:
+                return k, True
+            lasts[-1] = k
+            if found is not True:  # a trailing code: the rule, unless the head line has one
+                if trail is None:
+                    trail = TRAIL_CODE_RE.search(raw, start, eol) is not None
+                if not trail:
+                    key[-1] = self.diags.key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
+            k += 1
+        return k, upto < stop and (self.classes[upto] or raw[self.starts[upto]] in _BLANKS)
+
     def _indented_tail(self, rest: bytes):
         """(rule, severity, message as ``_Diags`` stores it, style) of what follows an indented location, or
         None when it is no diagnostic or a note; remembered (up to ``TAILS_MAX`` texts)."""
@@ -810,7 +882,7 @@ class _Parser:
         if at - start <= indent or at >= end or raw[at] in _ODD_FIRST or raw.find(b"): ", start, end) >= 0:
             return None
         t = raw[start:end]
-        if PROGRESS_RE.match(t) or SUMMARY_RE.match(t):
+        if raw[at] in _PROGRESS_FIRST and (PROGRESS_RE.match(t) or SUMMARY_RE.match(t)):
             return None
         if k + 1 < len(self.starts) and (raw.find(b"-[", end, self.ends[k + 1]) >= 0 or raw.find(b"\xe2\x94\x80[", end, self.ends[k + 1]) >= 0):
             return None
@@ -1230,6 +1302,10 @@ class _Parser:
 
 
 INDENT_RE = lazy(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
+# how the text of an indented line (class 0: no escape, carriage return, vertical tab or form feed; not a digit
+# after its indent) starts after its spaces and tabs when ``PROGRESS_RE`` or ``SUMMARY_RE`` can match it (``\s+Finished``,
+# ``\s+Compiling`` …; a no-break space stops their ``\s+``): the line's first byte after ``INDENT_RE`` is no other
+_PROGRESS_FIRST = frozenset(b"ABCDFLU")
 
 
 PAD = b" " * PAD_MIN
@@ -1282,11 +1358,8 @@ def _summary(diags: _Diags, s: Settings) -> bytes:
 def _place(p: "_Parser", j: int) -> bytes:
     """How the ``j``-th diagnostic is listed when folded: its location as printed; tsc's as tsc prints
     the start of its line (``path(12,5): error TS7006``, the form editors and agents look for)."""
-    place = p.places.get(j)
-    if place is None:
-        d = p.diags[j]
-        place = p.places[j] = b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
-    return place
+    d = p.diags[j]
+    return b"%s: %s %s" % (d.loc, d.severity.encode(), d.key.encode()) if d.style == "tsc" and d.loc else d.loc
 
 
 def _starts_of(p: "_Parser", indexes) -> tuple[list, list] | None:
@@ -1303,18 +1376,26 @@ def _starts_of(p: "_Parser", indexes) -> tuple[list, list] | None:
 
 def _places_size(p: "_Parser", indexes) -> int:
     """``sum(len(_place(p, j)) + 1 for j in indexes)`` read off the columns: a place that starts its
-    head line is as long as the offset where it ends (``_Diags.loc``); tsc's and the ones kept
-    aside are made."""
-    diags = p.diags
-    locs = list(map(diags.loc.__getitem__, indexes))
-    if not locs:
+    head line is as long as the offset where it ends (``_Diags.loc``), one kept aside (rustc's, from
+    its --> line; a stylish or indented one, made when asked) as its text, tsc's as its location, its
+    severity and its rule. Each diagnostic's worked out once (the room is reckoned many times over
+    the same rules: ``_gain``, ``_cap``)."""
+    if not len(indexes):
         return 0
-    if TSC in bytes(map(diags.style.__getitem__, indexes)):
-        return sum(len(_place(p, j)) + 1 for j in indexes)
-    if min(locs) < 0:  # a place kept aside (rustc's, from its --> line): its length
-        kept = diags.texts_kept
-        return sum(len(kept[~loc]) if loc < 0 else loc for loc in locs) + len(locs)
-    return sum(locs) + len(locs)
+    diags = p.diags
+    sizes = p.__dict__.get("_place_sizes")
+    if sizes is None:
+        sizes = p._place_sizes = array("i", [-1]) * len(diags)
+    get = sizes.__getitem__
+    if min(map(get, indexes)) < 0:
+        locs, kept, styles, keys = diags.loc, diags.texts_kept, diags.style, diags.keys
+        for j in compress(indexes, map((0).__gt__, map(get, indexes))):
+            loc = locs[j]
+            size = loc if loc >= 0 else len(kept[~loc])
+            if size and styles[j] == TSC:  # ``path(1,2): error TS2322``
+                size += 3 + len(keys[diags.severity[j]].encode()) + len(keys[diags.key[j]].encode())
+            sizes[j] = size
+    return sum(map(get, indexes)) + len(indexes)
 
 
 def _locations(p: "_Parser", indexes) -> bytes:
@@ -1335,19 +1416,22 @@ def _locations(p: "_Parser", indexes) -> bytes:
         return b" ".join(places)
     parts: list[bytes] = []
     last_path = None
-    diags = [p.diags[j] for j in indexes]
-    repeats = Counter(d.loc for d in diags)
+    kept, texts, heads, keys = diags.texts_kept, p.text, diags.head, diags.keys
+    styles = bytes(map(diags.style.__getitem__, indexes))
+    locs = [kept[~loc] if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, map(diags.loc.__getitem__, indexes))]
+    repeats = Counter(locs)
     listed: set[bytes] = set()
-    for j, d in zip(indexes, diags):
-        if d.loc in listed:
+    for j, loc, style in zip(indexes, locs, styles):  # each place as ``_place`` makes it, from the columns
+        if loc in listed:
             continue
-        listed.add(d.loc)
-        loc = _place(p, j)
-        if d.style == "stylish" and d.path == last_path:
-            loc = loc[len(d.path) + 1 :]
-        last_path = d.path
-        parts.append(loc + (" \u00d7%d" % repeats[d.loc]).encode() if repeats[d.loc] > 1 else loc)
-    return (b"\n" if diags and diags[0].style == "tsc" else b" ").join(parts)
+        listed.add(loc)
+        path = diags.path[j]
+        place = b"%s: %s %s" % (loc, keys[diags.severity[j]].encode(), keys[diags.key[j]].encode()) if style == TSC and loc else loc
+        if style == STYLISH and path == last_path:
+            place = place[len(diags.paths[path]) + 1 :]
+        last_path = path
+        parts.append(place + b" \xc3\x97%d" % repeats[loc] if repeats[loc] > 1 else place)
+    return (b"\n" if styles[:1] == _TSC_BYTE else b" ").join(parts)
 
 
 class _Reducer:
@@ -1820,14 +1904,19 @@ def _shown_size(p: _Parser, indexes) -> int:
             from operators.kernel import diag_pads
 
             starts, ends, diags = p.starts, p.ends, p.diags
+            from operators.kernel import line_of
+
             pads = array("q")
             pads.frombytes(diag_pads(p.raw, 0, len(p.raw), PAD_MIN, PAD_KEPT))
             froms = pads[::2]
-            lost = array("q", accumulate(map(sub, pads[1::2], froms), initial=0))  # spaces left out before each run
+            # spaces left out before each run; ``lost[k + 1]``: up to the run ``line_of`` puts an offset after
+            lost = array("q", accumulate(map(sub, pads[1::2], froms), initial=0))
+            lost.pop(0)
+            lost.append(0)  # ``lost[-1]``: before the first run
             firsts = array("q", map(starts.__getitem__, diags.head))
             lasts = array("q", map(ends.__getitem__, diags.head_end))
-            cut = map(sub, map(lost.__getitem__, map(bisect_left, repeat(froms), lasts)),
-                      map(lost.__getitem__, map(bisect_left, repeat(froms), firsts)))
+            # (a run starts inside a line, never at a line's start or end: bisect_left is line_of's bisect_right)
+            cut = map(sub, map(lost.__getitem__, line_of(froms, lasts)), map(lost.__getitem__, line_of(froms, firsts)))
             sizes = p._sizes = array("I", map(sub, map(sub, lasts, firsts), cut))
         return sum(map(sizes.__getitem__, indexes))
     return sum(_verbatim(p, j) for j in indexes)
