@@ -184,6 +184,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented",
+                                  "diag_line_pieces",
                                   "source_lines", "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
@@ -1110,6 +1111,40 @@ def test_diag_stylish_and_pads_match_the_python_twins(raw, data):
     least = data.draw(st.integers(1, 9))
     keep = data.draw(st.integers(0, least))
     assert bytes(dispatch.diag_pads(raw, start, end, least, keep)) == TWINS["diag_pads"](raw, start, end, least, keep)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=STYLISHISH, data=st.data())
+def test_diag_line_pieces_match_the_python_twin(raw, data):
+    import operators.kernel as dispatch
+
+    starts, ends = _diag_lines(raw)
+    n = len(starts)
+    if not n:
+        return
+    codes = bytes(data.draw(st.lists(st.sampled_from([0, 0, 1, 250, 254, 254]), min_size=n, max_size=n)))
+    first = data.draw(st.integers(0, n - 1))
+    stop = data.draw(st.integers(first + 1, n))
+    least = data.draw(st.integers(1, 9))
+    keep = data.draw(st.integers(0, least))
+    found = dispatch.diag_line_pieces(codes, first, stop, starts, ends, raw, 254, 253, least, keep)
+    twin = TWINS["diag_line_pieces"](codes, first, stop, starts, ends, raw, 254, 253, least, keep)
+    assert [bytes(found[0]), *map(list, found[1:])] == [bytes(twin[0]), *map(list, twin[1:])]
+    assert list(found[1])[:1] == [starts[first]] and list(found[2])[-1:] == [ends[stop - 1]]
+    assert list(found[1][1:]) == list(found[2][:-1])  # one piece after another
+
+
+def test_diag_line_pieces_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_stylish
+
+    raw = make_diag_stylish(300_000)
+    starts, ends = _diag_lines(raw)
+    codes = bytes((0, 254, 254, 3, 254, 0, 250)[i % 7] for i in range(len(starts)))
+    found = dispatch.diag_line_pieces(codes, 0, len(starts), starts, ends, raw, 254, 253, 8, 2)
+    twin = TWINS["diag_line_pieces"](codes, 0, len(starts), starts, ends, raw, 254, 253, 8, 2)
+    assert [bytes(found[0]), *map(list, found[1:])] == [bytes(twin[0]), *map(list, twin[1:])]
+    assert bytes(found[0]).count(253) > 300
 
 
 def test_diag_stylish_of_a_generated_output():

@@ -4228,6 +4228,88 @@ done:
     return out;
 }
 
+/* a piece appended to diag_line_pieces' columns: none when empty, joined to the last when both are of code 0 */
+static int piece_push(I64s *codes, I64s *starts, I64s *ends, int64_t code, int64_t a, int64_t z) {
+    if (a == z) return 0;
+    if (code == 0 && codes->n && codes->v[codes->n - 1] == 0 && ends->v[ends->n - 1] == a) {
+        ends->v[ends->n - 1] = z;
+        return 0;
+    }
+    return i64s_push(codes, code) < 0 || i64s_push(starts, a) < 0 || i64s_push(ends, z) < 0 ? -1 : 0;
+}
+
+/* (piece_codes, piece_starts, piece_ends): the runs of equal codes among lines first..stop-1 as diag_line_runs
+   gives them, a run of code `padded` cut at each run of spaces diag_pads finds in it (least, keep): code 0
+   before, between and after them, code `pad` for each; no empty piece, the pieces of code 0 next to each
+   other joined (diag_twins.diag_line_pieces_py) */
+static PyObject *diag_line_pieces(PyObject *self, PyObject *args) {
+    Py_buffer codes, raw, b[2];
+    PyObject *objs[2];
+    Py_ssize_t first, stop, least, keep;
+    int padded, pad;
+    if (!PyArg_ParseTuple(args, "y*nnOOy*iinn", &codes, &first, &stop, &objs[0], &objs[1], &raw, &padded, &pad, &least,
+                          &keep))
+        return NULL;
+    int got = 0;
+    PyObject *result = NULL, *out_codes = NULL, *out_starts = NULL, *out_ends = NULL;
+    I64s pc = {0}, ps = {0}, pe = {0};
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_line_pieces") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (first < 0 || first >= stop || stop > n || stop > codes.len || b[1].len / b[1].itemsize != n || least < 1 ||
+        keep < 0 || keep > least || padded < 0 || padded > 255 || pad < 0 || pad > 255) {
+        PyErr_SetString(PyExc_ValueError, "diag_line_pieces: bad range, columns or codes");
+        goto done;
+    }
+    const unsigned char *c = codes.buf, *r = raw.buf;
+    for (Py_ssize_t j = first; j < stop;) {
+        Py_ssize_t k = j + 1;
+        while (k < stop && c[k] == c[j]) k++;
+        int64_t a = item_at(&b[0], j), z = item_at(&b[1], k - 1);
+        if (a < 0 || a > z || (c[j] == padded && z > raw.len)) {
+            PyErr_SetString(PyExc_ValueError, "diag_line_pieces: a run out of range");
+            goto done;
+        }
+        if (c[j] != padded) {
+            if (piece_push(&pc, &ps, &pe, c[j], a, z) < 0) goto done;
+            j = k;
+            continue;
+        }
+        Py_ssize_t p = (Py_ssize_t)a, at = (Py_ssize_t)a;
+        while (p < z) {  /* diag_pads over raw[a:z] */
+            const unsigned char *sp = memchr(r + p, ' ', (size_t)(z - p));
+            if (!sp) break;
+            Py_ssize_t s = sp - r, e = s;
+            while (e < z && r[e] == ' ') e++;
+            if (s > 0 && r[s - 1] != ' ' && r[s - 1] != '\n' && e - s >= least && e < z && r[e] != '\r' && r[e] != '\n') {
+                if (piece_push(&pc, &ps, &pe, 0, at, s + keep) < 0 || piece_push(&pc, &ps, &pe, pad, s + keep, e) < 0) goto done;
+                at = e;
+            }
+            p = e;
+        }
+        if (piece_push(&pc, &ps, &pe, 0, at, z) < 0) goto done;
+        j = k;
+    }
+    out_codes = PyBytes_FromStringAndSize(NULL, pc.n);
+    out_starts = PyBytes_FromStringAndSize((const char *)ps.v, ps.n * (Py_ssize_t)sizeof(int64_t));
+    out_ends = PyBytes_FromStringAndSize((const char *)pe.v, pe.n * (Py_ssize_t)sizeof(int64_t));
+    if (!out_codes || !out_starts || !out_ends) goto done;
+    unsigned char *oc = (unsigned char *)PyBytes_AS_STRING(out_codes);
+    for (Py_ssize_t i = 0; i < pc.n; i++) oc[i] = (unsigned char)pc.v[i];
+    result = PyTuple_Pack(3, out_codes, out_starts, out_ends);
+done:
+    Py_XDECREF(out_codes);
+    Py_XDECREF(out_starts);
+    Py_XDECREF(out_ends);
+    scratch_free(pc.v, (size_t)pc.cap * sizeof(int64_t));
+    scratch_free(ps.v, (size_t)ps.cap * sizeof(int64_t));
+    scratch_free(pe.v, (size_t)pe.cap * sizeof(int64_t));
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&codes);
+    return result;
+}
+
 /* ---- end of the stylish and padding block ---- */
 
 /* ---- diagnostics: indented path:line:col entries (pyright's) read a run at a time ---- */
@@ -4365,6 +4447,8 @@ static PyMethodDef methods[] = {
     {"diag_indented", diag_indented, METH_VARARGS,
      "diag_indented(buf, starts, ends, classes, first, stop) -> (stop, int64 columns) of indented path:line:col lines"},
     {"diag_pads", diag_pads, METH_VARARGS, "diag_pads(buf, start, end, least, keep) -> int64 (from, to) of each padding run"},
+    {"diag_line_pieces", diag_line_pieces, METH_VARARGS,
+     "diag_line_pieces(codes, first, stop, starts, ends, buf, padded, pad, least, keep) -> (codes, starts, ends) of pieces"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -283,6 +283,46 @@ def diag_pads_py(raw: bytes, start: int, end: int, least: int, keep: int) -> byt
     return out.tobytes()
 
 
+def diag_line_pieces_py(codes, first: int, stop: int, starts, ends, raw: bytes, padded: int, pad: int, least: int, keep: int):
+    """(piece_codes, piece_starts, piece_ends), as ``_kernel.diag_line_pieces``: the runs of equal codes among the
+    lines ``first`` to ``stop`` as ``diag_line_runs`` gives them, a run of code ``padded`` cut at each run of spaces
+    ``diag_pads`` finds in it (``least``, ``keep``): code 0 before, between and after them, code ``pad`` for each;
+    no empty piece, the pieces of code 0 next to each other joined (int64 starts and ends)."""
+    if not 0 <= padded <= 255 or not 0 <= pad <= 255 or least < 1 or not 0 <= keep <= least:
+        raise ValueError("diag_line_pieces: bad range, columns or codes")
+    try:
+        run_codes, run_starts, run_ends = diag_line_runs_py(codes, first, stop, starts, ends)
+    except ValueError:
+        raise ValueError("diag_line_pieces: bad range, columns or codes") from None
+    out_codes, out_starts, out_ends = bytearray(), array("q"), array("q")
+
+    def push(code: int, a: int, z: int) -> None:
+        if a == z:
+            return
+        if code == 0 and out_codes and out_codes[-1] == 0 and out_ends[-1] == a:
+            out_ends[-1] = z
+            return
+        out_codes.append(code)
+        out_starts.append(a)
+        out_ends.append(z)
+
+    for code, a, z in zip(run_codes, run_starts, run_ends):
+        if a < 0 or a > z or (code == padded and z > len(raw)):
+            raise ValueError("diag_line_pieces: a run out of range")
+        if code != padded:
+            push(code, a, z)
+            continue
+        at = a
+        pads = array("q")
+        pads.frombytes(diag_pads_py(raw, a, z, least, keep))
+        for f, t in zip(pads[::2], pads[1::2]):
+            push(0, at, f)
+            push(pad, f, t)
+            at = t
+        push(0, at, z)
+    return bytes(out_codes), out_starts, out_ends
+
+
 # diagnostics.LOC_LINE_RE: LOC_LINES_RE after an indent, on one line
 _LOC_LINE_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)
 

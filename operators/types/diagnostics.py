@@ -1551,6 +1551,7 @@ class _Reducer:
         group_of = [None] * 256
         group_of[1 : len(names)] = names[1:]
         group_of[LINE_DETAILS], group_of[LINE_PROGRESS], group_of[LINE_TARGETS] = self.detail_group, "progress", "targets"
+        group_of[LINE_PAD] = "padding"
         at = 0
         for j in [*lasts, -1]:
             head = diags.head[j] if j >= 0 else len(p.starts)
@@ -1609,34 +1610,31 @@ class _Reducer:
         return lc, lasts
 
     def _emit(self, lc: bytearray, a: int, b: int, group_of: list) -> None:
-        """Lines ``a`` to ``b`` to the plan, a run of one code at a time (``_line_codes``)."""
+        """Lines ``a`` to ``b`` to the plan, a run of one code at a time (``_line_codes``); a kept run holding
+        ``PAD_MIN`` spaces in a row (``LINE_PADDED``) as ``_keep`` gives it: its runs of spaces cut out
+        (``LINE_PAD``) by the same pass (whole lines: as each line on its own, no run of spaces ends a line)."""
         self._flush()
         p, plan = self.p, self.plan
-        from operators.kernel import diag_line_runs
+        if p.padded:
+            from operators.kernel import diag_line_pieces
 
-        run_codes, starts, ends = diag_line_runs(lc, a, b, p.starts, p.ends)
-        reasons, last = plan.reasons, 0
-        padded = run_codes.find(LINE_PADDED)
-        while last < len(run_codes):
-            stop = len(run_codes) if padded < 0 else padded
-            if last < stop:
-                for code in dict.fromkeys(run_codes[last:stop]):  # groups in order of their first run
-                    group = group_of[code]
-                    if code and group not in reasons:
-                        reasons[group] = self._line_reason(code, starts[run_codes.index(code, last)])
-                first = run_codes[last]
-                if first:
-                    plan.omit(starts[last], ends[last], group_of[first], reasons[group_of[first]])
-                else:
-                    plan.keep(starts[last], ends[last])
-                rest = run_codes[last + 1 : stop]
-                plan.extend(rest.translate(_KIND_OF), starts[last + 1 : stop], ends[last + 1 : stop],
-                            map(group_of.__getitem__, rest))
-            if padded < 0:
-                break
-            self._keep(starts[padded], ends[padded])  # whole lines: as each line on its own (no run of spaces ends a line)
-            last = padded + 1
-            padded = run_codes.find(LINE_PADDED, last)
+            codes, starts, ends = diag_line_pieces(lc, a, b, p.starts, p.ends, self.raw, LINE_PADDED, LINE_PAD, PAD_MIN, PAD_KEPT)
+        else:
+            from operators.kernel import diag_line_runs
+
+            codes, starts, ends = diag_line_runs(lc, a, b, p.starts, p.ends)
+        reasons = plan.reasons
+        for code in dict.fromkeys(codes):  # groups in order of their first piece
+            group = group_of[code]
+            if code and group not in reasons:
+                reasons[group] = self._line_reason(code, starts[codes.index(code)])
+        first = codes[0]
+        if first:
+            plan.omit(starts[0], ends[0], group_of[first], reasons[group_of[first]])
+        else:
+            plan.keep(starts[0], ends[0])
+        rest = codes[1:]
+        plan.extend(rest.translate(_KIND_OF), starts[1:], ends[1:], map(group_of.__getitem__, rest))
 
     def _line_reason(self, code: int, start: int) -> str:
         """The reason of the group of a run of ``code`` starting at ``start``: a folded rule's is its first
@@ -1645,6 +1643,8 @@ class _Reducer:
             return "source snippets, carets, help and notes"
         if code == LINE_PROGRESS:
             return "cargo progress lines"
+        if code == LINE_PAD:
+            return "alignment spaces"
         if code == LINE_TARGETS:
             return "cargo's lines about each target"
         diags = self.p.diags
@@ -1822,6 +1822,7 @@ def _folded_text(p: _Parser, d: Diag, rest: array, cap: int) -> tuple[bytes, byt
 
 
 LINE_DETAILS, LINE_PROGRESS, LINE_TARGETS, LINE_PADDED = 250, 251, 252, 254  # ``_Reducer._line_codes``
+LINE_PAD = 253  # ``_Reducer._emit``: a run of spaces cut out of a line kept
 _IS_KEPT = b"\x01" + bytes(255)
 SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
 SPECIAL_BYTE = bytes([SPECIAL])
