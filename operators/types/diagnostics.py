@@ -211,6 +211,7 @@ HINT_HEAD_RE = lazy(rb"^ {0,2}(?:help|note)(?:\[[\w-]+\])?: \S")  # rustc's help
 MIN_DETAILS = 120  # bytes of details below which they stay (a marker would cost as much)
 _HEADS = bytes([HEAD])
 _PARTS = bytes([PART])
+_FLIP = b"\x01\x00" + bytes(254)  # 0 <-> 1
 _TSC_BYTE = bytes([3])  # the style number of tsc's diagnostics (``TSC``)
 _BLANKS = b" \t"  # how a stylish entry starts
 _DIGITS = b"0123456789"
@@ -637,7 +638,7 @@ class _Parser:
         classes = self.classes = bits.translate(_CLASS)
         self.padded = bits.translate(_PADDED) if bits and not self.clean else b""  # (``_Reducer._line_codes``)
         del bits
-        runs = classes.translate(_IN_RUN)
+        runs = self.runs = classes.translate(_IN_RUN)
         i = -1
         while i + 1 < n:
             i += 1
@@ -668,7 +669,7 @@ class _Parser:
                     continue
             current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
-        self.tsc_keys = {}
+        self.tsc_keys, self.runs = {}, b""
         self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
 
@@ -1127,33 +1128,79 @@ class _Parser:
 
     def _bulk(self, h: int, ok: bytes) -> int:
         """The location lines from the ``h``-th on that follow each other and that ``ok`` says are plain
-        diagnostics, added as ``_plain_head`` adds each (the last left open); the index past them."""
+        diagnostics, added as ``_plain_head`` adds each (the last left open); then, while the lines after
+        the last are read by ``_run`` as its details up to the next such line (gcc's source and caret
+        lines), those details and the location lines from that one on (``_bulk_details``). The index past
+        the location lines read."""
         lines, locs, (key, severity, path, style, message) = self.bulk
-        e = ok.find(0, h)
-        if e < 0:
-            e = len(lines)
-        first = lines[h]
-        if lines[e - 1] - first != e - 1 - h:  # not one line after another: the run ends at the first gap
-            low, high = h + 1, e - 1  # lines[low - 1] continues the run, lines[high] does not
+        diags, kind, first_h, grown = self.diags, self.kind, h, []
+        while True:
+            e = self._bulk_end(h, ok)
+            kind[lines[h] : lines[e - 1] + 1] = _HEADS * (e - h)
+            upto = self._bulk_details(e, ok, style[e - 1], path[e - 1])
+            if upto < 0:
+                break
+            grown.append((e - 1, upto - 1))
+            h = e
+        heads = memoryview(lines[first_h:e]).cast("B")
+        first = len(diags.head)
+        diags.head.frombytes(heads)  # the same type (``_typecode``: the input is under 2 GiB)
+        diags.head_end.frombytes(heads)
+        diags.end.frombytes(heads)
+        for column, made in ((diags.key, key), (diags.severity, severity), (diags.path, path), (diags.loc, locs),
+                             (diags.message, message)):
+            column.frombytes(memoryview(made[first_h:e]).cast("B"))
+        diags.style.extend(style[first_h:e])
+        end = diags.end
+        for k, last in grown:
+            end[first + k - first_h] = last
+        self.open_j = len(diags) - 1
+        self.open, self.pending, self.detail_started = None, True, False
+        return e
+
+    def _bulk_end(self, h: int, ok: bytes) -> int:
+        """The index past the location lines from the ``h``-th on that follow each other and that ``ok``
+        says are plain diagnostics (looked for in windows growing from the ``h``-th)."""
+        lines = self.bulk[0]
+        n, first, e, step = len(lines), lines[h], h + 1, 1
+        while e < n:
+            t = min(e + step, n)
+            zero = ok.find(0, e, t)
+            if zero < 0 and lines[t - 1] - first == t - 1 - h:
+                e, step = t, step * 2
+                continue
+            high = t if zero < 0 else zero  # the run ends at the first gap before ``high``, else there
+            if lines[high - 1] - first == high - 1 - h:
+                return high
+            low, high = e, high - 1  # lines[low - 1] continues the run, lines[high] does not
             while low < high:
                 mid = (low + high) // 2
                 if lines[mid] - first == mid - h:
                     low = mid + 1
                 else:
                     high = mid
-            e = low
-        diags, heads = self.diags, memoryview(lines[h:e]).cast("B")
-        diags.head.frombytes(heads)  # the same type (``_typecode``: the input is under 2 GiB)
-        diags.head_end.frombytes(heads)
-        diags.end.frombytes(heads)
-        for column, made in ((diags.key, key), (diags.severity, severity), (diags.path, path), (diags.loc, locs),
-                             (diags.message, message)):
-            column.frombytes(memoryview(made[h:e]).cast("B"))
-        diags.style.extend(style[h:e])
-        self.kind[first : lines[e - 1] + 1] = _HEADS * (e - h)
-        self.open_j = len(diags) - 1
-        self.open, self.pending, self.detail_started = None, True, False
+            return low
         return e
+
+    def _bulk_details(self, e: int, ok: bytes, style: int, path: int) -> int:
+        """Where the details ``_run`` would read after the location line ``e - 1`` found at once (its style
+        and path number: ``style``, ``path``) end, when they reach the ``e``-th (a plain diagnostic too,
+        ``ok``) and that line is next (the loop would read them then it in bulk): their lines' kinds set;
+        else -1, nothing read."""
+        lines = self.bulk[0]
+        if e >= len(lines) or not ok[e]:
+            return -1
+        i, stop, classes = lines[e - 1] + 1, lines[e], self.classes
+        if i >= stop or not 1 <= classes[i] <= 3:
+            return -1
+        runs = self.runs
+        upto = runs.find(0, i, stop)
+        if upto >= 0 or (style != PLAIN and (style != GNU or self.diags.paths[path].endswith(b".java")
+                                               or not (classes[i] == 1 or self.raw[self.starts[i]] in _BLANKS)
+                                               or (classes[stop - 1] != 1 and CARET_RE.match(self.text[stop]) is not None))):
+            return -1  # (``_gnu_details``: a run of details just after a head, no caret line after it)
+        self.kind[i:stop] = DETAIL_BYTE * (stop - i)
+        return stop
 
     def _plain_head(self, i: int, m) -> bool:
         """Line ``i`` read as ``_head`` then ``_start`` read it, when it is a location's diagnostic
@@ -1364,11 +1411,12 @@ def _place(p: "_Parser", j: int) -> bytes:
 
 def _starts_of(p: "_Parser", indexes) -> tuple[list, list] | None:
     """Where the places of the diagnostics ``indexes`` start and end in the input when each is the
-    start of its head line as printed (``_Diags.loc`` an offset in it, no escapes in the input,
-    neither tsc nor stylish: ``_place`` is the location as printed, listed whole); None otherwise."""
+    start of its head line as printed (``_Diags.loc`` an offset in it, no escapes in the input: clean,
+    or read by ``_classes``; neither tsc nor stylish: ``_place`` is the location as printed, listed
+    whole); None otherwise."""
     diags = p.diags
     locs = list(map(diags.loc.__getitem__, indexes))
-    if not p.clean or not locs or min(locs) < 0 or bytes(map(diags.style.__getitem__, indexes)).translate(None, _LISTED_AS_IS):
+    if not (p.clean or p.classes) or not locs or min(locs) < 0 or bytes(map(diags.style.__getitem__, indexes)).translate(None, _LISTED_AS_IS):
         return None
     starts = list(map(p.starts.__getitem__, map(diags.head.__getitem__, indexes)))
     return starts, list(map(add, starts, locs))
@@ -1858,10 +1906,14 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 def _listed(p: _Parser, more: frozenset, rest):
     """The diagnostics of ``rest`` (a folded rule's past its examples) that its line lists by place:
     all but those shown as printed again (``more``: their head lines)."""
-    if not more:
+    if not more or not len(rest):
         return rest
-    heads = p.diags.head
-    return array("I", (j for j in rest if heads[j] not in more))
+    made = p.__dict__.setdefault("_listed", {})  # (a view's is asked again by the next, and in sizing it)
+    listed = made.get((more, rest[0], len(rest)))
+    if listed is None:
+        shown = bytes(map(more.__contains__, map(p.diags.head.__getitem__, rest)))
+        listed = made[(more, rest[0], len(rest))] = array("I", compress(rest, shown.translate(_FLIP)))
+    return listed
 
 
 def _verbatim(p: _Parser, j: int) -> int:
@@ -2036,24 +2088,36 @@ def _spread(p: _Parser, fold: _Fold, room: int, s: Settings) -> frozenset:
     """Diagnostics shown as printed, evenly spaced over each folded rule of ``path:line: error:
     message`` diagnostics (mypy, gcc, javac) whose messages differ from place to place (mypy's
     ``Untyped decorator makes function "test_x" untyped``: a list of places would drop the names), in
-    ``SPREAD_SHARE`` of ``room`` shared by the rules as their sizes. Their head lines' indexes."""
+    ``SPREAD_SHARE`` of ``room`` shared by the rules as their sizes. Their head lines' indexes. The
+    rules chosen and their lines' mean size are worked out once for a fold (``reduce`` asks again with
+    less room)."""
+    diags = p.diags
+    made = p.__dict__.setdefault("_spreads", {})
+    chosen = made.get((frozenset(fold.rules), fold.examples, id(s)))
+    if chosen is None:
+        chosen = made[(frozenset(fold.rules), fold.examples, id(s))] = _spread_rules(p, fold, s)
+    total = sum(len(rest) for rest, _ in chosen)
+    heads, out = diags.head, set()
+    for rest, each in chosen:
+        share = room * SPREAD_SHARE * len(rest) / total
+        out.update(heads[j] for j in spread(rest, min(int(share // each), len(rest) - 1)))  # one place stays listed
+    return frozenset(out)
+
+
+def _spread_rules(p: _Parser, fold: _Fold, s: Settings) -> list[tuple]:
+    """``_spread``'s rules: (the diagnostics past its examples, the mean size of their lines shown, from a
+    sample of them) of each folded rule whose messages differ."""
     by_key = p.common(s).by_key
     diags = p.diags
-    chosen: list[tuple] = []  # (a rule's diagnostics past its examples, a sample of them)
+    chosen: list[tuple] = []
     for key in fold.rules:
         rest = by_key.get(key, ())[fold.examples :]
         if len(rest) < 2 or diags.style[rest[0]] != GNU:
             continue
         sample = spread(rest, SPREAD_SAMPLE)
         if len({diags.message_of(j).strip() for j in sample}) >= max(2, SPREAD_DISTINCT * len(sample)):
-            chosen.append((rest, sample))
-    total = sum(len(rest) for rest, _ in chosen)
-    heads, out = diags.head, set()
-    for rest, sample in chosen:
-        share = room * SPREAD_SHARE * len(rest) / total
-        each = sum(_verbatim(p, j) + 1 for j in sample) / len(sample)
-        out.update(heads[j] for j in spread(rest, min(int(share // each), len(rest) - 1)))  # one place stays listed
-    return frozenset(out)
+            chosen.append((rest, sum(_verbatim(p, j) + 1 for j in sample) / len(sample)))
+    return chosen
 
 
 def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan | None = None) -> Plan:
