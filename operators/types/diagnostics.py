@@ -1660,8 +1660,16 @@ class _Reducer:
     def _emit(self, lc: bytearray, a: int, b: int, group_of: list) -> None:
         """Lines ``a`` to ``b`` to the plan, a run of one code at a time (``_line_codes``); a kept run holding
         ``PAD_MIN`` spaces in a row (``LINE_PADDED``) as ``_keep`` gives it: its runs of spaces cut out
-        (``LINE_PAD``) by the same pass (whole lines: as each line on its own, no run of spaces ends a line)."""
+        (``LINE_PAD``) by the same pass (whole lines: as each line on its own, no run of spaces ends a line).
+        ``EMIT_LINES`` lines at a time (the pieces of a padded view are several a line: made all at once,
+        they would outweigh the plan's own); the first piece of each joined to the plan's last as
+        ``Plan.keep`` and ``Plan.omit`` join them."""
         self._flush()
+        for start in range(a, b, EMIT_LINES):
+            self._emit_lines(lc, start, min(b, start + EMIT_LINES), group_of)
+
+    def _emit_lines(self, lc: bytearray, a: int, b: int, group_of: list) -> None:
+        """``_emit`` of lines ``a`` to ``b``."""
         p, plan = self.p, self.plan
         if p.padded:
             from operators.kernel import diag_line_pieces
@@ -1871,6 +1879,7 @@ def _folded_text(p: _Parser, d: Diag, rest: array, cap: int) -> tuple[bytes, byt
 
 LINE_DETAILS, LINE_PROGRESS, LINE_TARGETS, LINE_PADDED = 250, 251, 252, 254  # ``_Reducer._line_codes``
 LINE_PAD = 253  # ``_Reducer._emit``: a run of spaces cut out of a line kept
+EMIT_LINES = 1 << 14  # ``_Reducer._emit``: lines handed to the plan at once
 _IS_KEPT = b"\x01" + bytes(255)
 SPECIAL, KEPT = 255, 0  # ``_Reducer._codes``: a diagnostic done on its own, one kept whole; 1-31: omitted to a group
 SPECIAL_BYTE = bytes([SPECIAL])
