@@ -184,7 +184,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "count_newlines", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented",
-                                  "diag_line_pieces",
+                                  "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
@@ -1145,6 +1145,42 @@ def test_diag_line_pieces_of_a_generated_output():
     twin = TWINS["diag_line_pieces"](codes, 0, len(starts), starts, ends, raw, 254, 253, 8, 2)
     assert [bytes(found[0]), *map(list, found[1:])] == [bytes(twin[0]), *map(list, twin[1:])]
     assert bytes(found[0]).count(253) > 300
+
+
+TSC_PARTS = [b"src/a.ts", b"C:", b"x", b" ", b"\t", b"(", b")", b"12", b"3", b",", b"): ", b"error", b"warning", b"message",
+             b"errors", b" TS", b"TS", b"2322", b": ", b":", b"Type 'x'", b"\xc2\xa0", b"\x00", b"\x0b", b"\n", b"\n", b"\n"]
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=st.lists(st.sampled_from(TSC_PARTS), max_size=60).map(b"".join), data=st.data())
+def test_diag_tsc_heads_match_the_python_twin(raw, data):
+    import operators.kernel as dispatch
+
+    starts, ends, classes, first, stop = _diag_run(raw, data)
+    seen = data.draw(st.sampled_from([{}, {b"error TS2322": 0}]))
+    combos, paths, twin_combos, twin_paths = dict(seen), {b"x": 0}, dict(seen), {b"x": 0}
+    found = dispatch.diag_tsc_heads(raw, starts, ends, classes, first, stop, combos, paths)
+    twin = TWINS["diag_tsc_heads"](raw, starts, ends, classes, first, stop, twin_combos, twin_paths)
+    assert (found[0], *map(bytes, found[1:]), combos, paths) == (twin[0], *map(bytes, twin[1:]), twin_combos, twin_paths)
+    assert list(combos) == list(twin_combos) and list(paths) == list(twin_paths)
+
+
+def test_diag_tsc_heads_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_tsc
+
+    raw = make_diag_tsc(300_000)
+    starts, ends = _diag_lines(raw)
+    classes = bytes(len(starts))
+    i, done = 0, 0
+    while i < len(starts):
+        combos, paths, twin_combos, twin_paths = {}, {}, {}, {}
+        found = dispatch.diag_tsc_heads(raw, starts, ends, classes, i, len(starts), combos, paths)
+        twin = TWINS["diag_tsc_heads"](raw, starts, ends, classes, i, len(starts), twin_combos, twin_paths)
+        assert (found[0], *map(bytes, found[1:]), combos, paths) == (twin[0], *map(bytes, twin[1:]), twin_combos, twin_paths)
+        done += found[0] - i
+        i = max(found[0], i + 1)
+    assert done > 1000
 
 
 def test_diag_stylish_of_a_generated_output():

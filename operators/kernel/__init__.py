@@ -19,7 +19,7 @@ holding each offset) and ``blank_lines`` the line ranking uses; the git blame ty
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time), ``diag_lines`` (the lines of a
 detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_stylish`` (eslint's stylish entries read a run at a
-time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_line_pieces`` (a view's pieces, a run of lines at a time, those runs cut out), ``diag_indented`` (pyright's indented entries
+time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_line_pieces`` (a view's pieces, a run of lines at a time, those runs cut out), ``diag_tsc_heads`` (tsc's heads read a run at a time), ``diag_indented`` (pyright's indented entries
 read a run at a time), ``diag_fill`` and
 ``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
@@ -106,6 +106,7 @@ def _twins() -> dict:
         "diag_stylish": diag_twins.diag_stylish_py,
         "diag_pads": diag_twins.diag_pads_py,
         "diag_line_pieces": diag_twins.diag_line_pieces_py,
+        "diag_tsc_heads": diag_twins.diag_tsc_heads_py,
         "diag_indented": diag_twins.diag_indented_py,
         "source_lines": source_twins.source_lines_py,
     }
@@ -380,6 +381,7 @@ if C is None:
     diag_stylish = diag_twins.diag_stylish_py
     diag_pads = diag_twins.diag_pads_py
     diag_line_pieces = diag_twins.diag_line_pieces_py
+    diag_tsc_heads = diag_twins.diag_tsc_heads_py
     diag_indented = diag_twins.diag_indented_py
     source_lines = source_twins.source_lines_py
 else:
@@ -426,5 +428,6 @@ else:
     diag_stylish = C.diag_stylish if hasattr(C, "diag_stylish") else _twin("diag_twins", "diag_stylish_py")
     diag_pads = C.diag_pads if hasattr(C, "diag_pads") else _twin("diag_twins", "diag_pads_py")
     diag_line_pieces = _c_diag_line_pieces if hasattr(C, "diag_line_pieces") else _twin("diag_twins", "diag_line_pieces_py")
+    diag_tsc_heads = C.diag_tsc_heads if hasattr(C, "diag_tsc_heads") else _twin("diag_twins", "diag_tsc_heads_py")
     diag_indented = C.diag_indented if hasattr(C, "diag_indented") else _twin("diag_twins", "diag_indented_py")
     source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

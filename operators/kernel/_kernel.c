@@ -4310,6 +4310,108 @@ done:
     return result;
 }
 
+/* the number of the bytes data[0:len] in dict `numbers` (each new text numbered as it is added) into *out; -1 on error */
+static int dict_number(PyObject *numbers, const unsigned char *data, Py_ssize_t len, int32_t *out) {
+    PyObject *text = PyBytes_FromStringAndSize((const char *)data, len);
+    if (!text) return -1;
+    PyObject *id = PyDict_GetItemWithError(numbers, text);
+    if (id) {
+        *out = (int32_t)PyLong_AsLong(id);
+        Py_DECREF(text);
+        return 0;
+    }
+    int bad = PyErr_Occurred() || !(id = PyLong_FromSsize_t(PyDict_Size(numbers))) || PyDict_SetItem(numbers, text, id) < 0;
+    if (!bad) *out = (int32_t)PyLong_AsLong(id);
+    Py_XDECREF(id);
+    Py_DECREF(text);
+    return bad ? -1 : 0;
+}
+
+static Py_ssize_t digits_at(const unsigned char *r, Py_ssize_t p, Py_ssize_t e) {  /* past the digits from p */
+    while (p < e && r[p] >= '0' && r[p] <= '9') p++;
+    return p;
+}
+
+/* tsc's head in r[s:e] (diagnostics.py's TSC_RE: path(line,col): error TS2322: ): 1 with where the path ends
+   (its "("), where the severity starts, where the code ends and where the message starts; else 0 */
+static int tsc_line(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, Py_ssize_t *open, Py_ssize_t *sev,
+                    Py_ssize_t *code_end, Py_ssize_t *msg) {
+    if (s >= e || (r[s] != 0 && strchr(" \t\n\r\f\v()", r[s]) != NULL)) return 0;
+    const unsigned char *q = memchr(r + s, '(', (size_t)(e - s));
+    if (!q || memchr(r + s, ')', (size_t)(q - (r + s)))) return 0;
+    Py_ssize_t p = q - r, d = digits_at(r, p + 1, e);
+    if (d == p + 1 || d >= e || r[d] != ',') return 0;
+    Py_ssize_t d2 = digits_at(r, d + 1, e);
+    if (d2 == d + 1 || d2 + 3 > e || memcmp(r + d2, "): ", 3) != 0) return 0;
+    Py_ssize_t v = d2 + 3, w;
+    if (e - v >= 6 && memcmp(r + v, "error ", 6) == 0) w = v + 6;
+    else if (e - v >= 8 && (memcmp(r + v, "warning ", 8) == 0 || memcmp(r + v, "message ", 8) == 0)) w = v + 8;
+    else return 0;
+    if (e - w < 3 || r[w] != 'T' || r[w + 1] != 'S') return 0;
+    Py_ssize_t c = digits_at(r, w + 2, e);
+    if (c == w + 2 || c + 2 > e || r[c] != ':' || r[c + 1] != ' ') return 0;
+    *open = p;
+    *sev = v;
+    *code_end = c;
+    *msg = c + 2;
+    return 1;
+}
+
+/* (stop, combo_ids, path_ids, locs, messages): the lines from first on (before stop, while classes is 0) that are
+   tsc's heads (tsc_line), up to the first that is not (diag_twins.diag_tsc_heads_py); for each, int32: the number in
+   `combos` of its severity, a space and its code (error TS2322), the number in `paths` of its path, where its
+   location ends (its path, line and column) and where its message starts in the line */
+static PyObject *diag_tsc_heads(PyObject *self, PyObject *args) {
+    Py_buffer raw, classes, b[2];
+    PyObject *objs[2], *combos, *paths;
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*OOy*nnO!O!", &raw, &objs[0], &objs[1], &classes, &first, &stop, &PyDict_Type, &combos,
+                          &PyDict_Type, &paths))
+        return NULL;
+    int got = 0;
+    PyObject *result = NULL, *cols[4] = {NULL, NULL, NULL, NULL};
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_tsc_heads") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (b[1].len / b[1].itemsize != n || classes.len < n || first < 0 || stop > n || first > stop) {
+        PyErr_SetString(PyExc_ValueError, "diag_tsc_heads: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *cl = classes.buf;
+    Py_ssize_t k = first, cap = 64;
+    for (int c = 0; c < 4; c++)
+        if (!(cols[c] = PyBytes_FromStringAndSize(NULL, cap * 4))) goto done;
+    for (; k < stop && !cl[k]; k++) {
+        int64_t s = item_at(&b[0], k), e = item_at(&b[1], k);
+        if (s < 0 || e < s || e > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_tsc_heads: a line out of range");
+            goto done;
+        }
+        if (e > s && r[e - 1] == '\n') e--;
+        Py_ssize_t open, sev, code_end, msg, j = k - first;
+        if (!tsc_line(r, (Py_ssize_t)s, (Py_ssize_t)e, &open, &sev, &code_end, &msg)) break;
+        if (j >= cap) {
+            cap *= 2;
+            for (int c = 0; c < 4; c++)
+                if (_PyBytes_Resize(&cols[c], cap * 4) < 0) goto done;
+        }
+        int32_t *ci = (int32_t *)PyBytes_AS_STRING(cols[0]), *pi = (int32_t *)PyBytes_AS_STRING(cols[1]);
+        if (dict_number(combos, r + sev, code_end - sev, &ci[j]) < 0 || dict_number(paths, r + s, open - s, &pi[j]) < 0)
+            goto done;
+        ((int32_t *)PyBytes_AS_STRING(cols[2]))[j] = (int32_t)(sev - 2 - s);
+        ((int32_t *)PyBytes_AS_STRING(cols[3]))[j] = (int32_t)(msg - s);
+    }
+    for (int c = 0; c < 4; c++)
+        if (_PyBytes_Resize(&cols[c], (k - first) * 4) < 0) goto done;
+    result = Py_BuildValue("nOOOO", k, cols[0], cols[1], cols[2], cols[3]);
+done:
+    for (int c = 0; c < 4; c++) Py_XDECREF(cols[c]);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&classes);
+    return result;
+}
+
 /* ---- end of the stylish and padding block ---- */
 
 /* ---- diagnostics: indented path:line:col entries (pyright's) read a run at a time ---- */
@@ -4447,6 +4549,8 @@ static PyMethodDef methods[] = {
     {"diag_indented", diag_indented, METH_VARARGS,
      "diag_indented(buf, starts, ends, classes, first, stop) -> (stop, int64 columns) of indented path:line:col lines"},
     {"diag_pads", diag_pads, METH_VARARGS, "diag_pads(buf, start, end, least, keep) -> int64 (from, to) of each padding run"},
+    {"diag_tsc_heads", diag_tsc_heads, METH_VARARGS,
+     "diag_tsc_heads(buf, starts, ends, classes, first, stop, combos, paths) -> (stop, combo_ids, path_ids, locs, messages)"},
     {"diag_line_pieces", diag_line_pieces, METH_VARARGS,
      "diag_line_pieces(codes, first, stop, starts, ends, buf, padded, pad, least, keep) -> (codes, starts, ends) of pieces"},
     {NULL, NULL, 0, NULL},

@@ -323,6 +323,34 @@ def diag_line_pieces_py(codes, first: int, stop: int, starts, ends, raw: bytes, 
     return bytes(out_codes), out_starts, out_ends
 
 
+_TSC_LINE_RE = re.compile(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ", re.M)  # diagnostics.TSC_RE
+
+
+def diag_tsc_heads_py(raw: bytes, starts, ends, classes, first: int, stop: int, combos: dict, paths: dict):
+    """(stop, combo_ids, path_ids, locs, messages), as ``_kernel.diag_tsc_heads``: the lines from ``first`` on
+    (before ``stop``, while ``classes`` is 0) that ``TSC_RE`` matches (tsc's heads: ``path(line,col): error
+    TS2322: ``), up to the first it does not; for each, int32: the number in ``combos`` of its severity, a space
+    and its code (``error TS2322``), the number in ``paths`` of its path (each new text numbered as it is
+    added), where its location ends (path, line and column: ``TSC_RE``'s group 4 less 2) and where its
+    message starts (the match's end), in its line."""
+    if not len(starts) == len(ends) <= len(classes) or not 0 <= first <= stop <= len(starts):
+        raise ValueError("diag_tsc_heads: bad range or columns")
+    cols, k = tuple(array("i") for _ in range(4)), first
+    while k < stop and not classes[k]:
+        start, end = starts[k], ends[k]
+        if not 0 <= start <= end <= len(raw):
+            raise ValueError("diag_tsc_heads: a line out of range")
+        m = _TSC_LINE_RE.match(raw, start, end - 1 if end > start and raw[end - 1] == 10 else end)
+        if m is None:
+            break
+        cols[0].append(combos.setdefault(raw[m.start(4) : m.end(5)], len(combos)))
+        cols[1].append(paths.setdefault(m.group(1), len(paths)))
+        cols[2].append(m.start(4) - 2 - start)
+        cols[3].append(m.end() - start)
+        k += 1
+    return (k, *(column.tobytes() for column in cols))
+
+
 # diagnostics.LOC_LINE_RE: LOC_LINES_RE after an indent, on one line
 _LOC_LINE_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)
 

@@ -383,6 +383,12 @@ class _Kept(list):
         return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
 
 
+def _added(numbers: dict, known: int) -> list:
+    """The keys added to ``numbers`` past its first ``known``, in order (read from its end)."""
+    new = len(numbers) - known
+    return list(islice(reversed(numbers), new))[::-1] if new else []
+
+
 def _typecode(raw: bytes) -> str:
     """The array type of offsets into ``raw`` and of its line numbers: 4 bytes each below 4 GiB."""
     return "I" if len(raw) < 1 << 32 else "q"
@@ -572,7 +578,9 @@ class _Parser:
         self.stylish_severities: list[int] = []  # ... and its severity's
         self.messages: dict = {}  # ``_stylish``: the number of each message text
         self.message_slots: list[int] = []  # ... and its place in ``texts_kept`` as ``_Diags`` stores it
-        self.tsc_keys: dict = {}  # ``_tsc``: the rule and severity numbers of each severity and code
+        self.tsc_combos: dict = {}  # ``_tsc``: the number of each severity and code (``diag_tsc_heads``)
+        self.tsc_paths: dict = {}  # ... and of each path
+        self.tsc_ids: tuple = ([], [], [])  # ... the rule and severity numbers of each combination, each path's
         self.indented: dict = {}  # ``_indented``: rule and severity numbers, message and style of each text after a location
         self.bulk = None  # ``_bulk_columns``: the location lines found at once and what each distinct text after one is
 
@@ -669,7 +677,7 @@ class _Parser:
                     continue
             current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
-        self.tsc_keys, self.runs = {}, b""
+        self.tsc_combos, self.tsc_paths, self.tsc_ids, self.runs = {}, {}, ([], [], []), b""
         self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
 
@@ -688,11 +696,11 @@ class _Parser:
         if m <= 0:
             return i - 1
         key_of, severity_of, kept_at = self.stylish_keys, self.stylish_severities, self.message_slots
-        for combo in islice(combos, known, None):  # rule and severity numbers, in order of first use
+        for combo in _added(combos, known):  # rule and severity numbers, in order of first use
             severity = "error" if combo[0] == 0x65 else "warning"
             key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
             severity_of.append(diags.key_id(severity))
-        for message in islice(messages, known_messages, None):
+        for message in _added(messages, known_messages):
             kept_at.append(diags._kept(message))
         combo_ids, message_ids = memoryview(combo_ids).cast("i"), memoryview(message_ids).cast("i")
         first = len(diags.head)
@@ -772,37 +780,43 @@ class _Parser:
         class 0, a line's text its bytes), with the indented lines that continue their messages (as
         ``_elaboration`` reads them), added as ``_head`` then ``_start`` then ``_inside`` add each (the
         last left open, its ``Diag`` to be made), the columns at once; the last line read, ``i - 1`` when
-        line ``i`` is none."""
-        raw, starts, ends, classes, diags = self.raw, self.starts, self.ends, self.classes, self.diags
-        match, keys, path_id, k = TSC_LINE_RE.match, self.tsc_keys, diags.path_id, i
-        cols = heads, lasts, key, severity, path, loc, message = [], [], [], [], [], [], []
+        line ``i`` is none. The heads one after another are read at once (``operators.kernel.diag_tsc_heads``:
+        each severity and code, each path numbered once)."""
+        from operators.kernel import diag_tsc_heads
+
+        raw, starts, ends, classes, diags, kind = self.raw, self.starts, self.ends, self.classes, self.diags, self.kind
+        combos, paths, key_of, severity_of, path_of = self.tsc_combos, self.tsc_paths, *self.tsc_ids
+        heads, lasts, key, severity, path, loc, message = [], [], [], [], [], [], []
+        k = i
         while k < stop and not classes[k]:
-            start, end = starts[k], ends[k]
-            eol = end - 1 if raw[end - 1] == 10 else end
-            m = match(raw, start, eol)
-            if m is None:
+            known, known_paths = len(combos), len(paths)
+            upto, combo_ids, path_ids, locs, messages = diag_tsc_heads(raw, starts, ends, classes, k, stop, combos, paths)
+            if upto == k:
                 break
-            got = keys.get(m.group(4, 5))
-            if got is None:
-                got = keys[m.group(4, 5)] = (diags.key_id(m.group(5).decode()), diags.key_id(m.group(4).decode()))
-            heads.append(k), lasts.append(k), key.append(got[0]), severity.append(got[1]), path.append(path_id(m.group(1)))
-            loc.append(m.start(4) - 2 - start), message.append(m.end() - start)
-            k += 1
-            if k < stop and not classes[k] and raw[starts[k]] in _BLANKS:
-                k, done = self._tsc_parts(k, stop, lasts, key, start, eol)
-                if done:
-                    break
+            for combo in _added(combos, known):  # (``_head``: the rule's number, then the severity's)
+                sev, code = combo.split(b" ")
+                key_of.append(diags.key_id(code.decode()))
+                severity_of.append(diags.key_id(sev.decode()))
+            path_of.extend(map(diags.path_id, _added(paths, known_paths)))
+            combo_ids = memoryview(combo_ids).cast("i")
+            heads.extend(range(k, upto)), lasts.extend(range(k, upto)), loc.extend(memoryview(locs).cast("i"))
+            key.extend(map(key_of.__getitem__, combo_ids)), severity.extend(map(severity_of.__getitem__, combo_ids))
+            path.extend(map(path_of.__getitem__, memoryview(path_ids).cast("i")))
+            message.extend(memoryview(messages).cast("i"))
+            kind[k:upto] = _HEADS * (upto - k)
+            k = upto
+            if k >= stop or classes[k] or raw[starts[k]] not in _BLANKS:
+                break
+            start, end = starts[k - 1], ends[k - 1]
+            k, done = self._tsc_parts(k, stop, lasts, key, start, end - 1 if raw[end - 1] == 10 else end)
+            if done:
+                break
         if not heads:
             return i - 1
         for column, made in zip((diags.head, diags.head_end, diags.end, diags.key, diags.severity, diags.path, diags.loc,
                                  diags.message), (heads, lasts, lasts, key, severity, path, loc, message)):
             column.extend(made)
         diags.style.extend(bytes([TSC]) * len(heads))
-        kind = self.kind
-        for head, last in zip(heads, lasts):
-            kind[head] = HEAD
-            if last > head:
-                kind[head + 1 : last + 1] = _PARTS * (last - head)
         self.open_j, self.open, self.pending, self.detail_started = len(diags.head) - 1, None, True, False
         return k - 1
 
@@ -822,6 +836,7 @@ class _Parser:
             if found is None:
                 return k, True
             lasts[-1] = k
+            self.kind[k] = PART
             if found is not True:  # a trailing code: the rule, unless the head line has one
                 if trail is None:
                     trail = TRAIL_CODE_RE.search(raw, start, eol) is not None
