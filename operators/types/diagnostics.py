@@ -737,10 +737,11 @@ class _Parser:
         if stop == i:
             return i - 1
         cols = memoryview(cols).cast("q")
-        made, key_id = self.indented, diags.key_id
+        made, key_id, path_id = self.indented, diags.key_id, diags.path_id
         gots, styles, parts = [], bytearray(), []  # each diagnostic's (rule, severity, message, style); the message lines
+        heads, paths, kinds = [], [], bytearray()  # each diagnostic's head line and path number; each line's kind
         indent, trail, head, k = -1, None, i, i  # the last head line's indent (-2: not worked out yet), whether it has a trailing code
-        for path_at, _, at, end, dash in zip(*(cols[c::5] for c in range(5))):
+        for path_at, path_end, at, end, dash in zip(*(cols[c::5] for c in range(5))):
             if path_at >= 0:
                 rest = raw[at:end]
                 got = made.get(rest, False)
@@ -750,6 +751,9 @@ class _Parser:
                     break
                 gots.append(got)
                 styles.append(PYRIGHT if dash else got[3])
+                heads.append(k)
+                paths.append(path_id(raw[path_at:path_end]))
+                kinds.append(HEAD)
                 indent, trail, head = -2 if dash else -1, None, k
             else:
                 if indent == -1:
@@ -766,11 +770,13 @@ class _Parser:
                         trail = TRAIL_CODE_RE.search(raw, starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
                     if not trail:
                         key = key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
-                parts.append((k, head, len(gots) - 1, key))
+                parts.append((k, len(gots) - 1, key))
+                kinds.append(PART)
             k += 1
         if not gots:
             return i - 1
-        self._add_indented(i, k, cols, gots, styles, parts)
+        self.kind[i:k] = kinds
+        self._add_indented(heads, paths, gots, styles, parts)
         self.open_j = len(diags.head) - 1
         self.open, self.pending, self.detail_started = None, True, False
         return k - 1
@@ -856,17 +862,14 @@ class _Parser:
             made[rest] = got
         return got
 
-    def _add_indented(self, i: int, k: int, cols, gots: list, styles: bytearray, parts: list) -> None:
-        """The columns of the diagnostics ``_indented`` read on lines ``i`` to ``k - 1`` (``cols``: the kernel's)
-        added at once, then the message lines ``parts`` (line, head line, which diagnostic, rule or -1) each gives its."""
-        raw, diags = self.raw, self.diags
+    def _add_indented(self, heads: list, paths: list, gots: list, styles: bytearray, parts: list) -> None:
+        """The columns of the diagnostics ``_indented`` read (their head lines and path numbers: ``heads``, ``paths``)
+        added at once, then the message lines ``parts`` (line, which diagnostic, rule or -1) each gives its."""
+        diags = self.diags
         m = len(gots)
         if m:
             first = len(diags.head)
-            paths = cols[0::5]
-            heads = [line for line, path_at in zip(range(i, k), paths) if path_at >= 0]
-            path_id = diags.path_id
-            diags.path.extend(path_id(raw[paths[line - i] : cols[5 * (line - i) + 1]]) for line in heads)
+            diags.path.extend(paths)
             diags.head.extend(heads)
             diags.head_end.extend(heads)
             diags.end.extend(heads)
@@ -878,11 +881,7 @@ class _Parser:
             else:
                 diags.loc.extend(diags._kept(diags.texts_kept.place(j)) for j in range(first, first + m))
             diags.message.extend(map(itemgetter(2), gots))
-            kind = self.kind
-            for line in heads:
-                kind[line] = HEAD
-            for line, _, j, key in parts:
-                kind[line] = PART
+            for line, j, key in parts:
                 diags.head_end[first + j] = diags.end[first + j] = line
                 if key >= 0:
                     diags.key[first + j] = key
