@@ -204,6 +204,7 @@ def _ones(flags: bytes):
 
 NOTE_LINE = 5  # ``_Parser._classes``: rustc's ``   = help: …`` (``_note_line``)
 RUST_LINE = 4  # ``_Parser._classes``: a line that may be rustc's head; 1 to 3: lines ``_run`` reads a run at a time
+NOTE_READ = 2  # ``_Parser._rust_head``: a note at the open diagnostic's place read, with its --> line
 _IN_RUN = bytes(1 <= c <= 3 for c in range(256))
 _FREE_KINDS = bytes([OTHER, BLANK, OTHER, OTHER]) + bytes([OTHER]) * 252  # read with no diagnostic open
 _DETAILS_ONLY = ("rust", "plain", "stylish")  # styles whose every line after the head lines is a detail
@@ -670,8 +671,8 @@ class _Parser:
                 if upto >= i:
                     i = upto
                     continue
-            elif classes and raw.find(b"): ", starts[i], self.ends[i]) >= 0:
-                upto = self._tsc(i, lines[h] if h < n_heads else n)
+            elif classes:
+                upto = self._unindented(i, n, lines[h] if h < n_heads else n)
                 if upto >= i:
                     i = upto
                     continue
@@ -780,6 +781,18 @@ class _Parser:
         self.open_j = len(diags.head) - 1
         self.open, self.pending, self.detail_started = None, True, False
         return k - 1
+
+    def _unindented(self, i: int, n: int, stop: int) -> int:
+        """Line ``i`` (class 0, not indented, a line's text its bytes) read with the lines after it when it is
+        tsc's head (``_tsc``) or rustc's ``note:`` followed by its ``-->`` line (``_rust_head``; ``_classes`` leaves
+        such a note to the loop); the last line read, ``i - 1`` when it is neither (the loop reads it)."""
+        raw, start = self.raw, self.starts[i]
+        if raw.find(b"): ", start, self.ends[i]) >= 0:
+            return self._tsc(i, stop)
+        if raw.startswith(b"note: ", start) and i + 1 < stop:
+            read = self._rust_head(i, n)
+            return i + 1 if read else i - 1
+        return i - 1
 
     def _tsc(self, i: int, stop: int) -> int:
         """tsc's ``path(line,col): error TS2322: …`` diagnostics from line ``i`` on (before ``stop``: lines of
@@ -909,8 +922,11 @@ class _Parser:
         None when it is to be read as any line (``_line``)."""
         cls = self.classes[i]
         if cls == RUST_LINE:
-            if not self._rust_head(i, n):
+            read = self._rust_head(i, n)
+            if not read:
                 return None
+            if read == NOTE_READ:
+                return i + 1
             if i + 2 < n and runs[i + 2]:  # its --> line read with it, then its details
                 e = runs.find(0, i + 2)
                 e = min(n if e < 0 else e, next_head)
@@ -1058,13 +1074,14 @@ class _Parser:
         self.detail_started = True
         return True
 
-    def _rust_head(self, i: int, n: int) -> bool:
-        """Line ``i`` (``_classes`` 4: not indented, not tsc's head; the input has no escapes or carriage
-        returns, so a line's text is its bytes) read as ``_head`` then ``_start`` read it when it is
+    def _rust_head(self, i: int, n: int) -> int:
+        """Line ``i`` (``_classes`` 4, or 0 and ``note: ``: not indented, not tsc's head; the input has no escapes or
+        carriage returns, so a line's text is its bytes) read as ``_head`` then ``_start`` read it when it is
         rustc's head (``RUST_HEAD_RE`` and a ``-->`` line after it), with its ``-->`` line: added to
         the columns, its ``Diag`` left to be made (``pending``, as ``_plain_head``; the message where it
         starts in the head line); False, having changed nothing but made the open diagnostic's
-        ``Diag``, when it is not one or it is a note at the open one's place (the loop then reads it)."""
+        ``Diag``, when it is not one; ``NOTE_READ`` when it is a note at the open one's place, read with its
+        ``-->`` line as the loop reads them (``_head`` then ``_start``: a detail; the ``-->`` line a part)."""
         start = self.starts[i]
         m = RUST_BLOCK_RE.match(self.raw, start)
         if m is None:
@@ -1077,8 +1094,13 @@ class _Parser:
         if severity == "note" and (self.open is not None or self.pending):
             if self.pending:
                 self._materialize()
-            if loc == self.open.loc:
-                return False  # a detail of the open one: the loop reads it
+            if loc == self.open.loc:  # a detail of the open one
+                d = self.open
+                self.kind[i], self.kind[i + 1] = DETAIL, PART
+                d.head_end = d.end = i + 1
+                self._sync()
+                self.detail_started = True
+                return NOTE_READ
         name = code or (severity, m.group(3))  # a rule: its code, else its message masked
         key = self.rust_keys.get(name)
         if key is None:
