@@ -186,6 +186,7 @@ PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Upd
 JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|[\w#]+ extends \S+ declared in )")
 JAVAC_MORE_RE = lazy(rb"^  \S")  # javac: a line of its message, indented by two, after the caret
 CARET_RE = lazy(rb"^\s*\^\s*$")
+_CARET_FIRST = frozenset(b" \t\r\x0b\x0c^")  # how a line CARET_RE matches starts
 SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
 HINT_PRE_RE = lazy(rb"^(?:[ \t\r\x0b\x0c]*-->| {0,2}(?:help|note))", re.M)  # the lines HINT_HEAD_RE or ARROW_RE may match, and more
 PAD_BIT = 0x80  # ``diag_lines``: a line holding ``PAD_MIN`` spaces in a row
@@ -1233,7 +1234,8 @@ class _Parser:
         upto = runs.find(0, i, stop)
         if upto >= 0 or (style != PLAIN and (style != GNU or self.diags.paths[path].endswith(b".java")
                                                or not (classes[i] == 1 or self.raw[self.starts[i]] in _BLANKS)
-                                               or (classes[stop - 1] != 1 and CARET_RE.match(self.text[stop]) is not None))):
+                                               or (classes[stop - 1] != 1 and self.raw[self.starts[stop]] in _CARET_FIRST
+                                                   and CARET_RE.match(self.text[stop]) is not None))):
             return -1  # (``_gnu_details``: a run of details just after a head, no caret line after it)
         self.kind[i:stop] = DETAIL_BYTE * (stop - i)
         return stop
