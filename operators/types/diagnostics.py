@@ -86,7 +86,10 @@ time: one pass (``operators.kernel.diag_lines``) sorts the lines no other form c
 ``-->`` line are read by one pattern and added to the columns (``_Parser._rust_head``), the lines after
 them as one run of details (``_Parser._run``; ``_note_line`` for a ``= `` line, which may name the lint). A view is then made a run of lines at a time (``_Reducer._lines``: a code a
 line, kept, omitted to a group or done on its own), the ``help:`` and ``note:`` lines kept worked out
-once for the whole view.
+once for the whole view; the kept lines holding runs of alignment spaces are cut by the same pass
+(``operators.kernel.diag_line_pieces``). tsc's heads one after another are read by one pass too
+(``operators.kernel.diag_tsc_heads``), the lines continuing their messages as pyright's
+(``_Parser._tsc``); gcc's source and caret lines with the location lines around them (``_Parser._bulk``).
 """
 
 from __future__ import annotations
