@@ -4,8 +4,9 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
 
 * **signal words** (``SIGNAL_RE``): error, warning, failure, exception, crash, … in any inflection
   (``errors``, ``warnings``, ``failures``, ``crashed``, ``rejected``, ``unavailable``, ``denied``, …),
-  camel-case exception names (``IOException``, ``ValueError``, ``DeprecationWarning``) and **error
-  codes** (an HTTP 4xx/5xx status, ``exit code 2``, errno names like ``ECONNREFUSED``, ``ORA-00942``,
+  camel-case exception names (``IOException``, ``ValueError``, ``DeprecationWarning``), upper-case result
+  codes that end in one (squid's ``TCP_DENIED``, memcached's ``SERVER_ERROR``) and **error
+  codes** (an HTTP 4xx/5xx status, squid's ``TCP_MISS/502``, ``exit code 2``, errno names like ``ECONNREFUSED``, ``ORA-00942``,
   failing HRESULTs ``0x800f081f``, npm's ``E404``) and the error/warning level fields of logcat and
   glog/klog lines, which carry no word (``03-02 08:01:02.345  1702  2395 E Tag:``, ``E0302 08:01:02.123456``).
   ``signal_line_spans`` finds every line holding one in a single RE2 pass over the buffer, but for a
@@ -50,12 +51,13 @@ WORD_PATTERN = (
     rb"|PIPE|EXIST|NOTDIR|ISDIR|AGAIN|INVAL|BUSY|HOSTUNREACH|NETUNREACH|NETDOWN|MFILE|NFILE|NOTEMPTY|ROFS"
     rb"|NOTFOUND|BADF|NOTCONN|NOTSUP|DQUOT)\b"
     rb"|\bERR_[A-Z][A-Z_]{2,}\b"
+    rb"|_(?:DENIED|REFUSED|FAILED|FAILURE|ERROR|ABORTED|TIMEDOUT|REJECTED|FORBIDDEN|UNAVAILABLE)\b"  # TCP_DENIED, SERVER_ERROR
 )
 STATUS_PATTERN = rb'" [45]\d\d '  # an access log's status field
 CODE_PATTERN = (  # error codes that need their digits
     rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?[1-9]"
     rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+[45]\d\d\b|(?i:\b(?:code|error)[ =:]+)[45]\d\d\b"
-    rb"|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
+    rb"|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\b[A-Z]+(?:_[A-Z]+)+/[45]\d\d\b"  # squid's TCP_MISS/502
     rb"|\bORA-\d{5}\b|\bE[45]\d\d\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x8[0-9A-Fa-f]{7}\b"
     rb"|\d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ [EWFA] "  # Android logcat (threadtime): error, warning, fatal, assert
@@ -66,7 +68,7 @@ CODE_PATTERN = (  # error codes that need their digits
 SHAPE_CODE_PATTERN = (
     rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?0"
     rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+0\b|(?i:\b(?:code|error)[ =:]+)0\b"
-    rb"|\bHTTP/0(?:\.0)? 0\b"
+    rb"|\bHTTP/0(?:\.0)? 0\b|\b[A-Z]+(?:_[A-Z]+)+/0\b"
     rb"|\bORA-0\b|\bE0\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x"
     rb"|0:0:0\.0 +0 +0 [EWFA] "

@@ -34,12 +34,17 @@ CODE_LINES = [
     b"03-02 08:01:02.345  1702  2395 E SysUtils: ApplicationContext is null", b"03-02 08:01:02.345   877  1754 W Binder: x",
     b"E/MediaPlayer( 1234): stop called in state 0", b"E0302 08:01:02.123456    4242 reflector.go:138] list pods",
     b"sshd[24200]: POSSIBLE BREAK-IN ATTEMPT!", b"ALERT exited abnormally with [1]", b"returned non-zero exit status 2",
+    b"1796423130.415      0 127.0.0.1 TCP_DENIED/403 3395 GET http://api.internal/admin - HIER_NONE/- text/html",
+    b"1796423136.418   6002 127.0.0.1 TCP_MISS/502 3362 GET http://nosuchhost.invalid/ - HIER_NONE/- text/html",
+    b">24 SERVER_ERROR object too large for cache", b"-   VCL_call       BACKEND_ERROR",
 ]
 QUIET_LINES = [
     b"all good", b"exit code 0", b"status=200 ok", b"status code: 302", b"HTTP/1.1 200 OK", b"hr = 0x00000000",
     b"terrorist novel", b"informational", b"warningless", b"code 200", b"ORA-1", b"EVENT fired", b"Warn_count=0x0",
     b"03-02 08:01:02.345  1702  2395 I ActivityManager: Start proc", b"03-02 08:01:02.345  1702  2395 D Power: acquire",
     b"I0302 08:01:02.123456    4242 reflector.go:138] list pods", b"I/MediaPlayer( 1234): start",
+    b"1796423130.323      1 127.0.0.1 TCP_MISS/200 301 GET http://shop.internal/api/items/80 - HIER_DIRECT/127.0.0.1",
+    b"_DEFAULT_TIMEOUT: Final[int] = 30", b"ERRORS_SEEN = 0", b"on_error_callback registered",
 ]
 
 

@@ -779,11 +779,11 @@ def _end_anchored() -> bool:
     return b"$" in _ESCAPE_OR_CLASS_RE.sub(b"", SIGNAL_RE.pattern)
 
 
-def reduce_log(raw: bytes, settings: Settings, fine: bool = False) -> Plan:
+def reduce_log(raw: bytes, settings: Settings, fine: bool = False, room: int = 0) -> Plan:
     lines = LineTable(raw)
     first, commits = parse(raw, lines)
     if not commits:
-        return reduce_oneline(raw, lines, settings)
+        return reduce_oneline(raw, lines, settings, room)
     single = len(commits) == 1
     em = _Emitter(raw, lines, settings, fine, single)
     plan = em.plan
@@ -847,13 +847,15 @@ def _date_span(commits: list[Commit]) -> str:
     return f" ({dates[0]})" if dates[0] == dates[-1] else f" ({dates[-1]} … {dates[0]})"
 
 
-def reduce_oneline(raw: bytes, lines: Sequence[Line], settings: Settings) -> Plan:
-    """One line per commit already: fold the commits beyond ``max_commits``."""
+def reduce_oneline(raw: bytes, lines: Sequence[Line], settings: Settings, room: int = 0) -> Plan:
+    """One line per commit already (or a record of a few lines: ``--format="%h %ad %an%n    %s"``): fold
+    the commits beyond ``max_commits``, or beyond ``room`` bytes (0: no limit) from the newest, whole
+    records only."""
     seen = 0
     for i, line in enumerate(lines):
         if ONELINE_RE.match(raw, line.start, line.body_end) and not GRAPH_ONLY_RE.match(raw, line.start, line.body_end):
             seen += 1
-            if seen > settings.max_commits:
+            if seen > settings.max_commits or (room and seen > 1 and line.start > room):
                 rest = sum(1 for ln in lines[i:] if ONELINE_RE.match(raw, ln.start, ln.body_end))
                 plan = Plan(raw)
                 plan.keep(0, line.start)
@@ -865,8 +867,12 @@ def reduce_oneline(raw: bytes, lines: Sequence[Line], settings: Settings) -> Pla
     return passthrough(raw)
 
 
+ROOM_SHARE = 0.9  # of the output ceiling a list of commits takes, newest first, before the older ones fold
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_log(raw, section(config, NAME), fine=granularity == "fine")
+    room = int(section(config, "ceiling").max_chars * ROOM_SHARE)
+    return reduce_log(raw, section(config, NAME), fine=granularity == "fine", room=room)
 
 
 # -- detection ------------------------------------------------------------------------------------
@@ -896,15 +902,19 @@ def _detect_oneline(lines: list[bytes]) -> str | None:
         return None
     hashes = []
     graph_only = 0
+    more = 0  # the indented lines of a record (``--format="%h %an%n    %s"``)
     for line in lines:
         if GRAPH_ONLY_RE.fullmatch(line):
             graph_only += 1
             continue
         m = re.match(rb"[" + GRAPH_CHARS + rb"]*([0-9a-f]{7,40}) +\S", line)  # a subject may start with a space
         if m is None:
-            return None
+            if not hashes or line[:1] not in (b" ", b"\t"):
+                return None
+            more += 1
+            continue
         hashes.append(m.group(1))
-    if len(hashes) < 3:
+    if len(hashes) < 3 or more > 3 * len(hashes):
         return None
     lengths = {len(h) for h in hashes}
     with_digit = sum(1 for h in hashes if re.search(rb"\d", h) and re.search(rb"[a-f]", h))
@@ -913,6 +923,8 @@ def _detect_oneline(lines: list[bytes]) -> str | None:
     subjects = {re.sub(rb"\d+", b"0", line.split(b" ", 1)[-1]) for line in lines}
     if len(lengths) == 1 and len(set(hashes)) == len(hashes) and with_digit >= 0.8 * len(hashes) \
             and shared <= 0.2 * len(hashes) and len(subjects) >= 0.5 * len(hashes):
+        if more:
+            return f"{len(hashes)} commits of git log --format, a record of a line and indented lines each"
         return f"{len(hashes)} lines of git log --oneline (hash, subject)"
     return None
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import examples, FIXTURES, check_fixture_through_the_graph, fixture_bytes, odd_variants, reduce_alone, tokens_cli
 from operators.classify import classify
+from operators.ceiling import CeilingSettings
 from operators.config import config_class
 from operators.types import gitblame, gitlog
 from operators.vocab import SIGNAL_RE
@@ -286,3 +287,25 @@ def test_signal_matches_of_the_joined_pieces_are_those_of_each_piece_alone(lines
     for a, b in omitted:
         assert found.search(a, b) == (SIGNAL_RE.search(raw, a, b) is not None)
         assert list(found.lines(a, b)) == list(gitlog._signal_lines(raw, a, b))
+
+
+def test_a_custom_format_of_a_line_and_an_indented_subject_is_a_git_log_fitted_newest_first():
+    """``git log --format="%h %ad %an%n    %s" --date=iso``: each commit a hash line (its date would make a
+    log record of it) and an indented subject. A log would fold every hash line into one template; a
+    git log keeps whole records, newest first, and folds the older ones once the room is spent."""
+    rng = random.Random(11)
+    words = b"parser lexer cache router config loader printer docs tests build".split()
+    rows = []
+    for k in range(400):
+        rows.append(b"%08x 2026-%02d-%02d 1%d:0%d:3%d -0400 %s Dev" % (
+            rng.randrange(1 << 28, 1 << 32), 12 - k // 40, 28 - k % 27, k % 10, k % 7, k % 9, words[k % 7].title()))
+        rows.append(b"    Fix %s in the %s (#%d)" % (words[k % 10], words[(k // 10) % 10], 1000 - k))
+    raw = b"\n".join(rows) + b"\n"
+    assert classify(raw, None)[0] == "gitlog"
+    config = config_class()(ceiling=CeilingSettings(max_chars=9_500))
+    visible, contents = run(gitlog, raw, config=config)
+    assert visible.startswith(b"\n".join(rows[:40]) + b"\n")  # the newest records whole, in order
+    shown = visible.split(b"\n")
+    assert shown[-3].startswith(b"    Fix ") and re.fullmatch(rb"\[\d+ older commits: #ref:ctx_[0-9a-f]+\]", shown[-2])
+    assert len(visible) <= 9_500 and contents["older"].startswith(rows[len(shown) - 2] + b"\n")
+    assert b"\n".join(rows[len(shown) - 2:]) + b"\n" == contents["older"]
