@@ -5,7 +5,9 @@ What stays visible, verbatim and in place (minus terminal escapes, see below):
 * every signal line: FAILED/ERROR/error:/warning:/Traceback/…, anything ``vocab.SIGNAL_RE`` matches,
   pytest's ``E   …`` assertion lines, linker errors, jest's ``✕``;
 * the block of each failure: pytest's ``FAILURES``/``ERRORS`` sections (every ``____ test_x ____``
-  traceback; long captured output keeps its head and tail), the lines that follow an error (stack
+  traceback; long captured output keeps its head and tail), mocha's numbered failures after its ``N
+  failing`` (``  3) suite``, the test's name, its error, the expected/actual diff, its frames: a run of
+  failures of one suite repeats its lines but for their numbers and places), the lines that follow an error (stack
   frames, gcc's ``  12 |`` source and ``^~~~`` caret lines, pip's ``│ ╰─>`` subprocess block), gcc's
   ``In function``/``In file included from`` context, the compile command and the ``make: Entering
   directory`` line that a diagnostic belongs to;
@@ -176,6 +178,7 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
     ]
 ]
 KEEP_SECTIONS = (b"FAILURES", b"ERRORS")
+MOCHA_FAILING_RE = lazy(rb"^ {0,4}\d+ failing\b")  # mocha's count before its numbered failures
 CAPPED_SECTIONS = (b"warnings summary", b"slowest", b"coverage", b"tests coverage")
 
 KEEP, NOISE, BLANK, UNKNOWN = 0, 1, 2, 3
@@ -277,7 +280,7 @@ class _Walk:
     ``kind`` (KEEP, NOISE, BLANK, or UNKNOWN for the lines no rule claimed) and ``label``."""
 
     __slots__ = ("lines", "kind", "label", "section", "capped", "cap", "in_captured", "continuation",
-                 "subprocess_left", "dirs", "rescued", "quoted_seen", "failures")
+                 "subprocess_left", "dirs", "rescued", "quoted_seen", "failures", "mocha")
 
     def __init__(self, lines: _Lines):
         n = len(lines)
@@ -294,6 +297,7 @@ class _Walk:
         self.rescued: set[int] = set()
         self.quoted_seen: set[bytes] = set()  # signal lines of quoted source already shown in a traceback
         self.failures: list[int] = []  # the lines of the FAILURES and ERRORS sections
+        self.mocha = False  # past mocha's "N failing": its numbered failures follow, each kept whole
 
     def close_capped(self) -> None:
         """A capped block longer than its head and tail folds its middle (never a signal line)."""
@@ -323,6 +327,7 @@ class _Walk:
         if summary:
             self.close_capped()
             self.in_captured = False
+            self.mocha = self.mocha or MOCHA_FAILING_RE.match(text) is not None
             if text.lstrip().startswith(b"=") or b" in " in text:
                 self.section = b""
             self.kind[i] = KEEP
@@ -369,6 +374,9 @@ class _Walk:
         progress redraws, known noise, context lines, blank lines; then the ``make`` directories."""
         kind, label = self.kind, self.label
         redraw_only = self.lines.redrawn[i] and not signal
+        if self.mocha and not redraw_only:  # a failure's title, test name, error, expected/actual diff, frames
+            kind[i] = KEEP if text.strip() else BLANK
+            return
         if signal:
             kind[i] = KEEP
             self.continuation = CONTINUATION_MAX

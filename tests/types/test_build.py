@@ -141,6 +141,27 @@ def test_npm_err_block_is_kept_and_http_noise_is_one_folded_line():
     assert visible.count(b"[folded 96 lines: npm log \xc3\x9796]\n") == 1 and visible.count(b"\n[folded ") == 0
 
 
+def test_mocha_numbered_failures_stay_whole_though_their_lines_repeat_but_for_numbers():
+    """mocha prints after ``N failing`` each failure as ``  3) suite``, the test's name, the error, the
+    expected/actual diff and the frames; six failures of one suite repeat those lines but for their
+    numbers and places, which must not fold them as noise (the number, the location and the diff go)."""
+    passing = b"".join(b"    \xe2\x9c\x94 should match pattern %d\n" % k for k in range(40))
+    failures = b"".join(
+        b"  %d) slash handling - posix\n       should support glob %d:\n\n"
+        b"      AssertionError [ERR_ASSERTION]: The expression evaluated to a falsy value:\n\n"
+        b"  assert(!isMatch('a/%d', '*'))\n\n      + expected - actual\n\n      -false\n      +true\n      \n"
+        b"      at Context.<anonymous> (test/slashes-posix.js:%d:5)\n"
+        b"      at process.processImmediate (node:internal/timers:483:21)\n\n" % (k, k, k, 50 + 7 * k)
+        for k in range(1, 7))
+    raw = b"\n  slash handling - posix\n" + passing + b"\n  40 passing (212ms)\n  6 failing\n\n" + failures
+    visible, exact = plan_visible(raw)
+    assert exact
+    for k in range(1, 7):
+        assert b"\n  %d) slash handling - posix\n" % k in visible
+        assert b"      at Context.<anonymous> (test/slashes-posix.js:%d:5)\n" % (50 + 7 * k) in visible
+    assert visible.count(b"      -false\n      +true\n") == 6 and b"should match pattern 3" not in visible
+
+
 def colour(raw: bytes) -> bytes:
     """Colour a plain pytest run the way `pytest --color=yes` does (bold headers, red failures, green passes)."""
     out = []
