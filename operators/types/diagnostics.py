@@ -23,7 +23,9 @@ lines and the lines it indents by two after the caret), file and summary lines: 
 tool printed it. A rule is the code (``E501``, ``TS2322``, ``[no-untyped-def]``), else the message;
 javac's ``cannot find symbol`` is a rule for each missing symbol (``error: cannot find symbol (class
 TypeAdapter)``: its ``symbol:`` line names it), so each keeps an example however small the room. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
-own place and the blank lines between them go to one ref (group ``details``); cargo's lines about
+own place and the blank lines between them go to one ref (group ``details``) — but gcc's and clang's (a
+source line and a caret under each warning: the code to fix), which stay when the whole output fits the
+output ceiling (it is then shown as printed; ``_gnu_snippets``); cargo's lines about
 each target it built (``could not compile `x` (bin "y")``, ``generated N warnings``, ``rustc --explain``:
 a workspace of many binaries prints them for each) to another when there are ``TARGET_MIN`` or more,
 the last of each kind staying (group ``targets``); colour escapes of the
@@ -105,7 +107,7 @@ from typing import Annotated, NamedTuple
 
 import msgspec
 
-from operators.ceiling import visible_size
+from operators.ceiling import settings_of, visible_size
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -2231,6 +2233,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     plan = build(fold)
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
+    if size <= room and _gnu_snippets(parser, settings) and len(raw) <= settings_of(config).room_for(len(raw)):
+        return passthrough(raw)  # gcc's source and caret lines fit with the rest: the code each warning is about
     if size > room:
         del plan  # each view let go before the next is built
         fold, short = _fit(parser, settings, size - room)
@@ -2255,6 +2259,17 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
                 break
             spread_room //= 2  # the lines spread took too much of the room: fewer of them
     return plan if plan.omits_anything else passthrough(raw)
+
+
+def _gnu_snippets(parser: _Parser, settings: Settings) -> bool:
+    """Whether the details are gcc's or clang's (every diagnostic ``path:line:col: warning: … [-Wflag]``,
+    its source line and caret under it): two short lines a diagnostic, which the room may hold."""
+    diags = parser.diags
+    return parser.common(settings).details >= MIN_DETAILS and not diags.style.translate(None, _GNU_ONLY) \
+        and any(key.startswith("-W") for key in diags.keys)
+
+
+_GNU_ONLY = bytes((GNU,))
 
 
 def detect(sample) -> str | None:
