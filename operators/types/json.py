@@ -46,7 +46,9 @@ valid JSON (or NDJSON) whenever the input was.
   stay, and a long run of same-shaped lines is summarised; a line with a signal word in a value (not
   in a member's name), such as ``go test -json``'s ``"Output": "--- FAIL: …"``, counts as failing, and
   so does ``"Action": "fail"`` (a status-like field); of the two lines before a failing line kept, one
-  naming a place in a value (``"Output": "    strip_test.go:43: want 200"``: the assertion) stays too.
+  naming a place in a value (``"Output": "    strip_test.go:43: want 200"``: the assertion) stays too,
+  and so do the lines before it about the same test (``"Test": "TestX"``, ``"nodeid"``: its output, a
+  panic and its stack; ``TEST_RUN_MAX`` at most).
 * **under the ceiling** (``reduce``): a document that fits the room is shown unfolded; a folded one
   still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
   past the first shown in brief, then every item kept for what it carries in brief, none whole; a
@@ -150,6 +152,8 @@ NOTABLE_CANDIDATE_RE = re2.compile(_ERROR_KEY + b"|" + _FAILING_STATUS.replace(r
 _KEY_END = re.compile(rb'[^"\\\n]{0,64}"[ \t]*:')  # what follows a word that is part of a member's name
 PLACE_IN_VALUE = re.compile(rb"[\w./-]+\.[A-Za-z]\w*:[0-9]+\b")  # ``handler_test.go:43`` (see mark_assertions)
 ASSERT_BEFORE = 2  # lines before a failing NDJSON line looked at for its assertion
+TEST_ID_RE = re.compile(rb'"(?:Test|nodeid)":[ \t]*"(?:[^"\\\n]|\\.){1,512}"')  # the test an NDJSON line is about
+TEST_RUN_MAX = 60  # lines before a failing NDJSON line kept when they are about the same test
 
 
 def _signal_in_values(raw: bytes, start: int, end: int):
@@ -471,12 +475,27 @@ class _Reducer:
         for j in found:
             if not keep[j]:
                 continue
+            self.mark_test_run(entries, idxs, keep, lo, j)
             for k in range(j - 1, max(lo, j - ASSERT_BEFORE) - 1, -1):
                 if keep[k] or k in failing:
                     break
                 vs, ve = entries[idxs[k]][2], entries[idxs[k]][3]
                 if any(_KEY_END.match(raw, m.end()) is None for m in PLACE_IN_VALUE.finditer(raw, vs, ve)):
                     keep[k] = 1
+
+    def mark_test_run(self, entries, idxs, keep: bytearray, lo: int, j: int) -> None:
+        """The lines before a failing line kept that belong to the same test (``go test -json``'s
+        ``"Test": "TestX"``, pytest-reportlog's ``"nodeid"``), back to where that test's run of lines
+        starts (``TEST_RUN_MAX`` at most): its output, the panic and the stack it printed."""
+        raw = self.raw
+        m = TEST_ID_RE.search(raw, entries[idxs[j]][2], entries[idxs[j]][3])
+        if m is None:
+            return
+        same = m.group()
+        for k in range(j - 1, max(lo, j - TEST_RUN_MAX) - 1, -1):
+            if raw.find(same, entries[idxs[k]][2], entries[idxs[k]][3]) < 0:
+                break
+            keep[k] = 1
 
     def keep_brief(self, vs: int) -> bool:
         """Show the object at ``vs`` in brief (``plan_brief``), if fewer than ``brief_max`` are."""

@@ -279,6 +279,31 @@ def test_ndjson_lines_that_say_a_test_failed_stay_in_view():
     assert visible.index("TestHandler017") < visible.index("TestHandler060") < visible.index("TestHandler101")
 
 
+def test_ndjson_a_failing_test_keeps_every_line_it_printed_its_panic_and_stack():
+    """A test that panics prints the panic and a stack of frames, most of them without a signal word
+    or a place in a value (``created by testing.(*T).Run``): the lines about the failing test, back to
+    its ``=== RUN``, stay with the ``fail`` record; the passing tests around it still fold."""
+    raw = _go_test_json(set())
+    lines = raw.split(b"\n")
+    frames = ["panic: runtime error: index out of range [3] with length 3 [recovered]\n",
+              "goroutine 7 [running]:\n", "testing.tRunner.func1.2({0x5a1b20, 0xc000016180})\n",
+              "\t/usr/lib/go/src/testing/testing.go:1396 +0x24e\n", "example.com/mux.route(...)\n",
+              "\t/src/mux/route.go:88\n", "created by testing.(*T).Run\n",
+              "\t/usr/lib/go/src/testing/testing.go:1493 +0x35f\n", "--- FAIL: TestHandler060 (0.00s)\n"]
+    records = [json.dumps({"Time": "2026-12-04T15:06:01.%06dZ" % k, "Action": "output", "Package": "example.com/mux",
+                           "Test": "TestHandler060", "Output": out}, separators=(",", ":")).encode()
+               for k, out in enumerate(frames)]
+    records.append(b'{"Time":"2026-12-04T15:06:01.9Z","Action":"fail","Package":"example.com/mux","Test":"TestHandler060"}')
+    at = next(i for i, line in enumerate(lines) if b'"Test":"TestHandler060","Output":"--- PASS' in line)
+    raw = b"\n".join(lines[:at] + records + lines[at + 2:])  # its PASS and pass records replaced
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+    for record in records:
+        assert record in packet.visible, record
+    assert b'"Output":"=== RUN   TestHandler060\\n"' in packet.visible
+    assert b"--- PASS: TestHandler050" not in packet.visible
+
+
 @pytest.mark.usefixtures("no_room")
 def test_ndjson_bad_line_stays_verbatim():
     lines = [json.dumps({"n": i, "metadata": {"blob": "x" * 60}}) for i in range(5)]
