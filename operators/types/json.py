@@ -34,8 +34,9 @@ valid JSON (or NDJSON) whenever the input was.
   more keys: #ref:ctx_…"`` in a map) exactly where the run stood, so the order never changes; all
   runs of one container share one ref.
 * **items in brief** (at most ``BRIEF_MAX`` a document): their decision fields and short scalars as
-  written, their objects in brief too, each run of other members (arrays, long strings, links) one
-  member naming them: ``"…": "traceback, longrepr: #ref:ctx_…"``.
+  written, their objects in brief too, each run of other members (arrays, long strings, links, noise
+  keys' values: a recorded exchange's ``headers``) one member naming them: ``"…": "traceback, longrepr:
+  #ref:ctx_…"``.
 * **lines before the document** (a tool's ``warning: …`` lines before its JSON array) stay as printed.
 * **repeats** (``repeats``): a container of 256 bytes or more byte-equal to one shown before it (the
   same ``owner`` or ``repository`` object in every item) becomes ``"… same as $.items[].owner above:
@@ -750,7 +751,7 @@ class _Reducer:
             kind = raw[vs]
             if ve < 0 or ks < 0:
                 actions[i] = (KEEP,)
-            elif i in nulls:
+            elif i in nulls or self.is_noise(key, vs, ve):
                 fold.append(i)
             elif kind == _OBJ:
                 self.brief.add(vs)
@@ -772,6 +773,13 @@ class _Reducer:
             actions[a] = (RUN, group, before, b)
             actions[a + 1 : b + 1] = _INSIDE_RUN * (b - a)
         return actions
+
+    def is_noise(self, key: bytes, vs: int, ve: int) -> bool:
+        """Whether a member is a noise key's (``headers``, ``debug`` …) worth parking: an item in brief
+        folds it with the rest it does not show."""
+        kl = key.lower()
+        return (kl in self.noise or kl.lstrip(b"_") in self.noise) and ve >= 0 and ve - vs >= NOISE_MIN \
+            and not (self.raw[vs] == _OBJ and self.names_something(vs))
 
     def member_action(self, entry, path, protected: bool):
         """What to do with one object member: an action, ``PAD`` or ``LINK`` (bucketed with its

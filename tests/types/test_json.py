@@ -304,6 +304,40 @@ def test_ndjson_a_failing_test_keeps_every_line_it_printed_its_panic_and_stack()
     assert b"--- PASS: TestHandler050" not in packet.visible
 
 
+def _exchanges(n: int = 40) -> list:
+    """Recorded HTTP exchanges as a test suite keeps them: request, status, response, and the request's
+    and response's headers (noise)."""
+    rng = random.Random(5)
+    out = []
+    for k in range(n):
+        status = rng.choice([200, 200, 201, 404, 422, 200, 304])
+        issues = [{"id": 1000 + 10 * k + i, "number": 10 * k + i, "title": f"Widget issue {10 * k + i}",
+                   "state": rng.choice(["open", "closed"]), "labels": [{"id": 11, "name": "bug", "color": "d73a4a"}],
+                   "body": "Steps to reproduce. " * rng.randint(1, 20)} for i in range(rng.randint(1, 4))]
+        answer = issues if status < 300 else {"message": "Not Found" if status == 404 else "Validation Failed",
+                                              "documentation_url": "https://docs.example.com/rest"}
+        out.append({"scope": "https://api.example.com:443", "method": rng.choice(["GET", "POST"]),
+                    "path": f"/repos/acme/widgets/issues?page={k}", "status": status, "response": answer,
+                    "reqheaders": {"accept": "application/json", "user-agent": "client/1.0 (+https://example.com)"},
+                    "headers": {"server": "api", "content-type": "application/json; charset=utf-8",
+                                "x-ratelimit-remaining": str(4999 - k), "etag": 'W/"%032x"' % rng.getrandbits(128)}})
+    return out
+
+
+def test_an_item_in_brief_parks_its_noise_keys_with_the_rest():
+    """Recorded exchanges over the room are shown in brief: each keeps its method, path and status, and
+    its request and response headers (noise keys) fold with the rest it does not show, instead of
+    taking the room as they are."""
+    raw = json.dumps(_exchanges(), indent=2).encode()
+    assert len(raw) > 50_000
+    visible, contents, _ = run(raw)
+    text = visible.decode()
+    assert '"headers": {' not in text and '"reqheaders": {' not in text
+    assert text.count('"path": "/repos/acme/widgets/issues?page=') >= 36  # in brief, nearly all
+    assert text.count('"status": 404') == raw.decode().count('"status": 404')
+    assert len(visible) < 25_000
+
+
 @pytest.mark.usefixtures("no_room")
 def test_ndjson_bad_line_stays_verbatim():
     lines = [json.dumps({"n": i, "metadata": {"blob": "x" * 60}}) for i in range(5)]
