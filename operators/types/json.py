@@ -36,7 +36,9 @@ valid JSON (or NDJSON) whenever the input was.
 * **items in brief** (at most ``BRIEF_MAX`` a document): their decision fields and short scalars as
   written, their objects in brief too, each run of other members (arrays, long strings, links, noise
   keys' values: a recorded exchange's ``headers``) one member naming them: ``"…": "traceback, longrepr:
-  #ref:ctx_…"``.
+  #ref:ctx_…"``; but a short array of resources (objects with an ``id`` or a ``number``: the issues a
+  recorded exchange's ``response`` returned) shows each by its identity when that takes ``BRIEF_LIST``
+  bytes or less and the document is not folded harder for the room.
 * **lines before the document** (a tool's ``warning: …`` lines before its JSON array) stay as printed.
 * **repeats** (``repeats``): a container of 256 bytes or more byte-equal to one shown before it (the
   same ``owner`` or ``repository`` object in every item) becomes ``"… same as $.items[].owner above:
@@ -102,6 +104,8 @@ NOTABLE_MAX = 3  # later items with an error/failing status kept visible per sum
 BRIEF_MAX = 60  # ... and this many more per document in brief (their short fields; the bulk folded)
 BRIEF_SCALAR = 200  # bytes of a scalar member an item in brief shows at most (decision fields: any)
 BRIEF_NAMES = 3  # keys a brief item's fold marker names
+RESOURCE_KEYS = {b"id", b"number"}  # ... each of its objects holds one of these
+BRIEF_LIST, BRIEF_LIST_ITEMS = 1024, 8  # an array in an item in brief shown as its objects' identities: bytes, items at most
 # what names an item of a list (and its status): a folded item is shown by these while the room lasts
 IDENTITY = {b"id", b"name", b"number", b"title", b"version", b"login", b"key", b"sha", b"tag_name", b"full_name",
             b"nodeid", b"slug", b"path", b"filename", b"package", b"status", b"state", b"conclusion", b"outcome",
@@ -295,6 +299,7 @@ class _Reducer:
         self.briefs = 0  # items shown in brief so far
         self.identity: dict[int, int] = {}  # where the objects shown by their identity start -> their depth in the item
         self.identity_room = 0  # bytes folded items may still take shown by their identity (0: none)
+        self.identity_lists: set[int] = set()  # arrays of an item in brief whose objects are shown by their identity
         self.depth_max: int | None = None  # containers deeper than this are folded whole (``_outline``)
         self.depth_items = False  # ... and whether one of them lay in an array's item (the outline is no good then)
         self.deep = 0  # containers folded whole so far
@@ -761,6 +766,8 @@ class _Reducer:
                 actions[i] = (KEEP,)
             elif kind == _ARR and key.lower() in PROTECT:
                 actions[i] = (RECURSE, _extend(path, _seg(key)), True)
+            elif kind == _ARR and self.named_list(vs):
+                actions[i] = (RECURSE, _extend(path, _seg(key)), False)
             else:
                 fold.append(i)
         group = None
@@ -773,6 +780,29 @@ class _Reducer:
             actions[a] = (RUN, group, before, b)
             actions[a + 1 : b + 1] = _INSIDE_RUN * (b - a)
         return actions
+
+    def named_list(self, vs: int) -> bool:
+        """Whether the array at ``vs``, a member of an item in brief (a recorded exchange's ``response``:
+        the issues it returned), is a few resources (objects with an ``id`` or a ``number``) each shown by
+        its identity (``plan_identity``: id, number, title, state …) in ``BRIEF_LIST`` bytes or less; if
+        so they are marked for it. Not when the document is folded harder for the room (``TIGHTER``)."""
+        if self.notable_max < NOTABLE_MAX or self.brief_max < BRIEF_MAX:
+            return False
+        raw = self.raw
+        entries, _ = scan_level(raw, vs, self.ends)
+        if not entries or len(entries) > BRIEF_LIST_ITEMS or any(raw[e[2]] != _OBJ or e[3] < 0 for e in entries):
+            return False
+        for e in entries:
+            keys = {raw[k[0] + 1 : k[1] - 1] for k in scan_level(raw, e[2], self.ends)[0] if k[0] >= 0}
+            if not keys & RESOURCE_KEYS:
+                return False
+        costs = [self.identity_cost(e[2], 1) for e in entries]
+        if not all(costs) or sum(costs) > BRIEF_LIST:
+            return False
+        self.identity_lists.add(vs)
+        for e in entries:
+            self.identity[e[2]] = 1
+        return True
 
     def is_noise(self, key: bytes, vs: int, ve: int) -> bool:
         """Whether a member is a noise key's (``headers``, ``debug`` …) worth parking: an item in brief
@@ -1019,6 +1049,9 @@ class _Reducer:
         if vs in self.brief:
             entries, _ = scan_level(self.raw, vs, self.ends)
             return entries, self.plan_brief(entries, path)
+        if vs in self.identity_lists:  # every item of it by its identity
+            entries, _ = scan_level(self.raw, vs, self.ends)
+            return entries, [(RECURSE, _extend(path, "[]"), False)] * len(entries)
         if self.raw[vs] == _ARR and NESTED_ARRAY.match(self.raw, vs):
             vs, path = self.skip_wrappers(vs, path)
         elif self.raw[vs] == _OBJ and not shallow(path):

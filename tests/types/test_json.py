@@ -338,6 +338,22 @@ def test_an_item_in_brief_parks_its_noise_keys_with_the_rest():
     assert len(visible) < 25_000
 
 
+def test_an_item_in_brief_shows_a_short_list_of_objects_by_their_identity():
+    """An exchange in brief whose response is a few issues shows each by what names it (id, number,
+    title, state), the rest of each behind a ref, instead of one marker for the whole response."""
+    exchanges = _exchanges()
+    raw = json.dumps(exchanges, indent=2).encode()
+    visible, _, _ = run(raw)
+    text = visible.decode()
+    ids = [issue["id"] for ex in exchanges if ex["status"] < 300 for issue in ex["response"]]
+    shown = [i for i in ids if f'"id": {i},' in text]
+    assert len(shown) >= len(ids) // 2, (len(shown), len(ids))
+    for ex in exchanges:
+        if ex["status"] < 300 and any(f'"id": {issue["id"]},' in text for issue in ex["response"]):
+            issue = ex["response"][0]
+            assert f'"title": "{issue["title"]}"' in text and f'"state": "{issue["state"]}"' in text
+
+
 @pytest.mark.usefixtures("no_room")
 def test_ndjson_bad_line_stays_verbatim():
     lines = [json.dumps({"n": i, "metadata": {"blob": "x" * 60}}) for i in range(5)]
