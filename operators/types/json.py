@@ -804,11 +804,15 @@ class _Reducer:
             self.identity[e[2]] = 1
         return True
 
+    def noise_key(self, kl: bytes) -> bool:
+        """Whether a key (lower case) is a noise key's (``noise_keys``; ``_debug`` as ``debug``)."""
+        return kl in self.noise or kl.lstrip(b"_") in self.noise
+
     def is_noise(self, key: bytes, vs: int, ve: int) -> bool:
         """Whether a member is a noise key's (``headers``, ``debug`` …) worth parking: an item in brief
         folds it with the rest it does not show."""
         kl = key.lower()
-        return (kl in self.noise or kl.lstrip(b"_") in self.noise) and ve >= 0 and ve - vs >= NOISE_MIN \
+        return self.noise_key(kl) and ve >= 0 and ve - vs >= NOISE_MIN \
             and not (self.raw[vs] == _OBJ and self.names_something(vs))
 
     def member_action(self, entry, path, protected: bool):
@@ -824,7 +828,7 @@ class _Reducer:
         if self.link_re is not None and ve >= 0 and kl not in self.link_keep \
                 and self.link_re.match(kl.decode("utf-8", "surrogateescape")) and self.is_link_value(vs, ve):
             return LINK
-        if kl in self.noise or kl.lstrip(b"_") in self.noise:
+        if self.noise_key(kl):
             if raw[vs] == _OBJ and ve >= 0 and self.names_something(vs):
                 return None  # a package's or a resource's metadata: walked like any member
             if (ve if ve >= 0 else len(raw)) - vs >= NOISE_MIN:  # a truncated one: the rest of the input
@@ -999,7 +1003,7 @@ class _Reducer:
         """Whether a key found ordinary is ordinary whatever its value (no link or noise key, whose
         fate depends on the value)."""
         kl = key.lower()
-        if kl in self.noise or kl.lstrip(b"_") in self.noise:
+        if self.noise_key(kl):
             return False
         return self.link_re is None or not self.link_re.match(kl.decode("utf-8", "surrogateescape"))
 
