@@ -68,7 +68,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, chain, compress, islice, repeat, takewhile
+from itertools import accumulate, compress, islice, repeat, takewhile
 from operator import eq, le, sub
 from typing import Annotated, Literal
 
@@ -456,14 +456,15 @@ def _groups(lines, order: list[int]) -> _Groups:
 def _ranked(text: bytes, kind: str, config):
     """The lines of ``text`` (``operators.rank.Lines``: where each starts, no bytes object per line),
     the non-blank lines of tiers 0 and 1 (``operators.rank``), each tier best rank first, then in
-    order, and how many of tier 1 are of its best rank."""
+    order, how many of tier 1 are of its best rank, and the tier of each line (a byte a line; None
+    when every line is ranked by its place)."""
     from operators.rank import Lines, blank_lines_array, compact_line_tiers, given_ranks, in_order_tiers
 
     lines = Lines(text)
     given = given_ranks(kind, lines, config)  # the type's own ranks, asked once for both
     orders = in_order_tiers(kind, lines, config, given)
     if orders is not None:  # every line ranked by its place (a source file): the non-blank lines, in order
-        return lines, list(orders), min(len(orders[1]), 1)
+        return lines, list(orders), min(len(orders[1]), 1), None
     tiers, ranks = compact_line_tiers(kind, lines, config, given)
     del given
     tiers = bytearray(tiers)  # a copy in which the blank lines are of tier 2
@@ -482,7 +483,7 @@ def _ranked(text: bytes, kind: str, config):
             order = _by_rank(order, rank_of)
         best = len(order) and _leading(rank_of(order[0]).__eq__, map(rank_of, order))
         out.append(order)
-    return lines, out, best
+    return lines, out, best, tiers
 
 
 def _leading(pred, items) -> int:
@@ -532,7 +533,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     lines) left out and the must-see lines shown cut."""
     choice = _Choice(view, budget + extra, kinds, gap_est)
     text = view.text
-    lines, (must, context), best = ranked or _ranked(text, kind, config)
+    lines, (must, context), best, tiers = ranked or _ranked(text, kind, config)
     starts = lines.starts
     left = []  # groups whose line did not fit
     fold = signals_kind(kind, config) == "lines"
@@ -576,15 +577,28 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     left, rest, tail = _fill_must(choice, text, left, rest, starts)
     items = choice.items  # a group whose line is not shown has no suffix made
     left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g)))]  # shown by head or tail after all
-    rest_left = _not_shown(choice.items, starts, rest, tail)
+    rest_left = _not_shown(choice.items, starts, (rest, tail), must, tiers)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
 
-def _not_shown(items: dict, starts, *parts) -> int:
+def _not_shown(items: dict, starts, parts, must=(), tiers=None) -> int:
     """How many of the lines ``parts`` name are not shown (their start is no key of ``items``): the
     lines shown found once (the items at a line start), one look a line left out, not two."""
     shown = set(_lines_starting(starts, items, len(starts)))
-    return sum(map(len, parts)) - sum(map(shown.__contains__, chain(*parts)))
+    return sum(map(len, parts)) - sum(_shown_in(shown, part, must, tiers) for part in parts)
+
+
+def _shown_in(shown: set, part, must, tiers) -> int:
+    """How many of the lines ``part`` names are in ``shown``. When ``part`` is a view of the end of
+    ``must`` (the tier-0 lines: those ``tiers`` has 0 for), longer than the rest of it: those of
+    ``shown`` in ``must`` less those in its head, one look a line of the head, not of ``part`` (the
+    changed lines of a big diff left out)."""
+    head = len(must) - len(part)
+    if tiers is None or not isinstance(part, memoryview) or part.obj is not must or not part.contiguous \
+            or head >= len(part) or part[-1] != must[-1]:
+        return sum(map(shown.__contains__, part))
+    n = len(tiers)
+    return sum(1 for i in shown if i < n and tiers[i] == 0) - sum(map(shown.__contains__, islice(must, head)))
 
 
 def _show_context(choice: _Choice, text: bytes, context, starts, share: int, attach: bool) -> None:

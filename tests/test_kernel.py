@@ -172,12 +172,12 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
             kernel.first_template(b"abc", *bad)
 
 
-# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``diff_lines`` the diff type's,
+# ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``line_bodies`` the git log type's, ``diff_lines`` the diff type's,
 # ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``render_view`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
-                  if name not in ("pair_brackets", "words", "line_starts", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
+                  if name not in ("pair_brackets", "words", "line_starts", "line_bodies", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
                                   "changed_lines", "tier_order", "gitlog_splice", "place_matches",
                                   "render_view", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
@@ -405,6 +405,34 @@ def test_line_starts_match_the_python_twin(raw, tail):
     assert found.typecode == "q" and found == TWINS["line_starts"](raw)
     with pytest.raises(ValueError):  # the kernel fills exactly the room it needs
         kernel.line_starts(raw, array("q", [0]) * (len(found) + 1))
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(raw=DIFFISH, tail=st.sampled_from([b"", b" a", b"\r", b"\r\n", b"\n", b"\n\r", b"\r\r\n", b"x\ny\r"]))
+def test_line_bodies_match_the_python_twin_and_line_body_end(raw, tail):
+    import operators.kernel as dispatch
+    from operators.reduction import line_body_end
+
+    raw += tail  # a last line without its newline, or ending with "\r", sometimes
+    starts = dispatch.line_starts(raw)
+    found = dispatch.line_bodies(raw, starts)
+    assert found.typecode == "q" and found == TWINS["line_bodies"](raw, starts)
+    assert list(found) == [line_body_end(raw, a, b) for a, b in zip(starts, starts[1:])]
+    with pytest.raises(ValueError):  # the kernel fills exactly the room it needs
+        kernel.line_bodies(raw, starts, array("q", [0]) * len(starts))
+    if raw:
+        with pytest.raises(ValueError):  # a line out of the buffer
+            kernel.line_bodies(raw[:-1], array("q", [0, len(raw)]), array("q", [0]))
+
+
+def test_line_bodies_of_edge_cases():
+    import operators.kernel as dispatch
+
+    for raw in [b"", b"\n", b"\r", b"\r\n", b"x", b"x\r", b"\n\r\n", b"a\r\r\nb\r", b"\r\n\r\n"]:
+        starts = dispatch.line_starts(raw)
+        assert list(dispatch.line_bodies(raw, starts)) == list(TWINS["line_bodies"](raw, starts))
+    assert list(dispatch.line_bodies(b"ab\r\ncd", dispatch.line_starts(b"ab\r\ncd"))) == [2, 6]
+    assert list(dispatch.line_bodies(b"\n\r\n", dispatch.line_starts(b"\n\r\n"))) == [0, 1]
 
 
 def test_line_starts_of_edge_cases_and_across_the_twins_block():

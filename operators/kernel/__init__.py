@@ -76,6 +76,7 @@ def _twins() -> dict:
         "words": log_twins.words_py,
         "pair_brackets": json_twins.container_ends_py,
         "line_starts": diff_twins.line_starts,
+        "line_bodies": diff_twins.line_bodies_py,
         "diff_lines": diff_twins.diff_lines_py,
         "diff_ranks": diff_twins.diff_ranks_py,
         "diff_common": diff_twins.diff_common_py,
@@ -165,6 +166,14 @@ def _c_line_starts(raw: bytes) -> array:
     starts = array("q", [0]) * (raw.count(b"\n") + 1 + (bool(raw) and raw[-1] != 10))
     C.line_starts(raw, starts)
     return starts
+
+
+def _c_line_bodies(raw: bytes, starts) -> array:
+    """Where the text of each line ends (see ``diff_twins.line_bodies_py``): an ``array('q')`` made at
+    its size and filled by the kernel."""
+    bodies = array("q", [0]) * (len(starts) - 1)
+    C.line_bodies(raw, starts, bodies)
+    return bodies
 
 
 def _c_diff_lines(raw: bytes):
@@ -351,6 +360,7 @@ if C is None:
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
     line_starts = diff_twins.line_starts
+    line_bodies = diff_twins.line_bodies_py
     diff_lines = diff_twins.diff_lines_py
     diff_ranks = diff_twins.diff_ranks_py
     diff_common = diff_twins.diff_common_py
@@ -398,6 +408,7 @@ else:
     words = C.words
     pair_brackets = _c_pair_brackets
     line_starts = _c_line_starts if hasattr(C, "line_starts") else _twin("diff_twins", "line_starts")  # a kernel built before it: the twin
+    line_bodies = _c_line_bodies if hasattr(C, "line_bodies") else _twin("diff_twins", "line_bodies_py")
     diff_lines = _c_diff_lines
     diff_ranks = _c_diff_ranks
     diff_common = _c_diff_common if hasattr(C, "diff_common") else _twin("diff_twins", "diff_common_py")  # a kernel built before it: the twin

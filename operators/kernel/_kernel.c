@@ -3088,6 +3088,39 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* line_bodies(buf, starts, out): into out (one int64 a line, exactly as many as starts has lines) where
+   each line's text ends: before its "\n", and before a "\r" then (a non-empty text), as
+   reduction.line_body_end reads raw[starts[i]:starts[i + 1]]. */
+static PyObject *line_bodies(PyObject *self, PyObject *args) {
+    Py_buffer view, st, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &view, &st, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = st.len / 8 - 1;
+    const int64_t *starts = (const int64_t *)st.buf;
+    if (st.len % 8 || n < 0 || out.len != n * 8) {
+        PyErr_SetString(PyExc_ValueError, "line_bodies: out must hold one int64 a line of starts");
+        goto done;
+    }
+    const unsigned char *raw = view.buf;
+    int64_t *bodies = (int64_t *)out.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t a = starts[i], e = starts[i + 1];
+        if (a < 0 || e < a || e > view.len) {
+            PyErr_SetString(PyExc_ValueError, "line_bodies: a line out of the buffer");
+            goto done;
+        }
+        if (e > 0 && raw[e - 1] == '\n') e--;
+        if (e > a && raw[e - 1] == '\r') e--;
+        bodies[i] = e;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 /* Clip start and end to [0, len] as bytes.count does (negative ones count from the end). */
 static void clip_range(Py_ssize_t len, Py_ssize_t *start, Py_ssize_t *end) {
     if (*end > len) *end = len;
@@ -4499,6 +4532,7 @@ static PyMethodDef methods[] = {
     {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"line_starts", line_starts, METH_VARARGS, "line_starts(buf, out): int64 offsets into out, each line's start, then the end"},
+    {"line_bodies", line_bodies, METH_VARARGS, "line_bodies(buf, starts, out): int64 into out, where each line's text ends"},
     {"diff_lines", diff_lines, METH_O, "diff_lines(buf) -> (starts, kinds) of a diff's lines"},
     {"diff_ranks", diff_ranks, METH_VARARGS, "diff_ranks(text, starts, last_nl) -> (codes, stat_lines)"},
     {"diff_common", diff_common, METH_VARARGS,

@@ -50,6 +50,20 @@ def line_starts(raw: bytes) -> array:
     return starts
 
 
+def line_bodies_py(raw: bytes, starts) -> array:
+    """Where the text of each line (``starts``: ``line_starts``) ends: before its ``\n``, and before a
+    ``\r`` then when the text is not empty (``operators.reduction.line_body_end``)."""
+    bodies = array("q")
+    for i in range(len(starts) - 1):
+        a, e = starts[i], starts[i + 1]
+        if raw[e - 1 : e] == b"\n":
+            e -= 1
+        if raw[e - 1 : e] == b"\r" and e > a:
+            e -= 1
+        bodies.append(e)
+    return bodies
+
+
 def classify_lines_py(raw: bytes, starts: array) -> bytearray:
     """The role of each line: OTHER (kept), META and BIN (omitted), CTX, CHG, NONL (hunk lines).
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from itertools import compress
+from itertools import compress, repeat
 
 from operators.config import Section, section
 from operators.kernel import diff_common, diff_lines, diff_pieces, diff_ranks
@@ -82,14 +82,16 @@ def lines_and_kinds(raw: bytes) -> tuple:
     return diff_lines(raw)
 
 
-def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None) -> Plan:
+def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None, summarise: bool | None = None) -> Plan:
     """The plan of a diff: ``context_keep`` unchanged lines stay next to a change that mixes removed
     and added lines, ``pure_keep`` (default: the smaller of ``PURE_KEEP`` and ``context_keep``) next
-    to a block that only adds or only removes lines, or a moved block."""
+    to a block that only adds or only removes lines, or a moved block. ``summarise`` False: no
+    ``diff --git`` line may name a summarised file, as a caller found once in a larger text holding
+    this one (None: searched here)."""
     starts, kinds = lines_and_kinds(raw)
     keep_n = max(0, context_keep)
     pure_n = max(0, min(PURE_KEEP, keep_n) if pure_keep is None else pure_keep)
-    special = _special_blocks(raw, starts, kinds)  # first line -> (end line, shown text, what)
+    special = _special_blocks(raw, starts, kinds, summarise)  # first line -> (end line, shown text, what)
     if special:
         kinds = bytearray(kinds)
         for a, (b, _, _) in special.items():
@@ -271,13 +273,15 @@ HEADER_LINE_RE = lazy(
 FILE_LINE_RE = lazy(rb"\ndiff --(?:git|cc|combined) ")  # a literal head: found at C speed
 
 
-def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, str]]:
+def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None) -> dict[int, tuple[int, bytes, str]]:
     """The lines that go behind the ref as a whole, each block with the one line shown instead:
-    summarised files (all but their ``diff --git`` line) and moved blocks (both places)."""
+    summarised files (all but their ``diff --git`` line) and moved blocks (both places).
+    ``summarise`` False: no ``diff --git`` line may name a summarised file (``may_summarise``; None:
+    searched here)."""
     files = _file_lines(raw, starts, kinds)
     blocks: dict[int, tuple[int, bytes, str]] = {}
     skip = bytearray(len(kinds))  # lines of summarised files: no moved block there
-    for k, f in enumerate(files if may_summarise(raw) else ()):  # (one search: none names one)
+    for k, f in enumerate(files if summarise is not False and may_summarise(raw) else ()):  # (one search: none names one)
         end = files[k + 1] if k + 1 < len(files) else len(kinds)
         path = git_file_path(_body(raw, starts, f))
         if path is None or not summarised_file(path):
@@ -294,8 +298,7 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
         blocks[first] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, first, end)), "generated")
         skip[f + 1 : end] = b"\x01" * (end - f - 1)
     # a file without hunks shown as fewer lines has a "rename from/to" or a "Binary files" line
-    renamed_or_binary = raw.find(b"\nrename ") >= 0 or raw.find(b"\nBinary files ") >= 0
-    for k, f in enumerate(files if renamed_or_binary else ()):
+    for k, f in enumerate(files if _renamed_or_binary(raw, starts, kinds) else ()):
         header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
         if header is not None:
             blocks[header[0]] = (header[1], b"", "header")
@@ -306,6 +309,19 @@ def _special_blocks(raw: bytes, starts, kinds) -> dict[int, tuple[int, bytes, st
         blocks[d] = (d + length, _eol(raw, starts, d + length - 1, text), "moved")
         blocks[a] = (a + length, _eol(raw, starts, a + length - 1, text), "moved")
     return blocks
+
+
+RENAMED_OR_BINARY = (b"rename ", b"Binary files ")  # what starts a line of a file without hunks shown as fewer lines
+_OTHER_FLAG = bytes(kind == OTHER for kind in range(256))  # a line's kind -> 1 for OTHER
+
+
+def _renamed_or_binary(raw: bytes, starts, kinds) -> bool:
+    """Whether a line after the first starts with ``rename `` or ``Binary files `` (what
+    ``raw.find(b"\\nrename ")`` and ``raw.find(b"\\nBinary files ")`` tell): only an OTHER line can (a
+    hunk's lines start with a sign or a space, an index/mode line with neither word, a line of binary
+    data holds no space), so only those are looked at, not every byte of the diff."""
+    others = compress(range(1, len(kinds)), kinds[1:].translate(_OTHER_FLAG))
+    return any(map(raw.startswith, repeat(RENAMED_OR_BINARY), map(starts.__getitem__, others)))
 
 
 RENAME_RE = lazy(rb"rename (?:from|to) ")

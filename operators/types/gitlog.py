@@ -38,17 +38,17 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import cache
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, eq, itemgetter, sub
+from operator import add, eq, itemgetter
 from operator import sub as sub_
 from typing import Annotated, NamedTuple
 
 import msgspec
 
 from operators.config import Section, section
-from operators.kernel import diff_twins, gitlog_splice, line_starts, place_matches
+from operators.kernel import diff_twins, gitlog_splice, line_bodies, line_starts, place_matches
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, line_body_end, line_spans, passthrough
 from operators.types import diff as difftype
-from operators.vocab import SIGNAL_RE
+from operators.vocab import SIGNAL_RE, latin1_re2, may_summarise
 from operators.relazy import NO_SPAN, lazy, re2_program  # lazy: patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
 
@@ -120,18 +120,11 @@ class LineTable(Sequence):
     """Every line of ``raw`` as ``split_lines`` gives them, without an object per line held: where each
     line starts and where its body ends (two ``array('q')``, 16 bytes a line); a ``Line`` is made when
     asked for. A body ends before ``\n`` or ``\r\n`` (``reduction.line_body_end``), found without a
-    Python call per line: one byte before the next line starts, but for the last line when ``raw``
-    has no final newline, and the lines that end with ``\r`` (``_strip_cr``: one step a ``\r`` when
-    they are few, else the byte before each body's end read by ``map``)."""
+    Python call per line (``kernel.line_bodies``: one pass over the line starts)."""
 
     def __init__(self, raw: bytes):
-        starts = self.starts = line_starts(raw)
-        bodies = self.bodies = array("q", map(sub, islice(starts, 1, None), repeat(1)))
-        if raw and raw[-1] != 10:  # no final newline: the last line's body runs to the end
-            bodies[-1] = len(raw)
-        crs = raw.count(b"\r")
-        if crs:
-            self.bodies = _strip_cr(raw, starts, bodies, crs)
+        self.starts = line_starts(raw)
+        self.bodies = line_bodies(raw, self.starts)
 
     def __len__(self) -> int:
         return len(self.bodies)
@@ -149,28 +142,6 @@ class LineTable(Sequence):
     def at(self, pos: int) -> int:
         """The index of the line holding offset ``pos``."""
         return bisect_right(self.starts, pos) - 1
-
-
-_CR_FLAG = bytes(b == 13 for b in range(256))  # a byte -> 1 for "\r"
-_CR_SPARSE = 16  # lines a "\r" at least, for the look at each "\r" alone
-
-
-def _strip_cr(raw: bytes, starts: array, bodies: array, crs: int) -> array:
-    """``bodies`` with each body that ends with ``\r`` (and is not empty) ending before it. Few ``\r``
-    (``crs`` of them): each one that ends a body moves that body's end; many: the byte before each
-    body's end, read by ``map`` (an empty body's end is its start, after a newline or at 0)."""
-    if crs * _CR_SPARSE < len(bodies):
-        p = raw.find(b"\r")
-        while p >= 0:
-            i = bisect_right(starts, p) - 1
-            if i < len(bodies) and bodies[i] == p + 1:  # (a line's body starts at or before p)
-                bodies[i] = p
-            p = raw.find(b"\r", p + 1)
-        return bodies
-    before = bytearray(map(raw.__getitem__, map(sub, bodies, repeat(1)))).translate(_CR_FLAG)
-    if bodies and bodies[0] == 0:
-        before[0] = 0  # an empty first line: nothing before its end
-    return array("q", map(sub, bodies, before))
 
 
 def split_lines(raw: bytes) -> list[Line]:
@@ -329,6 +300,7 @@ class _Emitter:
         self.hint_texts: dict[tuple[int, bytes], bytes] = {}  # the hints of the parts split at signal lines
         self.upcoming: list[Commit] = []  # the commits whose patches go through the kernel, not prepared yet
         self.prepared: dict[int, tuple] | None = None  # commit's first line -> its diff plan and signal parts
+        self.summarise: bool | None = None  # False: no "diff --git" line names a summarised file (``reduce_diff``)
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -452,7 +424,7 @@ class _Emitter:
         subs, starts, ends = [], array("q"), array("q")
         for c in batch:
             start, end = lines[c.patch].start, lines[c.end - 1].end
-            sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
+            sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep, summarise=self.summarise).pieces
             at = list(compress(range(len(sub.kinds)), sub.kinds.translate(_OMIT_FLAG)))  # the omitted pieces
             starts.extend(map(start.__add__, map(sub.starts.__getitem__, at)))
             ends.extend(map(start.__add__, map(sub.ends.__getitem__, at)))
@@ -794,6 +766,8 @@ def reduce_log(raw: bytes, settings: Settings, fine: bool = False, room: int = 0
         shown = commits  # a patch's changed lines are never folded away
     if not _end_anchored():
         em.upcoming = [c for c in shown if c.patch is not None and not c.width]
+        if em.upcoming and not may_summarise(raw):  # one search of the whole input, not one a patch
+            em.summarise = False
     for c in shown:
         em.commit(c)
     older = commits[len(shown) :]
@@ -954,7 +928,8 @@ def facts(packet):
 
 
 HASH_LINE_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")
-HASH_LINE_SCAN = lazy(rb"\n[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ")  # HASH_LINE_RE led by a newline (``Lines.led``)
+# HASH_LINE_RE led by a newline (``Lines.led``), by RE2 over bytes: one linear pass (``re`` tries the class at every newline)
+HASH_LINE_SCAN = lazy(rb"\n[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} ", compiler=latin1_re2)
 
 
 def tier(text: bytes, shown: bytes, config):
