@@ -337,8 +337,9 @@ def signal_parts_of(lines: list[bytes], kind: str = "") -> list[bytes]:
         starts.append(at)
         at += len(line) + 1
     holding = {bisect_right(starts, a) - 1 for a, _ in secrets.scan(b"\n".join(lines))}
+    settings = settings_of(None)  # (made once, not a line)
     return [part for i, line in enumerate(lines) if line
-            for part in (signal_parts(line, kind=kind) if i in holding else _shown_parts(line, None, kind))]
+            for part in (signal_parts(line, kind=kind) if i in holding else _shown_parts(line, None, kind, settings))]
 
 
 def signal_parts(line: bytes, config=None, kind: str = "") -> list[bytes]:
@@ -364,8 +365,8 @@ def secret_parts(shown: bytes) -> list[bytes]:
     return [part for part in SECRET_MARK_RE.split(shown) if part.strip()] if b"[secret hidden" in shown else []
 
 
-def _shown_parts(line: bytes, config, kind: str) -> list[bytes]:
-    settings = settings_of(config)
+def _shown_parts(line: bytes, config, kind: str, settings: SafetySettings | None = None) -> list[bytes]:
+    settings = settings_of(config) if settings is None else settings
     if len(line) <= settings.line_cap:
         if not line.translate(None, _PLAIN) and MARKER_LOOKALIKE not in line:
             return [line]  # printable ASCII: shown as it is (the common case, checked at C speed)

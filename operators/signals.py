@@ -149,13 +149,21 @@ HEADS_MIN, HEAD_LEN, HEADS_TEXT_MAX = 64, 8, 1 << 20
 
 
 def _inside(visible: bytes):
-    """``visible.__contains__`` for many lines, most of them not inside: a line's first ``HEAD_LEN``
-    bytes looked up among every such run of ``visible`` first (a cut log's 10,000 signal lines were as
-    many searches of the whole output); a large text is searched as it is."""
+    """``visible.__contains__`` for many lines, most of them not inside: a line's first, middle and
+    last ``HEAD_LEN`` bytes looked up among every such run of ``visible`` first (a cut log's 10,000
+    signal lines were as many searches of the whole output; a diff's changed lines often start alike:
+    their heads alone let half of them through); a large text is searched as it is."""
     if len(visible) > HEADS_TEXT_MAX:
         return visible.__contains__
     heads = {visible[i : i + HEAD_LEN] for i in range(len(visible) - HEAD_LEN + 1)}
-    return lambda line: (len(line) < HEAD_LEN or line[:HEAD_LEN] in heads) and line in visible
+    return lambda line: (len(line) < HEAD_LEN or _runs_in(line, heads)) and line in visible
+
+
+def _runs_in(line: bytes, heads: set) -> bool:
+    """Whether the first, middle and last ``HEAD_LEN`` bytes of ``line`` (at least that long) are all
+    in ``heads``: each run of a line inside the text is one of its runs."""
+    middle = len(line) // 2 - HEAD_LEN // 2
+    return line[:HEAD_LEN] in heads and line[-HEAD_LEN:] in heads and line[middle : middle + HEAD_LEN] in heads
 
 
 def _missing_as_displayed(visible: bytes, expected: list[str], auto: list[bytes]) -> list[str]:

@@ -160,10 +160,15 @@ def _c_first_template(buf: bytes, starts, ends):
     return memoryview(C.first_template(buf, starts, ends)).cast("q")
 
 
+def _newlines(raw: bytes) -> int:
+    """``raw.count(b"\\n")``, by the kernel's loop where it has one (a few times faster)."""
+    return C.count_newlines(raw, 0, len(raw)) if hasattr(C, "count_newlines") else raw.count(b"\n")
+
+
 def _c_line_starts(raw: bytes) -> array:
     """Where each line starts, plus the end (see ``diff_twins.line_starts``): the same ``array('q')``,
     made at its size (no bytes object beside it) and filled by the kernel."""
-    starts = array("q", [0]) * (raw.count(b"\n") + 1 + (bool(raw) and raw[-1] != 10))
+    starts = array("q", [0]) * (_newlines(raw) + 1 + (bool(raw) and raw[-1] != 10))
     C.line_starts(raw, starts)
     return starts
 

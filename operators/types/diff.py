@@ -278,7 +278,8 @@ def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None) ->
     summarised files (all but their ``diff --git`` line) and moved blocks (both places).
     ``summarise`` False: no ``diff --git`` line may name a summarised file (``may_summarise``; None:
     searched here)."""
-    files = _file_lines(raw, starts, kinds)
+    others = _others(kinds)
+    files = _file_lines(raw, starts, kinds, others)
     blocks: dict[int, tuple[int, bytes, str]] = {}
     skip = bytearray(len(kinds))  # lines of summarised files: no moved block there
     for k, f in enumerate(files if summarise is not False and may_summarise(raw) else ()):  # (one search: none names one)
@@ -298,7 +299,7 @@ def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None) ->
         blocks[first] = (end, _eol(raw, starts, end - 1, _lock_summary(raw, starts, kinds, first, end)), "generated")
         skip[f + 1 : end] = b"\x01" * (end - f - 1)
     # a file without hunks shown as fewer lines has a "rename from/to" or a "Binary files" line
-    for k, f in enumerate(files if _renamed_or_binary(raw, starts, kinds) else ()):
+    for k, f in enumerate(files if _renamed_or_binary(raw, starts, others) else ()):
         header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
         if header is not None:
             blocks[header[0]] = (header[1], b"", "header")
@@ -315,13 +316,18 @@ RENAMED_OR_BINARY = (b"rename ", b"Binary files ")  # what starts a line of a fi
 _OTHER_FLAG = bytes(kind == OTHER for kind in range(256))  # a line's kind -> 1 for OTHER
 
 
-def _renamed_or_binary(raw: bytes, starts, kinds) -> bool:
+def _others(kinds) -> list[int]:
+    """The OTHER lines (file and hunk headers, git's other lines): a few a file."""
+    return list(compress(range(len(kinds)), kinds.translate(_OTHER_FLAG)))
+
+
+def _renamed_or_binary(raw: bytes, starts, others: list[int]) -> bool:
     """Whether a line after the first starts with ``rename `` or ``Binary files `` (what
     ``raw.find(b"\\nrename ")`` and ``raw.find(b"\\nBinary files ")`` tell): only an OTHER line can (a
     hunk's lines start with a sign or a space, an index/mode line with neither word, a line of binary
-    data holds no space), so only those are looked at, not every byte of the diff."""
-    others = compress(range(1, len(kinds)), kinds[1:].translate(_OTHER_FLAG))
-    return any(map(raw.startswith, repeat(RENAMED_OR_BINARY), map(starts.__getitem__, others)))
+    data holds no space), so only those (``others``) are looked at, not every byte of the diff."""
+    after = others[1:] if others and not others[0] else others
+    return any(map(raw.startswith, repeat(RENAMED_OR_BINARY), map(starts.__getitem__, after)))
 
 
 RENAME_RE = lazy(rb"rename (?:from|to) ")
@@ -357,18 +363,14 @@ def _trailing(raw: bytes, starts, kinds, k: int, end: int) -> bool:
     return all(kinds[j] == OTHER and not HEADER_LINE_RE.match(_body(raw, starts, j)) for j in range(k, end))
 
 
-def _file_lines(raw: bytes, starts, kinds) -> list[int]:
-    """The line numbers of the ``diff --git``/``diff --cc`` lines that start files."""
-    found = [m.start() + 1 for m in FILE_LINE_RE.finditer(raw)]
-    if FILE_START_RE.match(raw):
-        found.insert(0, 0)
-    out = []
-    k = 0
-    for pos in found:  # in order: the line numbers are found by one forward bisect each
-        k = bisect_right(starts, pos, k) - 1
-        if starts[k] == pos and kinds[k] == OTHER:
-            out.append(k)
-    return out
+FILE_HEADS = (b"diff --git ", b"diff --cc ", b"diff --combined ")  # FILE_START_RE's, FILE_LINE_RE's heads
+
+
+def _file_lines(raw: bytes, starts, kinds, others: list[int] | None = None) -> list[int]:
+    """The line numbers of the ``diff --git``/``diff --cc`` lines that start files: the OTHER lines
+    (``others``, found here when None) that start so, each asked at C speed (not a search of the diff)."""
+    others = _others(kinds) if others is None else others
+    return list(compress(others, map(raw.startswith, repeat(FILE_HEADS), map(starts.__getitem__, others))))
 
 
 def _body(raw: bytes, starts, k: int) -> bytes:

@@ -973,6 +973,10 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
 
 
 def cut_head(raw: bytes, budget: int) -> bytes:
-    """A single commit with a patch (``git show``) cut to a budget lists its files first, as a diff does."""
-    commits = raw.count(b"\ncommit ") + raw.startswith(b"commit ")
+    """A single commit with a patch (``git show``) cut to a budget lists its files first, as a diff does.
+    A second ``commit`` line is looked for, not every one counted (a long log has thousands)."""
+    first = raw.find(b"\ncommit ")
+    commits = raw.startswith(b"commit ") + (first >= 0)
+    if commits == 1:
+        commits += raw.find(b"\ncommit ", first + 1) >= 0 if first >= 0 else 0
     return difftype.cut_head(raw, budget) if commits <= 1 else b""
