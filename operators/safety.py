@@ -677,8 +677,19 @@ def _kept_text_dirty(plan: Plan, kept: int | None = None) -> bool:
     one scan. A kept span starting inside a character is ``_cuts_a_character``'s to see."""
     raw = plan.raw
     if (kept_bytes(plan) if kept is None else kept) * 8 >= len(raw):
-        return FIND_RE.search(raw) is not None
+        return _dirty(raw)
     return next(matching_spans(FIND_RE, raw, kept_spans(plan)), None) is not None
+
+
+def _dirty(raw: bytes) -> bool:
+    """``FIND_RE.search(raw) is not None``. Text of printable ASCII, tabs and newlines alone (told by
+    one pass of the kernel, ``plain_text``) can hold a match only as a marker look-alike: every other
+    alternative needs a control byte, a ``\\r`` or a byte from 0x80 (the pattern's own pass costs a
+    few times as much)."""
+    from operators.kernel import plain_text  # loaded on first use: most types load it anyway
+
+    plain = plain_text(raw, MARKER_LOOKALIKE)
+    return FIND_RE.search(raw) is not None if plain < 0 else plain > 0
 
 
 def _dirty_shows(pieces: Pieces) -> bool:

@@ -181,7 +181,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "changed_lines", "tier_order", "gitlog_splice", "place_matches",
                                   "render_view", "search_lines",
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
-                                  "count_newlines", "long_lines", "blame_columns",
+                                  "count_newlines", "plain_text", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented",
                                   "diag_line_pieces", "diag_tsc_heads",
@@ -433,6 +433,28 @@ def test_line_bodies_of_edge_cases():
         assert list(dispatch.line_bodies(raw, starts)) == list(TWINS["line_bodies"](raw, starts))
     assert list(dispatch.line_bodies(b"ab\r\ncd", dispatch.line_starts(b"ab\r\ncd"))) == [2, 6]
     assert list(dispatch.line_bodies(b"\n\r\n", dispatch.line_starts(b"\n\r\n"))) == [0, 1]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(parts=st.lists(st.sampled_from([b"a", b" ", b"\n", b"\t", b"\r", b"#ref:ctx_", b"#ref:ctx", b"#", b"~", b"\x7f",
+                                       b"\x00", b"\x1f", b"\x0b", b"\x1b", b"\xc2\x85", b"\xe2\x80\x8b", b"\xff"]), max_size=40),
+       pad=st.integers(0, 9000))
+def test_plain_text_matches_the_python_twin_and_the_safety_search(parts, pad):
+    import operators.kernel as dispatch
+    from operators import safety
+
+    raw = b"x" * pad + b"".join(parts)  # past the kernel's block of 4096 bytes, sometimes
+    assert dispatch.plain_text(raw, safety.MARKER_LOOKALIKE) == TWINS["plain_text"](raw, safety.MARKER_LOOKALIKE)
+    assert safety._dirty(raw) == (safety.FIND_RE.search(raw) is not None)
+
+
+def test_plain_text_of_edge_cases():
+    import operators.kernel as dispatch
+
+    for raw in [b"", b"a", b"ab", b"\x01", b"a\x80", b"\t\n ~", b"\r"]:
+        for marker in [b"", b"a", b"ab", b"b\t"]:
+            assert dispatch.plain_text(raw, marker) == TWINS["plain_text"](raw, marker)
+    assert dispatch.plain_text(b"see #ref:ctx_1", b"#ref:ctx_") == 1 and dispatch.plain_text(b"\r\n", b"x") == -1
 
 
 def test_line_starts_of_edge_cases_and_across_the_twins_block():

@@ -93,6 +93,7 @@ def _twins() -> dict:
         "text_pieces": text_twins.text_pieces_py,
         "blank_lines": text_twins.blank_lines_py,
         "count_newlines": log_twins.count_newlines_py,
+        "plain_text": text_twins.plain_text_py,
         "long_lines": log_twins.long_lines_py,
         "blame_columns": blame_twins.blame_columns_py,
         "diag_heads": diag_twins.diag_heads_py,
@@ -382,6 +383,7 @@ if C is None:
     text_pieces = text_twins.text_pieces_py
     blank_lines = text_twins.blank_lines_py
     count_newlines = log_twins.count_newlines_py
+    plain_text = text_twins.plain_text_py
     long_lines = log_twins.long_lines_py
     blame_columns = blame_twins.blame_columns_py
     diag_heads = diag_twins.diag_heads_py
@@ -430,6 +432,7 @@ else:
     text_pieces = _c_text_pieces
     blank_lines = _c_blank_lines
     count_newlines = C.count_newlines if hasattr(C, "count_newlines") else _twin("log_twins", "count_newlines_py")  # an older build
+    plain_text = C.plain_text if hasattr(C, "plain_text") else _twin("text_twins", "plain_text_py")
     long_lines = _c_long_lines if hasattr(C, "long_lines") else _twin("log_twins", "long_lines_py")
     blame_columns = _c_blame_columns if hasattr(C, "blame_columns") else _twin("blame_twins", "blame_columns_py")  # a kernel built before it
     diag_heads = _c_diag_heads if hasattr(C, "diag_heads") else _twin("diag_twins", "diag_heads_py")

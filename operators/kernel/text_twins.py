@@ -282,6 +282,17 @@ def blank_lines_py(text: bytes) -> array:
     return out
 
 
+_PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n"  # printable ASCII, tab, newline
+
+
+def plain_text_py(buf: bytes, marker: bytes) -> int:
+    """-1 when ``buf`` holds a byte other than printable ASCII, tab and newline; else whether it holds
+    ``marker`` (1 or 0)."""
+    if buf.translate(None, _PLAIN_BYTES):
+        return -1
+    return int(marker in buf)
+
+
 def tier_order_py(tiers, ranks, itemsize: int, tier: int) -> tuple[array, int]:
     """The lines of ``tier`` (``tiers``: a tier a line) in rank order (``ranks``: an array, a rank a line;
     ``itemsize``: its bytes a rank, read by the kernel), in order within a rank, as int32 indexes; and
