@@ -718,9 +718,9 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     with names it. A ``--stat`` line ranks with the file headers.
     Other lines: the general rules. A whole candidate (``operators.rank.Lines``: its text and line
     starts) is ranked by the kernel's ``diff_ranks`` (a code a line), a list of lines here."""
-    text, starts = getattr(lines, "text", None), getattr(lines, "starts", None)
-    if text is not None and starts is not None:
-        return _ranks_of_codes(lines, *diff_ranks(text, starts, lines.last_nl))
+    coded = rank_codes(lines)
+    if coded is not None:
+        return RankCodes(*coded)
     out: list[tuple[int, int] | None] = [None] * len(lines)
     head: list[int] = []  # the current file's header lines
     best = 0  # the best rank of the current file's hunks (0: none yet)
@@ -766,15 +766,20 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     return out
 
 
-def _ranks_of_codes(lines, codes: bytearray, stat) -> list[tuple[int, int] | None]:
-    """``rank_lines``' list from the kernel's codes (tier * 16 + rank, 255: none), one tuple object per
-    code; the possible ``--stat`` lines (``stat``) checked by ``STAT_RE``."""
+def rank_codes(lines) -> tuple[bytearray, dict] | None:
+    """``rank_lines``' ranks of a whole candidate (``operators.rank.Lines``: its text and line starts)
+    as the kernel's codes (``diff_ranks``: tier * 16 + rank, 255: none) and each code's (tier, rank),
+    the possible ``--stat`` lines checked by ``STAT_RE``; None for a list of lines."""
+    text, starts = getattr(lines, "text", None), getattr(lines, "starts", None)
+    if text is None or starts is None:
+        return None
+    codes, stat = diff_ranks(text, starts, lines.last_nl)
     for i in stat:
         if STAT_RE.match(lines[i]):
             codes[i] = 0
     ranked = {code: (code >> 4, code & 15) for code in set(codes)}
     ranked[255] = None
-    return RankCodes(codes, ranked)
+    return codes, ranked
 
 
 class RankCodes(list):

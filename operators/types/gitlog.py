@@ -159,6 +159,14 @@ def _content(raw: bytes, line: Line, width: int) -> bytes:
     return body
 
 
+def _text_at(raw: bytes, lines: Sequence[Line], j: int, width: int) -> bytes:
+    """``_content(raw, lines[j], width)``; a line of a log without a graph (``width`` 0) sliced from the
+    line table's columns, no ``Line`` made."""
+    if width or not isinstance(lines, LineTable):
+        return _content(raw, lines[j], width)
+    return raw[lines.starts[j] : lines.bodies[j]]
+
+
 def commit_start(raw: bytes, line: Line) -> re.Match | None:
     m = COMMIT_RE.match(raw, line.start, line.body_end)
     if m is None:
@@ -177,7 +185,7 @@ def parse(raw: bytes, lines: LineTable) -> tuple[int, list[Commit]]:
         if m is None:
             continue
         j = i + 1
-        if j >= len(lines) or not HEADER_RE.match(_content(raw, lines[j], len(m.group(1)))):
+        if j >= len(lines) or not HEADER_RE.match(_text_at(raw, lines, j, len(m.group(1)))):
             continue
         if commits:
             commits[-1].end = i
@@ -196,7 +204,7 @@ def _parse_commit(raw: bytes, lines: Sequence[Line], commit: Commit, j: int) -> 
     n, width = len(lines), commit.width
     signed = False
     while j < n:
-        content = _content(raw, lines[j], width)
+        content = _text_at(raw, lines, j, width)
         if signed and content.startswith(b" "):
             j += 1
             continue
@@ -214,7 +222,7 @@ def _parse_commit(raw: bytes, lines: Sequence[Line], commit: Commit, j: int) -> 
             commit.date = _epoch_date(int(epoch.group(1))) if epoch else b""
         j += 1
     while j < n:  # the message: lines indented by 4 spaces, and blank lines
-        content = _content(raw, lines[j], width)
+        content = _text_at(raw, lines, j, width)
         if content.startswith(b"    "):
             if commit.subject is None and content.strip():
                 commit.subject = j
@@ -227,7 +235,7 @@ def _parse_commit(raw: bytes, lines: Sequence[Line], commit: Commit, j: int) -> 
 def _parse_tail(raw: bytes, lines: Sequence[Line], commit: Commit) -> None:
     """After the message: stat lines (their totals), name lines, the patch."""
     for j in range(commit.message_end, commit.end):
-        content = _content(raw, lines[j], commit.width)
+        content = _text_at(raw, lines, j, commit.width)
         if content.startswith(b"diff "):
             commit.patch = j
             return
@@ -366,7 +374,7 @@ class _Emitter:
 
     def _keeps(self, c: Commit, j: int) -> bool:
         """Whether line ``j`` (after the subject, before any patch) stays visible."""
-        content = _content(self.raw, self.lines[j], c.width)
+        content = _text_at(self.raw, self.lines, j, c.width)
         if not content.strip() or HEADER_RE.match(content):  # blank, or a header (a commit without message)
             return False
         if j < c.message_end:  # message body
@@ -939,7 +947,6 @@ def tier(text: bytes, shown: bytes, config):
     return difftype.tier(text, shown, config)
 
 
-_CODE_ZERO = bytes(code == 0 for code in range(256))  # a rank code (``diff.RankCodes``) -> 1 for (0, 0)
 _STAT_CODE, _COMMIT_CODE = 16, 254  # the codes of (1, 0) (tier 1 a 16) and of (0, -1) (no code of the diff's)
 
 
@@ -949,16 +956,19 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     lines are its context."""
     from operators.rank import Lines
 
-    out = difftype.rank_lines(lines, config)
+    coded = difftype.rank_codes(lines)  # the diff's codes, not yet made into its list
+    out = difftype.rank_lines(lines, config) if coded is None else None
     if isinstance(lines, Lines):  # one scan of the text, not a match per line
         commit_lines = lines.led(HASH_LINE_SCAN)
     else:
         commit_lines = [i for i, line in enumerate(lines) if HASH_LINE_RE.match(line)]
-    if isinstance(out, difftype.RankCodes):  # the same steps on the codes: no pass over the list
-        codes, pairs = out.codes, dict(out.pairs)
-        for i in list(compress(range(len(codes)), codes.translate(_CODE_ZERO))):  # (0, 0)
+    if coded is not None:  # the same steps on the codes: no pass over the list
+        codes, pairs = coded
+        i = codes.find(0)  # (0, 0)
+        while i >= 0:
             if difftype.STAT_RE.match(lines[i]):
                 codes[i] = _STAT_CODE
+            i = codes.find(0, i + 1)
         for i in commit_lines:
             codes[i] = _COMMIT_CODE
         pairs[_STAT_CODE], pairs[_COMMIT_CODE] = (1, 0), (0, -1)
