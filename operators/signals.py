@@ -127,7 +127,7 @@ def missing_signals(visible: bytes, expected: list[str], auto: list[bytes]) -> l
     An auto signal line counts as kept when a visible line equals it (trailing whitespace aside) or,
     for the few shown with a suffix (``×N``), when it occurs in the visible text. Text with terminal
     controls is compared as a terminal displays it (``vocab.display_line``), line by line."""
-    if _has_terminal_controls(visible) or any(_has_terminal_controls(line) for line in auto):
+    if _has_terminal_controls(visible) or _has_terminal_controls(b"".join(auto)):  # (single bytes: in a line or in them all)
         return _missing_as_displayed(visible, expected, auto)
     return _missing(visible, expected, auto)
 

@@ -433,9 +433,9 @@ class _Emitter:
         for c in batch:
             start, end = lines[c.patch].start, lines[c.end - 1].end
             sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep, summarise=self.summarise).pieces
-            at = list(compress(range(len(sub.kinds)), sub.kinds.translate(_OMIT_FLAG)))  # the omitted pieces
-            starts.extend(map(start.__add__, map(sub.starts.__getitem__, at)))
-            ends.extend(map(start.__add__, map(sub.ends.__getitem__, at)))
+            omits = sub.kinds.translate(_OMIT_FLAG)  # the omitted pieces
+            starts.extend(map(start.__add__, compress(sub.starts, omits)))
+            ends.extend(map(start.__add__, compress(sub.ends, omits)))
             subs.append((c, sub, start, end))
         split, sig_starts, sig_ends = _signal_parts(raw, lines, starts, ends)
         del starts, ends
