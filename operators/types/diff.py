@@ -136,7 +136,7 @@ def _pieces(raw: bytes, starts, kinds, keep_n: int, pure_n: int, special: dict):
     pieces.kinds = bytearray(piece_kinds)
     pieces.starts.frombytes(memoryview(piece_starts).cast("B"))
     pieces.ends.frombytes(memoryview(piece_ends).cast("B"))
-    pieces.objs = list(map(_Shown(texts).__getitem__, codes))
+    pieces.objs = list(map((_Shown(texts) if texts else _PLAIN_SHOWN).__getitem__, codes))
     plan._pos = len(raw)
     if omitted:
         plan.reasons[GROUP] = REASON
@@ -167,6 +167,9 @@ class _Shown(dict):
         text = b"\n" + text if lead else text
         self[code] = text
         return text
+
+
+_PLAIN_SHOWN = _Shown([])  # the codes of a diff without special blocks (most patches of a git log): made once a process
 
 
 def _plan_by_lines(raw: bytes, starts, kinds, keep_n: int, pure_n: int, special: dict, cut_special: dict):
