@@ -8,13 +8,15 @@ results, slower).
 ``TWINS`` maps each dispatched name to its twin; ``tests/test_kernel.py`` checks twin and kernel
 agree wherever the kernel is built, and the rest of the suite runs the twins when it is not.
 
-``line_starts`` (where each line starts: the git log type's line table, the ranking's lines) has its
-twin in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
+``line_starts`` (where each line starts: the git log type's line table, the ranking's lines) and
+``line_bodies`` (where each line's text ends, before ``\\n`` or ``\\r\\n``: the git log type's line table)
+have their twins in ``diff_twins``. The diff type's ``diff_lines`` (line starts and roles) and ``diff_ranks`` (budget ranks) are dispatched here too; its twins are in
 ``diff_twins``; the search type's ``search_lines`` (lines, kinds and paths of ``path:12:text``
 output) and its twin ``search_twins``; the text type's ``text_runs`` (runs of repeated lines),
 ``text_cuts`` (trailing whitespace and blank-line runs), ``text_pieces`` (its plan's pieces) and
 ``text_twins``, whose ``line_of`` (the line
-holding each offset) and ``blank_lines`` the line ranking uses; the git blame type's ``blame_columns``
+holding each offset) and ``blank_lines`` the line ranking uses, and ``plain_text`` (whether a text is
+printable ASCII, tabs and newlines alone, and holds a marker look-alike: the safety pass's first look); the git blame type's ``blame_columns``
 (where each line's code column starts) and its twin ``blame_twins``; the diagnostics type's ``diag_heads``
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time), ``diag_lines`` (the lines of a
