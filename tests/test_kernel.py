@@ -183,7 +183,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "plain_text", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
 
@@ -1281,3 +1281,221 @@ def test_diag_indented_of_a_generated_output():
         done += k - i
         i = max(k, i + 1)
     assert done > 1000
+
+
+ELABORATION_PARTS = INDENTED_PARTS + [b"Argument of type", b"  Compiling foo v1.0", b"   Finished ", b"  Downloaded 3 crates",
+                                      b" 2 errors and 1 warning potentially fixable", b"(reportArgumentType)", b"[E501]",
+                                      b"[Error/no-shadow]", b"(no-shadow)", b"]", b")", b"-[", b"\xe2\x94\x80[", b"A", b"L"]
+ELABORATIONISH = st.lists(st.sampled_from(ELABORATION_PARTS), max_size=60).map(b"".join)
+
+
+def _indented_known_both(raw, starts, cols, reads, j, first, head_j, dash, made):
+    """``diag_indented_known`` by the kernel and by its twin, each with its own tables: their results and tables."""
+    import operators.kernel as dispatch
+
+    found = []
+    for fn in (dispatch.diag_indented_known, TWINS["diag_indented_known"]):
+        tables = ({}, [], {}, [])
+        made_out = fn(raw, starts, cols, reads, j, first, head_j, dash, made, *tables)
+        found.append((made_out[0], made_out[1], *(bytes(x) for x in made_out[2:8]), made_out[8], made_out[9], tables))
+    return found
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=ELABORATIONISH, data=st.data())
+def test_diag_elaborations_and_indented_known_match_the_python_twins(raw, data):
+    import operators.kernel as dispatch
+
+    starts, ends, classes, first, stop = _diag_run(raw, data)
+    stop, cols = dispatch.diag_indented(raw, starts, ends, classes, first, stop)
+    indent = data.draw(st.integers(-1, 4))
+    reads = dispatch.diag_elaborations(raw, starts, ends, cols, first, indent)
+    assert bytes(reads) == TWINS["diag_elaborations"](raw, starts, ends, cols, first, indent)
+    c = memoryview(cols).cast("q")
+    rests = {raw[c[5 * j + 2] : c[5 * j + 3]] for j in range(len(c) // 5) if c[5 * j] >= 0}
+    made = {rest: data.draw(st.sampled_from([None, (1, 2, 3, 0), (4, 5, 6, 1)])) for rest in rests if data.draw(st.booleans())}
+    m = len(c) // 5
+    j = data.draw(st.integers(0, m))
+    head_j = data.draw(st.integers(-1, j - 1)) if j else -1
+    kernel_made, twin_made = _indented_known_both(raw, starts, cols, reads, j, first, head_j, data.draw(st.integers(0, 1)), made)
+    assert kernel_made == twin_made
+
+
+def test_diag_indented_known_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_pyright
+
+    raw = make_diag_pyright(300_000)
+    starts, ends = _diag_lines(raw)
+    classes = bytes(len(starts))
+    i, done, rekeyed = 0, 0, 0
+    while i < len(starts):
+        k, cols = dispatch.diag_indented(raw, starts, ends, classes, i, len(starts))
+        if k > i:
+            reads = dispatch.diag_elaborations(raw, starts, ends, cols, i, -1)
+            assert bytes(reads) == TWINS["diag_elaborations"](raw, starts, ends, cols, i, -1)
+            c = memoryview(cols).cast("q")
+            made = {raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0}
+            kernel_made, twin_made = _indented_known_both(raw, starts, cols, reads, 0, i, -1, 0, made)
+            assert kernel_made == twin_made
+            done += kernel_made[0]
+            rekeyed += len(kernel_made[7])
+        i = max(k, i + 1)
+    assert done > 1000 and rekeyed > 0
+
+
+def _bulk_inputs(raw: bytes):
+    """What ``_Parser._bulk`` gives ``diag_bulk`` for ``raw``: (lines, ok, classes, starts, ends, style, path, paths)."""
+    from operators.types import diagnostics
+
+    parser = diagnostics._Parser(raw)
+    found = parser._heads()
+    ok = parser._bulk_columns(found)
+    classes = parser._classes().translate(diagnostics._CLASS)
+    lines, _, (_, _, path, style, _) = parser.bulk
+    return lines, ok, classes, parser.starts, parser.ends, style, path, parser.diags.paths
+
+
+def _bulk_both(raw: bytes, h: int):
+    import operators.kernel as dispatch
+
+    lines, ok, classes, starts, ends, style, path, paths = _bulk_inputs(raw)
+    found = []
+    for fn in (dispatch.diag_bulk, TWINS["diag_bulk"]):
+        kind = bytearray([5]) * len(starts)
+        e, grown = fn(lines, ok, classes, raw, starts, ends, style, path, paths, kind, h)
+        found.append((e, bytes(grown), bytes(kind)))
+    return found
+
+
+BULK_PARTS = [b"a.c:1:2: warning: x [-Wfoo]\n", b"b.java:3: error: y\n", b"a.py:4:5: E501 long\n", b"  12 | int x;\n",
+              b"     |     ^\n", b"\n", b"  ^\n", b"x.c: In function 'f':\n", b"note: z\n", b"a.c:9:1: note: here\n",
+              b"\tcode\n", b"plain text\n", b"a.py:2:1: F401 unused\n"]
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(parts=st.lists(st.sampled_from(BULK_PARTS), min_size=1, max_size=40), data=st.data())
+def test_diag_bulk_matches_the_python_twin(parts, data):
+    raw = b"".join(parts)
+    lines = _bulk_inputs(raw)[0]
+    if len(lines):
+        kernel_made, twin_made = _bulk_both(raw, data.draw(st.integers(0, len(lines) - 1)))
+        assert kernel_made == twin_made
+
+
+def test_diag_bulk_of_a_generated_output():
+    from bench.generate import make_diag_gcc
+
+    import operators.kernel as dispatch
+
+    raw = make_diag_gcc(300_000)
+    lines, ok, classes, starts, ends, style, path, paths = _bulk_inputs(raw)
+    found = []
+    for fn in (dispatch.diag_bulk, TWINS["diag_bulk"]):
+        kind, grown, h = bytearray([5]) * len(starts), b"", 0
+        while h < len(lines):
+            if ok[h]:
+                e, more = fn(lines, ok, classes, raw, starts, ends, style, path, paths, kind, h)
+                grown += bytes(more)
+                h = e
+            else:
+                h += 1
+        found.append((grown, bytes(kind)))
+    assert found[0] == found[1] and len(found[0][0]) > 16_000
+
+
+RUST_DETAIL_PARTS = [b"   |\n", b"12 |     let x = 1;\n", b"   = help: for further information visit https://x.io/a#needless_range_loop\n",
+                     b"   = note: `#[warn(clippy::all)]` on by default\n", b"   = help: for further information visit a b#c\n",
+                     b"   = note: `#[deny(unused)]` on by default now\n", b"help: use x\n", b"\n", b"warning: y\n",
+                     b"  --> a.rs:1:2\n", b"   = help: see #x-y\n", b"   = help: for further information visit x#\n"]
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(parts=st.lists(st.sampled_from(RUST_DETAIL_PARTS), min_size=1, max_size=40), data=st.data())
+def test_diag_rust_details_match_the_python_twin(parts, data):
+    import operators.kernel as dispatch
+
+    raw = b"".join(parts)
+    starts, ends = _diag_lines(raw)
+    classes = bytes(c & 0x7F for c in dispatch.diag_lines(raw))
+    first = data.draw(st.integers(0, len(starts)))
+    stop = data.draw(st.integers(first, len(starts)))
+    found = []
+    for fn in (dispatch.diag_rust_details, TWINS["diag_rust_details"]):
+        kind = bytearray([5]) * len(starts)
+        k, lints = fn(raw, starts, ends, classes, kind, first, stop)
+        found.append((k, bytes(lints), bytes(kind)))
+    assert found[0] == found[1]
+
+
+def test_diag_rust_details_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_clippy
+
+    raw = make_diag_clippy(300_000)
+    starts, ends = _diag_lines(raw)
+    classes = bytes(c & 0x7F for c in dispatch.diag_lines(raw))
+    found = []
+    for fn in (dispatch.diag_rust_details, TWINS["diag_rust_details"]):
+        kind, lints, i = bytearray([5]) * len(starts), b"", 0
+        while i < len(starts):
+            k, more = fn(raw, starts, ends, classes, kind, i, len(starts))
+            lints += bytes(more)
+            i = max(k, i + 1)
+        found.append((lints, bytes(kind)))
+    assert found[0] == found[1] and len(found[0][0]) > 1000
+
+
+RUST_RUN_PARTS = RUST_DETAIL_PARTS + [b"warning: unused `x`\n", b"error[E0308]: mismatched types\n", b"note: same as above\n",
+                                      b"information: i\n", b"info[x:y-z]: j\n", b"E501 line too long\n", b"F401 [*] `os` unused\n",
+                                      b"ABCDE12 no\n", b"AB12345 no\n", b"warning[bad code]: x\n", b"error: \n",
+                                      b"   --> src/a.rs:12:5\n", b"  --> C:12:3\n", b"  --> C:\\a.rs:1\n", b"  --> a.rs:1:2:3\n",
+                                      b"  --> a b.rs:1\n", b"  -->  a.rs:1 \n", b"fatal error: z\n", b"warning: a [x]: b\n"]
+
+
+def _rust_run_both(raw: bytes, first: int, stop: int, rust_keys: dict):
+    """``diag_rust_run`` by the kernel and by its twin, each with its own tables and kinds."""
+    import operators.kernel as dispatch
+
+    starts, ends = _diag_lines(raw)
+    classes = bytes(c & 0x7F for c in dispatch.diag_lines(raw))
+    found = []
+    for fn in (dispatch.diag_rust_run, TWINS["diag_rust_run"]):
+        kind, tables = bytearray([5]) * len(starts), ({}, [], {}, [])
+        made = fn(raw, starts, ends, classes, kind, first, min(stop, len(starts)), dict(rust_keys), *tables)
+        found.append((made[0], *(bytes(x) for x in made[1:7]), made[7], bytes(made[8]), made[9], bytes(kind), tables))
+    return found
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(parts=st.lists(st.sampled_from(RUST_RUN_PARTS), min_size=1, max_size=40), data=st.data())
+def test_diag_rust_run_matches_the_python_twin(parts, data):
+    raw = b"".join(parts)
+    n = raw.count(b"\n") + (not raw.endswith(b"\n"))
+    first = data.draw(st.integers(0, n))
+    known = {b"E0308": 3, b"E501": 4, b"F401": 5, ("warning", b"unused `x`"): 6, ("info", b"j"): 7, ("information", b"i"): 8,
+             ("fatal error", b"z"): 9, ("warning", b"a [x]: b"): 10}
+    rust_keys = {name: key for name, key in known.items() if data.draw(st.booleans())}
+    kernel_made, twin_made = _rust_run_both(raw, first, data.draw(st.integers(first, n)), rust_keys)
+    assert kernel_made == twin_made
+
+
+def test_diag_rust_run_of_a_generated_output():
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_clippy
+    from operators.types import diagnostics
+
+    raw = make_diag_clippy(300_000)
+    parser = diagnostics.parse(raw)  # the rules as the parser keeps them
+    starts, ends = _diag_lines(raw)
+    rust_keys = {}
+    for m in diagnostics.RUST_BLOCK_RE.finditer(raw):
+        code = m.group(2) or m.group(4)
+        rust_keys[code or ((m.group(1) or b"").decode() or "error", m.group(3))] = len(rust_keys)
+    i, read = 0, 0
+    while i < len(starts):
+        kernel_made, twin_made = _rust_run_both(raw, i, len(starts), rust_keys)
+        assert kernel_made == twin_made
+        read += len(kernel_made[7])
+        i = max(kernel_made[0], i + 1)
+    assert read > 500 and len(parser.diags) > 500

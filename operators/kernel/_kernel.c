@@ -4549,6 +4549,743 @@ done:
     return result;
 }
 
+/* the bytes INDENT_RE (diagnostics.py) takes from s on, before lim: spaces, tabs and no-break spaces (\xc2\xa0) */
+static Py_ssize_t diag_indent_end(const unsigned char *r, Py_ssize_t s, Py_ssize_t lim) {
+    for (;;) {
+        if (s < lim && (r[s] == ' ' || r[s] == '\t')) s++;
+        else if (s + 1 < lim && r[s] == 0xc2 && r[s + 1] == 0xa0) s += 2;
+        else return s;
+    }
+}
+
+static int diag_at(const unsigned char *r, Py_ssize_t p, Py_ssize_t e, const char *text) {  /* r[p:e] starts with text */
+    Py_ssize_t k = (Py_ssize_t)strlen(text);
+    return e - p >= k && memcmp(r + p, text, (size_t)k) == 0;
+}
+
+static Py_ssize_t diag_digits(const unsigned char *r, Py_ssize_t p, Py_ssize_t e) {
+    while (p < e && r[p] >= '0' && r[p] <= '9') p++;
+    return p;
+}
+
+/* whether diagnostics.py's PROGRESS_RE or SUMMARY_RE matches r[s:e], a line's text that starts with a space
+   or a tab or a no-break space (then only their alternatives led by \s+ can) */
+static int diag_progress(const unsigned char *r, Py_ssize_t s, Py_ssize_t e) {
+    static const char *words[] = {"Compiling ", "Checking ", "Downloaded ", "Downloading ", "Fresh ", "Updating ", "Locking ",
+                                  "Adding ", "Blocking ", "Unpacking ", "Documenting ", NULL};
+    Py_ssize_t p = s, q;
+    while (p < e && st_ws(r[p])) p++;
+    if (p == s) return 0;
+    for (int w = 0; words[w]; w++) {
+        if (!diag_at(r, p, e, words[w])) continue;
+        q = p + (Py_ssize_t)strlen(words[w]);
+        Py_ssize_t x = q;
+        while (x < e && !st_ws(r[x])) x++;
+        if (x > q && x < e && r[x] == ' ') {
+            x++;
+            if (x < e && r[x] == 'v' && x + 1 < e && r[x + 1] >= '0' && r[x + 1] <= '9') return 1;
+            if (x < e && r[x] >= '0' && r[x] <= '9') return 1;
+        }
+    }
+    if (diag_at(r, p, e, "Downloaded ")) {
+        q = diag_digits(r, p + 11, e);
+        if (q > p + 11 && diag_at(r, q, e, " crate")) return 1;
+    }
+    if (diag_at(r, p, e, "Finished ")) return 1;
+    q = diag_digits(r, p, e);
+    if (q > p && diag_at(r, q, e, " error")) {
+        q += 6;
+        if (q < e && r[q] == 's') q++;
+        if (diag_at(r, q, e, " and ")) {
+            Py_ssize_t d = diag_digits(r, q + 5, e);
+            if (d > q + 5 && diag_at(r, d, e, " warning")) {
+                d += 8;
+                if (d < e && r[d] == 's') d++;
+                if (diag_at(r, d, e, " potentially fixable")) return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* a byte a line of diag_indented's columns (cols: int64, five a line, from line first on): how
+   diagnostics.py's _Parser._elaboration reads a line with no location under the last location line before
+   it (indent: the indent of that line's head when none is in the run; the lines' class 0, their text their
+   bytes): 0 none (no part of the message), 1 a part with no trailing code, 2 a part that may end with one
+   (TRAIL_CODE_RE to be tried), 3 to be read by _elaboration itself (not indented: it may be a progress or
+   summary line); 0 for a location line (diag_twins.diag_elaborations_py) */
+static PyObject *diag_elaborations(PyObject *self, PyObject *args) {
+    Py_buffer raw, cols, b[2];
+    PyObject *objs[2];
+    Py_ssize_t first, indent;
+    if (!PyArg_ParseTuple(args, "y*OOy*nn", &raw, &objs[0], &objs[1], &cols, &first, &indent)) return NULL;
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_elaborations") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize, m = cols.len / 40;
+    if (b[1].len / b[1].itemsize != n || cols.len % 40 || first < 0 || first + m > n) {
+        PyErr_SetString(PyExc_ValueError, "diag_elaborations: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf;
+    const int64_t *c = cols.buf;
+    if (!(result = PyBytes_FromStringAndSize(NULL, m))) goto done;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t j = 0; j < m; j++) {
+        Py_ssize_t k = first + j;
+        int64_t s = item_at(&b[0], k), e = c[5 * j + 3];
+        if (s < 0 || e < s || e > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_elaborations: a line out of range");
+            Py_CLEAR(result);
+            goto done;
+        }
+        o[j] = 0;
+        Py_ssize_t at = diag_indent_end(r, (Py_ssize_t)s, raw.len);
+        if (c[5 * j] >= 0) {  /* a location line: the indent of the lines after it */
+            indent = at - s;
+            continue;
+        }
+        if (at - s <= indent || at >= e || memchr("0123456789x!\xc3\xe2\x0b\x0c", r[at], 16) != NULL || diag_has(r + s, e - s, "): "))
+            continue;
+        if (k + 1 < n) {
+            int64_t ne = item_at(&b[1], k + 1);
+            if (ne > e && ne <= raw.len && (diag_has(r + e, ne - e, "-[") || diag_has(r + e, ne - e, "\xe2\x94\x80[")))
+                continue;
+        }
+        if (memchr("ABCDFLU", r[at], 7) != NULL) {  /* PROGRESS_RE or SUMMARY_RE may match */
+            if (at == s) {
+                o[j] = 3;
+                continue;
+            }
+            if (diag_progress(r, (Py_ssize_t)s, (Py_ssize_t)e)) continue;
+        }
+        Py_ssize_t t = e;
+        while (t > s && (r[t - 1] == ' ' || (r[t - 1] >= '\t' && r[t - 1] <= '\r'))) t--;
+        o[j] = t > s && (r[t - 1] == ')' || r[t - 1] == ']') ? 2 : 1;
+    }
+done:
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&cols);
+    return result;
+}
+
+/* diagnostics.py's _Parser._bulk, but for the columns: the location lines diag_heads found (lines, uint32
+   line indexes) from the h-th on that follow each other and that ok says are plain diagnostics, their kinds
+   set to HEAD (0) in kind; then, while the lines after the last of them up to the next such line are a run of
+   its details (classes 1 to 3; under GNU (style 1) not a .java path (paths[path]), the first blank or
+   indented or of class 1, the last of class 1 or the location line after them no bare caret line; any under
+   PLAIN (0)), those details' kinds set to DETAIL (2) and the location lines from that one on read the same
+   way. (the index past the location lines read, int64 pairs: the index of each location line whose details
+   were read and its last detail line) (diag_twins.diag_bulk_py) */
+static PyObject *diag_bulk(PyObject *self, PyObject *args) {
+    Py_buffer ok, classes, raw, style, kind, b[4];
+    PyObject *objs[4], *paths;
+    Py_ssize_t h;
+    if (!PyArg_ParseTuple(args, "Oy*y*y*OOy*OO!w*n", &objs[0], &ok, &classes, &raw, &objs[1], &objs[2], &style, &objs[3],
+                          &PyList_Type, &paths, &kind, &h))
+        return NULL;
+    int got = 0;
+    PyObject *result = NULL, *grown = NULL;
+    for (; got < 4; got++)
+        if (index_buffer(objs[got], &b[got], "diag_bulk") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize, nl = b[1].len / b[1].itemsize;
+    if (ok.len != n || style.len != n || b[3].len / b[3].itemsize != n || b[2].len / b[2].itemsize != nl
+        || classes.len < nl || kind.len < nl || h < 0 || h >= n) {
+        PyErr_SetString(PyExc_ValueError, "diag_bulk: bad range or columns");
+        goto done;
+    }
+    const unsigned char *okb = ok.buf, *cl = classes.buf, *r = raw.buf, *st = style.buf;
+    unsigned char *kd = kind.buf;
+    Py_ssize_t cap = 0, m = 0, e;
+    int64_t *g = NULL;
+    if (!(grown = PyBytes_FromStringAndSize(NULL, 0))) goto done;
+    for (;;) {
+        int64_t first = item_at(&b[0], h);
+        for (e = h + 1; e < n && okb[e] && item_at(&b[0], e) == first + (e - h); e++)
+            ;
+        if (first < 0 || first + (e - h) > nl) goto range;
+        memset(kd + first, 0, (size_t)(e - h));  /* HEAD */
+        if (e >= n || !okb[e]) break;
+        Py_ssize_t i = (Py_ssize_t)item_at(&b[0], e - 1) + 1, stop = (Py_ssize_t)item_at(&b[0], e), x;
+        if (stop >= nl) goto range;
+        if (i >= stop) break;
+        for (x = i; x < stop && cl[x] >= 1 && cl[x] <= 3; x++)
+            ;
+        if (x < stop) break;
+        int sty = st[e - 1];
+        if (sty != 0) {
+            if (sty != 1) break;
+            int64_t pid = item_at(&b[3], e - 1);
+            if (pid < 0 || pid >= PyList_GET_SIZE(paths)) {
+                PyErr_SetString(PyExc_ValueError, "diag_bulk: a path past its table");
+                goto done;
+            }
+            PyObject *path = PyList_GET_ITEM(paths, pid);
+            if (!PyBytes_Check(path)) {
+                PyErr_SetString(PyExc_TypeError, "diag_bulk: paths must be bytes");
+                goto done;
+            }
+            Py_ssize_t pl = PyBytes_GET_SIZE(path);
+            if (pl >= 5 && memcmp(PyBytes_AS_STRING(path) + pl - 5, ".java", 5) == 0) break;
+            int64_t s = item_at(&b[1], i);
+            if (s < 0 || s >= raw.len) goto range;
+            if (!(cl[i] == 1 || r[s] == ' ' || r[s] == '\t')) break;
+            if (cl[stop - 1] != 1) {  /* CARET_RE on the location line after them */
+                int64_t p = item_at(&b[1], stop), q = item_at(&b[2], stop);
+                if (p < 0 || q < p || q > raw.len) goto range;
+                if (q > p && r[q - 1] == '\n') q--;
+                while (p < q && st_ws(r[p])) p++;
+                if (p < q && r[p] == '^') {
+                    p++;
+                    while (p < q && st_ws(r[p])) p++;
+                    if (p == q) break;
+                }
+            }
+        }
+        memset(kd + i, 2, (size_t)(stop - i));  /* DETAIL */
+        if (m >= cap) {
+            cap = cap ? cap * 2 : 64;
+            if (_PyBytes_Resize(&grown, cap * 16) < 0) goto done;
+            g = (int64_t *)PyBytes_AS_STRING(grown);
+        }
+        g[2 * m] = e - 1;
+        g[2 * m + 1] = stop - 1;
+        m++;
+        h = e;
+    }
+    if (_PyBytes_Resize(&grown, m * 16) < 0) goto done;
+    result = Py_BuildValue("nO", e, grown);
+    goto done;
+range:
+    PyErr_SetString(PyExc_ValueError, "diag_bulk: a line out of range");
+done:
+    Py_XDECREF(grown);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&ok);
+    PyBuffer_Release(&classes);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&style);
+    PyBuffer_Release(&kind);
+    return result;
+}
+
+static int diag_word_byte(unsigned char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+/* diagnostics.py's LINT_RE searched in s[0:len] (a line's text): 1 and where the lint's name starts and ends */
+static int diag_lint(const unsigned char *s, Py_ssize_t len, Py_ssize_t *from, Py_ssize_t *to) {
+    static const char note[] = "= note: `#[", help[] = "= help: for further information visit ";
+    Py_ssize_t p = 0;
+    while (p < len && st_ws(s[p])) p++;
+    if (len - p >= (Py_ssize_t)sizeof note - 1 && memcmp(s + p, note, sizeof note - 1) == 0) {
+        Py_ssize_t q = p + sizeof note - 1, a;
+        if (len - q >= 5 && (memcmp(s + q, "warn(", 5) == 0 || memcmp(s + q, "deny(", 5) == 0)) {
+            for (a = q += 5; q < len && (diag_word_byte(s[q]) || s[q] == ':'); q++)
+                ;
+            static const char tail[] = ")]` on by default";
+            if (q > a && len - q >= (Py_ssize_t)sizeof tail - 1 && memcmp(s + q, tail, sizeof tail - 1) == 0) {
+                *from = a;
+                *to = q;
+                return 1;
+            }
+        }
+    }
+    if (len - p >= (Py_ssize_t)sizeof help - 1 && memcmp(s + p, help, sizeof help - 1) == 0) {
+        Py_ssize_t q = p + sizeof help - 1, hash = -1;
+        for (Py_ssize_t x = q; x < len; x++) {
+            if (st_ws(s[x]) || s[x] == '\n') return 0;
+            if (s[x] == '#') hash = x;
+        }
+        if (hash <= q || hash + 1 >= len) return 0;
+        for (Py_ssize_t x = hash + 1; x < len; x++)
+            if (!diag_word_byte(s[x])) return 0;
+        *from = hash + 1;
+        *to = len;
+        return 1;
+    }
+    return 0;
+}
+
+/* the details after rustc's head and its --> line read as diagnostics.py's _Parser._run and _note_line read
+   them under a rustc diagnostic: lines first.. of class 1, 2, 3 (snippet, blank, help) or 5 (= help:/= note:)
+   before stop, their kinds set to DETAIL (2); (the line past them, int64 pairs: where the lint's name
+   (LINT_RE) starts and ends in each = line that names one, in order) (diag_twins.diag_rust_details_py) */
+static PyObject *diag_rust_details(PyObject *self, PyObject *args) {
+    Py_buffer raw, classes, kind, b[2];
+    PyObject *objs[2];
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*OOy*w*nn", &raw, &objs[0], &objs[1], &classes, &kind, &first, &stop)) return NULL;
+    int got = 0;
+    PyObject *result = NULL, *found = NULL;
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_rust_details") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (b[1].len / b[1].itemsize != n || classes.len < n || kind.len < n || first < 0 || stop > n) {
+        PyErr_SetString(PyExc_ValueError, "diag_rust_details: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *cl = classes.buf;
+    unsigned char *kd = kind.buf;
+    Py_ssize_t k = first, cap = 0, m = 0;
+    int64_t *o = NULL;
+    if (!(found = PyBytes_FromStringAndSize(NULL, 0))) goto done;
+    for (; k < stop && ((cl[k] >= 1 && cl[k] <= 3) || cl[k] == 5); k++) {
+        kd[k] = 2;
+        if (cl[k] != 5) continue;
+        int64_t s = item_at(&b[0], k), e = item_at(&b[1], k);
+        if (s < 0 || e < s || e > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_rust_details: a line out of range");
+            goto done;
+        }
+        if (e > s && r[e - 1] == '\n') e--;
+        Py_ssize_t from, to;
+        if (!diag_lint(r + s, e - s, &from, &to)) continue;
+        if (m >= cap) {
+            cap = cap ? cap * 2 : 16;
+            if (_PyBytes_Resize(&found, cap * 16) < 0) goto done;
+            o = (int64_t *)PyBytes_AS_STRING(found);
+        }
+        o[2 * m] = s + from;
+        o[2 * m + 1] = s + to;
+        m++;
+    }
+    if (_PyBytes_Resize(&found, m * 16) < 0) goto done;
+    result = Py_BuildValue("nO", k, found);
+done:
+    Py_XDECREF(found);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&classes);
+    PyBuffer_Release(&kind);
+    return result;
+}
+
+static int diag_code_byte(unsigned char c) { return diag_word_byte(c) || c == '@' || c == '/' || c == '.' || c == '-'; }
+
+/* diagnostics.py's TRAIL_CODE_RE searched in r[s:e] (a line's text): 1 with where its first group that is not
+   empty starts and ends ([Error/rule], [code], (reportRule), (kebab-case-rule) at the end, spaces after it) */
+static int diag_trail(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, Py_ssize_t *from, Py_ssize_t *to) {
+    while (e > s && st_ws(r[e - 1])) e--;
+    if (e - s < 3) return 0;
+    Py_ssize_t p = e - 2;
+    if (r[e - 1] == ']') {
+        while (p >= s && (diag_code_byte(r[p]) || r[p] == ':')) p--;
+        if (p < s || r[p] != '[' || p == e - 2) return 0;
+        Py_ssize_t q = p + 1, a = -1;
+        if (diag_at(r, q, e, "Error/")) a = q + 6;
+        else if (diag_at(r, q, e, "Warning/")) a = q + 8;
+        if (a >= 0 && a < e - 1) {
+            Py_ssize_t x = a;
+            while (x < e - 1 && diag_code_byte(r[x])) x++;
+            if (x == e - 1) {
+                *from = a;
+                *to = e - 1;
+                return 1;
+            }
+        }
+        *from = q;
+        *to = e - 1;
+        return 1;
+    }
+    if (r[e - 1] != ')') return 0;
+    while (p >= s && (diag_word_byte(r[p]) || r[p] == '-')) p--;
+    if (p < s || r[p] != '(' || p == e - 2) return 0;
+    Py_ssize_t q = p + 1, x;
+    if (e - 1 - q > 6 && memcmp(r + q, "report", 6) == 0) {
+        for (x = q + 6; x < e - 1 && diag_word_byte(r[x]); x++)
+            ;
+        if (x == e - 1) {
+            *from = q;
+            *to = e - 1;
+            return 1;
+        }
+    }
+    int words = 0, letters = 0;  /* [a-z]+(?:-[a-z]+)+ */
+    for (x = q; x < e - 1; x++) {
+        if (r[x] >= 'a' && r[x] <= 'z') letters++;
+        else if (r[x] == '-' && letters) {
+            words++;
+            letters = 0;
+        } else return 0;
+    }
+    if (!letters || !words) return 0;
+    *from = q;
+    *to = e - 1;
+    return 1;
+}
+
+/* key_ids[text] (text: r[from:to] as UTF-8), appended to keys when new (diagnostics.py's _Diags.key_id); -1 on an error */
+static long diag_key_id(PyObject *key_ids, PyObject *keys, const unsigned char *r, Py_ssize_t from, Py_ssize_t to) {
+    PyObject *key = PyUnicode_DecodeUTF8((const char *)r + from, to - from, "replace");
+    if (!key) return -1;
+    PyObject *id = PyDict_GetItemWithError(key_ids, key);
+    long n;
+    if (id) {
+        n = PyLong_AsLong(id);
+    } else if (PyErr_Occurred() || !(id = PyLong_FromSsize_t(PyList_GET_SIZE(keys)))) {
+        n = -1;
+    } else {
+        n = PyDict_SetItem(key_ids, key, id) < 0 || PyList_Append(keys, key) < 0 ? -1 : PyLong_AsLong(id);
+        Py_DECREF(id);
+    }
+    Py_DECREF(key);
+    return n;
+}
+
+/* diagnostics.py's _Parser._indented over the lines it reads without Python: from line j of diag_indented's
+   columns (cols; their diag_elaborations bytes: reads; the line of the first: first) on, each location line
+   whose text after the location made (_Parser.indented) has, as a diagnostic (not None), and each line
+   reads says is a part with no trailing code under a head with " - " before its text (dash: 1 when the
+   open one has), up to the first other line. Each path numbered in path_ids, appended to paths when new
+   (_Diags.path_id). (the line stopped at, the heads' made values, then int32 each head's line, its last
+   line, its path's number, a byte its style (PYRIGHT (2) after " - ", else the value's fourth item), a byte
+   each line's kind (HEAD 0, PART 1), the last part line read before the first head (-1: none), whether
+   the open head has " - " (diag_twins.diag_indented_known_py) */
+static PyObject *diag_indented_known(PyObject *self, PyObject *args) {
+    Py_buffer raw, cols, reads, starts;
+    PyObject *made, *path_ids, *paths, *key_ids, *keys, *starts_o;
+    Py_ssize_t j, first, head_j;
+    int dash;
+    if (!PyArg_ParseTuple(args, "y*Oy*y*nnniO!O!O!O!O!", &raw, &starts_o, &cols, &reads, &j, &first, &head_j, &dash,
+                          &PyDict_Type, &made, &PyDict_Type, &path_ids, &PyList_Type, &paths, &PyDict_Type, &key_ids,
+                          &PyList_Type, &keys))
+        return NULL;
+    PyObject *result = NULL, *gots = NULL, *out[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    Py_ssize_t m = cols.len / 40, j0 = j, nh = 0, first_last = -1, nk = 0;
+    int got_starts = index_buffer(starts_o, &starts, "diag_indented_known") == 0;
+    if (!got_starts) goto done;
+    if (cols.len % 40 || reads.len != m || j < 0 || j > m || head_j >= m || first < 0
+        || first + m > starts.len / starts.itemsize) {
+        PyErr_SetString(PyExc_ValueError, "diag_indented_known: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *rd = reads.buf;
+    const int64_t *c = cols.buf;
+    if (!(gots = PyList_New(0))) goto done;
+    for (int x = 0; x < 3; x++)
+        if (!(out[x] = PyBytes_FromStringAndSize(NULL, (m - j) * 4))) goto done;
+    if (!(out[3] = PyBytes_FromStringAndSize(NULL, m - j)) || !(out[4] = PyBytes_FromStringAndSize(NULL, m - j))
+        || !(out[5] = PyBytes_FromStringAndSize(NULL, (m - j) * 8)))
+        goto done;
+    int32_t *heads = (int32_t *)PyBytes_AS_STRING(out[0]), *lasts = (int32_t *)PyBytes_AS_STRING(out[1]),
+            *pids = (int32_t *)PyBytes_AS_STRING(out[2]), *rekeys = (int32_t *)PyBytes_AS_STRING(out[5]);
+    unsigned char *styles = (unsigned char *)PyBytes_AS_STRING(out[3]), *kinds = (unsigned char *)PyBytes_AS_STRING(out[4]);
+    int trail = -1;  /* whether the open head's line has a trailing code (-1: not worked out yet) */
+    for (; j < m; j++) {
+        const int64_t *o = c + 5 * j;
+        if (o[0] < 0) {  /* a line with no location: a part of the open head's message, or stop */
+            if (!dash || (rd[j] != 1 && rd[j] != 2) || head_j < 0) break;
+            if (rd[j] == 2) {  /* it may end with a code: the rule, unless the head line has one */
+                Py_ssize_t from, to, s = (Py_ssize_t)item_at(&starts, first + j), e = (Py_ssize_t)o[3];
+                const int64_t *hd = c + 5 * head_j;
+                if (s < 0 || e < s || e > raw.len || hd[0] < 0 || hd[3] < hd[0] || hd[3] > raw.len) {
+                    PyErr_SetString(PyExc_ValueError, "diag_indented_known: a line out of range");
+                    goto done;
+                }
+                if (trail < 0) trail = diag_trail(r, (Py_ssize_t)hd[0], (Py_ssize_t)hd[3], &from, &to);
+                if (!trail && diag_trail(r, s, e, &from, &to)) {
+                    long key = diag_key_id(key_ids, keys, r, from, to);
+                    if (key < 0) goto done;
+                    rekeys[2 * nk] = (int32_t)(nh - 1);
+                    rekeys[2 * nk + 1] = (int32_t)key;
+                    nk++;
+                }
+            }
+            if (nh) lasts[nh - 1] = (int32_t)(first + j);
+            else first_last = first + j;
+            kinds[j - j0] = 1;
+            continue;
+        }
+        if (o[0] > o[1] || o[1] > raw.len || o[2] > o[3] || o[2] < 0 || o[3] > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_indented_known: a line out of range");
+            goto done;
+        }
+        PyObject *rest = PyBytes_FromStringAndSize((const char *)r + o[2], o[3] - o[2]);
+        if (!rest) goto done;
+        PyObject *got = PyDict_GetItemWithError(made, rest);
+        Py_DECREF(rest);
+        if (!got) {
+            if (PyErr_Occurred()) goto done;
+            break;
+        }
+        if (got == Py_None) break;
+        if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) < 4) {
+            PyErr_SetString(PyExc_TypeError, "diag_indented_known: made's values must be tuples or None");
+            goto done;
+        }
+        long style = 2;
+        if (!o[4]) {
+            style = PyLong_AsLong(PyTuple_GET_ITEM(got, 3));
+            if (style == -1 && PyErr_Occurred()) goto done;
+        }
+        PyObject *path = PyBytes_FromStringAndSize((const char *)r + o[0], o[1] - o[0]);
+        if (!path) goto done;
+        PyObject *id = PyDict_GetItemWithError(path_ids, path);
+        long pid;
+        if (id) {
+            pid = PyLong_AsLong(id);
+        } else if (PyErr_Occurred() || !(id = PyLong_FromSsize_t(PyList_GET_SIZE(paths)))) {
+            Py_DECREF(path);
+            goto done;
+        } else {
+            int bad = PyDict_SetItem(path_ids, path, id) < 0 || PyList_Append(paths, path) < 0;
+            pid = PyLong_AsLong(id);
+            Py_DECREF(id);
+            if (bad) {
+                Py_DECREF(path);
+                goto done;
+            }
+        }
+        Py_DECREF(path);
+        if (PyList_Append(gots, got) < 0) goto done;
+        heads[nh] = lasts[nh] = (int32_t)(first + j);
+        pids[nh] = (int32_t)pid;
+        styles[nh] = (unsigned char)style;
+        nh++;
+        kinds[j - j0] = 0;
+        dash = o[4] != 0;
+        head_j = j;
+        trail = -1;
+    }
+    for (int x = 0; x < 3; x++)
+        if (_PyBytes_Resize(&out[x], nh * 4) < 0) goto done;
+    if (_PyBytes_Resize(&out[3], nh) < 0 || _PyBytes_Resize(&out[4], j - j0) < 0 || _PyBytes_Resize(&out[5], nk * 8) < 0)
+        goto done;
+    result = Py_BuildValue("nOOOOOOOni", j, gots, out[0], out[1], out[2], out[3], out[4], out[5], first_last, dash);
+done:
+    Py_XDECREF(gots);
+    for (int x = 0; x < 6; x++) Py_XDECREF(out[x]);
+    if (got_starts) PyBuffer_Release(&starts);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&cols);
+    PyBuffer_Release(&reads);
+    return result;
+}
+
+/* diagnostics.py's RUST_HEAD_RE on a head line r[s:e]: 1 with the severity (sev, sev_len; "error" when none),
+   the code (code, code_len: 0 for none) and where the message starts */
+static int diag_rust_head_line(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, const char **sev, Py_ssize_t *sev_len,
+                               Py_ssize_t *code, Py_ssize_t *code_len, Py_ssize_t *msg) {
+    static const char *sevs[] = {"fatal error", "error", "warning", "note", "info", "information", "hint", "remark",
+                                 "convention", "refactor", NULL};
+    for (int w = 0; sevs[w]; w++) {
+        Py_ssize_t p = s + (Py_ssize_t)strlen(sevs[w]);
+        if (!diag_at(r, s, e, sevs[w])) continue;
+        *code = *code_len = 0;
+        if (p < e && r[p] == '[') {
+            Py_ssize_t q = p + 1;
+            while (q < e && (diag_word_byte(r[q]) || r[q] == ':' || r[q] == '-')) q++;
+            if (q > p + 1 && q < e && r[q] == ']' && diag_at(r, q + 1, e, ": ") && q + 3 < e) {
+                *code = p + 1;
+                *code_len = q - p - 1;
+                *msg = q + 3;
+                *sev = sevs[w];
+                *sev_len = p - s;
+                return 1;
+            }
+            continue;
+        }
+        if (diag_at(r, p, e, ": ") && p + 2 < e) {
+            *msg = p + 2;
+            *sev = sevs[w];
+            *sev_len = p - s;
+            return 1;
+        }
+    }
+    Py_ssize_t p = s;  /* ([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+) */
+    while (p < e && r[p] >= 'A' && r[p] <= 'Z') p++;
+    if (p == s || p - s > 4) return 0;
+    Py_ssize_t d = diag_digits(r, p, e);
+    if (d - p < 2 || d - p > 4 || d >= e || r[d] != ' ') return 0;
+    Py_ssize_t m = d + 1;
+    if (diag_at(r, m, e, "[*] ") && m + 4 < e) m += 4;
+    if (m >= e) return 0;
+    *sev = "error";
+    *sev_len = 5;
+    *code = s;
+    *code_len = d - s;
+    *msg = m;
+    return 1;
+}
+
+/* the rest of diagnostics.py's RUST_BLOCK_RE on the line after a head, r[s:e] (ARROW_RE's form: spaces, "--> ",
+   path:line[:col], spaces): 1 with where its path starts and ends and where its place ends */
+static int diag_rust_arrow(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, Py_ssize_t *path, Py_ssize_t *path_end,
+                           Py_ssize_t *loc_end) {
+    Py_ssize_t p = s;
+    while (p < e && (r[p] == ' ' || r[p] == '\t' || r[p] == '\r' || r[p] == 0x0b || r[p] == 0x0c)) p++;
+    if (!diag_at(r, p, e, "--> ")) return 0;
+    p += 4;
+    for (int drive = 1; drive >= 0; drive--) {
+        Py_ssize_t q = p;
+        if (drive) {
+            if (!(q + 1 < e && ((r[q] | 32) >= 'a' && (r[q] | 32) <= 'z') && r[q + 1] == ':')) continue;
+            q += 2;
+        }
+        Py_ssize_t a = q;
+        while (q < e && !st_ws(r[q]) && r[q] != ':') q++;
+        if (q == a || q >= e || r[q] != ':') continue;
+        Py_ssize_t pe = q, d = diag_digits(r, q + 1, e);
+        if (d == q + 1) continue;
+        Py_ssize_t end = d;
+        if (d < e && r[d] == ':') {
+            Py_ssize_t d2 = diag_digits(r, d + 1, e);
+            if (d2 > d + 1) end = d2;
+        }
+        Py_ssize_t t = end;
+        while (t < e && (r[t] == ' ' || r[t] == '\t' || r[t] == '\r' || r[t] == 0x0b || r[t] == 0x0c)) t++;
+        if (t != e) continue;
+        *path = p;
+        *path_end = pe;
+        *loc_end = end;
+        return 1;
+    }
+    return 0;
+}
+
+/* numbers[text] (bytes r[from:to]), appended to items when new (diagnostics.py's _Diags.path_id); -1 on an error */
+static long diag_bytes_id(PyObject *numbers, PyObject *items, const unsigned char *r, Py_ssize_t from, Py_ssize_t to) {
+    PyObject *text = PyBytes_FromStringAndSize((const char *)r + from, to - from);
+    if (!text) return -1;
+    PyObject *id = PyDict_GetItemWithError(numbers, text);
+    long n;
+    if (id) {
+        n = PyLong_AsLong(id);
+    } else if (PyErr_Occurred() || !(id = PyLong_FromSsize_t(PyList_GET_SIZE(items)))) {
+        n = -1;
+    } else {
+        n = PyDict_SetItem(numbers, text, id) < 0 || PyList_Append(items, text) < 0 ? -1 : PyLong_AsLong(id);
+        Py_DECREF(id);
+    }
+    Py_DECREF(text);
+    return n;
+}
+
+/* rustc's diagnostics (diagnostics.py's _Parser._rust_head, then _rust_details) read from line first on (before
+   stop; a line's text its bytes): while a line of class 4 is a head (RUST_HEAD_RE) whose next line is its -->
+   line, not a note, whose rule rust_keys knows (its code, else (severity, message)): its kinds set (HEAD, PART,
+   then DETAIL for the lines of class 1, 2, 3 or 5 after it, before stop), its path numbered (path_ids, paths),
+   its severity (key_ids, keys), a lint a = line names its rule unless its head has a [code] (the same tables).
+   (the line stopped at; int32 columns: head line, last line, rule, severity, path, where the message starts;
+   the places (bytes); int32 pairs (which diagnostic, rule); 1 when the last one's details were read)
+   (diag_twins.diag_rust_run_py) */
+static PyObject *diag_rust_run(PyObject *self, PyObject *args) {
+    Py_buffer raw, classes, kind, b[2];
+    PyObject *objs[2], *rust_keys, *key_ids, *keys, *path_ids, *paths;
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*OOy*w*nnO!O!O!O!O!", &raw, &objs[0], &objs[1], &classes, &kind, &first, &stop,
+                          &PyDict_Type, &rust_keys, &PyDict_Type, &key_ids, &PyList_Type, &keys, &PyDict_Type, &path_ids,
+                          &PyList_Type, &paths))
+        return NULL;
+    int got = 0, detailed = 0;
+    PyObject *result = NULL, *locs = NULL, *out[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    for (; got < 2; got++)
+        if (index_buffer(objs[got], &b[got], "diag_rust_run") < 0) goto done;
+    Py_ssize_t n = b[0].len / b[0].itemsize;
+    if (b[1].len / b[1].itemsize != n || classes.len < n || kind.len < n || first < 0 || stop > n || first > stop) {
+        PyErr_SetString(PyExc_ValueError, "diag_rust_run: bad range or columns");
+        goto done;
+    }
+    const unsigned char *r = raw.buf, *cl = classes.buf;
+    unsigned char *kd = kind.buf;
+    Py_ssize_t k = first, cap = 64, cap_k = 64, m = 0, nk = 0;
+    if (!(locs = PyList_New(0))) goto done;
+    for (int x = 0; x < 7; x++)
+        if (!(out[x] = PyBytes_FromStringAndSize(NULL, 64 * (x == 6 ? 8 : 4)))) goto done;
+    int32_t *col[7];
+    for (int x = 0; x < 7; x++) col[x] = (int32_t *)PyBytes_AS_STRING(out[x]);
+    while (k < stop && cl[k] == 4 && k + 1 < n) {
+        if (m >= cap) {  /* room for one more diagnostic */
+            cap *= 2;
+            for (int x = 0; x < 6; x++) {
+                if (_PyBytes_Resize(&out[x], cap * 4) < 0) goto done;
+                col[x] = (int32_t *)PyBytes_AS_STRING(out[x]);
+            }
+        }
+        int64_t s = item_at(&b[0], k), e = item_at(&b[1], k), s2 = item_at(&b[0], k + 1), e2 = item_at(&b[1], k + 1);
+        if (s < 0 || e <= s || e > s2 || s2 > e2 || e2 > raw.len || r[e - 1] != '\n') break;
+        e--;
+        if (e2 > s2 && r[e2 - 1] == '\n') e2--;
+        const char *sev;
+        Py_ssize_t sev_len, code, code_len, msg, path, path_end, loc_end;
+        if (!diag_rust_head_line(r, (Py_ssize_t)s, (Py_ssize_t)e, &sev, &sev_len, &code, &code_len, &msg)) break;
+        if (!diag_rust_arrow(r, (Py_ssize_t)s2, (Py_ssize_t)e2, &path, &path_end, &loc_end)) break;
+        if (sev_len == 4 && memcmp(sev, "note", 4) == 0) break;
+        PyObject *name = code_len ? PyBytes_FromStringAndSize((const char *)r + code, code_len)
+                                  : Py_BuildValue("(s#y#)", sev, sev_len, (const char *)r + msg, (Py_ssize_t)(e - msg));
+        if (!name) goto done;
+        PyObject *key = PyDict_GetItemWithError(rust_keys, name);
+        Py_DECREF(name);
+        if (!key) {
+            if (PyErr_Occurred()) goto done;
+            break;
+        }
+        long key_n = PyLong_AsLong(key), sev_n = diag_key_id(key_ids, keys, (const unsigned char *)sev, 0, sev_len);
+        long path_n = sev_n < 0 ? -1 : diag_bytes_id(path_ids, paths, r, path, path_end);
+        if ((key_n == -1 && PyErr_Occurred()) || sev_n < 0 || path_n < 0) goto done;
+        PyObject *loc = PyBytes_FromStringAndSize((const char *)r + path, loc_end - path);
+        if (!loc || PyList_Append(locs, loc) < 0) {
+            Py_XDECREF(loc);
+            goto done;
+        }
+        Py_DECREF(loc);
+        kd[k] = 0;
+        kd[k + 1] = 1;
+        Py_ssize_t d = k + 2, last = k + 1;
+        detailed = 0;
+        if (d < n && ((cl[d] >= 1 && cl[d] <= 3) || cl[d] == 5)) {  /* its details (_rust_details) */
+            int bracket = 0;  /* a [code] before the head line's first colon */
+            for (Py_ssize_t x = s; x < e && r[x] != ':'; x++)
+                if (r[x] == '[') bracket = 1;
+            for (; d < stop && ((cl[d] >= 1 && cl[d] <= 3) || cl[d] == 5); d++) {
+                kd[d] = 2;
+                if (cl[d] != 5 || bracket) continue;
+                int64_t ls = item_at(&b[0], d), le = item_at(&b[1], d);
+                if (ls < 0 || le < ls || le > raw.len) {
+                    PyErr_SetString(PyExc_ValueError, "diag_rust_run: a line out of range");
+                    goto done;
+                }
+                if (le > ls && r[le - 1] == '\n') le--;
+                Py_ssize_t from, to;
+                if (!diag_lint(r + ls, le - ls, &from, &to)) continue;
+                long lint = diag_key_id(key_ids, keys, r, ls + from, ls + to);
+                if (lint < 0) goto done;
+                if (nk >= cap_k) {
+                    cap_k *= 2;
+                    if (_PyBytes_Resize(&out[6], cap_k * 8) < 0) goto done;
+                    col[6] = (int32_t *)PyBytes_AS_STRING(out[6]);
+                }
+                col[6][2 * nk] = (int32_t)m;
+                col[6][2 * nk + 1] = (int32_t)lint;
+                nk++;
+            }
+            last = d - 1;
+            detailed = 1;
+        }
+        col[0][m] = (int32_t)k;
+        col[1][m] = (int32_t)last;
+        col[2][m] = (int32_t)key_n;
+        col[3][m] = (int32_t)sev_n;
+        col[4][m] = (int32_t)path_n;
+        col[5][m] = (int32_t)(msg - s);
+        m++;
+        k = detailed ? d : k + 2;
+    }
+    for (int x = 0; x < 6; x++)
+        if (_PyBytes_Resize(&out[x], m * 4) < 0) goto done;
+    if (_PyBytes_Resize(&out[6], nk * 8) < 0) goto done;
+    result = Py_BuildValue("nOOOOOOOOi", k, out[0], out[1], out[2], out[3], out[4], out[5], locs, out[6], detailed);
+done:
+    Py_XDECREF(locs);
+    for (int x = 0; x < 7; x++) Py_XDECREF(out[x]);
+    for (int i = 0; i < got; i++) PyBuffer_Release(&b[i]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&classes);
+    PyBuffer_Release(&kind);
+    return result;
+}
+
 /* ---- end of the indented entries block ---- */
 
 static PyMethodDef methods[] = {
@@ -4619,6 +5356,18 @@ static PyMethodDef methods[] = {
      "diag_stylish(buf, starts, ends, classes, first, stop, combos, messages) -> (stop, combo_ids, message_ids) of stylish entries"},
     {"diag_indented", diag_indented, METH_VARARGS,
      "diag_indented(buf, starts, ends, classes, first, stop) -> (stop, int64 columns) of indented path:line:col lines"},
+    {"diag_elaborations", diag_elaborations, METH_VARARGS,
+     "diag_elaborations(buf, starts, ends, cols, first, indent) -> a byte a line of diag_indented's columns: its reading as a part"},
+    {"diag_bulk", diag_bulk, METH_VARARGS,
+     "diag_bulk(lines, ok, classes, buf, starts, ends, style, path, paths, kind, h) -> (stop, int64 pairs) of location lines and details"},
+    {"diag_rust_details", diag_rust_details, METH_VARARGS,
+     "diag_rust_details(buf, starts, ends, classes, kind, first, stop) -> (stop, int64 pairs) of rustc's details and the lints they name"},
+    {"diag_indented_known", diag_indented_known, METH_VARARGS,
+     "diag_indented_known(buf, cols, reads, j, first, dash, made, path_ids, paths) -> (stop, gots, heads, lasts, path_ids, styles, "
+     "kinds, first_last, dash) of the indented entries read without Python"},
+    {"diag_rust_run", diag_rust_run, METH_VARARGS,
+     "diag_rust_run(buf, starts, ends, classes, kind, first, stop, rust_keys, key_ids, keys, path_ids, paths) -> (stop, heads, lasts, "
+     "keys, severities, paths, messages, locs, rekeys, detailed) of rustc's diagnostics read a run at a time"},
     {"diag_pads", diag_pads, METH_VARARGS, "diag_pads(buf, start, end, least, keep) -> int64 (from, to) of each padding run"},
     {"diag_tsc_heads", diag_tsc_heads, METH_VARARGS,
      "diag_tsc_heads(buf, starts, ends, classes, first, stop, combos, paths) -> (stop, combo_ids, path_ids, locs, messages)"},

@@ -376,3 +376,250 @@ def diag_indented_py(raw: bytes, starts, ends, classes, first: int, stop: int):
         cols.extend((m.start(2), m.end(2), at, end, raw[at - 3 : at] == b" - "))
         k += 1
     return k, cols.tobytes()
+
+
+_INDENT_RE = re.compile(rb"(?:[ \t]|\xc2\xa0)*")  # diagnostics.INDENT_RE
+_ODD_FIRST = b"0123456789x!\xc3\xe2\x0b\x0c"  # diagnostics._ODD_FIRST
+_PROGRESS_RE = re.compile(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
+                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")  # diagnostics.PROGRESS_RE
+_SUMMARY_RE = re.compile(  # diagnostics.SUMMARY_RE
+    rb"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ (?:errors?|problems?)\b"
+    rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
+    rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
+    rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
+    rb"|\d+ problems?$|\d+ warnings?$|only showing the first \d+ (?:errors|warnings), of \d+ total"
+    rb"|Found \d+ warnings? and \d+ errors?|Finished in \S+ on \d+ files?)"
+)
+
+
+def diag_elaborations_py(raw: bytes, starts, ends, cols: bytes, first: int, indent: int) -> bytes:
+    """A byte a line of ``diag_indented``'s columns ``cols`` (lines ``first`` on), as ``_kernel.diag_elaborations``:
+    how ``diagnostics._Parser._elaboration`` reads a line with no location under the last location line before it
+    (``indent``: the indent of the head when none is in the run): 0 no part of the message, 1 a part with no
+    trailing code, 2 a part that may end with one (``TRAIL_CODE_RE`` to be tried), 3 to be read by
+    ``_elaboration`` itself (not indented: a progress or summary line may start so); 0 for a location line."""
+    cols = memoryview(cols).cast("q")
+    m = len(cols) // 5
+    if not len(starts) == len(ends) or first < 0 or first + m > len(starts):
+        raise ValueError("diag_elaborations: bad range or columns")
+    out = bytearray(m)
+    for j in range(m):
+        k, start, end = first + j, starts[first + j], cols[5 * j + 3]
+        if not 0 <= start <= end <= len(raw):
+            raise ValueError("diag_elaborations: a line out of range")
+        at = _INDENT_RE.match(raw, start).end()
+        if cols[5 * j] >= 0:
+            indent = at - start
+            continue
+        if at - start <= indent or at >= end or raw[at] in _ODD_FIRST or raw.find(b"): ", start, end) >= 0:
+            continue
+        if k + 1 < len(starts) and (raw.find(b"-[", end, ends[k + 1]) >= 0 or raw.find(b"\xe2\x94\x80[", end, ends[k + 1]) >= 0):
+            continue
+        if raw[at] in b"ABCDFLU":  # PROGRESS_RE or SUMMARY_RE may match
+            if at == start:
+                out[j] = 3
+                continue
+            if _PROGRESS_RE.match(raw[start:end]) or _SUMMARY_RE.match(raw[start:end]):
+                continue
+        out[j] = 2 if raw[start:end].rstrip()[-1:] in (b")", b"]") else 1
+    return bytes(out)
+
+
+_CARET_LINE_RE = re.compile(rb"^\s*\^\s*$")  # diagnostics.CARET_RE
+
+
+def _bulk_details(classes, raw: bytes, starts, ends, style: int, path: bytes, i: int, stop: int) -> bool:
+    """Whether lines ``i`` to ``stop`` (the location line after them) are each a detail of the location line before
+    them (its style and path: ``style``, ``path``), as ``diag_bulk_py`` reads them."""
+    if i >= stop or any(not 1 <= c <= 3 for c in classes[i:stop]):
+        return False
+    if style == 0:
+        return True
+    if style != 1 or path.endswith(b".java") or not (classes[i] == 1 or raw[starts[i]] in b" \t"):
+        return False
+    end = ends[stop]
+    return classes[stop - 1] == 1 or not _CARET_LINE_RE.match(raw[starts[stop] : end - 1 if end > starts[stop] and raw[end - 1] == 10 else end])
+
+
+def diag_bulk_py(lines, ok, classes, raw: bytes, starts, ends, style, path, paths: list, kind: bytearray, h: int):
+    """(stop, pairs), as ``_kernel.diag_bulk``: the location lines ``diag_heads`` found (``lines``) from the ``h``-th
+    on that follow each other and that ``ok`` says are plain diagnostics, their kinds set to ``HEAD`` (0) in
+    ``kind``; then, while the lines after the last of them up to the next such line are a run of its details
+    (``classes`` 1 to 3; under ``GNU`` (``style`` 1) not a ``.java`` path (``paths[path[...]]``), the first blank
+    or indented or of class 1, the last of class 1 or the location line after them no bare caret line; any
+    under ``PLAIN`` (0)), those details' kinds set to ``DETAIL`` (2) and the location lines from that one on
+    read the same way: the index past the location lines read and, int64, the index of each location line
+    whose details were read and its last detail line."""
+    n, nl = len(lines), len(starts)
+    if not len(ok) == len(style) == len(path) == n or len(ends) != nl or len(classes) < nl or len(kind) < nl or not 0 <= h < n:
+        raise ValueError("diag_bulk: bad range or columns")
+    grown = array("q")
+    while True:
+        first, e = lines[h], h + 1
+        while e < n and ok[e] and lines[e] == first + (e - h):
+            e += 1
+        if not 0 <= first <= first + (e - h) <= nl:
+            raise ValueError("diag_bulk: a line out of range")
+        kind[first : first + (e - h)] = bytes(e - h)
+        if e >= n or not ok[e]:
+            break
+        i, stop = lines[e - 1] + 1, lines[e]
+        if stop >= nl:
+            raise ValueError("diag_bulk: a line out of range")
+        if not _bulk_details(classes, raw, starts, ends, style[e - 1], paths[path[e - 1]], i, stop):
+            break
+        kind[i:stop] = b"\x02" * (stop - i)
+        grown.extend((e - 1, stop - 1))
+        h = e
+    return e, grown.tobytes()
+
+
+# diagnostics.LINT_RE: the lint a rustc ``= note:`` or ``= help:`` line names
+_LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
+
+
+def diag_rust_details_py(raw: bytes, starts, ends, classes, kind: bytearray, first: int, stop: int):
+    """(stop, pairs), as ``_kernel.diag_rust_details``: the lines from ``first`` on (before ``stop``) of class 1, 2, 3
+    (snippet, blank, help) or 5 (rustc's ``= help:``/``= note:``), their kinds set to ``DETAIL`` (2) in ``kind``;
+    the line past them and, int64, where the lint's name (``LINT_RE``) starts and ends in each ``=`` line that
+    names one, in order."""
+    n = len(starts)
+    if len(ends) != n or len(classes) < n or len(kind) < n or first < 0 or stop > n:
+        raise ValueError("diag_rust_details: bad range or columns")
+    found, k = array("q"), first
+    while k < stop and (1 <= classes[k] <= 3 or classes[k] == 5):
+        kind[k] = 2
+        if classes[k] == 5:
+            start, end = starts[k], ends[k]
+            if not 0 <= start <= end <= len(raw):
+                raise ValueError("diag_rust_details: a line out of range")
+            m = _LINT_RE.search(raw[start : end - 1 if end > start and raw[end - 1] == 10 else end])
+            if m:
+                g = 1 if m.start(1) >= 0 else 2
+                found.extend((start + m.start(g), start + m.end(g)))
+        k += 1
+    return k, found.tobytes()
+
+
+# diagnostics.TRAIL_CODE_RE: a rule's code at the end of a line
+_TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
+
+
+def _part_code(raw: bytes, start: int, end: int, head, trail):
+    """(whether the head line (``head``: its ``diag_indented`` columns) has a trailing code, the code that ends the line
+    ``raw[start:end]`` continuing its message or None) for ``diag_indented_known_py``; ``trail``: the first if known."""
+    if not (0 <= start <= end <= len(raw) and 0 <= head[0] <= head[3] <= len(raw)):
+        raise ValueError("diag_indented_known: a line out of range")
+    if trail is None:
+        trail = _TRAIL_CODE_RE.search(raw, head[0], head[3]) is not None
+    found = None if trail else _TRAIL_CODE_RE.search(raw, start, end)
+    return trail, next(g for g in found.groups() if g).decode("utf-8", "replace") if found else None
+
+
+def diag_indented_known_py(raw: bytes, starts, cols: bytes, reads: bytes, j: int, first: int, head_j: int, dash: int, made: dict,
+                           path_ids: dict, paths: list, key_ids: dict, keys: list):
+    """(stop, gots, heads, lasts, pids, styles, kinds, rekeys, first_last, dash), as ``_kernel.diag_indented_known``:
+    from line ``j`` of ``diag_indented``'s columns ``cols`` (their ``diag_elaborations`` bytes: ``reads``; the line of
+    the first: ``first``) on, each location line whose text after the location ``made`` (``_Parser.indented``) has as
+    a diagnostic (not None), and each line ``reads`` says is a part (1, or 2: it may end with a code) under a head with
+    `` - `` before its text (``dash``: 1 when the open one has; ``head_j``: its line in ``cols``, -1 for none), up to
+    the first other line; each path numbered in ``path_ids``, appended to ``paths`` when new; a part's trailing code
+    (``TRAIL_CODE_RE``) its head's rule when the head line has none, numbered in ``key_ids`` (appended to ``keys``
+    when new). The line stopped at, the heads' values in ``made``, then int32 each head's line, its last line and its
+    path's number, a byte its style (2, pyright's, after `` - ``, else the value's fourth item), a byte each line's
+    kind (0 a head, 1 a part), int32 pairs (which head read here, -1 for the open one before them; its new rule), the
+    last part line read before the first head (-1: none) and whether the open head has `` - ``."""
+    c = memoryview(cols).cast("q")
+    m = len(c) // 5
+    if len(cols) % 40 or len(reads) != m or not 0 <= j <= m or head_j >= m or first < 0 or first + m > len(starts):
+        raise ValueError("diag_indented_known: bad range or columns")
+    gots, heads, lasts, pids, styles, kinds, rekeys = [], array("i"), array("i"), array("i"), bytearray(), bytearray(), array("i")
+    first_last, trail = -1, None
+    while j < m:
+        path_at, path_end, at, end, dashed = c[5 * j : 5 * j + 5]
+        if path_at < 0:
+            if not dash or reads[j] not in (1, 2) or head_j < 0:
+                break
+            if reads[j] == 2:
+                trail, key = _part_code(raw, starts[first + j], end, c[5 * head_j : 5 * head_j + 5], trail)
+                if key is not None:
+                    rekeys.extend((len(gots) - 1, _intern(key_ids, keys, key)))
+            if heads:
+                lasts[-1] = first + j
+            else:
+                first_last = first + j
+            kinds.append(1)
+            j += 1
+            continue
+        if not (0 <= path_at <= path_end <= len(raw) and 0 <= at <= end <= len(raw)):
+            raise ValueError("diag_indented_known: a line out of range")
+        got = made.get(raw[at:end], False)
+        if got is False or got is None:
+            break
+        pid = _intern(path_ids, paths, raw[path_at:path_end])
+        gots.append(got)
+        heads.append(first + j)
+        lasts.append(first + j)
+        pids.append(pid)
+        styles.append(2 if dashed else got[3])
+        kinds.append(0)
+        dash, head_j, trail = int(dashed != 0), j, None
+        j += 1
+    return (j, gots, heads.tobytes(), lasts.tobytes(), pids.tobytes(), bytes(styles), bytes(kinds), rekeys.tobytes(), first_last,
+            dash)
+
+
+_SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
+# diagnostics.RUST_BLOCK_RE: rustc's head line (RUST_HEAD_RE), then its --> line (ARROW_RE's form)
+_RUST_BLOCK_RE = re.compile(rb"(?:^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$)\n"
+                            rb"[ \t\r\x0b\x0c]*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?[ \t\r\x0b\x0c]*$", re.M)
+
+
+def _rust_details(raw: bytes, starts, ends, classes, kind: bytearray, k: int, stop: int, key_ids: dict, keys: list, rekeys: array,
+                  j: int) -> int:
+    """The details after the head on line ``k`` (the ``j``-th diagnostic) read for ``diag_rust_run_py``, the lints they name
+    added to ``rekeys`` unless the head line has a ``[`` before its first colon; their last line."""
+    last, lints = diag_rust_details_py(raw, starts, ends, classes, kind, k + 2, stop)
+    lints = memoryview(lints).cast("q")
+    if b"[" not in raw[starts[k] : ends[k] - 1].split(b":")[0]:
+        for at, to in zip(lints[0::2], lints[1::2]):
+            rekeys.extend((j, _intern(key_ids, keys, raw[at:to].decode("utf-8", "replace"))))
+    return last - 1
+
+
+def diag_rust_run_py(raw: bytes, starts, ends, classes, kind: bytearray, first: int, stop: int, rust_keys: dict, key_ids: dict,
+                     keys: list, path_ids: dict, paths: list):
+    """(stop, heads, lasts, keys, severities, paths, messages, locs, rekeys, detailed), as ``_kernel.diag_rust_run``:
+    rustc's diagnostics read from line ``first`` on (before ``stop``) as ``diagnostics._Parser._rust_head`` then
+    ``_rust_details`` read each, while a line of class 4 is a head (``RUST_BLOCK_RE`` with the line after it), not a
+    note, whose rule ``rust_keys`` knows (its code, else (severity, message)): its kinds set (0 the head, 1 its -->
+    line, 2 the lines of class 1, 2, 3 or 5 after it, before ``stop``), its path numbered in ``path_ids`` (appended
+    to ``paths`` when new), its severity in ``key_ids`` (``keys``), a lint a ``= `` line names (``LINT_RE``) its rule
+    unless its head line has a ``[`` before its first colon. The line stopped at; int32 each one's head line, last
+    line, rule, severity, path and where its message starts in its head line; each one's place (bytes); int32
+    pairs (which one, its rule named by a lint); 1 when the last one's details were read."""
+    n = len(starts)
+    if len(ends) != n or len(classes) < n or len(kind) < n or not 0 <= first <= stop <= n:
+        raise ValueError("diag_rust_run: bad range or columns")
+    cols, locs, rekeys, k, detailed = tuple(array("i") for _ in range(6)), [], array("i"), first, 0
+    while k < stop and classes[k] == 4 and k + 1 < n:
+        start = starts[k]
+        if not 0 <= start < ends[k] <= len(raw):
+            raise ValueError("diag_rust_run: a line out of range")
+        m = _RUST_BLOCK_RE.match(raw, start)
+        if m is None or m.group(1) == b"note":
+            break
+        code = m.group(2) or m.group(4)
+        severity = (m.group(1) or b"").decode() or "error"
+        key = rust_keys.get(code or (severity, m.group(3)))
+        if key is None:
+            break
+        severity_n, path_n = _intern(key_ids, keys, severity), _intern(path_ids, paths, m.group(6))
+        locs.append(raw[m.start(6) : m.end(8) if m.start(8) >= 0 else m.end(7)])
+        kind[k], kind[k + 1], detailed, last = 0, 1, 0, k + 1
+        if k + 2 < n and (1 <= classes[k + 2] <= 3 or classes[k + 2] == 5):
+            last, detailed = _rust_details(raw, starts, ends, classes, kind, k, stop, key_ids, keys, rekeys, len(locs) - 1), 1
+        for column, value in zip(cols, (k, last, key, severity_n, path_n, (m.start(3) if m.start(3) >= 0 else m.start(5)) - start)):
+            column.append(value)
+        k = last + 1 if detailed else k + 2
+    return (k, *(column.tobytes() for column in cols), locs, rekeys.tobytes(), detailed)

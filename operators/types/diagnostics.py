@@ -91,7 +91,13 @@ line, kept, omitted to a group or done on its own), the ``help:`` and ``note:`` 
 once for the whole view; the kept lines holding runs of alignment spaces are cut by the same pass
 (``operators.kernel.diag_line_pieces``). tsc's heads one after another are read by one pass too
 (``operators.kernel.diag_tsc_heads``), the lines continuing their messages as pyright's
-(``_Parser._tsc``); gcc's source and caret lines with the location lines around them (``_Parser._bulk``).
+(``_Parser._tsc``); gcc's source and caret lines with the location lines around them (``_Parser._bulk``,
+``operators.kernel.diag_bulk``). Read a run at a time too: rustc's heads whose rule was seen before, with their ``-->``
+lines, details and ``= help:`` lines (``operators.kernel.diag_rust_run``, ``diag_rust_details``); pyright's indented
+heads whose text after the place was seen before and the lines continuing their messages, a trailing code the rule
+(``operators.kernel.diag_indented_known``, ``diag_elaborations``); the rest one by one. A path alone on its line
+before an entry (eslint's, pyright's) and gcc's ``path: In function`` line are file lines read without the chain of
+forms (``_Parser._path_line``, ``_function_line``).
 """
 
 from __future__ import annotations
@@ -170,6 +176,8 @@ BUILD_MARKER_RE = lazy(
 )
 DETAIL_RE = lazy(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
 LINT_RE = lazy(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
+FUNCTION_LINE_RE = lazy(rb"[^\s:()]+: (?:In (?:static |member )?function|In instantiation|At top level)")  # FILE_RE's (``_function_line``)
+PATH_ALONE_RE = lazy(rb"[^\s:]*[/\\.][^\s:]*")  # PATHLIKE_RE with no colon, over a line's whole text (``_Parser._path_line``)
 PATHLIKE_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 GO_RE = lazy(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
 GO_CODE_RE = lazy(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
@@ -682,11 +690,48 @@ class _Parser:
                 if upto >= i:
                     i = upto
                     continue
+                path = self._path_line(i, n) or self._function_line(i)
+                if path:
+                    current_file = path
+                    continue
             current_file = self._line(i, n, current_file)
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
         self.tsc_combos, self.tsc_paths, self.tsc_ids, self.runs = {}, {}, ([], [], []), b""
         self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
+
+    def _path_line(self, i: int, n: int) -> bytes:
+        """Line ``i`` (class 0, not indented, a line's text its bytes) read as ``_line`` reads it when it is a path
+        alone (no space, no colon) followed by an eslint stylish entry or an indented pyright diagnostic: no form
+        of ``_head`` takes such a line, nor ``SUMMARY_RE`` or ``FILE_RE``, so it is a file line (``_file_line``);
+        the path, or ``b""`` when it is not one (the loop reads it as any line)."""
+        if i + 1 >= n or self.kind[i] != OTHER:
+            return b""
+        raw, end = self.raw, self.ends[i]
+        m = PATH_ALONE_RE.fullmatch(raw, self.starts[i], end - 1 if raw[end - 1] == 10 else end)
+        if m is None:
+            return b""
+        t, nxt = m[0], self.text[i + 1]
+        if not (STYLISH_RE.match(nxt) or (nxt[:1] == b" " and nxt.strip().startswith(t + b":"))):
+            return b""
+        self.kind[i], self.open, self.pending = FILE, None, False
+        return t
+
+    def _function_line(self, i: int) -> bytes:
+        """Line ``i`` (class 0, not indented, a line's text its bytes) read as ``_line`` reads it when it is gcc's
+        ``path: In function ‘f’:`` (``FUNCTION_LINE_RE``: a path with no colon, parenthesis or space; no ``): ``, not
+        rustc's head): no form of ``_head`` takes it, nor ``SUMMARY_RE``, so it is a file line (``FILE_RE``); its text
+        stripped, or ``b""`` when it is not one (the loop reads it as any line)."""
+        if self.kind[i] != OTHER:
+            return b""
+        raw, start, end = self.raw, self.starts[i], self.ends[i]
+        if FUNCTION_LINE_RE.match(raw, start, end) is None:
+            return b""
+        t = raw[start : end - 1 if raw[end - 1] == 10 else end]
+        if b"): " in t or (t[:1] in RUST_FIRST and RUST_HEAD_RE.match(t)):
+            return b""
+        self.kind[i], self.open, self.pending = FILE, None, False
+        return t.strip()
 
     def _stylish(self, i: int, n: int, current_file: bytes) -> int:
         """The eslint stylish entries from line ``i`` on under ``current_file`` (``STYLISH_RE`` lines of class
@@ -737,56 +782,61 @@ class _Parser:
         made); the last line read, ``i - 1`` when line ``i`` is none. The lines are read a run at a time
         (``operators.kernel.diag_indented``), the columns added at once; each place is made when asked
         (``_Kept``)."""
-        from operators.kernel import diag_indented
+        from operators.kernel import diag_elaborations, diag_indented, diag_indented_known
 
         raw, starts, diags = self.raw, self.starts, self.diags
         stop, cols = diag_indented(raw, starts, self.ends, self.classes, i, n)
         if stop == i:
             return i - 1
-        cols = memoryview(cols).cast("q")
-        made, key_id, path_id = self.indented, diags.key_id, diags.path_id
-        gots, styles, parts = [], bytearray(), []  # each diagnostic's (rule, severity, message, style); the message lines
-        heads, paths, kinds = [], [], bytearray()  # each diagnostic's head line and path number; each line's kind
-        indent, trail, head, k = -1, None, i, i  # the last head line's indent (-2: not worked out yet), whether it has a trailing code
-        for path_at, path_end, at, end, dash in zip(*(cols[c::5] for c in range(5))):
-            if path_at >= 0:
-                rest = raw[at:end]
-                got = made.get(rest, False)
-                if got is False:
-                    got = self._indented_tail(rest)
-                if got is None:
-                    break
-                gots.append(got)
-                styles.append(PYRIGHT if dash else got[3])
-                heads.append(k)
-                paths.append(path_id(raw[path_at:path_end]))
-                kinds.append(HEAD)
-                indent, trail, head = -2 if dash else -1, None, k
-            else:
-                if indent == -1:
-                    break
-                if indent == -2:
-                    indent = INDENT_RE.match(raw, starts[head]).end() - starts[head]
-                found = self._elaboration(k, end, indent)
-                if found is None:
-                    break
-                key = -1
-                if found is not True:  # a trailing code: the rule, unless the head line has one
-                    if trail is None:
-                        head_end = self.ends[head]
-                        trail = TRAIL_CODE_RE.search(raw, starts[head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
-                    if not trail:
-                        key = key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
-                parts.append((k, len(gots) - 1, key))
-                kinds.append(PART)
-            k += 1
-        if not gots:
+        reads = diag_elaborations(raw, starts, self.ends, cols, i, -1)
+        run, c, j, m = _IndentedRun(), memoryview(cols).cast("q"), 0, stop - i
+        while j < m:  # the lines read without Python (``diag_indented_known``), then the one after them here
+            j, *known = diag_indented_known(raw, starts, cols, reads, j, i, run.head - i if run.head >= 0 else -1, run.dash,
+                                            self.indented, diags.path_ids, diags.paths, diags.key_ids, diags.keys)
+            run.extend(*known)
+            if j >= m or not self._indented_line(run, c, reads, i + j, j):
+                break
+            j += 1
+        if not run.gots:
             return i - 1
-        self.kind[i:k] = kinds
-        self._add_indented(heads, paths, gots, styles, parts)
+        self.kind[i : i + j] = run.kinds
+        self._add_indented(run)
         self.open_j = len(diags.head) - 1
         self.open, self.pending, self.detail_started = None, True, False
-        return k - 1
+        return i + j - 1
+
+    def _indented_line(self, run: "_IndentedRun", c, reads: bytes, k: int, j: int) -> bool:
+        """Line ``k`` (the ``j``-th of the run ``_indented`` reads: ``c``, ``diag_indented``'s columns; ``reads``,
+        ``diag_elaborations``') read as the loop of ``_line`` reads it, into ``run``: a head (a diagnostic when
+        what follows its place is one: ``_indented_tail``) or a line that continues the open head's message
+        (``_elaboration``; a trailing code its rule, unless the head line has one). False when it is neither."""
+        raw, starts = self.raw, self.starts
+        path_at, path_end, at, end, dash = c[5 * j : 5 * j + 5]
+        if path_at >= 0:
+            rest = raw[at:end]
+            got = self.indented.get(rest, False)
+            if got is False:
+                got = self._indented_tail(rest)
+            if got is None:
+                return False
+            run.add(k, got, self.diags.path_id(raw[path_at:path_end]), PYRIGHT if dash else got[3], dash)
+            return True
+        found = _READS[reads[j]] if run.dash else None  # (``diag_elaborations``: as ``_elaboration`` reads the line)
+        if found is False:
+            found = TRAIL_CODE_RE.search(raw[starts[k] : end]) or True
+        elif found == 3:
+            found = self._elaboration(k, end, INDENT_RE.match(raw, starts[run.head]).end() - starts[run.head])
+        if found is None:
+            return False
+        if found is not True:  # a trailing code: the rule, unless the head line has one
+            if run.trail is None:
+                head_end = self.ends[run.head]
+                run.trail = TRAIL_CODE_RE.search(raw, starts[run.head], head_end - 1 if raw[head_end - 1] == 10 else head_end) is not None
+            if not run.trail:
+                run.rekeys.append((len(run.gots) - 1, self.diags.key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))))
+        run.lasts[-1] = k
+        run.kinds.append(PART)
+        return True
 
     def _unindented(self, i: int, n: int, stop: int) -> int:
         """Line ``i`` (class 0, not indented, a line's text its bytes) read with the lines after it when it is
@@ -797,6 +847,8 @@ class _Parser:
             return self._tsc(i, stop)
         if raw.startswith(b"note: ", start) and i + 1 < stop:
             read = self._rust_head(i, n)
+            if read is True and i + 2 < n and (self.runs[i + 2] or self.classes[i + 2] == NOTE_LINE):
+                return self._rust_details(i + 2, stop)  # its details, as the loop reads them
             return i + 1 if read else i - 1
         return i - 1
 
@@ -850,14 +902,19 @@ class _Parser:
         (its head line: ``raw[start:eol]``; its last line and rule: the last of ``lasts`` and ``key``), read as
         ``_indented`` reads pyright's (``_elaboration``); the line after them, and whether a line before
         ``stop`` is left that the loop is to read."""
-        from operators.kernel import diag_indented
+        from operators.kernel import diag_elaborations, diag_indented
 
         raw = self.raw
         upto, cols = diag_indented(raw, self.starts, self.ends, self.classes, k, stop)
-        cols = memoryview(cols).cast("q")
         indent, trail = INDENT_RE.match(raw, start).end() - start, None
-        for path_at, end in zip(cols[0::5], cols[3::5]):
-            found = None if path_at >= 0 else self._elaboration(k, end, indent)
+        reads = diag_elaborations(raw, self.starts, self.ends, cols, k, indent)
+        cols = memoryview(cols).cast("q")
+        for path_at, end, read in zip(cols[0::5], cols[3::5], reads):
+            found = None if path_at >= 0 else _READS[read]  # (``diag_elaborations``: as ``_elaboration`` reads it)
+            if found is False:
+                found = TRAIL_CODE_RE.search(raw[self.starts[k] : end]) or True
+            elif found == 3:
+                found = self._elaboration(k, end, indent)
             if found is None:
                 return k, True
             lasts[-1] = k
@@ -881,29 +938,27 @@ class _Parser:
             made[rest] = got
         return got
 
-    def _add_indented(self, heads: list, paths: list, gots: list, styles: bytearray, parts: list) -> None:
-        """The columns of the diagnostics ``_indented`` read (their head lines and path numbers: ``heads``, ``paths``)
-        added at once, then the message lines ``parts`` (line, which diagnostic, rule or -1) each gives its."""
-        diags = self.diags
+    def _add_indented(self, run: "_IndentedRun") -> None:
+        """The columns of the diagnostics ``_indented`` read (``run``) added at once, then the rules the lines continuing
+        their messages name."""
+        diags, gots = self.diags, run.gots
         m = len(gots)
         if m:
             first = len(diags.head)
-            diags.path.extend(paths)
-            diags.head.extend(heads)
-            diags.head_end.extend(heads)
-            diags.end.extend(heads)
+            diags.path.extend(run.paths)
+            diags.head.extend(run.heads)
+            diags.head_end.extend(run.lasts)
+            diags.end.extend(run.lasts)
             diags.key.extend(map(itemgetter(0), gots))
             diags.severity.extend(map(itemgetter(1), gots))
-            diags.style.extend(styles)
+            diags.style.extend(run.styles)
             if first + m < LAZY:  # a place: ``~(LAZY + j)``, cut from the head line when asked
                 diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
             else:
                 diags.loc.extend(diags._kept(diags.texts_kept.place(j)) for j in range(first, first + m))
             diags.message.extend(map(itemgetter(2), gots))
-            for line, j, key in parts:
-                diags.head_end[first + j] = diags.end[first + j] = line
-                if key >= 0:
-                    diags.key[first + j] = key
+            for j, key in run.rekeys:
+                diags.key[first + j] = key
 
     def _elaboration(self, k: int, end: int, indent: int):
         """Whether line ``k`` (class 0, indented, no ``LOC_RE`` line; its text ends at ``end``), read as ``_line``
@@ -928,24 +983,71 @@ class _Parser:
         None when it is to be read as any line (``_line``)."""
         cls = self.classes[i]
         if cls == RUST_LINE:
+            upto = self._rust_run(i, next_head)
+            if upto >= i:
+                return upto
             read = self._rust_head(i, n)
             if not read:
                 return None
             if read == NOTE_READ:
                 return i + 1
-            if i + 2 < n and runs[i + 2]:  # its --> line read with it, then its details
-                e = runs.find(0, i + 2)
-                e = min(n if e < 0 else e, next_head)
-                self.kind[i + 2 : e] = DETAIL_BYTE * (e - i - 2)
-                self.diags.end[-1] = e - 1
-                self.detail_started = True
-                return e - 1
+            if i + 2 < n and (runs[i + 2] or self.classes[i + 2] == NOTE_LINE):  # its --> line read with it, then its details
+                return self._rust_details(i + 2, next_head)
             return i + 1
         if cls == NOTE_LINE:
             return i if self._note_line(i) else None
         e = runs.find(0, i)
         e = min(n if e < 0 else e, next_head)
         return e - 1 if self._run(i, e) else None
+
+    def _rust_run(self, i: int, stop: int) -> int:
+        """rustc's diagnostics from line ``i`` on (before ``stop``) read a run at a time (``operators.kernel.diag_rust_run``)
+        as ``_rust_head`` then ``_rust_details`` read each: heads of class ``RUST_LINE`` with their ``-->`` lines, not
+        notes, whose rule was worked out before (``rust_keys``), and their details; the columns added at once (the
+        last left open, its ``Diag`` to be made). The last line read, ``i - 1`` when line ``i`` is none."""
+        from operators.kernel import diag_rust_run
+
+        diags = self.diags
+        k, heads, lasts, keys, severities, paths, messages, locs, rekeys, detailed = diag_rust_run(
+            self.raw, self.starts, self.ends, self.classes, self.kind, i, stop, self.rust_keys, diags.key_ids, diags.keys,
+            diags.path_ids, diags.paths)
+        if k == i:
+            return i - 1
+        first = len(diags.head)
+        for column, made in ((diags.head, heads), (diags.end, lasts), (diags.key, keys), (diags.severity, severities),
+                             (diags.path, paths), (diags.message, messages)):
+            column.frombytes(made)  # int32 items into arrays of 4-byte items (the input is under 2 GiB)
+        diags.head_end.extend(map((1).__add__, memoryview(heads).cast("I")))  # the --> line
+        kept = len(diags.texts_kept)
+        diags.texts_kept.extend(locs)
+        diags.loc.extend(range(~kept, ~(kept + len(locs)), -1))
+        diags.style.extend(bytes([RUST]) * len(locs))
+        rekeys = memoryview(rekeys).cast("i")
+        for j, key in zip(rekeys[0::2], rekeys[1::2]):
+            diags.key[first + j] = key
+        self.open_j = len(diags.head) - 1
+        self.open, self.pending, self.detail_started = None, True, bool(detailed)
+        return k - 1
+
+    def _rust_details(self, k: int, stop: int) -> int:
+        """The lines from ``k`` on (before ``stop``) after the head and ``-->`` line of the rustc diagnostic just
+        read, read as ``_run`` and ``_note_line`` read them (``operators.kernel.diag_rust_details``: lines of
+        ``_classes`` 1 to 3 and ``NOTE_LINE``, a run at a time): its details, the lint a ``= `` line names its rule
+        unless its head has a code; the last line read."""
+        from operators.kernel import diag_rust_details
+
+        raw, diags, j = self.raw, self.diags, self.open_j
+        e, lints = diag_rust_details(raw, self.starts, self.ends, self.classes, self.kind, k, stop)
+        if lints:
+            head = diags.head[j]
+            end = self.ends[head]
+            if b"[" not in raw[self.starts[head] : end - 1 if raw[end - 1] == 10 else end].split(b":")[0]:
+                lints = memoryview(lints).cast("q")
+                for at, to in zip(lints[0::2], lints[1::2]):
+                    diags.key[j] = diags.key_id(raw[at:to].decode("utf-8", "replace"))
+        diags.end[j] = e - 1
+        self.detail_started = True
+        return e - 1
 
     def _line(self, i: int, n: int, current_file: bytes) -> bytes:
         """Read line ``i`` by the parser's chain of forms: a diagnostic's head, its ``-->`` line, a
@@ -1172,18 +1274,14 @@ class _Parser:
         """The location lines from the ``h``-th on that follow each other and that ``ok`` says are plain
         diagnostics, added as ``_plain_head`` adds each (the last left open); then, while the lines after
         the last are read by ``_run`` as its details up to the next such line (gcc's source and caret
-        lines), those details and the location lines from that one on (``_bulk_details``). The index past
+        lines), those details and the location lines from that one on, a run at a time (``operators.kernel.diag_bulk``). The index past
         the location lines read."""
+        from operators.kernel import diag_bulk
+
         lines, locs, (key, severity, path, style, message) = self.bulk
-        diags, kind, first_h, grown = self.diags, self.kind, h, []
-        while True:
-            e = self._bulk_end(h, ok)
-            kind[lines[h] : lines[e - 1] + 1] = _HEADS * (e - h)
-            upto = self._bulk_details(e, ok, style[e - 1], path[e - 1])
-            if upto < 0:
-                break
-            grown.append((e - 1, upto - 1))
-            h = e
+        diags, first_h = self.diags, h
+        e, grown = diag_bulk(lines, ok, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
+        grown = memoryview(grown).cast("q")
         heads = memoryview(lines[first_h:e]).cast("B")
         first = len(diags.head)
         diags.head.frombytes(heads)  # the same type (``_typecode``: the input is under 2 GiB)
@@ -1194,56 +1292,11 @@ class _Parser:
             column.frombytes(memoryview(made[first_h:e]).cast("B"))
         diags.style.extend(style[first_h:e])
         end = diags.end
-        for k, last in grown:
+        for k, last in zip(grown[0::2], grown[1::2]):
             end[first + k - first_h] = last
         self.open_j = len(diags) - 1
         self.open, self.pending, self.detail_started = None, True, False
         return e
-
-    def _bulk_end(self, h: int, ok: bytes) -> int:
-        """The index past the location lines from the ``h``-th on that follow each other and that ``ok``
-        says are plain diagnostics (looked for in windows growing from the ``h``-th)."""
-        lines = self.bulk[0]
-        n, first, e, step = len(lines), lines[h], h + 1, 1
-        while e < n:
-            t = min(e + step, n)
-            zero = ok.find(0, e, t)
-            if zero < 0 and lines[t - 1] - first == t - 1 - h:
-                e, step = t, step * 2
-                continue
-            high = t if zero < 0 else zero  # the run ends at the first gap before ``high``, else there
-            if lines[high - 1] - first == high - 1 - h:
-                return high
-            low, high = e, high - 1  # lines[low - 1] continues the run, lines[high] does not
-            while low < high:
-                mid = (low + high) // 2
-                if lines[mid] - first == mid - h:
-                    low = mid + 1
-                else:
-                    high = mid
-            return low
-        return e
-
-    def _bulk_details(self, e: int, ok: bytes, style: int, path: int) -> int:
-        """Where the details ``_run`` would read after the location line ``e - 1`` found at once (its style
-        and path number: ``style``, ``path``) end, when they reach the ``e``-th (a plain diagnostic too,
-        ``ok``) and that line is next (the loop would read them then it in bulk): their lines' kinds set;
-        else -1, nothing read."""
-        lines = self.bulk[0]
-        if e >= len(lines) or not ok[e]:
-            return -1
-        i, stop, classes = lines[e - 1] + 1, lines[e], self.classes
-        if i >= stop or not 1 <= classes[i] <= 3:
-            return -1
-        runs = self.runs
-        upto = runs.find(0, i, stop)
-        if upto >= 0 or (style != PLAIN and (style != GNU or self.diags.paths[path].endswith(b".java")
-                                               or not (classes[i] == 1 or self.raw[self.starts[i]] in _BLANKS)
-                                               or (classes[stop - 1] != 1 and self.raw[self.starts[stop]] in _CARET_FIRST
-                                                   and CARET_RE.match(self.text[stop]) is not None))):
-            return -1  # (``_gnu_details``: a run of details just after a head, no caret line after it)
-        self.kind[i:stop] = DETAIL_BYTE * (stop - i)
-        return stop
 
     def _plain_head(self, i: int, m) -> bool:
         """Line ``i`` read as ``_head`` then ``_start`` read it, when it is a location's diagnostic
@@ -1391,6 +1444,51 @@ class _Parser:
         return False
 
 
+class _IndentedRun:
+    """What ``_Parser._indented`` has read of a run of lines: each diagnostic's value in ``_Parser.indented`` (rule,
+    severity, message as ``_Diags`` stores it, style), head line, last line, path number and style; each line's
+    kind; the rules the lines continuing a message name (which diagnostic, rule); the open head's line, whether
+    `` - `` ends its place (1: lines may continue its message) and whether it has a trailing code (None: not
+    worked out yet)."""
+
+    __slots__ = ("gots", "heads", "lasts", "paths", "styles", "kinds", "rekeys", "head", "dash", "trail")
+
+    def __init__(self):
+        self.gots: list = []
+        self.heads, self.lasts, self.paths = array("I"), array("I"), array("I")
+        self.styles, self.kinds, self.rekeys = bytearray(), bytearray(), []
+        self.head, self.dash, self.trail = -1, 0, None
+
+    def add(self, k: int, got: tuple, path: int, style: int, dash: int) -> None:
+        """A head read on line ``k``."""
+        self.gots.append(got)
+        self.heads.append(k)
+        self.lasts.append(k)
+        self.paths.append(path)
+        self.styles.append(style)
+        self.kinds.append(HEAD)
+        self.head, self.dash, self.trail = k, int(dash != 0), None
+
+    def extend(self, gots: list, heads: bytes, lasts: bytes, paths: bytes, styles: bytes, kinds: bytes, rekeys: bytes,
+               first_last: int, dash: int) -> None:
+        """The lines ``operators.kernel.diag_indented_known`` read added."""
+        if first_last >= 0:
+            self.lasts[-1] = first_last
+        if rekeys:
+            rekeys, known = memoryview(rekeys).cast("i"), len(self.gots)
+            self.rekeys.extend(zip(map(known.__add__, rekeys[0::2]), rekeys[1::2]))
+        if gots:
+            self.gots.extend(gots)
+            self.heads.frombytes(heads)
+            self.lasts.frombytes(lasts)
+            self.paths.frombytes(paths)
+            self.styles += styles
+            self.head, self.trail = self.heads[-1], None
+        self.kinds += kinds
+        self.dash = dash
+
+
+_READS = (None, True, False, 3)  # ``diag_elaborations``' bytes: no part, a part, a part maybe with a trailing code, to be read
 INDENT_RE = lazy(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
 # how the text of an indented line (class 0: no escape, carriage return, vertical tab or form feed; not a digit
 # after its indent) starts after its spaces and tabs when ``PROGRESS_RE`` or ``SUMMARY_RE`` can match it (``\s+Finished``,
