@@ -1499,3 +1499,16 @@ def test_diag_rust_run_of_a_generated_output():
         read += len(kernel_made[7])
         i = max(kernel_made[0], i + 1)
     assert read > 500 and len(parser.diags) > 500
+
+
+def test_the_diagnostics_twins_restate_the_reducers_patterns_exactly():
+    """The twins sit below the content types and cannot import them: the patterns they restate (each
+    marked ``# diagnostics.NAME``) must stay the reducer's own, or the twins drift from the kernel's
+    callers unnoticed."""
+    from operators.kernel import diag_twins
+    from operators.types import diagnostics
+
+    for twin, own in (("_SUMMARY_RE", "SUMMARY_RE"), ("_PROGRESS_RE", "PROGRESS_RE"), ("_INDENT_RE", "INDENT_RE"),
+                      ("_TSC_LINE_RE", "TSC_RE"), ("_CARET_LINE_RE", "CARET_RE")):
+        assert getattr(diag_twins, twin).pattern == getattr(diagnostics, own).pattern, own
+    assert diag_twins._ODD_FIRST == diagnostics._ODD_FIRST
