@@ -1138,6 +1138,19 @@ def _diag_run(raw: bytes, data):
     return starts, ends, classes, first, data.draw(st.integers(first, n))
 
 
+def _stylish_as_its_twin(raw: bytes, starts, ends, classes: bytes, first: int, stop: int, combos: dict, messages: dict) -> int:
+    """``diag_stylish`` and its twin on the same run, each with its own copy of the numberings: the same
+    answer, the same numberings grown in the same order. Where the run stopped."""
+    import operators.kernel as dispatch
+
+    twin_combos, twin_messages = dict(combos), dict(messages)
+    k, cids, mids = dispatch.diag_stylish(raw, starts, ends, classes, first, stop, combos, messages)
+    twin = TWINS["diag_stylish"](raw, starts, ends, classes, first, stop, twin_combos, twin_messages)
+    assert (k, bytes(cids), bytes(mids), combos, messages) == (twin[0], bytes(twin[1]), bytes(twin[2]), twin_combos, twin_messages)
+    assert list(combos) == list(twin_combos) and list(messages) == list(twin_messages)
+    return k
+
+
 STYLISH_PARTS = [b"  ", b" ", b"\t", b"\x0b", b"12", b"5", b":", b"error", b"warning", b"errors", b"Missing semicolon",
                  b"'x' is defined", b"(", b")", b"no-unused-vars", b"@typescript-eslint/no-explicit-any", b"semi", b"a.b",
                  b"_x", b"\xc3\xa9", b"        ", b"\n", b"\n", b"\r", b"\x0c", b"-", b"/"]
@@ -1151,11 +1164,7 @@ def test_diag_stylish_and_pads_match_the_python_twins(raw, data):
 
     starts, ends, classes, first, stop = _diag_run(raw, data)
     seen = data.draw(st.sampled_from([{}, {b"e\x00": 0, b"w\x01semi": 1}]))
-    combos, messages, twin_combos, twin_messages = dict(seen), {b"": 0}, dict(seen), {b"": 0}
-    k, cids, mids = dispatch.diag_stylish(raw, starts, ends, classes, first, stop, combos, messages)
-    twin = TWINS["diag_stylish"](raw, starts, ends, classes, first, stop, twin_combos, twin_messages)
-    assert (k, bytes(cids), bytes(mids), combos, messages) == (twin[0], bytes(twin[1]), bytes(twin[2]), twin_combos, twin_messages)
-    assert list(combos) == list(twin_combos) and list(messages) == list(twin_messages)
+    _stylish_as_its_twin(raw, starts, ends, classes, first, stop, dict(seen), {b"": 0})
     start = data.draw(st.integers(0, len(raw)))
     end = data.draw(st.integers(start, len(raw)))
     least = data.draw(st.integers(1, 9))
@@ -1242,10 +1251,7 @@ def test_diag_stylish_of_a_generated_output():
     classes = bytes(len(starts))
     i, done = 0, 0
     while i < len(starts):
-        combos, messages, twin_combos, twin_messages = {}, {}, {}, {}
-        k, cids, mids = dispatch.diag_stylish(raw, starts, ends, classes, i, len(starts), combos, messages)
-        twin = TWINS["diag_stylish"](raw, starts, ends, classes, i, len(starts), twin_combos, twin_messages)
-        assert (k, bytes(cids), bytes(mids), combos, messages) == (twin[0], twin[1], twin[2], twin_combos, twin_messages)
+        k = _stylish_as_its_twin(raw, starts, ends, classes, i, len(starts), {}, {})
         done += k - i
         i = max(k, i + 1)
     assert done > 2000
