@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("operators", "operators.errors", "operators.relazy", "operators.trace", "operators.launcher",
      "operators.secrets", "operators.configbase", "operators.digest", "operators.kernel.diff_twins", "operators.kernel.json_twins",
      "operators.kernel.search_twins", "operators.kernel.text_twins", "operators.kernel.blame_twins",
-     "operators.kernel.diag_twins", "operators.kernel.source_twins"),
+     "operators.kernel.diag_twins", "operators.kernel.diag_patterns", "operators.kernel.source_twins"),
     ("operators.vocab", "operators.reduction", "operators.kernel", "operators.kernel.log_twins",
      "operators.jsonscan", "operators.packet", "operators.types.maybe"),
     ("operators.store", "operators.index", "operators.types", "operators.safety", "operators.signals",

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from array import array
 
-# diagnostics.LOC_LINES_RE: path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
-LOC_LINES_RE = re.compile(rb"^()((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)
+from operators.kernel import diag_patterns as P  # the reducer's patterns, written once
+
+LOC_LINES_RE = re.compile(P.LOC_LINES, re.M)  # diagnostics.LOC_LINES_RE
 SEV_BRACKET_RE = re.compile(rb"[a-z]+\[")  # how a line both rustc's ``error[E0308]: …`` and a location's can start
 SUSPECT, DASH = 1, 2
 
@@ -250,7 +251,7 @@ def diag_offsets_py(raw: bytes) -> bytes:
     return offsets.tobytes()
 
 
-_STYLISH_LINE_RE = re.compile(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$", re.M)
+_STYLISH_LINE_RE = re.compile(P.STYLISH, re.M)  # diagnostics.STYLISH_LINE_RE
 
 
 def diag_stylish_py(raw: bytes, starts, ends, classes, first: int, stop: int, combos: dict, messages: dict):
@@ -323,7 +324,7 @@ def diag_line_pieces_py(codes, first: int, stop: int, starts, ends, raw: bytes, 
     return bytes(out_codes), out_starts, out_ends
 
 
-_TSC_LINE_RE = re.compile(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ", re.M)  # diagnostics.TSC_RE
+_TSC_LINE_RE = re.compile(P.TSC, re.M)  # diagnostics.TSC_LINE_RE
 
 
 def diag_tsc_heads_py(raw: bytes, starts, ends, classes, first: int, stop: int, combos: dict, paths: dict):
@@ -352,7 +353,7 @@ def diag_tsc_heads_py(raw: bytes, starts, ends, classes, first: int, stop: int, 
 
 
 # diagnostics.LOC_LINE_RE: LOC_LINES_RE after an indent, on one line
-_LOC_LINE_RE = re.compile(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)
+_LOC_LINE_RE = re.compile(P.LOC, re.M)
 
 
 def diag_indented_py(raw: bytes, starts, ends, classes, first: int, stop: int):
@@ -378,18 +379,10 @@ def diag_indented_py(raw: bytes, starts, ends, classes, first: int, stop: int):
     return k, cols.tobytes()
 
 
-_INDENT_RE = re.compile(rb"(?:[ \t]|\xc2\xa0)*")  # diagnostics.INDENT_RE
-_ODD_FIRST = b"0123456789x!\xc3\xe2\x0b\x0c"  # diagnostics._ODD_FIRST
-_PROGRESS_RE = re.compile(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
-                          rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")  # diagnostics.PROGRESS_RE
-_SUMMARY_RE = re.compile(  # diagnostics.SUMMARY_RE
-    rb"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ (?:errors?|problems?)\b"
-    rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
-    rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
-    rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
-    rb"|\d+ problems?$|\d+ warnings?$|only showing the first \d+ (?:errors|warnings), of \d+ total"
-    rb"|Found \d+ warnings? and \d+ errors?|Finished in \S+ on \d+ files?)"
-)
+_INDENT_RE = re.compile(P.INDENT)  # diagnostics.INDENT_RE
+_ODD_FIRST = P.ODD_FIRST  # diagnostics._ODD_FIRST
+_PROGRESS_RE = re.compile(P.PROGRESS)  # diagnostics.PROGRESS_RE
+_SUMMARY_RE = re.compile(P.SUMMARY)  # diagnostics.SUMMARY_RE
 
 
 def diag_elaborations_py(raw: bytes, starts, ends, cols: bytes, first: int, indent: int) -> bytes:
@@ -425,7 +418,7 @@ def diag_elaborations_py(raw: bytes, starts, ends, cols: bytes, first: int, inde
     return bytes(out)
 
 
-_CARET_LINE_RE = re.compile(rb"^\s*\^\s*$")  # diagnostics.CARET_RE
+_CARET_LINE_RE = re.compile(P.CARET)  # diagnostics.CARET_RE
 
 
 def _bulk_details(classes, raw: bytes, starts, ends, style: int, path: bytes, i: int, stop: int) -> bool:
@@ -475,7 +468,7 @@ def diag_bulk_py(lines, ok, classes, raw: bytes, starts, ends, style, path, path
 
 
 # diagnostics.LINT_RE: the lint a rustc ``= note:`` or ``= help:`` line names
-_LINT_RE = re.compile(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
+_LINT_RE = re.compile(P.LINT)
 
 
 def diag_rust_details_py(raw: bytes, starts, ends, classes, kind: bytearray, first: int, stop: int):
@@ -502,7 +495,7 @@ def diag_rust_details_py(raw: bytes, starts, ends, classes, kind: bytearray, fir
 
 
 # diagnostics.TRAIL_CODE_RE: a rule's code at the end of a line
-_TRAIL_CODE_RE = re.compile(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
+_TRAIL_CODE_RE = re.compile(P.TRAIL_CODE)
 
 
 def _part_code(raw: bytes, start: int, end: int, head, trail):
@@ -569,10 +562,8 @@ def diag_indented_known_py(raw: bytes, starts, cols: bytes, reads: bytes, j: int
             dash)
 
 
-_SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
 # diagnostics.RUST_BLOCK_RE: rustc's head line (RUST_HEAD_RE), then its --> line (ARROW_RE's form)
-_RUST_BLOCK_RE = re.compile(rb"(?:^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$)\n"
-                            rb"[ \t\r\x0b\x0c]*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?[ \t\r\x0b\x0c]*$", re.M)
+_RUST_BLOCK_RE = re.compile(P.RUST_BLOCK, re.M)
 
 
 def _rust_details(raw: bytes, starts, ends, classes, kind: bytearray, k: int, stop: int, key_ids: dict, keys: list, rekeys: array,

@@ -114,6 +114,7 @@ from typing import Annotated, NamedTuple
 import msgspec
 
 from operators.ceiling import settings_of, visible_size
+from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -140,17 +141,16 @@ ANSI_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 PAD_MIN = 8  # spaces in a row inside a line (eslint's column alignment) past which they are shortened ...
 PAD_KEPT = 2  # ... to this many; the rest go to group ``padding``
 ODD_RE = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]|(?<=[^ \n]) {%d,}(?=[^ \r\n])" % PAD_MIN)  # what a shown line loses
-_SEV = rb"(?:fatal error|error|warning|note|info|information|hint|remark|convention|refactor)"
+_SEV = P.SEV
 # path:line[:col] then ":" or " - "; the path has no spaces, parentheses or colons
-LOC_RE = lazy(rb"^(\s*)((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$")
-LOC_LINES_RE = lazy(rb"^()((?:[A-Za-z]:)?[^\s:()][^\s:()]*?):(\d+)(?::(\d+))?(?::| -) ?(.*)$", re.M)  # LOC_RE, no indent, over a whole input
-TSC_RE = lazy(rb"^((?:[A-Za-z]:)?[^\s()][^()]*?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): ")
+LOC_RE = lazy(P.LOC)
+LOC_LINES_RE = lazy(P.LOC_LINES, re.M)  # LOC_RE, no indent, over a whole input
+TSC_RE = lazy(P.TSC)
 TSC_LINE_RE = lazy(TSC_RE.pattern, re.M)  # TSC_RE on a line of the input (``_Parser._tsc``)
-STYLISH_RE = lazy(rb"^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}\(?(@?[\w/@.-]+)\)?)?\s*$")  # yamllint: (rule)
-RUST_HEAD_RE = lazy(rb"^(" + _SEV + rb")(?:\[([\w:-]+)\])?: (.+)$|^([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.+)$")
+STYLISH_RE = lazy(P.STYLISH)  # yamllint: (rule)
+RUST_HEAD_RE = lazy(P.RUST_HEAD)
 # RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
-RUST_BLOCK_RE = lazy(rb"(?:" + RUST_HEAD_RE.pattern + rb")\n[ \t\r\x0b\x0c]*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?"
-                     rb"[ \t\r\x0b\x0c]*$", re.M)
+RUST_BLOCK_RE = lazy(P.RUST_BLOCK, re.M)
 LOC_LINE_RE = lazy(LOC_RE.pattern, re.M)  # LOC_RE on a line of the input (``_Parser._indented``)
 STYLISH_LINE_RE = lazy(STYLISH_RE.pattern, re.M)  # STYLISH_RE on a line of the input (``_Parser._stylish``)
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
@@ -161,21 +161,14 @@ MIETTE_LOC_RE = lazy(rb"^\s*(?:,-|\xe2\x95\xad\xe2\x94\x80)\[((?:[A-Za-z]:)?[^\s
 ARROW_RE = lazy(rb"^\s*--> ((?:[A-Za-z]:)?[^\s:]+):(\d+)(?::(\d+))?\s*$")
 FILE_RE = lazy(rb"^(?:\*{5,} Module \S+|\S[^:\n]*: (?:In (?:static |member )?function|In instantiation|At top level)"
                      rb"|In file included from \S+|# [\w./@-]+$)")  # go build: "# example.com/app" names the package
-SUMMARY_RE = lazy(
-    rb"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ (?:errors?|problems?)\b"
-    rb"|\xe2\x9c\x96 \d+ problems?|\s+\d+ errors? and \d+ warnings? potentially fixable|Your code has been rated"
-    rb"|-{10,}\s*$|(?:error|warning): (?:aborting due to|could not compile|\d+ warnings? emitted|`[^`]+` \(\w+\) generated)"
-    rb"|\d+ errors?, \d+ warnings?|\d+ warnings? generated|Errors\s+Files$|\s+Finished "
-    rb"|\d+ problems?$|\d+ warnings?$|only showing the first \d+ (?:errors|warnings), of \d+ total"
-    rb"|Found \d+ warnings? and \d+ errors?|Finished in \S+ on \d+ files?)"
-)
+SUMMARY_RE = lazy(P.SUMMARY)
 BUILD_MARKER_RE = lazy(
     rb"^(?:g?make(?:\[\d+\])?: |\s*(?:\S*/)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(?:-\d+)? .*-c |=+ test session starts"
     rb"|Collecting \S|Successfully installed )",
     re.M,
 )
 DETAIL_RE = lazy(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # snippet, caret, help lines
-LINT_RE = lazy(rb"^\s*= note: `#\[(?:warn|deny)\(([\w:]+)\)\]` on by default|^\s*= help: for further information visit \S+#(\w+)$")
+LINT_RE = lazy(P.LINT)
 FUNCTION_LINE_RE = lazy(rb"[^\s:()]+: (?:In (?:static |member )?function|In instantiation|At top level)")  # FILE_RE's (``_function_line``)
 PATH_ALONE_RE = lazy(rb"[^\s:]*[/\\.][^\s:]*")  # PATHLIKE_RE with no colon, over a line's whole text (``_Parser._path_line``)
 PATHLIKE_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
@@ -187,18 +180,17 @@ TS_AFTER_SEV_RE = lazy(rb"^(?:error|warning|message) (TS\d+):")  # tsc --pretty
 BRACKET_CODE_RE = lazy(rb"^\[([A-Z]{1,4}\d{2,4})(?:\([\w-]+\))?(?:, [^\]]*)?\]")  # ruff/pylint parseable
 GROUPED_HEAD_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*:$")  # a path alone, then a colon
 GROUPED_RE = lazy(rb"^\s+(\d+):(\d+) +([A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(.*)$")  # ruff --output-format grouped
-TRAIL_CODE_RE = lazy(rb"\[(?:Error|Warning)/([\w@/.-]+)\]\s*$|\[([\w:./@-]+)\]\s*$|\((report\w+)\)\s*$|\(([a-z]+(?:-[a-z]+)+)\)\s*$")
+TRAIL_CODE_RE = lazy(P.TRAIL_CODE)
 SEV_HEAD_RE = lazy(rb"(" + _SEV + rb")\b:?")
 SEV_RE = lazy(rb"\b(" + _SEV + rb")\b", re.I)
 MASK_RE = lazy(rb"\d+|'[^']*'|\"[^\"]*\"|`[^`]*`|\xe2\x80\x98.*?\xe2\x80\x99")
 
 HEAD, PART, DETAIL, FILE, SUMMARY, OTHER, BLANK, PROGRESS = range(8)
 PROGRESS_MIN = 5  # cargo progress lines folded from this many on
-PROGRESS_RE = lazy(rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|Locking|Adding|Blocking"
-                         rb"|Unpacking|Documenting) \S+ v?\d|^\s+Downloaded \d+ crates?")
+PROGRESS_RE = lazy(P.PROGRESS)
 JAVAC_INFO_RE = lazy(rb"^\s+(?:(?:symbol|location|required|found|reason):\s|where \S.*:$|[\w#]+ extends \S+ declared in )")
 JAVAC_MORE_RE = lazy(rb"^  \S")  # javac: a line of its message, indented by two, after the caret
-CARET_RE = lazy(rb"^\s*\^\s*$")
+CARET_RE = lazy(P.CARET)
 _CARET_FIRST = frozenset(b" \t\r\x0b\x0c^")  # how a line CARET_RE matches starts
 SYMBOL_RE = lazy(rb"^\s+symbol:\s")  # javac: what a "cannot find symbol" is missing
 HINT_PRE_RE = lazy(rb"^(?:[ \t\r\x0b\x0c]*-->| {0,2}(?:help|note))", re.M)  # the lines HINT_HEAD_RE or ARROW_RE may match, and more
@@ -230,7 +222,7 @@ _FLIP = b"\x01\x00" + bytes(254)  # 0 <-> 1
 _TSC_BYTE = bytes([3])  # the style number of tsc's diagnostics (``TSC``)
 _BLANKS = b" \t"  # how a stylish entry starts
 _DIGITS = b"0123456789"
-_ODD_FIRST = b"0123456789x!\xc3\xe2\x0b\x0c"  # how a line another form of ``_head`` may take can start after its indent
+_ODD_FIRST = P.ODD_FIRST  # how a line another form of ``_head`` may take can start after its indent
 DETAIL_BYTE = bytes([DETAIL])
 _IS_DETAIL = bytes(kind == DETAIL for kind in range(256))
 
@@ -1489,7 +1481,7 @@ class _IndentedRun:
 
 
 _READS = (None, True, False, 3)  # ``diag_elaborations``' bytes: no part, a part, a part maybe with a trailing code, to be read
-INDENT_RE = lazy(rb"(?:[ \t]|\xc2\xa0)*")  # pyright indents its elaboration with no-break spaces
+INDENT_RE = lazy(P.INDENT)  # pyright indents its elaboration with no-break spaces
 # how the text of an indented line (class 0: no escape, carriage return, vertical tab or form feed; not a digit
 # after its indent) starts after its spaces and tabs when ``PROGRESS_RE`` or ``SUMMARY_RE`` can match it (``\s+Finished``,
 # ``\s+Compiling`` …; a no-break space stops their ``\s+``): the line's first byte after ``INDENT_RE`` is no other
