@@ -1508,9 +1508,9 @@ def test_diag_rust_run_of_a_generated_output():
 
 
 def test_the_diagnostics_twins_restate_the_reducers_patterns_exactly():
-    """The twins sit below the content types and cannot import them: the patterns they restate (each
-    marked ``# diagnostics.NAME``) must stay the reducer's own, or the twins drift from the kernel's
-    callers unnoticed."""
+    """The twins sit below the content types and cannot import them: the patterns both match are
+    written once (``operators.kernel.diag_patterns``); a twin or the reducer that goes back to a copy of
+    its own that differs is caught here."""
     from operators.kernel import diag_twins
     from operators.types import diagnostics
 
