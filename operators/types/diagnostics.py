@@ -2323,8 +2323,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     plan = build(fold)
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
-    if size <= room and _gnu_snippets(parser, settings) and len(raw) <= settings_of(config).room_for(len(raw)):
-        return passthrough(raw)  # gcc's source and caret lines fit with the rest: the code each warning is about
+    if _gnu_snippets(parser, settings):  # gcc's source and caret lines: the code each warning is about
+        if size <= room and len(raw) <= settings_of(config).room_for(len(raw)):
+            return passthrough(raw)  # they fit with the rest
+        once = _unrepeated(parser)  # ... or do once each block printed again is folded (a header's warnings
+        if once is not None and visible_size(once) <= min(room, settings_of(config).budget_chars):  # in each file)
+            return once
     if size > room:
         del plan  # each view let go before the next is built
         fold, short = _fit(parser, settings, size - room)
@@ -2349,6 +2353,57 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
                 break
             spread_room //= 2  # the lines spread took too much of the room: fewer of them
     return plan if plan.omits_anything else passthrough(raw)
+
+
+def _unrepeated(parser: _Parser) -> Plan | None:
+    """Every line as printed but gcc's diagnostics printed again (a header's warnings for each file that
+    includes it, a build run once for each set of flags): a diagnostic whose lines (its head, source and
+    caret lines, notes) are those of one before it folds, with the context lines between such copies that
+    were printed before too (``In function``, ``In file included from``), into one ref; a marker line
+    says how many. None when no diagnostic is printed twice."""
+    raw, starts, ends, diags = parser.raw, parser.starts, parser.ends, parser.diags
+    again = bytearray(len(starts))  # 1: a line of a diagnostic printed before; 2: a context line printed before
+    blocks: set[bytes] = set()
+    for head, end in zip(diags.head, diags.end):
+        block = raw[starts[head] : ends[end]]
+        if block in blocks:
+            again[head : end + 1] = b"\x01" * (end + 1 - head)
+        else:
+            blocks.add(block)
+    if 1 not in again:
+        return None
+    inside = bytearray(len(starts))  # the lines of diagnostics
+    for head, end in zip(diags.head, diags.end):
+        inside[head : end + 1] = b"\x01" * (end + 1 - head)
+    lines: set[bytes] = set()
+    for i, (start, end) in enumerate(zip(starts, ends)):
+        line = raw[start:end]
+        if not inside[i] and line in lines:
+            again[i] = 2
+        lines.add(line)
+    plan, i, n = Plan(raw), 0, len(starts)
+    while i < n:
+        if not again[i]:
+            i += 1
+            continue
+        j = last = i
+        while j < n and again[j]:
+            if again[j] == 1:
+                last = j
+            j += 1
+        if again[last] != 1:  # context lines only: they stay
+            i = j
+            continue
+        folded = sum(1 for h in diags.head if i <= h <= last)
+        plan.keep(plan.position, starts[i])
+        plan.omit(starts[i], ends[last], "repeats", "diagnostics printed again")
+        if not plan.ends_line():
+            plan.show(b"\n")
+        plan.show(f"[{folded} diagnostic{'s' if folded != 1 else ''} as printed above, again: ".encode())
+        plan.mark("repeats")
+        plan.show(b"]\n")
+        i = last + 1
+    return plan.keep_rest().finish()
 
 
 def _gnu_snippets(parser: _Parser, settings: Settings) -> bool:

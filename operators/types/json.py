@@ -492,16 +492,21 @@ class _Reducer:
     def mark_test_run(self, entries, idxs, keep: bytearray, lo: int, j: int) -> None:
         """The lines before a failing line kept that belong to the same test (``go test -json``'s
         ``"Test": "TestX"``, pytest-reportlog's ``"nodeid"``), back to where that test's run of lines
-        starts (``TEST_RUN_MAX`` at most): its output, the panic and the stack it printed."""
+        starts (``TEST_RUN_MAX`` at most): its output, the panic and the stack it printed; as printed,
+        not in brief, unless the document is folded harder for the room."""
         raw = self.raw
         m = TEST_ID_RE.search(raw, entries[idxs[j]][2], entries[idxs[j]][3])
         if m is None:
             return
         same = m.group()
+        whole = self.brief_max == BRIEF_MAX  # not folded harder for the room: a line in brief is shown whole
         for k in range(j - 1, max(lo, j - TEST_RUN_MAX) - 1, -1):
-            if raw.find(same, entries[idxs[k]][2], entries[idxs[k]][3]) < 0:
+            vs = entries[idxs[k]][2]
+            if raw.find(same, vs, entries[idxs[k]][3]) < 0:
                 break
             keep[k] = 1
+            if whole:
+                self.brief.discard(vs)  # (a line with a signal word, ``somelevel=warning`` in an expected value)
 
     def keep_brief(self, vs: int) -> bool:
         """Show the object at ``vs`` in brief (``plan_brief``), if fewer than ``brief_max`` are."""

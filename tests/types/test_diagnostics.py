@@ -899,3 +899,30 @@ def test_gcc_source_and_caret_lines_stay_when_the_whole_output_fits_and_fold_whe
     # rustc's snippets (five lines and more a diagnostic, help and fixes) still fold under the ceiling
     plan, visible, _ = reduced_fit(fixture_bytes("clippy.txt"))
     assert "details" in plan.reasons
+
+
+def test_gcc_warnings_printed_again_fold_once_each_and_the_rest_stays_as_printed():
+    """A header's warnings come again for each file that includes it (a build for each set of flags):
+    past the room with every copy, each diagnostic is shown once as gcc printed it (source and caret
+    lines too), later copies fold to one ref behind a marker that counts them, and a warning that is
+    new in a later unit stays with its snippet."""
+    warnings = fixture_bytes("gcc_warnings.txt")
+    fresh = (b"kilo.c:999:5: warning: planted only in the second unit [-Wplanted]\n"
+             b"  999 |     planted_call(x);\n      |     ^~~~~~~~~~~~\n")
+    raw = (b"cc -Wall -o unit_a a.c\n" + warnings + b"PASSED: 16\n"
+           + b"cc -Wall -o unit_b b.c\n" + fresh + warnings + b"PASSED: 16\n"
+           + b"cc -Wall -o unit_c c.c\n" + warnings + b"PASSED: 16\n")
+    assert len(raw) > 25_000
+    plan, visible, refs = reduced_fit(raw)
+    assert list(plan.reasons) == ["repeats"]
+    assert visible.count(b"  229 |     raw.c_iflag &= ~(BRKINT | ICRNL | INPCK | ISTRIP | IXON);\n") == 1
+    assert fresh in visible
+    for unit in (b"unit_a", b"unit_b", b"unit_c"):
+        assert b"cc -Wall -o " + unit in visible
+    count = len(re.findall(rb"^kilo\.c:\d+:\d+: ", warnings, re.M))
+    assert re.findall(rb"\[(\d+) diagnostics as printed above, again: #ref:ctx_\w+\]", visible) == [str(count).encode()] * 2
+    (content,) = refs.values()
+    assert content.count(b"  229 |     raw.c_iflag") == 2
+    # the same output under a room its first copy does not fit: folded by rule as before, no repeats ref
+    plan, visible, _ = reduced_fit(raw, config(max_chars=9_500))
+    assert "repeats" not in plan.reasons and b"kilo.c:999:5" in visible

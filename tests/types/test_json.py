@@ -282,14 +282,21 @@ def test_ndjson_lines_that_say_a_test_failed_stay_in_view():
 def test_ndjson_a_failing_test_keeps_every_line_it_printed_its_panic_and_stack():
     """A test that panics prints the panic and a stack of frames, most of them without a signal word
     or a place in a value (``created by testing.(*T).Run``): the lines about the failing test, back to
-    its ``=== RUN``, stay with the ``fail`` record; the passing tests around it still fold."""
-    raw = _go_test_json(set())
+    its ``=== RUN``, stay with the ``fail`` record, as printed (an assertion's long expected and actual
+    values, which hold a signal word, are not shown in brief); the passing tests around it still fold."""
+    raw = _go_test_json({"TestHandler011", "TestHandler023"})  # two failing tests before it
     lines = raw.split(b"\n")
     frames = ["panic: runtime error: index out of range [3] with length 3 [recovered]\n",
               "goroutine 7 [running]:\n", "testing.tRunner.func1.2({0x5a1b20, 0xc000016180})\n",
               "\t/usr/lib/go/src/testing/testing.go:1396 +0x24e\n", "example.com/mux.route(...)\n",
               "\t/src/mux/route.go:88\n", "created by testing.(*T).Run\n",
-              "\t/usr/lib/go/src/testing/testing.go:1493 +0x35f\n", "--- FAIL: TestHandler060 (0.00s)\n"]
+              "\t/usr/lib/go/src/testing/testing.go:1493 +0x35f\n",
+              # an assertion's expected and actual values: long, and a signal word inside the values
+              "        \t            \texpected: \"time=\\\"1981-02-24T04:28:03Z\\\" level=warning msg=\\\"routed\\\" "
+              + "path=/a route=first handler=alpha status=200 bytes=512 took=3ms\\n\"\n" * 2,
+              "        \t            \tactual  : \"time=\\\"1981-02-24T04:28:03Z\\\" level=warning msg=routed "
+              + "path=/a route=second handler=beta status=204 bytes=0 took=3ms\\n\"\n" * 2,
+              "--- FAIL: TestHandler060 (0.00s)\n"]
     records = [json.dumps({"Time": "2026-12-04T15:06:01.%06dZ" % k, "Action": "output", "Package": "example.com/mux",
                            "Test": "TestHandler060", "Output": out}, separators=(",", ":")).encode()
                for k, out in enumerate(frames)]
