@@ -25,7 +25,9 @@ javac's ``cannot find symbol`` is a rule for each missing symbol (``error: canno
 TypeAdapter)``: its ``symbol:`` line names it), so each keeps an example however small the room. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
 own place and the blank lines between them go to one ref (group ``details``) — but gcc's and clang's (a
 source line and a caret under each warning: the code to fix), which stay when the whole output fits the
-output ceiling (it is then shown as printed; ``_gnu_snippets``); cargo's lines about
+output ceiling (it is then shown as printed; ``_gnu_snippets``), or when it does once the diagnostics
+printed again (a header's warnings for each file that includes it) fold, each copy's run behind one
+marker line that counts them (group ``repeats``, ``_unrepeated``); cargo's lines about
 each target it built (``could not compile `x` (bin "y")``, ``generated N warnings``, ``rustc --explain``:
 a workspace of many binaries prints them for each) to another when there are ``TARGET_MIN`` or more,
 the last of each kind staying (group ``targets``); colour escapes of the
