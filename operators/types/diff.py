@@ -52,6 +52,7 @@ from array import array
 from bisect import bisect_right
 from itertools import compress, repeat
 
+from operators.ceiling import visible_size
 from operators.config import Section, section
 from operators.kernel import diff_common, diff_lines, diff_pieces, diff_ranks
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
@@ -82,16 +83,18 @@ def lines_and_kinds(raw: bytes) -> tuple:
     return diff_lines(raw)
 
 
-def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None, summarise: bool | None = None) -> Plan:
+def reduce_diff(raw: bytes, context_keep: int, pure_keep: int | None = None, summarise: bool | None = None,
+                moved: "Moved | None" = None) -> Plan:
     """The plan of a diff: ``context_keep`` unchanged lines stay next to a change that mixes removed
     and added lines, ``pure_keep`` (default: the smaller of ``PURE_KEEP`` and ``context_keep``) next
     to a block that only adds or only removes lines, or a moved block. ``summarise`` False: no
     ``diff --git`` line may name a summarised file, as a caller found once in a larger text holding
-    this one (None: searched here)."""
+    this one (None: searched here). ``moved``: how many bytes of moved blocks' added lines may be
+    shown where they were added, and the sizes of those folded (``Moved``)."""
     starts, kinds = lines_and_kinds(raw)
     keep_n = max(0, context_keep)
     pure_n = max(0, min(PURE_KEEP, keep_n) if pure_keep is None else pure_keep)
-    special = _special_blocks(raw, starts, kinds, summarise)  # first line -> (end line, shown text, what)
+    special = _special_blocks(raw, starts, kinds, summarise, moved)  # first line -> (end line, shown text, what)
     if special:
         kinds = bytearray(kinds)
         for a, (b, _, _) in special.items():
@@ -276,9 +279,12 @@ HEADER_LINE_RE = lazy(
 FILE_LINE_RE = lazy(rb"\ndiff --(?:git|cc|combined) ")  # a literal head: found at C speed
 
 
-def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None) -> dict[int, tuple[int, bytes, str]]:
+def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None,
+                    moved: "Moved | None" = None) -> dict[int, tuple[int, bytes, str]]:
     """The lines that go behind the ref as a whole, each block with the one line shown instead:
-    summarised files (all but their ``diff --git`` line) and moved blocks (both places).
+    summarised files (all but their ``diff --git`` line) and moved blocks (both places; but the added
+    lines of those, in order, that ``moved.left`` holds stay as printed where they were added: the
+    code as it reads now).
     ``summarise`` False: no ``diff --git`` line may name a summarised file (``may_summarise``; None:
     searched here)."""
     others = _others(kinds)
@@ -311,8 +317,39 @@ def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None) ->
         new = _where(raw, starts, kinds, a, PLUS)
         text = f"{HINT} moved {_count(length, 'line')} from {old} to {new}"
         blocks[d] = (d + length, _eol(raw, starts, d + length - 1, text), "moved")
-        blocks[a] = (a + length, _eol(raw, starts, a + length - 1, text), "moved")
+        size = _span(raw, starts, a, a + length)
+        if moved is not None and size <= moved.left:
+            moved.left -= size
+            continue
+        first = 0  # the lines of a block too long for the room shown from its start, as many as it holds
+        if moved is not None and moved.left >= MOVED_PART_MIN:
+            longest = len(f"{text}: the first {length} shown above\n".encode())  # its line, which takes room too
+            first = bisect_right(starts, starts[a] + moved.left - longest, a, a + length) - a - 1
+            moved.left = 0
+            text = f"{text}: the first {first} shown above"
+        blocks[a + first] = (a + length, _eol(raw, starts, a + length - 1, text), "moved")
+        if moved is not None and not first:
+            moved.folded.append(size)
     return blocks
+
+
+MOVED_PART_MIN = 2048  # bytes of room from which a moved block too long for it shows its first lines
+
+
+def _span(raw: bytes, starts, a: int, b: int) -> int:
+    """The bytes of lines ``a`` to ``b`` (not included)."""
+    return (starts[b] if b < len(starts) else len(raw)) - starts[a]
+
+
+class Moved:
+    """Moved blocks' added lines in a view: ``left`` bytes of them may still be shown where they were
+    added; ``folded``, the size of each block's added lines that were not (``reduce_diff``)."""
+
+    __slots__ = ("left", "folded")
+
+    def __init__(self, left: int = 0):
+        self.left = left
+        self.folded: list[int] = []
 
 
 RENAMED_OR_BINARY = (b"rename ", b"Binary files ")  # what starts a line of a file without hunks shown as fewer lines
@@ -593,11 +630,29 @@ def _after_newline(plan: Plan, text: bytes) -> bytes:
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
+    """``reduce_diff``; then, when moved blocks folded and the view leaves room (``ROOM_SHARE`` of the
+    output ceiling), the added lines of as many of them as it holds are shown (``with_moved``)."""
     settings = section(config, NAME)
-    plan = reduce_diff(raw, settings.context_keep, settings.pure_keep)
+    moved = Moved()
+    plan = reduce_diff(raw, settings.context_keep, settings.pure_keep, moved=moved)
     if not plan.omits_anything and (stat := _stat_padding(raw)) is not None:
         return stat
-    return plan
+    room = int(section(config, "ceiling").max_chars * ROOM_SHARE)
+    return with_moved(plan, moved, room, lambda spare: reduce_diff(raw, settings.context_keep, settings.pure_keep,
+                                                                   moved=Moved(spare)))
+
+
+ROOM_SHARE = 0.9  # of the output ceiling a diff with moved blocks may fill with their added lines
+
+
+def with_moved(plan: Plan, moved: Moved, room: int, build) -> Plan:
+    """The view ``build(spare)`` makes with ``spare`` bytes of moved blocks' added lines shown, when
+    ``plan`` folded some (``moved``) and leaves room; ``plan`` when none fits or the view would not
+    fit ``room``."""
+    if not moved.folded or (size := visible_size(plan)) >= room or min(min(moved.folded), MOVED_PART_MIN) > room - size:
+        return plan  # (no block and no part of one fits)
+    again = build(room - size)
+    return again if visible_size(again) <= room else plan
 
 
 STAT_PAD_RE = lazy(rb"(?<=[^ \n]) {2,}(?=\| )|(?<=\|) {2,}(?=\d|Bin )")  # what aligns a --stat line's columns

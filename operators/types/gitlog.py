@@ -309,6 +309,7 @@ class _Emitter:
         self.upcoming: list[Commit] = []  # the commits whose patches go through the kernel, not prepared yet
         self.prepared: dict[int, tuple] | None = None  # commit's first line -> its diff plan and signal parts
         self.summarise: bool | None = None  # False: no "diff --git" line names a summarised file (``reduce_diff``)
+        self.moved: difftype.Moved | None = None  # what moved blocks' added lines may show (``reduce_diff``)
 
     def omit_to(self, pos: int) -> None:
         plan = self.plan
@@ -398,7 +399,7 @@ class _Emitter:
         if prepared is None and self.upcoming:
             self._prepare()
             prepared = self.prepared.pop(c.first, None)
-        sub = prepared[0] if prepared is not None else difftype.reduce_diff(raw[start:end], self.settings.context_keep).pieces
+        sub = prepared[0] if prepared is not None else difftype.reduce_diff(raw[start:end], self.settings.context_keep, moved=self.moved).pieces
         kinds = sub.kinds
         texts = {}  # piece -> the text shown in place of its own
         k = kinds.rfind(MARK)
@@ -432,7 +433,8 @@ class _Emitter:
         subs, starts, ends = [], array("q"), array("q")
         for c in batch:
             start, end = lines[c.patch].start, lines[c.end - 1].end
-            sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep, summarise=self.summarise).pieces
+            sub = difftype.reduce_diff(raw[start:end], self.settings.context_keep, summarise=self.summarise,
+                                       moved=self.moved).pieces
             omits = sub.kinds.translate(_OMIT_FLAG)  # the omitted pieces
             starts.extend(map(start.__add__, compress(sub.starts, omits)))
             ends.extend(map(start.__add__, compress(sub.ends, omits)))
@@ -759,13 +761,14 @@ def _end_anchored() -> bool:
     return b"$" in _ESCAPE_OR_CLASS_RE.sub(b"", SIGNAL_RE.pattern)
 
 
-def reduce_log(raw: bytes, settings: Settings, fine: bool = False, room: int = 0) -> Plan:
+def reduce_log(raw: bytes, settings: Settings, fine: bool = False, room: int = 0, moved: difftype.Moved | None = None) -> Plan:
     lines = LineTable(raw)
     first, commits = parse(raw, lines)
     if not commits:
         return reduce_oneline(raw, lines, settings, room)
     single = len(commits) == 1
     em = _Emitter(raw, lines, settings, fine, single)
+    em.moved = moved
     plan = em.plan
     if first:
         _preamble(em, first)
@@ -853,8 +856,12 @@ ROOM_SHARE = 0.9  # of the output ceiling a list of commits takes, newest first,
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
+    """``reduce_log``; then, when the patches' moved blocks folded and the view leaves room, the
+    added lines of as many of them as it holds are shown (``diff.with_moved``)."""
     room = int(section(config, "ceiling").max_chars * ROOM_SHARE)
-    return reduce_log(raw, section(config, NAME), fine=granularity == "fine", room=room)
+    settings, fine, moved = section(config, NAME), granularity == "fine", difftype.Moved()
+    plan = reduce_log(raw, settings, fine=fine, room=room, moved=moved)
+    return difftype.with_moved(plan, moved, room, lambda spare: reduce_log(raw, settings, fine, room, difftype.Moved(spare)))
 
 
 # -- detection ------------------------------------------------------------------------------------

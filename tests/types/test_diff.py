@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from conftest import examples, FIXTURES, reduce_alone, reduce_bytes
+from operators.ceiling import CeilingSettings
 from operators.classify import classify
 from operators.config import Config
 from operators.kernel import diff_twins
@@ -423,7 +424,7 @@ def test_level0_diff_facts_see_the_lines_a_split_sees(raw):
 REAL = {  # fixture -> least share of bytes saved (each measured a few points above)
     "diff_cargo_lock_and_code.diff": 0.65,
     "diff_npm_lockfile_bump.diff": 0.90,
-    "diff_moved_block_refactor.diff": 0.30,
+    "diff_moved_block_refactor.diff": 0.22,  # its moved blocks' added lines shown: the view has room for them
     "diff_binary_files_added.diff": 0.18,
     "diff_renames.diff": 0.25,
     "sample.diff": 0.50,  # 46.0% before this reducer knew pure blocks and short hints
@@ -438,9 +439,12 @@ def fixture(name: str) -> bytes:
     return (FIXTURES / name).read_bytes()
 
 
-def run_real(raw: bytes, **settings):
-    alone = reduce_alone(diff, raw, Config(diff=DiffConfig(**settings)))
+def run_real(raw: bytes, max_chars: int = 25_000, **settings):
+    alone = reduce_alone(diff, raw, Config(diff=DiffConfig(**settings), ceiling=CeilingSettings(max_chars=max_chars)))
     return alone.visible, alone.contents
+
+
+TIGHT = 9_500  # an output ceiling whose room a view of diff_moved_block_refactor.diff fills without its moved lines
 
 
 class Line:
@@ -582,7 +586,7 @@ def test_pure_addition_has_no_context_by_default():
 
 def test_hints_are_short_and_count_every_unchanged_line():
     raw = fixture("diff_moved_block_refactor.diff")
-    visible, contents = run_real(raw)
+    visible, contents = run_real(raw, TIGHT)
     hinted = sum(int(n) for n in HINT.findall(visible))
     context_raw = sum(1 for h in hunk_lines(raw) if h.sign == b" ")
     context_shown = sum(1 for line in visible.split(b"\n") if line[:1] == b" ")
@@ -653,7 +657,7 @@ def test_signal_check_skips_summarised_files_by_path_alone():
 
 def test_moved_blocks_shown_once_with_their_places_and_bytes_in_the_ref():
     raw = fixture("diff_moved_block_refactor.diff")
-    visible, contents = run_real(raw)
+    visible, contents = run_real(raw, TIGHT)  # no room for their lines
     hunks = hunk_lines(raw)
     removed = {(h.old_path, h.old_no): h.text for h in hunks if h.sign == b"-"}
     added = {(h.new_path, h.new_no): h.text for h in hunks if h.sign == b"+"}
@@ -674,6 +678,37 @@ def test_moved_blocks_shown_once_with_their_places_and_bytes_in_the_ref():
     auto = auto_signals("diff", raw)
     assert not missing_signals(visible, [], auto)
     assert b"-/// A configuration for describing how paths should be written." not in auto
+
+
+def _one_move(n: int = 200) -> tuple[bytes, list[bytes]]:
+    """A diff that moves ``n`` lines from old.py into a new file, and those lines."""
+    body = [f"    value_{k} = compute({k}, 'planted-{k}')\n".encode() for k in range(n)]
+    raw = (b"diff --git a/old.py b/old.py\n--- a/old.py\n+++ b/old.py\n@@ -1,%d +1,2 @@\n def keep():\n" % (n + 2)
+           + b"".join(b"-" + line for line in body) + b"     pass\n"
+           + b"diff --git a/new.py b/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,%d @@\n" % n
+           + b"".join(b"+" + line for line in body))
+    return raw, body
+
+
+def test_a_moved_blocks_added_lines_are_shown_where_they_were_added_when_the_room_holds_them():
+    """A moved block folds at both places only when the view has no room for it: with room, its added
+    lines stay as printed (the code as it reads now) and the removed place keeps its one line saying
+    where they went; with room for part of it, its first lines stay and the line after them counts them."""
+    raw, body = _one_move()
+    visible, contents = run_real(raw)
+    assert all(b"+" + line in visible for line in body)
+    assert not any(b"-" + line in visible for line in body)
+    assert visible.count(b"\xe2\x8b\xaf moved 200 lines from old.py:2 to new.py:1\n") == 1
+    # room for part of it (at least MOVED_PART_MIN bytes): its first lines, as many as the room holds
+    visible, _ = run_real(raw, 5_000)
+    shown = re.search(rb"^\xe2\x8b\xaf moved 200 lines from old\.py:2 to new\.py:1: the first (\d+) shown above$", visible, re.M)
+    first = int(shown.group(1))
+    assert 20 < first < 200 and len(visible) <= 5_000 * diff.ROOM_SHARE
+    assert [b"+" + line in visible for line in body] == [True] * first + [False] * (200 - first)
+    # no room: both places fold, as before
+    visible, _ = run_real(raw, 2_000)
+    assert visible.count(b"\xe2\x8b\xaf moved 200 lines from old.py:2 to new.py:1\n") == 2
+    assert b"value_0 =" not in visible
 
 
 def test_moved_blocks_through_git_show():
@@ -887,7 +922,7 @@ def test_summarised_file_rule(path, summarised):
 
 def test_crlf_diff_summaries_end_as_their_lines_do():
     raw = (fixture("diff_moved_block_refactor.diff") + fixture("diff_cargo_lock_and_code.diff")).replace(b"\n", b"\r\n")
-    visible, _ = run_real(raw)  # restores byte for byte
+    visible, _ = run_real(raw, TIGHT)  # restores byte for byte
     moved = re.findall(rb"^\xe2\x8b\xaf moved [^\r\n]*(\r?\n)", visible, re.M)
     assert len(moved) >= 16 and set(moved) == {b"\r\n"}
     assert re.search(rb"^\xe2\x8b\xaf 15 packages changed: [^\r\n]*\(\+41 -30 lines\)\r\n", visible, re.M)
