@@ -249,7 +249,8 @@ def _unfold(shape_data: bytes, shape_ends, modes: bytearray, counts, template_of
             fold_min: int, room: int) -> tuple:
     """The templates keyed by their words, smallest first, back to their shapes (each its own rare
     template, so its lines show as they are) while the lines shown stay within ``room`` bytes: words
-    fold only what does not fit."""
+    fold only what does not fit. Of the first template that does not fit whole, its first shapes that
+    do (the rest, ``fold_min`` lines at least, still fold: ``×N`` on the first of them)."""
     if len(shape_ends) > FIT_SHAPES_MAX:
         return template_of, names, totals
     lengths = array("q", [end - start for start, end in zip([0, *shape_ends[:-1]], shape_ends)])
@@ -266,15 +267,26 @@ def _unfold(shape_data: bytes, shape_ends, modes: bytearray, counts, template_of
     for t in sorted(members, key=lambda t: (totals[t], t)):
         shapes = members[t]
         cost = sum(lengths[s] * counts[s] for s in shapes) - lengths[shapes[0]] - 8
-        if size + cost > room:
-            break
-        size += cost
+        if size + cost > room:  # the first shapes of the template while they fit, the others fold
+            shapes, left = [], totals[t]  # (as many lines as ``fold_min`` at least: still a frequent template)
+            for shape_id in members[t]:
+                cost = lengths[shape_id] * counts[shape_id]
+                if size + cost > room or left - counts[shape_id] < fold_min:
+                    break
+                size += cost
+                left -= counts[shape_id]
+                shapes.append(shape_id)
+            room = 0  # no template after this one
+        else:
+            size += cost
         for shape_id in shapes:
             totals[t] -= counts[shape_id]
             template_of[shape_id] = len(names)
             start = shape_ends[shape_id - 1] if shape_id else 0
             names.append(b"\x02" + shape_data[start : shape_ends[shape_id] - 1])
             totals.append(counts[shape_id])
+        if not room:
+            break
     return template_of, names, totals
 
 

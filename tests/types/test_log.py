@@ -261,6 +261,28 @@ def test_rare_lines_that_differ_in_a_user_or_host_stay_while_there_is_room(monke
     assert tight.visible.count(b"AuthFail sta=host-") < len(NAMES)
 
 
+def test_a_word_template_too_long_for_the_room_shows_its_first_lines_and_folds_the_rest():
+    """A scanner's requests (one path each, no digit: a template by their words) take more than the
+    room: the first paths still show as they are while the room lasts, the rest fold with their count,
+    instead of all of them folding into one line."""
+    from itertools import product
+
+    words = [a + b for a, b in product(["al", "bo", "cu", "de", "fi", "go", "hu", "ki", "lo", "mu"],
+                                         ["pha", "reta", "sigma", "tau", "umbra", "vex", "wold", "xeno", "yarrow", "zest"])]
+    paths = ([f"/{a}/{b}.php" for a, b in zip(words, reversed(words))] + [f"/{w}/admin/" for w in words]
+             + [f"/{w}/login/" for w in words[:50]])
+    lines = [f"2015-01-13 22:{k // 60 % 60:02d}:{k % 60:02d} 10.0.0.1 GET {path} - 80 - 183.60.244.30 "
+             f"Mozilla/5.0+(compatible;+probe/1.0) - 200 0 0 1405 242 {300 + k}\n".encode() for k, path in enumerate(paths)]
+    raw = b"".join(lines)
+    assert 25_000 < len(raw) < 60_000
+    packet = reduce_bytes(raw, source="access.log", forced_type="log")
+    shown = [path.encode() + b" -" in packet.visible for path in paths]
+    first = shown.index(False)
+    assert 60 < first < len(paths) - 3 and not any(shown[first + 1 :])  # the first ones, in order
+    assert f" ×{len(paths) - first + 1}\n".encode() in packet.visible  # the rest: the last shown line counts them
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+
+
 def _trace_log() -> bytes:
     tick = [b"12:00:%02d INFO tick %d\n" % (i % 60, i) for i in range(90)]
     same = b"12:01:00 ERROR PaymentService charge failed\n    at Gateway.charge(Gateway.java:421)\n    at Main.run(Main.java:9)\n"
@@ -409,7 +431,8 @@ def test_real_log_shapes_fold_but_keep_every_rare_and_signal_line(system):
     for line in planted:  # rare lines and warnings/errors: visible, verbatim, whole
         assert (line + "\n").encode() in packet.visible, line
     assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
-    assert packet.measure.saved_pct >= 80, packet.measure.saved_pct
+    # (dpkg's lines differ in their package names: the first of them show as they are while the room lasts)
+    assert packet.measure.saved_pct >= (75 if system == "dpkg" else 80), packet.measure.saved_pct
     assert len(packet.references) == 1
 
 REAL_LOGS = ["postgres_server.log", "python_http_server.log"]
