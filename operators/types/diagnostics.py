@@ -2170,7 +2170,7 @@ def _unfold(p: _Parser, fold: _Fold, spare: int) -> frozenset:
     first, other = _unshown(p, fold)
     chosen: set[int] = set()
     heads, keys = p.diags.head, p.diags.key
-    listed = Counter(keys[j] for j in first + other)  # a folded rule's line lists at least one place
+    listed = Counter(keys[j] for j in first + other if heads[j] not in fold.more)  # a folded rule's line lists one place at least
     for j in first + other:
         if heads[j] in fold.more:
             continue  # shown already (``_spread``)
@@ -2208,19 +2208,26 @@ def _unshown(p: _Parser, fold: _Fold) -> tuple[list[int], list[int]]:
 
 def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
     """``plan`` with folded diagnostics shown verbatim again in ``spare`` bytes (``_unfold``); the
-    sizes are reckoned, so a view that comes out too long is tried again with less."""
+    sizes are reckoned, so a view that comes out too long is tried again with less, and one that
+    comes out shorter gives what is left to more lines."""
     room = visible_size(plan) + spare
-    for _ in range(3):
+    for _ in range(WIDEN_TRIES):
         if spare < UNFOLD_MIN:
             break
         more = _unfold(p, fold, spare)
         if not more:
             break
-        wider = build(fold._replace(more=more | fold.more))
-        if visible_size(wider) <= room:
-            return wider
-        spare = int(spare * 0.9)
+        wider_fold = fold._replace(more=more | fold.more)
+        wider = build(wider_fold)
+        size = visible_size(wider)
+        if size > room:
+            spare = int(spare * 0.9)
+        else:  # each line reckoned at its whole size, its place leaving the list aside: room is left over
+            plan, fold, spare = wider, wider_fold, room - size
     return plan
+
+
+WIDEN_TRIES = 4  # views built to give the room back to lines as printed (``_widen``)
 
 
 SPREAD_SHARE = 0.6  # of the room, for the lines of folded rules whose messages differ (``_spread``)

@@ -926,3 +926,19 @@ def test_gcc_warnings_printed_again_fold_once_each_and_the_rest_stays_as_printed
     # the same output under a room its first copy does not fit: folded by rule as before, no repeats ref
     plan, visible, _ = reduced_fit(raw, config(max_chars=9_500))
     assert "repeats" not in plan.reasons and b"kilo.c:999:5" in visible
+
+
+def test_an_output_a_little_over_the_room_gives_the_room_back_to_lines_as_printed():
+    """A flake8 run a little longer than the room: its most frequent rule folds to a list of places,
+    then lines as printed come back while the room lasts — reckoned, built, and reckoned again from the
+    view built, so the room is filled, not left a sixth empty by the first reckoning."""
+    raw = b"".join(b"pkg/table.py:%d:89: E501 line too long (%d > 88 characters)\n" % (40 + 7 * k, 90 + k % 23)
+                   for k in range(150))
+    raw += b"pkg/cli.py:3:1: E203 whitespace before ':'\npkg/cli.py:9:1: E203 whitespace before ':'\n"
+    conf = config(max_chars=9_500)
+    room = int(9_500 * diagnostics.Settings().room_share)
+    assert room < len(raw) < 1.3 * room
+    plan, visible, refs = reduced_fit(raw, conf)
+    assert room - 400 <= visible_size(plan) <= room
+    for line in raw.splitlines():  # every place stays, as printed or listed
+        assert line.split(b": ")[0] in visible
