@@ -19,7 +19,9 @@ Omitted, all into ONE coarse ref (group ``context``), each place with one line s
   name old → new, … (+A -D lines)`` (``⋯ generated file: +A -D lines`` when no version is recognised);
 * moved blocks: removed lines added back verbatim elsewhere in the diff (as git's ``--color-moved``
   finds them; at least 3 lines or 80 bytes, and 20 letters or digits), shown at both places as
-  ``⋯ moved N lines from A:line to B:line``;
+  ``⋯ moved N lines from A:line to B:line`` — but where they were added, while the view has room for
+  them (``ROOM_SHARE`` of the output ceiling; ``with_moved``), the added lines stay as printed (the
+  first of a block too long for it, ``… : the first K shown above``);
 * files without hunks become one line: a rename-only file its ``diff --git a/X b/Y`` line (the
   ``rename from``/``to`` lines go), a binary file its ``Binary files … differ`` line (its ``diff
   --git`` line and a plain ``new``/``deleted file mode 100644`` go).
@@ -324,9 +326,10 @@ def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None,
         first = 0  # the lines of a block too long for the room shown from its start, as many as it holds
         if moved is not None and moved.left >= MOVED_PART_MIN:
             longest = len(f"{text}: the first {length} shown above\n".encode())  # its line, which takes room too
-            first = bisect_right(starts, starts[a] + moved.left - longest, a, a + length) - a - 1
+            first = max(0, bisect_right(starts, starts[a] + moved.left - longest, a, a + length) - a - 1)
             moved.left = 0
-            text = f"{text}: the first {first} shown above"
+            if first:
+                text = f"{text}: the first {first} shown above"
         blocks[a + first] = (a + length, _eol(raw, starts, a + length - 1, text), "moved")
         if moved is not None and not first:
             moved.folded.append(size)
