@@ -320,15 +320,19 @@ class _Choice:
         return v
 
     def fold(self, vs: int, suffix: bytes) -> bool:
-        """Whether the line at ``vs`` is shown, given ``suffix`` when it has none and it still fits."""
+        """Whether the line at ``vs`` is shown and counts the lines of its group: given ``suffix`` when
+        it has none and it still fits (shown without it, the others of its group are not counted)."""
         item = self.items.get(vs)
         if item is None:
             return False
         ve, ins, had = item
-        if suffix and not had and self.used + len(suffix) <= self.budget:
-            self.used += len(suffix)
-            end = vs + len(self.view.text[vs:ve].rstrip(b"\r\n")) if ve in self.ends else ve
-            self.items[vs] = (ve, end, suffix)
+        if not suffix or had:
+            return True
+        if self.used + len(suffix) > self.budget:
+            return False
+        self.used += len(suffix)
+        end = vs + len(self.view.text[vs:ve].rstrip(b"\r\n")) if ve in self.ends else ve
+        self.items[vs] = (ve, end, suffix)
         return True
 
     def unfold(self, vs: int) -> None:
@@ -427,11 +431,22 @@ class _Members(Sequence):
         return map(self.lines.span, self.at)
 
 
-def _groups(lines, order: list[int]) -> _Groups:
+def _apart(kind: str, lines, must, config) -> list[int]:
+    """The must-see lines the type shows each as a group of its own (its ``apart_lines``: failing test
+    ids, whose numbers name them); none for a type without it."""
+    from operators import types
+
+    own = types.attr(kind, "apart_lines", None, config)
+    return own(lines, must) if own is not None and len(must) else []
+
+
+def _groups(lines, order: list[int], apart=()) -> _Groups:
     """[count, first (start, end), last (start, end), every member's span] per group of the lines
-    ``order`` names, in that order: the lines of one template (``template``) are one group. The lines
-    of one template found by the kernel (``first_template``), each group's members an array of line
-    indexes (a ``_Members``): no bytes object or span a line."""
+    ``order`` names, in that order: the lines of one template (``template``) are one group, but each
+    of ``apart`` (line indexes) is one of its own, those after the first of their template coming after
+    the other groups (every template has a line before the second of one shown apart). The lines of one template found by the kernel
+    (``first_template``), each group's members an array of line indexes (a ``_Members``): no bytes
+    object or span a line."""
     starts = lines.starts
     of_line = array("i", [-1]) * len(lines)
     at = array("q", map(starts.__getitem__, order))
@@ -440,7 +455,17 @@ def _groups(lines, order: list[int]) -> _Groups:
         ends[list(order).index(len(lines) - 1)] = starts[len(lines)]
     first = first_template(lines.text, at, ends)  # the first line of each one's template
     del at, ends
+    later: set[int] = set()  # lines apart whose template an earlier line apart stands for: after the other groups
+    if apart:
+        by_template, first, position = first, array("q", first), {i: k for k, i in enumerate(order)}  # (the kernel's is read-only)
+        for i in apart:
+            k = position[i]
+            if by_template[k] != k:
+                later.add(k)
+            first[k] = k
     distinct = list(compress(range(len(first)), map(eq, first, range(len(first)))))  # in order of first appearance
+    if later:  # a line of each template first, then the other lines apart
+        distinct = [k for k in distinct if k not in later] + [k for k in distinct if k in later]
     number = dict(zip(distinct, range(len(distinct))))
     group_of = array("i", map(number.__getitem__, first))
     del first, number
@@ -538,7 +563,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     left = []  # groups whose line did not fit
     fold = signals_kind(kind, config) == "lines"
     if groups is None:
-        groups = _groups(lines, must) if fold else []
+        groups = _groups(lines, must, _apart(kind, lines, must, config)) if fold else []
     rest: list[int] = []  # must-see lines (of a type whose signals are not lines) past the share
     if must:
         choice.used += SUMMARY_EST
@@ -945,7 +970,7 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     view = _View(plan, size)
     ranked = _ranked(view.text, kind, config)
     fold = signals_kind(kind, config) == "lines"
-    groups = _groups(ranked[0], ranked[1][0]) if fold else []  # made once for both tries
+    groups = _groups(ranked[0], ranked[1][0], _apart(kind, ranked[0], ranked[1][0], config)) if fold else []  # made once for both tries
     noun = "signal template" if fold else "must-see line"
     new, extra, est = None, 0, GAP_TYPICAL
     for _ in range(3):  # gap lines reckoned as they mostly are; at their longest when that went over

@@ -25,6 +25,8 @@ everything about its kind of output. Its contract (the module attribute, then th
     REDACTS = True                          redacts       optional: reduced at any size; a plan with a
                                                           "secrets" group is never swapped for the raw text
     def cut_head(raw, budget) -> bytes      cut_head      optional: what a cut output shows first
+    def apart_lines(lines, indexes)         apart_lines   optional: the must-see lines the ceiling shows
+                                                          each on its own, not folded by template
     FILL = True                             fill          optional: a cut output fills its target with
                                                           head and tail (every line is content)
     FITS = True                             fits          optional: the reducer fits its output to the
@@ -109,6 +111,7 @@ class ContentType(msgspec.Struct, frozen=True, kw_only=True):
     signals: str = "lines"
     redacts: bool = False
     cut_head: Callable[[bytes, int], bytes] | None = None
+    apart_lines: Callable[[Any, Any], list] | None = None
     fill: bool = False
     fits: bool = False
     module: str = ""  # where it was made from (messages)
@@ -166,6 +169,7 @@ PARTS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
     "signals": ("SIGNALS", lambda value: value in ("lines", "changed", ""), '"lines", "changed" or ""'),
     "redacts": ("REDACTS", _flag, "True or False"),
     "cut_head": ("cut_head", _function, "a function"),
+    "apart_lines": ("apart_lines", _function, "a function"),
     "fill": ("FILL", _flag, "True or False"),
     "fits": ("FITS", _flag, "True or False"),
 }

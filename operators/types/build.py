@@ -706,6 +706,18 @@ RUN_TOTALS_RE = lazy(rb"^\s*\d+ (?:passing|failing|pending)\b|^\s*(?:Tests|Test 
 MOCHA_FAILURE_RE = lazy(rb"^ {1,8}\d+\) \S")  # mocha: "  1) suite" opens a failure's title lines
 
 
+TEST_ID_RE = lazy(rb"^(?:FAILED|ERROR) \S+::|^\S+::\S.*? (?:FAILED|ERROR)\b|^ {1,8}\d+\) \S")  # a failing test's id line
+
+
+def apart_lines(lines, indexes) -> list[int]:
+    """Of the must-see lines ``indexes`` (of ``operators.rank.Lines``), those the output ceiling shows
+    each as a group of its own, not folded with the others of its template (numbers masked): a failing
+    test's id — pytest's ``FAILED tests/a.py::test_evict[3-lru]``, mocha's ``  12) suite`` — in which
+    a number is part of the name, not a count."""
+    text, starts, match = lines.text, lines.starts, TEST_ID_RE.match
+    return [i for i in indexes if text.startswith((b"FAILED ", b"ERROR ", b" "), starts[i]) and match(text[starts[i] : lines.end(i)])]
+
+
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines),
     its ``collected`` and final summary lines (other runners' totals too: mocha's ``838 passing``,

@@ -314,6 +314,14 @@ def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None,
         header = _header_only(raw, starts, kinds, f, files[k + 1] if k + 1 < len(files) else len(kinds))
         if header is not None:
             blocks[header[0]] = (header[1], b"", "header")
+    _moved_special(raw, starts, kinds, skip, moved, blocks)
+    return blocks
+
+
+def _moved_special(raw: bytes, starts, kinds, skip: bytearray, moved: "Moved | None", blocks: dict) -> None:
+    """The moved blocks' entries of ``_special_blocks``: each removed place one line, each added place
+    too unless ``moved`` holds room for its lines (or, past ``MOVED_PART_MIN`` bytes of room, its first
+    lines)."""
     for d, a, length in _moved_blocks(raw, starts, kinds, skip):
         old = _where(raw, starts, kinds, d, MINUS)
         new = _where(raw, starts, kinds, a, PLUS)
@@ -333,7 +341,6 @@ def _special_blocks(raw: bytes, starts, kinds, summarise: bool | None = None,
         blocks[a + first] = (a + length, _eol(raw, starts, a + length - 1, text), "moved")
         if moved is not None and not first:
             moved.folded.append(size)
-    return blocks
 
 
 MOVED_PART_MIN = 2048  # bytes of room from which a moved block too long for it shows its first lines

@@ -678,3 +678,31 @@ def test_a_failing_frames_line_with_a_signal_word_is_must_see(host, monkeypatch)
     packet = reduce_bytes(raw)
     assert packet.type == "build" and packet.signal_pass and packet.restore_pass
     assert b">           warnings.warn(\n" in packet.visible
+
+
+def _parametrized_failures(n: int = 200) -> bytes:
+    """A pytest run in which ``n`` cases of one parametrized test fail: ids that differ by their numbers."""
+    out = [b"=" * 29 + b" test session starts " + b"=" * 30, b"collected %d items" % (2 * n), b"",
+           b"tests/test_cache.py " + b"F." * n + b" [100%]", b"", b"=" * 35 + b" FAILURES " + b"=" * 35]
+    for k in range(0, 2 * n, 2):
+        out += [b"_" * 24 + b" test_evict[%d-lru] " % k + b"_" * 24, b"", b"    def test_evict(size):",
+                b">       assert cache.evict(%d) == %d" % (k, k + 1), b"E       assert %d == %d" % (k, k + 1), b"",
+                b"tests/test_cache.py:%d: AssertionError" % (40 + k)]
+    out.append(b"=" * 28 + b" short test summary info " + b"=" * 28)
+    out += [b"FAILED tests/test_cache.py::test_evict[%d-lru] - assert %d == %d" % (k, k, k + 1) for k in range(0, 2 * n, 2)]
+    out.append(b"=" * 24 + b" %d failed, %d passed in 1.23s " % (n, n) + b"=" * 24)
+    return b"\n".join(out) + b"\n"
+
+
+@pytest.mark.parametrize("budget, least", [(25_000, 200), (9_500, 100)])
+def test_failing_test_ids_that_differ_by_a_number_are_not_folded_as_one_template(budget, least):
+    """``FAILED …::test_evict[3-lru]`` and ``…[5-lru]`` are two failing tests, not one line with a
+    count: under the output ceiling each failing id is must-see on its own (the ids first, as many as
+    the budget holds), while lines that repeat but for numbers (the ``E`` lines) still fold."""
+    raw = _parametrized_failures()
+    packet = reduce_bytes(raw, source="pytest.txt", budget=budget // 4)
+    assert packet.type == "build" and len(packet.visible) <= budget
+    ids = re.findall(rb"^FAILED tests/test_cache\.py::test_evict\[(\d+)-lru\] - ", packet.visible, re.M)
+    assert len(set(ids)) >= least
+    assert re.search(rb"^E       assert \d+ == \d+ \(\xc3\x97\d+ similar", packet.visible, re.M)
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
