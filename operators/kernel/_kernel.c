@@ -138,6 +138,37 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
     return h;
 }
 
+/* hash_bytes' use in scan, 16 bytes a step in two independent lanes (half the chain of multiplies a
+ * line); only where a shape goes in scan's own table depends on it. */
+static inline uint64_t hash_shape(const char *p, Py_ssize_t n) {
+    const uint64_t k = 0x9E3779B97F4A7C15ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
+    uint64_t h = (uint64_t)n * k, g = (uint64_t)n * k2;
+    while (n >= 16) {
+        uint64_t w, v;
+        memcpy(&w, p, 8);
+        memcpy(&v, p + 8, 8);
+        h = (h ^ w) * k;
+        g = (g ^ v) * k2;
+        h ^= h >> 29;
+        g ^= g >> 31;
+        p += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    if (n) memcpy(&w, p, (size_t)n);
+    h = (h ^ w ^ (g << 17 | g >> 47)) * k;
+    h ^= h >> 32;
+    return h;
+}
+
 typedef struct {
     Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
     Py_ssize_t nslots;   /* power of two */
@@ -302,6 +333,41 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     return e;
 }
 
+/* A line's shape into o (room for n bytes): every run of ASCII digits one '0'; returns its length.
+ * Eight bytes at a time: copied whole when none is a digit, else each byte placed without a branch
+ * (a digit that follows a digit is written over by the next byte). */
+static inline Py_ssize_t shape_into(const unsigned char *s, Py_ssize_t n, char *o) {
+    Py_ssize_t k = 0, j = 0;
+    unsigned prev = 0;  /* the byte before j is a digit */
+#if SWAR_DIGITS
+    for (; j + 8 <= n; j += 8) {
+        uint64_t w;
+        memcpy(&w, s + j, 8);
+        if (!digit_bytes(w)) {
+            memcpy(o + k, &w, 8);
+            k += 8;
+            prev = 0;
+            continue;
+        }
+        for (int b = 0; b < 64; b += 8) {
+            unsigned char c = (unsigned char)(w >> b);
+            unsigned d = (unsigned)(c - '0') < 10u;
+            o[k] = d ? '0' : (char)c;
+            k += !(d & prev);
+            prev = d;
+        }
+    }
+#endif
+    for (; j < n; j++) {
+        unsigned char c = s[j];
+        unsigned d = (unsigned)(c - '0') < 10u;
+        o[k] = d ? '0' : (char)c;
+        k += !(d & prev);
+        prev = d;
+    }
+    return k;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
     int mask;
@@ -347,52 +413,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                     break;
                 }
             }
-            Py_ssize_t k = 0, j = 0;
-            while (j < len) {
-#if SWAR_DIGITS
-                if (j + 8 <= len) {  /* 8 bytes at a time while there is no digit among them */
-                    uint64_t w;
-                    memcpy(&w, line + j, 8);
-                    uint64_t digits = digit_bytes(w);
-                    if (!digits) {
-                        memcpy(shape + k, &w, 8);
-                        k += 8;
-                        j += 8;
-                        continue;
-                    }
-                    int before = __builtin_ctzll(digits) / 8;  /* bytes ahead of the first digit */
-                    memcpy(shape + k, &w, 8);
-                    k += before;
-                    j += before;
-                }
-#endif
-                unsigned char c = (unsigned char)line[j++];
-                if (c - '0' < 10u) {  /* a run of digits: one '0' */
-                    c = '0';
-                    while (j < len) {
-#if SWAR_DIGITS
-                        if (j + 8 <= len) {
-                            uint64_t w;
-                            memcpy(&w, line + j, 8);
-                            uint64_t others = ~digit_bytes(w) & 0x8080808080808080ULL;
-                            if (!others) {
-                                j += 8;
-                                continue;
-                            }
-                            j += __builtin_ctzll(others) / 8;
-                            break;
-                        }
-#endif
-                        if ((unsigned char)line[j] - '0' >= 10u) break;
-                        j++;
-                    }
-                }
-                shape[k++] = (char)c;
-            }
+            Py_ssize_t k = shape_into((const unsigned char *)line, len, shape);
             key = shape;
             key_len = k;
         }
-        uint64_t hash = hash_bytes(key, key_len);
+        uint64_t hash = hash_shape(key, key_len);
         Py_ssize_t id = shapes_intern(&table, key, key_len, hash);
         if (id < 0 || id > INT32_MAX) {
             failed = id < 0 ? 1 : 2;
@@ -552,12 +577,23 @@ done:
     return out;
 }
 
-static int is_word(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static int is_hex_letter(unsigned char c) { return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-static int is_hex(unsigned char c) { return is_digit(c) || is_hex_letter(c); }
+/* The classes of an ASCII byte, a table lookup each: a digit, a hex letter (a-f, A-F), another letter, '_'. */
+enum { C_DIGIT = 1, C_HEXL = 2, C_LETTER = 4, C_UNDER = 8 };
+#define CLS_DIGITS C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT
+#define CLS_HEXL6 C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER
+#define CLS_L4 C_LETTER, C_LETTER, C_LETTER, C_LETTER
+#define CLS_L20 CLS_L4, CLS_L4, CLS_L4, CLS_L4, CLS_L4
+static const unsigned char byte_class[256] = {
+    ['0'] = CLS_DIGITS,
+    ['A'] = CLS_HEXL6, CLS_L20,
+    ['_'] = C_UNDER,
+    ['a'] = CLS_HEXL6, CLS_L20,
+};
+static inline int is_word(unsigned char c) { return byte_class[c] != 0; }
+static inline int is_digit(unsigned char c) { return byte_class[c] & C_DIGIT; }
+static inline int is_hex_letter(unsigned char c) { return byte_class[c] & C_HEXL; }
+static inline int is_hex(unsigned char c) { return byte_class[c] & (C_DIGIT | C_HEXL); }
+static inline int is_alnum(unsigned char c) { return byte_class[c] & (C_DIGIT | C_LETTER); }
 
 /* Where the match of MASK_RE starting at i ends, or -1 (alternatives tried in order, no backtracking). */
 static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
@@ -605,10 +641,27 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
     return -1;
 }
 
-/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. */
+/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. A match starts only at a
+ * digit or at a word character other than '_' that no letter or digit precedes (every alternative but
+ * the two that start with a digit looks behind for that): the bytes in between are copied as they are,
+ * a word's letters after its first in one run. */
 static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (!is_digit(c)) {
+            if (!is_word(c) || c == '_') {  /* no match starts here */
+                o[k++] = (char)c;
+                i++;
+                continue;
+            }
+            if (i > 0 && is_alnum(s[i - 1])) {  /* a letter inside a word: copy the word's letters */
+                do {
+                    o[k++] = (char)s[i++];
+                } while (i < n && s[i] != '_' && is_word(s[i]) && !is_digit(s[i]));
+                continue;
+            }
+        }
         Py_ssize_t end = mask_match(s, n, i);
         if (end < 0) {
             o[k++] = (char)s[i++];
@@ -664,7 +717,6 @@ static Py_ssize_t words_into(const unsigned char *s, Py_ssize_t n, char *o) {
 
 static PyObject *words(PyObject *self, PyObject *arg) { return bytes_into(arg, words_into, "words"); }
 
-static int is_alnum(unsigned char c) { return c != '_' && is_word(c); }
 
 /* Whether s[i..i+len) are hex digits (all within s). */
 static int hex_digits_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t len) {
