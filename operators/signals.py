@@ -86,7 +86,9 @@ def auto_signals(content_type: str, raw: bytes, config=None) -> list[bytes]:
     else:
         found = []
     forget_spans()  # the spans vocab kept of this input (for this scan) are not needed any more
-    from operators.safety import signal_parts_of  # as the visible text shows them: cleaned, an over-long line's head and tail
+    from operators.safety import forget_regions, signal_parts_of  # as the visible text shows them: cleaned, an over-long line's head and tail
+
+    forget_regions()  # the binary regions the safety pass kept of it (``textual``) too
 
     return signal_parts_of(found, content_type)[:MAX_AUTO]
 

@@ -29,6 +29,7 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import cache
 from typing import Iterator
 
@@ -81,6 +82,8 @@ WORD_RE = lazy(WORD_PATTERN, compiler=re2.compile)  # what a shape can tell
 CODE_RE = lazy(CODE_PATTERN, compiler=re2.compile)
 SHAPE_CODE_RE = lazy(SHAPE_CODE_PATTERN, compiler=re2.compile)
 SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
+# a shape that holds a match of WORD_PATTERN or may hold one of CODE_PATTERN or STATUS_PATTERN (keep_shaped_spans)
+SHAPE_SIGNAL_RE = lazy(WORD_PATTERN + rb"|" + SHAPE_CODE_PATTERN + rb"|" + re.escape(SHAPE_STATUS), compiler=re2.compile)
 STATUS_RE = lazy(STATUS_PATTERN)
 
 
@@ -116,6 +119,64 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
 def forget_spans() -> None:
     """Drop the kept spans (and the reference to their input): the SIGNAL stage is done with it."""
     _kept[0] = None
+
+
+SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
+
+
+def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, lines_with) -> bool:
+    """Keep for the next ``signal_line_spans`` or ``signal_lines`` of this very object the spans the
+    definition gives, found from the kernel's table of its lines (``kernel.scan_lines(raw, True)``:
+    ``starts``, each line's shape id ``ids``, the distinct shapes, each followed by a newline, and where
+    each ends; ``lines_with`` is the kernel's) instead of a pass of ``SIGNAL_RE`` over every byte: a log
+    whose lines repeat a few shapes is searched a shape at a time. Whether it kept them.
+
+    The same spans, line for line: a shape is its line with every run of ASCII digits one ``0``.
+    ``WORD_PATTERN`` holds no digit and digits are word characters, so a shape holds a match of it
+    exactly when its lines do. ``CODE_PATTERN`` and ``STATUS_PATTERN`` need digits: a line holding a
+    match of either has a shape holding a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS`` (a superset),
+    and those lines are searched with ``SIGNAL_RE`` on their own bytes. That a line holds a match is
+    what ``finditer`` over the whole text finds as long as no match goes on past a line's end, which
+    only the failing-HRESULT alternative may do, and only where ``0x8`` occurs: an input whose shapes
+    hold ``0x`` (its ``0x8`` has the shape ``0x0``) keeps nothing, nor one with more than
+    ``SHAPED_KEEP_MAX`` signal lines (a log of errors: SIGNAL's own scan stops at its limit), nor one
+    under ``SPANS_KEPT_MIN`` bytes. A passing test's line (``PASSING_RE``) is left out as
+    ``signal_line_spans`` leaves it."""
+    if type(raw) is not bytes or len(raw) < SPANS_KEPT_MIN or shape_data.find(b"0x") >= 0:
+        return False
+    ends = shape_ends  # offset after each shape's newline
+    word = bytearray(len(ends))  # every line of the shape holds a match
+    maybe = bytearray(len(ends))  # the lines of the shape may hold one: each searched on its bytes
+    has_word = WORD_RE.search
+    for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes that hold a word, a code's shape or a status's
+        shape = bisect_right(ends, at)
+        if has_word(shape_data, at, ends[shape] - 1) is not None:
+            word[shape] = 1
+        else:
+            maybe[shape] = 1
+    found = lines_with(ids, word)
+    if len(found) > SHAPED_KEEP_MAX:
+        return False
+    search, n = SIGNAL_RE.search, len(raw)
+    checked = [] if 1 not in maybe else [i for i in lines_with(ids, maybe)
+                                         if search(raw, starts[i], _body_end(raw, starts[i + 1])) is not None]
+    if len(found) + len(checked) > SHAPED_KEEP_MAX:
+        return False
+    lines = sorted((*found, *checked)) if checked else found
+    passing = PASSING_RE.match
+    spans = []
+    for i in lines:
+        start, end = starts[i], _body_end(raw, starts[i + 1])
+        if passing(raw, start, end) is None:
+            spans.append((start, end))
+    _kept[0] = (raw, tuple(spans))
+    return True
+
+
+def _body_end(raw: bytes, next_start: int) -> int:
+    """Where a line ends before its newline, from where the next line starts (the input's length
+    after a last line without one)."""
+    return next_start - 1 if next_start and raw[next_start - 1] == 10 else next_start
 
 
 def _signal_line_spans(raw: bytes) -> list[tuple[int, int]]:

@@ -40,7 +40,7 @@ from operators.kernel import (  # the C kernel's functions, or their pure-Python
 )
 from operators.vocab import (  # the signal vocabulary
     CODE_RE, SHAPE_CODE_RE, SHAPE_STATUS, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
-    CONTINUATION_RE, line_matches, signal_line_spans as signal_line_spans_direct,
+    CONTINUATION_RE, keep_shaped_spans, line_matches, signal_line_spans as signal_line_spans_direct,
 )
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line: part of the record before it
@@ -342,6 +342,8 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
         signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
+        if (len(shape_data) - len(shape_ends)) * SHAPE_SHARE_MAX <= len(raw):  # (else the spans were kept by that scan)
+            keep_shaped_spans(raw, starts, ids, shape_data, shape_ends, lines_with)  # SIGNAL's, by its own definition
     else:
         signal_indexes = _indexes_at(starts, signal_line_spans_direct(raw))
     firsts, stops = _signal_blocks(raw, starts, n, signal_indexes, (ids, shape_data, shape_ends))
