@@ -124,29 +124,26 @@ def forget_spans() -> None:
 SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
 
 
-def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, lines_with) -> bool:
-    """Keep for the next ``signal_line_spans`` or ``signal_lines`` of this very object the spans the
-    definition gives, found from the kernel's table of its lines (``kernel.scan_lines(raw, True)``:
-    ``starts``, each line's shape id ``ids``, the distinct shapes, each followed by a newline, and where
-    each ends; ``lines_with`` is the kernel's) instead of a pass of ``SIGNAL_RE`` over every byte: a log
-    whose lines repeat a few shapes is searched a shape at a time. Whether it kept them.
+def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] | None:
+    """Two flags a shape of the kernel's table of a text's lines (``kernel.scan_lines(raw, True)``: the
+    distinct shapes, each followed by a newline, and where each ends): ``word``, every line of the
+    shape holds a match of ``SIGNAL_RE`` (of ``WORD_PATTERN``); ``maybe``, its lines may hold one (its
+    shape holds a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS``, and no word): each to be searched on
+    its own bytes. One search a shape that holds any (``SHAPE_SIGNAL_RE``), then ``WORD_RE`` on those.
+    None when the shapes hold ``0x`` (see ``keep_shaped_spans``).
 
-    The same spans, line for line: a shape is its line with every run of ASCII digits one ``0``.
-    ``WORD_PATTERN`` holds no digit and digits are word characters, so a shape holds a match of it
-    exactly when its lines do. ``CODE_PATTERN`` and ``STATUS_PATTERN`` need digits: a line holding a
-    match of either has a shape holding a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS`` (a superset),
-    and those lines are searched with ``SIGNAL_RE`` on their own bytes. That a line holds a match is
-    what ``finditer`` over the whole text finds as long as no match goes on past a line's end, which
-    only the failing-HRESULT alternative may do, and only where ``0x8`` occurs: an input whose shapes
-    hold ``0x`` (its ``0x8`` has the shape ``0x0``) keeps nothing, nor one with more than
-    ``SHAPED_KEEP_MAX`` signal lines (a log of errors: SIGNAL's own scan stops at its limit), nor one
-    under ``SPANS_KEPT_MIN`` bytes. A passing test's line (``PASSING_RE``) is left out as
-    ``signal_line_spans`` leaves it."""
-    if type(raw) is not bytes or len(raw) < SPANS_KEPT_MIN or shape_data.find(b"0x") >= 0:
-        return False
+    A shape is its line with every run of ASCII digits one ``0``. ``WORD_PATTERN`` holds no digit and
+    digits are word characters, so a shape holds a match of it exactly when its lines do.
+    ``CODE_PATTERN`` and ``STATUS_PATTERN`` need digits: a line holding a match of either has a shape
+    holding a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS`` (a superset). No match of these patterns
+    goes on past a line's end but the failing-HRESULT alternative's, which needs ``0x8`` in a line
+    (``0x`` in a shape): where no shape holds ``0x``, a shape holds a match exactly when the shapes
+    searched as one text have a match start on it."""
+    if shape_data.find(b"0x") >= 0:
+        return None
     ends = shape_ends  # offset after each shape's newline
-    word = bytearray(len(ends))  # every line of the shape holds a match
-    maybe = bytearray(len(ends))  # the lines of the shape may hold one: each searched on its bytes
+    word = bytearray(len(ends))
+    maybe = bytearray(len(ends))
     has_word = WORD_RE.search
     for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes that hold a word, a code's shape or a status's
         shape = bisect_right(ends, at)
@@ -154,10 +151,36 @@ def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, li
             word[shape] = 1
         else:
             maybe[shape] = 1
+    return word, maybe
+
+
+SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
+
+
+def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, lines_with, flags=None) -> bool:
+    """Keep for the next ``signal_line_spans`` or ``signal_lines`` of this very object the spans the
+    definition gives, found from the kernel's table of its lines (``kernel.scan_lines(raw, True)``:
+    ``starts``, each line's shape id ``ids``, the distinct shapes, each followed by a newline, and where
+    each ends; ``lines_with`` is the kernel's) instead of a pass of ``SIGNAL_RE`` over every byte: a log
+    whose lines repeat a few shapes is searched a shape at a time. ``flags``: ``signal_shapes`` of
+    these shapes, when the caller has it. Whether it kept them.
+
+    The same spans, line for line (``signal_shapes``): the lines of a ``word`` shape, and those of a
+    ``maybe`` shape where ``SIGNAL_RE`` finds a match in the line's own bytes; but a passing test's
+    line (``PASSING_RE``), left out as ``signal_line_spans`` leaves it. Nothing is kept of an input
+    whose shapes hold ``0x``, nor of one with more than ``SHAPED_KEEP_MAX`` signal lines (a log of
+    errors: SIGNAL's own scan stops at its limit), nor of one under ``SPANS_KEPT_MIN`` bytes."""
+    if type(raw) is not bytes or len(raw) < SPANS_KEPT_MIN:
+        return False
+    if flags is None:
+        flags = signal_shapes(shape_data, shape_ends)
+        if flags is None:
+            return False
+    word, maybe = flags
     found = lines_with(ids, word)
     if len(found) > SHAPED_KEEP_MAX:
         return False
-    search, n = SIGNAL_RE.search, len(raw)
+    search = SIGNAL_RE.search
     checked = [] if 1 not in maybe else [i for i in lines_with(ids, maybe)
                                          if search(raw, starts[i], _body_end(raw, starts[i + 1])) is not None]
     if len(found) + len(checked) > SHAPED_KEEP_MAX:
