@@ -82,8 +82,8 @@ WORD_RE = lazy(WORD_PATTERN, compiler=re2.compile)  # what a shape can tell
 CODE_RE = lazy(CODE_PATTERN, compiler=re2.compile)
 SHAPE_CODE_RE = lazy(SHAPE_CODE_PATTERN, compiler=re2.compile)
 SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
-# a shape that holds a match of WORD_PATTERN or may hold one of CODE_PATTERN or STATUS_PATTERN (keep_shaped_spans)
-SHAPE_SIGNAL_RE = lazy(WORD_PATTERN + rb"|" + SHAPE_CODE_PATTERN + rb"|" + re.escape(SHAPE_STATUS), compiler=re2.compile)
+# a shape that holds a match of WORD_PATTERN or may hold one of CODE_PATTERN or STATUS_PATTERN, or holds 0x (signal_shapes)
+SHAPE_SIGNAL_RE = lazy(WORD_PATTERN + rb"|" + SHAPE_CODE_PATTERN + rb"|" + re.escape(SHAPE_STATUS) + rb"|0x", compiler=re2.compile)
 STATUS_RE = lazy(STATUS_PATTERN)
 
 
@@ -138,16 +138,27 @@ def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] 
     holding a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS`` (a superset). No match of these patterns
     goes on past a line's end but the failing-HRESULT alternative's, which needs ``0x8`` in a line
     (``0x`` in a shape): where no shape holds ``0x``, a shape holds a match exactly when the shapes
-    searched as one text have a match start on it."""
-    if shape_data.find(b"0x") >= 0:
+    searched as one text have a match start on it. ``SHAPE_SIGNAL_RE`` matches ``0x`` too: a shape that
+    holds it is one the search stops at (or a match before it goes on past a shape's end: None too).
+    None also where RE2's program cannot be asked directly (``relazy.re2_program``)."""
+    program = re2_program(SHAPE_SIGNAL_RE)
+    if program is None:
         return None
-    ends = shape_ends  # offset after each shape's newline
+    match, unanchored = program[0], program[1].UNANCHORED
+    ends, n = shape_ends, len(shape_data)  # offset after each shape's newline
     word = bytearray(len(ends))
     maybe = bytearray(len(ends))
     has_word = WORD_RE.search
-    for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes that hold a word, a code's shape or a status's
+    pos = 0
+    while pos < n:  # a search a shape that holds a word, a code's shape, a status's or 0x
+        at, end = match(unanchored, shape_data, pos, n)[0]
+        if at < 0:
+            break
         shape = bisect_right(ends, at)
-        if has_word(shape_data, at, ends[shape] - 1) is not None:
+        pos, stop = ends[shape], ends[shape] - 1  # on from the next shape; this one's newline
+        if end > stop or shape_data.find(b"0x", at, stop) >= 0:
+            return None
+        if has_word(shape_data, at, stop) is not None:
             word[shape] = 1
         else:
             maybe[shape] = 1
