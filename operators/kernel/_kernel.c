@@ -685,9 +685,9 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
 }
 
 /* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. A match starts only at a
- * digit or at a word character other than '_' that no letter or digit precedes (every alternative but
- * the two that start with a digit looks behind for that): the bytes in between are copied as they are,
- * a word's letters after its first in one run. */
+ * digit or at a hex letter that no letter or digit precedes (every alternative but the two that start
+ * with a digit looks behind for that, and the two others start with a hex digit, or with hex letters
+ * then a digit): the bytes in between are copied as they are, a word's letters in one run. */
 static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n;) {
@@ -698,7 +698,7 @@ static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
                 i++;
                 continue;
             }
-            if (i > 0 && is_alnum(s[i - 1])) {  /* a letter inside a word: copy the word's letters */
+            if (!is_hex_letter(c) || (i > 0 && is_alnum(s[i - 1]))) {  /* a letter inside a word, or one past f: copy the word's letters */
                 do {
                     o[k++] = (char)s[i++];
                 } while (i < n && s[i] != '_' && is_word(s[i]) && !is_digit(s[i]));
