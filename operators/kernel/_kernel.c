@@ -433,6 +433,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (!starts_obj || !ids_obj || !arena) goto done;
     table.arena = PyBytes_AS_STRING(arena);
     table.capacity = size + 1;
+    /* room for a shape a line from the start: no array moved as the shapes come (pages never written
+     * are never resident: a log of few shapes touches few) */
+    table.hashes = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint64_t));
+    table.ends = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
+    table.counts = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
+    if (!table.hashes || !table.ends || !table.counts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    table.cap = n + 1;
     int64_t *starts = (int64_t *)PyBytes_AS_STRING(starts_obj);
     int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
     Py_ssize_t shape_cap = 0;
