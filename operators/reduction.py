@@ -293,19 +293,20 @@ class Spans:
         return (raw[start:end] for start, end in zip(self.starts, self.ends))
 
     def chunks(self):
-        """The content as ``parts()`` has it, but spans under ``CHUNK`` bytes copied one after another
-        into blocks of about ``CHUNK`` bytes: many small spans (the lines of one rule among others')
-        are hashed, written and compared a block at a time rather than a call a span; a span of
-        ``CHUNK`` bytes or more stays a view of the input."""
-        raw, view, out = self.raw, memoryview(self.raw), bytearray()
+        """The content as ``parts()`` has it, but spans under ``SPAN_ALONE`` bytes copied one after
+        another into blocks of about ``CHUNK`` bytes: many small spans (the lines of one rule among
+        others') are hashed, written and compared a block at a time rather than a call a span; a span
+        of ``SPAN_ALONE`` bytes or more stays a view of the input (a call per 64 KiB or more costs
+        nothing next to its bytes: a log's folded runs between its shown lines are never copied)."""
+        view, out = memoryview(self.raw), bytearray()
         for start, end in zip(self.starts, self.ends):
-            if end - start >= CHUNK:
+            if end - start >= SPAN_ALONE:
                 if out:
                     yield out
                     out = bytearray()
                 yield view[start:end]
             else:
-                out += raw[start:end]
+                out += view[start:end]  # one copy: no bytes object of the span in between
                 if len(out) >= CHUNK:
                     yield out
                     out = bytearray()
@@ -351,6 +352,7 @@ def parts_of(content):
 
 
 CHUNK = 1 << 20  # bytes of a ref's small spans joined into one block (``Spans.chunks``)
+SPAN_ALONE = 1 << 16  # bytes from which a ref's span is hashed, written and compared as a view of its own
 SHARE_MIN = 1 << 16  # bytes from which omissions(share=True) gives views instead of a copy
 
 

@@ -258,10 +258,33 @@ def _binary_sample(sample: bytes) -> bool:
     return controls * 5 >= len(sample) or invalid * 5 >= len(sample)
 
 
+REGIONS_KEPT_MIN = 1 << 20  # bytes of an input whose binary regions are kept for the next ask of it
+_regions_kept: list = [None]  # (the input last looked at: bytes of REGIONS_KEPT_MIN or more, its regions), read at once
+
+
 def binary_regions(raw: bytes) -> list[tuple[int, int]]:
     """The spans of ``raw`` that are binary: every window whose sample is mostly control bytes
     (adjacent ones merged); all of it when it starts with a known magic number and holds NUL bytes
-    or when its first window is binary."""
+    or when its first window is binary.
+
+    The regions of a large input are kept until ``forget_regions``: asked again of that very object
+    (the safety pass asks, then the SIGNAL stage of the same bytes), they are not computed twice. They
+    depend on the bytes alone (immutable), whoever asked first."""
+    kept = _regions_kept[0]  # read once: another worker thread may replace it meanwhile
+    if kept is not None and kept[0] is raw:
+        return list(kept[1])
+    regions = _binary_regions(raw)
+    if type(raw) is bytes and len(raw) >= REGIONS_KEPT_MIN:
+        _regions_kept[0] = (raw, tuple(regions))
+    return regions
+
+
+def forget_regions() -> None:
+    """Drop the kept regions (and the reference to their input): the SIGNAL stage is done with it."""
+    _regions_kept[0] = None
+
+
+def _binary_regions(raw: bytes) -> list[tuple[int, int]]:
     if not raw:
         return []
     head = raw[:SAMPLE]

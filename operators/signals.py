@@ -6,7 +6,9 @@ Two sources, checked together by the SIGNAL stage:
   independently of any reducer and sharing no state with one: for a log, text or build output (any
   type whose module says ``SIGNALS = "lines"``) every line with a signal word in any inflection or an
   error code (one RE2 pass over the buffer; ``vocab.signal_line_spans`` gives the spans of that very
-  input again when it already scanned it, a result of the bytes alone); for a diff every changed line, but for the lines of
+  input again when it already scanned it, or when the kernel's table of its lines gave them a shape at a
+  time (``vocab.keep_shaped_spans``, the vocabulary's own code: the same lines, as its docstring shows),
+  a result of the bytes alone); for a diff every changed line, but for the lines of
   summarised files and moved lines (see ``changed_lines``).
 
 An output cut to the ceiling accounts for a missing signal line only by what its visible text says
@@ -86,7 +88,9 @@ def auto_signals(content_type: str, raw: bytes, config=None) -> list[bytes]:
     else:
         found = []
     forget_spans()  # the spans vocab kept of this input (for this scan) are not needed any more
-    from operators.safety import signal_parts_of  # as the visible text shows them: cleaned, an over-long line's head and tail
+    from operators.safety import forget_regions, signal_parts_of  # as the visible text shows them: cleaned, an over-long line's head and tail
+
+    forget_regions()  # the binary regions the safety pass kept of it (``textual``) too
 
     return signal_parts_of(found, content_type)[:MAX_AUTO]
 

@@ -523,7 +523,8 @@ class Store:
         """Whether the file at ``path`` holds exactly ``content`` (bytes or Spans), read 1 MiB at a
         time whatever the sizes of the parts; ``check_sha``: also hash what is read and compare."""
         h = sha256(size=len(content)) if check_sha else None
-        chunk, at, pos = b"", 0, 0
+        chunk = bytearray(min(1 << 20, max(len(content), 1)))  # read into again and again: no new pages a read
+        view, got, at, pos = memoryview(chunk), 0, 0, 0
         try:
             with open_regular(path, "blob") as fh:
                 if os.fstat(fh.fileno()).st_size != len(content):
@@ -531,19 +532,19 @@ class Store:
                 for part in map(memoryview, parts_of(content)):
                     done = 0
                     while done < len(part):
-                        if at == len(chunk):
-                            chunk, at = fh.read(1 << 20), 0
-                            if not chunk:
+                        if at == got:
+                            got, at = fh.readinto(chunk), 0
+                            if not got:
                                 return False  # the blob is shorter
                             if h is not None:
-                                h.update(chunk)
-                        n = min(len(part) - done, len(chunk) - at)
-                        if not chunk.startswith(part[done : done + n], at):  # memcmp, no copy
+                                h.update(view[:got])
+                        n = min(len(part) - done, got - at)
+                        if not chunk.startswith(part[done : done + n], at):  # memcmp within what was read, no copy
                             return False
                         done += n
                         at += n
                     pos += done
-                if at != len(chunk) or fh.read(1):
+                if at != got or fh.read(1):
                     return False  # the blob is longer
         except (OSError, StoreError):
             return False

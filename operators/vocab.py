@@ -29,6 +29,7 @@ A leaf module (it imports nothing from the project) that the reducers and the ch
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import cache
 from typing import Iterator
 
@@ -81,6 +82,8 @@ WORD_RE = lazy(WORD_PATTERN, compiler=re2.compile)  # what a shape can tell
 CODE_RE = lazy(CODE_PATTERN, compiler=re2.compile)
 SHAPE_CODE_RE = lazy(SHAPE_CODE_PATTERN, compiler=re2.compile)
 SHAPE_STATUS = b'" 0 '  # a shape that may hold a 4xx/5xx status; the raw line decides
+# a shape that holds a match of WORD_PATTERN or may hold one of CODE_PATTERN or STATUS_PATTERN, or holds 0x (signal_shapes)
+SHAPE_SIGNAL_RE = lazy(WORD_PATTERN + rb"|" + SHAPE_CODE_PATTERN + rb"|" + re.escape(SHAPE_STATUS) + rb"|0x", compiler=re2.compile)
 STATUS_RE = lazy(STATUS_PATTERN)
 
 
@@ -116,6 +119,98 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
 def forget_spans() -> None:
     """Drop the kept spans (and the reference to their input): the SIGNAL stage is done with it."""
     _kept[0] = None
+
+
+SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
+
+
+def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] | None:
+    """Two flags a shape of the kernel's table of a text's lines (``kernel.scan_lines(raw, True)``: the
+    distinct shapes, each followed by a newline, and where each ends): ``word``, every line of the
+    shape holds a match of ``SIGNAL_RE`` (of ``WORD_PATTERN``); ``maybe``, its lines may hold one (its
+    shape holds a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS``, and no word): each to be searched on
+    its own bytes. One search a shape that holds any (``SHAPE_SIGNAL_RE``), then ``WORD_RE`` on those.
+    None when the shapes hold ``0x`` (see ``keep_shaped_spans``).
+
+    A shape is its line with every run of ASCII digits one ``0``. ``WORD_PATTERN`` holds no digit and
+    digits are word characters, so a shape holds a match of it exactly when its lines do.
+    ``CODE_PATTERN`` and ``STATUS_PATTERN`` need digits: a line holding a match of either has a shape
+    holding a match of ``SHAPE_CODE_RE`` or ``SHAPE_STATUS`` (a superset). No match of these patterns
+    goes on past a line's end but the failing-HRESULT alternative's, which needs ``0x8`` in a line
+    (``0x`` in a shape): where no shape holds ``0x``, a shape holds a match exactly when the shapes
+    searched as one text have a match start on it. ``SHAPE_SIGNAL_RE`` matches ``0x`` too: a shape that
+    holds it is one the search stops at (or a match before it goes on past a shape's end: None too).
+    None also where RE2's program cannot be asked directly (``relazy.re2_program``)."""
+    program = re2_program(SHAPE_SIGNAL_RE)
+    if program is None:
+        return None
+    match, unanchored = program[0], program[1].UNANCHORED
+    ends, n = shape_ends, len(shape_data)  # offset after each shape's newline
+    word = bytearray(len(ends))
+    maybe = bytearray(len(ends))
+    has_word = WORD_RE.search
+    pos = 0
+    while pos < n:  # a search a shape that holds a word, a code's shape, a status's or 0x
+        at, end = match(unanchored, shape_data, pos, n)[0]
+        if at < 0:
+            break
+        shape = bisect_right(ends, at)
+        pos, stop = ends[shape], ends[shape] - 1  # on from the next shape; this one's newline
+        if end > stop or shape_data.find(b"0x", at, stop) >= 0:
+            return None
+        if has_word(shape_data, at, stop) is not None:
+            word[shape] = 1
+        else:
+            maybe[shape] = 1
+    return word, maybe
+
+
+SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
+
+
+def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, lines_with, flags=None) -> bool:
+    """Keep for the next ``signal_line_spans`` or ``signal_lines`` of this very object the spans the
+    definition gives, found from the kernel's table of its lines (``kernel.scan_lines(raw, True)``:
+    ``starts``, each line's shape id ``ids``, the distinct shapes, each followed by a newline, and where
+    each ends; ``lines_with`` is the kernel's) instead of a pass of ``SIGNAL_RE`` over every byte: a log
+    whose lines repeat a few shapes is searched a shape at a time. ``flags``: ``signal_shapes`` of
+    these shapes, when the caller has it. Whether it kept them.
+
+    The same spans, line for line (``signal_shapes``): the lines of a ``word`` shape, and those of a
+    ``maybe`` shape where ``SIGNAL_RE`` finds a match in the line's own bytes; but a passing test's
+    line (``PASSING_RE``), left out as ``signal_line_spans`` leaves it. Nothing is kept of an input
+    whose shapes hold ``0x``, nor of one with more than ``SHAPED_KEEP_MAX`` signal lines (a log of
+    errors: SIGNAL's own scan stops at its limit), nor of one under ``SPANS_KEPT_MIN`` bytes."""
+    if type(raw) is not bytes or len(raw) < SPANS_KEPT_MIN:
+        return False
+    if flags is None:
+        flags = signal_shapes(shape_data, shape_ends)
+        if flags is None:
+            return False
+    word, maybe = flags
+    found = lines_with(ids, word)
+    if len(found) > SHAPED_KEEP_MAX:
+        return False
+    search = SIGNAL_RE.search
+    checked = [] if 1 not in maybe else [i for i in lines_with(ids, maybe)
+                                         if search(raw, starts[i], _body_end(raw, starts[i + 1])) is not None]
+    if len(found) + len(checked) > SHAPED_KEEP_MAX:
+        return False
+    lines = sorted((*found, *checked)) if checked else found
+    passing = PASSING_RE.match
+    spans = []
+    for i in lines:
+        start, end = starts[i], _body_end(raw, starts[i + 1])
+        if passing(raw, start, end) is None:
+            spans.append((start, end))
+    _kept[0] = (raw, tuple(spans))
+    return True
+
+
+def _body_end(raw: bytes, next_start: int) -> int:
+    """Where a line ends before its newline, from where the next line starts (the input's length
+    after a last line without one)."""
+    return next_start - 1 if next_start and raw[next_start - 1] == 10 else next_start
 
 
 def _signal_line_spans(raw: bytes) -> list[tuple[int, int]]:

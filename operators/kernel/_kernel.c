@@ -138,6 +138,37 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
     return h;
 }
 
+/* hash_bytes' use in scan, 16 bytes a step in two independent lanes (half the chain of multiplies a
+ * line); only where a shape goes in scan's own table depends on it. */
+static inline uint64_t hash_shape(const char *p, Py_ssize_t n) {
+    const uint64_t k = 0x9E3779B97F4A7C15ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
+    uint64_t h = (uint64_t)n * k, g = (uint64_t)n * k2;
+    while (n >= 16) {
+        uint64_t w, v;
+        memcpy(&w, p, 8);
+        memcpy(&v, p + 8, 8);
+        h = (h ^ w) * k;
+        g = (g ^ v) * k2;
+        h ^= h >> 29;
+        g ^= g >> 31;
+        p += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    if (n) memcpy(&w, p, (size_t)n);
+    h = (h ^ w ^ (g << 17 | g >> 47)) * k;
+    h ^= h >> 32;
+    return h;
+}
+
 typedef struct {
     Py_ssize_t *slots;   /* index into the entry arrays + 1; 0 = empty */
     Py_ssize_t nslots;   /* power of two */
@@ -302,6 +333,84 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     return e;
 }
 
+/* A line's shape into o (room for n bytes): every run of ASCII digits one '0'; returns its length.
+ * Eight bytes at a time: copied whole when none is a digit, else each byte placed without a branch
+ * (a digit that follows a digit is written over by the next byte). */
+static inline Py_ssize_t shape_into_plain(const unsigned char *s, Py_ssize_t n, char *o) {
+    Py_ssize_t k = 0, j = 0;
+    unsigned prev = 0;  /* the byte before j is a digit */
+#if SWAR_DIGITS
+    for (; j + 8 <= n; j += 8) {
+        uint64_t w;
+        memcpy(&w, s + j, 8);
+        if (!digit_bytes(w)) {
+            memcpy(o + k, &w, 8);
+            k += 8;
+            prev = 0;
+            continue;
+        }
+        for (int b = 0; b < 64; b += 8) {
+            unsigned char c = (unsigned char)(w >> b);
+            unsigned d = (unsigned)(c - '0') < 10u;
+            o[k] = d ? '0' : (char)c;
+            k += !(d & prev);
+            prev = d;
+        }
+    }
+#endif
+    for (; j < n; j++) {
+        unsigned char c = s[j];
+        unsigned d = (unsigned)(c - '0') < 10u;
+        o[k] = d ? '0' : (char)c;
+        k += !(d & prev);
+        prev = d;
+    }
+    return k;
+}
+
+#if SWAR_DIGITS && defined(__x86_64__) && defined(__GNUC__)
+#define SHAPE_PEXT 1
+#include <immintrin.h>
+/* shape_into_plain with BMI2 (chosen at import where the CPU has it): the eight bytes of a word that
+ * holds a digit gathered by one pext, every digit '0' and every digit after a digit left out. */
+__attribute__((target("bmi2,popcnt")))
+static Py_ssize_t shape_into_pext(const unsigned char *s, Py_ssize_t n, char *o) {
+    const uint64_t ones = 0x0101010101010101ULL;
+    Py_ssize_t k = 0, j = 0;
+    uint64_t prev = 0;  /* 0x80 when the byte before j is a digit */
+    for (; j + 8 <= n; j += 8) {
+        uint64_t w;
+        memcpy(&w, s + j, 8);
+        uint64_t d = digit_bytes(w);  /* 0x80 in each digit byte */
+        if (!d) {
+            memcpy(o + k, &w, 8);
+            k += 8;
+            prev = 0;
+            continue;
+        }
+        uint64_t dm = (d >> 7) * 0xFF;  /* 0xFF in each digit byte */
+        uint64_t drop = ((d & ((d << 8) | prev)) >> 7) * 0xFF;  /* digits after a digit */
+        uint64_t keep = ~drop;
+        w = (w & ~dm) | ((ones * '0') & dm);
+        uint64_t out = _pext_u64(w, keep);
+        memcpy(o + k, &out, 8);
+        k += (Py_ssize_t)(__builtin_popcountll(keep) >> 3);
+        prev = d >> 56;
+    }
+    unsigned p = prev != 0;
+    for (; j < n; j++) {
+        unsigned char c = s[j];
+        unsigned dd = (unsigned)(c - '0') < 10u;
+        o[k] = dd ? '0' : (char)c;
+        k += !(dd & p);
+        p = dd;
+    }
+    return k;
+}
+#endif
+
+static Py_ssize_t (*shape_into)(const unsigned char *, Py_ssize_t, char *) = shape_into_plain;
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
     int mask;
@@ -324,6 +433,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (!starts_obj || !ids_obj || !arena) goto done;
     table.arena = PyBytes_AS_STRING(arena);
     table.capacity = size + 1;
+    /* room for a shape a line from the start: no array moved as the shapes come (pages never written
+     * are never resident: a log of few shapes touches few) */
+    table.hashes = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint64_t));
+    table.ends = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
+    table.counts = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
+    if (!table.hashes || !table.ends || !table.counts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    table.cap = n + 1;
     int64_t *starts = (int64_t *)PyBytes_AS_STRING(starts_obj);
     int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
     Py_ssize_t shape_cap = 0;
@@ -347,52 +466,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                     break;
                 }
             }
-            Py_ssize_t k = 0, j = 0;
-            while (j < len) {
-#if SWAR_DIGITS
-                if (j + 8 <= len) {  /* 8 bytes at a time while there is no digit among them */
-                    uint64_t w;
-                    memcpy(&w, line + j, 8);
-                    uint64_t digits = digit_bytes(w);
-                    if (!digits) {
-                        memcpy(shape + k, &w, 8);
-                        k += 8;
-                        j += 8;
-                        continue;
-                    }
-                    int before = __builtin_ctzll(digits) / 8;  /* bytes ahead of the first digit */
-                    memcpy(shape + k, &w, 8);
-                    k += before;
-                    j += before;
-                }
-#endif
-                unsigned char c = (unsigned char)line[j++];
-                if (c - '0' < 10u) {  /* a run of digits: one '0' */
-                    c = '0';
-                    while (j < len) {
-#if SWAR_DIGITS
-                        if (j + 8 <= len) {
-                            uint64_t w;
-                            memcpy(&w, line + j, 8);
-                            uint64_t others = ~digit_bytes(w) & 0x8080808080808080ULL;
-                            if (!others) {
-                                j += 8;
-                                continue;
-                            }
-                            j += __builtin_ctzll(others) / 8;
-                            break;
-                        }
-#endif
-                        if ((unsigned char)line[j] - '0' >= 10u) break;
-                        j++;
-                    }
-                }
-                shape[k++] = (char)c;
-            }
+            Py_ssize_t k = shape_into((const unsigned char *)line, len, shape);
             key = shape;
             key_len = k;
         }
-        uint64_t hash = hash_bytes(key, key_len);
+        uint64_t hash = hash_shape(key, key_len);
         Py_ssize_t id = shapes_intern(&table, key, key_len, hash);
         if (id < 0 || id > INT32_MAX) {
             failed = id < 0 ? 1 : 2;
@@ -552,12 +630,23 @@ done:
     return out;
 }
 
-static int is_word(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static int is_hex_letter(unsigned char c) { return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-static int is_hex(unsigned char c) { return is_digit(c) || is_hex_letter(c); }
+/* The classes of an ASCII byte, a table lookup each: a digit, a hex letter (a-f, A-F), another letter, '_'. */
+enum { C_DIGIT = 1, C_HEXL = 2, C_LETTER = 4, C_UNDER = 8 };
+#define CLS_DIGITS C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT, C_DIGIT
+#define CLS_HEXL6 C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER, C_HEXL | C_LETTER
+#define CLS_L4 C_LETTER, C_LETTER, C_LETTER, C_LETTER
+#define CLS_L20 CLS_L4, CLS_L4, CLS_L4, CLS_L4, CLS_L4
+static const unsigned char byte_class[256] = {
+    ['0'] = CLS_DIGITS,
+    ['A'] = CLS_HEXL6, CLS_L20,
+    ['_'] = C_UNDER,
+    ['a'] = CLS_HEXL6, CLS_L20,
+};
+static inline int is_word(unsigned char c) { return byte_class[c] != 0; }
+static inline int is_digit(unsigned char c) { return byte_class[c] & C_DIGIT; }
+static inline int is_hex_letter(unsigned char c) { return byte_class[c] & C_HEXL; }
+static inline int is_hex(unsigned char c) { return byte_class[c] & (C_DIGIT | C_HEXL); }
+static inline int is_alnum(unsigned char c) { return byte_class[c] & (C_DIGIT | C_LETTER); }
 
 /* Where the match of MASK_RE starting at i ends, or -1 (alternatives tried in order, no backtracking). */
 static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
@@ -605,10 +694,27 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
     return -1;
 }
 
-/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. */
+/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. A match starts only at a
+ * digit or at a hex letter that no letter or digit precedes (every alternative but the two that start
+ * with a digit looks behind for that, and the two others start with a hex digit, or with hex letters
+ * then a digit): the bytes in between are copied as they are, a word's letters in one run. */
 static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (!is_digit(c)) {
+            if (!is_word(c) || c == '_') {  /* no match starts here */
+                o[k++] = (char)c;
+                i++;
+                continue;
+            }
+            if (!is_hex_letter(c) || (i > 0 && is_alnum(s[i - 1]))) {  /* a letter inside a word, or one past f: copy the word's letters */
+                do {
+                    o[k++] = (char)s[i++];
+                } while (i < n && s[i] != '_' && is_word(s[i]) && !is_digit(s[i]));
+                continue;
+            }
+        }
         Py_ssize_t end = mask_match(s, n, i);
         if (end < 0) {
             o[k++] = (char)s[i++];
@@ -664,7 +770,6 @@ static Py_ssize_t words_into(const unsigned char *s, Py_ssize_t n, char *o) {
 
 static PyObject *words(PyObject *self, PyObject *arg) { return bytes_into(arg, words_into, "words"); }
 
-static int is_alnum(unsigned char c) { return c != '_' && is_word(c); }
 
 /* Whether s[i..i+len) are hex digits (all within s). */
 static int hex_digits_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t len) {
@@ -5378,4 +5483,13 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void) {
+#ifdef SHAPE_PEXT
+    /* pext where it is fast: every CPU with BMI2 but AMD's before Zen 3 (microcoded there; Zen 3 was
+     * AMD's first with VPCLMULQDQ) */
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("bmi2") && (!__builtin_cpu_is("amd") || __builtin_cpu_supports("vpclmulqdq")))
+        shape_into = shape_into_pext;
+#endif
+    return PyModule_Create(&module);
+}

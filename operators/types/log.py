@@ -40,7 +40,7 @@ from operators.kernel import (  # the C kernel's functions, or their pure-Python
 )
 from operators.vocab import (  # the signal vocabulary
     CODE_RE, SHAPE_CODE_RE, SHAPE_STATUS, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
-    CONTINUATION_RE, line_matches, signal_line_spans as signal_line_spans_direct,
+    CONTINUATION_RE, keep_shaped_spans, line_matches, signal_line_spans as signal_line_spans_direct, signal_shapes,
 )
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line: part of the record before it
@@ -50,7 +50,7 @@ SHAPE_SHARE_MAX = 4  # scan the shapes only when they are at most 1/4 of the inp
 
 
 def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
-                         shape_share: int = SHAPE_SHARE_MAX):
+                         shape_share: int = SHAPE_SHARE_MAX, flags=None):
     """Indexes of the signal lines, found by scanning each distinct shape once instead of every line.
 
     A shape differs from its lines only in digit runs (one ``0`` each), and the word alternatives of
@@ -59,26 +59,38 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     shapes holding ``" 0 `` or matching ``vocab.SHAPE_CODE_RE`` are candidates, and their lines are
     checked on the raw bytes. ``shape_data`` holds the shapes, each followed by a newline
     (``shape_ends``: where each ends). When the shapes are more than 1/``shape_share`` of the input
-    (few repeats), the raw buffer is scanned instead.
+    (few repeats), the raw buffer is scanned instead. ``flags``: ``vocab.signal_shapes`` of these shapes
+    (the shapes holding a word, and those that may hold a code or a status): then only the latter are
+    searched again, one by one, for the code and status shapes (the same shapes: no match of either
+    pattern goes on past a shape's end where none holds ``0x``).
     """
     if (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
         return tuple(_indexes_at(starts, signal_line_spans_direct(raw)))
     ends = shape_ends  # offset after each shape's newline
-    signal = bytearray(len(ends))
-    for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes holding a match: a search a shape
-        signal[bisect_right(ends, at)] = 1
     candidate = bytearray(len(ends))
-    at = shape_data.find(SHAPE_STATUS)
-    while at != -1:
-        shape = bisect_right(ends, at)
-        if not signal[shape]:
-            candidate[shape] = 1
-        at = shape_data.find(SHAPE_STATUS, ends[shape])  # on from the next shape
     coded = bytearray(len(ends))
-    for match in SHAPE_CODE_RE.finditer(shape_data):
-        shape = bisect_right(ends, match.start())
-        if not signal[shape]:
-            coded[shape] = 1
+    if flags is not None:
+        signal, maybe = flags
+        for shape in compress(range(len(ends)), maybe):
+            start, end = ends[shape - 1] if shape else 0, ends[shape]
+            if shape_data.find(SHAPE_STATUS, start, end) >= 0:
+                candidate[shape] = 1
+            if SHAPE_CODE_RE.search(shape_data, start, end - 1) is not None:
+                coded[shape] = 1
+    else:
+        signal = bytearray(len(ends))
+        for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes holding a match: a search a shape
+            signal[bisect_right(ends, at)] = 1
+        at = shape_data.find(SHAPE_STATUS)
+        while at != -1:
+            shape = bisect_right(ends, at)
+            if not signal[shape]:
+                candidate[shape] = 1
+            at = shape_data.find(SHAPE_STATUS, ends[shape])  # on from the next shape
+        for match in SHAPE_CODE_RE.finditer(shape_data):
+            shape = bisect_right(ends, match.start())
+            if not signal[shape]:
+                coded[shape] = 1
     found = lines_with(ids, signal)
     extra: list[int] = []
     if 1 in candidate:
@@ -353,7 +365,11 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     starts, ids, shape_data, shape_ends, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
-        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends)
+        shaped = (len(shape_data) - len(shape_ends)) * SHAPE_SHARE_MAX <= len(raw)  # (else the raw bytes are scanned)
+        flags = signal_shapes(shape_data, shape_ends) if shaped else None  # the vocabulary's, a shape at a time
+        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends, flags=flags)
+        if flags is not None:  # SIGNAL's spans, by its own definition, kept for it
+            keep_shaped_spans(raw, starts, ids, shape_data, shape_ends, lines_with, flags)
     else:
         signal_indexes = _indexes_at(starts, signal_line_spans_direct(raw))
     firsts, stops = _signal_blocks(raw, starts, n, signal_indexes, (ids, shape_data, shape_ends))
