@@ -55,7 +55,7 @@ a ``tokens run``. The SIGNAL check (``operators.signals.uncounted``) reads the l
 (``(×N similar …)``, ``[N more … not shown …]``) to know which missing signals it accounts for.
 
 The visible text is built once and ranked line by line (only when it is over the budget); the
-lines of each template are found by the kernel (``first_template``); the gaps are located by
+lines of each template are found by the kernel (``template_groups``); the gaps are located by
 bisection over the pieces' offsets.
 """
 
@@ -68,8 +68,8 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, compress, islice, repeat, takewhile
-from operator import eq, le, sub
+from itertools import accumulate, compress, islice, takewhile
+from operator import le, sub
 from typing import Annotated, Literal
 
 import msgspec
@@ -77,7 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
-from operators.kernel import first_template, render_view, tier_order
+from operators.kernel import render_view, template_groups, tier_order
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -383,9 +383,14 @@ class _Groups(list):
     """The groups ``_groups`` makes, and which group each line is of (``of_line``: -1 for none), found
     by its start (``lines``): ``_show_members`` asks for the members shown without visiting every member."""
 
-    def __init__(self, groups: list, lines, of_line: array):
+    def __init__(self, groups: list, lines, of_line: array, flat=None, bounds=None):
         super().__init__(groups)
         self.lines, self.of_line = lines, of_line
+        self.flat, self.bounds = flat, bounds  # each group's lines (``template_groups``): its members made when asked
+
+    def members(self, g: int) -> "_Members":
+        """The members of group ``g``."""
+        return _Members(self.lines, self.flat, self.bounds[g], self.bounds[g + 1])
 
     def shown_texts(self, text: bytes, items) -> dict[int, set[bytes]]:
         """The texts of the members (their spans in ``text``) whose start is a key of ``items``, by group."""
@@ -408,49 +413,49 @@ def _lines_starting(starts, items, n: int):
 
 class _Members(Sequence):
     """The members of a group: each line's (start, end) in ``lines``, made when asked for from the
-    line indexes ``at`` (4 bytes a line, not a tuple and two ints)."""
+    line indexes ``flat[lo:hi]`` (4 bytes a line, not a tuple and two ints; no slice object a group)."""
 
-    __slots__ = ("lines", "at")
+    __slots__ = ("lines", "flat", "lo", "hi")
 
-    def __init__(self, lines, at: array):
-        self.lines, self.at = lines, at
+    def __init__(self, lines, flat, lo: int, hi: int):
+        self.lines, self.flat, self.lo, self.hi = lines, flat, lo, hi
 
     def __len__(self) -> int:
-        return len(self.at)
+        return self.hi - self.lo
 
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[j] for j in range(*k.indices(len(self)))]
-        return self.lines.span(self.at[k])
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self.lines.span(self.flat[self.lo + k])
 
     def __iter__(self):
-        return map(self.lines.span, self.at)
+        return map(self.lines.span, self.flat[self.lo : self.hi])
 
 
 def _groups(lines, order: list[int]) -> _Groups:
-    """[count, first (start, end), last (start, end), every member's span] per group of the lines
-    ``order`` names, in that order: the lines of one template (``template``) are one group. The lines
-    of one template found by the kernel (``first_template``), each group's members an array of line
-    indexes (a ``_Members``): no bytes object or span a line."""
-    starts = lines.starts
-    of_line = array("i", [-1]) * len(lines)
-    at = array("q", map(starts.__getitem__, order))
-    ends = array("q", map(sub, map(starts.__getitem__, map((1).__add__, order)), repeat(1)))
-    if not lines.last_nl and len(lines) and len(lines) - 1 in order:  # the last line has no newline to leave out
-        ends[list(order).index(len(lines) - 1)] = starts[len(lines)]
-    first = first_template(lines.text, at, ends)  # the first line of each one's template
-    del at, ends
-    distinct = list(compress(range(len(first)), map(eq, first, range(len(first)))))  # in order of first appearance
-    number = dict(zip(distinct, range(len(distinct))))
-    group_of = array("i", map(number.__getitem__, first))
-    del first, number
-    members = [array("i") for _ in distinct]  # each group's lines, in order: 4 bytes a line
-    for i, g in zip(order, group_of):
-        of_line[i] = g
-        members[g].append(i)
-    del group_of
-    return _Groups([[len(at), lines.span(min(at)), lines.span(max(at)), _Members(lines, at)] for at in members],
-                   lines, of_line)
+    """(count, first (start, end), last (start, end), None) per group of the lines ``order`` names, in
+    that order: the lines of one template (``template``) are one group, its members (every member's
+    span) asked of the ``_Groups`` (``members``). The groups, which group each line is of and each
+    group's lines found by the kernel in one pass (``template_groups``): no bytes object, span or
+    Python step a line, and no object a group but its entry and spans (a storm of distinct errors has
+    tens of thousands of groups)."""
+    if not (isinstance(order, array) and order.typecode == "i"):
+        order = array("i", order)
+    of_line, flat, bounds = template_groups(lines.text, lines.starts, order, lines.last_nl)
+    groups = []
+    span = lines.span
+    for a, b in zip(bounds, islice(bounds, 1, None)):
+        if b - a == 1:  # one line (most groups of a storm of distinct errors): one span, its first and its last
+            first = span(flat[a])
+            groups.append((1, first, first, None))
+        else:
+            at = flat[a:b]
+            groups.append((b - a, span(min(at)), span(max(at)), None))
+    return _Groups(groups, lines, of_line, flat, bounds)
 
 
 def _ranked(text: bytes, kind: str, config):
@@ -678,8 +683,9 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
         shown = groups.shown_texts(text, items)
     else:  # a list of groups: each member looked at
         shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
-    todo = [(_spread(members, first), shown.get(g) or set())
-            for g, (count, first, _last, members) in enumerate(groups) if count > 1 and first[0] in items]
+    members_of = groups.members if isinstance(groups, _Groups) else (lambda g: groups[g][3])
+    todo = [(_spread(members_of(g), first), shown.get(g) or set())
+            for g, (count, first, _last, _) in enumerate(groups) if count > 1 and first[0] in items]
     while todo and choice.used < share:
         going = []
         for order, seen in todo:
@@ -690,8 +696,8 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
                 seen.add(text[member[0]:member[1]])
                 going.append((order, seen))
         todo = going
-    for count, first, _last, members in groups:
-        if count > 1 and first[0] in items and all(a in items for a, _ in members):
+    for g, (count, first, _last, _) in enumerate(groups):
+        if count > 1 and first[0] in items and all(a in items for a, _ in members_of(g)):
             choice.unfold(first[0])
 
 
