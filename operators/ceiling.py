@@ -77,7 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
-from operators.kernel import render_view, template_groups, tier_order
+from operators.kernel import release_memory, render_view, template_groups, tier_order
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -200,6 +200,7 @@ _SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))  # ... for a shown text
 
 
 NEWLINE_BLOCK = 1 << 16  # bytes of raw whose newlines a view counts once (``_View.newlines``)
+RELEASE_MIN = 1 << 20  # bytes of input from which the C library's free memory is handed back before a view is made (``fit``)
 
 
 class _View:
@@ -948,6 +949,8 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     if len(head) + GAP_EST + len(_hint()) + REST_EST > budget_bytes:  # no room for a gap line beside it (a
         head = b""  # budget of a few hundred bytes): the lines are chosen without it
+    if len(plan.raw) >= RELEASE_MIN:  # the reducer's freed temporaries are not kept resident under the view
+        release_memory()
     view = _View(plan, size)
     ranked = _ranked(view.text, kind, config)
     fold = signals_kind(kind, config) == "lines"

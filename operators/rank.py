@@ -460,7 +460,13 @@ def _general_tiers(kind: str, lines, signal, context, config) -> tuple[list[int]
     tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: _filled(other[1], len(lines)), context_rank)
     for i in context:
         tiers[i], ranks[i] = 1, context_rank
-    for i, rank in zip(signal, _line_ranks(lines, signal)):
+    signal_ranks_ = _line_ranks(lines, signal)
+    if (isinstance(signal, array) and signal.typecode == "i" and isinstance(ranks, array) and ranks.typecode == "b"
+            and isinstance(signal_ranks_, (bytes, bytearray)) and len(signal_ranks_) == len(signal)):
+        kernel.scatter(tiers, signal, 0)  # by the kernel: no Python step a signal line (a log of errors: every line)
+        kernel.scatter(ranks, signal, signal_ranks_)
+        return tiers, ranks
+    for i, rank in zip(signal, signal_ranks_):
         tiers[i], ranks[i] = 0, rank
     return tiers, ranks
 

@@ -30,7 +30,8 @@ lines a signature pattern may match, by byte tests) and its twin ``source_twins`
 signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
 signal blocks, lines that rank alike), ``first_template`` (the first line of each signal template),
 ``template_groups`` (the output ceiling's folded groups: each line's template group and each group's
-lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id),
+lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id), ``scatter`` (a byte set at each index), ``release_memory`` (the C
+library's free memory handed back before the output ceiling's view of a big plan),
 ``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``take`` (an
 int64 of a column for each index), ``next_shapes`` and ``traced_heads`` (the signal lines a trace may
 follow, by the shapes of the lines after them), ``count_newlines`` (a gap's lines,
@@ -84,6 +85,8 @@ def _twins() -> dict:
         "template_groups": log_twins.template_groups_py,
         "equal_groups": log_twins.equal_groups_py,
         "gather": log_twins.gather_py,
+        "scatter": log_twins.scatter_py,
+        "release_memory": log_twins.release_memory_py,
         "verbatim_lines": log_twins.verbatim_lines_py,
         "take": log_twins.take_py,
         "next_shapes": log_twins.next_shapes_py,
@@ -424,6 +427,8 @@ if C is None:
     template_groups = log_twins.template_groups_py
     equal_groups = log_twins.equal_groups_py
     gather = log_twins.gather_py
+    scatter = log_twins.scatter_py
+    release_memory = log_twins.release_memory_py
     verbatim_lines = log_twins.verbatim_lines_py
     take = log_twins.take_py
     next_shapes = log_twins.next_shapes_py
@@ -485,6 +490,8 @@ else:
     template_groups = _c_template_groups if hasattr(C, "template_groups") else _twin("log_twins", "template_groups_py")
     equal_groups = _c_equal_groups if hasattr(C, "equal_groups") else _twin("log_twins", "equal_groups_py")
     gather = C.gather if hasattr(C, "gather") else _twin("log_twins", "gather_py")
+    scatter = C.scatter if hasattr(C, "scatter") else _twin("log_twins", "scatter_py")
+    release_memory = C.release_memory if hasattr(C, "release_memory") else _twin("log_twins", "release_memory_py")
     verbatim_lines = _c_verbatim_lines if hasattr(C, "verbatim_lines") else _twin("log_twins", "verbatim_lines_py")
     take = _c_take if hasattr(C, "take") else _twin("log_twins", "take_py")
     next_shapes = _c_next_shapes if hasattr(C, "next_shapes") else _twin("log_twins", "next_shapes_py")

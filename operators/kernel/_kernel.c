@@ -105,6 +105,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>  /* malloc_trim (release_memory) */
+#endif
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SWAR_DIGITS 1  /* the first byte in memory is the lowest byte of a loaded word */
@@ -1445,6 +1448,60 @@ done:
     PyBuffer_Release(&fv);
     PyBuffer_Release(&gv);
     return out;
+}
+
+/* scatter(target, indexes, values) -> None: target[indexes[k]] = values[k] (a byte each; ``target``: a
+ * writable buffer of bytes, ``indexes``: int32, ``values``: bytes as long as ``indexes``, or one int 0-255
+ * for every index). */
+static PyObject *scatter(PyObject *self, PyObject *args) {
+    Py_buffer tv, iv, vv = {0};
+    PyObject *values;
+    if (!PyArg_ParseTuple(args, "w*y*O", &tv, &iv, &values)) return NULL;
+    unsigned char *target = tv.buf;
+    const int32_t *at = iv.buf;
+    Py_ssize_t k = iv.len / (Py_ssize_t)sizeof(int32_t);
+    long one = -1;
+    PyObject *out = NULL;
+    if (PyLong_Check(values)) {
+        one = PyLong_AsLong(values);
+        if (one < 0 || one > 255) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "scatter: a value out of 0-255");
+            goto done;
+        }
+    } else {
+        if (PyObject_GetBuffer(values, &vv, PyBUF_SIMPLE) < 0) goto done;
+        if (vv.len != k) {
+            PyErr_SetString(PyExc_ValueError, "scatter: values and indexes differ in length");
+            goto done;
+        }
+    }
+    if (tv.itemsize != 1) {
+        PyErr_SetString(PyExc_ValueError, "scatter: a target of more than a byte an item");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (at[j] < 0 || at[j] >= tv.len) {
+            PyErr_SetString(PyExc_ValueError, "scatter: an index out of the target");
+            goto done;
+        }
+    for (Py_ssize_t j = 0; j < k; j++) target[at[j]] = one >= 0 ? (unsigned char)one : ((const unsigned char *)vv.buf)[j];
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    if (vv.obj) PyBuffer_Release(&vv);
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&iv);
+    return out;
+}
+
+/* release_memory() -> None: the C library's free memory handed back to the system where it can (glibc's
+ * malloc_trim: free pages inside the heap too), so a big temporary freed does not stay resident under the
+ * next one; nothing elsewhere. */
+static PyObject *release_memory(PyObject *self, PyObject *unused) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    Py_RETURN_NONE;
 }
 
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
@@ -5774,6 +5831,8 @@ static PyMethodDef methods[] = {
     {"next_shapes", next_shapes, METH_VARARGS, "next_shapes(ids, firsts, n) -> int32 distinct shapes of the lines after firsts"},
     {"traced_heads", traced_heads, METH_VARARGS,
      "traced_heads(ids, starts, firsts, n, flags) -> (int64 firsts whose next line is of a flagged shape, int64 firsts + 1)"},
+    {"scatter", scatter, METH_VARARGS, "scatter(target, indexes, values): target[i] = a byte of values (or values) for each int32 index"},
+    {"release_memory", release_memory, METH_NOARGS, "release_memory(): free memory of the C library handed back to the system (glibc)"},
     {"template_groups", template_groups, METH_VARARGS,
      "template_groups(buf, starts, order, last_nl) -> (int32 group of each line, int32 lines of each group, int64 bounds)"},
     {"equal_groups", equal_groups, METH_VARARGS,

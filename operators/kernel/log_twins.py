@@ -268,6 +268,24 @@ def traced_heads_py(ids, starts, firsts, n: int, flags) -> tuple[array, array]:
     return heads, array("q", [i + 1 for i in firsts])
 
 
+def scatter_py(target, indexes, values) -> None:
+    """Pure-Python twin of ``_kernel.scatter``: ``target[i] = `` the byte of ``values`` at the same place
+    (or ``values``, one int 0-255, for every index) for each of ``indexes``."""
+    one = values if isinstance(values, int) else None
+    if one is not None and not 0 <= one <= 255:
+        raise ValueError("scatter: a value out of 0-255")
+    if one is None and len(values) != len(indexes):
+        raise ValueError("scatter: values and indexes differ in length")
+    if any(not 0 <= i < len(target) for i in indexes):
+        raise ValueError("scatter: an index out of the target")
+    for k, i in enumerate(indexes):
+        target[i] = one if one is not None else values[k]
+
+
+def release_memory_py() -> None:
+    """Pure-Python twin of ``_kernel.release_memory``: nothing (the C library's allocator is out of reach)."""
+
+
 def _masked_key(shape: bytes) -> bytes:
     return b"\x00" + mask_py(shape)  # a key space of its own
 
