@@ -68,7 +68,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, compress, islice, takewhile
+from itertools import accumulate, compress, islice, repeat, takewhile
 from operator import le, sub
 from typing import Annotated, Literal
 
@@ -446,17 +446,13 @@ def _groups(lines, order: list[int]) -> _Groups:
     tens of thousands of groups)."""
     if not (isinstance(order, array) and order.typecode == "i"):
         order = array("i", order)
-    of_line, flat, bounds = template_groups(lines.text, lines.starts, order, lines.last_nl)
-    groups = []
-    span = lines.span
-    for a, b in zip(bounds, islice(bounds, 1, None)):
-        if b - a == 1:  # one line (most groups of a storm of distinct errors): one span, its first and its last
-            first = span(flat[a])
-            groups.append((1, first, first, None))
-        else:
-            at = flat[a:b]
-            groups.append((b - a, span(min(at)), span(max(at)), None))
-    return _Groups(groups, lines, of_line, flat, bounds)
+    of_line, flat, bounds, spans = template_groups(lines.text, lines.starts, order, lines.last_nl)
+    counts = list(map(sub, islice(bounds, 1, None), bounds))
+    firsts = list(zip(spans[0::4], spans[1::4]))  # each group's first line (start, end), made by ``zip``
+    lasts = firsts.copy()  # ... and its last: the same span for a group of one line (most, in a storm of distinct errors)
+    for g in compress(range(len(counts)), map((1).__lt__, counts)):
+        lasts[g] = (spans[4 * g + 2], spans[4 * g + 3])
+    return _Groups(list(zip(counts, firsts, lasts, repeat(None))), lines, of_line, flat, bounds)
 
 
 def _ranked(text: bytes, kind: str, config):

@@ -240,6 +240,29 @@ def test_signal_block_helpers_match_their_python_twins(n, data):
     assert list(dispatch.take(starts, firsts)) == list(twins.take_py(starts, firsts))
 
 
+@settings(max_examples=examples(1000), deadline=None)
+@given(size=st.integers(0, 20), data=st.data())
+def test_scatter_matches_its_python_twin(size, data):
+    import operators.kernel as dispatch
+
+    target = bytearray(data.draw(st.binary(min_size=size, max_size=size)))
+    indexes = array("i", data.draw(st.lists(st.integers(0, size - 1), max_size=10)) if size else [])
+    values = data.draw(st.one_of(st.integers(0, 255), st.binary(min_size=len(indexes), max_size=len(indexes))))
+    made, twin = bytearray(target), bytearray(target)
+    dispatch.scatter(made, indexes, values)
+    twins.scatter_py(twin, indexes, values)
+    assert made == twin
+    ranks = array("b", bytes(size))
+    dispatch.scatter(ranks, indexes, 5)
+    assert all(ranks[i] == 5 for i in indexes)
+
+
+def test_release_memory_changes_nothing_seen():
+    import operators.kernel as dispatch
+
+    assert dispatch.release_memory() is None and twins.release_memory_py() is None
+
+
 def test_new_kernel_helpers_reject_indexes_out_of_range():
     starts = array("q", [0, 2, 4])
     for fn, args in ((kernel.template_groups, (b"ab\ncd", starts, array("i", [2]), True)),
@@ -247,7 +270,10 @@ def test_new_kernel_helpers_reject_indexes_out_of_range():
                      (kernel.gather, (b"\x01", array("i", [1]))),
                      (kernel.take, (starts, array("q", [3]))),
                      (kernel.verbatim_lines, (array("i", [0, 0]), array("q", [1]), array("q", [3]), 2, 1)),
-                     (kernel.traced_heads, (array("i", [0, 5]), starts, array("q", [0]), 2, b"\x01"))):
+                     (kernel.traced_heads, (array("i", [0, 5]), starts, array("q", [0]), 2, b"\x01")),
+                     (kernel.scatter, (bytearray(2), array("i", [2]), 1)),
+                     (kernel.scatter, (bytearray(2), array("i", [0]), 256)),
+                     (kernel.scatter, (bytearray(2), array("i", [0]), b"ab"))):
         with pytest.raises(ValueError):
             fn(*args)
 
@@ -256,7 +282,7 @@ def test_new_kernel_helpers_reject_indexes_out_of_range():
 # ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``render_view`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's, ``template_groups`` too,
-# ``equal_groups`` and ``gather`` the line ranking's
+# ``equal_groups``, ``gather`` and ``scatter`` the line ranking's, ``release_memory`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "line_bodies", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
                                   "changed_lines", "tier_order", "gitlog_splice", "place_matches",
@@ -267,7 +293,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
-                                  "gather")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "gather", "scatter", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():

@@ -180,9 +180,11 @@ def _c_first_equal(buf: bytes, starts, ends, digits_alike: bool = False, body: b
 
 def _c_template_groups(buf: bytes, starts, order, last_nl: bool):
     """The lines ``order`` names grouped by signal template: (group of each line, the lines of each group,
-    their bounds), as int32, int32 and int64 memoryviews (see ``log_twins.template_groups_py``)."""
-    of_line, members, bounds = C.template_groups(buf, starts, order, last_nl)
-    return memoryview(of_line).cast("i"), memoryview(members).cast("i"), memoryview(bounds).cast("q")
+    their bounds, each group's first and last line's spans), as int32, int32, int64 and int64 memoryviews
+    (see ``log_twins.template_groups_py``)."""
+    of_line, members, bounds, spans = C.template_groups(buf, starts, order, last_nl)
+    return (memoryview(of_line).cast("i"), memoryview(members).cast("i"), memoryview(bounds).cast("q"),
+            memoryview(spans).cast("q"))
 
 
 def _c_equal_groups(buf: bytes, starts, lines, digits_alike: bool):

@@ -979,6 +979,9 @@ done:
     return out;
 }
 
+static void *scratch_grow(void *p, size_t old, size_t size);  /* below, with the text type's scratch arrays */
+static void scratch_free(void *p, size_t size);
+
 /* A table of distinct keys by hash (open addressing, grown as it fills): the slots hold 1 + an entry's
  * number (0: free); hashes[e] is entry e's hash. */
 typedef struct {
@@ -1036,12 +1039,13 @@ static int keytable_room(KeyTable *t) {
     return 0;
 }
 
-/* template_groups(buf, starts, order, last_nl) -> (of_line, members, bounds): the lines ``order`` names
+/* template_groups(buf, starts, order, last_nl) -> (of_line, members, bounds, spans): the lines ``order`` names
  * (int32 line indexes; ``starts``: int64 line starts, n + 1 of them; a line ends before its newline, the
  * last one at the end when ``last_nl`` is false) grouped by signal template as first_template groups them,
  * the groups numbered in order of their first line in ``order``: the group of each line (int32, n of them,
  * -1 for a line ``order`` does not name), the lines of each group in the order of ``order``, one group
- * after another (int32), and where each group's lines begin in that, then their end (int64). */
+ * after another (int32), where each group's lines begin in that, then their end (int64), and the start and
+ * end of each group's first line (by place) and of its last (int64, four a group). */
 static PyObject *template_groups(PyObject *self, PyObject *args) {
     Py_buffer bv, sv, ov;
     int last_nl;
@@ -1050,10 +1054,11 @@ static PyObject *template_groups(PyObject *self, PyObject *args) {
     const int64_t *starts = sv.buf;
     const int32_t *order = ov.buf;
     Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t) - 1, m = ov.len / (Py_ssize_t)sizeof(int32_t), longest = 0;
-    PyObject *of_line = NULL, *members = NULL, *bounds = NULL, *out = NULL;
+    PyObject *of_line = NULL, *members = NULL, *bounds = NULL, *spans = NULL, *out = NULL;
     KeyTable table = {0};
-    int64_t *rep = NULL;  /* each distinct template's first line: its text's start and end, then its template's length */
-    char *mine = NULL, *theirs = NULL;  /* a line's template, and a first line's made again to compare (no template kept) */
+    int64_t *at = NULL;  /* where each distinct template is in the arena, then its end */
+    char *arena = NULL;  /* the distinct templates, one after another: scratch pages of its own (scratch_grow) */
+    size_t capacity = 0, used = 0;
     if (n < 0 || n >= (Py_ssize_t)INT32_MAX || m >= (Py_ssize_t)INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "template_groups: no line starts, or too many lines");
         goto done;
@@ -1071,57 +1076,68 @@ static PyObject *template_groups(PyObject *self, PyObject *args) {
         if (starts[order[k] + 1] - starts[order[k]] > longest) longest = (Py_ssize_t)(starts[order[k] + 1] - starts[order[k]]);
     }
     if (keytable_init(&table) < 0) goto done;
-    rep = PyMem_Malloc((size_t)table.cap * 3 * sizeof(int64_t));
-    mine = PyMem_Malloc((size_t)longest + 1);
-    theirs = PyMem_Malloc((size_t)longest + 1);
+    at = PyMem_Malloc((size_t)(table.cap + 1) * sizeof(int64_t));
+    capacity = (size_t)longest + 1 > 65536 ? (size_t)longest + 1 : 65536;
+    arena = scratch_grow(NULL, 0, capacity);
     of_line = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
     members = PyBytes_FromStringAndSize(NULL, m * (Py_ssize_t)sizeof(int32_t));
-    if (!rep || !mine || !theirs || !of_line || !members) {
+    if (!at || !arena || !of_line || !members) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
     int32_t *line_group = (int32_t *)PyBytes_AS_STRING(of_line);  /* the group of each line, made as they come */
     for (Py_ssize_t i = 0; i < n; i++) line_group[i] = -1;
+    at[0] = 0;
     for (Py_ssize_t k = 0; k < m; k++) {
         Py_ssize_t i = order[k], a = (Py_ssize_t)starts[i], e = (Py_ssize_t)starts[i + 1];
         if (i + 1 < n || last_nl) e--;  /* before its newline */
         if (e < a) e = a;
         Py_ssize_t b = count_cut(s, a, e);
         while (b > a && (s[b - 1] == ' ' || (s[b - 1] >= '\t' && s[b - 1] <= '\r'))) b--;  /* rstrip */
+        if (used + (size_t)(b - a) > capacity) {  /* room for this one's template (never longer than its text) */
+            size_t more = capacity * 2 > used + (size_t)(b - a) ? capacity * 2 : used + (size_t)(b - a);
+            char *bigger = scratch_grow(NULL, 0, more);
+            if (!bigger) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            memcpy(bigger, arena, used);  /* only what is written: the pages past it stay untouched */
+            scratch_free(arena, capacity);
+            arena = bigger;
+            capacity = more;
+        }
+        char *mine = arena + used;
         Py_ssize_t len = numbers_into(s + a, b - a, mine);
         uint64_t h = span_hash((const unsigned char *)mine, 0, len, 0);
         Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)(table.nslots - 1));
         for (;;) {
             Py_ssize_t found = (Py_ssize_t)table.slots[slot];
-            if (!found) {  /* a new template: its first line noted */
+            if (!found) {  /* a new template: kept in the arena */
                 Py_ssize_t old_cap = table.cap;
                 if (keytable_room(&table) < 0) goto done;
                 if (table.cap != old_cap) {
-                    int64_t *bigger = PyMem_Realloc(rep, (size_t)table.cap * 3 * sizeof(int64_t));
+                    int64_t *bigger = PyMem_Realloc(at, (size_t)(table.cap + 1) * sizeof(int64_t));
                     if (!bigger) {
                         PyErr_NoMemory();
                         goto done;
                     }
-                    rep = bigger;
+                    at = bigger;
                 }
                 slot = (Py_ssize_t)(h & (uint64_t)(table.nslots - 1));  /* the slots may have been remade */
                 while (table.slots[slot]) slot = (slot + 1) & (table.nslots - 1);
                 table.slots[slot] = (uint32_t)(table.used + 1);
                 table.hashes[table.used] = h;
-                rep[3 * table.used] = a;
-                rep[3 * table.used + 1] = b;
-                rep[3 * table.used + 2] = len;
+                at[table.used + 1] = (int64_t)(used + (size_t)len);  /* entry e's template: arena[at[e]:at[e + 1]] */
                 line_group[i] = (int32_t)table.used;
                 table.used++;
+                used += (size_t)len;
                 break;
             }
             found--;
-            if (table.hashes[found] == h && rep[3 * found + 2] == len) {
-                Py_ssize_t ra = (Py_ssize_t)rep[3 * found], rb = (Py_ssize_t)rep[3 * found + 1];
-                if (numbers_into(s + ra, rb - ra, theirs) == len && memcmp(mine, theirs, (size_t)len) == 0) {
-                    line_group[i] = (int32_t)found;
-                    break;
-                }
+            if (table.hashes[found] == h && at[found + 1] - at[found] == len &&
+                memcmp(arena + at[found], mine, (size_t)len) == 0) {
+                line_group[i] = (int32_t)found;
+                break;
             }
             slot = (slot + 1) & (table.nslots - 1);
         }
@@ -1135,19 +1151,33 @@ static PyObject *template_groups(PyObject *self, PyObject *args) {
         memset(bound, 0, (size_t)(g + 1) * sizeof(int64_t));
         for (Py_ssize_t k = 0; k < m; k++) bound[line_group[order[k]] + 1]++;  /* a line named twice: one group */
         for (Py_ssize_t j = 0; j < g; j++) bound[j + 1] += bound[j];
-        int64_t *next = rep;  /* no first line is read any more: where each group's next line goes */
+        int64_t *next = at;  /* no template is read any more: where each group's next line goes */
         memcpy(next, bound, (size_t)g * sizeof(int64_t));
         for (Py_ssize_t k = 0; k < m; k++) member[next[line_group[order[k]]]++] = order[k];
+        spans = PyBytes_FromStringAndSize(NULL, 4 * g * (Py_ssize_t)sizeof(int64_t));
+        if (!spans) goto done;
+        int64_t *span = (int64_t *)PyBytes_AS_STRING(spans);
+        for (Py_ssize_t j = 0; j < g; j++) {  /* the group's first and last line (by place): start and end of each */
+            int32_t low = member[bound[j]], high = low;
+            for (int64_t k = bound[j] + 1; k < bound[j + 1]; k++) {
+                if (member[k] < low) low = member[k];
+                if (member[k] > high) high = member[k];
+            }
+            span[4 * j] = starts[low];
+            span[4 * j + 1] = starts[low + 1] - ((low + 1 < n || last_nl) ? 1 : 0);
+            span[4 * j + 2] = starts[high];
+            span[4 * j + 3] = starts[high + 1] - ((high + 1 < n || last_nl) ? 1 : 0);
+        }
     }
-    out = PyTuple_Pack(3, of_line, members, bounds);
+    out = PyTuple_Pack(4, of_line, members, bounds, spans);
 done:
     Py_XDECREF(of_line);
     Py_XDECREF(members);
     Py_XDECREF(bounds);
+    Py_XDECREF(spans);
     keytable_free(&table);
-    PyMem_Free(rep);
-    PyMem_Free(mine);
-    PyMem_Free(theirs);
+    PyMem_Free(at);
+    scratch_free(arena, capacity);
     PyBuffer_Release(&bv);
     PyBuffer_Release(&sv);
     PyBuffer_Release(&ov);
@@ -5834,7 +5864,7 @@ static PyMethodDef methods[] = {
     {"scatter", scatter, METH_VARARGS, "scatter(target, indexes, values): target[i] = a byte of values (or values) for each int32 index"},
     {"release_memory", release_memory, METH_NOARGS, "release_memory(): free memory of the C library handed back to the system (glibc)"},
     {"template_groups", template_groups, METH_VARARGS,
-     "template_groups(buf, starts, order, last_nl) -> (int32 group of each line, int32 lines of each group, int64 bounds)"},
+     "template_groups(buf, starts, order, last_nl) -> (int32 group of each line, int32 lines of each group, int64 bounds, int64 spans)"},
     {"equal_groups", equal_groups, METH_VARARGS,
      "equal_groups(buf, starts, lines, digits_alike) -> (int32 group of each line named, int64 place of each group's first)"},
     {"gather", gather, METH_VARARGS, "gather(table, ids) -> bytes: table[id] of each int32 id"},

@@ -179,13 +179,14 @@ def first_template_py(buf: bytes, starts, ends) -> array:
     return array("q", map(first.setdefault, keys, range(len(starts))))
 
 
-def template_groups_py(buf: bytes, starts, order, last_nl: bool) -> tuple[array, array, array]:
+def template_groups_py(buf: bytes, starts, order, last_nl: bool) -> tuple[array, array, array, array]:
     """Pure-Python twin of ``_kernel.template_groups``: the lines ``order`` names (``starts``: where each
     line starts, then the end; a line ends before its newline, the last one at the end when ``last_nl`` is
     false) grouped by template as ``first_template_py`` groups them, the groups numbered in order of their
     first line in ``order``: the group of each line (int32, -1 for a line ``order`` does not name), the
-    lines of each group in the order of ``order``, one group after another (int32), and where each
-    group's lines begin in that, then their end (int64)."""
+    lines of each group in the order of ``order``, one group after another (int32), where each group's
+    lines begin in that, then their end (int64), and the start and end of each group's first line (by
+    place) and of its last (int64, four a group)."""
     n = len(starts) - 1
     if any(not 0 <= i < n for i in order):
         raise ValueError("template_groups: a line index out of range")
@@ -198,11 +199,14 @@ def template_groups_py(buf: bytes, starts, order, last_nl: bool) -> tuple[array,
     for i, g in zip(order, group_of):
         of_line[i] = g
         members[g].append(i)
-    flat, bounds = array("i"), array("q", [0])
+    flat, bounds, spans = array("i"), array("q", [0]), array("q")
+    end = lambda i: starts[i + 1] - (1 if i + 1 < n or last_nl else 0)  # noqa: E731
     for lines in members:
         flat.extend(lines)
         bounds.append(len(flat))
-    return of_line, flat, bounds
+        low, high = min(lines), max(lines)
+        spans.extend((starts[low], end(low), starts[high], end(high)))
+    return of_line, flat, bounds, spans
 
 
 def equal_groups_py(buf: bytes, starts, lines, digits_alike: bool) -> tuple[array, array]:
