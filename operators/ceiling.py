@@ -546,18 +546,20 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE) + extra
         if fold:
-            for count, first, last, _ in groups:
+            for group in groups:
+                count, first, last, _ = group
                 fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
                     first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
                 if not fits:
-                    left.append((count, first, last))
+                    left.append(group)  # the group's own entry: no tuple made a group left out (tens of thousands)
         else:  # each line its own group: no object per line, and none tried past the share
             for k, i in enumerate(must):
                 if choice.used >= share:
                     rest = memoryview(must)[k:] if isinstance(must, array) else must[k:]  # a view: no copy
                     break
                 if not choice.add(starts[i], _line_end(text, starts[i])):
-                    left.append((1, lines.span(i), lines.span(i)))
+                    span = lines.span(i)
+                    left.append((1, span, span, None))
         if not left and not rest:
             choice.used -= SUMMARY_EST
     fits = _fits_itself(kind, config)  # its reducer made what it shows: only the excess over the budget goes
@@ -578,7 +580,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     _close_short_gaps(choice, text)
     left, rest, tail = _fill_must(choice, text, left, rest, starts)
     items = choice.items  # a group whose line is not shown has no suffix made
-    left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g)))]  # shown by head or tail after all
+    left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g[:3])))]  # shown by head or tail after all
     rest_left = _not_shown(choice.items, starts, (rest, tail), must, tiers)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
@@ -639,7 +641,7 @@ def _fill_must(choice: _Choice, text: bytes, left: list, rest, starts) -> tuple[
     still = []
     for group in left:
         first = group[1][0]
-        if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group)):
+        if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group[:3])):
             still.append(group)  # one shown by the head or the tail gets its count below
     more = array("i")  # an array, not a list of ints (a 20 MB git log -p has 300,000 must-see lines)
     for k, i in enumerate(rest):

@@ -216,7 +216,7 @@ def _ranks_of(lines: list[bytes]) -> bytes:
     return _ranks_joined(programs, text, array("q", accumulate(map((1).__add__, map(len, lines)), initial=0)))
 
 
-def _ranks_joined(programs, text: bytes, starts: array) -> bytes:
+def _ranks_joined(programs, text: bytes, starts) -> bytes:
     """``_ranks_of`` of the lines joined by newlines (``text``; ``starts``: where each begins, then one
     past the end)."""
     count = len(starts) - 1
@@ -260,27 +260,10 @@ def _line_ranks(lines, indexes):
         ranks = _ranks_of(list(_line_texts(lines, list(map(indexes.__getitem__, firsts)))))
     else:
         ranks = bytearray()  # the rank of each group, ranked a block of groups at a time (a buffer of a few hundred KB)
-        for k in range(0, len(firsts), JOIN_BLOCK):
-            ranks += _ranks_joined(programs, *_joined(lines, map(indexes.__getitem__, firsts[k : k + JOIN_BLOCK])))
+        for k in range(0, len(firsts), JOIN_BLOCK):  # the lines joined by the kernel, as ``_ranks_of`` joins their texts
+            at = array("q", map(indexes.__getitem__, firsts[k : k + JOIN_BLOCK]))
+            ranks += _ranks_joined(programs, *kernel.join_lines(lines.text, lines.starts, at))
     return bytearray(kernel.gather(ranks, groups))
-
-
-def _joined(lines, at) -> tuple[bytes, array]:
-    """The lines ``at`` names (of a ``Lines`` without CR) joined by newlines, as ``_ranks_of`` joins their
-    texts, and where each begins, then one past the end: copied a line at a time into one buffer, no
-    bytes object a line (a log of errors has thousands of distinct lines, whose small objects the
-    allocator would keep)."""
-    text, starts = lines.text, lines.starts
-    view = memoryview(text)
-    out = bytearray()
-    begins = array("q", [0])
-    for i in at:
-        out += view[starts[i] : starts[i + 1]]
-        if out[-1:] != b"\n":  # the last line of a text without a final newline
-            out += b"\n"
-        begins.append(len(out))
-    del out[-1:]  # none after the last line
-    return bytes(out), begins
 
 
 def _line_texts(lines, indexes):

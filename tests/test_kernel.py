@@ -198,6 +198,11 @@ def test_template_groups_and_equal_groups_match_their_python_twins(lines, last_n
     for alike in (False, True):
         made = dispatch.equal_groups(table.text, table.starts, order, alike)
         assert [list(x) for x in made] == [list(x) for x in twins.equal_groups_py(table.text, table.starts, order, alike)]
+    at = array("q", picked)
+    joined, begins = dispatch.join_lines(table.text, table.starts, at)
+    twin = twins.join_lines_py(table.text, table.starts, at)
+    assert (joined, list(begins)) == (twin[0], list(twin[1]))
+    assert joined == b"\n".join(table[i] for i in picked)
     groups = made[0]
     table_bytes = bytes(data.draw(st.lists(st.integers(0, 255), min_size=len(made[1]), max_size=len(made[1]))))
     assert dispatch.gather(table_bytes, groups) == twins.gather_py(table_bytes, groups)
@@ -282,7 +287,7 @@ def test_new_kernel_helpers_reject_indexes_out_of_range():
 # ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``render_view`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
 # ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's, ``template_groups`` too,
-# ``equal_groups``, ``gather`` and ``scatter`` the line ranking's, ``release_memory`` the output ceiling's
+# ``equal_groups``, ``gather``, ``scatter`` and ``join_lines`` the line ranking's, ``release_memory`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "line_bodies", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
                                   "changed_lines", "tier_order", "gitlog_splice", "place_matches",
@@ -293,7 +298,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
-                                  "gather", "scatter", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():

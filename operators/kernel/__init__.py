@@ -30,7 +30,7 @@ lines a signature pattern may match, by byte tests) and its twin ``source_twins`
 signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
 signal blocks, lines that rank alike), ``first_template`` (the first line of each signal template),
 ``template_groups`` (the output ceiling's folded groups: each line's template group and each group's
-lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id), ``scatter`` (a byte set at each index), ``release_memory`` (the C
+lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id), ``scatter`` (a byte set at each index), ``join_lines`` (lines joined, for their ranks), ``release_memory`` (the C
 library's free memory handed back before the output ceiling's view of a big plan),
 ``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``take`` (an
 int64 of a column for each index), ``next_shapes`` and ``traced_heads`` (the signal lines a trace may
@@ -86,6 +86,7 @@ def _twins() -> dict:
         "equal_groups": log_twins.equal_groups_py,
         "gather": log_twins.gather_py,
         "scatter": log_twins.scatter_py,
+        "join_lines": log_twins.join_lines_py,
         "release_memory": log_twins.release_memory_py,
         "verbatim_lines": log_twins.verbatim_lines_py,
         "take": log_twins.take_py,
@@ -216,6 +217,15 @@ def _c_traced_heads(ids, starts, firsts, n: int, flags):
     ``log_twins.traced_heads_py``)."""
     heads, stops = C.traced_heads(ids, starts, firsts, n, flags)
     return memoryview(heads).cast("q"), memoryview(stops).cast("q")
+
+
+def _c_join_lines(buf: bytes, starts, lines):
+    """The lines named joined by newlines, and where each begins (an int64 array; see
+    ``log_twins.join_lines_py``)."""
+    joined, begins = C.join_lines(buf, starts, lines)
+    made = array("q")
+    made.frombytes(begins)
+    return joined, made
 
 
 def _c_first_template(buf: bytes, starts, ends):
@@ -430,6 +440,7 @@ if C is None:
     equal_groups = log_twins.equal_groups_py
     gather = log_twins.gather_py
     scatter = log_twins.scatter_py
+    join_lines = log_twins.join_lines_py
     release_memory = log_twins.release_memory_py
     verbatim_lines = log_twins.verbatim_lines_py
     take = log_twins.take_py
@@ -493,6 +504,7 @@ else:
     equal_groups = _c_equal_groups if hasattr(C, "equal_groups") else _twin("log_twins", "equal_groups_py")
     gather = C.gather if hasattr(C, "gather") else _twin("log_twins", "gather_py")
     scatter = C.scatter if hasattr(C, "scatter") else _twin("log_twins", "scatter_py")
+    join_lines = _c_join_lines if hasattr(C, "join_lines") else _twin("log_twins", "join_lines_py")
     release_memory = C.release_memory if hasattr(C, "release_memory") else _twin("log_twins", "release_memory_py")
     verbatim_lines = _c_verbatim_lines if hasattr(C, "verbatim_lines") else _twin("log_twins", "verbatim_lines_py")
     take = _c_take if hasattr(C, "take") else _twin("log_twins", "take_py")

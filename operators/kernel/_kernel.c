@@ -1534,6 +1534,55 @@ static PyObject *release_memory(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* join_lines(buf, starts, lines) -> (joined, begins): the lines ``lines`` names (int64 line indexes;
+ * ``starts``: int64 line starts, n + 1 of them; a line's bytes without its '\n') joined by '\n', and where
+ * each begins in that, then one past its end (int64). */
+static PyObject *join_lines(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, lv;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &bv, &sv, &lv)) return NULL;
+    const char *s = bv.buf;
+    const int64_t *starts = sv.buf, *lines = lv.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t) - 1, k = lv.len / (Py_ssize_t)sizeof(int64_t), total = 0;
+    PyObject *joined = NULL, *begins = NULL, *out = NULL;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        int64_t i = lines[j];
+        if (n < 0 || i < 0 || i >= n || starts[i] < 0 || starts[i] > starts[i + 1] || starts[i + 1] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "join_lines: a line out of range");
+            goto done;
+        }
+        Py_ssize_t e = (Py_ssize_t)starts[i + 1];
+        if (e > starts[i] && s[e - 1] == '\n') e--;
+        total += e - (Py_ssize_t)starts[i] + 1;
+    }
+    joined = PyBytes_FromStringAndSize(NULL, total ? total - 1 : 0);
+    begins = PyBytes_FromStringAndSize(NULL, (k + 1) * (Py_ssize_t)sizeof(int64_t));
+    if (!joined || !begins) goto done;
+    {
+        char *o = PyBytes_AS_STRING(joined);
+        int64_t *begin = (int64_t *)PyBytes_AS_STRING(begins);
+        Py_ssize_t at = 0;
+        begin[0] = 0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            int64_t i = lines[j];
+            Py_ssize_t a = (Py_ssize_t)starts[i], e = (Py_ssize_t)starts[i + 1];
+            if (e > a && s[e - 1] == '\n') e--;
+            memcpy(o + at, s + a, (size_t)(e - a));
+            at += e - a;
+            if (j + 1 < k) o[at] = '\n';
+            at++;
+            begin[j + 1] = at;
+        }
+    }
+    out = PyTuple_Pack(2, joined, begins);
+done:
+    Py_XDECREF(joined);
+    Py_XDECREF(begins);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&lv);
+    return out;
+}
+
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
  * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
  * mask(shape); 2: b"\x01" + words(shape)); a bytes object is made only for each distinct key. With
@@ -5863,6 +5912,7 @@ static PyMethodDef methods[] = {
      "traced_heads(ids, starts, firsts, n, flags) -> (int64 firsts whose next line is of a flagged shape, int64 firsts + 1)"},
     {"scatter", scatter, METH_VARARGS, "scatter(target, indexes, values): target[i] = a byte of values (or values) for each int32 index"},
     {"release_memory", release_memory, METH_NOARGS, "release_memory(): free memory of the C library handed back to the system (glibc)"},
+    {"join_lines", join_lines, METH_VARARGS, "join_lines(buf, starts, lines) -> (the int64-named lines joined by newlines, int64 begins)"},
     {"template_groups", template_groups, METH_VARARGS,
      "template_groups(buf, starts, order, last_nl) -> (int32 group of each line, int32 lines of each group, int64 bounds, int64 spans)"},
     {"equal_groups", equal_groups, METH_VARARGS,

@@ -290,6 +290,21 @@ def release_memory_py() -> None:
     """Pure-Python twin of ``_kernel.release_memory``: nothing (the C library's allocator is out of reach)."""
 
 
+def join_lines_py(buf: bytes, starts, lines) -> tuple[bytes, array]:
+    """Pure-Python twin of ``_kernel.join_lines``: the lines ``lines`` names (``starts``: where each line
+    starts, then the end; a line without its newline) joined by newlines, and where each begins in that,
+    then one past its end (int64)."""
+    n = len(starts) - 1
+    if any(not 0 <= i < n for i in lines):
+        raise ValueError("join_lines: a line out of range")
+    texts = [buf[starts[i] : starts[i + 1]] for i in lines]
+    texts = [t[:-1] if t.endswith(b"\n") else t for t in texts]
+    begins = array("q", [0])
+    for t in texts:
+        begins.append(begins[-1] + len(t) + 1)
+    return b"\n".join(texts), begins
+
+
 def _masked_key(shape: bytes) -> bytes:
     return b"\x00" + mask_py(shape)  # a key space of its own
 
