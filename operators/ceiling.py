@@ -384,10 +384,11 @@ class _Groups(list):
     """The groups ``_groups`` makes, and which group each line is of (``of_line``: -1 for none), found
     by its start (``lines``): ``_show_members`` asks for the members shown without visiting every member."""
 
-    def __init__(self, groups: list, lines, of_line: array, flat=None, bounds=None):
+    def __init__(self, groups: list, lines, of_line: array, flat=None, bounds=None, multi=None):
         super().__init__(groups)
         self.lines, self.of_line = lines, of_line
         self.flat, self.bounds = flat, bounds  # each group's lines (``template_groups``): its members made when asked
+        self.multi = multi  # the groups of more than one line, in order (None: not known)
 
     def members(self, g: int) -> "_Members":
         """The members of group ``g``."""
@@ -450,9 +451,10 @@ def _groups(lines, order: list[int]) -> _Groups:
     counts = list(map(sub, islice(bounds, 1, None), bounds))
     firsts = list(zip(spans[0::4], spans[1::4]))  # each group's first line (start, end), made by ``zip``
     lasts = firsts.copy()  # ... and its last: the same span for a group of one line (most, in a storm of distinct errors)
-    for g in compress(range(len(counts)), map((1).__lt__, counts)):
+    multi = list(compress(range(len(counts)), map((1).__lt__, counts)))
+    for g in multi:
         lasts[g] = (spans[4 * g + 2], spans[4 * g + 3])
-    return _Groups(list(zip(counts, firsts, lasts, repeat(None))), lines, of_line, flat, bounds)
+    return _Groups(list(zip(counts, firsts, lasts, repeat(None))), lines, of_line, flat, bounds, multi)
 
 
 def _ranked(text: bytes, kind: str, config):
@@ -641,8 +643,15 @@ def _fill_must(choice: _Choice, text: bytes, left: list, rest, starts) -> tuple[
     still = []
     for group in left:
         first = group[1][0]
-        if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group[:3])):
+        if first in choice.items:
             still.append(group)  # one shown by the head or the tail gets its count below
+            continue
+        le = _line_end(text, first)
+        if le - first <= choice.line_max and le - first - choice.gap_est > choice.budget - choice.used:
+            still.append(group)  # no room even if it spared a gap line (``add`` would refuse it): no suffix made
+            continue
+        if not choice.add(first, le, _fold_suffix(text, *group[:3])):
+            still.append(group)
     more = array("i")  # an array, not a list of ints (a 20 MB git log -p has 300,000 must-see lines)
     for k, i in enumerate(rest):
         if choice.used >= choice.budget - GAP_EST:
@@ -683,8 +692,9 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
     else:  # a list of groups: each member looked at
         shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
     members_of = groups.members if isinstance(groups, _Groups) else (lambda g: groups[g][3])
-    todo = [(_spread(members_of(g), first), shown.get(g) or set())
-            for g, (count, first, _last, _) in enumerate(groups) if count > 1 and first[0] in items]
+    multi = groups.multi if isinstance(groups, _Groups) and groups.multi is not None else range(len(groups))
+    todo = [(_spread(members_of(g), groups[g][1]), shown.get(g) or set())
+            for g in multi if groups[g][0] > 1 and groups[g][1][0] in items]
     while todo and choice.used < share:
         going = []
         for order, seen in todo:
@@ -695,7 +705,8 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
                 seen.add(text[member[0]:member[1]])
                 going.append((order, seen))
         todo = going
-    for g, (count, first, _last, _) in enumerate(groups):
+    for g in multi:  # (only the groups of more than one line can be shown whole)
+        count, first = groups[g][0], groups[g][1]
         if count > 1 and first[0] in items and all(a in items for a, _ in members_of(g)):
             choice.unfold(first[0])
 

@@ -35,6 +35,7 @@ import msgspec
 
 from operators.config import Section, section
 from operators.reduction import Plan, line_body_end
+from operators.relazy import re2_program
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
     first_equal, group_shapes, line_of, lines_with, mark_rare, mask, next_shapes, scan_lines, select_visible,
     status_lines, take, traced_heads, verbatim_lines,
@@ -85,11 +86,7 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
         if not signal[shape]:
             candidate[shape] = 1
         at = shape_data.find(SHAPE_STATUS, ends[shape])  # on from the next shape
-    coded = bytearray(len(ends))
-    for match in SHAPE_CODE_RE.finditer(shape_data):
-        shape = bisect_right(ends, match.start())
-        if not signal[shape]:
-            coded[shape] = 1
+    coded = _coded_shapes(shape_data, ends, signal)
     found = lines_with(ids, signal)
     extra: list[int] = []
     if 1 in candidate:
@@ -99,6 +96,37 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     if extra:
         found = sorted(set((*found, *extra)))
     return array("q", found)  # 8 bytes a line, not an int object (a log of errors: every line)
+
+
+def _coded_shapes(shape_data: bytes, ends, signal: bytearray) -> bytearray:
+    """A byte a shape: 1 for a shape ``signal`` does not flag that holds a match of ``vocab.SHAPE_CODE_RE``
+    (which never goes past a line's end). RE2's program is searched over each run of shapes not flagged
+    only, a search a shape that matches (no match object): a log of errors has hardly any such shape."""
+    coded = bytearray(len(ends))
+    program = re2_program(SHAPE_CODE_RE)
+    if program is None:  # another engine: every match
+        for match in SHAPE_CODE_RE.finditer(shape_data):
+            shape = bisect_right(ends, match.start())
+            if not signal[shape]:
+                coded[shape] = 1
+        return coded
+    match, anchor = program
+    unanchored, count = anchor.UNANCHORED, len(ends)
+    first = signal.find(0)
+    while first != -1:  # a run of shapes not flagged: [first, stop)
+        stop = signal.find(1, first)
+        if stop == -1:
+            stop = count
+        pos, end = ends[first - 1] if first else 0, ends[stop - 1]
+        while pos < end:
+            at = match(unanchored, shape_data, pos, end)[0][0]
+            if at < 0:
+                break
+            shape = bisect_right(ends, at)
+            coded[shape] = 1
+            pos = ends[shape]  # on from the next shape
+        first = signal.find(0, stop) if stop < count else -1
+    return coded
 
 
 @cache
