@@ -99,12 +99,14 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
 
 
 def _coded_shapes(shape_data: bytes, ends, signal: bytearray) -> bytearray:
-    """A byte a shape: 1 for a shape ``signal`` does not flag that holds a match of ``vocab.SHAPE_CODE_RE``
-    (which never goes past a line's end). RE2's program is searched over each run of shapes not flagged
-    only, a search a shape that matches (no match object): a log of errors has hardly any such shape."""
+    """A byte a shape: 1 for a shape ``signal`` does not flag that holds the start of a match of
+    ``vocab.SHAPE_CODE_RE`` as ``finditer`` finds them. Without ``0x`` in the shapes no match goes past a
+    line's end (only the HRESULT alternative's ``\\s`` may, before its ``0x``): RE2's program is searched
+    over each run of shapes not flagged only, a search a shape that matches (no match object; a log of
+    errors has hardly any such shape); with it, every match as ``finditer`` steps through them."""
     coded = bytearray(len(ends))
     program = re2_program(SHAPE_CODE_RE)
-    if program is None:  # another engine: every match
+    if program is None or b"0x" in shape_data:  # another engine, or a match may cross a line's end: every match
         for match in SHAPE_CODE_RE.finditer(shape_data):
             shape = bisect_right(ends, match.start())
             if not signal[shape]:
