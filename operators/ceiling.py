@@ -687,12 +687,7 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
     if not groups:
         return
     items = choice.items
-    if isinstance(groups, _Groups):  # the members shown, by group: one look an item, none a member
-        shown = groups.shown_texts(text, items)
-    else:  # a list of groups: each member looked at
-        shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
-    members_of = groups.members if isinstance(groups, _Groups) else (lambda g: groups[g][3])
-    multi = groups.multi if isinstance(groups, _Groups) and groups.multi is not None else range(len(groups))
+    shown, members_of, multi = _members_view(groups, text, items)
     todo = [(_spread(members_of(g), groups[g][1]), shown.get(g) or set())
             for g in multi if groups[g][0] > 1 and groups[g][1][0] in items]
     while todo and choice.used < share:
@@ -709,6 +704,18 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
         count, first = groups[g][0], groups[g][1]
         if count > 1 and first[0] in items and all(a in items for a, _ in members_of(g)):
             choice.unfold(first[0])
+
+
+def _members_view(groups: list, text: bytes, items) -> tuple[dict, object, Sequence[int]]:
+    """What ``_show_members`` reads of ``groups``: the texts of the members shown (``items``), by group;
+    how to get a group's members; the groups that may have more than one line, in order. Of a
+    ``_Groups``: the members shown found by one look an item, none a member; its groups of several
+    lines alone. Of a list of groups: each member looked at, every group."""
+    if isinstance(groups, _Groups):
+        multi = groups.multi if groups.multi is not None else range(len(groups))
+        return groups.shown_texts(text, items), groups.members, multi
+    shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
+    return shown, (lambda g: groups[g][3]), range(len(groups))
 
 
 def _spread(members: list, but=None):
