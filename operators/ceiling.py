@@ -55,7 +55,7 @@ a ``tokens run``. The SIGNAL check (``operators.signals.uncounted``) reads the l
 (``(×N similar …)``, ``[N more … not shown …]``) to know which missing signals it accounts for.
 
 The visible text is built once and ranked line by line (only when it is over the budget); the
-lines of each template are found by the kernel (``first_template``); the gaps are located by
+lines of each template are found by the kernel (``template_groups``); the gaps are located by
 bisection over the pieces' offsets.
 """
 
@@ -69,7 +69,7 @@ from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate, compress, islice, repeat, takewhile
-from operator import eq, le, sub
+from operator import itemgetter, le, sub
 from typing import Annotated, Literal
 
 import msgspec
@@ -77,7 +77,7 @@ import msgspec
 from operators.configbase import Section
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Plan, size_text
 from operators.store import REF_ID_LEN
-from operators.kernel import first_template, render_view, tier_order
+from operators.kernel import release_memory, render_view, template_groups, tier_order
 from operators.signals import signals_kind, templates
 from operators.vocab import CONTINUATION_RE, signal_line_spans
 
@@ -200,6 +200,7 @@ _SHOW_FLAGS = bytes(kind == SHOW for kind in range(256))  # ... for a shown text
 
 
 NEWLINE_BLOCK = 1 << 16  # bytes of raw whose newlines a view counts once (``_View.newlines``)
+RELEASE_MIN = 1 << 20  # bytes of input from which the C library's free memory is handed back before a view is made (``fit``)
 
 
 class _View:
@@ -387,9 +388,15 @@ class _Groups(list):
     """The groups ``_groups`` makes, and which group each line is of (``of_line``: -1 for none), found
     by its start (``lines``): ``_show_members`` asks for the members shown without visiting every member."""
 
-    def __init__(self, groups: list, lines, of_line: array):
+    def __init__(self, groups: list, lines, of_line: array, flat=None, bounds=None, multi=None):
         super().__init__(groups)
         self.lines, self.of_line = lines, of_line
+        self.flat, self.bounds = flat, bounds  # each group's lines (``template_groups``): its members made when asked
+        self.multi = multi  # the groups of more than one line, in order (None: not known)
+
+    def members(self, g: int) -> "_Members":
+        """The members of group ``g``."""
+        return _Members(self.lines, self.flat, self.bounds[g], self.bounds[g + 1])
 
     def shown_texts(self, text: bytes, items) -> dict[int, set[bytes]]:
         """The texts of the members (their spans in ``text``) whose start is a key of ``items``, by group."""
@@ -412,23 +419,27 @@ def _lines_starting(starts, items, n: int):
 
 class _Members(Sequence):
     """The members of a group: each line's (start, end) in ``lines``, made when asked for from the
-    line indexes ``at`` (4 bytes a line, not a tuple and two ints)."""
+    line indexes ``flat[lo:hi]`` (4 bytes a line, not a tuple and two ints; no slice object a group)."""
 
-    __slots__ = ("lines", "at")
+    __slots__ = ("lines", "flat", "lo", "hi")
 
-    def __init__(self, lines, at: array):
-        self.lines, self.at = lines, at
+    def __init__(self, lines, flat, lo: int, hi: int):
+        self.lines, self.flat, self.lo, self.hi = lines, flat, lo, hi
 
     def __len__(self) -> int:
-        return len(self.at)
+        return self.hi - self.lo
 
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[j] for j in range(*k.indices(len(self)))]
-        return self.lines.span(self.at[k])
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self.lines.span(self.flat[self.lo + k])
 
     def __iter__(self):
-        return map(self.lines.span, self.at)
+        return map(self.lines.span, self.flat[self.lo : self.hi])
 
 
 def _apart(kind: str, lines, must, config) -> list[int]:
@@ -441,41 +452,53 @@ def _apart(kind: str, lines, must, config) -> list[int]:
 
 
 def _groups(lines, order: list[int], apart=()) -> _Groups:
-    """[count, first (start, end), last (start, end), every member's span] per group of the lines
-    ``order`` names, in that order: the lines of one template (``template``) are one group, but each
-    of ``apart`` (line indexes) is one of its own, those after the first of their template coming after
-    the other groups (every template has a line before the second of one shown apart). The lines of one template found by the kernel
-    (``first_template``), each group's members an array of line indexes (a ``_Members``): no bytes
-    object or span a line."""
-    starts = lines.starts
-    of_line = array("i", [-1]) * len(lines)
-    at = array("q", map(starts.__getitem__, order))
-    ends = array("q", map(sub, map(starts.__getitem__, map((1).__add__, order)), repeat(1)))
-    if not lines.last_nl and len(lines) and len(lines) - 1 in order:  # the last line has no newline to leave out
-        ends[list(order).index(len(lines) - 1)] = starts[len(lines)]
-    first = first_template(lines.text, at, ends)  # the first line of each one's template
-    del at, ends
-    later: set[int] = set()  # lines apart whose template an earlier line apart stands for: after the other groups
+    """(count, first (start, end), last (start, end), None) per group of the lines ``order`` names, in
+    that order: the lines of one template (``template``) are one group, its members (every member's
+    span) asked of the ``_Groups`` (``members``); but each of ``apart`` (line indexes) is one of its
+    own (``_set_apart``). The groups, which group each line is of and each group's lines found by the
+    kernel in one pass (``template_groups``): no bytes object, span or Python step a line, and no
+    object a group but its entry and spans (a storm of distinct errors has tens of thousands of groups)."""
+    if not (isinstance(order, array) and order.typecode == "i"):
+        order = array("i", order)
+    of_line, flat, bounds, spans = template_groups(lines.text, lines.starts, order, lines.last_nl)
     if apart:
-        by_template, first, position = first, array("q", first), {i: k for k, i in enumerate(order)}  # (the kernel's is read-only)
-        for i in apart:
-            k = position[i]
-            if by_template[k] != k:
-                later.add(k)
-            first[k] = k
-    distinct = list(compress(range(len(first)), map(eq, first, range(len(first)))))  # in order of first appearance
-    if later:  # a line of each template first, then the other lines apart
-        distinct = [k for k in distinct if k not in later] + [k for k in distinct if k in later]
-    number = dict(zip(distinct, range(len(distinct))))
-    group_of = array("i", map(number.__getitem__, first))
-    del first, number
-    members = [array("i") for _ in distinct]  # each group's lines, in order: 4 bytes a line
-    for i, g in zip(order, group_of):
-        of_line[i] = g
-        members[g].append(i)
-    del group_of
-    return _Groups([[len(at), lines.span(min(at)), lines.span(max(at)), _Members(lines, at)] for at in members],
-                   lines, of_line)
+        of_line, flat, bounds, spans = _set_apart(lines, order, of_line, flat, bounds, set(apart))
+    counts = list(map(sub, islice(bounds, 1, None), bounds))
+    firsts = list(zip(spans[0::4], spans[1::4]))  # each group's first line (start, end), made by ``zip``
+    lasts = firsts.copy()  # ... and its last: the same span for a group of one line (most, in a storm of distinct errors)
+    multi = list(compress(range(len(counts)), map((1).__lt__, counts)))
+    for g in multi:
+        lasts[g] = (spans[4 * g + 2], spans[4 * g + 3])
+    return _Groups(list(zip(counts, firsts, lasts, repeat(None))), lines, of_line, flat, bounds, multi)
+
+
+def _set_apart(lines, order, of_line, flat, bounds, apart: set) -> tuple[array, array, array, array]:
+    """``template_groups``' columns again with each line of ``apart`` a group of its own: one that
+    leads its template stays where the template's group was (the template's other lines after it,
+    where the first of them is), the other lines apart come after every other group (a line of each
+    template first), in order."""
+    position = {i: k for k, i in enumerate(order)}
+    placed, later = [], []  # (position of its first line, its lines)
+    for g in range(len(bounds) - 1):
+        members = flat[bounds[g] : bounds[g + 1]]
+        own = [i for i in members if i in apart]
+        rest = [i for i in members if i not in apart]
+        if own and own[0] == members[0]:
+            placed.append((position[own[0]], [own.pop(0)]))
+        if rest:
+            placed.append((position[rest[0]], rest))
+        later.extend((position[i], [i]) for i in own)
+    placed.sort(key=itemgetter(0))
+    later.sort(key=itemgetter(0))
+    of_line, flat, bounds, spans = array("i", [-1]) * len(of_line), array("i"), array("q", [0]), array("q")
+    for g, (_, members) in enumerate(placed + later):
+        for i in members:
+            of_line[i] = g
+        flat.extend(members)
+        bounds.append(len(flat))
+        low, high = min(members), max(members)
+        spans.extend((*lines.span(low), *lines.span(high)))
+    return of_line, flat, bounds, spans
 
 
 def _ranked(text: bytes, kind: str, config):
@@ -569,18 +592,20 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE) + extra
         if fold:
-            for count, first, last, _ in groups:
+            for group in groups:
+                count, first, last, _ = group
                 fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
                     first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
                 if not fits:
-                    left.append((count, first, last))
+                    left.append(group)  # the group's own entry: no tuple made a group left out (tens of thousands)
         else:  # each line its own group: no object per line, and none tried past the share
             for k, i in enumerate(must):
                 if choice.used >= share:
                     rest = memoryview(must)[k:] if isinstance(must, array) else must[k:]  # a view: no copy
                     break
                 if not choice.add(starts[i], _line_end(text, starts[i])):
-                    left.append((1, lines.span(i), lines.span(i)))
+                    span = lines.span(i)
+                    left.append((1, span, span, None))
         if not left and not rest:
             choice.used -= SUMMARY_EST
     fits = _fits_itself(kind, config)  # its reducer made what it shows: only the excess over the budget goes
@@ -601,7 +626,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     _close_short_gaps(choice, text)
     left, rest, tail = _fill_must(choice, text, left, rest, starts)
     items = choice.items  # a group whose line is not shown has no suffix made
-    left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g)))]  # shown by head or tail after all
+    left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g[:3])))]  # shown by head or tail after all
     rest_left = _not_shown(choice.items, starts, (rest, tail), must, tiers)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
 
@@ -662,8 +687,15 @@ def _fill_must(choice: _Choice, text: bytes, left: list, rest, starts) -> tuple[
     still = []
     for group in left:
         first = group[1][0]
-        if first in choice.items or not choice.add(first, _line_end(text, first), _fold_suffix(text, *group)):
+        if first in choice.items:
             still.append(group)  # one shown by the head or the tail gets its count below
+            continue
+        le = _line_end(text, first)
+        if le - first <= choice.line_max and le - first - choice.gap_est > choice.budget - choice.used:
+            still.append(group)  # no room even if it spared a gap line (``add`` would refuse it): no suffix made
+            continue
+        if not choice.add(first, le, _fold_suffix(text, *group[:3])):
+            still.append(group)
     more = array("i")  # an array, not a list of ints (a 20 MB git log -p has 300,000 must-see lines)
     for k, i in enumerate(rest):
         if choice.used >= choice.budget - GAP_EST:
@@ -699,12 +731,9 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
     if not groups:
         return
     items = choice.items
-    if isinstance(groups, _Groups):  # the members shown, by group: one look an item, none a member
-        shown = groups.shown_texts(text, items)
-    else:  # a list of groups: each member looked at
-        shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
-    todo = [(_spread(members, first), shown.get(g) or set())
-            for g, (count, first, _last, members) in enumerate(groups) if count > 1 and first[0] in items]
+    shown, members_of, multi = _members_view(groups, text, items)
+    todo = [(_spread(members_of(g), groups[g][1]), shown.get(g) or set())
+            for g in multi if groups[g][0] > 1 and groups[g][1][0] in items]
     while todo and choice.used < share:
         going = []
         for order, seen in todo:
@@ -715,9 +744,22 @@ def _show_members(choice: _Choice, text: bytes, groups: list, share: int) -> Non
                 seen.add(text[member[0]:member[1]])
                 going.append((order, seen))
         todo = going
-    for count, first, _last, members in groups:
-        if count > 1 and first[0] in items and all(a in items for a, _ in members):
+    for g in multi:  # (only the groups of more than one line can be shown whole)
+        count, first = groups[g][0], groups[g][1]
+        if count > 1 and first[0] in items and all(a in items for a, _ in members_of(g)):
             choice.unfold(first[0])
+
+
+def _members_view(groups: list, text: bytes, items) -> tuple[dict, object, Sequence[int]]:
+    """What ``_show_members`` reads of ``groups``: the texts of the members shown (``items``), by group;
+    how to get a group's members; the groups that may have more than one line, in order. Of a
+    ``_Groups``: the members shown found by one look an item, none a member; its groups of several
+    lines alone. Of a list of groups: each member looked at, every group."""
+    if isinstance(groups, _Groups):
+        multi = groups.multi if groups.multi is not None else range(len(groups))
+        return groups.shown_texts(text, items), groups.members, multi
+    shown = {g: {text[a:b] for a, b in members if a in items} for g, (_, _, _, members) in enumerate(groups)}
+    return shown, (lambda g: groups[g][3]), range(len(groups))
 
 
 def _spread(members: list, but=None):
@@ -967,6 +1009,8 @@ def fit(plan: Plan, budget_bytes: int, kind: str = "", config=None, hint: bool =
     head = _cut_head(kind, plan.raw, budget_bytes, config)
     if len(head) + GAP_EST + len(_hint()) + REST_EST > budget_bytes:  # no room for a gap line beside it (a
         head = b""  # budget of a few hundred bytes): the lines are chosen without it
+    if len(plan.raw) >= RELEASE_MIN:  # the reducer's freed temporaries are not kept resident under the view
+        release_memory()
     view = _View(plan, size)
     ranked = _ranked(view.text, kind, config)
     fold = signals_kind(kind, config) == "lines"

@@ -178,7 +178,8 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
     return 4
 
 
-RANK_BLOCK = 1 << 14  # lines ranked at a time by ``signal_ranks`` and ``_line_ranks``
+RANK_BLOCK = 1 << 14  # lines ranked at a time by ``signal_ranks``
+JOIN_BLOCK = 1 << 11  # distinct lines ranked at a time by ``_line_ranks``
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # (matches CONCLUSION_RE, EXCEPTION_RE, HEADER_RE, ERROR_RE, WARN_RE) as 5 bits -> ``signal_rank``
 _RANK_OF_BITS = bytes(0 if bits & 16 else 1 if bits & 8 else 5 if bits & 4 else 2 if bits & 2 else 3 if bits & 1 else 4
@@ -212,12 +213,18 @@ def _ranks_of(lines: list[bytes]) -> bytes:
     if programs is None or len(lines) < 2:
         return bytes(map(signal_rank, lines))
     text = b"\n".join(lines)
-    starts = array("q", accumulate(map((1).__add__, map(len, lines)), initial=0))
-    bits = bytearray(len(lines) + 1)
+    return _ranks_joined(programs, text, array("q", accumulate(map((1).__add__, map(len, lines)), initial=0)))
+
+
+def _ranks_joined(programs, text: bytes, starts) -> bytes:
+    """``_ranks_of`` of the lines joined by newlines (``text``; ``starts``: where each begins, then one
+    past the end)."""
+    count = len(starts) - 1
+    bits = bytearray(count + 1)
     for bit, program in programs:
         for first, last in run_lines(starts, program_spans(program, text)):
             bits[first : last + 1] = bits[first : last + 1].translate(_OR_BIT[bit])
-    del bits[len(lines)]
+    del bits[count]
     return bytes(bits).translate(_RANK_OF_BITS)
 
 
@@ -240,22 +247,23 @@ def _rank_programs():
 
 def _line_ranks(lines, indexes):
     """``signal_ranks`` of the lines ``indexes`` names (in order): of a ``Lines`` with neither ESC nor
-    CR, the lines that rank alike (equal but for their digits) found by the kernel (``first_equal``),
-    and only the first of each made a bytes object and ranked (``_ranks_of``)."""
+    CR, the lines that rank alike (equal but for their digits) grouped by the kernel in one pass
+    (``equal_groups``), only the first of each group made a bytes object and ranked (``_ranks_of``), and
+    each line given its group's rank by the kernel (``gather``): no Python step a line."""
     if not isinstance(lines, Lines) or b"\x1b" in lines.text or b"\r" in lines.text:
         return signal_ranks(_line_texts(lines, indexes))
-    text, starts = lines.text, lines.starts
-    out = bytearray()
-    for k in range(0, len(indexes), RANK_BLOCK):
-        block = indexes[k : k + RANK_BLOCK]
-        first = kernel.first_equal(text, array("q", map(starts.__getitem__, block)),
-                                   array("q", map(starts.__getitem__, map((1).__add__, block))), True, True, False)
-        distinct = list(compress(range(len(first)), map(eq, first, range(len(first)))))
-        rank_at = bytearray(len(first))
-        for j, rank in zip(distinct, _ranks_of(list(_line_texts(lines, [block[j] for j in distinct])))):
-            rank_at[j] = rank
-        out += bytes(map(rank_at.__getitem__, first))
-    return out
+    if not (isinstance(indexes, array) and indexes.typecode == "i"):
+        indexes = array("i", indexes)
+    groups, firsts = kernel.equal_groups(lines.text, lines.starts, indexes, True)
+    programs = _rank_programs()
+    if programs is None or len(firsts) < 2:
+        ranks = _ranks_of(list(_line_texts(lines, list(map(indexes.__getitem__, firsts)))))
+    else:
+        ranks = bytearray()  # the rank of each group, ranked a block of groups at a time (a buffer of a few hundred KB)
+        for k in range(0, len(firsts), JOIN_BLOCK):  # the lines joined by the kernel, as ``_ranks_of`` joins their texts
+            at = array("q", map(indexes.__getitem__, firsts[k : k + JOIN_BLOCK]))
+            ranks += _ranks_joined(programs, *kernel.join_lines(lines.text, lines.starts, at))
+    return bytearray(kernel.gather(ranks, groups))
 
 
 def _line_texts(lines, indexes):
@@ -435,7 +443,13 @@ def _general_tiers(kind: str, lines, signal, context, config) -> tuple[list[int]
     tiers, ranks = bytearray([other[0]]) * len(lines), _rank_array(lambda: _filled(other[1], len(lines)), context_rank)
     for i in context:
         tiers[i], ranks[i] = 1, context_rank
-    for i, rank in zip(signal, _line_ranks(lines, signal)):
+    signal_ranks_ = _line_ranks(lines, signal)
+    if (isinstance(signal, array) and signal.typecode == "i" and isinstance(ranks, array) and ranks.typecode == "b"
+            and isinstance(signal_ranks_, (bytes, bytearray)) and len(signal_ranks_) == len(signal)):
+        kernel.scatter(tiers, signal, 0)  # by the kernel: no Python step a signal line (a log of errors: every line)
+        kernel.scatter(ranks, signal, signal_ranks_)
+        return tiers, ranks
+    for i, rank in zip(signal, signal_ranks_):
         tiers[i], ranks[i] = 0, rank
     return tiers, ranks
 
@@ -490,8 +504,15 @@ def _general(lines) -> tuple[array, array]:
     for scan in FOLD_SCANS:
         mark(scan, CTX)
     del flags[n]
-    signal = array("i", map(_START, _ONE.finditer(flags.translate(_SIGNAL_FLAGS))))
-    return signal, array("i", map(_START, _ONE.finditer(flags.translate(_CONTEXT_FLAGS))))
+    return _ones(flags.translate(_SIGNAL_FLAGS)), _ones(flags.translate(_CONTEXT_FLAGS))
+
+
+def _ones(mask: bytes) -> array:
+    """The places of the 1 bytes of ``mask`` (0 or 1 a line), as int32: found by the regex engine when
+    they are few, else by ``compress`` (no match object a line: a log of errors)."""
+    if mask.count(1) * 32 < len(mask):
+        return array("i", map(_START, _ONE.finditer(mask)))
+    return array("i", compress(range(len(mask)), mask))
 
 
 def _context(tiers: list[int], lines, blank) -> None:

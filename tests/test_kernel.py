@@ -172,10 +172,122 @@ def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
             kernel.first_template(b"abc", *bad)
 
 
+_TEMPLATE_PIECES = [b"a", b"1", b"12", b",", b" ", b"\t", b"\r", b"\xc3\x97", b" \xc3\x975", b" \xc3\x971,234 ", b"deadbeef1", b"-",
+                    b"\xc3", b"#", b"0x1f", b"ERROR", b"E", b"12345678-1234-1234-1234-123456789abc"]
+
+
+def _line_table(lines: list[bytes], last_nl: bool):
+    from operators.rank import Lines
+
+    table = Lines(b"\n".join(lines) + (b"\n" if last_nl else b""))
+    return table
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(lines=st.lists(st.lists(st.sampled_from(_TEMPLATE_PIECES), max_size=8).map(b"".join), min_size=1, max_size=12),
+       last_nl=st.booleans(), data=st.data())
+def test_template_groups_and_equal_groups_match_their_python_twins(lines, last_nl, data):
+    import operators.kernel as dispatch
+
+    table = _line_table(lines, last_nl)
+    n = len(table)
+    picked = data.draw(st.lists(st.integers(0, n - 1), max_size=16)) if n else []
+    order = array("i", picked)
+    made = dispatch.template_groups(table.text, table.starts, order, table.last_nl)
+    assert [list(x) for x in made] == [list(x) for x in twins.template_groups_py(table.text, table.starts, order, table.last_nl)]
+    for alike in (False, True):
+        made = dispatch.equal_groups(table.text, table.starts, order, alike)
+        assert [list(x) for x in made] == [list(x) for x in twins.equal_groups_py(table.text, table.starts, order, alike)]
+    at = array("q", picked)
+    joined, begins = dispatch.join_lines(table.text, table.starts, at)
+    twin = twins.join_lines_py(table.text, table.starts, at)
+    assert (joined, list(begins)) == (twin[0], list(twin[1]))
+    assert joined == b"\n".join(table[i] for i in picked)
+    groups = made[0]
+    table_bytes = bytes(data.draw(st.lists(st.integers(0, 255), min_size=len(made[1]), max_size=len(made[1]))))
+    assert dispatch.gather(table_bytes, groups) == twins.gather_py(table_bytes, groups)
+
+
+def test_template_groups_of_many_templates_match_the_twin():
+    import operators.kernel as dispatch
+
+    word = lambda k: bytes(b"ghijklmnopqrstuvwxyz"[k // 20 ** j % 20] for j in range(3))  # no hex letter: not masked
+    lines = [b"job %s failed %d" % (word(k % 1500), k) for k in range(3000)]
+    table = _line_table(lines, True)
+    order = array("i", [(k * 7919) % len(lines) for k in range(2500)])
+    made = dispatch.template_groups(table.text, table.starts, order, True)
+    assert [list(x) for x in made] == [list(x) for x in twins.template_groups_py(table.text, table.starts, order, True)]
+    assert len(made[2]) > 1000  # the table grew past its first size
+    made = dispatch.equal_groups(table.text, table.starts, order, True)
+    assert [list(x) for x in made] == [list(x) for x in twins.equal_groups_py(table.text, table.starts, order, True)]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(n=st.integers(1, 30), data=st.data())
+def test_signal_block_helpers_match_their_python_twins(n, data):
+    import operators.kernel as dispatch
+
+    nshapes = data.draw(st.integers(1, 6))
+    ids = array("i", data.draw(st.lists(st.integers(0, nshapes - 1), min_size=n, max_size=n)))
+    lengths = data.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))
+    starts = array("q", [0])
+    for length in lengths:
+        starts.append(starts[-1] + length)
+    firsts = array("q", sorted(set(data.draw(st.lists(st.integers(0, n - 1), max_size=n)))))
+    flags = bytes(data.draw(st.lists(st.integers(0, 1), min_size=nshapes, max_size=nshapes)))
+    assert list(dispatch.next_shapes(ids, firsts, n)) == list(twins.next_shapes_py(ids, firsts, n))
+    assert [list(x) for x in dispatch.traced_heads(ids, starts, firsts, n, flags)] == \
+        [list(x) for x in twins.traced_heads_py(ids, starts, firsts, n, flags)]
+    stops = array("q", [min(n, i + data.draw(st.integers(0, 3))) for i in firsts])
+    lines, flagged, counts = dispatch.verbatim_lines(ids, firsts, stops, n, nshapes)
+    twin = twins.verbatim_lines_py(ids, firsts, stops, n, nshapes)
+    assert (list(lines), bytes(flagged), list(counts)) == (list(twin[0]), bytes(twin[1]), list(twin[2]))
+    assert list(dispatch.take(starts, firsts)) == list(twins.take_py(starts, firsts))
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(size=st.integers(0, 20), data=st.data())
+def test_scatter_matches_its_python_twin(size, data):
+    import operators.kernel as dispatch
+
+    target = bytearray(data.draw(st.binary(min_size=size, max_size=size)))
+    indexes = array("i", data.draw(st.lists(st.integers(0, size - 1), max_size=10)) if size else [])
+    values = data.draw(st.one_of(st.integers(0, 255), st.binary(min_size=len(indexes), max_size=len(indexes))))
+    made, twin = bytearray(target), bytearray(target)
+    dispatch.scatter(made, indexes, values)
+    twins.scatter_py(twin, indexes, values)
+    assert made == twin
+    ranks = array("b", bytes(size))
+    dispatch.scatter(ranks, indexes, 5)
+    assert all(ranks[i] == 5 for i in indexes)
+
+
+def test_release_memory_changes_nothing_seen():
+    import operators.kernel as dispatch
+
+    assert dispatch.release_memory() is None and twins.release_memory_py() is None
+
+
+def test_new_kernel_helpers_reject_indexes_out_of_range():
+    starts = array("q", [0, 2, 4])
+    for fn, args in ((kernel.template_groups, (b"ab\ncd", starts, array("i", [2]), True)),
+                     (kernel.equal_groups, (b"ab\ncd", starts, array("i", [-1]), True)),
+                     (kernel.gather, (b"\x01", array("i", [1]))),
+                     (kernel.take, (starts, array("q", [3]))),
+                     (kernel.verbatim_lines, (array("i", [0, 0]), array("q", [1]), array("q", [3]), 2, 1)),
+                     (kernel.traced_heads, (array("i", [0, 5]), starts, array("q", [0]), 2, b"\x01")),
+                     (kernel.scatter, (bytearray(2), array("i", [2]), 1)),
+                     (kernel.scatter, (bytearray(2), array("i", [0]), 256)),
+                     (kernel.scatter, (bytearray(2), array("i", [0]), b"ab"))):
+        with pytest.raises(ValueError):
+            fn(*args)
+
+
 # ``words`` runs inside ``group_shapes``; ``pair_brackets`` is the JSON scanner's, ``line_bodies`` the git log type's, ``diff_lines`` the diff type's,
 # ``diff_ranks``, ``diff_common`` and ``diff_pieces`` too, ``changed_lines`` the diffs' SIGNAL check's, ``tier_order`` the output ceiling's, ``gitlog_splice`` and ``place_matches`` the git log type's, ``render_view`` the output ceiling's, ``search_lines`` the search type's, ``text_runs`` and ``text_cuts`` the text type's,
 # ``text_pieces`` too, ``line_of`` and ``blank_lines`` the line ranking's, ``source_lines`` the source type's,
-# ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's
+# ``mask_numbers`` the signal templates', ``first_template`` the output ceiling's, ``template_groups`` too,
+# ``equal_groups``, ``gather``, ``scatter`` and ``join_lines`` the line ranking's, ``release_memory`` the output ceiling's
 LOG_DISPATCHED = [name for name in TWINS
                   if name not in ("pair_brackets", "words", "line_starts", "line_bodies", "diff_lines", "diff_ranks", "diff_common", "diff_pieces",
                                   "changed_lines", "tier_order", "gitlog_splice", "place_matches",
@@ -185,7 +297,8 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
-                                  "source_lines", "mask_numbers", "first_template")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
+                                  "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():

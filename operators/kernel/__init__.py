@@ -28,8 +28,13 @@ lines read with no Python: heads whose text was seen before, parts of their mess
 ``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
 signal templates, ``operators.signals.templates``), ``first_equal`` (the first of equal spans: copies of
-signal blocks, lines that rank alike), ``first_template`` (the first line of each signal template: the
-output ceiling's folded groups), ``count_newlines`` (a gap's lines,
+signal blocks, lines that rank alike), ``first_template`` (the first line of each signal template),
+``template_groups`` (the output ceiling's folded groups: each line's template group and each group's
+lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id), ``scatter`` (a byte set at each index), ``join_lines`` (lines joined, for their ranks), ``release_memory`` (the C
+library's free memory handed back before the output ceiling's view of a big plan),
+``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``take`` (an
+int64 of a column for each index), ``next_shapes`` and ``traced_heads`` (the signal lines a trace may
+follow, by the shapes of the lines after them), ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
 twins in ``log_twins``.
 """
@@ -77,6 +82,16 @@ def _twins() -> dict:
         "mask_numbers": log_twins.mask_numbers_py,
         "first_equal": log_twins.first_equal_py,
         "first_template": log_twins.first_template_py,
+        "template_groups": log_twins.template_groups_py,
+        "equal_groups": log_twins.equal_groups_py,
+        "gather": log_twins.gather_py,
+        "scatter": log_twins.scatter_py,
+        "join_lines": log_twins.join_lines_py,
+        "release_memory": log_twins.release_memory_py,
+        "verbatim_lines": log_twins.verbatim_lines_py,
+        "take": log_twins.take_py,
+        "next_shapes": log_twins.next_shapes_py,
+        "traced_heads": log_twins.traced_heads_py,
         "words": log_twins.words_py,
         "pair_brackets": json_twins.container_ends_py,
         "line_starts": diff_twins.line_starts,
@@ -162,6 +177,55 @@ def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
 def _c_first_equal(buf: bytes, starts, ends, digits_alike: bool = False, body: bool = False, rstrip: bool = False):
     """The index of the first span equal to each span, as int64 (see ``log_twins.first_equal_py``)."""
     return memoryview(C.first_equal(buf, starts, ends, digits_alike, body, rstrip)).cast("q")
+
+
+def _c_template_groups(buf: bytes, starts, order, last_nl: bool):
+    """The lines ``order`` names grouped by signal template: (group of each line, the lines of each group,
+    their bounds, each group's first and last line's spans), as int32, int32, int64 and int64 memoryviews
+    (see ``log_twins.template_groups_py``)."""
+    of_line, members, bounds, spans = C.template_groups(buf, starts, order, last_nl)
+    return (memoryview(of_line).cast("i"), memoryview(members).cast("i"), memoryview(bounds).cast("q"),
+            memoryview(spans).cast("q"))
+
+
+def _c_equal_groups(buf: bytes, starts, lines, digits_alike: bool):
+    """The lines ``lines`` names grouped by equal bytes: (group of each, place of each group's first), as
+    int32 and int64 memoryviews (see ``log_twins.equal_groups_py``)."""
+    groups, firsts = C.equal_groups(buf, starts, lines, digits_alike)
+    return memoryview(groups).cast("i"), memoryview(firsts).cast("q")
+
+
+def _c_verbatim_lines(ids, firsts, stops, n: int, nshapes: int):
+    """The lines of the blocks, a flag a line and the lines of each shape (int64 memoryview, bytes,
+    int64 memoryview; see ``log_twins.verbatim_lines_py``)."""
+    lines, flags, counts = C.verbatim_lines(ids, firsts, stops, n, nshapes)
+    return memoryview(lines).cast("q"), flags, memoryview(counts).cast("q")
+
+
+def _c_take(values, indexes):
+    """``values[i]`` of each of ``indexes``, as an int64 memoryview (see ``log_twins.take_py``)."""
+    return memoryview(C.take(values, indexes)).cast("q")
+
+
+def _c_next_shapes(ids, firsts, n: int):
+    """The distinct shapes of the lines after ``firsts``, as an int32 memoryview (see ``log_twins.next_shapes_py``)."""
+    return memoryview(C.next_shapes(ids, firsts, n)).cast("i")
+
+
+def _c_traced_heads(ids, starts, firsts, n: int, flags):
+    """The firsts whose next line goes on, and each first plus one, as int64 memoryviews (see
+    ``log_twins.traced_heads_py``)."""
+    heads, stops = C.traced_heads(ids, starts, firsts, n, flags)
+    return memoryview(heads).cast("q"), memoryview(stops).cast("q")
+
+
+def _c_join_lines(buf: bytes, starts, lines):
+    """The lines named joined by newlines, and where each begins (an int64 array; see
+    ``log_twins.join_lines_py``)."""
+    joined, begins = C.join_lines(buf, starts, lines)
+    made = array("q")
+    made.frombytes(begins)
+    return joined, made
 
 
 def _c_first_template(buf: bytes, starts, ends):
@@ -372,6 +436,16 @@ if C is None:
     mask_numbers = log_twins.mask_numbers_py
     first_equal = log_twins.first_equal_py
     first_template = log_twins.first_template_py
+    template_groups = log_twins.template_groups_py
+    equal_groups = log_twins.equal_groups_py
+    gather = log_twins.gather_py
+    scatter = log_twins.scatter_py
+    join_lines = log_twins.join_lines_py
+    release_memory = log_twins.release_memory_py
+    verbatim_lines = log_twins.verbatim_lines_py
+    take = log_twins.take_py
+    next_shapes = log_twins.next_shapes_py
+    traced_heads = log_twins.traced_heads_py
     words = log_twins.words_py
     pair_brackets = json_twins.container_ends_py
     line_starts = diff_twins.line_starts
@@ -426,6 +500,16 @@ else:
     mask_numbers = C.mask_numbers if hasattr(C, "mask_numbers") else _twin("log_twins", "mask_numbers_py")  # a kernel built before it
     first_equal = _c_first_equal if hasattr(C, "first_equal") else _twin("log_twins", "first_equal_py")
     first_template = _c_first_template if hasattr(C, "first_template") else _twin("log_twins", "first_template_py")
+    template_groups = _c_template_groups if hasattr(C, "template_groups") else _twin("log_twins", "template_groups_py")
+    equal_groups = _c_equal_groups if hasattr(C, "equal_groups") else _twin("log_twins", "equal_groups_py")
+    gather = C.gather if hasattr(C, "gather") else _twin("log_twins", "gather_py")
+    scatter = C.scatter if hasattr(C, "scatter") else _twin("log_twins", "scatter_py")
+    join_lines = _c_join_lines if hasattr(C, "join_lines") else _twin("log_twins", "join_lines_py")
+    release_memory = C.release_memory if hasattr(C, "release_memory") else _twin("log_twins", "release_memory_py")
+    verbatim_lines = _c_verbatim_lines if hasattr(C, "verbatim_lines") else _twin("log_twins", "verbatim_lines_py")
+    take = _c_take if hasattr(C, "take") else _twin("log_twins", "take_py")
+    next_shapes = _c_next_shapes if hasattr(C, "next_shapes") else _twin("log_twins", "next_shapes_py")
+    traced_heads = _c_traced_heads if hasattr(C, "traced_heads") else _twin("log_twins", "traced_heads_py")
     words = C.words
     pair_brackets = _c_pair_brackets
     line_starts = _c_line_starts if hasattr(C, "line_starts") else _twin("diff_twins", "line_starts")  # a kernel built before it: the twin

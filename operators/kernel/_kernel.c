@@ -105,6 +105,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>  /* malloc_trim (release_memory) */
+#endif
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SWAR_DIGITS 1  /* the first byte in memory is the lowest byte of a loaded word */
@@ -1078,6 +1081,610 @@ done:
     PyBuffer_Release(&bv);
     PyBuffer_Release(&sv);
     PyBuffer_Release(&ev);
+    return out;
+}
+
+static void *scratch_grow(void *p, size_t old, size_t size);  /* below, with the text type's scratch arrays */
+static void scratch_free(void *p, size_t size);
+
+/* A table of distinct keys by hash (open addressing, grown as it fills): the slots hold 1 + an entry's
+ * number (0: free); hashes[e] is entry e's hash. */
+typedef struct {
+    uint32_t *slots;
+    uint64_t *hashes;
+    Py_ssize_t nslots, used, cap;
+} KeyTable;
+
+static int keytable_init(KeyTable *t) {
+    t->nslots = 1024;
+    t->used = 0;
+    t->cap = 256;
+    t->slots = PyMem_Calloc((size_t)t->nslots, sizeof(uint32_t));
+    t->hashes = PyMem_Malloc((size_t)t->cap * sizeof(uint64_t));
+    if (!t->slots || !t->hashes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void keytable_free(KeyTable *t) {
+    PyMem_Free(t->slots);
+    PyMem_Free(t->hashes);
+}
+
+/* Room for one more entry: the slots doubled (and refilled) past half full, the hashes grown. */
+static int keytable_room(KeyTable *t) {
+    if (t->used + 1 > t->cap) {
+        Py_ssize_t cap = t->cap * 2;
+        uint64_t *more = PyMem_Realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
+        if (!more) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->hashes = more;
+        t->cap = cap;
+    }
+    if ((t->used + 1) * 2 > t->nslots) {
+        Py_ssize_t nslots = t->nslots * 2;
+        uint32_t *slots = PyMem_Calloc((size_t)nslots, sizeof(uint32_t));
+        if (!slots) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t e = 0; e < t->used; e++) {
+            Py_ssize_t slot = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+            while (slots[slot]) slot = (slot + 1) & (nslots - 1);
+            slots[slot] = (uint32_t)(e + 1);
+        }
+        PyMem_Free(t->slots);
+        t->slots = slots;
+        t->nslots = nslots;
+    }
+    return 0;
+}
+
+/* template_groups(buf, starts, order, last_nl) -> (of_line, members, bounds, spans): the lines ``order`` names
+ * (int32 line indexes; ``starts``: int64 line starts, n + 1 of them; a line ends before its newline, the
+ * last one at the end when ``last_nl`` is false) grouped by signal template as first_template groups them,
+ * the groups numbered in order of their first line in ``order``: the group of each line (int32, n of them,
+ * -1 for a line ``order`` does not name), the lines of each group in the order of ``order``, one group
+ * after another (int32), where each group's lines begin in that, then their end (int64), and the start and
+ * end of each group's first line (by place) and of its last (int64, four a group). */
+static PyObject *template_groups(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, ov;
+    int last_nl;
+    if (!PyArg_ParseTuple(args, "y*y*y*p", &bv, &sv, &ov, &last_nl)) return NULL;
+    const unsigned char *s = bv.buf;
+    const int64_t *starts = sv.buf;
+    const int32_t *order = ov.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t) - 1, m = ov.len / (Py_ssize_t)sizeof(int32_t), longest = 0;
+    PyObject *of_line = NULL, *members = NULL, *bounds = NULL, *spans = NULL, *out = NULL;
+    KeyTable table = {0};
+    int64_t *at = NULL;  /* where each distinct template is in the arena, then its end */
+    char *arena = NULL;  /* the distinct templates, one after another: scratch pages of its own (scratch_grow) */
+    size_t capacity = 0, used = 0;
+    if (n < 0 || n >= (Py_ssize_t)INT32_MAX || m >= (Py_ssize_t)INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "template_groups: no line starts, or too many lines");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (starts[i] < 0 || starts[i] > starts[i + 1] || starts[i + 1] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "template_groups: a line out of the buffer");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        if (order[k] < 0 || order[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "template_groups: a line index out of range");
+            goto done;
+        }
+        if (starts[order[k] + 1] - starts[order[k]] > longest) longest = (Py_ssize_t)(starts[order[k] + 1] - starts[order[k]]);
+    }
+    if (keytable_init(&table) < 0) goto done;
+    at = PyMem_Malloc((size_t)(table.cap + 1) * sizeof(int64_t));
+    capacity = (size_t)longest + 1 > 65536 ? (size_t)longest + 1 : 65536;
+    arena = scratch_grow(NULL, 0, capacity);
+    of_line = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    members = PyBytes_FromStringAndSize(NULL, m * (Py_ssize_t)sizeof(int32_t));
+    if (!at || !arena || !of_line || !members) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    int32_t *line_group = (int32_t *)PyBytes_AS_STRING(of_line);  /* the group of each line, made as they come */
+    for (Py_ssize_t i = 0; i < n; i++) line_group[i] = -1;
+    at[0] = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_ssize_t i = order[k], a = (Py_ssize_t)starts[i], e = (Py_ssize_t)starts[i + 1];
+        if (i + 1 < n || last_nl) e--;  /* before its newline */
+        if (e < a) e = a;
+        Py_ssize_t b = count_cut(s, a, e);
+        while (b > a && (s[b - 1] == ' ' || (s[b - 1] >= '\t' && s[b - 1] <= '\r'))) b--;  /* rstrip */
+        if (used + (size_t)(b - a) > capacity) {  /* room for this one's template (never longer than its text) */
+            size_t more = capacity * 2 > used + (size_t)(b - a) ? capacity * 2 : used + (size_t)(b - a);
+            char *bigger = scratch_grow(NULL, 0, more);
+            if (!bigger) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            memcpy(bigger, arena, used);  /* only what is written: the pages past it stay untouched */
+            scratch_free(arena, capacity);
+            arena = bigger;
+            capacity = more;
+        }
+        char *mine = arena + used;
+        Py_ssize_t len = numbers_into(s + a, b - a, mine);
+        uint64_t h = span_hash((const unsigned char *)mine, 0, len, 0);
+        Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)(table.nslots - 1));
+        for (;;) {
+            Py_ssize_t found = (Py_ssize_t)table.slots[slot];
+            if (!found) {  /* a new template: kept in the arena */
+                Py_ssize_t old_cap = table.cap;
+                if (keytable_room(&table) < 0) goto done;
+                if (table.cap != old_cap) {
+                    int64_t *bigger = PyMem_Realloc(at, (size_t)(table.cap + 1) * sizeof(int64_t));
+                    if (!bigger) {
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                    at = bigger;
+                }
+                slot = (Py_ssize_t)(h & (uint64_t)(table.nslots - 1));  /* the slots may have been remade */
+                while (table.slots[slot]) slot = (slot + 1) & (table.nslots - 1);
+                table.slots[slot] = (uint32_t)(table.used + 1);
+                table.hashes[table.used] = h;
+                at[table.used + 1] = (int64_t)(used + (size_t)len);  /* entry e's template: arena[at[e]:at[e + 1]] */
+                line_group[i] = (int32_t)table.used;
+                table.used++;
+                used += (size_t)len;
+                break;
+            }
+            found--;
+            if (table.hashes[found] == h && at[found + 1] - at[found] == len &&
+                memcmp(arena + at[found], mine, (size_t)len) == 0) {
+                line_group[i] = (int32_t)found;
+                break;
+            }
+            slot = (slot + 1) & (table.nslots - 1);
+        }
+    }
+    {
+        Py_ssize_t g = table.used;
+        bounds = PyBytes_FromStringAndSize(NULL, (g + 1) * (Py_ssize_t)sizeof(int64_t));
+        if (!bounds) goto done;
+        int64_t *bound = (int64_t *)PyBytes_AS_STRING(bounds);
+        int32_t *member = (int32_t *)PyBytes_AS_STRING(members);
+        memset(bound, 0, (size_t)(g + 1) * sizeof(int64_t));
+        for (Py_ssize_t k = 0; k < m; k++) bound[line_group[order[k]] + 1]++;  /* a line named twice: one group */
+        for (Py_ssize_t j = 0; j < g; j++) bound[j + 1] += bound[j];
+        int64_t *next = at;  /* no template is read any more: where each group's next line goes */
+        memcpy(next, bound, (size_t)g * sizeof(int64_t));
+        for (Py_ssize_t k = 0; k < m; k++) member[next[line_group[order[k]]]++] = order[k];
+        spans = PyBytes_FromStringAndSize(NULL, 4 * g * (Py_ssize_t)sizeof(int64_t));
+        if (!spans) goto done;
+        int64_t *span = (int64_t *)PyBytes_AS_STRING(spans);
+        for (Py_ssize_t j = 0; j < g; j++) {  /* the group's first and last line (by place): start and end of each */
+            int32_t low = member[bound[j]], high = low;
+            for (int64_t k = bound[j] + 1; k < bound[j + 1]; k++) {
+                if (member[k] < low) low = member[k];
+                if (member[k] > high) high = member[k];
+            }
+            span[4 * j] = starts[low];
+            span[4 * j + 1] = starts[low + 1] - ((low + 1 < n || last_nl) ? 1 : 0);
+            span[4 * j + 2] = starts[high];
+            span[4 * j + 3] = starts[high + 1] - ((high + 1 < n || last_nl) ? 1 : 0);
+        }
+    }
+    out = PyTuple_Pack(4, of_line, members, bounds, spans);
+done:
+    Py_XDECREF(of_line);
+    Py_XDECREF(members);
+    Py_XDECREF(bounds);
+    Py_XDECREF(spans);
+    keytable_free(&table);
+    PyMem_Free(at);
+    scratch_free(arena, capacity);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ov);
+    return out;
+}
+
+/* equal_groups(buf, starts, lines, digits_alike) -> (groups, firsts): the lines ``lines`` names (int32 line
+ * indexes; ``starts``: int64 line starts, n + 1 of them), each a line's bytes without its newline, then
+ * without a '\r' (as first_equal's body), grouped by equal bytes (digits_alike: any ASCII digit equal to
+ * any other): the group of each (int32, numbered in order of first appearance) and the place in ``lines``
+ * of each group's first (int64). */
+static PyObject *equal_groups(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, lv;
+    int alike;
+    if (!PyArg_ParseTuple(args, "y*y*y*p", &bv, &sv, &lv, &alike)) return NULL;
+    const unsigned char *s = bv.buf;
+    const int64_t *starts = sv.buf;
+    const int32_t *lines = lv.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t) - 1, m = lv.len / (Py_ssize_t)sizeof(int32_t);
+    PyObject *groups = NULL, *firsts = NULL, *out = NULL;
+    KeyTable table = {0};
+    int64_t *first = NULL;  /* the place of each group's first */
+    if (n < 0 || m >= (Py_ssize_t)INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "equal_groups: no line starts, or too many lines");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        int32_t i = lines[k];
+        if (i < 0 || i >= n || starts[i] < 0 || starts[i] > starts[i + 1] || starts[i + 1] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "equal_groups: a line out of range");
+            goto done;
+        }
+    }
+    if (keytable_init(&table) < 0) goto done;
+    first = PyMem_Malloc((size_t)table.cap * sizeof(int64_t));
+    groups = PyBytes_FromStringAndSize(NULL, m * (Py_ssize_t)sizeof(int32_t));
+    if (!first || !groups) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    int32_t *group = (int32_t *)PyBytes_AS_STRING(groups);
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_ssize_t i = lines[k], a = (Py_ssize_t)starts[i], b = span_end(s, a, (Py_ssize_t)starts[i + 1], 1, 0);
+        uint64_t h = span_hash(s, a, b, alike);
+        Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)(table.nslots - 1));
+        for (;;) {
+            Py_ssize_t found = (Py_ssize_t)table.slots[slot];
+            if (!found) {
+                Py_ssize_t old_cap = table.cap;
+                if (keytable_room(&table) < 0) goto done;
+                if (table.cap != old_cap) {
+                    int64_t *bigger = PyMem_Realloc(first, (size_t)table.cap * sizeof(int64_t));
+                    if (!bigger) {
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                    first = bigger;
+                }
+                slot = (Py_ssize_t)(h & (uint64_t)(table.nslots - 1));
+                while (table.slots[slot]) slot = (slot + 1) & (table.nslots - 1);
+                table.slots[slot] = (uint32_t)(table.used + 1);
+                table.hashes[table.used] = h;
+                first[table.used] = k;
+                group[k] = (int32_t)table.used;
+                table.used++;
+                break;
+            }
+            found--;
+            Py_ssize_t fa = (Py_ssize_t)starts[lines[first[found]]];
+            Py_ssize_t fb = span_end(s, fa, (Py_ssize_t)starts[lines[first[found]] + 1], 1, 0);
+            if (table.hashes[found] == h && fb - fa == b - a && spans_equal(s, a, fa, b - a, alike)) {
+                group[k] = (int32_t)found;
+                break;
+            }
+            slot = (slot + 1) & (table.nslots - 1);
+        }
+    }
+    firsts = PyBytes_FromStringAndSize((const char *)first, table.used * (Py_ssize_t)sizeof(int64_t));
+    if (firsts) out = PyTuple_Pack(2, groups, firsts);
+done:
+    Py_XDECREF(groups);
+    Py_XDECREF(firsts);
+    keytable_free(&table);
+    PyMem_Free(first);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&lv);
+    return out;
+}
+
+/* gather(table, ids) -> bytes: table[ids[k]] of each int32 ``ids``, a byte each. */
+static PyObject *gather(PyObject *self, PyObject *args) {
+    Py_buffer tv, iv;
+    if (!PyArg_ParseTuple(args, "y*y*", &tv, &iv)) return NULL;
+    const unsigned char *table = tv.buf;
+    const int32_t *ids = iv.buf;
+    Py_ssize_t m = iv.len / (Py_ssize_t)sizeof(int32_t);
+    PyObject *out = NULL;
+    for (Py_ssize_t k = 0; k < m; k++)
+        if (ids[k] < 0 || ids[k] >= tv.len) {
+            PyErr_SetString(PyExc_ValueError, "gather: an id out of the table");
+            goto done;
+        }
+    out = PyBytes_FromStringAndSize(NULL, m);
+    if (out) {
+        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t k = 0; k < m; k++) o[k] = table[ids[k]];
+    }
+done:
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&iv);
+    return out;
+}
+
+/* verbatim_lines(ids, firsts, stops, n, nshapes) -> (lines, flags, shape_counts): the lines of the blocks
+ * [firsts[k], stops[k]) (int64 line indexes, each below n; ``ids``: int32 shape id of each line), in
+ * order (int64, a line of two blocks twice), a byte a line and one more (1 for a line of a block), and
+ * the number of those lines of each shape (int64, ``nshapes`` of them, a line of two blocks counted twice). */
+static PyObject *verbatim_lines(PyObject *self, PyObject *args) {
+    Py_buffer iv, fv, sv;
+    Py_ssize_t n, nshapes;
+    if (!PyArg_ParseTuple(args, "y*y*y*nn", &iv, &fv, &sv, &n, &nshapes)) return NULL;
+    const int32_t *ids = iv.buf;
+    const int64_t *firsts = fv.buf, *stops = sv.buf;
+    Py_ssize_t k = fv.len / (Py_ssize_t)sizeof(int64_t), total = 0;
+    PyObject *lines = NULL, *flags = NULL, *counts = NULL, *out = NULL;
+    if (sv.len != fv.len || n < 0 || n > iv.len / (Py_ssize_t)sizeof(int32_t) || nshapes < 0) {
+        PyErr_SetString(PyExc_ValueError, "verbatim_lines: firsts and stops differ in length, or n is out of ids");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (firsts[j] < 0 || firsts[j] > stops[j] || stops[j] > n) {
+            PyErr_SetString(PyExc_ValueError, "verbatim_lines: a block out of the lines");
+            goto done;
+        }
+        total += (Py_ssize_t)(stops[j] - firsts[j]);
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        for (int64_t i = firsts[j]; i < stops[j]; i++)
+            if (ids[i] < 0 || ids[i] >= nshapes) {
+                PyErr_SetString(PyExc_ValueError, "verbatim_lines: a shape id out of range");
+                goto done;
+            }
+    lines = PyBytes_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(int64_t));
+    flags = PyBytes_FromStringAndSize(NULL, n + 1);
+    counts = PyBytes_FromStringAndSize(NULL, nshapes * (Py_ssize_t)sizeof(int64_t));
+    if (!lines || !flags || !counts) goto done;
+    {
+        int64_t *line = (int64_t *)PyBytes_AS_STRING(lines), *count = (int64_t *)PyBytes_AS_STRING(counts);
+        char *flag = PyBytes_AS_STRING(flags);
+        memset(flag, 0, (size_t)n + 1);
+        memset(count, 0, (size_t)nshapes * sizeof(int64_t));
+        Py_ssize_t at = 0;
+        for (Py_ssize_t j = 0; j < k; j++)
+            for (int64_t i = firsts[j]; i < stops[j]; i++) {
+                line[at++] = i;
+                flag[i] = 1;
+                count[ids[i]]++;
+            }
+    }
+    out = PyTuple_Pack(3, lines, flags, counts);
+done:
+    Py_XDECREF(lines);
+    Py_XDECREF(flags);
+    Py_XDECREF(counts);
+    PyBuffer_Release(&iv);
+    PyBuffer_Release(&fv);
+    PyBuffer_Release(&sv);
+    return out;
+}
+
+/* take(values, indexes) -> bytes of native int64: values[indexes[k]] of each (both int64). */
+static PyObject *take(PyObject *self, PyObject *args) {
+    Py_buffer vv, xv;
+    if (!PyArg_ParseTuple(args, "y*y*", &vv, &xv)) return NULL;
+    const int64_t *values = vv.buf, *at = xv.buf;
+    Py_ssize_t n = vv.len / (Py_ssize_t)sizeof(int64_t), k = xv.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *out = NULL;
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (at[j] < 0 || at[j] >= n) {
+            PyErr_SetString(PyExc_ValueError, "take: an index out of the values");
+            goto done;
+        }
+    out = PyBytes_FromStringAndSize(NULL, k * (Py_ssize_t)sizeof(int64_t));
+    if (out) {
+        int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t j = 0; j < k; j++) o[j] = values[at[j]];
+    }
+done:
+    PyBuffer_Release(&vv);
+    PyBuffer_Release(&xv);
+    return out;
+}
+
+/* next_shapes(ids, firsts, n) -> bytes of native int32: the distinct shape ids (``ids``: int32 of each line)
+ * of the lines right after the lines ``firsts`` names (int64), those below n, in order of first appearance. */
+static PyObject *next_shapes(PyObject *self, PyObject *args) {
+    Py_buffer iv, fv;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*n", &iv, &fv, &n)) return NULL;
+    const int32_t *ids = iv.buf;
+    const int64_t *firsts = fv.buf;
+    Py_ssize_t k = fv.len / (Py_ssize_t)sizeof(int64_t), nids = iv.len / (Py_ssize_t)sizeof(int32_t), found = 0;
+    PyObject *out = NULL;
+    int32_t *shapes = NULL;
+    unsigned char *seen = NULL;
+    int32_t top = -1;
+    if (n < 0 || n > nids) {
+        PyErr_SetString(PyExc_ValueError, "next_shapes: n is out of ids");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (firsts[j] < -1) {
+            PyErr_SetString(PyExc_ValueError, "next_shapes: a line index out of range");
+            goto done;
+        }
+        if (firsts[j] + 1 < n) {
+            if (ids[firsts[j] + 1] < 0) {
+                PyErr_SetString(PyExc_ValueError, "next_shapes: a negative shape id");
+                goto done;
+            }
+            if (ids[firsts[j] + 1] > top) top = ids[firsts[j] + 1];
+        }
+    }
+    seen = PyMem_Calloc((size_t)top + 2, 1);
+    shapes = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(int32_t));
+    if (!seen || !shapes) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (firsts[j] + 1 < n) {
+            int32_t shape = ids[firsts[j] + 1];
+            if (!seen[shape]) {
+                seen[shape] = 1;
+                shapes[found++] = shape;
+            }
+        }
+    out = PyBytes_FromStringAndSize((const char *)shapes, found * (Py_ssize_t)sizeof(int32_t));
+done:
+    PyMem_Free(seen);
+    PyMem_Free(shapes);
+    PyBuffer_Release(&iv);
+    PyBuffer_Release(&fv);
+    return out;
+}
+
+/* traced_heads(ids, starts, firsts, n, flags) -> (heads, stops): of the lines ``firsts`` names (int64), those
+ * the next line of which (below n) is of a flagged shape (``flags``: a byte a shape id; ``ids``: int32 of
+ * each line) and holds more than its newline (``starts``: int64 line starts), in order (int64); and each
+ * of ``firsts`` plus one (int64). */
+static PyObject *traced_heads(PyObject *self, PyObject *args) {
+    Py_buffer iv, sv, fv, gv;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*y*ny*", &iv, &sv, &fv, &n, &gv)) return NULL;
+    const int32_t *ids = iv.buf;
+    const int64_t *starts = sv.buf, *firsts = fv.buf;
+    const unsigned char *flags = gv.buf;
+    Py_ssize_t k = fv.len / (Py_ssize_t)sizeof(int64_t), found = 0;
+    PyObject *heads = NULL, *stops = NULL, *out = NULL;
+    int64_t *head = NULL;
+    if (n < 0 || n > iv.len / (Py_ssize_t)sizeof(int32_t) || n >= sv.len / (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "traced_heads: n is out of ids or starts");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (firsts[j] < -1 || firsts[j] >= INT64_MAX - 1) {
+            PyErr_SetString(PyExc_ValueError, "traced_heads: a line index out of range");
+            goto done;
+        }
+        if (firsts[j] + 1 < n && (ids[firsts[j] + 1] < 0 || ids[firsts[j] + 1] >= gv.len)) {
+            PyErr_SetString(PyExc_ValueError, "traced_heads: a shape id out of the flags");
+            goto done;
+        }
+    }
+    head = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(int64_t));
+    stops = PyBytes_FromStringAndSize(NULL, k * (Py_ssize_t)sizeof(int64_t));
+    if (!head || !stops) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    {
+        int64_t *stop = (int64_t *)PyBytes_AS_STRING(stops);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            int64_t i = firsts[j] + 1;
+            stop[j] = i;
+            if (i < n && flags[ids[i]] && starts[i + 1] - starts[i] > 1) head[found++] = firsts[j];
+        }
+    }
+    heads = PyBytes_FromStringAndSize((const char *)head, found * (Py_ssize_t)sizeof(int64_t));
+    if (heads) out = PyTuple_Pack(2, heads, stops);
+done:
+    Py_XDECREF(heads);
+    Py_XDECREF(stops);
+    PyMem_Free(head);
+    PyBuffer_Release(&iv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&fv);
+    PyBuffer_Release(&gv);
+    return out;
+}
+
+/* scatter(target, indexes, values) -> None: target[indexes[k]] = values[k] (a byte each; ``target``: a
+ * writable buffer of bytes, ``indexes``: int32, ``values``: bytes as long as ``indexes``, or one int 0-255
+ * for every index). */
+static PyObject *scatter(PyObject *self, PyObject *args) {
+    Py_buffer tv, iv, vv = {0};
+    PyObject *values;
+    if (!PyArg_ParseTuple(args, "w*y*O", &tv, &iv, &values)) return NULL;
+    unsigned char *target = tv.buf;
+    const int32_t *at = iv.buf;
+    Py_ssize_t k = iv.len / (Py_ssize_t)sizeof(int32_t);
+    long one = -1;
+    PyObject *out = NULL;
+    if (PyLong_Check(values)) {
+        one = PyLong_AsLong(values);
+        if (one < 0 || one > 255) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "scatter: a value out of 0-255");
+            goto done;
+        }
+    } else {
+        if (PyObject_GetBuffer(values, &vv, PyBUF_SIMPLE) < 0) goto done;
+        if (vv.len != k) {
+            PyErr_SetString(PyExc_ValueError, "scatter: values and indexes differ in length");
+            goto done;
+        }
+    }
+    if (tv.itemsize != 1) {
+        PyErr_SetString(PyExc_ValueError, "scatter: a target of more than a byte an item");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (at[j] < 0 || at[j] >= tv.len) {
+            PyErr_SetString(PyExc_ValueError, "scatter: an index out of the target");
+            goto done;
+        }
+    for (Py_ssize_t j = 0; j < k; j++) target[at[j]] = one >= 0 ? (unsigned char)one : ((const unsigned char *)vv.buf)[j];
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    if (vv.obj) PyBuffer_Release(&vv);
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&iv);
+    return out;
+}
+
+/* release_memory() -> None: the C library's free memory handed back to the system where it can (glibc's
+ * malloc_trim: free pages inside the heap too), so a big temporary freed does not stay resident under the
+ * next one; nothing elsewhere. */
+static PyObject *release_memory(PyObject *self, PyObject *unused) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    Py_RETURN_NONE;
+}
+
+/* join_lines(buf, starts, lines) -> (joined, begins): the lines ``lines`` names (int64 line indexes;
+ * ``starts``: int64 line starts, n + 1 of them; a line's bytes without its '\n') joined by '\n', and where
+ * each begins in that, then one past its end (int64). */
+static PyObject *join_lines(PyObject *self, PyObject *args) {
+    Py_buffer bv, sv, lv;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &bv, &sv, &lv)) return NULL;
+    const char *s = bv.buf;
+    const int64_t *starts = sv.buf, *lines = lv.buf;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t) - 1, k = lv.len / (Py_ssize_t)sizeof(int64_t), total = 0;
+    PyObject *joined = NULL, *begins = NULL, *out = NULL;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        int64_t i = lines[j];
+        if (n < 0 || i < 0 || i >= n || starts[i] < 0 || starts[i] > starts[i + 1] || starts[i + 1] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "join_lines: a line out of range");
+            goto done;
+        }
+        Py_ssize_t e = (Py_ssize_t)starts[i + 1];
+        if (e > starts[i] && s[e - 1] == '\n') e--;
+        total += e - (Py_ssize_t)starts[i] + 1;
+    }
+    joined = PyBytes_FromStringAndSize(NULL, total ? total - 1 : 0);
+    begins = PyBytes_FromStringAndSize(NULL, (k + 1) * (Py_ssize_t)sizeof(int64_t));
+    if (!joined || !begins) goto done;
+    {
+        char *o = PyBytes_AS_STRING(joined);
+        int64_t *begin = (int64_t *)PyBytes_AS_STRING(begins);
+        Py_ssize_t at = 0;
+        begin[0] = 0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            int64_t i = lines[j];
+            Py_ssize_t a = (Py_ssize_t)starts[i], e = (Py_ssize_t)starts[i + 1];
+            if (e > a && s[e - 1] == '\n') e--;
+            memcpy(o + at, s + a, (size_t)(e - a));
+            at += e - a;
+            if (j + 1 < k) o[at] = '\n';
+            at++;
+            begin[j + 1] = at;
+        }
+    }
+    out = PyTuple_Pack(2, joined, begins);
+done:
+    Py_XDECREF(joined);
+    Py_XDECREF(begins);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&lv);
     return out;
 }
 
@@ -5402,6 +6009,20 @@ static PyMethodDef methods[] = {
     {"mask_numbers", mask_numbers, METH_O, "mask_numbers(buf) -> signals.NUMBERS_RE.sub(b'#', buf)"},
     {"first_template", first_template, METH_VARARGS,
      "first_template(buf, starts, ends) -> int64 index of the first span of the same signal template of each"},
+    {"verbatim_lines", verbatim_lines, METH_VARARGS,
+     "verbatim_lines(ids, firsts, stops, n, nshapes) -> (int64 lines of the blocks, a flag a line, int64 lines of each shape)"},
+    {"take", take, METH_VARARGS, "take(values, indexes) -> int64 values[i] of each int64 index"},
+    {"next_shapes", next_shapes, METH_VARARGS, "next_shapes(ids, firsts, n) -> int32 distinct shapes of the lines after firsts"},
+    {"traced_heads", traced_heads, METH_VARARGS,
+     "traced_heads(ids, starts, firsts, n, flags) -> (int64 firsts whose next line is of a flagged shape, int64 firsts + 1)"},
+    {"scatter", scatter, METH_VARARGS, "scatter(target, indexes, values): target[i] = a byte of values (or values) for each int32 index"},
+    {"release_memory", release_memory, METH_NOARGS, "release_memory(): free memory of the C library handed back to the system (glibc)"},
+    {"join_lines", join_lines, METH_VARARGS, "join_lines(buf, starts, lines) -> (the int64-named lines joined by newlines, int64 begins)"},
+    {"template_groups", template_groups, METH_VARARGS,
+     "template_groups(buf, starts, order, last_nl) -> (int32 group of each line, int32 lines of each group, int64 bounds, int64 spans)"},
+    {"equal_groups", equal_groups, METH_VARARGS,
+     "equal_groups(buf, starts, lines, digits_alike) -> (int32 group of each line named, int64 place of each group's first)"},
+    {"gather", gather, METH_VARARGS, "gather(table, ids) -> bytes: table[id] of each int32 id"},
     {"first_equal", first_equal, METH_VARARGS,
      "first_equal(buf, starts, ends, digits_alike, body, rstrip) -> int64 index of the first equal span of each span"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},

@@ -179,6 +179,132 @@ def first_template_py(buf: bytes, starts, ends) -> array:
     return array("q", map(first.setdefault, keys, range(len(starts))))
 
 
+def template_groups_py(buf: bytes, starts, order, last_nl: bool) -> tuple[array, array, array, array]:
+    """Pure-Python twin of ``_kernel.template_groups``: the lines ``order`` names (``starts``: where each
+    line starts, then the end; a line ends before its newline, the last one at the end when ``last_nl`` is
+    false) grouped by template as ``first_template_py`` groups them, the groups numbered in order of their
+    first line in ``order``: the group of each line (int32, -1 for a line ``order`` does not name), the
+    lines of each group in the order of ``order``, one group after another (int32), where each group's
+    lines begin in that, then their end (int64), and the start and end of each group's first line (by
+    place) and of its last (int64, four a group)."""
+    n = len(starts) - 1
+    if any(not 0 <= i < n for i in order):
+        raise ValueError("template_groups: a line index out of range")
+    ends = [starts[i + 1] - (1 if i + 1 < n or last_nl else 0) for i in order]
+    first = first_template_py(buf, [starts[i] for i in order], ends)
+    number: dict[int, int] = {}
+    group_of = [number.setdefault(f, len(number)) for f in first]
+    of_line = array("i", [-1]) * n
+    members: list[list[int]] = [[] for _ in number]
+    for i, g in zip(order, group_of):
+        of_line[i] = g
+        members[g].append(i)
+    flat, bounds, spans = array("i"), array("q", [0]), array("q")
+    end = lambda i: starts[i + 1] - (1 if i + 1 < n or last_nl else 0)  # noqa: E731
+    for lines in members:
+        flat.extend(lines)
+        bounds.append(len(flat))
+        low, high = min(lines), max(lines)
+        spans.extend((starts[low], end(low), starts[high], end(high)))
+    return of_line, flat, bounds, spans
+
+
+def equal_groups_py(buf: bytes, starts, lines, digits_alike: bool) -> tuple[array, array]:
+    """Pure-Python twin of ``_kernel.equal_groups``: the lines ``lines`` names (``starts``: where each
+    line starts, then the end), each without its newline, then without a ``\r`` (``first_equal_py``'s
+    ``body``), grouped by equal bytes (``digits_alike``: any digit equal to any other): the group of each
+    (int32, numbered in order of first appearance) and the place in ``lines`` of each group's first (int64)."""
+    n = len(starts) - 1
+    if any(not 0 <= i < n for i in lines):
+        raise ValueError("equal_groups: a line out of range")
+    first = first_equal_py(buf, [starts[i] for i in lines], [starts[i + 1] for i in lines], digits_alike, True, False)
+    number: dict[int, int] = {}
+    groups = array("i", [number.setdefault(f, len(number)) for f in first])
+    return groups, array("q", number)
+
+
+def gather_py(table: bytes, ids) -> bytes:
+    """Pure-Python twin of ``_kernel.gather``: ``table[id]`` of each of ``ids``, a byte each."""
+    if any(not 0 <= i < len(table) for i in ids):
+        raise ValueError("gather: an id out of the table")
+    return bytes(map(table.__getitem__, ids))
+
+
+def verbatim_lines_py(ids, firsts, stops, n: int, nshapes: int) -> tuple[array, bytes, array]:
+    """Pure-Python twin of ``_kernel.verbatim_lines``: the lines of the blocks ``[firsts[k], stops[k])``
+    (each below ``n``; ``ids``: the shape of each line), in order (a line of two blocks twice), a byte a
+    line and one more (1 for a line of a block), and the number of those lines of each shape."""
+    if len(firsts) != len(stops) or any(not 0 <= a <= b <= n for a, b in zip(firsts, stops)):
+        raise ValueError("verbatim_lines: a block out of the lines")
+    lines = array("q", [i for a, b in zip(firsts, stops) for i in range(a, b)])
+    flags = bytearray(n + 1)
+    counts = array("q", bytes(8 * nshapes))
+    for i in lines:
+        if not 0 <= ids[i] < nshapes:
+            raise ValueError("verbatim_lines: a shape id out of range")
+        flags[i] = 1
+        counts[ids[i]] += 1
+    return lines, bytes(flags), counts
+
+
+def take_py(values, indexes) -> array:
+    """Pure-Python twin of ``_kernel.take``: ``values[i]`` of each of ``indexes``, as int64."""
+    if any(not 0 <= i < len(values) for i in indexes):
+        raise ValueError("take: an index out of the values")
+    return array("q", map(values.__getitem__, indexes))
+
+
+def next_shapes_py(ids, firsts, n: int) -> array:
+    """Pure-Python twin of ``_kernel.next_shapes``: the distinct shapes (``ids``: of each line) of the
+    lines right after ``firsts``, those below ``n``, in order of first appearance, as int32."""
+    if any(i < -1 for i in firsts) or any(ids[i + 1] < 0 for i in firsts if i + 1 < n):
+        raise ValueError("next_shapes: a line index or shape id out of range")
+    return array("i", dict.fromkeys(ids[i + 1] for i in firsts if i + 1 < n))
+
+
+def traced_heads_py(ids, starts, firsts, n: int, flags) -> tuple[array, array]:
+    """Pure-Python twin of ``_kernel.traced_heads``: the lines of ``firsts`` whose next line (below
+    ``n``) is of a flagged shape (``flags``: a byte a shape) and holds more than its newline, in order;
+    and each of ``firsts`` plus one (both int64)."""
+    if any(i < -1 for i in firsts) or any(not 0 <= ids[i + 1] < len(flags) for i in firsts if i + 1 < n):
+        raise ValueError("traced_heads: a line index or shape id out of range")
+    heads = array("q", [i for i in firsts if i + 1 < n and flags[ids[i + 1]] and starts[i + 2] - starts[i + 1] > 1])
+    return heads, array("q", [i + 1 for i in firsts])
+
+
+def scatter_py(target, indexes, values) -> None:
+    """Pure-Python twin of ``_kernel.scatter``: ``target[i] = `` the byte of ``values`` at the same place
+    (or ``values``, one int 0-255, for every index) for each of ``indexes``."""
+    one = values if isinstance(values, int) else None
+    if one is not None and not 0 <= one <= 255:
+        raise ValueError("scatter: a value out of 0-255")
+    if one is None and len(values) != len(indexes):
+        raise ValueError("scatter: values and indexes differ in length")
+    if any(not 0 <= i < len(target) for i in indexes):
+        raise ValueError("scatter: an index out of the target")
+    for k, i in enumerate(indexes):
+        target[i] = one if one is not None else values[k]
+
+
+def release_memory_py() -> None:
+    """Pure-Python twin of ``_kernel.release_memory``: nothing (the C library's allocator is out of reach)."""
+
+
+def join_lines_py(buf: bytes, starts, lines) -> tuple[bytes, array]:
+    """Pure-Python twin of ``_kernel.join_lines``: the lines ``lines`` names (``starts``: where each line
+    starts, then the end; a line without its newline) joined by newlines, and where each begins in that,
+    then one past its end (int64)."""
+    n = len(starts) - 1
+    if any(not 0 <= i < n for i in lines):
+        raise ValueError("join_lines: a line out of range")
+    texts = [buf[starts[i] : starts[i + 1]] for i in lines]
+    texts = [t[:-1] if t.endswith(b"\n") else t for t in texts]
+    begins = array("q", [0])
+    for t in texts:
+        begins.append(begins[-1] + len(t) + 1)
+    return b"\n".join(texts), begins
+
+
 def _masked_key(shape: bytes) -> bytes:
     return b"\x00" + mask_py(shape)  # a key space of its own
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from functools import cache
 from itertools import chain, compress, repeat
 from operator import ne
 from typing import Annotated
@@ -35,12 +35,15 @@ import msgspec
 
 from operators.config import Section, section
 from operators.reduction import Plan, line_body_end
+from operators.relazy import re2_program
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
-    first_equal, group_shapes, lines_with, mark_rare, mask, scan_lines, select_visible, status_lines,
+    first_equal, group_shapes, line_of, lines_with, mark_rare, mask, next_shapes, scan_lines, select_visible,
+    status_lines, take, traced_heads, verbatim_lines,
 )
 from operators.vocab import (  # the signal vocabulary
-    CODE_RE, SHAPE_CODE_RE, SHAPE_STATUS, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
-    CONTINUATION_RE, keep_shaped_spans, line_matches, signal_line_spans as signal_line_spans_direct, signal_shapes,
+    CODE_RE, RUNS_APART, SHAPE_CODE_RE, SHAPE_STATUS, WORD_PATTERN, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
+    CONTINUATION_RE, keep_shaped_spans, line_matches, line_runs_program, program_spans,
+    signal_line_spans as signal_line_spans_direct, signal_shapes,
 )
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line: part of the record before it
@@ -67,10 +70,10 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     if (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
         return tuple(_indexes_at(starts, signal_line_spans_direct(raw)))
     ends = shape_ends  # offset after each shape's newline
-    candidate = bytearray(len(ends))
-    coded = bytearray(len(ends))
     if flags is not None:
         signal, maybe = flags
+        candidate = bytearray(len(ends))
+        coded = bytearray(len(ends))
         for shape in compress(range(len(ends)), maybe):
             start, end = ends[shape - 1] if shape else 0, ends[shape]
             if shape_data.find(SHAPE_STATUS, start, end) >= 0:
@@ -79,18 +82,26 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
                 coded[shape] = 1
     else:
         signal = bytearray(len(ends))
-        for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes holding a match: a search a shape
-            signal[bisect_right(ends, at)] = 1
+        program = _word_run_program()
+        if program is not None and not (not shape_data.isascii() and any(apart in shape_data for apart in RUNS_APART[:2])):
+            # the shapes holding a match, a run of consecutive ones a search (a log of errors: most shapes);
+            # the very same shapes (``vocab.signal_line_runs``: no word alternative goes past a line's end)
+            shape_starts = array("q", [0])
+            shape_starts.frombytes(memoryview(ends).cast("B"))
+            bounds = iter(line_of(shape_starts, array("q", chain.from_iterable((a, b - 1) for a, b in program_spans(program, shape_data)))))
+            for first, last in zip(bounds, bounds):  # the first and the last shape of each run
+                signal[first : last + 1] = b"\x01" * (last + 1 - first)
+        else:
+            for at in line_matches(SHAPE_SIGNAL_RE, shape_data):  # the shapes holding a match: a search a shape
+                signal[bisect_right(ends, at)] = 1
+        candidate = bytearray(len(ends))
         at = shape_data.find(SHAPE_STATUS)
         while at != -1:
             shape = bisect_right(ends, at)
             if not signal[shape]:
                 candidate[shape] = 1
             at = shape_data.find(SHAPE_STATUS, ends[shape])  # on from the next shape
-        for match in SHAPE_CODE_RE.finditer(shape_data):
-            shape = bisect_right(ends, match.start())
-            if not signal[shape]:
-                coded[shape] = 1
+        coded = _coded_shapes(shape_data, ends, signal)
     found = lines_with(ids, signal)
     extra: list[int] = []
     if 1 in candidate:
@@ -100,6 +111,46 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     if extra:
         found = sorted(set((*found, *extra)))
     return array("q", found)  # 8 bytes a line, not an int object (a log of errors: every line)
+
+
+def _coded_shapes(shape_data: bytes, ends, signal: bytearray) -> bytearray:
+    """A byte a shape: 1 for a shape ``signal`` does not flag that holds the start of a match of
+    ``vocab.SHAPE_CODE_RE`` as ``finditer`` finds them. Without ``0x`` in the shapes no match goes past a
+    line's end (only the HRESULT alternative's ``\\s`` may, before its ``0x``): RE2's program is searched
+    over each run of shapes not flagged only, a search a shape that matches (no match object; a log of
+    errors has hardly any such shape); with it, every match as ``finditer`` steps through them."""
+    coded = bytearray(len(ends))
+    program = re2_program(SHAPE_CODE_RE)
+    if program is None or b"0x" in shape_data:  # another engine, or a match may cross a line's end: every match
+        for match in SHAPE_CODE_RE.finditer(shape_data):
+            shape = bisect_right(ends, match.start())
+            if not signal[shape]:
+                coded[shape] = 1
+        return coded
+    match, anchor = program
+    unanchored, count = anchor.UNANCHORED, len(ends)
+    first = signal.find(0)
+    while first != -1:  # a run of shapes not flagged: [first, stop)
+        stop = signal.find(1, first)
+        if stop == -1:
+            stop = count
+        pos, end = ends[first - 1] if first else 0, ends[stop - 1]
+        while pos < end:
+            at = match(unanchored, shape_data, pos, end)[0][0]
+            if at < 0:
+                break
+            shape = bisect_right(ends, at)
+            coded[shape] = 1
+            pos = ends[shape]  # on from the next shape
+        first = signal.find(0, stop) if stop < count else -1
+    return coded
+
+
+@cache
+def _word_run_program():
+    """The RE2 program of a run of lines each holding a match of ``vocab.WORD_PATTERN`` (Latin-1), or None
+    (another engine)."""
+    return line_runs_program(WORD_PATTERN)
 
 
 def _line_indexes(raw: bytes, spans) -> list[int]:
@@ -149,21 +200,24 @@ def _signal_blocks(raw: bytes, starts, n: int, signal_indexes, shapes=None) -> t
     firsts = array("q", signal_indexes)
     while firsts and firsts[-1] >= n:
         firsts.pop()
-    nexts = array("q", map((1).__add__, firsts))
-    if nexts and nexts[-1] == n:  # the last line: nothing follows it
-        nexts.pop()
-    if shapes is not None:
+    if shapes is not None:  # the kernel: the shapes after the signal lines, then the lines a trace may follow
         ids, shape_data, shape_ends = shapes
-        shape_ids = array("i", map(ids.__getitem__, nexts))
-        goes_on = {k for k in set(shape_ids) if CONTINUATION_RE.match(shape_data, shape_ends[k - 1] if k else 0, shape_ends[k])}
-        goes_on = map(goes_on.__contains__, shape_ids)
+        flags = bytearray(len(shape_ends))
+        for k in next_shapes(ids, firsts, n):
+            if CONTINUATION_RE.match(shape_data, shape_ends[k - 1] if k else 0, shape_ends[k]):
+                flags[k] = 1
+        heads, ones = traced_heads(ids, starts, firsts, n, flags)
     else:
+        nexts = array("q", map((1).__add__, firsts))
+        if nexts and nexts[-1] == n:  # the last line: nothing follows it
+            nexts.pop()
         after = starts.__getitem__
         goes_on = map(CONTINUATION_RE.match, repeat(raw), map(after, nexts), map(after, map((1).__add__, nexts)))
-    traced = {j for j in compress(nexts, goes_on) if starts[j + 1] - starts[j] > 1}
+        traced = {j for j in compress(nexts, goes_on) if starts[j + 1] - starts[j] > 1}
+        heads, ones = compress(firsts, map(traced.__contains__, map((1).__add__, firsts))), None
     long: dict[int, int] = {}  # the first line of each block of more than one line -> its stop
     covered = 0
-    for i in compress(firsts, map(traced.__contains__, map((1).__add__, firsts))):
+    for i in heads:
         if i < covered:  # a trace line of the block before (that says "error" too)
             continue
         head = raw[starts[i] : starts[i + 1]]
@@ -173,19 +227,20 @@ def _signal_blocks(raw: bytes, starts, n: int, signal_indexes, shapes=None) -> t
             j += 1
         if j > i + 1:
             long[i] = covered = j
+    plus = memoryview(array("q", map((1).__add__, firsts)) if ones is None else ones)  # each first's stop alone
     if not long:
-        return firsts, array("q", map((1).__add__, firsts))
+        return firsts, plus
     kept, stops = array("q"), array("q")
     done = 0  # the firsts placed so far
     for i, j in long.items():  # the signal lines before the block, each a block of one line; the block; past its trace
         at = bisect_left(firsts, i, done)
         kept.extend(firsts[done:at])
-        stops.extend(map((1).__add__, firsts[done:at]))
+        stops.frombytes(plus[done:at].cast("B"))
         kept.append(i)
         stops.append(j)
         done = bisect_left(firsts, j, at)
     kept.extend(firsts[done:])
-    stops.extend(map((1).__add__, firsts[done:]))
+    stops.frombytes(plus[done:].cast("B"))
     return kept, stops
 
 
@@ -193,8 +248,7 @@ def _duplicate_blocks(raw: bytes, starts, firsts, stops) -> tuple[dict[int, int]
     """Exact copies among the signal blocks (also far apart; line endings aside): the first block of each
     text with its number of copies (only when more than one), and each later copy -> (stop, first).
     The texts are compared by the kernel (``first_equal``): only the copies take a Python step."""
-    first = first_equal(raw, array("q", map(starts.__getitem__, firsts)), array("q", map(starts.__getitem__, stops)),
-                        False, True, False)
+    first = first_equal(raw, take(starts, firsts), take(starts, stops), False, True, False)  # the spans by the kernel
     copies: dict[int, int] = {}
     later: dict[int, tuple[int, int]] = {}
     for k in compress(range(len(first)), map(ne, first, range(len(first)))):
@@ -373,18 +427,21 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     else:
         signal_indexes = _indexes_at(starts, signal_line_spans_direct(raw))
     firsts, stops = _signal_blocks(raw, starts, n, signal_indexes, (ids, shape_data, shape_ends))
-    verbatim = array("q", chain.from_iterable(map(range, firsts, stops)))
+    # the signal blocks' lines, a byte a line flagging them (a set held an int object a line of a log of
+    # errors) and their number of each shape, by the kernel: no Python step a line
+    verbatim, is_verbatim, verbatim_counts = verbatim_lines(ids, firsts, stops, n, len(counts))
     copies, later = _duplicate_blocks(raw, starts, firsts, stops)
     del firsts, stops
-    for shape, k in Counter(map(ids.__getitem__, verbatim)).items():
-        counts[shape] -= k  # verbatim lines are never folded: they do not count for their template
+    for shape in compress(range(len(verbatim_counts)), verbatim_counts):
+        counts[shape] -= verbatim_counts[shape]  # verbatim lines are never folded: they do not count for their template
+    del verbatim_counts
     template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room)
     del shape_data, shape_ends
     frequent = bytes(total >= cfg.fold_min for total in totals)
     visible = select_visible(ids, template_of, frequent, verbatim)
-    is_verbatim = bytearray(n + 1)  # a byte a line (a set held an int object a line of a log of errors)
-    for i in verbatim:
-        is_verbatim[i] = 1
+    plain = bytearray(is_verbatim)  # the verbatim lines that show as they are: no block's copy, none copied
+    for i in chain(later, copies):
+        plain[i] = 0
 
     fine = granularity == "fine"
     group_of: dict[int, str] = {}  # template id -> group, for the frequent templates shown so far
@@ -405,7 +462,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
                 while v < nvisible and visible[v] < i:
                     v += 1
             else:
-                i, v = _keep_verbatim_run(plan, starts, visible, v, is_verbatim, later, copies)
+                i, v = _keep_verbatim_run(plan, starts, visible, v, plain)
             continue
         t = template_of[ids[line]]
         if frequent[t]:  # the first line of a frequent template: shown with its count
@@ -437,16 +494,16 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     return plan.finish()
 
 
-def _keep_verbatim_run(plan: Plan, starts, visible, v: int, is_verbatim: bytearray, later, copies) -> tuple[int, int]:
+def _keep_verbatim_run(plan: Plan, starts, visible, v: int, plain: bytearray) -> tuple[int, int]:
     """Keep the signal or trace line ``visible[v]`` and the ones right after it that show as they are
-    (no later copy of a block, none copied), as one piece (``keep`` would join them); the next line to
-    place and the next visible index."""
+    (``plain``: a verbatim line no later copy of a block starts and none copied), as one piece (``keep``
+    would join them); the next line to place and the next visible index. The run ends at the first line
+    that is not plain (found by ``bytearray.find``: no Python step a line); its lines are visible (every
+    verbatim line is), so they are the next visible indexes."""
     line = visible[v]
-    i, v, nvisible = line + 1, v + 1, len(visible)
-    while v < nvisible and visible[v] == i and is_verbatim[i] and i not in later and i not in copies:
-        i, v = i + 1, v + 1
+    i = plain.find(0, line + 1)
     plan.keep(starts[line], starts[i])
-    return i, v
+    return i, v + (i - line)
 
 
 def _show_verbatim(plan: Plan, starts, line: int, fine: bool, copies: dict[int, int], later: dict[int, tuple[int, int]]) -> int:
