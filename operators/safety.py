@@ -42,6 +42,7 @@ import re2
 
 from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
+from operators.kept import KeptFor  # a large input's binary regions kept for SIGNAL
 from operators.relazy import NO_SPAN, re2_program
 from operators.vocab import latin1_re2
 
@@ -259,7 +260,7 @@ def _binary_sample(sample: bytes) -> bool:
 
 
 REGIONS_KEPT_MIN = 1 << 20  # bytes of an input whose binary regions are kept for the next ask of it
-_regions_kept: list = [None]  # (the input last looked at: bytes of REGIONS_KEPT_MIN or more, its regions), read at once
+_regions_kept = KeptFor(REGIONS_KEPT_MIN)  # the input last looked at (bytes of REGIONS_KEPT_MIN or more) and its regions
 
 
 def binary_regions(raw: bytes) -> list[tuple[int, int]]:
@@ -270,18 +271,17 @@ def binary_regions(raw: bytes) -> list[tuple[int, int]]:
     The regions of a large input are kept until ``forget_regions``: asked again of that very object
     (the safety pass asks, then the SIGNAL stage of the same bytes), they are not computed twice. They
     depend on the bytes alone (immutable), whoever asked first."""
-    kept = _regions_kept[0]  # read once: another worker thread may replace it meanwhile
-    if kept is not None and kept[0] is raw:
-        return list(kept[1])
+    kept = _regions_kept.get(raw)
+    if kept is not None:
+        return list(kept)
     regions = _binary_regions(raw)
-    if type(raw) is bytes and len(raw) >= REGIONS_KEPT_MIN:
-        _regions_kept[0] = (raw, tuple(regions))
+    _regions_kept.keep_large(raw, regions)
     return regions
 
 
 def forget_regions() -> None:
     """Drop the kept regions (and the reference to their input): the SIGNAL stage is done with it."""
-    _regions_kept[0] = None
+    _regions_kept.forget()
 
 
 def _binary_regions(raw: bytes) -> list[tuple[int, int]]:

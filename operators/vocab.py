@@ -34,6 +34,7 @@ from functools import cache
 from typing import Iterator
 
 import re2
+from operators.kept import KeptFor  # a large input's spans kept for the next stage that scans it
 from operators.relazy import lazy, re2_program  # patterns compiled on first use
 
 # -- signal words and error codes ----------------------------------------------------------------
@@ -96,7 +97,7 @@ PASSING_RE = lazy(
 
 
 SPANS_KEPT_MIN = 1 << 20  # bytes of an input whose signal spans are kept for the next scan of it
-_kept: list = [None]  # (the input last scanned: bytes of SPANS_KEPT_MIN or more, its spans), one object read at once
+_kept = KeptFor(SPANS_KEPT_MIN)  # the input last scanned (bytes of SPANS_KEPT_MIN or more) and its spans
 
 
 def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
@@ -107,18 +108,17 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
     The spans of a large input are kept until ``forget_spans``: asked again of that very object (the
     log reducer scans a log whose lines all differ, the SIGNAL stage scans the same bytes), they are
     not computed twice. The result depends on the bytes alone (immutable), whoever asked first."""
-    kept = _kept[0]  # read once: another worker thread may replace it meanwhile
-    if kept is not None and kept[0] is raw:
-        return list(kept[1])
+    kept = _kept.get(raw)
+    if kept is not None:
+        return list(kept)
     spans = _signal_line_spans(raw)
-    if type(raw) is bytes and len(raw) >= SPANS_KEPT_MIN:
-        _kept[0] = (raw, tuple(spans))
+    _kept.keep_large(raw, spans)
     return spans
 
 
 def forget_spans() -> None:
     """Drop the kept spans (and the reference to their input): the SIGNAL stage is done with it."""
-    _kept[0] = None
+    _kept.forget()
 
 
 SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
@@ -203,7 +203,7 @@ def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, li
         start, end = starts[i], _body_end(raw, starts[i + 1])
         if passing(raw, start, end) is None:
             spans.append((start, end))
-    _kept[0] = (raw, tuple(spans))
+    _kept.keep(raw, spans)
     return True
 
 
@@ -375,10 +375,8 @@ def line_matches(pattern, text: bytes, crossing=None, pos: int = 0) -> Iterator[
 def signal_lines(raw: bytes, limit: int = 0) -> list[bytes]:
     """Every distinct signal line of ``raw`` (trailing whitespace stripped, empty ones dropped), in
     order; at most ``limit`` of them when given."""
-    kept = _kept[0]
-    if kept is not None and kept[0] is raw:
-        spans = kept[1]
-    else:  # made as they are read: a log of distinct signal lines stops at ``limit``
+    spans = _kept.get(raw)
+    if spans is None:  # made as they are read: a log of distinct signal lines stops at ``limit``
         spans = _iter_signal_line_spans(raw) if limit else signal_line_spans(raw)
     out: dict[bytes, None] = {}
     for start, end in spans:

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("operators", "flows")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("operators", "operators.errors", "operators.relazy", "operators.trace", "operators.launcher",
+    ("operators", "operators.errors", "operators.kept", "operators.relazy", "operators.trace", "operators.launcher",
      "operators.secrets", "operators.configbase", "operators.digest", "operators.kernel.diff_twins", "operators.kernel.json_twins",
      "operators.kernel.search_twins", "operators.kernel.text_twins", "operators.kernel.blame_twins",
      "operators.kernel.diag_twins", "operators.kernel.diag_patterns", "operators.kernel.source_twins"),

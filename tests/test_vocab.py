@@ -202,16 +202,16 @@ def test_signal_line_spans_kept_for_the_same_input_until_forgotten():
     first = vocab.signal_line_spans(raw)
     assert first == fresh
     first.clear()  # a caller's list is its own: the kept spans are not changed through it
-    assert vocab._kept[0][0] is raw and vocab.signal_line_spans(raw) == fresh
+    assert vocab._kept.get(raw) is not None and vocab.signal_line_spans(raw) == fresh
     assert vocab.signal_line_spans(bytes(raw)) == fresh  # an equal copy is scanned on its own
     vocab.forget_spans()
-    assert vocab._kept[0] is None
+    assert vocab._kept.entry is None
     small = line * 3
     assert vocab.signal_line_spans(small) == vocab._signal_line_spans(small)
-    assert vocab._kept[0] is None
+    assert vocab._kept.entry is None
     buffer = bytearray(raw)
     vocab.signal_line_spans(buffer)
-    assert vocab._kept[0] is None
+    assert vocab._kept.entry is None
 
 
 def test_signal_stage_forgets_the_kept_spans():
@@ -221,6 +221,6 @@ def test_signal_stage_forgets_the_kept_spans():
     line = b"2026-01-01 INFO ok\n2026-01-01 ERROR disk full\n"
     raw = line * (vocab.SPANS_KEPT_MIN // len(line) + 1)
     vocab.signal_line_spans(raw)
-    assert vocab._kept[0][0] is raw
+    assert vocab._kept.get(raw) is not None
     assert auto_signals("log", raw) == [b"2026-01-01 ERROR disk full"]
-    assert vocab._kept[0] is None
+    assert vocab._kept.entry is None
