@@ -34,7 +34,7 @@ from functools import cache
 from collections.abc import Sequence
 from array import array
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, eq, is_, methodcaller
+from operator import add, is_, methodcaller
 
 from operators import kernel
 from operators.kernel import line_starts  # the kernel's, or its twin (diff_twins)

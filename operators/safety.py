@@ -38,7 +38,6 @@ from itertools import compress
 from typing import Annotated
 
 import msgspec
-import re2
 
 from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan

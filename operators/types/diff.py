@@ -58,7 +58,7 @@ from operators.ceiling import visible_size
 from operators.config import Section, section
 from operators.kernel import diff_common, diff_lines, diff_pieces, diff_ranks
 from operators.kernel.diff_twins import (  # the line roles and the header patterns
-    BIN, CHG, CTX, FILE_START_RE, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SHOW_BINARY, SHOW_CONTEXT, SPECIAL,
+    BIN, CHG, CTX, HUNK_RE, META, MINUS, NONL, OTHER, PLUS, RANGE_RE, SHOW_BINARY, SHOW_CONTEXT, SPECIAL,
 )
 from operators.reduction import SHOW, Plan, line_spans, passthrough
 from operators.vocab import git_file_path, is_log_line, may_summarise, summarised_file

@@ -23,7 +23,6 @@ A log with a request id in every line has as many shapes as lines and still cost
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left, bisect_right
 from functools import cache

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import reduce as fold
 from itertools import compress, repeat
 from operator import add, and_, mul, or_, sub
