@@ -195,6 +195,8 @@ def _start(cmd: list[str]):
     """Start CMD in its own process group (signals reach all of it); (proc, None) or (None, exit code)."""
     import subprocess
 
+    from flows.watchdog import guard  # before the command starts: nothing between it and its watchdog but a spawn
+
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=None,
                                 start_new_session=True)
@@ -202,8 +204,6 @@ def _start(cmd: list[str]):
         from flows.quick import cannot_start
 
         return None, cannot_start(cmd, exc)
-    from flows.watchdog import guard
-
     guard(proc.pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
     return proc, None
 

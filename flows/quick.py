@@ -127,6 +127,8 @@ def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
         os.close(write_fd)
         return None, -1
     defaults = [_signal.SIGPIPE, _signal.SIGXFSZ]  # Python ignores these; a command must not inherit that
+    from flows.watchdog import guard  # before the command starts: nothing between it and its watchdog but a spawn
+
     try:
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, setsid=True, setsigmask=(), setsigdef=defaults,
                               file_actions=[(os.POSIX_SPAWN_DUP2, write_fd, 1), (os.POSIX_SPAWN_DUP2, write_fd, 2),
@@ -136,8 +138,6 @@ def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
         os.close(write_fd)
         return None, cannot_start(cmd, exc)
     os.close(write_fd)
-    from flows.watchdog import guard
-
     guard(pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
     return Child(pid, read_fd), 0
 
