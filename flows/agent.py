@@ -195,16 +195,18 @@ def _start(cmd: list[str]):
     """Start CMD in its own process group (signals reach all of it); (proc, None) or (None, exit code)."""
     import subprocess
 
-    from flows.watchdog import guard  # before the command starts: nothing between it and its watchdog but a spawn
+    from flows.watchdog import cancel, prepare, watch
 
+    handle = prepare()  # the watchdog first: once the command runs, one write hands it the group
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=None,
                                 start_new_session=True)
     except OSError as exc:
         from flows.quick import cannot_start
 
+        cancel(handle)
         return None, cannot_start(cmd, exc)
-    guard(proc.pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
+    watch(handle, proc.pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
     return proc, None
 
 

@@ -127,8 +127,9 @@ def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
         os.close(write_fd)
         return None, -1
     defaults = [_signal.SIGPIPE, _signal.SIGXFSZ]  # Python ignores these; a command must not inherit that
-    from flows.watchdog import guard  # before the command starts: nothing between it and its watchdog but a spawn
+    from flows.watchdog import cancel, prepare, watch
 
+    handle = prepare()  # the watchdog first: once the command runs, one write hands it the group
     try:
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, setsid=True, setsigmask=(), setsigdef=defaults,
                               file_actions=[(os.POSIX_SPAWN_DUP2, write_fd, 1), (os.POSIX_SPAWN_DUP2, write_fd, 2),
@@ -136,9 +137,10 @@ def _spawn(cmd: list[str]) -> tuple[Child | None, int]:
     except OSError as exc:
         os.close(read_fd)
         os.close(write_fd)
+        cancel(handle)
         return None, cannot_start(cmd, exc)
     os.close(write_fd)
-    guard(pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
+    watch(handle, pid)  # killed outright, tokens takes the command's group with it (flows/watchdog.py)
     return Child(pid, read_fd), 0
 
 

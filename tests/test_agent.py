@@ -250,6 +250,50 @@ def test_killing_tokens_with_any_signal_leaves_nothing_running(quick, sig, tmp_p
     assert sleepers(tag) == []
 
 
+def _watchdogs() -> set[int]:
+    """The pids of the watchdogs running (``flows.watchdog``'s ``sh -c`` script)."""
+    from flows.watchdog import _SCRIPT
+
+    found = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if _SCRIPT.encode() in fh.read().split(b"\0"):
+                        found.add(int(pid))
+            except OSError:
+                continue
+    return found
+
+
+def test_the_watchdog_starts_before_the_command_and_kills_its_group_only_once_handed_it():
+    """The watchdog runs before the command starts, so nothing but one write lies between the command
+    and its guard; handed the group, it kills it when its pipe closes empty (tokens killed); a command
+    that did not start leaves it nothing to do (it exits, killing nothing)."""
+    import subprocess
+    import time
+
+    from flows.watchdog import cancel, prepare, watch
+
+    before = _watchdogs()
+    handle = prepare()
+    assert handle is not None and len(_watchdogs() - before) == 1
+    cancel(handle)  # the command could not start
+    deadline = time.monotonic() + 10
+    while _watchdogs() - before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _watchdogs() - before
+    tag = f"72.{os.getpid() % 1000:03d}"
+    handle = prepare()
+    proc = subprocess.Popen(["sleep", tag], start_new_session=True)
+    watch(handle, proc.pid)
+    from flows import watchdog
+
+    watchdog._guards.remove(handle)
+    os.close(handle)  # as when tokens dies: the pipe closes without "done"
+    assert proc.wait(timeout=10) == -9
+
+
 @pytest.mark.parametrize("quick", ["1", "0"])
 def test_a_normal_exit_leaves_a_background_child_alone(quick, tmp_path, home):
     """Without us a background child outlives its command: with us too (the watchdog lets it be)."""
