@@ -275,14 +275,18 @@ def test_the_watchdog_starts_before_the_command_and_kills_its_group_only_once_ha
 
     from flows.watchdog import cancel, prepare, watch
 
-    before = _watchdogs()
+    before = _watchdogs()  # (other tests' runs may come and go meanwhile: only the new one is looked for)
     handle = prepare()
-    assert handle is not None and len(_watchdogs() - before) == 1
+    assert handle is not None
+    deadline = time.monotonic() + 10
+    while not (mine := _watchdogs() - before) and time.monotonic() < deadline:
+        time.sleep(0.02)  # (its command line reads as ours until it has exec'd)
+    assert len(mine) == 1
     cancel(handle)  # the command could not start
     deadline = time.monotonic() + 10
-    while _watchdogs() - before and time.monotonic() < deadline:
+    while _watchdogs() & mine and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not _watchdogs() - before
+    assert not _watchdogs() & mine
     tag = f"72.{os.getpid() % 1000:03d}"
     handle = prepare()
     proc = subprocess.Popen(["sleep", tag], start_new_session=True)
