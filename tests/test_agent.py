@@ -251,7 +251,8 @@ def test_killing_tokens_with_any_signal_leaves_nothing_running(quick, sig, tmp_p
 
 
 def _watchdogs() -> set[int]:
-    """The pids of the watchdogs running (``flows.watchdog``'s ``sh -c`` script)."""
+    """The pids of the watchdogs this process started that are running (``flows.watchdog``'s ``sh -c``
+    script; other tests' runs start theirs meanwhile)."""
     from flows.watchdog import _SCRIPT
 
     found = set()
@@ -259,10 +260,13 @@ def _watchdogs() -> set[int]:
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    if _SCRIPT.encode() in fh.read().split(b"\0"):
-                        found.add(int(pid))
-            except OSError:
+                    script = _SCRIPT.encode() in fh.read().split(b"\0")
+                with open(f"/proc/{pid}/stat", "rb") as fh:
+                    parent = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
                 continue
+            if script and parent == os.getpid():
+                found.add(int(pid))
     return found
 
 
@@ -275,7 +279,7 @@ def test_the_watchdog_starts_before_the_command_and_kills_its_group_only_once_ha
 
     from flows.watchdog import cancel, prepare, watch
 
-    before = _watchdogs()  # (other tests' runs may come and go meanwhile: only the new one is looked for)
+    before = _watchdogs()
     handle = prepare()
     assert handle is not None
     deadline = time.monotonic() + 10
