@@ -1611,13 +1611,15 @@ def test_diag_rust_run_of_a_generated_output():
     for m in diagnostics.RUST_BLOCK_RE.finditer(raw):
         code = m.group(2) or m.group(4)
         rust_keys[code or ((m.group(1) or b"").decode() or "error", m.group(3))] = len(rust_keys)
-    i, read = 0, 0
+    i, read, notes = 0, 0, 0
     while i < len(starts):
         kernel_made, twin_made = _rust_run_both(raw, i, len(starts), rust_keys)
         assert kernel_made == twin_made
         read += len(kernel_made[7])
+        notes += sum(raw.startswith(b"note: ", starts[h]) for h in memoryview(kernel_made[1]).cast("i"))
         i = max(kernel_made[0], i + 1)
     assert read > 500 and len(parser.diags) > 500
+    assert notes > 50  # ``note: same as this`` at another place: read in the run, as ``_rust_head`` reads it
 
 
 def test_the_diagnostics_twins_restate_the_reducers_patterns_exactly():

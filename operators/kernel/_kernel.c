@@ -5876,7 +5876,8 @@ static long diag_bytes_id(PyObject *numbers, PyObject *items, const unsigned cha
 
 /* rustc's diagnostics (diagnostics.py's _Parser._rust_head, then _rust_details) read from line first on (before
    stop; a line's text its bytes): while a line of class 4 is a head (RUST_HEAD_RE) whose next line is its -->
-   line, not a note, whose rule rust_keys knows (its code, else (severity, message)): its kinds set (HEAD, PART,
+   line, not a note unless one was read before it here and its place is not that one's (then a line of class 0
+   starting "note: " with no "): ", its --> line before stop, is one too), whose rule rust_keys knows (its code, else (severity, message)): its kinds set (HEAD, PART,
    then DETAIL for the lines of class 1, 2, 3 or 5 after it, before stop), its path numbered (path_ids, paths),
    its severity (key_ids, keys), a lint a = line names its rule unless its head has a [code] (the same tables).
    (the line stopped at; int32 columns: head line, last line, rule, severity, path, where the message starts;
@@ -5907,7 +5908,16 @@ static PyObject *diag_rust_run(PyObject *self, PyObject *args) {
         if (!(out[x] = PyBytes_FromStringAndSize(NULL, 64 * (x == 6 ? 8 : 4)))) goto done;
     int32_t *col[7];
     for (int x = 0; x < 7; x++) col[x] = (int32_t *)PyBytes_AS_STRING(out[x]);
-    while (k < stop && cl[k] == 4 && k + 1 < n) {
+    while (k < stop && k + 1 < n) {
+        if (cl[k] != 4) {  /* rustc's note: after one read here (class 0, not tsc's head): _unindented's _rust_head */
+            if (cl[k] != 0 || m == 0 || k + 1 >= stop) break;
+            int64_t ns = item_at(&b[0], k), ne = item_at(&b[1], k);
+            if (ns < 0 || ne <= ns || ne > raw.len || !diag_at(r, (Py_ssize_t)ns, (Py_ssize_t)ne, "note: ")) break;
+            int tsc = 0;
+            for (int64_t x = ns; x + 3 <= ne && !tsc; x++)
+                tsc = r[x] == ')' && r[x + 1] == ':' && r[x + 2] == ' ';
+            if (tsc) break;
+        }
         if (m >= cap) {  /* room for one more diagnostic */
             cap *= 2;
             for (int x = 0; x < 6; x++) {
@@ -5923,7 +5933,12 @@ static PyObject *diag_rust_run(PyObject *self, PyObject *args) {
         Py_ssize_t sev_len, code, code_len, msg, path, path_end, loc_end;
         if (!diag_rust_head_line(r, (Py_ssize_t)s, (Py_ssize_t)e, &sev, &sev_len, &code, &code_len, &msg)) break;
         if (!diag_rust_arrow(r, (Py_ssize_t)s2, (Py_ssize_t)e2, &path, &path_end, &loc_end)) break;
-        if (sev_len == 4 && memcmp(sev, "note", 4) == 0) break;
+        if (sev_len == 4 && memcmp(sev, "note", 4) == 0) {  /* a note: read when not at the place of the one before */
+            if (m == 0) break;
+            PyObject *prev = PyList_GET_ITEM(locs, m - 1);
+            if (PyBytes_GET_SIZE(prev) == loc_end - path && memcmp(PyBytes_AS_STRING(prev), r + path, (size_t)(loc_end - path)) == 0)
+                break;
+        }
         PyObject *name = code_len ? PyBytes_FromStringAndSize((const char *)r + code, code_len)
                                   : Py_BuildValue("(s#y#)", sev, sev_len, (const char *)r + msg, (Py_ssize_t)(e - msg));
         if (!name) goto done;

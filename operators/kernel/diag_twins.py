@@ -578,12 +578,28 @@ def _rust_details(raw: bytes, starts, ends, classes, kind: bytearray, k: int, st
     return last - 1
 
 
+def _rust_run_head(raw: bytes, starts, ends, classes, k: int, stop: int, locs: list):
+    """The ``RUST_BLOCK_RE`` match of line ``k`` when ``diag_rust_run_py`` reads it as a head (``locs``: the places of
+    those it read before), else None."""
+    start = starts[k]
+    if classes[k] != 4 and (classes[k] != 0 or not locs or k + 1 >= stop or not raw.startswith(b"note: ", start)
+                            or raw.find(b"): ", start, ends[k]) >= 0):
+        return None  # (a note of class 0 after one read here: ``_unindented`` reads it with ``_rust_head``)
+    if not 0 <= start < ends[k] <= len(raw):
+        raise ValueError("diag_rust_run: a line out of range")
+    m = _RUST_BLOCK_RE.match(raw, start)
+    if m is None or (m.group(1) == b"note" and (not locs or raw[m.start(6) : m.end(8) if m.start(8) >= 0 else m.end(7)] == locs[-1])):
+        return None  # a note at the place of the one before is its detail
+    return m
+
+
 def diag_rust_run_py(raw: bytes, starts, ends, classes, kind: bytearray, first: int, stop: int, rust_keys: dict, key_ids: dict,
                      keys: list, path_ids: dict, paths: list):
     """(stop, heads, lasts, keys, severities, paths, messages, locs, rekeys, detailed), as ``_kernel.diag_rust_run``:
     rustc's diagnostics read from line ``first`` on (before ``stop``) as ``diagnostics._Parser._rust_head`` then
     ``_rust_details`` read each, while a line of class 4 is a head (``RUST_BLOCK_RE`` with the line after it), not a
-    note, whose rule ``rust_keys`` knows (its code, else (severity, message)): its kinds set (0 the head, 1 its -->
+    note unless one was read before it here and its place is not that one's (then a line of class 0 starting ``note: ``
+    with no ``): ``, its ``-->`` line before ``stop``, is one too), whose rule ``rust_keys`` knows (its code, else (severity, message)): its kinds set (0 the head, 1 its -->
     line, 2 the lines of class 1, 2, 3 or 5 after it, before ``stop``), its path numbered in ``path_ids`` (appended
     to ``paths`` when new), its severity in ``key_ids`` (``keys``), a lint a ``= `` line names (``LINT_RE``) its rule
     unless its head line has a ``[`` before its first colon. The line stopped at; int32 each one's head line, last
@@ -593,12 +609,10 @@ def diag_rust_run_py(raw: bytes, starts, ends, classes, kind: bytearray, first: 
     if len(ends) != n or len(classes) < n or len(kind) < n or not 0 <= first <= stop <= n:
         raise ValueError("diag_rust_run: bad range or columns")
     cols, locs, rekeys, k, detailed = tuple(array("i") for _ in range(6)), [], array("i"), first, 0
-    while k < stop and classes[k] == 4 and k + 1 < n:
+    while k < stop and k + 1 < n:
         start = starts[k]
-        if not 0 <= start < ends[k] <= len(raw):
-            raise ValueError("diag_rust_run: a line out of range")
-        m = _RUST_BLOCK_RE.match(raw, start)
-        if m is None or m.group(1) == b"note":
+        m = _rust_run_head(raw, starts, ends, classes, k, stop, locs)
+        if m is None:
             break
         code = m.group(2) or m.group(4)
         severity = (m.group(1) or b"").decode() or "error"

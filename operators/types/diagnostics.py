@@ -780,7 +780,7 @@ class _Parser:
 
         raw, starts, diags = self.raw, self.starts, self.diags
         stop, cols = diag_indented(raw, starts, self.ends, self.classes, i, n)
-        if stop == i:
+        if stop == i or memoryview(cols).cast("q")[0] < 0:  # line i no location: no head open, nothing is read
             return i - 1
         reads = diag_elaborations(raw, starts, self.ends, cols, i, -1)
         run, c, j, m = _IndentedRun(), memoryview(cols).cast("q"), 0, stop - i
@@ -852,52 +852,70 @@ class _Parser:
         ``_elaboration`` reads them), added as ``_head`` then ``_start`` then ``_inside`` add each (the
         last left open, its ``Diag`` to be made), the columns at once; the last line read, ``i - 1`` when
         line ``i`` is none. The heads one after another are read at once (``operators.kernel.diag_tsc_heads``:
-        each severity and code, each path numbered once)."""
-        from operators.kernel import diag_tsc_heads
+        each severity and code, each path numbered once); what each run gives is kept as it comes and
+        turned into the columns once, at the end (a rule's and a path's numbers, once made, stay)."""
+        from operators.kernel import diag_elaborations, diag_indented, diag_tsc_heads
 
         raw, starts, ends, classes, diags, kind = self.raw, self.starts, self.ends, self.classes, self.diags, self.kind
         combos, paths, key_of, severity_of, path_of = self.tsc_combos, self.tsc_paths, *self.tsc_ids
-        heads, lasts, key, severity, path, loc, message = [], [], [], [], [], [], []
-        k = i
+        runs, ids, path_ids, locs, messages = [], [], [], [], []  # each run of heads' own
+        last_of: dict[int, int] = {}  # a head's last line, when lines continue its message
+        key_by: dict[int, int] = {}  # a head's rule, when a line continuing its message names it
+        k, read = i, 0  # (heads read)
         while k < stop and not classes[k]:
             known, known_paths = len(combos), len(paths)
-            upto, combo_ids, path_ids, locs, messages = diag_tsc_heads(raw, starts, ends, classes, k, stop, combos, paths)
+            upto, made_ids, made_paths, made_locs, made_messages = diag_tsc_heads(raw, starts, ends, classes, k, stop,
+                                                                                  combos, paths)
             if upto == k:
                 break
-            for combo in _added(combos, known):  # (``_head``: the rule's number, then the severity's)
-                sev, code = combo.split(b" ")
-                key_of.append(diags.key_id(code.decode()))
-                severity_of.append(diags.key_id(sev.decode()))
-            path_of.extend(map(diags.path_id, _added(paths, known_paths)))
-            combo_ids = memoryview(combo_ids).cast("i")
-            heads.extend(range(k, upto)), lasts.extend(range(k, upto)), loc.extend(memoryview(locs).cast("i"))
-            key.extend(map(key_of.__getitem__, combo_ids)), severity.extend(map(severity_of.__getitem__, combo_ids))
-            path.extend(map(path_of.__getitem__, memoryview(path_ids).cast("i")))
-            message.extend(memoryview(messages).cast("i"))
+            if len(combos) != known:
+                for combo in _added(combos, known):  # (``_head``: the rule's number, then the severity's)
+                    sev, code = combo.split(b" ")
+                    key_of.append(diags.key_id(code.decode()))
+                    severity_of.append(diags.key_id(sev.decode()))
+            if len(paths) != known_paths:
+                path_of.extend(map(diags.path_id, _added(paths, known_paths)))
+            read += upto - k
+            runs.append(range(k, upto)), ids.append(made_ids), path_ids.append(made_paths), locs.append(made_locs)
+            messages.append(made_messages)
             kind[k:upto] = _HEADS * (upto - k)
             k = upto
             if k >= stop or classes[k] or raw[starts[k]] not in _BLANKS:
                 break
             start, end = starts[k - 1], ends[k - 1]
-            k, done = self._tsc_parts(k, stop, lasts, key, start, end - 1 if raw[end - 1] == 10 else end)
+            k, done = self._tsc_parts(k, stop, read - 1, last_of, key_by, start,
+                                      end - 1 if raw[end - 1] == 10 else end, diag_indented, diag_elaborations)
             if done:
                 break
-        if not heads:
+        if not runs:
             return i - 1
+        heads = array(diags.head.typecode)
+        for run in runs:
+            heads.extend(run)
+        lasts = array(heads.typecode, heads)
+        for j, last in last_of.items():
+            lasts[j] = last
+        combo_ids = memoryview(b"".join(ids)).cast("i")
+        key = list(map(key_of.__getitem__, combo_ids))
+        for j, rule in key_by.items():
+            key[j] = rule
         for column, made in zip((diags.head, diags.head_end, diags.end, diags.key, diags.severity, diags.path, diags.loc,
-                                 diags.message), (heads, lasts, lasts, key, severity, path, loc, message)):
+                                 diags.message),
+                                (heads, lasts, lasts, key, map(severity_of.__getitem__, combo_ids),
+                                 map(path_of.__getitem__, memoryview(b"".join(path_ids)).cast("i")),
+                                 memoryview(b"".join(locs)).cast("i"), memoryview(b"".join(messages)).cast("i"))):
             column.extend(made)
         diags.style.extend(bytes([TSC]) * len(heads))
         self.open_j, self.open, self.pending, self.detail_started = len(diags.head) - 1, None, True, False
         return k - 1
 
-    def _tsc_parts(self, k: int, stop: int, lasts: list, key: list, start: int, eol: int) -> tuple[int, bool]:
+    def _tsc_parts(self, k: int, stop: int, j: int, last_of: dict, key_by: dict, start: int, eol: int, diag_indented,
+                   diag_elaborations) -> tuple[int, bool]:
         """The indented lines from ``k`` on that continue the message of the tsc diagnostic ``_tsc`` read last
-        (its head line: ``raw[start:eol]``; its last line and rule: the last of ``lasts`` and ``key``), read as
-        ``_indented`` reads pyright's (``_elaboration``); the line after them, and whether a line before
-        ``stop`` is left that the loop is to read."""
-        from operators.kernel import diag_elaborations, diag_indented
-
+        (the ``j``-th it read; its head line: ``raw[start:eol]``; its last line and rule noted in ``last_of`` and
+        ``key_by``), read as ``_indented`` reads pyright's (``_elaboration``); the line after them, and whether a
+        line before ``stop`` is left that the loop is to read. (``diag_indented``, ``diag_elaborations``: the
+        kernel's, as ``_tsc`` found them.)"""
         raw = self.raw
         upto, cols = diag_indented(raw, self.starts, self.ends, self.classes, k, stop)
         indent, trail = INDENT_RE.match(raw, start).end() - start, None
@@ -911,13 +929,13 @@ class _Parser:
                 found = self._elaboration(k, end, indent)
             if found is None:
                 return k, True
-            lasts[-1] = k
+            last_of[j] = k
             self.kind[k] = PART
             if found is not True:  # a trailing code: the rule, unless the head line has one
                 if trail is None:
                     trail = TRAIL_CODE_RE.search(raw, start, eol) is not None
                 if not trail:
-                    key[-1] = self.diags.key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
+                    key_by[j] = self.diags.key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
             k += 1
         return k, upto < stop and (self.classes[upto] or raw[self.starts[upto]] in _BLANKS)
 

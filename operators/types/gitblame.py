@@ -75,7 +75,7 @@ def code_language(codes: list[bytes]) -> str:
     are more than twice as many as those of that guess (Rust's ``=>`` looks like JS), that language."""
     code = [c for c in codes[:4000] if not COMMENT_RE.match(c)][:2000]
     guess = language(b"\n".join(code))
-    counts = {lang: sum(1 for c in code if pattern.match(c)) for lang, pattern in SIGNATURE_RES.items()
+    counts = {lang: len(list(filter(None, map(pattern.match, code)))) for lang, pattern in SIGNATURE_RES.items()
               if lang not in ("c", "shell")}  # their patterns also match other languages' lines
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] > 2 * counts.get(guess, 0) else guess
@@ -158,12 +158,13 @@ def reduce_default(raw: bytes, lines: LineTable, room: int = 0) -> Plan | None:
 
 def _signatures(raw: bytes, lines: LineTable, code: array, lang: str) -> bytearray:
     """1 for each line whose code column is a definition (``is_signature``), 0 for the others: each
-    pattern mapped over the code columns, no Python call a line."""
+    pattern mapped over the code columns, no Python call a line (an empty line's column, whatever it is, is
+    not one)."""
     n = len(code)
     flags = 0
     for pattern in (SIGNATURE_RES.get(lang), EXTRA_SIGNATURE_RES.get(lang)):
         if pattern is not None:
-            columns = map(raw.__getitem__, map(slice, map(max, code, lines.starts), lines.bodies))
+            columns = map(raw.__getitem__, map(slice, code, lines.bodies))
             flags |= int.from_bytes(bytes(map(bool, map(pattern.match, columns))), "little")
     sig = bytearray(flags.to_bytes(n, "little"))
     i = -1
@@ -186,19 +187,25 @@ def _walk(raw: bytes, lines: LineTable, code: array, sig: bytearray, new_walk, s
     walk = new_walk()
     plan, starts, bodies, n = walk.plan, lines.starts, lines.bodies, len(code)
     shown = b"\x01" * n if shown is None else shown
+    line, hide, match, match_s = walk.line, walk.hide, BLAME_RE.match, BLAME_S_RE.match  # (``_match``)
+    folds: dict[int, bytes] = {}
     i = j = 0
     while i < n:
         j = shown.find(0, i)
         j = n if j < 0 else j
         for k in range(i, j):
             if code[k] >= 0:
-                walk.line(Line(starts[k], starts[k + 1], bodies[k]), _match(raw, starts[k], bodies[k]), sig[k])
+                start, body_end = starts[k], bodies[k]
+                line(start, body_end, match(raw, start, body_end) or match_s(raw, start, body_end), sig[k])
         i = shown.find(1, j)
         i = n if i < 0 else i
         if i > j:
-            walk.hide(starts[j], starts[i], i - j)
+            hide(starts[j], starts[i], i - j)
             if i < n:
-                plan.show(f"[\u2026 {i - j:,} lines]\n".encode())
+                fold = folds.get(i - j)
+                if fold is None:
+                    fold = folds[i - j] = f"[\u2026 {i - j:,} lines]\n".encode()
+                plan.show(fold)
     plan.keep_rest()
     if n and not shown[n - 1]:
         plan.show((b"" if plan.ends_line() else b"\n") + f"[\u2026 {n - j:,} lines]\n".encode())
@@ -281,8 +288,9 @@ class _DefaultWalk:
 
     def hide(self, start: int, end: int, count: int) -> None:
         """``count`` lines not shown (the view is fitted to the room): the next line shown starts a run."""
-        self.plan.keep(self.plan.position, start)
-        self.plan.omit(start, end, BODY_GROUP, BODY_REASON)
+        plan = self.plan
+        plan.keep(plan.position, start)
+        plan.omit(start, end, BODY_GROUP, BODY_REASON)
         self.omitted += end - start
         self.hidden += count
         self.prev = None
@@ -293,23 +301,24 @@ class _DefaultWalk:
             self.plan.omit(start, end, GROUP, REASON)
             self.omitted += end - start
 
-    def line(self, line: Line, m: re.Match, definition: bool) -> None:
-        """A line shown; ``definition``: whether its code is a definition (``is_signature``)."""
+    def line(self, start: int, body_end: int, m: re.Match, definition: bool) -> None:
+        """The line ``raw[start:body_end]`` shown (``m``: its match); ``definition``: whether its code is a
+        definition (``is_signature``)."""
         raw = self.raw
         key = run_key(m)
-        number = max(m.start(3) - (self.width - len(m.group(3))), m.start(2))  # the aligned line number
         # the file name column (blame -C, or a file renamed in its history): shown when it changes
         file_end = m.end(2) if m.re is BLAME_S_RE else m.start(2) - 1
         file = raw[m.end(1) + 1 : file_end].strip()
-        same_file = bool(file) and file == self.last_file
-        if definition or SIGNAL_RE.search(raw, line.start, line.body_end):
+        if definition or SIGNAL_RE.search(raw, start, body_end):
             self.prev = key  # a signal or definition line stays whole, and shows its commit
             self.runs += key not in self.seen
             self.seen.add(key)
             self.last_file = file
             return
+        number = max(m.start(3) - (self.width - len(m.group(3))), m.start(2))  # the aligned line number
+        same_file = bool(file) and file == self.last_file
         if key == self.prev:
-            self.cut(line.start, number)
+            self.cut(start, number)
             return
         self.prev = key
         self.runs += 1
@@ -440,14 +449,16 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     rest is left to the general rules (markers are context, the lines after a definition too)."""
     codes = [None if line[:1] == b"[" else _code_of(line.rstrip(b"\r")) for line in lines]  # a fold line: none
     lang = code_language([c for c in codes if c is not None])
+    pattern, extra, signal = SIGNATURE_RES.get(lang), EXTRA_SIGNATURE_RES.get(lang), SIGNAL_RE.search  # (``is_signature``)
+    pattern, extra = (pattern.match if pattern is not None else None), (extra.match if extra is not None else None)
     out: list[tuple[int, int] | None] = []
     for code in codes:
         if code is None:
             out.append(None)
-        elif is_signature(code, lang):
+        elif (pattern is not None and pattern(code)) or (extra is not None and extra(code) is not None):
             out.append((0, 0))
         else:
-            out.append((1, 0) if SIGNAL_RE.search(code) else (2, 0))
+            out.append((1, 0) if signal(code) else (2, 0))
     return out
 
 
