@@ -2353,8 +2353,9 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if _gnu_snippets(parser, settings):  # gcc's source and caret lines: the code each warning is about
         if size <= room and len(raw) <= settings_of(config).room_for(len(raw)):
             return passthrough(raw)  # they fit with the rest
-        once = _unrepeated(parser)  # ... or do once each block printed again is folded (a header's warnings
-        if once is not None and visible_size(once) <= min(room, settings_of(config).budget_chars):  # in each file)
+        fit = min(room, settings_of(config).budget_chars)  # ... or do once each block printed again is folded
+        once = _unrepeated(parser, fit)  # (a header's warnings in each file)
+        if once is not None and visible_size(once) <= fit:
             return once
     if size > room:
         del plan  # each view let go before the next is built
@@ -2382,26 +2383,30 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     return plan if plan.omits_anything else passthrough(raw)
 
 
-def _unrepeated(parser: _Parser) -> Plan | None:
+def _unrepeated(parser: _Parser, room: int) -> Plan | None:
     """Every line as printed but gcc's diagnostics printed again (a header's warnings for each file that
     includes it, a build run once for each set of flags): a diagnostic whose lines (its head, source and
     caret lines, notes) are those of one before it folds, with the context lines between such copies that
     were printed before too (``In function``, ``In file included from``), into one ref; a marker line
-    says how many. None when no diagnostic is printed twice."""
+    says how many. None when no diagnostic is printed twice, or as soon as the diagnostics printed once
+    are over ``room`` bytes (the view shows each of them: a big output is not copied block by block)."""
     raw, starts, ends, diags = parser.raw, parser.starts, parser.ends, parser.diags
     again = bytearray(len(starts))  # 1: a line of a diagnostic printed before; 2: a context line printed before
+    inside = bytearray(len(starts))  # the lines of diagnostics
     blocks: set[bytes] = set()
+    distinct = 0  # bytes of the diagnostics printed once
     for head, end in zip(diags.head, diags.end):
+        inside[head : end + 1] = b"\x01" * (end + 1 - head)
         block = raw[starts[head] : ends[end]]
         if block in blocks:
             again[head : end + 1] = b"\x01" * (end + 1 - head)
-        else:
-            blocks.add(block)
+            continue
+        distinct += len(block)
+        if distinct > room:
+            return None
+        blocks.add(block)
     if 1 not in again:
         return None
-    inside = bytearray(len(starts))  # the lines of diagnostics
-    for head, end in zip(diags.head, diags.end):
-        inside[head : end + 1] = b"\x01" * (end + 1 - head)
     lines: set[bytes] = set()
     for i, (start, end) in enumerate(zip(starts, ends)):
         line = raw[start:end]
@@ -2421,7 +2426,7 @@ def _unrepeated(parser: _Parser) -> Plan | None:
         if again[last] != 1:  # context lines only: they stay
             i = j
             continue
-        folded = sum(1 for h in diags.head if i <= h <= last)
+        folded = bisect_right(diags.head, last) - bisect_left(diags.head, i)  # (heads in order)
         plan.keep(plan.position, starts[i])
         plan.omit(starts[i], ends[last], "repeats", "diagnostics printed again")
         if not plan.ends_line():
