@@ -699,14 +699,16 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     return None
 
 
-FAILED_ID_RE = lazy(rb"^(?:FAILED|ERROR) \S+::|^\S+::\S.*? (?:FAILED|ERROR)\b|^(?:collecting \.\.\. )?collected \d+ items?")
+SUMMARY_ID = rb"^(?:FAILED|ERROR) \S+::"  # pytest: a failing test's id in its short summary
+MOCHA_FAILURE = rb"^ {1,8}\d+\) \S"  # mocha: "  1) suite" opens a failure's title lines
+FAILED_ID_RE = lazy(SUMMARY_ID + rb"|^\S+::\S.*? (?:FAILED|ERROR)\b|^(?:collecting \.\.\. )?collected \d+ items?")
 # the final counts of other runners: mocha, jest/vitest, cargo test, unittest
 RUN_TOTALS_RE = lazy(rb"^\s*\d+ (?:passing|failing|pending)\b|^\s*(?:Tests|Test Suites|Test Files):\s+\d"
                      rb"|^test result: |^Ran \d+ tests? in ")
-MOCHA_FAILURE_RE = lazy(rb"^ {1,8}\d+\) \S")  # mocha: "  1) suite" opens a failure's title lines
+MOCHA_FAILURE_RE = lazy(MOCHA_FAILURE)
 
 
-TEST_ID_RE = lazy(rb"^(?:FAILED|ERROR) \S+::|^\S+::\S.*? (?:FAILED|ERROR)\b|^ {1,8}\d+\) \S")  # a failing test's id line
+TEST_ID_RE = lazy(SUMMARY_ID + b"|" + MOCHA_FAILURE)  # a failing test's id line (``apart_lines``)
 
 
 def apart_lines(lines, indexes) -> list[int]:
