@@ -105,6 +105,7 @@ forms (``_Parser._path_line``, ``_function_line``).
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from array import array
 from bisect import bisect_left, bisect_right
@@ -117,6 +118,10 @@ import msgspec
 
 from operators.ceiling import settings_of, visible_size
 from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
+from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
+                               diag_indented, diag_indented_known, diag_line_pieces, diag_line_runs,
+                               diag_lines, diag_offsets, diag_pads, diag_ranks, diag_runs, diag_rust_details,
+                               diag_rust_run, diag_stylish, diag_tsc_heads, line_of, line_starts)
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -173,6 +178,7 @@ DETAIL_RE = lazy(rb"^(?:[ \t|]|\d+ *\||\d+ |= |help:|note:|\.\.\.|==\S)")  # sni
 LINT_RE = lazy(P.LINT)
 FUNCTION_LINE_RE = lazy(rb"[^\s:()]+: (?:In (?:static |member )?function|In instantiation|At top level)")  # FILE_RE's (``_function_line``)
 PATH_ALONE_RE = lazy(rb"[^\s:]*[/\\.][^\s:]*")  # PATHLIKE_RE with no colon, over a line's whole text (``_Parser._path_line``)
+_BLANK_RE = lazy(rb"[ \t\n\r\x0b\x0c]*")  # what ``bytes.strip`` takes off
 PATHLIKE_RE = lazy(rb"^(?:[A-Za-z]:)?[^\s:]*[/\\.][^\s:]*$")
 GO_RE = lazy(rb"[^\s:()]+\.go:\d+:\d+: \S")  # ": " then a word: rg --vimgrep's "path:1:2:code" is not one
 GO_CODE_RE = lazy(rb"\(([A-Z]{1,4}\d{1,5}|[a-z][a-z0-9]+)\)\s*$")  # staticcheck (SA4006), golangci-lint (errcheck)
@@ -405,8 +411,6 @@ def _typecode(raw: bytes) -> str:
 
 def _lines(raw: bytes) -> tuple[array, array]:
     """Where each line starts and ends (after its newline): two arrays, 8 bytes a line (``_typecode``)."""
-    from operators.kernel import diag_offsets, line_starts
-
     code = _typecode(raw)
     if code == "I":  # each line's start, then the end, 4 bytes each
         found = memoryview(diag_offsets(raw))
@@ -541,18 +545,15 @@ class _Common(NamedTuple):
 TARGET_RE = lazy(rb"^(?:(?:error|warning): (?:could not compile `|`[^`\n]+` \(\w+ )|For more information about (?:this|an) "
                  rb"error, try `rustc --explain|Some errors have detailed explanations: |warning: build failed, waiting)"
                  rb"[^\n]*", re.M)
-TARGET_STARTS = (b"\nerror: ", b"\nwarning: ", b"\nFor more information about ", b"\nSome errors have detailed ")  # ... each starts so
+_TARGET_FIRST = bytes(c in b"ewFS" for c in range(256))  # how a ``TARGET_RE`` line starts: error, warning, For, Some
 
 
-def _target_starts(raw: bytes) -> list[int]:
-    """The start of the input and of each line that begins as a ``TARGET_RE`` line may, in order."""
-    found = [0]
-    for start in TARGET_STARTS:
-        at = raw.find(start)
-        while at >= 0:
-            found.append(at + 1)
-            at = raw.find(start, at + 1)
-    return sorted(found)
+def _target_starts(raw: bytes, starts) -> list[int]:
+    """The start of each line (``starts``) whose first byte one of ``TARGET_RE``'s lines starts with,
+    in order: the first bytes of the lines taken at once, a byte a line (four searches of the whole
+    input for the lines' openings took longer)."""
+    firsts = bytes(map(raw.__getitem__, starts)).translate(_TARGET_FIRST)
+    return list(map(starts.__getitem__, _ones(firsts)))
 
 
 TARGET_MIN = 8  # such lines folded from this many on, the last of each kind kept (the build's conclusion)
@@ -563,7 +564,7 @@ def _target_lines(raw: bytes, starts) -> frozenset:
     (``could not compile``, ``generated N warnings``, ``rustc --explain``, …) when there are
     ``TARGET_MIN`` or more."""
     match = TARGET_RE.match  # at each line start that may begin one (finditer's matches: each is a line's start)
-    found = [(m.start(), m[0][:24]) for m in map(match, repeat(raw), _target_starts(raw)) if m is not None]
+    found = [(m.start(), m[0][:24]) for m in map(match, repeat(raw), _target_starts(raw, starts)) if m is not None]
     if len(found) < TARGET_MIN:
         return frozenset()
     last = {kind: at for at, kind in found}
@@ -597,8 +598,6 @@ class _Parser:
         """What every view built from this parse shares (made once for ``settings``)."""
         made = self.__dict__.get("_common")
         if made is None or made.settings is not settings:
-            from operators.kernel import diag_ranks
-
             keys = self.diags.keys
             rank, order, firsts, counts = diag_ranks(self.diags.key, len(keys))
             by_key, at, order = {}, 0, memoryview(order).cast("B")
@@ -607,7 +606,7 @@ class _Parser:
                 indexes.frombytes(order[at * 4 : (at + count) * 4])
                 at += count
             detail = self.kind.translate(_IS_DETAIL)
-            details = sum(compress(self.ends, detail)) - sum(compress(self.starts, detail))
+            details = sum(compress(self.ends, detail)) - sum(compress(self.starts, detail)) if 1 in detail else 0
             made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
                                           self.kind.count(PROGRESS), _target_lines(self.raw, self.starts))
         return made
@@ -705,8 +704,10 @@ class _Parser:
         m = PATH_ALONE_RE.fullmatch(raw, self.starts[i], end - 1 if raw[end - 1] == 10 else end)
         if m is None:
             return b""
-        t, nxt = m[0], self.text[i + 1]
-        if not (STYLISH_RE.match(nxt) or (nxt[:1] == b" " and nxt.strip().startswith(t + b":"))):
+        t, at, end = m[0], self.starts[i + 1], self.ends[i + 1]  # the next line matched in the input, not cut from it
+        end -= raw[end - 1] == 10
+        if not (STYLISH_LINE_RE.match(raw, at, end)
+                or (raw[at] == 32 and raw.startswith(t + b":", _BLANK_RE.match(raw, at, end).end(), end))):
             return b""
         self.kind[i], self.open, self.pending = FILE, None, False
         return t
@@ -733,8 +734,6 @@ class _Parser:
         (``operators.kernel.diag_stylish``) and added as ``_head`` then ``_start`` add each (the last left
         open, its ``Diag`` to be made); the last line read, ``i - 1`` when line ``i`` is none (then it is
         read as any line). Each place is made when asked (``_Kept``), each message text kept once."""
-        from operators.kernel import diag_stylish
-
         diags, combos, messages = self.diags, self.stylish, self.messages
         known, known_messages = len(combos), len(messages)
         k, combo_ids, message_ids = diag_stylish(self.raw, self.starts, self.ends, self.classes, i, n, combos, messages)
@@ -776,8 +775,6 @@ class _Parser:
         made); the last line read, ``i - 1`` when line ``i`` is none. The lines are read a run at a time
         (``operators.kernel.diag_indented``), the columns added at once; each place is made when asked
         (``_Kept``)."""
-        from operators.kernel import diag_elaborations, diag_indented, diag_indented_known
-
         raw, starts, diags = self.raw, self.starts, self.diags
         stop, cols = diag_indented(raw, starts, self.ends, self.classes, i, n)
         if stop == i or memoryview(cols).cast("q")[0] < 0:  # line i no location: no head open, nothing is read
@@ -854,8 +851,6 @@ class _Parser:
         line ``i`` is none. The heads one after another are read at once (``operators.kernel.diag_tsc_heads``:
         each severity and code, each path numbered once); what each run gives is kept as it comes and
         turned into the columns once, at the end (a rule's and a path's numbers, once made, stay)."""
-        from operators.kernel import diag_elaborations, diag_indented, diag_tsc_heads
-
         raw, starts, ends, classes, diags, kind = self.raw, self.starts, self.ends, self.classes, self.diags, self.kind
         combos, paths, key_of, severity_of, path_of = self.tsc_combos, self.tsc_paths, *self.tsc_ids
         runs, ids, path_ids, locs, messages = [], [], [], [], []  # each run of heads' own
@@ -1017,8 +1012,6 @@ class _Parser:
         as ``_rust_head`` then ``_rust_details`` read each: heads of class ``RUST_LINE`` with their ``-->`` lines, not
         notes, whose rule was worked out before (``rust_keys``), and their details; the columns added at once (the
         last left open, its ``Diag`` to be made). The last line read, ``i - 1`` when line ``i`` is none."""
-        from operators.kernel import diag_rust_run
-
         diags = self.diags
         k, heads, lasts, keys, severities, paths, messages, locs, rekeys, detailed = diag_rust_run(
             self.raw, self.starts, self.ends, self.classes, self.kind, i, stop, self.rust_keys, diags.key_ids, diags.keys,
@@ -1046,8 +1039,6 @@ class _Parser:
         read, read as ``_run`` and ``_note_line`` read them (``operators.kernel.diag_rust_details``: lines of
         ``_classes`` 1 to 3 and ``NOTE_LINE``, a run at a time): its details, the lint a ``= `` line names its rule
         unless its head has a code; the last line read."""
-        from operators.kernel import diag_rust_details
-
         raw, diags, j = self.raw, self.diags, self.open_j
         e, lints = diag_rust_details(raw, self.starts, self.ends, self.classes, self.kind, k, stop)
         if lints:
@@ -1125,8 +1116,6 @@ class _Parser:
         raw = self.raw
         if b"\x1b" in raw or b"\r" in raw or len(raw) >= SMALL:
             return b""
-        from operators.kernel import diag_lines
-
         return diag_lines(raw)
 
     def _run(self, i: int, e: int) -> bool:
@@ -1253,8 +1242,6 @@ class _Parser:
         raw = self.raw
         if b"\x1b" in raw or b"\r" in raw or len(raw) >= SMALL:
             return None
-        from operators.kernel import diag_heads
-
         return diag_heads(raw)
 
     def _bulk_columns(self, found) -> bytes:
@@ -1277,8 +1264,6 @@ class _Parser:
             oks.append(severity != "note")
             gnus.append(gnu)
         path_of = array("I", map(diags.path_id, paths))
-        from operators.kernel import diag_columns
-
         self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of))
         return bytes(map(and_, map(oks.__getitem__, rest_ids), flags.translate(_NOT_SUSPECT)))
 
@@ -1288,8 +1273,6 @@ class _Parser:
         the last are read by ``_run`` as its details up to the next such line (gcc's source and caret
         lines), those details and the location lines from that one on, a run at a time (``operators.kernel.diag_bulk``). The index past
         the location lines read."""
-        from operators.kernel import diag_bulk
-
         lines, locs, (key, severity, path, style, message) = self.bulk
         diags, first_h = self.diags, h
         e, grown = diag_bulk(lines, ok, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
@@ -1546,7 +1529,7 @@ def _summary(diags: _Diags, s: Settings) -> bytes:
     sev_text = " (" + ", ".join(f"{k} {v}" for k, v in sev.most_common()) + ")" if sev else ""
     text = f"[{len(diags)} diagnostics{sev_text} in {_files_n(len(files))}; by rule: {top(rules)}"
     if len(files) > 1:
-        common = os.path.commonpath(list(files)) if all(f.startswith("/") for f in files) else ""
+        common = _common_dir(list(files)) if all(f.startswith("/") for f in files) else ""
         if len(common) > 1:  # absolute paths (pyright, eslint): their common directory once
             files = Counter({f[len(common) + 1 :]: n for f, n in files.items()})
             text += f"; by file (in {common}/): {top(files)}"
@@ -1573,6 +1556,19 @@ def _starts_of(p: "_Parser", indexes) -> tuple[list, list] | None:
         return None
     starts = list(map(p.starts.__getitem__, map(diags.head.__getitem__, indexes)))
     return starts, list(map(add, starts, locs))
+
+
+def _common_dir(paths: list[str]) -> str:
+    """``os.path.commonpath`` of ``paths`` (absolute, distinct, at least two), which compares only the least and the
+    greatest of them split at each ``/``: those two are found as strings whose ``/`` sorts before any other
+    character (split or not, they sort alike when no part is empty or ``.``, nor holds a NUL), so no list is
+    made for each path; else (such parts, a path holding a line break) it is asked of them all."""
+    joined = "\n".join(paths) + "\n"
+    if (os.path is not posixpath or joined.count("\n") != len(paths) or "//" in joined or "/\n" in joined
+            or "/./" in joined or "/.\n" in joined or "\0" in joined):
+        return os.path.commonpath(paths)
+    keys = joined.replace("/", "\0")[:-1].split("\n")
+    return os.path.commonpath([min(keys).replace("\0", "/"), max(keys).replace("\0", "/")])
 
 
 def _places_size(p: "_Parser", indexes) -> int:
@@ -1651,8 +1647,6 @@ class _Reducer:
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
         self.kept: set[int] | None = None  # the hint lines kept, when worked out for the whole view (``_lines``)
-        from operators.kernel import diag_pads
-
         self.pads = diag_pads  # ``_keep``
 
     def _keep(self, start: int, end: int) -> None:
@@ -1772,8 +1766,6 @@ class _Reducer:
         ``SPECIAL`` for the lines of the last example of a folded rule. With the diagnostics that are
         such last examples, in order. The hint lines kept are worked out here, in order (``kept``)."""
         p, diags = self.p, self.p.diags
-        from operators.kernel import diag_fill
-
         table = bytearray(256)
         if self.detail_group:
             table[DETAIL] = LINE_DETAILS
@@ -1825,12 +1817,8 @@ class _Reducer:
         """``_emit`` of lines ``a`` to ``b``."""
         p, plan = self.p, self.plan
         if p.padded:
-            from operators.kernel import diag_line_pieces
-
             codes, starts, ends = diag_line_pieces(lc, a, b, p.starts, p.ends, self.raw, LINE_PADDED, LINE_PAD, PAD_MIN, PAD_KEPT)
         else:
-            from operators.kernel import diag_line_runs
-
             codes, starts, ends = diag_line_runs(lc, a, b, p.starts, p.ends)
         reasons = plan.reasons
         for code in dict.fromkeys(codes):  # groups in order of their first piece
@@ -1900,8 +1888,6 @@ class _Reducer:
         group_of = bytearray(len(diags.keys))  # a key's group's number, 0 for a rule not folded
         for _, key in lasts:
             group_of[key_ids[key]] = number[self.groups[key]]
-        from operators.kernel import diag_codes
-
         codes = diag_codes(diags.key, self.common.rank, p.one_line(), group_of, examples)
         heads = diags.head
         for head in self.more:  # shown again: on its own
@@ -1915,8 +1901,6 @@ class _Reducer:
         code) to the plan: a piece a run of the same code, as ``Plan.keep`` and ``Plan.omit`` join them."""
         self._flush()
         p, plan, diags = self.p, self.plan, self.p.diags
-        from operators.kernel import diag_runs
-
         run_codes, firsts, starts, ends = diag_runs(codes, j, e, diags.head, diags.end, p.starts, p.ends)
         keys, key_col = diags.keys, diags.key
         code = run_codes[0]
@@ -2084,8 +2068,6 @@ def _verbatim(p: _Parser, j: int) -> int:
     if p.clean:
         return end - start
     if p.padded:  # no escapes: the runs of spaces alone
-        from operators.kernel import diag_pads
-
         pads = memoryview(diag_pads(p.raw, start, end, PAD_MIN, PAD_KEPT)).cast("q")
         return end - start - sum(pads[1::2]) + sum(pads[::2])
     return end - start - sum(b - a for a, b, _, _ in _hidden(p.raw, start, end))
@@ -2116,11 +2098,7 @@ def _shown_size(p: _Parser, indexes) -> int:
     if p.padded:  # no escapes: a diagnostic's head lines lose something only when one holds ``PAD``
         sizes = p.__dict__.get("_sizes")
         if sizes is None:  # the runs of the whole input found at once; those of each diagnostic's lines by bisection
-            from operators.kernel import diag_pads
-
             starts, ends, diags = p.starts, p.ends, p.diags
-            from operators.kernel import line_of
-
             pads = array("q")
             pads.frombytes(diag_pads(p.raw, 0, len(p.raw), PAD_MIN, PAD_KEPT))
             froms = pads[::2]
@@ -2504,7 +2482,7 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
         return 0, 0
     if (b"--> " in shown and ARROW_RE.match(shown)) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
         return 0, 3
-    if (m := LOC_RE.match(shown)) or (b"): " in shown and TSC_RE.match(shown)) or STYLISH_RE.match(shown):
+    if m is not None or (b"): " in shown and TSC_RE.match(shown)) or STYLISH_RE.match(shown):  # (``m``: LOC_RE's, above)
         if ERROR_RE.search(shown):
             return 0, 1
         if WARNING_RE.search(shown) or GROUPED_RE.match(shown):
@@ -2522,8 +2500,6 @@ def tiers(lines, config) -> list | None:
     text = getattr(lines, "text", None)
     if text is None or b"\x1b" in text or b"\r" in text or len(text) >= SMALL:
         return None
-    from operators.kernel import diag_heads
-
     found, at, _, flags, rest_ids, rests, _, _ = diag_heads(text)
     hits = list(map(_rest_tier, rests))
     out: list = [None] * len(lines)
