@@ -29,12 +29,14 @@ did not take of that (``SLACK_MIN`` or more) is chosen again, once, with every l
 
 The budget is a ceiling for the must-see lines and only a *target* for the rest (``target``: half
 the budget, at least ``TARGET_MIN``): a reduced text under the target is shown as it is; over it,
-context, head and tail (a source file's body) stop at the target while must-see lines go on to the
-budget. The target is the whole output's: what the type shows first when cut (``cut_head``: a source
-file's outline, a diff's file list) counts in it, so a file whose outline takes the target shows only
-a short head and tail of its body. A type whose reducer fits itself to the room (``FITS``: JSON, logs, diagnostics, blame) is
-cut at the budget only, and then only by what is over it: its target is the budget (a log of unique
-lines just over it is not halved); an input whose raw text fits the budget is never cut (``apply``).
+context, head and tail stop at the target while must-see lines go on to the budget. The target is
+the whole output's: what the type shows first when cut (``cut_head``: a diff's file list) counts in
+it. A type whose reducer fits itself to the room (``FITS``: JSON, logs, diagnostics, blame) is cut
+at the budget only, and then only by what is over it: its target is the budget (a log of unique
+lines just over it is not halved); so is a type whose every line is content (``FILL``: source code,
+documents, tables, blame, unknown text — a file the agent asked to read): its outline first, then
+its body as far as the budget goes, not half of it. An input whose raw text fits the budget is never
+cut (``apply``).
 What context, head and tail leave of the budget goes back to must-see lines past their share
 (``_fill_must``).
 
@@ -99,7 +101,7 @@ MUST_SHARE = 0.85  # of the budget the must-see lines (tier 0) may take ...
 CONTEXT_SHARE = 0.9  # ... and with their context (tier 1); the rest goes to head and tail
 MEMBERS_SHARE = 0.6  # ... of which a log's other lines of its signal templates first, then its rare lines
 HEAD_TAIL_SHARE = 0.1  # ... of which a type that does not fill its budget (FILL) shows at most this much more
-TARGET_SHARE = 0.5  # the lines beyond the must-see ones (context, head, tail, a file's body) fill at most this
+TARGET_SHARE = 0.5  # the lines beyond the must-see ones (context, head, tail) fill at most this
 TARGET_MIN = 9_000  # ... of the budget, never less than this many bytes (``target``)
 LINE_MAX = 2000  # bytes of one line shown at most (a tenth of the budget when that is less)
 CEILING_GUARD = "output ceiling"
@@ -609,7 +611,8 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         if not left and not rest:
             choice.used -= SUMMARY_EST
     fits = _fits_itself(kind, config)  # its reducer made what it shows: only the excess over the budget goes
-    whole = budget + head if fits else target(budget + head, view.raw_size)  # the whole output's, ``head`` included
+    fills = _fills(kind, config)  # every line is content (a file read): its body goes on to the budget
+    whole = budget + head if fits or fills else target(budget + head, view.raw_size)  # the whole output's, ``head`` included
     soft = max(0, whole - head) + extra
     share = int(soft * CONTEXT_SHARE)
     attach = fold and not _ranks_own_lines(kind, config)  # a log: tier 1 is its rare lines and its traces
@@ -620,7 +623,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     _show_members(choice, text, groups, int(budget * CONTEXT_SHARE) + extra)
     full = choice.budget
     more = int(whole * HEAD_TAIL_SHARE)  # a short head and tail for orientation, whatever the must-see lines took
-    choice.budget = min(full, max(soft, choice.used + more) if fits or _fills(kind, config) else choice.used + more)
+    choice.budget = min(full, max(soft, choice.used + more) if fits or fills else choice.used + more)
     _head_and_tail(choice, text)
     choice.budget = full
     _close_short_gaps(choice, text)

@@ -431,8 +431,46 @@ def _source_file(defs: int, body: int) -> bytes:
 
 def test_beyond_its_must_see_lines_a_cut_output_fills_only_the_target(home):
     """The budget is a ceiling for what must be seen and only a target (half of it) for the rest: a
-    60 KB source file shows its whole outline and bodies up to about the target, not to the budget;
-    every gap is a ref and the file restores exactly."""
+    test run of 1,500 passing lines and two failures shows its failures and a head and tail up to
+    about the target, not to the budget; every gap is a ref and the output restores exactly."""
+    from operators.ceiling import target
+
+    rows = [b"tests/test_cache.py::test_entry_%04d PASSED                                  [ %2d%%]\n" % (k, k * 100 // 1500)
+            for k in range(1500)]
+    rows[700] = b"tests/test_cache.py::test_entry_0700 FAILED                                  [ 46%]\n"
+    rows.append(b"FAILED tests/test_cache.py::test_entry_0700 - assert 3 == 4\n")
+    rows.append(b"========================= 1 failed, 1499 passed in 12.31s =========================\n")
+    raw = b"".join(rows)
+    assert len(raw) > 2 * CEILING
+    plan = _kept_whole(raw)  # as a reducer that folded nothing left it
+    cut = fit(plan, CEILING, "build")
+    visible = _restores(cut, raw)
+    assert b"FAILED tests/test_cache.py::test_entry_0700 - assert 3 == 4" in visible
+    assert b"1 failed, 1499 passed" in visible
+    assert len(visible) <= target(CEILING) + 2_000 < CEILING - 8_000
+
+
+def _kept_whole(raw: bytes) -> Plan:
+    plan = Plan(raw)
+    plan.keep(0, len(raw))
+    plan.finish()
+    return plan
+
+
+def _restores(cut: Plan, raw: bytes) -> bytes:
+    """The visible text of ``cut``, once every gap's ref is shown to give ``raw`` back exactly."""
+    cut.finish()
+    ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
+    visible, layout, _markers = render(cut, ids)
+    contents = omissions(cut)
+    assert restore(visible, layout, [contents[g] for g in cut.reasons]) == raw
+    return visible
+
+
+def test_a_file_read_whose_every_line_is_content_fills_the_budget(home):
+    """A source file (``FILL``: every line is content, a file the agent asked to read) is not cut to the
+    target: a 60 KB file shows its whole outline, then its body from the first line on to about the
+    budget; every gap is a ref and the file restores exactly."""
     from operators.ceiling import target
 
     raw = _source_file(60, 16)
@@ -441,7 +479,8 @@ def test_beyond_its_must_see_lines_a_cut_output_fills_only_the_target(home):
     assert CEILING_GUARD in packet.guard
     for k in range(60):
         assert b"def handler_%d(request, retries=3):" % k in packet.visible
-    assert len(packet.visible) <= target(CEILING) + 2_000 < CEILING - 8_000
+    assert target(CEILING) + 8_000 < CEILING - 3_000 <= len(packet.visible) <= CEILING
+    assert b"    value_15 = compute(request, 16)" in packet.visible  # the body goes on past the target
     assert packet.signal_pass and packet.restore_pass and packet.recovery_pass
 
 
@@ -500,7 +539,7 @@ def test_a_log_of_unique_lines_just_over_the_budget_loses_only_its_excess():
 
 def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     """A JSON document (FITS) reduced to more than the target but less than the budget is left as
-    the reducer made it; the same text as a source file (not FITS) is cut to the target."""
+    the reducer made it; the same text as a test run (neither FITS nor FILL) is cut to the target."""
     from operators.ceiling import target
 
     shown = b"x" * 100 + b"\n" + b"".join(b'{"seq": %d, "note": "item %d"}\n' % (k, k) for k in range(600))
@@ -514,7 +553,7 @@ def test_a_type_that_fits_itself_is_cut_at_the_budget_only():
     size = visible_size(plan)
     assert target(CEILING) < size < CEILING
     assert fit(plan, CEILING, "json") is plan
-    cut = fit(plan, CEILING, "source")
+    cut = fit(plan, CEILING, "build")
     assert cut is not plan and visible_size(cut) < size
     cut.finish()
     ids = {group: f"ctx_{i:06x}" for i, group in enumerate(cut.reasons)}
@@ -826,8 +865,8 @@ def test_view_newlines_counts_every_range_exactly_and_reuses_blocks():
 
 def test_an_input_just_over_the_budget_is_cut_by_what_it_is_over_not_halved(home):
     """A text a little shorter than the budget is shown whole; one a little longer used to be cut to the
-    target (half the budget). It is cut by about as much as it is over, and past one and a half budgets
-    to the target as before."""
+    target (half the budget). It is cut by about as much as it is over; a text (every line content, a
+    file read) far over it fills the budget too, where a test run's lines of no note stop at the target."""
     from operators.ceiling import target
 
     def text(size: int) -> bytes:
@@ -841,9 +880,9 @@ def test_an_input_just_over_the_budget_is_cut_by_what_it_is_over_not_halved(home
     assert CEILING_GUARD in over.guard and over.restore_pass
     assert CEILING - 3_000 <= len(over.visible) <= CEILING
     far = reduce_bytes(text(2 * CEILING), forced_type="text")
-    assert len(far.visible) <= target(CEILING) + 2_000
+    assert CEILING_GUARD in far.guard and far.restore_pass
+    assert CEILING - 3_000 <= len(far.visible) <= CEILING
     assert target(CEILING, CEILING + 1_000) == CEILING - 1_000 and target(CEILING, 2 * CEILING) == target(CEILING)
-
 
 def test_a_repeated_signal_line_too_long_to_show_whole_is_counted_by_its_cut_head(home):
     """A Go service logs each recovered panic with its stack on one line (1.5 KB): the records are one
