@@ -284,6 +284,23 @@ def diag_pads_py(raw: bytes, start: int, end: int, least: int, keep: int) -> byt
     return out.tobytes()
 
 
+def diag_shown_py(raw: bytes, starts, ends, heads, lasts, least: int, keep: int) -> bytes:
+    """As ``_kernel.diag_shown``: uint32 the size of each span ``raw[starts[heads[j]]:ends[lasts[j]]]`` less the
+    spaces ``diag_pads`` leaves out of it (``least``, ``keep``)."""
+    if len(starts) != len(ends) or len(heads) != len(lasts) or least < 1 or not 0 <= keep <= least:
+        raise ValueError("diag_shown: bad columns or range")
+    out = array("I")
+    for h, last in zip(heads, lasts):
+        if not (0 <= h < len(starts) and 0 <= last < len(starts)):
+            raise ValueError("diag_shown: a line out of range")
+        start, end = starts[h], ends[last]
+        if not 0 <= start <= end <= len(raw):
+            raise ValueError("diag_shown: a span out of range")
+        pads = memoryview(diag_pads_py(raw, start, end, least, keep)).cast("q")
+        out.append(end - start - sum(pads[1::2]) + sum(pads[::2]))
+    return out.tobytes()
+
+
 def diag_line_pieces_py(codes, first: int, stop: int, starts, ends, raw: bytes, padded: int, pad: int, least: int, keep: int):
     """(piece_codes, piece_starts, piece_ends), as ``_kernel.diag_line_pieces``: the runs of equal codes among the
     lines ``first`` to ``stop`` as ``diag_line_runs`` gives them, a run of code ``padded`` cut at each run of spaces
