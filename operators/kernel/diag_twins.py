@@ -251,7 +251,7 @@ def diag_offsets_py(raw: bytes) -> bytes:
     return offsets.tobytes()
 
 
-_STYLISH_LINE_RE = re.compile(P.STYLISH, re.M)  # diagnostics.STYLISH_LINE_RE
+_STYLISH_LINE_RE = re.compile(P.STYLISH, re.M)  # diagnostics.STYLISH_RE on a line of the input
 
 
 def diag_stylish_py(raw: bytes, starts, ends, classes, first: int, stop: int, combos: dict, messages: dict):

@@ -160,7 +160,9 @@ RUST_HEAD_RE = lazy(P.RUST_HEAD)
 RUST_BLOCK_RE = lazy(P.RUST_BLOCK, re.M)
 LOC_LINE_RE = lazy(LOC_RE.pattern, re.M)  # LOC_RE on a line of the input (``_Parser._indented``)
 LOC_TAIL_RE = lazy(rb":\d+(?::\d+)?(?=:| -)")  # LOC_RE's line and column after its path, as the place keeps them (``_Kept.place``)
-STYLISH_LINE_RE = lazy(STYLISH_RE.pattern, re.M)  # STYLISH_RE on a line of the input (``_Parser._stylish``)
+# whether STYLISH_RE matches a line of the input (``_Parser._path_line``): the head of its pattern, as what follows
+# ``(.*?)`` matches the rest of any line (no newline in it)
+STYLISH_LINE_RE = lazy(rb"^\s+\d+:\d+\s+(?:error|warning)\s", re.M)
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
 # miette's report (oxlint): ``  x eslint(no-shadow): 'a' is already declared`` (``×``/``x`` an error,
 # ``⚠``/``!`` a warning), then ``   ,-[src/a.ts:7:9]`` (``╭─[`` drawn in Unicode), a numbered snippet, ```----``
@@ -266,6 +268,7 @@ STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT, TSC, RUST = 0, 1, 2, 3, 4
 STYLISH = STYLE_IDS["stylish"]
+_STYLISH_BYTE = bytes([STYLISH])
 _pyright_or = (lambda dash, style: PYRIGHT if dash else style)  # ``_Parser._indented``: a place then `` - `` is pyright's
 _LISTED_AS_IS = bytes((PLAIN, GNU, PYRIGHT, STYLE_IDS["rust"]))  # styles whose place is the location as printed
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
@@ -735,22 +738,23 @@ class _Parser:
         if m <= 0:
             return i - 1
         key_of, severity_of, kept_at = self.stylish_keys, self.stylish_severities, self.message_slots
-        for combo in _added(combos, known):  # rule and severity numbers, in order of first use
-            severity = "error" if combo[0] == 0x65 else "warning"
-            key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
-            severity_of.append(diags.key_id(severity))
-        for message in _added(messages, known_messages):
-            kept_at.append(diags._kept(message))
+        if len(combos) != known:
+            for combo in _added(combos, known):  # rule and severity numbers, in order of first use
+                severity = "error" if combo[0] == 0x65 else "warning"
+                key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
+                severity_of.append(diags.key_id(severity))
+        if len(messages) != known_messages:
+            kept_at.extend(map(diags._kept, _added(messages, known_messages)))
         combo_ids, message_ids = memoryview(combo_ids).cast("i"), memoryview(message_ids).cast("i")
         first = len(diags.head)
-        diags.path.extend(repeat(diags.path_id(current_file), m))
-        lines = range(i, k)
+        diags.path.extend(array("I", (diags.path_id(current_file),)) * m)
+        lines = array(diags.head.typecode, range(i, k))  # (an array extends the other columns by a copy)
         diags.head.extend(lines)
         diags.head_end.extend(lines)
         diags.end.extend(lines)
         diags.key.extend(map(key_of.__getitem__, combo_ids))
         diags.severity.extend(map(severity_of.__getitem__, combo_ids))
-        diags.style.extend(bytes([STYLE_IDS["stylish"]]) * m)
+        diags.style.extend(_STYLISH_BYTE * m)
         if first + m < LAZY:  # a place: ``~(LAZY + j)``, made from the path and the head line when asked
             diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
         else:
