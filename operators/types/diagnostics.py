@@ -111,7 +111,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import compress, islice, repeat
-from operator import add, and_, eq, gt, itemgetter, ne, sub
+from operator import add, and_, eq, gt, itemgetter, lt, ne, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -1146,7 +1146,8 @@ class _Parser:
         path = self.open.path if self.open is not None else diags.paths[diags.path[self.open_j]]
         if path.endswith(b".java") or not (self.detail_started or self.classes[i] == 1 or raw[starts[i]] in _BLANKS):
             return False
-        return e >= len(starts) or self.classes[e - 1] == 1 or CARET_RE.match(self.text[e]) is None
+        return (e >= len(starts) or self.classes[e - 1] == 1 or raw.find(b"^", starts[e], self.ends[e]) < 0  # (none: none once escapes go)
+                or CARET_RE.match(self.text[e]) is None)
 
     def _note_line(self, i: int) -> bool:
         """Line ``i`` (``_classes`` 5: an indent then ``= ``, rustc's ``= help:``/``= note:``: no other form
@@ -2062,16 +2063,34 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 
 
 def _listed(p: _Parser, more: frozenset, rest):
-    """The diagnostics of ``rest`` (a folded rule's past its examples) that its line lists by place:
+    """The diagnostics of ``rest`` (a folded rule's past its examples, in order) that its line lists by place:
     all but those shown as printed again (``more``: their head lines)."""
     if not more or not len(rest):
         return rest
     made = p.__dict__.setdefault("_listed", {})  # (a view's is asked again by the next, and in sizing it)
     listed = made.get((more, rest[0], len(rest)))
     if listed is None:
-        shown = bytes(map(more.__contains__, map(p.diags.head.__getitem__, rest)))
-        listed = made[(more, rest[0], len(rest))] = array("I", compress(rest, shown.translate(_FLIP)))
+        listed = made[(more, rest[0], len(rest))] = array("I", compress(rest, _unshown_flags(p, more, rest)))
     return listed
+
+
+def _unshown_flags(p: _Parser, more: frozenset, rest) -> bytes:
+    """A byte each diagnostic of ``rest`` (their indexes, ascending) has: 0 when its head line is in ``more``, else 1.
+    When the diagnostics' head lines ascend (they are read in order), the diagnostic of each line of ``more`` is
+    found by bisection, then its place in ``rest`` (``more``: a few hundred lines; ``rest``: up to every diagnostic)."""
+    heads = p.diags.head
+    ascend = p.__dict__.get("_ascend")
+    if ascend is None:
+        ascend = p._ascend = all(map(lt, heads, islice(heads, 1, None)))
+    if not ascend:
+        return bytes(map(more.__contains__, map(heads.__getitem__, rest))).translate(_FLIP)
+    flags, low, high = bytearray(b"\x01") * len(rest), heads[rest[0]], heads[rest[-1]]
+    for line in more:
+        if low <= line <= high and heads[j := bisect_left(heads, line)] == line:  # (``line`` <= the last head)
+            at = bisect_left(rest, j)
+            if at < len(rest) and rest[at] == j:
+                flags[at] = 0
+    return flags
 
 
 def _verbatim(p: _Parser, j: int) -> int:
@@ -2259,7 +2278,7 @@ def _spread_rules(p: _Parser, fold: _Fold, s: Settings) -> list[tuple]:
             continue
         sample = spread(rest, SPREAD_SAMPLE)
         if len({diags.message_of(j).strip() for j in sample}) >= max(2, SPREAD_DISTINCT * len(sample)):
-            chosen.append((rest, sum(_verbatim(p, j) + 1 for j in sample) / len(sample)))
+            chosen.append((rest, (_shown_size(p, sample) + len(sample)) / len(sample)))  # (``_verbatim`` of each)
     return chosen
 
 
