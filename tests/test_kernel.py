@@ -296,7 +296,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "plain_text", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_rust_run",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
                                   "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
@@ -1479,6 +1479,18 @@ def test_diag_elaborations_and_indented_known_match_the_python_twins(raw, data):
     head_j = data.draw(st.integers(-1, j - 1)) if j else -1
     kernel_made, twin_made = _indented_known_both(raw, starts, cols, reads, j, first, head_j, data.draw(st.integers(0, 1)), made)
     assert kernel_made == twin_made
+    unknown = dispatch.diag_indented_unknown(raw, cols, made)
+    assert bytes(unknown) == TWINS["diag_indented_unknown"](raw, cols, made)
+    assert [j for j in range(m) if c[5 * j] >= 0 and raw[c[5 * j + 2] : c[5 * j + 3]] not in made] == list(memoryview(unknown).cast("i"))
+
+
+def test_diag_indented_unknown_refuses_bad_columns():
+    import operators.kernel as dispatch
+
+    for cols in (bytes(39), array("q", [0, 1, 2, 9, 0]).tobytes(), array("q", [0, 1, 3, 2, 0]).tobytes()):
+        for fn in (dispatch.diag_indented_unknown, TWINS["diag_indented_unknown"]):
+            with pytest.raises(ValueError):
+                fn(b"a:1 x", cols, {})
 
 
 def test_diag_indented_known_of_a_generated_output():
@@ -1495,7 +1507,10 @@ def test_diag_indented_known_of_a_generated_output():
             reads = dispatch.diag_elaborations(raw, starts, ends, cols, i, -1)
             assert bytes(reads) == TWINS["diag_elaborations"](raw, starts, ends, cols, i, -1)
             c = memoryview(cols).cast("q")
-            made = {raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0}
+            made = {raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0 and j % 3}
+            assert bytes(dispatch.diag_indented_unknown(raw, cols, made)) == TWINS["diag_indented_unknown"](raw, cols, made)
+            made.update({raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0})
+            assert not bytes(dispatch.diag_indented_unknown(raw, cols, made))
             kernel_made, twin_made = _indented_known_both(raw, starts, cols, reads, 0, i, -1, 0, made)
             assert kernel_made == twin_made
             done += kernel_made[0]

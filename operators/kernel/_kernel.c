@@ -5696,6 +5696,49 @@ static long diag_key_id(PyObject *key_ids, PyObject *keys, const unsigned char *
     return n;
 }
 
+/* int32 the index in diag_indented's columns (cols) of each location line whose text after the location made
+   (_Parser.indented) does not have yet, in order (diag_twins.diag_indented_unknown_py) */
+static PyObject *diag_indented_unknown(PyObject *self, PyObject *args) {
+    Py_buffer raw, cols;
+    PyObject *made, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*O!", &raw, &cols, &PyDict_Type, &made)) return NULL;
+    Py_ssize_t m = cols.len / 40, k = 0;
+    if (cols.len % 40) {
+        PyErr_SetString(PyExc_ValueError, "diag_indented_unknown: bad columns");
+        goto done;
+    }
+    if (!(out = PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
+    int32_t *found = (int32_t *)PyBytes_AS_STRING(out);
+    const unsigned char *r = raw.buf;
+    const int64_t *c = cols.buf;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        const int64_t *o = c + 5 * j;
+        if (o[0] < 0) continue;
+        if (o[2] < 0 || o[2] > o[3] || o[3] > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_indented_unknown: a line out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyObject *rest = PyBytes_FromStringAndSize((const char *)r + o[2], o[3] - o[2]);
+        if (!rest) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        int known = PyDict_Contains(made, rest);
+        Py_DECREF(rest);
+        if (known < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        if (!known) found[k++] = (int32_t)j;
+    }
+    _PyBytes_Resize(&out, k * 4);
+done:
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&cols);
+    return out;
+}
+
 /* diagnostics.py's _Parser._indented over the lines it reads without Python: from line j of diag_indented's
    columns (cols; their diag_elaborations bytes: reads; the line of the first: first) on, each location line
    whose text after the location made (_Parser.indented) has, as a diagnostic (not None), and each line
@@ -6154,6 +6197,8 @@ static PyMethodDef methods[] = {
      "diag_bulk(lines, ok, classes, buf, starts, ends, style, path, paths, kind, h) -> (stop, int64 pairs) of location lines and details"},
     {"diag_rust_details", diag_rust_details, METH_VARARGS,
      "diag_rust_details(buf, starts, ends, classes, kind, first, stop) -> (stop, int64 pairs) of rustc's details and the lints they name"},
+    {"diag_indented_unknown", diag_indented_unknown, METH_VARARGS,
+     "diag_indented_unknown(buf, cols, made) -> int32 the location lines whose text made does not have"},
     {"diag_indented_known", diag_indented_known, METH_VARARGS,
      "diag_indented_known(buf, cols, reads, j, first, dash, made, path_ids, paths) -> (stop, gots, heads, lasts, path_ids, styles, "
      "kinds, first_last, dash) of the indented entries read without Python"},

@@ -526,6 +526,24 @@ def _part_code(raw: bytes, start: int, end: int, head, trail):
     return trail, next(g for g in found.groups() if g).decode("utf-8", "replace") if found else None
 
 
+def diag_indented_unknown_py(raw: bytes, cols: bytes, made: dict) -> bytes:
+    """As ``_kernel.diag_indented_unknown``: int32 the index in ``diag_indented``'s columns ``cols`` of each location
+    line whose text after the location ``made`` (``_Parser.indented``) does not have, in order."""
+    if len(cols) % 40:
+        raise ValueError("diag_indented_unknown: bad columns")
+    c = memoryview(cols).cast("q")
+    out = array("i")
+    for j in range(len(c) // 5):
+        path_at, _, at, end, _ = c[5 * j : 5 * j + 5]
+        if path_at < 0:
+            continue
+        if not 0 <= at <= end <= len(raw):
+            raise ValueError("diag_indented_unknown: a line out of range")
+        if raw[at:end] not in made:
+            out.append(j)
+    return out.tobytes()
+
+
 def diag_indented_known_py(raw: bytes, starts, cols: bytes, reads: bytes, j: int, first: int, head_j: int, dash: int, made: dict,
                            path_ids: dict, paths: list, key_ids: dict, keys: list):
     """(stop, gots, heads, lasts, pids, styles, kinds, rekeys, first_last, dash), as ``_kernel.diag_indented_known``:

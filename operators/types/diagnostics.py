@@ -119,7 +119,7 @@ import msgspec
 from operators.ceiling import settings_of, visible_size
 from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
 from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
-                               diag_indented, diag_indented_known, diag_line_pieces, diag_line_runs,
+                               diag_indented, diag_indented_known, diag_indented_unknown, diag_line_pieces, diag_line_runs,
                                diag_lines, diag_offsets, diag_pads, diag_ranks, diag_runs, diag_rust_details,
                                diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, line_starts)
 from operators.config import Section, section
@@ -779,6 +779,7 @@ class _Parser:
             return i - 1
         reads = diag_elaborations(raw, starts, self.ends, cols, i, -1)
         run, c, j, m = _IndentedRun(), memoryview(cols).cast("q"), 0, stop - i
+        self._indented_tails(cols, c)
         while j < m:  # the lines read without Python (``diag_indented_known``), then the one after them here
             j, *known = diag_indented_known(raw, starts, cols, reads, j, i, run.head - i if run.head >= 0 else -1, run.dash,
                                             self.indented, diags.path_ids, diags.paths, diags.key_ids, diags.keys)
@@ -931,6 +932,18 @@ class _Parser:
                     key_by[j] = self.diags.key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
             k += 1
         return k, upto < stop and (self.classes[upto] or raw[self.starts[upto]] in _BLANKS)
+
+    def _indented_tails(self, cols: bytes, c) -> None:
+        """What follows each location in the lines ``_indented`` reads (``cols``, ``c``: ``diag_indented``'s columns)
+        worked out (``_indented_tail``) when not known yet (``operators.kernel.diag_indented_unknown``), before they
+        are read, up to the first that is no diagnostic: ``diag_indented_known`` then reads them through, not
+        stopping at each text it does not know (a rule's and a severity's numbers only name their texts: made in
+        another order, they name the same ones)."""
+        raw, made = self.raw, self.indented
+        for j in memoryview(diag_indented_unknown(raw, cols, made)).cast("i"):
+            rest = raw[c[5 * j + 2] : c[5 * j + 3]]
+            if rest not in made and (len(made) >= TAILS_MAX or self._indented_tail(rest) is None):
+                return
 
     def _indented_tail(self, rest: bytes):
         """(rule, severity, message as ``_Diags`` stores it, style) of what follows an indented location, or
