@@ -121,7 +121,7 @@ from operators.kernel import diag_patterns as P  # the patterns the kernel's twi
 from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
                                diag_indented, diag_indented_known, diag_indented_unknown, diag_line_pieces, diag_line_runs,
                                diag_lines, diag_offsets, diag_pads, diag_ranks, diag_runs, diag_rust_details,
-                               diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, line_starts)
+                               diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, gather, line_starts)
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -614,9 +614,12 @@ class _Parser:
         made = self.__dict__.get("_plain")
         if made is None:
             diags = self.diags
-            made = bytes(map(eq, diags.head, diags.end))
-            if self.padded:  # no escapes: the lines holding ``PAD`` (``run``)
-                made = bytes(map(gt, made, map(self.padded.__getitem__, diags.head)))
+            single = diags.head.tobytes() == diags.end.tobytes()  # (each diagnostic one line: eslint's, most linters')
+            made = b"\x01" * len(diags) if single else bytes(map(eq, diags.head, diags.end))
+            if self.padded:  # no escapes: the lines holding ``PAD`` (``run``), read by the kernel (line numbers as int32)
+                at_heads = (gather(self.padded, diags.head) if diags.head.typecode == "I" and len(self.starts) < 1 << 31
+                            else bytes(map(self.padded.__getitem__, diags.head)))
+                made = at_heads.translate(_FLIP) if single else bytes(map(gt, made, at_heads))
             elif not self.clean:  # (bytes.find in each head line: a regex scan of the whole input took longer)
                 raw, starts, ends = self.raw, self.starts, self.ends
                 for odd in (b"\x1b", PAD):
