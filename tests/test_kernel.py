@@ -3,6 +3,7 @@ counts, visible lines and masks for any bytes, and the same plan with either; th
 JSON; the same line starts and line roles for diffs."""
 
 import random
+import re
 from array import array
 from itertools import accumulate
 
@@ -295,7 +296,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "plain_text", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_rust_run",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
                                   "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
@@ -1285,6 +1286,38 @@ def test_diag_stylish_and_pads_match_the_python_twins(raw, data):
     assert bytes(dispatch.diag_pads(raw, start, end, least, keep)) == TWINS["diag_pads"](raw, start, end, least, keep)
 
 
+def _shown_as_its_twin(raw: bytes, starts, ends, heads, lasts, least: int, keep: int) -> bytes:
+    """``diag_shown`` and its twin on the same spans: the same sizes, each ``diagnostics._verbatim``'s."""
+    import operators.kernel as dispatch
+
+    got = dispatch.diag_shown(raw, starts, ends, heads, lasts, least, keep)
+    assert bytes(got) == TWINS["diag_shown"](raw, starts, ends, heads, lasts, least, keep)
+    return bytes(got)
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(raw=STYLISHISH, data=st.data())
+def test_diag_shown_matches_the_python_twin(raw, data):
+    starts, ends = _diag_lines(raw)
+    n = len(starts)
+    heads = data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=20 if n else 0))
+    lasts = [data.draw(st.integers(h, n - 1)) for h in heads]
+    least = data.draw(st.integers(1, 9))
+    keep = data.draw(st.integers(0, least))
+    code = data.draw(st.sampled_from("Iq"))
+    _shown_as_its_twin(raw, array(code, starts), array(code, ends), array(code, heads), array(code, lasts), least, keep)
+
+
+def test_diag_shown_refuses_what_is_out_of_range():
+    import operators.kernel as dispatch
+
+    starts, ends = _diag_lines(b"a  b\nc\n")
+    for heads, lasts, least, keep in (([0], [2], 8, 2), ([0, 1], [1], 8, 2), ([0], [1], 0, 0), ([0], [1], 2, 3)):
+        for fn in (dispatch.diag_shown, TWINS["diag_shown"]):
+            with pytest.raises(ValueError):
+                fn(b"a  b\nc\n", starts, ends, array("I", heads), array("I", lasts), least, keep)
+
+
 @settings(max_examples=examples(3000), deadline=None)
 @given(raw=STYLISHISH, data=st.data())
 def test_diag_line_pieces_match_the_python_twin(raw, data):
@@ -1372,6 +1405,11 @@ def test_diag_stylish_of_a_generated_output():
         i = max(k, i + 1)
     assert done > 2000
     assert bytes(dispatch.diag_pads(raw, 0, len(raw), 8, 2)) == TWINS["diag_pads"](raw, 0, len(raw), 8, 2)
+    heads = array("I", range(0, len(starts), 3))
+    sizes = memoryview(_shown_as_its_twin(raw, starts, ends, heads, heads, 8, 2)).cast("I")
+    assert list(sizes) == [len(raw[starts[h] : ends[h]]) - sum(len(run) - 2 for run in re.findall(rb"(?<=[^ \n]) {8,}(?=[^ \r\n])",
+                                                                                                       raw[starts[h] : ends[h]]))
+                           for h in heads]
 
 
 INDENTED_PARTS = [b"  ", b" ", b"\t", b"/a/b.py", b"C:", b"x", b"a.go", b":", b"12", b"3", b" - ", b"-", b"error", b": ",
@@ -1441,6 +1479,18 @@ def test_diag_elaborations_and_indented_known_match_the_python_twins(raw, data):
     head_j = data.draw(st.integers(-1, j - 1)) if j else -1
     kernel_made, twin_made = _indented_known_both(raw, starts, cols, reads, j, first, head_j, data.draw(st.integers(0, 1)), made)
     assert kernel_made == twin_made
+    unknown = dispatch.diag_indented_unknown(raw, cols, made)
+    assert bytes(unknown) == TWINS["diag_indented_unknown"](raw, cols, made)
+    assert [j for j in range(m) if c[5 * j] >= 0 and raw[c[5 * j + 2] : c[5 * j + 3]] not in made] == list(memoryview(unknown).cast("i"))
+
+
+def test_diag_indented_unknown_refuses_bad_columns():
+    import operators.kernel as dispatch
+
+    for cols in (bytes(39), array("q", [0, 1, 2, 9, 0]).tobytes(), array("q", [0, 1, 3, 2, 0]).tobytes()):
+        for fn in (dispatch.diag_indented_unknown, TWINS["diag_indented_unknown"]):
+            with pytest.raises(ValueError):
+                fn(b"a:1 x", cols, {})
 
 
 def test_diag_indented_known_of_a_generated_output():
@@ -1457,7 +1507,10 @@ def test_diag_indented_known_of_a_generated_output():
             reads = dispatch.diag_elaborations(raw, starts, ends, cols, i, -1)
             assert bytes(reads) == TWINS["diag_elaborations"](raw, starts, ends, cols, i, -1)
             c = memoryview(cols).cast("q")
-            made = {raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0}
+            made = {raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0 and j % 3}
+            assert bytes(dispatch.diag_indented_unknown(raw, cols, made)) == TWINS["diag_indented_unknown"](raw, cols, made)
+            made.update({raw[c[5 * j + 2] : c[5 * j + 3]]: (1, 2, 3, 0) for j in range(len(c) // 5) if c[5 * j] >= 0})
+            assert not bytes(dispatch.diag_indented_unknown(raw, cols, made))
             kernel_made, twin_made = _indented_known_both(raw, starts, cols, reads, 0, i, -1, 0, made)
             assert kernel_made == twin_made
             done += kernel_made[0]

@@ -21,9 +21,9 @@ printable ASCII, tabs and newlines alone, and holds a marker look-alike: the saf
 (its ``path:line:col: …`` lines as columns) and ``diag_columns`` (their diagnostics' columns), ``diag_ranks`` (each rule's diagnostics), ``diag_codes`` and ``diag_runs``
 (its plan's pieces, a run of diagnostics kept or omitted at a time), ``diag_lines`` (the lines of a
 detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_stylish`` (eslint's stylish entries read a run at a
-time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_line_pieces`` (a view's pieces, a run of lines at a time, those runs cut out), ``diag_tsc_heads`` (tsc's heads read a run at a time), ``diag_indented`` (pyright's indented entries
+time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_shown`` (each diagnostic's size shown, those runs cut out), ``diag_line_pieces`` (a view's pieces, a run of lines at a time, those runs cut out), ``diag_tsc_heads`` (tsc's heads read a run at a time), ``diag_indented`` (pyright's indented entries
 read a run at a time), ``diag_elaborations`` (how each line of such a run continues a message), ``diag_indented_known`` (those of its
-lines read with no Python: heads whose text was seen before, parts of their messages), ``diag_bulk`` (gcc's location lines and the source and caret lines between them, a run at a time), ``diag_rust_details`` (the details after rustc's head and the lints they name), ``diag_rust_run`` (rustc's heads, their
+lines read with no Python: heads whose text was seen before, parts of their messages), ``diag_indented_unknown`` (its heads whose text was not), ``diag_bulk`` (gcc's location lines and the source and caret lines between them, a run at a time), ``diag_rust_details`` (the details after rustc's head and the lints they name), ``diag_rust_run`` (rustc's heads, their
 ``-->`` lines and details, a run at a time), ``diag_fill`` and
 ``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
@@ -126,6 +126,7 @@ def _twins() -> dict:
         "diag_offsets": diag_twins.diag_offsets_py,
         "diag_stylish": diag_twins.diag_stylish_py,
         "diag_pads": diag_twins.diag_pads_py,
+        "diag_shown": diag_twins.diag_shown_py,
         "diag_line_pieces": diag_twins.diag_line_pieces_py,
         "diag_tsc_heads": diag_twins.diag_tsc_heads_py,
         "diag_indented": diag_twins.diag_indented_py,
@@ -133,6 +134,7 @@ def _twins() -> dict:
         "diag_bulk": diag_twins.diag_bulk_py,
         "diag_rust_details": diag_twins.diag_rust_details_py,
         "diag_indented_known": diag_twins.diag_indented_known_py,
+        "diag_indented_unknown": diag_twins.diag_indented_unknown_py,
         "diag_rust_run": diag_twins.diag_rust_run_py,
         "source_lines": source_twins.source_lines_py,
     }
@@ -480,6 +482,7 @@ if C is None:
     diag_offsets = diag_twins.diag_offsets_py
     diag_stylish = diag_twins.diag_stylish_py
     diag_pads = diag_twins.diag_pads_py
+    diag_shown = diag_twins.diag_shown_py
     diag_line_pieces = diag_twins.diag_line_pieces_py
     diag_tsc_heads = diag_twins.diag_tsc_heads_py
     diag_indented = diag_twins.diag_indented_py
@@ -487,6 +490,7 @@ if C is None:
     diag_bulk = diag_twins.diag_bulk_py
     diag_rust_details = diag_twins.diag_rust_details_py
     diag_indented_known = diag_twins.diag_indented_known_py
+    diag_indented_unknown = diag_twins.diag_indented_unknown_py
     diag_rust_run = diag_twins.diag_rust_run_py
     source_lines = source_twins.source_lines_py
 else:
@@ -544,6 +548,7 @@ else:
     diag_offsets = C.diag_offsets if hasattr(C, "diag_offsets") else _twin("diag_twins", "diag_offsets_py")
     diag_stylish = C.diag_stylish if hasattr(C, "diag_stylish") else _twin("diag_twins", "diag_stylish_py")
     diag_pads = C.diag_pads if hasattr(C, "diag_pads") else _twin("diag_twins", "diag_pads_py")
+    diag_shown = C.diag_shown if hasattr(C, "diag_shown") else _twin("diag_twins", "diag_shown_py")
     diag_line_pieces = _c_diag_line_pieces if hasattr(C, "diag_line_pieces") else _twin("diag_twins", "diag_line_pieces_py")
     diag_tsc_heads = C.diag_tsc_heads if hasattr(C, "diag_tsc_heads") else _twin("diag_twins", "diag_tsc_heads_py")
     diag_indented = C.diag_indented if hasattr(C, "diag_indented") else _twin("diag_twins", "diag_indented_py")
@@ -551,5 +556,7 @@ else:
     diag_bulk = C.diag_bulk if hasattr(C, "diag_bulk") else _twin("diag_twins", "diag_bulk_py")
     diag_rust_details = C.diag_rust_details if hasattr(C, "diag_rust_details") else _twin("diag_twins", "diag_rust_details_py")
     diag_indented_known = C.diag_indented_known if hasattr(C, "diag_indented_known") else _twin("diag_twins", "diag_indented_known_py")
+    diag_indented_unknown = (C.diag_indented_unknown if hasattr(C, "diag_indented_unknown")
+                             else _twin("diag_twins", "diag_indented_unknown_py"))
     diag_rust_run = C.diag_rust_run if hasattr(C, "diag_rust_run") else _twin("diag_twins", "diag_rust_run_py")
     source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

@@ -5009,6 +5009,57 @@ done:
     return out;
 }
 
+/* uint32 each diagnostic's bytes shown: raw[starts[heads[j]]:ends[lasts[j]]] less each run of spaces diag_pads finds
+   in it (least, keep) (diag_twins.diag_shown_py: diagnostics.py's _verbatim of a padded input, each at once) */
+static PyObject *diag_shown(PyObject *self, PyObject *args) {
+    Py_buffer raw, starts, ends, heads, lasts;
+    PyObject *starts_o, *ends_o, *heads_o, *lasts_o, *out = NULL;
+    Py_ssize_t least, keep;
+    if (!PyArg_ParseTuple(args, "y*OOOOnn", &raw, &starts_o, &ends_o, &heads_o, &lasts_o, &least, &keep)) return NULL;
+    int got = 0;
+    Py_buffer *b[4] = {&starts, &ends, &heads, &lasts};
+    PyObject *o[4] = {starts_o, ends_o, heads_o, lasts_o};
+    for (; got < 4; got++)
+        if (index_buffer(o[got], b[got], "diag_shown") < 0) goto done;
+    Py_ssize_t nlines = starts.len / starts.itemsize, n = heads.len / heads.itemsize;
+    if (ends.len / ends.itemsize != nlines || lasts.len / lasts.itemsize != n || least < 1 || keep < 0 || keep > least) {
+        PyErr_SetString(PyExc_ValueError, "diag_shown: bad columns or range");
+        goto done;
+    }
+    if (!(out = PyBytes_FromStringAndSize(NULL, n * 4))) goto done;
+    uint32_t *sizes = (uint32_t *)PyBytes_AS_STRING(out);
+    const unsigned char *r = raw.buf;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int64_t h = item_at(&heads, j), l = item_at(&lasts, j);
+        if (h < 0 || h >= nlines || l < 0 || l >= nlines) {
+            PyErr_SetString(PyExc_ValueError, "diag_shown: a line out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_ssize_t start = (Py_ssize_t)item_at(&starts, (Py_ssize_t)h), end = (Py_ssize_t)item_at(&ends, (Py_ssize_t)l);
+        if (start < 0 || end > raw.len || start > end) {
+            PyErr_SetString(PyExc_ValueError, "diag_shown: a span out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_ssize_t size = end - start, p = size >= least ? start : end;  /* (no run longer than the span) */
+        while (p < end) {  /* diag_pads over raw[start:end] */
+            const unsigned char *sp = memchr(r + p, ' ', (size_t)(end - p));
+            if (!sp) break;
+            Py_ssize_t a = sp - r, z = a;
+            while (z < end && r[z] == ' ') z++;
+            if (a > 0 && r[a - 1] != ' ' && r[a - 1] != '\n' && z - a >= least && z < end && r[z] != '\r' && r[z] != '\n')
+                size -= z - a - keep;
+            p = z;
+        }
+        sizes[j] = (uint32_t)size;
+    }
+done:
+    for (int x = 0; x < got; x++) PyBuffer_Release(b[x]);
+    PyBuffer_Release(&raw);
+    return out;
+}
+
 /* a piece appended to diag_line_pieces' columns: none when empty, joined to the last when both are of code 0 */
 static int piece_push(I64s *codes, I64s *starts, I64s *ends, int64_t code, int64_t a, int64_t z) {
     if (a == z) return 0;
@@ -5645,6 +5696,49 @@ static long diag_key_id(PyObject *key_ids, PyObject *keys, const unsigned char *
     return n;
 }
 
+/* int32 the index in diag_indented's columns (cols) of each location line whose text after the location made
+   (_Parser.indented) does not have yet, in order (diag_twins.diag_indented_unknown_py) */
+static PyObject *diag_indented_unknown(PyObject *self, PyObject *args) {
+    Py_buffer raw, cols;
+    PyObject *made, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*O!", &raw, &cols, &PyDict_Type, &made)) return NULL;
+    Py_ssize_t m = cols.len / 40, k = 0;
+    if (cols.len % 40) {
+        PyErr_SetString(PyExc_ValueError, "diag_indented_unknown: bad columns");
+        goto done;
+    }
+    if (!(out = PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
+    int32_t *found = (int32_t *)PyBytes_AS_STRING(out);
+    const unsigned char *r = raw.buf;
+    const int64_t *c = cols.buf;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        const int64_t *o = c + 5 * j;
+        if (o[0] < 0) continue;
+        if (o[2] < 0 || o[2] > o[3] || o[3] > raw.len) {
+            PyErr_SetString(PyExc_ValueError, "diag_indented_unknown: a line out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyObject *rest = PyBytes_FromStringAndSize((const char *)r + o[2], o[3] - o[2]);
+        if (!rest) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        int known = PyDict_Contains(made, rest);
+        Py_DECREF(rest);
+        if (known < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        if (!known) found[k++] = (int32_t)j;
+    }
+    _PyBytes_Resize(&out, k * 4);
+done:
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&cols);
+    return out;
+}
+
 /* diagnostics.py's _Parser._indented over the lines it reads without Python: from line j of diag_indented's
    columns (cols; their diag_elaborations bytes: reads; the line of the first: first) on, each location line
    whose text after the location made (_Parser.indented) has, as a diagnostic (not None), and each line
@@ -6103,6 +6197,8 @@ static PyMethodDef methods[] = {
      "diag_bulk(lines, ok, classes, buf, starts, ends, style, path, paths, kind, h) -> (stop, int64 pairs) of location lines and details"},
     {"diag_rust_details", diag_rust_details, METH_VARARGS,
      "diag_rust_details(buf, starts, ends, classes, kind, first, stop) -> (stop, int64 pairs) of rustc's details and the lints they name"},
+    {"diag_indented_unknown", diag_indented_unknown, METH_VARARGS,
+     "diag_indented_unknown(buf, cols, made) -> int32 the location lines whose text made does not have"},
     {"diag_indented_known", diag_indented_known, METH_VARARGS,
      "diag_indented_known(buf, cols, reads, j, first, dash, made, path_ids, paths) -> (stop, gots, heads, lasts, path_ids, styles, "
      "kinds, first_last, dash) of the indented entries read without Python"},
@@ -6110,6 +6206,8 @@ static PyMethodDef methods[] = {
      "diag_rust_run(buf, starts, ends, classes, kind, first, stop, rust_keys, key_ids, keys, path_ids, paths) -> (stop, heads, lasts, "
      "keys, severities, paths, messages, locs, rekeys, detailed) of rustc's diagnostics read a run at a time"},
     {"diag_pads", diag_pads, METH_VARARGS, "diag_pads(buf, start, end, least, keep) -> int64 (from, to) of each padding run"},
+    {"diag_shown", diag_shown, METH_VARARGS,
+     "diag_shown(buf, starts, ends, heads, lasts, least, keep) -> uint32 each span's size less its padding runs"},
     {"diag_tsc_heads", diag_tsc_heads, METH_VARARGS,
      "diag_tsc_heads(buf, starts, ends, classes, first, stop, combos, paths) -> (stop, combo_ids, path_ids, locs, messages)"},
     {"diag_line_pieces", diag_line_pieces, METH_VARARGS,

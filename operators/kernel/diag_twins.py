@@ -251,7 +251,7 @@ def diag_offsets_py(raw: bytes) -> bytes:
     return offsets.tobytes()
 
 
-_STYLISH_LINE_RE = re.compile(P.STYLISH, re.M)  # diagnostics.STYLISH_LINE_RE
+_STYLISH_LINE_RE = re.compile(P.STYLISH, re.M)  # diagnostics.STYLISH_RE on a line of the input
 
 
 def diag_stylish_py(raw: bytes, starts, ends, classes, first: int, stop: int, combos: dict, messages: dict):
@@ -281,6 +281,23 @@ def diag_pads_py(raw: bytes, start: int, end: int, least: int, keep: int) -> byt
     out = array("q")
     for m in re.compile(rb"(?<=[^ \n]) {%d,}(?=[^ \r\n])" % least).finditer(raw, start, end):
         out.extend((m.start() + keep, m.end()))
+    return out.tobytes()
+
+
+def diag_shown_py(raw: bytes, starts, ends, heads, lasts, least: int, keep: int) -> bytes:
+    """As ``_kernel.diag_shown``: uint32 the size of each span ``raw[starts[heads[j]]:ends[lasts[j]]]`` less the
+    spaces ``diag_pads`` leaves out of it (``least``, ``keep``)."""
+    if len(starts) != len(ends) or len(heads) != len(lasts) or least < 1 or not 0 <= keep <= least:
+        raise ValueError("diag_shown: bad columns or range")
+    out = array("I")
+    for h, last in zip(heads, lasts):
+        if not (0 <= h < len(starts) and 0 <= last < len(starts)):
+            raise ValueError("diag_shown: a line out of range")
+        start, end = starts[h], ends[last]
+        if not 0 <= start <= end <= len(raw):
+            raise ValueError("diag_shown: a span out of range")
+        pads = memoryview(diag_pads_py(raw, start, end, least, keep)).cast("q")
+        out.append(end - start - sum(pads[1::2]) + sum(pads[::2]))
     return out.tobytes()
 
 
@@ -507,6 +524,24 @@ def _part_code(raw: bytes, start: int, end: int, head, trail):
         trail = _TRAIL_CODE_RE.search(raw, head[0], head[3]) is not None
     found = None if trail else _TRAIL_CODE_RE.search(raw, start, end)
     return trail, next(g for g in found.groups() if g).decode("utf-8", "replace") if found else None
+
+
+def diag_indented_unknown_py(raw: bytes, cols: bytes, made: dict) -> bytes:
+    """As ``_kernel.diag_indented_unknown``: int32 the index in ``diag_indented``'s columns ``cols`` of each location
+    line whose text after the location ``made`` (``_Parser.indented``) does not have, in order."""
+    if len(cols) % 40:
+        raise ValueError("diag_indented_unknown: bad columns")
+    c = memoryview(cols).cast("q")
+    out = array("i")
+    for j in range(len(c) // 5):
+        path_at, _, at, end, _ = c[5 * j : 5 * j + 5]
+        if path_at < 0:
+            continue
+        if not 0 <= at <= end <= len(raw):
+            raise ValueError("diag_indented_unknown: a line out of range")
+        if raw[at:end] not in made:
+            out.append(j)
+    return out.tobytes()
 
 
 def diag_indented_known_py(raw: bytes, starts, cols: bytes, reads: bytes, j: int, first: int, head_j: int, dash: int, made: dict,

@@ -110,8 +110,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from itertools import accumulate, compress, islice, repeat
-from operator import add, and_, eq, gt, itemgetter, ne, sub
+from itertools import compress, islice, repeat
+from operator import add, and_, eq, gt, itemgetter, lt, ne, sub
 from typing import Annotated, NamedTuple
 
 import msgspec
@@ -119,9 +119,9 @@ import msgspec
 from operators.ceiling import settings_of, visible_size
 from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
 from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
-                               diag_indented, diag_indented_known, diag_line_pieces, diag_line_runs,
+                               diag_indented, diag_indented_known, diag_indented_unknown, diag_line_pieces, diag_line_runs,
                                diag_lines, diag_offsets, diag_pads, diag_ranks, diag_runs, diag_rust_details,
-                               diag_rust_run, diag_stylish, diag_tsc_heads, line_of, line_starts)
+                               diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, gather, line_starts)
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
 from operators.relazy import lazy  # patterns compiled on first use
@@ -159,7 +159,10 @@ RUST_HEAD_RE = lazy(P.RUST_HEAD)
 # RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
 RUST_BLOCK_RE = lazy(P.RUST_BLOCK, re.M)
 LOC_LINE_RE = lazy(LOC_RE.pattern, re.M)  # LOC_RE on a line of the input (``_Parser._indented``)
-STYLISH_LINE_RE = lazy(STYLISH_RE.pattern, re.M)  # STYLISH_RE on a line of the input (``_Parser._stylish``)
+LOC_TAIL_RE = lazy(rb":\d+(?::\d+)?(?=:| -)")  # LOC_RE's line and column after its path, as the place keeps them (``_Kept.place``)
+# whether STYLISH_RE matches a line of the input (``_Parser._path_line``): the head of its pattern, as what follows
+# ``(.*?)`` matches the rest of any line (no newline in it)
+STYLISH_LINE_RE = lazy(rb"^\s+\d+:\d+\s+(?:error|warning)\s", re.M)
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
 # miette's report (oxlint): ``  x eslint(no-shadow): 'a' is already declared`` (``×``/``x`` an error,
 # ``⚠``/``!`` a warning), then ``   ,-[src/a.ts:7:9]`` (``╭─[`` drawn in Unicode), a numbered snippet, ```----``
@@ -265,6 +268,7 @@ STYLES = ("plain", "gnu", "pyright", "tsc", "rust", "stylish")
 STYLE_IDS = {style: n for n, style in enumerate(STYLES)}
 PLAIN, GNU, PYRIGHT, TSC, RUST = 0, 1, 2, 3, 4
 STYLISH = STYLE_IDS["stylish"]
+_STYLISH_BYTE = bytes([STYLISH])
 _pyright_or = (lambda dash, style: PYRIGHT if dash else style)  # ``_Parser._indented``: a place then `` - `` is pyright's
 _LISTED_AS_IS = bytes((PLAIN, GNU, PYRIGHT, STYLE_IDS["rust"]))  # styles whose place is the location as printed
 SMALL = 1 << 31  # offsets in a head line below this are kept in an array('i')
@@ -348,11 +352,6 @@ class _Diags:
         """The ``j``-th diagnostic's lines as ``d`` (its ``Diag``, grown by the parse) has them."""
         self.head_end[j], self.end[j] = d.head_end, d.end
 
-    def names(self, column: array) -> dict:
-        """How many diagnostics each text of ``column`` (``key`` or ``severity``) has, in order of first use."""
-        keys = self.keys
-        return {keys[n]: count for n, count in Counter(column).items()}
-
     def message_of(self, j: int) -> bytes:
         message = self.message[j]
         if message < 0:
@@ -387,13 +386,11 @@ class _Kept(list):
         """The place of the ``j``-th diagnostic, made from its head line: a stylish entry's ``path:line:col``,
         an indented one's location as printed (``_Parser._indented``)."""
         diags = self.diags
-        if diags.style[j] != STYLISH:
-            texts = diags.texts
-            head = diags.head[j]
-            end = texts.ends[head]
-            end -= texts.raw[end - 1] == 10
-            m = LOC_LINE_RE.match(texts.raw, texts.starts[head], end)
-            return texts.raw[m.start(2) : m.start(5)].rstrip(b": -")
+        if diags.style[j] != STYLISH:  # ``LOC_RE``'s path (as ``_Diags`` has it: it starts the line after its indent), line and column
+            texts, head, path = diags.texts, diags.head[j], diags.paths[diags.path[j]]
+            raw, end = texts.raw, texts.ends[head]
+            at = raw.find(path, texts.starts[head], end)
+            return raw[at : LOC_TAIL_RE.match(raw, at + len(path), end).end()]
         texts, head = diags.texts, diags.head[j]  # its head line: spaces, line:col, spaces, ... (``STYLISH_RE``)
         return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
 
@@ -607,7 +604,7 @@ class _Parser:
                 at += count
             detail = self.kind.translate(_IS_DETAIL)
             details = sum(compress(self.ends, detail)) - sum(compress(self.starts, detail)) if 1 in detail else 0
-            made = self._common = _Common(settings, _summary(self.diags, settings), by_key, rank, details,
+            made = self._common = _Common(settings, _summary(self.diags, settings, by_key), by_key, rank, details,
                                           self.kind.count(PROGRESS), _target_lines(self.raw, self.starts))
         return made
 
@@ -617,9 +614,12 @@ class _Parser:
         made = self.__dict__.get("_plain")
         if made is None:
             diags = self.diags
-            made = bytes(map(eq, diags.head, diags.end))
-            if self.padded:  # no escapes: the lines holding ``PAD`` (``run``)
-                made = bytes(map(gt, made, map(self.padded.__getitem__, diags.head)))
+            single = diags.head.tobytes() == diags.end.tobytes()  # (each diagnostic one line: eslint's, most linters')
+            made = b"\x01" * len(diags) if single else bytes(map(eq, diags.head, diags.end))
+            if self.padded:  # no escapes: the lines holding ``PAD`` (``run``), read by the kernel (line numbers as int32)
+                at_heads = (gather(self.padded, diags.head) if diags.head.typecode == "I" and len(self.starts) < 1 << 31
+                            else bytes(map(self.padded.__getitem__, diags.head)))
+                made = at_heads.translate(_FLIP) if single else bytes(map(gt, made, at_heads))
             elif not self.clean:  # (bytes.find in each head line: a regex scan of the whole input took longer)
                 raw, starts, ends = self.raw, self.starts, self.ends
                 for odd in (b"\x1b", PAD):
@@ -741,22 +741,23 @@ class _Parser:
         if m <= 0:
             return i - 1
         key_of, severity_of, kept_at = self.stylish_keys, self.stylish_severities, self.message_slots
-        for combo in _added(combos, known):  # rule and severity numbers, in order of first use
-            severity = "error" if combo[0] == 0x65 else "warning"
-            key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
-            severity_of.append(diags.key_id(severity))
-        for message in _added(messages, known_messages):
-            kept_at.append(diags._kept(message))
+        if len(combos) != known:
+            for combo in _added(combos, known):  # rule and severity numbers, in order of first use
+                severity = "error" if combo[0] == 0x65 else "warning"
+                key_of.append(diags.key_id(_key(combo[2:], severity, b"") if combo[1] else _key(None, severity, combo[2:])))
+                severity_of.append(diags.key_id(severity))
+        if len(messages) != known_messages:
+            kept_at.extend(map(diags._kept, _added(messages, known_messages)))
         combo_ids, message_ids = memoryview(combo_ids).cast("i"), memoryview(message_ids).cast("i")
         first = len(diags.head)
-        diags.path.extend(repeat(diags.path_id(current_file), m))
-        lines = range(i, k)
+        diags.path.extend(array("I", (diags.path_id(current_file),)) * m)
+        lines = array(diags.head.typecode, range(i, k))  # (an array extends the other columns by a copy)
         diags.head.extend(lines)
         diags.head_end.extend(lines)
         diags.end.extend(lines)
         diags.key.extend(map(key_of.__getitem__, combo_ids))
         diags.severity.extend(map(severity_of.__getitem__, combo_ids))
-        diags.style.extend(bytes([STYLE_IDS["stylish"]]) * m)
+        diags.style.extend(_STYLISH_BYTE * m)
         if first + m < LAZY:  # a place: ``~(LAZY + j)``, made from the path and the head line when asked
             diags.loc.extend(range(~(LAZY + first), ~(LAZY + first + m), -1))
         else:
@@ -781,6 +782,7 @@ class _Parser:
             return i - 1
         reads = diag_elaborations(raw, starts, self.ends, cols, i, -1)
         run, c, j, m = _IndentedRun(), memoryview(cols).cast("q"), 0, stop - i
+        self._indented_tails(cols, c)
         while j < m:  # the lines read without Python (``diag_indented_known``), then the one after them here
             j, *known = diag_indented_known(raw, starts, cols, reads, j, i, run.head - i if run.head >= 0 else -1, run.dash,
                                             self.indented, diags.path_ids, diags.paths, diags.key_ids, diags.keys)
@@ -933,6 +935,18 @@ class _Parser:
                     key_by[j] = self.diags.key_id(next(g for g in found.groups() if g).decode("utf-8", "replace"))
             k += 1
         return k, upto < stop and (self.classes[upto] or raw[self.starts[upto]] in _BLANKS)
+
+    def _indented_tails(self, cols: bytes, c) -> None:
+        """What follows each location in the lines ``_indented`` reads (``cols``, ``c``: ``diag_indented``'s columns)
+        worked out (``_indented_tail``) when not known yet (``operators.kernel.diag_indented_unknown``), before they
+        are read, up to the first that is no diagnostic: ``diag_indented_known`` then reads them through, not
+        stopping at each text it does not know (a rule's and a severity's numbers only name their texts: made in
+        another order, they name the same ones)."""
+        raw, made = self.raw, self.indented
+        for j in memoryview(diag_indented_unknown(raw, cols, made)).cast("i"):
+            rest = raw[c[5 * j + 2] : c[5 * j + 3]]
+            if rest not in made and (len(made) >= TAILS_MAX or self._indented_tail(rest) is None):
+                return
 
     def _indented_tail(self, rest: bytes):
         """(rule, severity, message as ``_Diags`` stores it, style) of what follows an indented location, or
@@ -1148,7 +1162,8 @@ class _Parser:
         path = self.open.path if self.open is not None else diags.paths[diags.path[self.open_j]]
         if path.endswith(b".java") or not (self.detail_started or self.classes[i] == 1 or raw[starts[i]] in _BLANKS):
             return False
-        return e >= len(starts) or self.classes[e - 1] == 1 or CARET_RE.match(self.text[e]) is None
+        return (e >= len(starts) or self.classes[e - 1] == 1 or raw.find(b"^", starts[e], self.ends[e]) < 0  # (none: none once escapes go)
+                or CARET_RE.match(self.text[e]) is None)
 
     def _note_line(self, i: int) -> bool:
         """Line ``i`` (``_classes`` 5: an indent then ``= ``, rustc's ``= help:``/``= note:``: no other form
@@ -1498,10 +1513,10 @@ def _indent(text: bytes) -> int:
     return INDENT_RE.match(text).end()
 
 
-def _fold_plan(diags: _Diags, s: Settings) -> set[str]:
+def _fold_plan(p: "_Parser", s: Settings) -> set[str]:
     """The rules folded so that at most ``max_shown`` diagnostics stay verbatim: the most frequent first."""
-    counts = Counter(diags.names(diags.key))
-    shown = len(diags)
+    counts = _rule_counts(p.common(s).by_key)
+    shown = len(p.diags)
     folded: set[str] = set()
     for key, count in counts.most_common():
         if shown <= s.max_shown:
@@ -1512,13 +1527,27 @@ def _fold_plan(diags: _Diags, s: Settings) -> set[str]:
     return folded
 
 
-def _summary(diags: _Diags, s: Settings) -> bytes:
-    sev = Counter({k: n for k, n in diags.names(diags.severity).items() if k})
-    rules = Counter(diags.names(diags.key))
+def _rule_counts(by_key: dict) -> Counter:
+    """How many diagnostics each rule has, the rules in order of first use (read off ``_Common.by_key``: no
+    count of the column again)."""
+    return Counter(dict(zip(by_key, map(len, by_key.values()))))
+
+
+def _column_counts(column: array, n: int):
+    """Each number under ``n`` in ``column`` with how many times it comes, in order of first use (as ``Counter(column)``
+    has them; counted by ``diag_ranks``)."""
+    _, _, firsts, counts = diag_ranks(column, n)
+    return zip(firsts, counts)
+
+
+def _summary(diags: _Diags, s: Settings, by_key: dict) -> bytes:
+    keys, paths = diags.keys, diags.paths
+    sev = Counter({keys[k]: n for k, n in _column_counts(diags.severity, len(keys)) if keys[k]})
+    rules = _rule_counts(by_key)
     files: Counter = Counter()
-    for path, n in Counter(diags.path).items():
-        if diags.paths[path]:
-            files[diags.paths[path].decode("utf-8", "replace")] += n
+    for path, n in _column_counts(diags.path, len(paths)):
+        if paths[path]:
+            files[paths[path].decode("utf-8", "replace")] += n
 
     def top(counter: Counter) -> str:
         items = [f"{k} ×{v}" for k, v in counter.most_common(s.top)]
@@ -2050,16 +2079,34 @@ FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
 
 
 def _listed(p: _Parser, more: frozenset, rest):
-    """The diagnostics of ``rest`` (a folded rule's past its examples) that its line lists by place:
+    """The diagnostics of ``rest`` (a folded rule's past its examples, in order) that its line lists by place:
     all but those shown as printed again (``more``: their head lines)."""
     if not more or not len(rest):
         return rest
     made = p.__dict__.setdefault("_listed", {})  # (a view's is asked again by the next, and in sizing it)
     listed = made.get((more, rest[0], len(rest)))
     if listed is None:
-        shown = bytes(map(more.__contains__, map(p.diags.head.__getitem__, rest)))
-        listed = made[(more, rest[0], len(rest))] = array("I", compress(rest, shown.translate(_FLIP)))
+        listed = made[(more, rest[0], len(rest))] = array("I", compress(rest, _unshown_flags(p, more, rest)))
     return listed
+
+
+def _unshown_flags(p: _Parser, more: frozenset, rest) -> bytes:
+    """A byte each diagnostic of ``rest`` (their indexes, ascending) has: 0 when its head line is in ``more``, else 1.
+    When the diagnostics' head lines ascend (they are read in order), the diagnostic of each line of ``more`` is
+    found by bisection, then its place in ``rest`` (``more``: a few hundred lines; ``rest``: up to every diagnostic)."""
+    heads = p.diags.head
+    ascend = p.__dict__.get("_ascend")
+    if ascend is None:
+        ascend = p._ascend = all(map(lt, heads, islice(heads, 1, None)))
+    if not ascend:
+        return bytes(map(more.__contains__, map(heads.__getitem__, rest))).translate(_FLIP)
+    flags, low, high = bytearray(b"\x01") * len(rest), heads[rest[0]], heads[rest[-1]]
+    for line in more:
+        if low <= line <= high and heads[j := bisect_left(heads, line)] == line:  # (``line`` <= the last head)
+            at = bisect_left(rest, j)
+            if at < len(rest) and rest[at] == j:
+                flags[at] = 0
+    return flags
 
 
 def _verbatim(p: _Parser, j: int) -> int:
@@ -2089,28 +2136,12 @@ def _hidden(raw: bytes, start: int, end: int) -> list[tuple[int, int, str, str]]
 
 def _shown_size(p: _Parser, indexes) -> int:
     """The bytes the head lines of the diagnostics ``indexes`` take shown (``_verbatim``)."""
-    if p.clean:
+    if p.clean or p.padded:  # no escapes: a diagnostic's head lines lose something only when one holds ``PAD``
         sizes = p.__dict__.get("_sizes")
-        if sizes is None:  # each diagnostic's, once
-            starts, ends, diags = p.starts, p.ends, p.diags
-            sizes = p._sizes = array("I", map(sub, map(ends.__getitem__, diags.head_end), map(starts.__getitem__, diags.head)))
-        return sum(map(sizes.__getitem__, indexes))
-    if p.padded:  # no escapes: a diagnostic's head lines lose something only when one holds ``PAD``
-        sizes = p.__dict__.get("_sizes")
-        if sizes is None:  # the runs of the whole input found at once; those of each diagnostic's lines by bisection
-            starts, ends, diags = p.starts, p.ends, p.diags
-            pads = array("q")
-            pads.frombytes(diag_pads(p.raw, 0, len(p.raw), PAD_MIN, PAD_KEPT))
-            froms = pads[::2]
-            # spaces left out before each run; ``lost[k + 1]``: up to the run ``line_of`` puts an offset after
-            lost = array("q", accumulate(map(sub, pads[1::2], froms), initial=0))
-            lost.pop(0)
-            lost.append(0)  # ``lost[-1]``: before the first run
-            firsts = array("q", map(starts.__getitem__, diags.head))
-            lasts = array("q", map(ends.__getitem__, diags.head_end))
-            # (a run starts inside a line, never at a line's start or end: bisect_left is line_of's bisect_right)
-            cut = map(sub, map(lost.__getitem__, line_of(froms, lasts)), map(lost.__getitem__, line_of(froms, firsts)))
-            sizes = p._sizes = array("I", map(sub, map(sub, lasts, firsts), cut))
+        if sizes is None:  # each diagnostic's, once, by the kernel (``_verbatim`` of each; clean: no run is that long)
+            sizes = p._sizes = array("I")
+            sizes.frombytes(diag_shown(p.raw, p.starts, p.ends, p.diags.head, p.diags.head_end,
+                                       len(p.raw) + 1 if p.clean else PAD_MIN, PAD_KEPT))
         return sum(map(sizes.__getitem__, indexes))
     return sum(_verbatim(p, j) for j in indexes)
 
@@ -2137,7 +2168,7 @@ def _fit(p: _Parser, s: Settings, over: int) -> tuple[_Fold, int]:
     With the bytes still over by that reckoning (0 or less: it fits)."""
     by_key = p.common(s).by_key
     ranked = sorted(by_key, key=lambda k: -len(by_key[k]))
-    fold = _Fold(set(_fold_plan(p.diags, s)), s.examples, s.max_locations)
+    fold = _Fold(set(_fold_plan(p, s)), s.examples, s.max_locations)
     over += sum(_gain(p, key, s.examples, fold.cap, s) for key in fold.rules)  # folded in the view measured already
     for examples in sorted({s.examples, 1}, reverse=True):
         rules, left = set(), over
@@ -2263,15 +2294,17 @@ def _spread_rules(p: _Parser, fold: _Fold, s: Settings) -> list[tuple]:
             continue
         sample = spread(rest, SPREAD_SAMPLE)
         if len({diags.message_of(j).strip() for j in sample}) >= max(2, SPREAD_DISTINCT * len(sample)):
-            chosen.append((rest, sum(_verbatim(p, j) + 1 for j in sample) / len(sample)))
+            chosen.append((rest, (_shown_size(p, sample) + len(sample)) / len(sample)))  # (``_verbatim`` of each)
     return chosen
 
 
-def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan | None = None) -> Plan:
+def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan | None = None,
+         smallest_size: int | None = None) -> Plan:
     """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
     each cap is reckoned from the locations' lengths, then checked on the view built. ``smallest``:
-    the view with one location a rule, when it is built already."""
+    the view with one location a rule, when it is built already (``smallest_size``: its visible size,
+    when measured already)."""
     by_key = p.common(s).by_key
     rests = {k: _listed(p, fold.more, v[fold.examples :]) for k, v in by_key.items() if k in fold.rules}
 
@@ -2279,8 +2312,8 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan 
         return sum(_places_size(p, spread(rest, cap)) + (20 if len(rest) > cap else 0) for rest in rests.values())
 
     if smallest is None:
-        smallest = build(fold._replace(cap=1))
-    base = visible_size(smallest) - listed(1)
+        smallest, smallest_size = build(fold._replace(cap=1)), None
+    base = (visible_size(smallest) if smallest_size is None else smallest_size) - listed(1)
     low, high, best = 1, fold.cap, 1
     while low <= high:
         mid = (low + high) // 2
@@ -2319,7 +2352,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if not parser.diags:
         return passthrough(raw)
 
-    fold = _Fold(_fold_plan(parser.diags, settings), settings.examples, settings.max_locations)
+    fold = _Fold(_fold_plan(parser, settings), settings.examples, settings.max_locations)
     one_ref = bool(fold.rules)  # past max_shown: the folded rules' diagnostics, runs of many rules, in one ref
 
     def build(fold: _Fold) -> Plan:
@@ -2341,21 +2374,22 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         spread_room = room
         for _ in range(3):
             spread_fold = fold._replace(more=_spread(parser, fold, spread_room, settings))
-            smallest = None
+            smallest, smallest_size = None, 0
             if short > 0 and spread_fold.cap > 1:  # over by the reckoning: the view with one place a rule first,
                 one = spread_fold._replace(cap=1)  # the one with every list measured from it (not built when over)
                 smallest = build(one)
-                size = visible_size(smallest) - _lines_size(parser, one, settings) + _lines_size(parser, spread_fold, settings)
+                smallest_size = visible_size(smallest)  # (measured once: ``_cap`` may return it)
+                size = smallest_size - _lines_size(parser, one, settings) + _lines_size(parser, spread_fold, settings)
                 if size <= room:
                     smallest = None
             if smallest is not None:
-                plan = _cap(build, spread_fold, room, parser, settings, smallest)
+                plan = _cap(build, spread_fold, room, parser, settings, smallest, smallest_size)
             elif (size := visible_size(plan := build(spread_fold))) > room:
                 del plan
                 plan = _cap(build, spread_fold, room, parser, settings)
             else:
                 plan = _widen(build, parser, spread_fold, plan, room - size)
-            if not spread_fold.more or visible_size(plan) <= room:
+            if not spread_fold.more or (smallest_size if plan is smallest else visible_size(plan)) <= room:
                 break
             spread_room //= 2  # the lines spread took too much of the room: fewer of them
     return plan if plan.omits_anything else passthrough(raw)
