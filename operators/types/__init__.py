@@ -27,8 +27,9 @@ everything about its kind of output. Its contract (the module attribute, then th
     def cut_head(raw, budget) -> bytes      cut_head      optional: what a cut output shows first
     def apart_lines(lines, indexes)         apart_lines   optional: the must-see lines the ceiling shows
                                                           each on its own, not folded by template
-    FILL = True                             fill          optional: a cut output fills its target with
-                                                          head and tail (every line is content)
+    FILL = True                             fill          optional: a cut output fills its budget (not
+                                                          the target) with head and tail (every line is
+                                                          content: a file read)
     FITS = True                             fits          optional: the reducer fits its output to the
                                                           ceiling's room itself: cut at the budget only
 
