@@ -450,40 +450,68 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
     Py_ssize_t shape_cap = 0;
 
-    Py_ssize_t pos = 0;
     starts[0] = 0;
     Py_BEGIN_ALLOW_THREADS  /* from here to the end of the loop: no Python object is touched */
-    for (Py_ssize_t i = 0; i < n && !failed; i++) {
-        const char *line = data + pos;
-        const char *nl = memchr(line, '\n', (size_t)(size - pos));
-        Py_ssize_t len = nl ? nl - line : size - pos;
-        const char *key = line;
-        Py_ssize_t key_len = len;
-        if (mask) {
-            if (len > shape_cap) {
-                PyMem_RawFree(shape);
-                shape_cap = len > 256 ? len : 256;
-                shape = PyMem_RawMalloc((size_t)shape_cap);
-                if (!shape) {
-                    failed = 1;
-                    break;
+    /* Two lines in flight: the key and hash of line i + 1 are made, and its slot fetched into the cache,
+     * before line i is looked up in the table (a log of distinct lines: the slots do not fit the cache,
+     * and the lookup would wait for memory every line). The same lookups in the same order. */
+    char *shape_next = NULL;  /* the key of line i + 1 when masked (shape: line i's) */
+    Py_ssize_t pos = 0, key_len = 0, next_pos = 0;
+    const char *key = NULL;
+    uint64_t hash = 0;
+    for (Py_ssize_t i = 0; i <= n && !failed; i++) {
+        /* line i's key, hash and end are (key, key_len, hash, pos); make line i + 1's */
+        const char *next_key = NULL;
+        Py_ssize_t next_len = 0, after = next_pos;
+        uint64_t next_hash = 0;
+        if (i < n) {
+            const char *line = data + next_pos;
+            const char *nl = memchr(line, '\n', (size_t)(size - next_pos));
+            Py_ssize_t len = nl ? nl - line : size - next_pos;
+            after = nl ? (nl - data) + 1 : size;
+            next_key = line;
+            next_len = len;
+            if (mask) {
+                if (len > shape_cap) {
+                    shape_cap = len > 256 ? len : 256;
+                    char *grown = PyMem_RawRealloc(shape, (size_t)shape_cap);
+                    char *grown_next = grown ? PyMem_RawRealloc(shape_next, (size_t)shape_cap) : NULL;
+                    if (grown) shape = grown;
+                    if (grown_next) shape_next = grown_next;
+                    if (!grown || !grown_next) {
+                        failed = 1;
+                        break;
+                    }
                 }
+                next_len = shape_into((const unsigned char *)line, len, shape_next);
+                next_key = shape_next;
             }
-            Py_ssize_t k = shape_into((const unsigned char *)line, len, shape);
-            key = shape;
-            key_len = k;
+            next_hash = hash_shape(next_key, next_len);
+            if (table.nslots)
+                __builtin_prefetch(table.slots + (next_hash & (uint64_t)(table.nslots - 1)));
         }
-        uint64_t hash = hash_shape(key, key_len);
-        Py_ssize_t id = shapes_intern(&table, key, key_len, hash);
-        if (id < 0 || id > INT32_MAX) {
-            failed = id < 0 ? 1 : 2;
-            break;
+        if (i > 0) {  /* line i - 1 */
+            Py_ssize_t id = shapes_intern(&table, mask ? shape : key, key_len, hash);  /* (shape: maybe moved) */
+            if (id < 0 || id > INT32_MAX) {
+                failed = id < 0 ? 1 : 2;
+                break;
+            }
+            table.counts[id] += 1;
+            ids[i - 1] = (int32_t)id;
+            starts[i] = pos;
         }
-        table.counts[id] += 1;
-        ids[i] = (int32_t)id;
-        pos = nl ? (nl - data) + 1 : size;
-        starts[i + 1] = pos;
+        if (mask) {  /* the buffer of line i + 1 becomes the current one */
+            char *t = shape;
+            shape = shape_next;
+            shape_next = t;
+        }
+        key = next_key;
+        key_len = next_len;
+        hash = next_hash;
+        pos = after;
+        next_pos = after;
     }
+    PyMem_RawFree(shape_next);
     Py_END_ALLOW_THREADS
     if (failed) {
         if (failed == 1) PyErr_NoMemory();
@@ -1688,6 +1716,59 @@ done:
     return out;
 }
 
+/* How many bytes a and b (n each at least) have in common from their start. */
+static Py_ssize_t common_prefix(const unsigned char *a, const unsigned char *b, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+#if SWAR_DIGITS
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return i + (Py_ssize_t)(__builtin_ctzll(x ^ y) >> 3);  /* the first byte in memory is the lowest */
+    }
+#endif
+    while (i < n && a[i] == b[i]) i++;
+    return i;
+}
+
+/* The mask of a shape between its spaces, for group_shapes: no match of MASK_RE takes in a space, looks
+ * past one or behind one (a space is no word character, no hex digit and no '-'), so mask_into(s) is
+ * the mask_into of each run between spaces, the spaces in between. The spaces are kept in `cuts`
+ * (where each is in the shape and in the mask): a shape the previous one starts like, up to a space,
+ * has the mask of that much already made, and only the rest is masked. */
+typedef struct {
+    Py_ssize_t in, out;  /* a space's offset in the shape and in its mask */
+} Cut;
+
+/* mask_into(s, n, o) when o already holds the mask of the previous shape `prev` (prev_n bytes; its
+ * spaces in cuts[0:*ncuts]), or none (prev NULL); the spaces of s then in cuts[0:*ncuts] (room for n). */
+static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigned char *prev, Py_ssize_t prev_n,
+                             char *o, Cut *cuts, Py_ssize_t *ncuts) {
+    Py_ssize_t i = 0, k = 0, c = 0;
+    if (prev) {
+        Py_ssize_t same = common_prefix(s, prev, n < prev_n ? n : prev_n);
+        c = *ncuts;
+        while (c && cuts[c - 1].in >= same) c--;
+        if (c) {  /* the previous mask up to and with this space: s is the same up to there */
+            i = cuts[c - 1].in + 1;
+            k = cuts[c - 1].out + 1;
+        }
+    }
+    while (i < n) {
+        const unsigned char *sp = memchr(s + i, ' ', (size_t)(n - i));
+        Py_ssize_t e = sp ? sp - s : n;
+        k += mask_into(s + i, e - i, o + k);
+        if (!sp) break;
+        cuts[c].in = e;
+        cuts[c].out = k;
+        c++;
+        o[k++] = ' ';
+        i = e + 1;
+    }
+    *ncuts = c;
+    return k;
+}
+
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
  * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
  * mask(shape); 2: b"\x01" + words(shape)); a bytes object is made only for each distinct key. With
@@ -1707,6 +1788,8 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
     uint64_t *prev_hashes = NULL;  /* the hash of each earlier key, made when first needed */
     char *prev_hashed = NULL;
     char *key = NULL;
+    Cut *cuts = NULL;  /* the spaces of the shape whose mask key holds (mask_after) */
+    Py_ssize_t ncuts = 0, masked_start = -1, masked_len = 0;  /* that shape, when key holds its mask */
     Py_ssize_t key_cap = 0, n_prev = prev_names ? PyList_GET_SIZE(prev_names) : 0;
     if (ends_v.len != n * (Py_ssize_t)sizeof(int64_t) || modes_v.len != n || counts_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "shape_ends, modes and counts must have one entry per shape");
@@ -1750,11 +1833,23 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
             if (modes[i]) {
                 if (len + 1 > key_cap) {
                     PyMem_Free(key);
+                    PyMem_Free(cuts);
                     key_cap = len + 1 > 256 ? len + 1 : 256;
-                    if (!(key = PyMem_Malloc((size_t)key_cap))) { PyErr_NoMemory(); goto done; }
+                    key = PyMem_Malloc((size_t)key_cap);
+                    cuts = PyMem_Malloc((size_t)key_cap * sizeof(Cut));
+                    if (!key || !cuts) { PyErr_NoMemory(); goto done; }
+                    masked_start = -1;  /* the previous mask is gone */
                 }
                 key[0] = (char)(modes[i] - 1);  /* \x00: masked, \x01: words */
-                k_len = 1 + (modes[i] == 1 ? mask_into(data + start, len, key + 1) : words_into(data + start, len, key + 1));
+                if (modes[i] == 1) {
+                    k_len = 1 + mask_after(data + start, len, masked_start >= 0 ? data + masked_start : NULL, masked_len,
+                                           key + 1, cuts, &ncuts);
+                    masked_start = start;
+                    masked_len = len;
+                } else {
+                    k_len = 1 + words_into(data + start, len, key + 1);
+                    masked_start = -1;
+                }
                 k = key;
             }
             id = table_intern(&table, k, k_len, hash_bytes(k, k_len), NULL);
@@ -1778,6 +1873,7 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
 done:
     table_free(&table);
     PyMem_Free(key);
+    PyMem_Free(cuts);
     PyMem_Free(prev_hashes);
     PyMem_Free(prev_hashed);
     Py_XDECREF(ids_obj);
