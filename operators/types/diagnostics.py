@@ -514,7 +514,9 @@ def _tail(rest: bytes, go: bool) -> tuple[str, str, bytes, bool] | None:
 def _code_and_severity(rest: bytes, go: bool):
     """(code, severity, the severity's match) of what follows a location, or None when it has neither
     a rule code nor a severity word (then it is no diagnostic: a search hit, a log line)."""
-    code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
+    first = rest[:1]  # (each of the three codes' patterns has its own first byte: only it is asked)
+    code_m = (CODE_RE.match(rest) if b"A" <= first <= b"Z" else BRACKET_CODE_RE.match(rest) if first == b"["
+              else TS_AFTER_SEV_RE.match(rest) if b" TS" in rest[:12] else None)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest) if rest.rstrip()[-1:] in (b")", b"]") else None  # every trail ends so
     if not (code_m or sev_m or (trail and trail.group(1)) or go):
@@ -2528,9 +2530,10 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
 def tiers(lines, config) -> list | None:
     """``tier`` of many lines at once (``lines``: an ``operators.rank.Lines``), the ``path:line:col: …``
     lines that start with their path found by one pass (``operators.kernel.diag_heads``) and the text
-    after each location worked out once for each text: a list, each such line's tier, None for the
-    other lines (``tier`` is asked for each); None when the text holds what a terminal would change
-    (then every line is asked)."""
+    after each location worked out once for each text, file headers and gcc's function lines by a scan
+    each: a list, each such line's tier (``()`` where ``tier`` gives None), None for the other lines
+    (``tier`` is asked for each); None when the text holds what a terminal would change (then every
+    line is asked)."""
     text = getattr(lines, "text", None)
     if text is None or b"\x1b" in text or b"\r" in text or len(text) >= SMALL:
         return None
@@ -2551,7 +2554,26 @@ def tiers(lines, config) -> list | None:
                 out[bisect_right(starts, at + 1) - 1] = None
             elif out[line := bisect_right(starts, at) - 1] != (0, 1):
                 out[line] = None
+    led = getattr(lines, "led", None)
+    if led is not None:  # lines ``tier`` gives the same for whatever they hold, found by a scan each
+        for line in led(HEADER_SCAN):  # an eslint or pyright file header (``STYLISH_FILE_RE``)
+            out[line] = (0, 3)
+        for line in led(FUNCTION_SCAN):  # gcc's ``path: In function ‘f’:``: no form of ``tier`` takes it
+            out[line] = ()
+        for line in led(ENTRY_SCAN):  # an eslint stylish entry: an error, else a warning (its severity a word)
+            out[line] = (0, 1) if ERROR_RE.search(lines[line]) else (0, 2)
     return out
+
+
+# ``tiers``: lines led by their newline (``operators.rank.Lines.led``; the text holds no ``\r``). A ``STYLISH_FILE_RE`` line
+# has no space and at most one colon (a drive's): no ``LOC_RE`` location, no ``[`` or ``-->`` first. A ``FUNCTION_SCAN``
+# line: its first colon (after a path with no space, parenthesis or colon, not led by ``[`` or ``-``) then a space, no
+# parenthesis after it: neither ``LOC_RE``, ``ARROW_RE``, ``STYLISH_FILE_RE`` nor ``TSC_RE`` (``): ``) nor ``STYLISH_RE``
+# (an indent first) takes it. An ``ENTRY_SCAN`` line: ``STYLISH_RE``'s (whose tail matches the rest of any line), indented
+# (``LOC_RE``'s indent, if it matches, is not empty), a digit after its indent (no ``ARROW_RE``), a severity word in it.
+HEADER_SCAN = lazy(rb"\n(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$", re.M)
+ENTRY_SCAN = lazy(rb"\n[ \t\x0b\x0c]+\d+:\d+[ \t\x0b\x0c]+(?:error|warning)[ \t\x0b\x0c]", re.M)
+FUNCTION_SCAN = lazy(rb"\n[^\s:()\[\-][^\s:()]*: In (?:static |member )?function [^\n()]*$", re.M)
 
 
 _SUSPECT = bytes(v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line another form may take
