@@ -120,7 +120,7 @@ from operators.ceiling import settings_of, visible_size
 from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
 from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
                                diag_indented, diag_indented_known, diag_indented_unknown, diag_line_pieces, diag_line_runs,
-                               diag_lines, diag_offsets, diag_pads, diag_ranks, diag_runs, diag_rust_details,
+                               diag_lines, diag_offsets, diag_pads, diag_place_sizes, diag_ranks, diag_runs, diag_rust_details,
                                diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, gather, line_starts)
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
@@ -159,7 +159,7 @@ RUST_HEAD_RE = lazy(P.RUST_HEAD)
 # RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
 RUST_BLOCK_RE = lazy(P.RUST_BLOCK, re.M)
 LOC_LINE_RE = lazy(LOC_RE.pattern, re.M)  # LOC_RE on a line of the input (``_Parser._indented``)
-LOC_TAIL_RE = lazy(rb":\d+(?::\d+)?(?=:| -)")  # LOC_RE's line and column after its path, as the place keeps them (``_Kept.place``)
+LOC_TAIL_RE = lazy(P.LOC_TAIL)  # LOC_RE's line and column after its path, as the place keeps them (``_Kept.place``)
 # whether STYLISH_RE matches a line of the input (``_Parser._path_line``): the head of its pattern, as what follows
 # ``(.*?)`` matches the rest of any line (no newline in it)
 STYLISH_LINE_RE = lazy(rb"^\s+\d+:\d+\s+(?:error|warning)\s", re.M)
@@ -393,6 +393,13 @@ class _Kept(list):
             return raw[at : LOC_TAIL_RE.match(raw, at + len(path), end).end()]
         texts, head = diags.texts, diags.head[j]  # its head line: spaces, line:col, spaces, ... (``STYLISH_RE``)
         return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
+
+    def place_sizes(self, js):
+        """``len(self.place(j))`` of each of ``js`` (``operators.kernel.diag_place_sizes``), the places not made."""
+        diags = self.diags
+        texts = diags.texts
+        return memoryview(diag_place_sizes(texts.raw, texts.starts, texts.ends, diags.head, diags.path, diags.style,
+                                           array("q", js), diags.paths, STYLISH)).cast("I")
 
 
 def _added(numbers: dict, known: int) -> list:
@@ -1617,9 +1624,12 @@ def _places_size(p: "_Parser", indexes) -> int:
     get = sizes.__getitem__
     if min(map(get, indexes)) < 0:
         locs, kept, styles, keys = diags.loc, diags.texts_kept, diags.style, diags.keys
-        for j in compress(indexes, map((0).__gt__, map(get, indexes))):
+        todo = list(compress(indexes, map((0).__gt__, map(get, indexes))))
+        made = [j for j in todo if locs[j] <= ~LAZY]  # places made when asked (``_Kept``): their sizes at once
+        made = dict(zip(made, kept.place_sizes([~locs[j] - LAZY for j in made]))) if made else {}
+        for j in todo:
             loc = locs[j]
-            size = loc if loc >= 0 else len(kept[~loc])
+            size = loc if loc >= 0 else made[j] if loc <= ~LAZY else len(kept[~loc])
             if size and styles[j] == TSC:  # ``path(1,2): error TS2322``
                 size += 3 + len(keys[diags.severity[j]].encode()) + len(keys[diags.key[j]].encode())
             sizes[j] = size
