@@ -296,7 +296,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "plain_text", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_place_sizes", "diag_rust_run",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_place_sizes", "diag_places", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
                                   "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
@@ -1709,13 +1709,15 @@ def test_diag_place_sizes_match_the_python_twin(lines, data):
     path = array("I", data.draw(st.lists(st.integers(0, len(paths) - 1), min_size=n, max_size=n)))
     style = bytearray(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
     js = array("q", data.draw(st.lists(st.integers(-1, n), max_size=6)))
-    made = []
-    for fn in (dispatch.diag_place_sizes, TWINS["diag_place_sizes"]):
-        try:
-            made.append(bytes(fn(raw, starts, ends, heads, path, style, js, paths, 1)))
-        except ValueError as error:
-            made.append(str(error))
-    assert made[0] == made[1]
+    for name in ("diag_place_sizes", "diag_places"):
+        made = []
+        for fn in (getattr(dispatch, name), TWINS[name]):
+            try:
+                got = fn(raw, starts, ends, heads, path, style, js, paths, 1)
+                made.append(got if isinstance(got, list) else bytes(got))
+            except ValueError as error:
+                made.append(str(error))
+        assert made[0] == made[1]
 
 
 def test_diag_place_sizes_of_generated_outputs():
@@ -1731,5 +1733,7 @@ def test_diag_place_sizes_of_generated_outputs():
         args = (p.diags.texts.raw, p.diags.texts.starts, p.diags.texts.ends, p.diags.head, p.diags.path, p.diags.style, js,
                 p.diags.paths, diagnostics.STYLISH)
         made = list(memoryview(dispatch.diag_place_sizes(*args)).cast("I"))
-        assert made == list(memoryview(TWINS["diag_place_sizes"](*args)).cast("I")) == [len(kept.place(j)) for j in js]
+        places = [kept.place(j) for j in js]
+        assert made == list(memoryview(TWINS["diag_place_sizes"](*args)).cast("I")) == list(map(len, places))
+        assert dispatch.diag_places(*args) == TWINS["diag_places"](*args) == places
         assert n > 1000

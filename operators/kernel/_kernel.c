@@ -5718,10 +5718,12 @@ static Py_ssize_t place_tail(const unsigned char *r, Py_ssize_t p, Py_ssize_t e)
     return place_tail_after(r, q, e) ? q : -1;
 }
 
-/* The size of one diagnostic's place (diag_place_sizes), -1 with an error set. */
-static Py_ssize_t place_size(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, PyObject *name, int stylish) {
+/* The size of one diagnostic's place (diag_place_sizes), -1 with an error set; *from: where it starts in r (an
+   indented one's), or where the head line's first word does (a stylish one's: the place is the path, ":" and it). */
+static Py_ssize_t place_size(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, PyObject *name, int stylish,
+                             Py_ssize_t *from) {
     if (!PyBytes_Check(name)) {
-        PyErr_SetString(PyExc_TypeError, "diag_place_sizes: a path is not bytes");
+        PyErr_SetString(PyExc_TypeError, "a path is not bytes");
         return -1;
     }
     const char *nm = PyBytes_AS_STRING(name);
@@ -5729,6 +5731,7 @@ static Py_ssize_t place_size(const unsigned char *r, Py_ssize_t s, Py_ssize_t e,
     if (stylish) {  /* path ":" the head line's first word */
         while (s < e && place_space(r[s])) s++;
         for (q = s; q < e && !place_space(r[q]); q++) {}
+        *from = s;
         if (q > s) return len + 1 + (q - s);
     } else {  /* from the path's first place in the head line to the end of LOC_TAIL after it */
         for (Py_ssize_t a = s; a + len <= e; a++)
@@ -5736,14 +5739,29 @@ static Py_ssize_t place_size(const unsigned char *r, Py_ssize_t s, Py_ssize_t e,
                 at = a;
                 break;
             }
+        *from = at;
         if (at >= 0 && (q = place_tail(r, at + len, e)) >= 0) return q - at;
     }
-    PyErr_SetString(PyExc_ValueError, "diag_place_sizes: no place in the head line");
+    PyErr_SetString(PyExc_ValueError, "no place in the head line");
     return -1;
 }
 
-/* uint32 the size of each of the places _Kept.place makes of the diagnostics js (diag_twins.diag_place_sizes_py) */
-static PyObject *diag_place_sizes(PyObject *self, PyObject *args) {
+/* The place of one diagnostic (diag_places): raw[from:from+size], or the path, ":" and the first word. */
+static PyObject *place_bytes(const unsigned char *r, Py_ssize_t from, Py_ssize_t size, PyObject *name, int stylish) {
+    if (!stylish) return PyBytes_FromStringAndSize((const char *)r + from, size);
+    Py_ssize_t len = PyBytes_GET_SIZE(name);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (out) {
+        char *o = PyBytes_AS_STRING(out);
+        memcpy(o, PyBytes_AS_STRING(name), (size_t)len);
+        o[len] = ':';
+        memcpy(o + len + 1, r + from, (size_t)(size - len - 1));
+    }
+    return out;
+}
+
+/* diag_place_sizes (made 0: uint32 sizes) and diag_places (made 1: a list of bytes). */
+static PyObject *places_of(PyObject *args, int made, const char *what) {
     Py_buffer raw, style, starts, ends, heads, path, js;
     PyObject *starts_o, *ends_o, *heads_o, *path_o, *js_o, *paths, *out = NULL;
     int stylish, got = 0;
@@ -5752,37 +5770,55 @@ static PyObject *diag_place_sizes(PyObject *self, PyObject *args) {
     Py_buffer *b[5] = {&starts, &ends, &heads, &path, &js};
     PyObject *o[5] = {starts_o, ends_o, heads_o, path_o, js_o};
     for (; got < 5; got++)
-        if (index_buffer(o[got], b[got], "diag_place_sizes") < 0) goto done;
+        if (index_buffer(o[got], b[got], what) < 0) goto done;
     Py_ssize_t nlines = starts.len / starts.itemsize, n = heads.len / heads.itemsize, m = js.len / js.itemsize;
     if (ends.len / ends.itemsize != nlines || path.len / path.itemsize < n || style.len < n) {
-        PyErr_SetString(PyExc_ValueError, "diag_place_sizes: bad columns");
+        PyErr_Format(PyExc_ValueError, "%s: bad columns", what);
         goto done;
     }
-    if (!(out = PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
-    uint32_t *sizes = (uint32_t *)PyBytes_AS_STRING(out);
+    if (!(out = made ? PyList_New(m) : PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
+    uint32_t *sizes = made ? NULL : (uint32_t *)PyBytes_AS_STRING(out);
     const unsigned char *r = raw.buf, *st = style.buf;
     for (Py_ssize_t k = 0; k < m; k++) {
         int64_t j = item_at(&js, k), h = j >= 0 && j < n ? item_at(&heads, (Py_ssize_t)j) : -1;
         int64_t pid = h >= 0 ? item_at(&path, (Py_ssize_t)j) : -1;
         Py_ssize_t s = h >= 0 && h < nlines ? (Py_ssize_t)item_at(&starts, (Py_ssize_t)h) : -1;
-        Py_ssize_t e = s >= 0 ? (Py_ssize_t)item_at(&ends, (Py_ssize_t)h) : -1;
+        Py_ssize_t e = s >= 0 ? (Py_ssize_t)item_at(&ends, (Py_ssize_t)h) : -1, from = 0;
         if (s < 0 || e > raw.len || s > e || pid < 0 || pid >= PyList_GET_SIZE(paths)) {
-            PyErr_SetString(PyExc_ValueError, "diag_place_sizes: a diagnostic, line or path out of range");
+            PyErr_Format(PyExc_ValueError, "%s: a diagnostic, line or path out of range", what);
             Py_CLEAR(out);
             goto done;
         }
-        Py_ssize_t size = place_size(r, s, e, PyList_GET_ITEM(paths, (Py_ssize_t)pid), st[j] == stylish);
+        PyObject *name = PyList_GET_ITEM(paths, (Py_ssize_t)pid), *place;
+        Py_ssize_t size = place_size(r, s, e, name, st[j] == stylish, &from);
         if (size < 0) {
             Py_CLEAR(out);
             goto done;
         }
-        sizes[k] = (uint32_t)size;
+        if (!made) {
+            sizes[k] = (uint32_t)size;
+        } else if ((place = place_bytes(r, from, size, name, st[j] == stylish))) {
+            PyList_SET_ITEM(out, k, place);
+        } else {
+            Py_CLEAR(out);
+            goto done;
+        }
     }
 done:
     for (int x = 0; x < got; x++) PyBuffer_Release(b[x]);
     PyBuffer_Release(&raw);
     PyBuffer_Release(&style);
     return out;
+}
+
+/* uint32 the size of each of the places _Kept.place makes of the diagnostics js (diag_twins.diag_place_sizes_py) */
+static PyObject *diag_place_sizes(PyObject *self, PyObject *args) {
+    return places_of(args, 0, "diag_place_sizes");
+}
+
+/* The places _Kept.place makes of the diagnostics js, a list of bytes (diag_twins.diag_places_py) */
+static PyObject *diag_places(PyObject *self, PyObject *args) {
+    return places_of(args, 1, "diag_places");
 }
 
 /* int32 the index in diag_indented's columns (cols) of each location line whose text after the location made
@@ -6288,6 +6324,8 @@ static PyMethodDef methods[] = {
      "diag_rust_details(buf, starts, ends, classes, kind, first, stop) -> (stop, int64 pairs) of rustc's details and the lints they name"},
     {"diag_place_sizes", diag_place_sizes, METH_VARARGS,
      "diag_place_sizes(buf, starts, ends, heads, path, style, js, paths, stylish) -> uint32 the size of each place"},
+    {"diag_places", diag_places, METH_VARARGS,
+     "diag_places(buf, starts, ends, heads, path, style, js, paths, stylish) -> a list of the places"},
     {"diag_indented_unknown", diag_indented_unknown, METH_VARARGS,
      "diag_indented_unknown(buf, cols, made) -> int32 the location lines whose text made does not have"},
     {"diag_indented_known", diag_indented_known, METH_VARARGS,

@@ -120,7 +120,7 @@ from operators.ceiling import settings_of, visible_size
 from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
 from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
                                diag_indented, diag_indented_known, diag_indented_unknown, diag_line_pieces, diag_line_runs,
-                               diag_lines, diag_offsets, diag_pads, diag_place_sizes, diag_ranks, diag_runs, diag_rust_details,
+                               diag_lines, diag_offsets, diag_pads, diag_place_sizes, diag_places, diag_ranks, diag_runs, diag_rust_details,
                                diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, gather, line_starts)
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
@@ -393,6 +393,17 @@ class _Kept(list):
             return raw[at : LOC_TAIL_RE.match(raw, at + len(path), end).end()]
         texts, head = diags.texts, diags.head[j]  # its head line: spaces, line:col, spaces, ... (``STYLISH_RE``)
         return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
+
+    def items(self, ns) -> list:
+        """``self[n]`` of each of ``ns``, the places made when asked made at once (``operators.kernel.diag_places``)."""
+        lazy = [n - LAZY for n in ns if n >= LAZY]
+        if not lazy:
+            return list(map(list.__getitem__, repeat(self), ns))
+        diags = self.diags
+        texts = diags.texts
+        made = iter(diag_places(texts.raw, texts.starts, texts.ends, diags.head, diags.path, diags.style, array("q", lazy),
+                                diags.paths, STYLISH))
+        return [next(made) if n >= LAZY else list.__getitem__(self, n) for n in ns]
 
     def place_sizes(self, js):
         """``len(self.place(j))`` of each of ``js`` (``operators.kernel.diag_place_sizes``), the places not made."""
@@ -1636,6 +1647,16 @@ def _places_size(p: "_Parser", indexes) -> int:
     return sum(map(get, indexes)) + len(indexes)
 
 
+def _places_of(p: "_Parser", indexes) -> list:
+    """Each diagnostic's place as ``_place`` makes it but tsc's (as printed: kept aside, made when asked, or cut from its
+    head line), the places made when asked made at once (``_Kept.items``)."""
+    diags = p.diags
+    texts, heads = p.text, diags.head
+    locs = list(map(diags.loc.__getitem__, indexes))
+    made = iter(diags.texts_kept.items([~loc for loc in locs if loc < 0]))
+    return [next(made) if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, locs)]
+
+
 def _locations(p: "_Parser", indexes) -> bytes:
     """The places of folded diagnostics (``_place``; bytes: a path need not be UTF-8), separated by a
     space, tsc's one a line; stylish ones as ``path:line:col`` then ``line:col`` while the file
@@ -1646,17 +1667,16 @@ def _locations(p: "_Parser", indexes) -> bytes:
         if fast is not None:  # each place the start of its head line, as printed
             places = list(map(p.raw.__getitem__, map(slice, *fast)))
         else:  # each place as ``_place`` makes it: as printed, kept aside or cut from its head line
-            kept, texts, heads = diags.texts_kept, p.text, diags.head
-            places = [kept[~loc] if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, map(diags.loc.__getitem__, indexes))]
+            places = _places_of(p, indexes)
         repeats = Counter(places)
         if len(repeats) < len(places):
             places = [loc + b" \xc3\x97%d" % repeats[loc] if repeats[loc] > 1 else loc for loc in repeats]
         return b" ".join(places)
     parts: list[bytes] = []
     last_path = None
-    kept, texts, heads, keys = diags.texts_kept, p.text, diags.head, diags.keys
+    keys = diags.keys
     styles = bytes(map(diags.style.__getitem__, indexes))
-    locs = [kept[~loc] if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, map(diags.loc.__getitem__, indexes))]
+    locs = _places_of(p, indexes)
     repeats = Counter(locs)
     listed: set[bytes] = set()
     for j, loc, style in zip(indexes, locs, styles):  # each place as ``_place`` makes it, from the columns
