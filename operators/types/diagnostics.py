@@ -541,7 +541,7 @@ def _code_and_severity(rest: bytes, go: bool):
         return None
     if go and not (code_m or sev_m):
         trail = GO_CODE_RE.search(rest) or trail
-    code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
+    code = code_m.group(1) if code_m else trail[trail.lastindex] if trail else None  # (one group a form: the one matched)
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
     if code and not sev_m and PYLINT_CODE_RE.fullmatch(code):  # pylint: the letter is the category
         severity = severity or PYLINT_CATEGORY.get(chr(code[0]), "")
