@@ -487,6 +487,7 @@ PYLINT_CODE_RE = lazy(rb"[CRWEFI]\d{4}")
 PYLINT_CATEGORY = {"F": "fatal error", "E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
+_IS_ONE, _IS_TWO = bytes(v == 1 for v in range(256)), bytes(v == 2 for v in range(256))  # (``_Parser._bulk_columns``)
 TAILS_MAX = 50_000  # distinct texts after a location remembered by one parse (``_tail``)
 
 
@@ -1296,21 +1297,40 @@ class _Parser:
             keys.append(diags.key_id(key))
             sevs.append(diags.key_id(severity))
             skips.append(len(rest) - len(message))
-            oks.append(severity != "note")
+            oks.append(1 if severity != "note" else 2)
             gnus.append(gnu)
         path_of = array("I", map(diags.path_id, paths))
-        self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of))
-        return bytes(map(and_, map(oks.__getitem__, rest_ids), flags.translate(_NOT_SUSPECT)))
+        plain = flags.translate(_NOT_SUSPECT)
+        ok = bytes(map(and_, map(oks.translate(_IS_ONE).__getitem__, rest_ids), plain))
+        notes = bytes(map(and_, map(oks.translate(_IS_TWO).__getitem__, rest_ids), plain))  # (a note: 2)
+        self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of),
+                     self._notes_after(found[0], found[2], ok, notes))
+        return ok
+
+    def _notes_after(self, lines, locs, ok: bytes, notes: bytes) -> bytes:
+        """``ok`` (``_bulk_columns``), and 1 too for each note (``notes``: a location line ``_plain_head`` takes, its
+        severity ``note``) whose place differs from that of the location line before it: read by ``_bulk`` right
+        after that line's diagnostic (or its details), the one open then, such a note is a diagnostic of its own
+        (``_start``), as those ``ok`` names are."""
+        if 1 not in notes:
+            return ok
+        raw, starts, inner = self.raw, self.starts, bytearray(ok)
+        for e in compress(range(len(notes)), notes):
+            if e:
+                at, before = starts[lines[e]], starts[lines[e - 1]]
+                inner[e] = raw[at : at + locs[e]] != raw[before : before + locs[e - 1]]
+        return bytes(inner)
 
     def _bulk(self, h: int, ok: bytes) -> int:
         """The location lines from the ``h``-th on that follow each other and that ``ok`` says are plain
         diagnostics, added as ``_plain_head`` adds each (the last left open); then, while the lines after
         the last are read by ``_run`` as its details up to the next such line (gcc's source and caret
-        lines), those details and the location lines from that one on, a run at a time (``operators.kernel.diag_bulk``). The index past
-        the location lines read."""
-        lines, locs, (key, severity, path, style, message) = self.bulk
+        lines), those details and the location lines from that one on, a run at a time (``operators.kernel.diag_bulk``), a
+        note among them too when its place is not that of the line before it (``_notes_after``). The index past the
+        location lines read."""
+        lines, locs, (key, severity, path, style, message), inner = self.bulk
         diags, first_h = self.diags, h
-        e, grown = diag_bulk(lines, ok, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
+        e, grown = diag_bulk(lines, inner, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
         grown = memoryview(grown).cast("q")
         heads = memoryview(lines[first_h:e]).cast("B")
         first = len(diags.head)

@@ -654,12 +654,32 @@ MIXED = (b"src/a.py:3:7: F401 `os` imported but unused\n"
          b"Found 5 errors in 4 files")
 
 
-@pytest.mark.parametrize("name", [*DIAG_FIXTURES, "MIXED"])
+GCC_NOTES = (b"a.c:1:1: note: a note first\n"
+             b"a.c:3:6: warning: unused variable \xe2\x80\x98x\xe2\x80\x99 [-Wunused-variable]\n"
+             b"    3 |   int x;\n      |      ^\n"
+             b"a.c:2:5: note: \xe2\x80\x98x\xe2\x80\x99 was declared here\n"
+             b"    2 |   int y;\n      |     ^\n"
+             b"a.c:2:5: note: at the place of the note before\n"
+             b"a.c:9:1: warning: no return [-Wreturn-type]\n"
+             b"a.c:9:1: note: at its warning's place\n"
+             b"    9 | }\n      | ^\n"
+             b"a.c:7:2: note: right after it, elsewhere\n"
+             b"a.c:8:2: note: and another\n"
+             b"b.c: In function \xe2\x80\x98f\xe2\x80\x99:\n"
+             b"b.c:4:2: note: after a function line\n"
+             b"b.c:5:3: error: expected \xe2\x80\x98;\xe2\x80\x99 [-Wfoo]\n"
+             b"    5 |   x = 1\n      |   ^\n"
+             b"b.c:5:3: note: the same place, after details\n"
+             b"b.c:6:3: note: then another place\n"
+             b"    6 |   y = 2\n      |   ^\n")
+
+
+@pytest.mark.parametrize("name", [*DIAG_FIXTURES, "MIXED", "GCC_NOTES"])
 def test_location_lines_found_over_the_whole_input_parse_as_line_by_line(name, monkeypatch):
     """``_Parser._heads`` finds the ``path:line:col: …`` lines by one pass over the input (and ``_bulk``
     adds runs of them at once); the parse is the one reading each line on its own gives (``_heads``
     finding nothing), line kinds included."""
-    raw = MIXED if name == "MIXED" else (FIXTURES / name).read_bytes().replace(b"\r", b"")
+    raw = {"MIXED": MIXED, "GCC_NOTES": GCC_NOTES}.get(name) or (FIXTURES / name).read_bytes().replace(b"\r", b"")
 
     def facts(parser):
         return ([(d.head, d.head_end, d.end, d.loc, d.key, d.severity, d.path, d.message, d.style) for d in parser.diags],
