@@ -721,8 +721,10 @@ class _Parser:
         the path, or ``b""`` when it is not one (the loop reads it as any line)."""
         if i + 1 >= n or self.kind[i] != OTHER:
             return b""
-        raw, end = self.raw, self.ends[i]
-        m = PATH_ALONE_RE.fullmatch(raw, self.starts[i], end - 1 if raw[end - 1] == 10 else end)
+        raw, start, end = self.raw, self.starts[i], self.ends[i]
+        if raw.find(b":", start, end) >= 0:  # (no colon in a path alone: gcc's ``path: In function`` asks no pattern)
+            return b""
+        m = PATH_ALONE_RE.fullmatch(raw, start, end - 1 if raw[end - 1] == 10 else end)
         if m is None:
             return b""
         t, at, end = m[0], self.starts[i + 1], self.ends[i + 1]  # the next line matched in the input, not cut from it
