@@ -1525,9 +1525,9 @@ def _bulk_inputs(raw: bytes):
 
     parser = diagnostics._Parser(raw)
     found = parser._heads()
-    ok = parser._bulk_columns(found)
+    parser._bulk_columns(found)
     classes = parser._classes().translate(diagnostics._CLASS)
-    lines, _, (_, _, path, style, _) = parser.bulk
+    lines, _, (_, _, path, style, _), ok = parser.bulk  # (the notes ``_bulk`` reads in its runs among them)
     return lines, ok, classes, parser.starts, parser.ends, style, path, parser.diags.paths
 
 
