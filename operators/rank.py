@@ -341,7 +341,7 @@ def compact_line_tiers(kind: str, lines, config, given=_ASK):
             ranked = known[i] if known is not None else None
             if ranked is None:
                 ranked = own(line.rstrip(b"\r"), _shown(line), config)
-            if ranked is not None:
+            if ranked:  # (``tiers``' ``()``: ``tier`` gives None)
                 tiers[i], ranks[i] = ranked
             elif i in signal:
                 tiers[i], ranks[i] = 0, signal_rank(_shown(line))

@@ -296,7 +296,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "text_runs", "text_cuts", "line_of", "text_pieces", "blank_lines",
                                   "count_newlines", "plain_text", "long_lines", "blame_columns",
                                   "diag_heads", "diag_codes", "diag_runs", "diag_ranks", "diag_columns", "diag_lines",
-                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_rust_run",
+                                  "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_place_sizes", "diag_places", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
                                   "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
@@ -1525,9 +1525,9 @@ def _bulk_inputs(raw: bytes):
 
     parser = diagnostics._Parser(raw)
     found = parser._heads()
-    ok = parser._bulk_columns(found)
+    parser._bulk_columns(found)
     classes = parser._classes().translate(diagnostics._CLASS)
-    lines, _, (_, _, path, style, _) = parser.bulk
+    lines, _, (_, _, path, style, _), ok = parser.bulk  # (the notes ``_bulk`` reads in its runs among them)
     return lines, ok, classes, parser.starts, parser.ends, style, path, parser.diags.paths
 
 
@@ -1689,3 +1689,51 @@ def test_the_diagnostics_twins_restate_the_reducers_patterns_exactly():
                       ("_TSC_LINE_RE", "TSC_RE"), ("_CARET_LINE_RE", "CARET_RE")):
         assert getattr(diag_twins, twin).pattern == getattr(diagnostics, own).pattern, own
     assert diag_twins._ODD_FIRST == diagnostics._ODD_FIRST
+
+
+PLACE_LINE = st.lists(st.sampled_from([b" ", b"\t", b"\xc2\xa0", b"a.py", b"src/a.py", b":", b"12", b"3", b" - ", b"-", b"x",
+                                       b"error", b"\x0b", b"\r"]), max_size=10).map(b"".join)
+
+
+@given(lines=st.lists(PLACE_LINE, min_size=1, max_size=6), data=st.data())
+def test_diag_place_sizes_match_the_python_twin(lines, data):
+    """The size of each place as ``_Kept.place`` makes it, or the same error, kernel and twin alike."""
+    import operators.kernel as dispatch
+
+    raw = b"\n".join(lines) + b"\n"
+    starts = array("I", accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    ends = array("I", (start + len(line) + 1 for start, line in zip(starts, lines)))
+    n = data.draw(st.integers(1, 8))
+    heads = array("I", data.draw(st.lists(st.integers(0, len(lines) - 1), min_size=n, max_size=n)))
+    paths = [b"a.py", b"src/a.py", b"", b"12"]
+    path = array("I", data.draw(st.lists(st.integers(0, len(paths) - 1), min_size=n, max_size=n)))
+    style = bytearray(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    js = array("q", data.draw(st.lists(st.integers(-1, n), max_size=6)))
+    for name in ("diag_place_sizes", "diag_places"):
+        made = []
+        for fn in (getattr(dispatch, name), TWINS[name]):
+            try:
+                got = fn(raw, starts, ends, heads, path, style, js, paths, 1)
+                made.append(got if isinstance(got, list) else bytes(got))
+            except ValueError as error:
+                made.append(str(error))
+        assert made[0] == made[1]
+
+
+def test_diag_place_sizes_of_generated_outputs():
+    """Each place's size, kernel and twin, is that of the place ``_Kept.place`` makes (eslint's stylish, pyright's)."""
+    import operators.kernel as dispatch
+    from bench.generate import make_diag_pyright, make_diag_stylish
+    from operators.types import diagnostics
+
+    for make in (make_diag_stylish, make_diag_pyright):
+        p = diagnostics._Parser(make(200_000)).run()
+        kept, n = p.diags.texts_kept, len(p.diags)
+        js = array("q", range(0, n, 3))
+        args = (p.diags.texts.raw, p.diags.texts.starts, p.diags.texts.ends, p.diags.head, p.diags.path, p.diags.style, js,
+                p.diags.paths, diagnostics.STYLISH)
+        made = list(memoryview(dispatch.diag_place_sizes(*args)).cast("I"))
+        places = [kept.place(j) for j in js]
+        assert made == list(memoryview(TWINS["diag_place_sizes"](*args)).cast("I")) == list(map(len, places))
+        assert dispatch.diag_places(*args) == TWINS["diag_places"](*args) == places
+        assert n > 1000

@@ -23,7 +23,7 @@ printable ASCII, tabs and newlines alone, and holds a marker look-alike: the saf
 detailed format read a run at a time), ``diag_offsets`` (where each line starts), ``diag_stylish`` (eslint's stylish entries read a run at a
 time), ``diag_pads`` (the runs of alignment spaces of a span), ``diag_shown`` (each diagnostic's size shown, those runs cut out), ``diag_line_pieces`` (a view's pieces, a run of lines at a time, those runs cut out), ``diag_tsc_heads`` (tsc's heads read a run at a time), ``diag_indented`` (pyright's indented entries
 read a run at a time), ``diag_elaborations`` (how each line of such a run continues a message), ``diag_indented_known`` (those of its
-lines read with no Python: heads whose text was seen before, parts of their messages), ``diag_indented_unknown`` (its heads whose text was not), ``diag_bulk`` (gcc's location lines and the source and caret lines between them, a run at a time), ``diag_rust_details`` (the details after rustc's head and the lints they name), ``diag_rust_run`` (rustc's heads, their
+lines read with no Python: heads whose text was seen before, parts of their messages), ``diag_indented_unknown`` (its heads whose text was not), ``diag_place_sizes`` and ``diag_places`` (the sizes of the places a folded rule lists that are made when asked, and those places), ``diag_bulk`` (gcc's location lines and the source and caret lines between them, a run at a time), ``diag_rust_details`` (the details after rustc's head and the lints they name), ``diag_rust_run`` (rustc's heads, their
 ``-->`` lines and details, a run at a time), ``diag_fill`` and
 ``diag_line_runs`` (a view's pieces, a run of lines at a time) and their twins in ``diag_twins``; the source type's ``source_lines`` (the
 lines a signature pattern may match, by byte tests) and its twin ``source_twins``. ``mask_numbers`` (the numbers and ids of
@@ -135,6 +135,8 @@ def _twins() -> dict:
         "diag_rust_details": diag_twins.diag_rust_details_py,
         "diag_indented_known": diag_twins.diag_indented_known_py,
         "diag_indented_unknown": diag_twins.diag_indented_unknown_py,
+        "diag_place_sizes": diag_twins.diag_place_sizes_py,
+        "diag_places": diag_twins.diag_places_py,
         "diag_rust_run": diag_twins.diag_rust_run_py,
         "source_lines": source_twins.source_lines_py,
     }
@@ -491,6 +493,8 @@ if C is None:
     diag_rust_details = diag_twins.diag_rust_details_py
     diag_indented_known = diag_twins.diag_indented_known_py
     diag_indented_unknown = diag_twins.diag_indented_unknown_py
+    diag_place_sizes = diag_twins.diag_place_sizes_py
+    diag_places = diag_twins.diag_places_py
     diag_rust_run = diag_twins.diag_rust_run_py
     source_lines = source_twins.source_lines_py
 else:
@@ -559,4 +563,6 @@ else:
     diag_indented_unknown = (C.diag_indented_unknown if hasattr(C, "diag_indented_unknown")
                              else _twin("diag_twins", "diag_indented_unknown_py"))
     diag_rust_run = C.diag_rust_run if hasattr(C, "diag_rust_run") else _twin("diag_twins", "diag_rust_run_py")
+    diag_place_sizes = C.diag_place_sizes if hasattr(C, "diag_place_sizes") else _twin("diag_twins", "diag_place_sizes_py")
+    diag_places = C.diag_places if hasattr(C, "diag_places") else _twin("diag_twins", "diag_places_py")
     source_lines = _c_source_lines if hasattr(C, "source_lines") else _twin("source_twins", "source_lines_py")  # a kernel built before it

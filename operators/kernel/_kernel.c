@@ -5792,6 +5792,131 @@ static long diag_key_id(PyObject *key_ids, PyObject *keys, const unsigned char *
     return n;
 }
 
+static int place_space(unsigned char c) {  /* bytes.split's whitespace */
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c';
+}
+
+static int place_tail_after(const unsigned char *r, Py_ssize_t q, Py_ssize_t e) {  /* LOC_TAIL's (?=:| -) at q */
+    return (q < e && r[q] == ':') || (q + 1 < e && r[q] == ' ' && r[q + 1] == '-');
+}
+
+/* The end of LOC_TAIL (":\d+(?::\d+)?(?=:| -)") matched at p, before e; -1 when it does not match. */
+static Py_ssize_t place_tail(const unsigned char *r, Py_ssize_t p, Py_ssize_t e) {
+    if (p >= e || r[p] != ':') return -1;
+    Py_ssize_t q = p + 1, d = q;
+    while (q < e && r[q] >= '0' && r[q] <= '9') q++;
+    if (q == d) return -1;
+    if (q < e && r[q] == ':') {
+        Py_ssize_t q2 = q + 1, d2 = q2;
+        while (q2 < e && r[q2] >= '0' && r[q2] <= '9') q2++;
+        if (q2 > d2 && place_tail_after(r, q2, e)) return q2;
+    }
+    return place_tail_after(r, q, e) ? q : -1;
+}
+
+/* The size of one diagnostic's place (diag_place_sizes), -1 with an error set; *from: where it starts in r (an
+   indented one's), or where the head line's first word does (a stylish one's: the place is the path, ":" and it). */
+static Py_ssize_t place_size(const unsigned char *r, Py_ssize_t s, Py_ssize_t e, PyObject *name, int stylish,
+                             Py_ssize_t *from) {
+    if (!PyBytes_Check(name)) {
+        PyErr_SetString(PyExc_TypeError, "a path is not bytes");
+        return -1;
+    }
+    const char *nm = PyBytes_AS_STRING(name);
+    Py_ssize_t len = PyBytes_GET_SIZE(name), at = -1, q;
+    if (stylish) {  /* path ":" the head line's first word */
+        while (s < e && place_space(r[s])) s++;
+        for (q = s; q < e && !place_space(r[q]); q++) {}
+        *from = s;
+        if (q > s) return len + 1 + (q - s);
+    } else {  /* from the path's first place in the head line to the end of LOC_TAIL after it */
+        for (Py_ssize_t a = s; a + len <= e; a++)
+            if (len == 0 || (r[a] == (unsigned char)nm[0] && memcmp(r + a, nm, (size_t)len) == 0)) {
+                at = a;
+                break;
+            }
+        *from = at;
+        if (at >= 0 && (q = place_tail(r, at + len, e)) >= 0) return q - at;
+    }
+    PyErr_SetString(PyExc_ValueError, "no place in the head line");
+    return -1;
+}
+
+/* The place of one diagnostic (diag_places): raw[from:from+size], or the path, ":" and the first word. */
+static PyObject *place_bytes(const unsigned char *r, Py_ssize_t from, Py_ssize_t size, PyObject *name, int stylish) {
+    if (!stylish) return PyBytes_FromStringAndSize((const char *)r + from, size);
+    Py_ssize_t len = PyBytes_GET_SIZE(name);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (out) {
+        char *o = PyBytes_AS_STRING(out);
+        memcpy(o, PyBytes_AS_STRING(name), (size_t)len);
+        o[len] = ':';
+        memcpy(o + len + 1, r + from, (size_t)(size - len - 1));
+    }
+    return out;
+}
+
+/* diag_place_sizes (made 0: uint32 sizes) and diag_places (made 1: a list of bytes). */
+static PyObject *places_of(PyObject *args, int made, const char *what) {
+    Py_buffer raw, style, starts, ends, heads, path, js;
+    PyObject *starts_o, *ends_o, *heads_o, *path_o, *js_o, *paths, *out = NULL;
+    int stylish, got = 0;
+    if (!PyArg_ParseTuple(args, "y*OOOOy*OO!i", &raw, &starts_o, &ends_o, &heads_o, &path_o, &style, &js_o, &PyList_Type,
+                          &paths, &stylish)) return NULL;
+    Py_buffer *b[5] = {&starts, &ends, &heads, &path, &js};
+    PyObject *o[5] = {starts_o, ends_o, heads_o, path_o, js_o};
+    for (; got < 5; got++)
+        if (index_buffer(o[got], b[got], what) < 0) goto done;
+    Py_ssize_t nlines = starts.len / starts.itemsize, n = heads.len / heads.itemsize, m = js.len / js.itemsize;
+    if (ends.len / ends.itemsize != nlines || path.len / path.itemsize < n || style.len < n) {
+        PyErr_Format(PyExc_ValueError, "%s: bad columns", what);
+        goto done;
+    }
+    if (!(out = made ? PyList_New(m) : PyBytes_FromStringAndSize(NULL, m * 4))) goto done;
+    uint32_t *sizes = made ? NULL : (uint32_t *)PyBytes_AS_STRING(out);
+    const unsigned char *r = raw.buf, *st = style.buf;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        int64_t j = item_at(&js, k), h = j >= 0 && j < n ? item_at(&heads, (Py_ssize_t)j) : -1;
+        int64_t pid = h >= 0 ? item_at(&path, (Py_ssize_t)j) : -1;
+        Py_ssize_t s = h >= 0 && h < nlines ? (Py_ssize_t)item_at(&starts, (Py_ssize_t)h) : -1;
+        Py_ssize_t e = s >= 0 ? (Py_ssize_t)item_at(&ends, (Py_ssize_t)h) : -1, from = 0;
+        if (s < 0 || e > raw.len || s > e || pid < 0 || pid >= PyList_GET_SIZE(paths)) {
+            PyErr_Format(PyExc_ValueError, "%s: a diagnostic, line or path out of range", what);
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyObject *name = PyList_GET_ITEM(paths, (Py_ssize_t)pid), *place;
+        Py_ssize_t size = place_size(r, s, e, name, st[j] == stylish, &from);
+        if (size < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        if (!made) {
+            sizes[k] = (uint32_t)size;
+        } else if ((place = place_bytes(r, from, size, name, st[j] == stylish))) {
+            PyList_SET_ITEM(out, k, place);
+        } else {
+            Py_CLEAR(out);
+            goto done;
+        }
+    }
+done:
+    for (int x = 0; x < got; x++) PyBuffer_Release(b[x]);
+    PyBuffer_Release(&raw);
+    PyBuffer_Release(&style);
+    return out;
+}
+
+/* uint32 the size of each of the places _Kept.place makes of the diagnostics js (diag_twins.diag_place_sizes_py) */
+static PyObject *diag_place_sizes(PyObject *self, PyObject *args) {
+    return places_of(args, 0, "diag_place_sizes");
+}
+
+/* The places _Kept.place makes of the diagnostics js, a list of bytes (diag_twins.diag_places_py) */
+static PyObject *diag_places(PyObject *self, PyObject *args) {
+    return places_of(args, 1, "diag_places");
+}
+
 /* int32 the index in diag_indented's columns (cols) of each location line whose text after the location made
    (_Parser.indented) does not have yet, in order (diag_twins.diag_indented_unknown_py) */
 static PyObject *diag_indented_unknown(PyObject *self, PyObject *args) {
@@ -6293,6 +6418,10 @@ static PyMethodDef methods[] = {
      "diag_bulk(lines, ok, classes, buf, starts, ends, style, path, paths, kind, h) -> (stop, int64 pairs) of location lines and details"},
     {"diag_rust_details", diag_rust_details, METH_VARARGS,
      "diag_rust_details(buf, starts, ends, classes, kind, first, stop) -> (stop, int64 pairs) of rustc's details and the lints they name"},
+    {"diag_place_sizes", diag_place_sizes, METH_VARARGS,
+     "diag_place_sizes(buf, starts, ends, heads, path, style, js, paths, stylish) -> uint32 the size of each place"},
+    {"diag_places", diag_places, METH_VARARGS,
+     "diag_places(buf, starts, ends, heads, path, style, js, paths, stylish) -> a list of the places"},
     {"diag_indented_unknown", diag_indented_unknown, METH_VARARGS,
      "diag_indented_unknown(buf, cols, made) -> int32 the location lines whose text made does not have"},
     {"diag_indented_known", diag_indented_known, METH_VARARGS,

@@ -29,3 +29,4 @@ PROGRESS = (rb"^\s+(?:Compiling|Checking|Downloaded|Downloading|Fresh|Updating|L
 CARET = rb"^\s*\^\s*$"
 INDENT = rb"(?:[ \t]|\xc2\xa0)*"  # pyright indents its elaboration with no-break spaces
 ODD_FIRST = b"0123456789x!\xc3\xe2\x0b\x0c"  # how a line another form of ``_head`` may take can start after its indent
+LOC_TAIL = rb":\d+(?::\d+)?(?=:| -)"  # LOC's line and column after its path, as a place keeps them

@@ -526,6 +526,47 @@ def _part_code(raw: bytes, start: int, end: int, head, trail):
     return trail, next(g for g in found.groups() if g).decode("utf-8", "replace") if found else None
 
 
+LOC_TAIL_RE = re.compile(P.LOC_TAIL)  # diagnostics.LOC_TAIL_RE
+
+
+def diag_place_sizes_py(raw: bytes, starts, ends, heads, path, style, js, paths: list, stylish: int) -> bytes:
+    """As ``_kernel.diag_place_sizes``: uint32 the size of the place ``_Kept.place`` makes of each diagnostic ``js``
+    (``diag_places_py``)."""
+    return array("I", map(len, _places_py(raw, starts, ends, heads, path, style, js, paths, stylish, "diag_place_sizes"))).tobytes()
+
+
+def diag_places_py(raw: bytes, starts, ends, heads, path, style, js, paths: list, stylish: int) -> list:
+    """As ``_kernel.diag_places``: the place ``_Kept.place`` makes of each diagnostic ``js`` (columns ``heads``, ``path``,
+    ``style`` of ``_Diags``; ``paths`` its paths): a stylish entry's (style ``stylish``) its path, a colon and its head
+    line's first word; another's from its path's first place in its head line to the end of ``LOC_TAIL_RE``'s match
+    after it."""
+    return _places_py(raw, starts, ends, heads, path, style, js, paths, stylish, "diag_places")
+
+
+def _places_py(raw: bytes, starts, ends, heads, path, style, js, paths: list, stylish: int, what: str) -> list:
+    if len(starts) != len(ends) or len(path) < len(heads) or len(style) < len(heads):
+        raise ValueError(f"{what}: bad columns")
+    out = []
+    for j in js:
+        h = heads[j] if 0 <= j < len(heads) else -1
+        if not (0 <= h < len(starts) and 0 <= starts[h] <= ends[h] <= len(raw) and 0 <= path[j] < len(paths)):
+            raise ValueError(f"{what}: a diagnostic, line or path out of range")
+        start, end, name = starts[h], ends[h], paths[path[j]]
+        if not isinstance(name, bytes):
+            raise TypeError("a path is not bytes")
+        if style[j] == stylish:
+            words = raw[start:end].split(None, 1)
+            place = name + b":" + words[0] if words else None
+        else:
+            at = raw.find(name, start, end)
+            m = LOC_TAIL_RE.match(raw, at + len(name), end) if at >= 0 else None
+            place = raw[at : m.end()] if m else None
+        if place is None:
+            raise ValueError("no place in the head line")
+        out.append(place)
+    return out
+
+
 def diag_indented_unknown_py(raw: bytes, cols: bytes, made: dict) -> bytes:
     """As ``_kernel.diag_indented_unknown``: int32 the index in ``diag_indented``'s columns ``cols`` of each location
     line whose text after the location ``made`` (``_Parser.indented``) does not have, in order."""

@@ -15,7 +15,8 @@ everything about its kind of output. Its contract (the module attribute, then th
     def rank_lines(lines, config)           rank_lines    optional: (tier, rank) or None for every reduced
                                                           line at once (or None: ``tier``/the general rules)
     def tiers(lines, config)                tiers         optional: ``tier`` of many reduced lines at once,
-                                                          None where ``tier`` is asked (or None: every line)
+                                                          None where ``tier`` is asked, ``()`` where it
+                                                          gives None (or None: every line)
     OTHER_LINES = (1, 1)                    other_lines   optional: (tier, rank) of the lines no rule names
     CONTEXT_RANK = 2                        context_rank  optional: rank of a marker/fold line (tier 1)
     PACK_CONTEXT = False                    pack_context  optional: lines around a signal count as its

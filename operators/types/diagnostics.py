@@ -120,7 +120,7 @@ from operators.ceiling import settings_of, visible_size
 from operators.kernel import diag_patterns as P  # the patterns the kernel's twins match too, written once
 from operators.kernel import (diag_bulk, diag_codes, diag_columns, diag_elaborations, diag_fill, diag_heads,
                                diag_indented, diag_indented_known, diag_indented_unknown, diag_line_pieces, diag_line_runs,
-                               diag_lines, diag_offsets, diag_pads, diag_ranks, diag_runs, diag_rust_details,
+                               diag_lines, diag_offsets, diag_pads, diag_place_sizes, diag_places, diag_ranks, diag_runs, diag_rust_details,
                                diag_rust_run, diag_shown, diag_stylish, diag_tsc_heads, gather, line_starts)
 from operators.config import Section, section
 from operators.reduction import KEEP, OMIT, Plan, passthrough
@@ -159,7 +159,7 @@ RUST_HEAD_RE = lazy(P.RUST_HEAD)
 # RUST_HEAD_RE's line then ARROW_RE's over a whole input (``_Parser._rust_head``; a line's text is its bytes there)
 RUST_BLOCK_RE = lazy(P.RUST_BLOCK, re.M)
 LOC_LINE_RE = lazy(LOC_RE.pattern, re.M)  # LOC_RE on a line of the input (``_Parser._indented``)
-LOC_TAIL_RE = lazy(rb":\d+(?::\d+)?(?=:| -)")  # LOC_RE's line and column after its path, as the place keeps them (``_Kept.place``)
+LOC_TAIL_RE = lazy(P.LOC_TAIL)  # LOC_RE's line and column after its path, as the place keeps them (``_Kept.place``)
 # whether STYLISH_RE matches a line of the input (``_Parser._path_line``): the head of its pattern, as what follows
 # ``(.*?)`` matches the rest of any line (no newline in it)
 STYLISH_LINE_RE = lazy(rb"^\s+\d+:\d+\s+(?:error|warning)\s", re.M)
@@ -394,6 +394,24 @@ class _Kept(list):
         texts, head = diags.texts, diags.head[j]  # its head line: spaces, line:col, spaces, ... (``STYLISH_RE``)
         return diags.paths[diags.path[j]] + b":" + texts.raw[texts.starts[head] : texts.ends[head]].split(None, 1)[0]
 
+    def items(self, ns) -> list:
+        """``self[n]`` of each of ``ns``, the places made when asked made at once (``operators.kernel.diag_places``)."""
+        lazy = [n - LAZY for n in ns if n >= LAZY]
+        if not lazy:
+            return list(map(list.__getitem__, repeat(self), ns))
+        diags = self.diags
+        texts = diags.texts
+        made = iter(diag_places(texts.raw, texts.starts, texts.ends, diags.head, diags.path, diags.style, array("q", lazy),
+                                diags.paths, STYLISH))
+        return [next(made) if n >= LAZY else list.__getitem__(self, n) for n in ns]
+
+    def place_sizes(self, js):
+        """``len(self.place(j))`` of each of ``js`` (``operators.kernel.diag_place_sizes``), the places not made."""
+        diags = self.diags
+        texts = diags.texts
+        return memoryview(diag_place_sizes(texts.raw, texts.starts, texts.ends, diags.head, diags.path, diags.style,
+                                           array("q", js), diags.paths, STYLISH)).cast("I")
+
 
 def _added(numbers: dict, known: int) -> list:
     """The keys added to ``numbers`` past its first ``known``, in order (read from its end)."""
@@ -469,6 +487,7 @@ PYLINT_CODE_RE = lazy(rb"[CRWEFI]\d{4}")
 PYLINT_CATEGORY = {"F": "fatal error", "E": "error", "W": "warning", "C": "convention", "R": "refactor", "I": "info"}
 
 
+_IS_ONE, _IS_TWO = bytes(v == 1 for v in range(256)), bytes(v == 2 for v in range(256))  # (``_Parser._bulk_columns``)
 TAILS_MAX = 50_000  # distinct texts after a location remembered by one parse (``_tail``)
 
 
@@ -514,14 +533,16 @@ def _tail(rest: bytes, go: bool) -> tuple[str, str, bytes, bool] | None:
 def _code_and_severity(rest: bytes, go: bool):
     """(code, severity, the severity's match) of what follows a location, or None when it has neither
     a rule code nor a severity word (then it is no diagnostic: a search hit, a log line)."""
-    code_m = CODE_RE.match(rest) or BRACKET_CODE_RE.match(rest) or TS_AFTER_SEV_RE.match(rest)
+    first = rest[:1]  # (each of the three codes' patterns has its own first byte: only it is asked)
+    code_m = (CODE_RE.match(rest) if b"A" <= first <= b"Z" else BRACKET_CODE_RE.match(rest) if first == b"["
+              else TS_AFTER_SEV_RE.match(rest) if b" TS" in rest[:12] else None)
     sev_m = SEV_HEAD_RE.match(rest)  # lower case: "INFO" after file:line is a log's level, not a severity
     trail = TRAIL_CODE_RE.search(rest) if rest.rstrip()[-1:] in (b")", b"]") else None  # every trail ends so
     if not (code_m or sev_m or (trail and trail.group(1)) or go):
         return None
     if go and not (code_m or sev_m):
         trail = GO_CODE_RE.search(rest) or trail
-    code = code_m.group(1) if code_m else next((g for g in trail.groups() if g), None) if trail else None
+    code = code_m.group(1) if code_m else trail[trail.lastindex] if trail else None  # (one group a form: the one matched)
     severity = sev_m.group(1).decode().lower() if sev_m else _severity(trail.group(0)) if trail and trail.group(1) else ""
     if code and not sev_m and PYLINT_CODE_RE.fullmatch(code):  # pylint: the letter is the category
         severity = severity or PYLINT_CATEGORY.get(chr(code[0]), "")
@@ -700,8 +721,10 @@ class _Parser:
         the path, or ``b""`` when it is not one (the loop reads it as any line)."""
         if i + 1 >= n or self.kind[i] != OTHER:
             return b""
-        raw, end = self.raw, self.ends[i]
-        m = PATH_ALONE_RE.fullmatch(raw, self.starts[i], end - 1 if raw[end - 1] == 10 else end)
+        raw, start, end = self.raw, self.starts[i], self.ends[i]
+        if raw.find(b":", start, end) >= 0:  # (no colon in a path alone: gcc's ``path: In function`` asks no pattern)
+            return b""
+        m = PATH_ALONE_RE.fullmatch(raw, start, end - 1 if raw[end - 1] == 10 else end)
         if m is None:
             return b""
         t, at, end = m[0], self.starts[i + 1], self.ends[i + 1]  # the next line matched in the input, not cut from it
@@ -1276,21 +1299,40 @@ class _Parser:
             keys.append(diags.key_id(key))
             sevs.append(diags.key_id(severity))
             skips.append(len(rest) - len(message))
-            oks.append(severity != "note")
+            oks.append(1 if severity != "note" else 2)
             gnus.append(gnu)
         path_of = array("I", map(diags.path_id, paths))
-        self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of))
-        return bytes(map(and_, map(oks.__getitem__, rest_ids), flags.translate(_NOT_SUSPECT)))
+        plain = flags.translate(_NOT_SUSPECT)
+        ok = bytes(map(and_, map(oks.translate(_IS_ONE).__getitem__, rest_ids), plain))
+        notes = bytes(map(and_, map(oks.translate(_IS_TWO).__getitem__, rest_ids), plain))  # (a note: 2)
+        self.bulk = (found[0], found[2], diag_columns(rest_ids, found[6], found[1], flags, keys, sevs, skips, gnus, path_of),
+                     self._notes_after(found[0], found[2], ok, notes))
+        return ok
+
+    def _notes_after(self, lines, locs, ok: bytes, notes: bytes) -> bytes:
+        """``ok`` (``_bulk_columns``), and 1 too for each note (``notes``: a location line ``_plain_head`` takes, its
+        severity ``note``) whose place differs from that of the location line before it: read by ``_bulk`` right
+        after that line's diagnostic (or its details), the one open then, such a note is a diagnostic of its own
+        (``_start``), as those ``ok`` names are."""
+        if 1 not in notes:
+            return ok
+        raw, starts, inner = self.raw, self.starts, bytearray(ok)
+        for e in compress(range(len(notes)), notes):
+            if e:
+                at, before = starts[lines[e]], starts[lines[e - 1]]
+                inner[e] = raw[at : at + locs[e]] != raw[before : before + locs[e - 1]]
+        return bytes(inner)
 
     def _bulk(self, h: int, ok: bytes) -> int:
         """The location lines from the ``h``-th on that follow each other and that ``ok`` says are plain
         diagnostics, added as ``_plain_head`` adds each (the last left open); then, while the lines after
         the last are read by ``_run`` as its details up to the next such line (gcc's source and caret
-        lines), those details and the location lines from that one on, a run at a time (``operators.kernel.diag_bulk``). The index past
-        the location lines read."""
-        lines, locs, (key, severity, path, style, message) = self.bulk
+        lines), those details and the location lines from that one on, a run at a time (``operators.kernel.diag_bulk``), a
+        note among them too when its place is not that of the line before it (``_notes_after``). The index past the
+        location lines read."""
+        lines, locs, (key, severity, path, style, message), inner = self.bulk
         diags, first_h = self.diags, h
-        e, grown = diag_bulk(lines, ok, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
+        e, grown = diag_bulk(lines, inner, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
         grown = memoryview(grown).cast("q")
         heads = memoryview(lines[first_h:e]).cast("B")
         first = len(diags.head)
@@ -1615,13 +1657,26 @@ def _places_size(p: "_Parser", indexes) -> int:
     get = sizes.__getitem__
     if min(map(get, indexes)) < 0:
         locs, kept, styles, keys = diags.loc, diags.texts_kept, diags.style, diags.keys
-        for j in compress(indexes, map((0).__gt__, map(get, indexes))):
+        todo = list(compress(indexes, map((0).__gt__, map(get, indexes))))
+        made = [j for j in todo if locs[j] <= ~LAZY]  # places made when asked (``_Kept``): their sizes at once
+        made = dict(zip(made, kept.place_sizes([~locs[j] - LAZY for j in made]))) if made else {}
+        for j in todo:
             loc = locs[j]
-            size = loc if loc >= 0 else len(kept[~loc])
+            size = loc if loc >= 0 else made[j] if loc <= ~LAZY else len(kept[~loc])
             if size and styles[j] == TSC:  # ``path(1,2): error TS2322``
                 size += 3 + len(keys[diags.severity[j]].encode()) + len(keys[diags.key[j]].encode())
             sizes[j] = size
     return sum(map(get, indexes)) + len(indexes)
+
+
+def _places_of(p: "_Parser", indexes) -> list:
+    """Each diagnostic's place as ``_place`` makes it but tsc's (as printed: kept aside, made when asked, or cut from its
+    head line), the places made when asked made at once (``_Kept.items``)."""
+    diags = p.diags
+    texts, heads = p.text, diags.head
+    locs = list(map(diags.loc.__getitem__, indexes))
+    made = iter(diags.texts_kept.items([~loc for loc in locs if loc < 0]))
+    return [next(made) if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, locs)]
 
 
 def _locations(p: "_Parser", indexes) -> bytes:
@@ -1634,17 +1689,16 @@ def _locations(p: "_Parser", indexes) -> bytes:
         if fast is not None:  # each place the start of its head line, as printed
             places = list(map(p.raw.__getitem__, map(slice, *fast)))
         else:  # each place as ``_place`` makes it: as printed, kept aside or cut from its head line
-            kept, texts, heads = diags.texts_kept, p.text, diags.head
-            places = [kept[~loc] if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, map(diags.loc.__getitem__, indexes))]
+            places = _places_of(p, indexes)
         repeats = Counter(places)
         if len(repeats) < len(places):
             places = [loc + b" \xc3\x97%d" % repeats[loc] if repeats[loc] > 1 else loc for loc in repeats]
         return b" ".join(places)
     parts: list[bytes] = []
     last_path = None
-    kept, texts, heads, keys = diags.texts_kept, p.text, diags.head, diags.keys
+    keys = diags.keys
     styles = bytes(map(diags.style.__getitem__, indexes))
-    locs = [kept[~loc] if loc < 0 else texts[heads[j]][:loc] for j, loc in zip(indexes, map(diags.loc.__getitem__, indexes))]
+    locs = _places_of(p, indexes)
     repeats = Counter(locs)
     listed: set[bytes] = set()
     for j, loc, style in zip(indexes, locs, styles):  # each place as ``_place`` makes it, from the columns
@@ -2528,9 +2582,10 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
 def tiers(lines, config) -> list | None:
     """``tier`` of many lines at once (``lines``: an ``operators.rank.Lines``), the ``path:line:col: …``
     lines that start with their path found by one pass (``operators.kernel.diag_heads``) and the text
-    after each location worked out once for each text: a list, each such line's tier, None for the
-    other lines (``tier`` is asked for each); None when the text holds what a terminal would change
-    (then every line is asked)."""
+    after each location worked out once for each text, file headers and gcc's function lines by a scan
+    each: a list, each such line's tier (``()`` where ``tier`` gives None), None for the other lines
+    (``tier`` is asked for each); None when the text holds what a terminal would change (then every
+    line is asked)."""
     text = getattr(lines, "text", None)
     if text is None or b"\x1b" in text or b"\r" in text or len(text) >= SMALL:
         return None
@@ -2551,7 +2606,26 @@ def tiers(lines, config) -> list | None:
                 out[bisect_right(starts, at + 1) - 1] = None
             elif out[line := bisect_right(starts, at) - 1] != (0, 1):
                 out[line] = None
+    led = getattr(lines, "led", None)
+    if led is not None:  # lines ``tier`` gives the same for whatever they hold, found by a scan each
+        for line in led(HEADER_SCAN):  # an eslint or pyright file header (``STYLISH_FILE_RE``)
+            out[line] = (0, 3)
+        for line in led(FUNCTION_SCAN):  # gcc's ``path: In function ‘f’:``: no form of ``tier`` takes it
+            out[line] = ()
+        for line in led(ENTRY_SCAN):  # an eslint stylish entry: an error, else a warning (its severity a word)
+            out[line] = (0, 1) if ERROR_RE.search(lines[line]) else (0, 2)
     return out
+
+
+# ``tiers``: lines led by their newline (``operators.rank.Lines.led``; the text holds no ``\r``). A ``STYLISH_FILE_RE`` line
+# has no space and at most one colon (a drive's): no ``LOC_RE`` location, no ``[`` or ``-->`` first. A ``FUNCTION_SCAN``
+# line: its first colon (after a path with no space, parenthesis or colon, not led by ``[`` or ``-``) then a space, no
+# parenthesis after it: neither ``LOC_RE``, ``ARROW_RE``, ``STYLISH_FILE_RE`` nor ``TSC_RE`` (``): ``) nor ``STYLISH_RE``
+# (an indent first) takes it. An ``ENTRY_SCAN`` line: ``STYLISH_RE``'s (whose tail matches the rest of any line), indented
+# (``LOC_RE``'s indent, if it matches, is not empty), a digit after its indent (no ``ARROW_RE``), a severity word in it.
+HEADER_SCAN = lazy(rb"\n(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$", re.M)
+ENTRY_SCAN = lazy(rb"\n[ \t\x0b\x0c]+\d+:\d+[ \t\x0b\x0c]+(?:error|warning)[ \t\x0b\x0c]", re.M)
+FUNCTION_SCAN = lazy(rb"\n[^\s:()\[\-][^\s:()]*: In (?:static |member )?function [^\n()]*$", re.M)
 
 
 _SUSPECT = bytes(v & 1 for v in range(256))  # ``diag_heads``' flags: 1 for a line another form may take
