@@ -85,6 +85,7 @@ from operators.vocab import CONTINUATION_RE, signal_line_spans
 
 MARK_LEN = len("#ref:ctx_") + REF_ID_LEN  # a marker as rendered (an id lengthened on a collision: rare)
 GAP_REASON = "not shown: over the output ceiling"
+APART_FIRST = 50  # must-see lines apart that lead no template (numbered test ids) placed before the other groups; the rest after them
 GAP_EST = 64  # bytes a gap line takes at most (its counts, its size and its marker; the first one's hint apart)
 GAP_TYPICAL = 36  # ... and mostly (``[… 12 lines: #ref:ctx_…]``): what the first choice reckons (``fit``)
 GAP_SIZE_MIN = 10 * 1024  # a gap of fewer bytes names only its lines (but the first, which says what a gap is)
@@ -475,25 +476,29 @@ def _groups(lines, order: list[int], apart=()) -> _Groups:
 
 
 def _set_apart(lines, order, of_line, flat, bounds, apart: set) -> tuple[array, array, array, array]:
-    """``template_groups``' columns again with each line of ``apart`` a group of its own: one that
-    leads its template stays where the template's group was (the template's other lines after it,
-    where the first of them is), the other lines apart come after every other group (a line of each
-    template first), in order."""
+    """``template_groups``' columns again with each line of ``apart`` a group of its own: one that leads
+    its template stays where the template's group was; of the others (ids that differ from one before
+    them by a number: ``test_evict[5-lru]``, mocha's ``12) suite``) the first ``APART_FIRST`` take their
+    own place in the rank order (a failing test's id ranks first: before the other groups' lines), the
+    rest come after every other group (a line of each template — an ``E`` line of each failure — before
+    them); the template's other lines stay one group, where the first of them is."""
     position = {i: k for k, i in enumerate(order)}
-    placed, later = [], []  # (position of its first line, its lines)
+    placed, own = [], []  # (position of its first line, its lines); (position, line) of each other line apart
     for g in range(len(bounds) - 1):
         members = flat[bounds[g] : bounds[g + 1]]
-        own = [i for i in members if i in apart]
         rest = [i for i in members if i not in apart]
-        if own and own[0] == members[0]:
-            placed.append((position[own[0]], [own.pop(0)]))
+        if members[0] in apart:  # it leads its template: where the template's group was
+            placed.append((position[members[0]], [members[0]]))
+            members = members[1:]
         if rest:
             placed.append((position[rest[0]], rest))
-        later.extend((position[i], [i]) for i in own)
+        own.extend((position[i], i) for i in members if i in apart)
+    own.sort()
+    placed.extend((k, [i]) for k, i in own[:APART_FIRST])
     placed.sort(key=itemgetter(0))
-    later.sort(key=itemgetter(0))
+    placed.extend((k, [i]) for k, i in own[APART_FIRST:])
     of_line, flat, bounds, spans = array("i", [-1]) * len(of_line), array("i"), array("q", [0]), array("q")
-    for g, (_, members) in enumerate(placed + later):
+    for g, (_, members) in enumerate(placed):
         for i in members:
             of_line[i] = g
         flat.extend(members)

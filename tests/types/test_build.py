@@ -694,6 +694,44 @@ def _parametrized_failures(n: int = 200) -> bytes:
     return b"\n".join(out) + b"\n"
 
 
+_WORDS = [b"alpha", b"bravo", b"charlie", b"delta", b"echo", b"foxtrot", b"golf", b"hotel", b"india", b"juliet",
+          b"kilo", b"lima", b"mike", b"november", b"oscar", b"papa", b"quebec", b"romeo", b"sierra", b"tango"]
+
+
+def _failures_of_many_reasons(n: int = 40) -> bytes:
+    """A pytest run whose ``n`` failing cases of one parametrized test fail each for reasons of its own:
+    ids that differ by a number, and three ``E`` lines a failure that differ in their words."""
+    out = [b"=" * 29 + b" test session starts " + b"=" * 30, b"collected %d items" % n, b"",
+           b"tests/test_codec.py " + b"F" * n + b" [100%]", b"", b"=" * 35 + b" FAILURES " + b"=" * 35]
+    for k in range(n):
+        a, b = _WORDS[k % 20], _WORDS[(k * 7 + 3) % 20]
+        out += [b"_" * 24 + b" test_roundtrip[%d] " % k + b"_" * 24, b"", b"    def test_roundtrip(case):",
+                b">       assert decode(encode(case)) == case",
+                b"E       AssertionError: the %s field of the %s record came back as the %s field instead" % (a, b, b),
+                b"E         while decoding the %s block, the %s marker was read where the %s header goes" % (b, a, a),
+                b"E         hint: the %s table and the %s table disagree about the %s width" % (a, b, a + b), b"",
+                b"tests/test_codec.py:%d: AssertionError" % (40 + k)]
+    out.append(b"=" * 28 + b" short test summary info " + b"=" * 28)
+    out += [b"FAILED tests/test_codec.py::test_roundtrip[%d] - AssertionError: assert %d == %d" % (k, k, k + 1)
+            for k in range(n)]
+    out.append(b"=" * 24 + b" %d failed in 1.23s " % n + b"=" * 24)
+    return b"\n".join(out) + b"\n"
+
+
+def test_every_failing_id_comes_before_the_reasons_of_each_failure():
+    """Forty failing cases, each failing for reasons of its own (three ``E`` lines of other words): under
+    Codex's budget every failing id is shown, before the failures' own lines fill what is left; those
+    ids had come after a line of every other template, and most of them were left out."""
+    raw = _failures_of_many_reasons()
+    packet = reduce_bytes(raw, source="pytest.txt", budget=9_500 // 4)
+    assert packet.type == "build" and len(packet.visible) <= 9_500
+    ids = re.findall(rb"^FAILED tests/test_codec\.py::test_roundtrip\[(\d+)\] - ", packet.visible, re.M)
+    assert sorted(map(int, set(ids))) == list(range(40))
+    assert re.search(rb"^E       AssertionError: the \w+ field", packet.visible, re.M)  # and reasons after them
+    assert b"40 failed in 1.23s" in packet.visible
+    assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+
+
 @pytest.mark.parametrize("budget, least", [(25_000, 200), (9_500, 100)])
 def test_failing_test_ids_that_differ_by_a_number_are_not_folded_as_one_template(budget, least):
     """``FAILED …::test_evict[3-lru]`` and ``…[5-lru]`` are two failing tests, not one line with a
