@@ -30,5 +30,15 @@ class KeptFor:
         if type(raw) is bytes and len(raw) >= self.min_size:
             self.entry = (raw, tuple(result))
 
+    def of(self, raw, make) -> list:
+        """The result for ``raw``: the one kept for this very object, else ``make(raw)``, kept when
+        ``raw`` is large (``keep_large``); a new list either way (the caller may change it)."""
+        kept = self.get(raw)
+        if kept is not None:
+            return list(kept)
+        result = make(raw)
+        self.keep_large(raw, result)
+        return result
+
     def forget(self) -> None:
         self.entry = None

@@ -270,12 +270,7 @@ def binary_regions(raw: bytes) -> list[tuple[int, int]]:
     The regions of a large input are kept until ``forget_regions``: asked again of that very object
     (the safety pass asks, then the SIGNAL stage of the same bytes), they are not computed twice. They
     depend on the bytes alone (immutable), whoever asked first."""
-    kept = _regions_kept.get(raw)
-    if kept is not None:
-        return list(kept)
-    regions = _binary_regions(raw)
-    _regions_kept.keep_large(raw, regions)
-    return regions
+    return _regions_kept.of(raw, _binary_regions)
 
 
 def forget_regions() -> None:

@@ -108,12 +108,7 @@ def signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
     The spans of a large input are kept until ``forget_spans``: asked again of that very object (the
     log reducer scans a log whose lines all differ, the SIGNAL stage scans the same bytes), they are
     not computed twice. The result depends on the bytes alone (immutable), whoever asked first."""
-    kept = _kept.get(raw)
-    if kept is not None:
-        return list(kept)
-    spans = _signal_line_spans(raw)
-    _kept.keep_large(raw, spans)
-    return spans
+    return _kept.of(raw, _signal_line_spans)
 
 
 def forget_spans() -> None:
