@@ -5066,6 +5066,19 @@ done:
     return result;
 }
 
+/* The first run of spaces in r[p:end): [*a, *z), and whether it pads (1) or not (0): it follows a character
+ * that is no space and no newline (r[a - 1]), is `least` long at least, and comes before a character that
+ * ends no line. -1 when r[p:end) holds no space. (diag_pads and diag_shown.) */
+static int pad_run(const unsigned char *r, Py_ssize_t p, Py_ssize_t end, Py_ssize_t least, Py_ssize_t *a, Py_ssize_t *z) {
+    const unsigned char *sp = memchr(r + p, ' ', (size_t)(end - p));
+    if (!sp) return -1;
+    Py_ssize_t x = sp - r, y = x;
+    while (y < end && r[y] == ' ') y++;
+    *a = x;
+    *z = y;
+    return x > 0 && r[x - 1] != ' ' && r[x - 1] != '\n' && y - x >= least && y < end && r[y] != '\r' && r[y] != '\n';
+}
+
 /* int64 (from, to) of each run of at least `least` spaces in raw[start:end] after a byte other than a space or
    a newline and before one other than a space, \r or \n, `keep` of its spaces left out of it
    (diag_twins.diag_pads_py: ODD_RE's padding) */
@@ -5081,13 +5094,10 @@ static PyObject *diag_pads(PyObject *self, PyObject *args) {
     const unsigned char *r = raw.buf;
     Py_ssize_t cap = 16, m = 0;
     if (!(out = PyBytes_FromStringAndSize(NULL, cap * 16))) goto done;
-    Py_ssize_t p = start;
-    while (p < end) {
-        const unsigned char *sp = memchr(r + p, ' ', (size_t)(end - p));
-        if (!sp) break;
-        Py_ssize_t a = sp - r, z = a;
-        while (z < end && r[z] == ' ') z++;
-        if (a > 0 && r[a - 1] != ' ' && r[a - 1] != '\n' && z - a >= least && z < end && r[z] != '\r' && r[z] != '\n') {
+    Py_ssize_t p = start, a, z;
+    int pad;
+    while (p < end && (pad = pad_run(r, p, end, least, &a, &z)) >= 0) {
+        if (pad) {
             if (m == cap) {
                 cap *= 2;
                 if (_PyBytes_Resize(&out, cap * 16) < 0) goto done;
@@ -5139,13 +5149,10 @@ static PyObject *diag_shown(PyObject *self, PyObject *args) {
             goto done;
         }
         Py_ssize_t size = end - start, p = size >= least ? start : end;  /* (no run longer than the span) */
-        while (p < end) {  /* diag_pads over raw[start:end] */
-            const unsigned char *sp = memchr(r + p, ' ', (size_t)(end - p));
-            if (!sp) break;
-            Py_ssize_t a = sp - r, z = a;
-            while (z < end && r[z] == ' ') z++;
-            if (a > 0 && r[a - 1] != ' ' && r[a - 1] != '\n' && z - a >= least && z < end && r[z] != '\r' && r[z] != '\n')
-                size -= z - a - keep;
+        Py_ssize_t a, z;
+        int pad;
+        while (p < end && (pad = pad_run(r, p, end, least, &a, &z)) >= 0) {  /* diag_pads over raw[start:end] */
+            if (pad) size -= z - a - keep;
             p = z;
         }
         sizes[j] = (uint32_t)size;
