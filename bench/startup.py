@@ -131,17 +131,28 @@ def measure(name: str, bare: list[str], wrapped: list[str], env: dict, runs: int
 
 
 def print_instructions(todo: dict, env: dict, tok: str, baseline: str | None) -> None:
-    """Instructions of each wrapped command (and of the baseline's), net of the interpreter's start."""
+    """Instructions of each wrapped command (and of the baseline's). With the native launcher
+    (``bin/tokens.c``) its own count, whole, and the Python part's (``tokens-python``, which it runs
+    for what it hands over) net of the interpreter's start; a Python ``tokens`` net of it."""
     python = Path(tok).with_name("python")
     idle = instructions([str(python), "-c", "pass"], env, ROOT)
     if idle is None:
         print("(valgrind not installed: no instruction counts)")
         return
-    print(f"instructions, millions, net of `{python.name} -c pass` ({idle:.1f} M):")
+    native = Path(tok).read_bytes()[:4] == b"\x7fELF"
+    part = str(Path(tok).with_name("tokens-python"))
+    print(f"instructions, millions, net of `{python.name} -c pass` ({idle:.1f} M)"
+          + (": the native launcher's own (whole; callgrind does not follow its exec), then the Python part's"
+             " run alone (tokens-python: what a handed-over call adds)" if native else ":"))
     for name, (_, wrapped) in todo.items():
         own = instructions(wrapped, env, ROOT)
         base = instructions([baseline, *wrapped[1:]], env, ROOT) if baseline else None
-        print(f"  {name:<14} {own - idle:>8.1f}" + (f"   base {base - idle:>8.1f}" if base is not None else ""))
+        if native:
+            py = instructions([part, *wrapped[1:]], env, ROOT)
+            row = f"  {name:<14} native {own:>8.2f}   python part {py - idle:>8.1f}"
+        else:
+            row = f"  {name:<14} {own - idle:>8.1f}"
+        print(row + (f"   base {base - idle:>8.1f}" if base is not None else ""))
 
 
 def main(argv: list[str] | None = None) -> int:

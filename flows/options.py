@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 HOSTS = ("claude-code", "codex", "gemini", "none")  # operators.ceiling.HOST_LIMITS (not imported to parse)
 BUDGET_HELP = ("estimated tokens (bytes/4) the output may take (default: [ceiling] max_chars, or the limit of "
                "the agent host that reads it, --host)")
-HOST_HELP = ("the agent host that reads the output: claude-code (25,000 characters stay inline), codex (9,500 "
+HOST_HELP = ("the agent host that reads the output: claude-code (25,000 characters stay inline), codex (9,000 "
              "bytes), gemini (25,000), none (25,000); sets the output ceiling unless [ceiling] max_chars does "
              "(default: $NOLIFE_TOKENS_HOST, else [ceiling] host)")
 

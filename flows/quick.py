@@ -255,6 +255,46 @@ def import_msgspec() -> None:
         del sys.modules["typing_extensions"]
 
 
+def adopt(argv: list[str]) -> bool:
+    """Take over the command the native ``tokens`` (``bin/tokens.c``) started and handed over in
+    ``NOLIFE_TOKENS_HANDOVER`` (``1 PID READ_FD MEMORY_FD ENDED STATUS WATCHDOG_FD BLOCKED``), as if
+    ``try_run`` had started it: whether there was one. A value that does not name a child of this
+    process, a pipe and a file (left in the environment by mistake) is ignored."""
+    global _handover
+    value = os.environ.pop("NOLIFE_TOKENS_HANDOVER", None)
+    cmd = _command(argv)
+    if value is None or cmd is None:
+        return False
+    import stat
+
+    try:
+        tag, pid, read_fd, memory, ended, status, guard, blocked = (int(word) for word in value.split())
+        if tag != 1 or not stat.S_ISFIFO(os.fstat(read_fd).st_mode) or not stat.S_ISREG(os.fstat(memory).st_mode):
+            return False
+        if not ended:  # ChildProcessError: not a child of ours (WNOWAIT: one that exited stays to be reaped)
+            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except (ValueError, OSError):
+        return False
+    chunks = []
+    while chunk := os.read(memory, 1 << 20):
+        chunks.append(chunk)
+    os.close(memory)
+    os.set_inheritable(read_fd, False)
+    child = Child(pid, read_fd)
+    if ended:
+        child.returncode = status  # reaped by the launcher
+    import _signal
+
+    unblocked = {sig for bit, sig in ((1, _signal.SIGINT), (2, _signal.SIGTERM), (4, _signal.SIGHUP)) if not blocked & bit}
+    mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, []) - unblocked  # the mask the launcher started with
+    if guard >= 0:
+        from flows.watchdog import adopt as guard_adopt
+
+        guard_adopt(guard)
+    _handover = Started(cmd, child, b"".join(chunks), bool(ended), mask)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``tokens`` console script: the fast path first, else the full command line (``flows.cli``)."""
     if argv is None:
@@ -262,9 +302,10 @@ def main(argv: list[str] | None = None) -> int:
             from flows.hooks import main as hook
 
             return hook(sys.argv[2:])
-        status = try_run(sys.argv[1:])
-        if status is not None:
-            return status
+        if not adopt(sys.argv[1:]):
+            status = try_run(sys.argv[1:])
+            if status is not None:
+                return status
     from operators.relazy import install
 
     install()  # every re.compile of the full path built from the cache of compiled patterns (operators/relazy.py)

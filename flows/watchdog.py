@@ -57,6 +57,15 @@ def watch(handle: int | None, pgid: int) -> None:
     _guards.append(handle)
 
 
+def adopt(handle: int) -> None:
+    """A watchdog the native ``tokens`` (``bin/tokens.c``) started and already handed the command's
+    group: released at this process's normal exit, as one ``watch`` registered."""
+    os.set_inheritable(handle, False)
+    if not _guards:
+        atexit.register(release)
+    _guards.append(handle)
+
+
 def cancel(handle: int | None) -> None:
     """The command did not start: its watchdog reads no group and leaves."""
     if handle is not None:

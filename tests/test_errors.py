@@ -56,7 +56,7 @@ def test_the_error_line_is_made_in_one_place():
     found = []
     for folder in ("flows", "operators", "bin"):
         for path in sorted((PROJECT / folder).rglob("*")):
-            if path.suffix != ".py" and path.name != "tokens" or not path.is_file() or path.name == "errors.py":
+            if path.suffix != ".py" and path.name != "tokens-python" or not path.is_file() or path.name == "errors.py":
                 continue
             found += [f"{path.relative_to(PROJECT)}:{line}" for line, text in _strings_outside_docstrings(path)
                       if "tokens: error:" in text]
