@@ -142,14 +142,15 @@ def print_instructions(todo: dict, env: dict, tok: str, baseline: str | None) ->
     native = Path(tok).read_bytes()[:4] == b"\x7fELF"
     part = str(Path(tok).with_name("tokens-python"))
     print(f"instructions, millions, net of `{python.name} -c pass` ({idle:.1f} M)"
-          + (": the native launcher's own (whole; callgrind does not follow its exec), then the Python part's"
+          + (": the native launcher's own (whole; 'exec': it handed the call over, and callgrind does not follow an exec), then the Python part's"
              " run alone (tokens-python: what a handed-over call adds)" if native else ":"))
     for name, (_, wrapped) in todo.items():
         own = instructions(wrapped, env, ROOT)
         base = instructions([baseline, *wrapped[1:]], env, ROOT) if baseline else None
         if native:
             py = instructions([part, *wrapped[1:]], env, ROOT)
-            row = f"  {name:<14} native {own:>8.2f}   python part {py - idle:>8.1f}"
+            mine = f"{own:>8.2f}" if own is not None else f"{'exec':>8}"  # handed over: no count past the exec
+            row = f"  {name:<14} native {mine}   python part {py - idle:>8.1f}"
         else:
             row = f"  {name:<14} {own - idle:>8.1f}"
         print(row + (f"   base {base - idle:>8.1f}" if base is not None else ""))

@@ -225,8 +225,9 @@ static void count(char **cmd, int ncmd, size_t size) {
     size_t len = (size_t)sprintf(line, "{\"t\": %s, \"cmd\": \"run-quick\", \"id\": \"", num);
     json_add(line, &len, src, srclen);
     len += (size_t)sprintf(line + len, "\", \"bytes\": %zu}\n", size);
-    int fd = open(where[0] ? strcat(where, "/usage.jsonl") : where,
-                  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/usage.jsonl", where);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
         ssize_t w = write(fd, line, len);
         (void)w;
