@@ -535,10 +535,17 @@ CONTINUATION_RE = lazy(  # a line that goes on with the record before it: a stac
     rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
 
 
-JSON_RECORD_RE = lazy(  # a JSON log record (pino, bunyan, zap, logrus, winston, structlog, json-logging): an
-    # object naming its level, and its time or its message, near its start (not a nested message's level)
-    rb'^[ \t]*\{(?=[^\n]{0,200}?"(?:level|severity|lvl|levelname|log\.level)"[ \t]*:)'
-    rb'(?=[^\n]{0,300}?"(?:time|timestamp|ts|@timestamp|asctime|datetime|msg|message|event)"[ \t]*:)')
+JSON_RECORD_RE = lazy(  # a JSON log record: an object that either
+    # names its level, and its time or its message, near its start (pino, bunyan, zap, logrus, winston,
+    # structlog, json-logging; not a nested message's level: cargo's JSON), or
+    rb'^[ \t]*\{(?:(?=[^\n]{0,200}?"(?:level|severity|lvl|levelname|log\.level)"[ \t]*:)'
+    rb'(?=[^\n]{0,300}?"(?:time|timestamp|ts|@timestamp|asctime|datetime|msg|message|event)"[ \t]*:)'
+    # holds a timestamp (a date, a time of day, an epoch of 9 digits or more) by a log's name for it,
+    # anywhere: an access log written as JSON (nginx's and Traefik's,
+    # whose sorted keys put ``level`` last), Docker's json-file lines, Serilog's ``@t``, an audit log's
+    # ``requestReceivedTimestamp`` (not ``go test -json``'s ``Time``: test events, the JSON type's)
+    rb'|(?=[^\n]*"(?:time|timestamp|@timestamp|ts|@t|datetime|asctime|[a-z][a-z_]*_time(?:stamp)?'
+    rb'|[a-z][A-Za-z]*Timestamp)"[ \t]*:[ \t]*(?:"\d{1,4}[-/:.][^"\n]{4}|\d{9})))')  # a date or an epoch
 
 
 def is_log_line(line: bytes) -> bool:

@@ -58,6 +58,27 @@ def test_a_log_of_json_records_is_a_log():
     assert kind(nested) != "log"  # a level far inside (a compiler's message) does not make a log record
 
 
+def test_a_log_of_json_records_by_their_time_alone_is_a_log():
+    """An access log written as JSON names no level near its start (nginx's has none; Traefik sorts its
+    keys, so ``level`` comes last, past a kilobyte of fields): its time makes it a log all the same, as
+    does Docker's json-file line or an audit log's ``requestReceivedTimestamp``; ``go test -json``'s
+    ``Time`` (test events) and a record whose ``time`` holds no timestamp (words, a small count) do not."""
+    nginx = b''.join(b'{"time": "17/May/2015:08:05:%02d +0000", "remote_ip": "93.180.71.%d", "request": "GET /a HTTP/1.1",'
+                     b' "response": 304, "bytes": 0, "agent": "Debian APT-HTTP/1.3"}\n' % (i, i) for i in range(5))
+    fields = b"".join(b'"Field%02d": "%s", ' % (k, b"v" * 40) for k in range(30))
+    traefik = b''.join(b'{"ClientAddr": "10.0.0.%d:4431", %s"level": "info", "msg": "", "time": "2024-03-01T10:00:0%dZ"}\n'
+                       % (i, fields, i) for i in range(5))
+    docker = b'{"log":"listening on :8080\\n","stream":"stdout","time":"2019-08-01T09:01:02.000000001Z"}\n' * 3
+    audit = b'{"kind":"Event","stage":"ResponseComplete","requestReceivedTimestamp":"2019-04-12T09:00:00.000000Z"}\n' * 3
+    for raw in (nginx, traefik, docker, audit):
+        assert kind(raw) == "log", raw[:80]
+    gotest = b''.join(b'{"Time":"2024-01-02T10:00:0%dZ","Action":"run","Package":"x","Test":"TestA%d"}\n' % (i, i) for i in range(5))
+    assert kind(gotest) == "json"
+    words = b'{"time": "soon", "id": 1}\n{"time": "later", "id": 2}\n{"time": "never", "id": 3}\n'
+    ticks = b''.join(b'{"ts": %d, "status": "ok", "msg": "tick %d"}\n' % (i, i) for i in range(5))  # a count, no epoch
+    assert kind(words) == "json" and kind(ticks) == "json"
+
+
 def test_log_lines_with_braces_are_not_json():
     raw = b"".join(b'2024-05-01 10:00:%02d INFO payload {"user": %d, "ok": true}\n' % (i, i) for i in range(10))
     assert kind(raw) == "log"

@@ -497,6 +497,30 @@ def test_a_log_of_json_records_keeps_its_error_records_whole(home):
     assert len(errors) == 18 and len(shown) >= 12, len(shown)
 
 
+def test_an_access_log_in_json_shows_its_rare_records_not_its_first_and_last(home):
+    """An access log written as JSON with no level (nginx's ``log_format ... escape=json``): read as a log,
+    each kind of record stays visible (the rare user agents, planted) instead of the first and last lines
+    of a run of same-shaped JSON objects, which is what a JSON reducer shows of it."""
+    import json as _json
+
+    rnd = random.Random(5)
+    rare = ["curl (probe)", "Go-http-client (scanner)", "python-requests (mirror sync)", "Zabbix (monitor)",
+            "Googlebot (crawl)", "Prometheus (blackbox)"]
+    records = []
+    for i in range(3000):
+        agent = rare[i // 500] if i % 500 == 250 else "Debian APT-HTTP/1.3 (0.8.16~exp12ubuntu10.%d)" % (i % 17)
+        records.append({"time": "17/May/2015:%02d:%02d:%02d +0000" % (8 + i // 3600, i // 60 % 60, i % 60),
+                        "remote_ip": "%d.%d.%d.%d" % tuple(rnd.randint(1, 250) for _ in range(4)),
+                        "remote_user": "-", "request": "GET /downloads/product_%d HTTP/1.1" % (1 + i % 3),
+                        "response": 304, "bytes": 0, "referrer": "-", "agent": agent})
+    raw = "".join(_json.dumps(r) + "\n" for r in records).encode()
+    packet = reduce_bytes(raw)
+    assert packet.type == "log" and packet.signal_pass and packet.restore_pass
+    shown = packet.visible.split(b"\n")
+    planted = [line for line in raw.split(b"\n") if any(a.encode() in line for a in rare)]
+    assert len(planted) == 6 and all(line in shown for line in planted), [line[-60:] for line in planted if line not in shown]
+
+
 def test_lines_that_differ_only_in_a_hex_id_are_one_template_whatever_its_letters():
     """A session or request id in hex (8 digits, letters or not): its lines fold as one template, not
     one per pattern of letters and digits (``1600a35a``, ``8d116ece`` and ``92276658`` were three)."""
