@@ -58,7 +58,8 @@ WORD_PATTERN = (
 STATUS_PATTERN = rb'" [45]\d\d '  # an access log's status field
 CODE_PATTERN = (  # error codes that need their digits
     rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?[1-9]"
-    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+[45]\d\d\b|(?i:\b(?:code|error)[ =:]+)[45]\d\d\b"
+    rb"|(?i:\b(?:status|response)(?:[ _]?code)?)[ =:\"]+[45]\d\d\b|[a-z]Status(?:Code)?[ =:\"]+[45]\d\d\b"  # Traefik's DownstreamStatus
+    rb"|(?i:\b(?:code|error)[ =:]+)[45]\d\d\b"
     rb"|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\b[A-Z]+(?:_[A-Z]+)+/[45]\d\d\b"  # squid's TCP_MISS/502
     rb"|\bORA-\d{5}\b|\bE[45]\d\d\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x8[0-9A-Fa-f]{7}\b"
@@ -69,7 +70,7 @@ CODE_PATTERN = (  # error codes that need their digits
 # the same alternatives on a shape (every digit run one "0"): a superset of the shapes of CODE_PATTERN's lines
 SHAPE_CODE_PATTERN = (
     rb"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*)-?0"
-    rb"|(?i:\bstatus(?:[ _]?code)?)[ =:\"]+0\b|(?i:\b(?:code|error)[ =:]+)0\b"
+    rb"|(?i:\b(?:status|response)(?:[ _]?code)?)[ =:\"]+0\b|[a-z]Status(?:Code)?[ =:\"]+0\b|(?i:\b(?:code|error)[ =:]+)0\b"
     rb"|\bHTTP/0(?:\.0)? 0\b|\b[A-Z]+(?:_[A-Z]+)+/0\b"
     rb"|\bORA-0\b|\bE0\b"
     rb"|(?i:\b(?:hr|hresult|error|status|code)\s*[=:]?\s*)0x"

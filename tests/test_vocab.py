@@ -37,6 +37,8 @@ CODE_LINES = [
     b"1796423130.415      0 127.0.0.1 TCP_DENIED/403 3395 GET http://api.internal/admin - HIER_NONE/- text/html",
     b"1796423136.418   6002 127.0.0.1 TCP_MISS/502 3362 GET http://nosuchhost.invalid/ - HIER_NONE/- text/html",
     b">24 SERVER_ERROR object too large for cache", b"-   VCL_call       BACKEND_ERROR",
+    b'{"time": "17/May/2015:08:05:32 +0000", "request": "GET /a HTTP/1.1", "response": 502, "bytes": 0}',
+    b'{"DownstreamContentSize": 21, "DownstreamStatus": 404, "Duration": 1532}', b'"statusCode":503',
 ]
 QUIET_LINES = [
     b"all good", b"exit code 0", b"status=200 ok", b"status code: 302", b"HTTP/1.1 200 OK", b"hr = 0x00000000",
@@ -45,6 +47,8 @@ QUIET_LINES = [
     b"I0302 08:01:02.123456    4242 reflector.go:138] list pods", b"I/MediaPlayer( 1234): start",
     b"1796423130.323      1 127.0.0.1 TCP_MISS/200 301 GET http://shop.internal/api/items/80 - HIER_DIRECT/127.0.0.1",
     b"_DEFAULT_TIMEOUT: Final[int] = 30", b"ERRORS_SEEN = 0", b"on_error_callback registered",
+    b'{"time": "17/May/2015:08:05:32 +0000", "response": 304, "bytes": 0}', b'{"DownstreamStatus": 200}',
+    b'{"responses": 404}', b'{"xStatus": 200}',
 ]
 
 

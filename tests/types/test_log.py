@@ -500,7 +500,8 @@ def test_a_log_of_json_records_keeps_its_error_records_whole(home):
 def test_an_access_log_in_json_shows_its_rare_records_not_its_first_and_last(home):
     """An access log written as JSON with no level (nginx's ``log_format ... escape=json``): read as a log,
     each kind of record stays visible (the rare user agents, planted) instead of the first and last lines
-    of a run of same-shaped JSON objects, which is what a JSON reducer shows of it."""
+    of a run of same-shaped JSON objects, which is what a JSON reducer shows of it; so does each record
+    whose ``response`` is a 5xx status."""
     import json as _json
 
     rnd = random.Random(5)
@@ -512,13 +513,15 @@ def test_an_access_log_in_json_shows_its_rare_records_not_its_first_and_last(hom
         records.append({"time": "17/May/2015:%02d:%02d:%02d +0000" % (8 + i // 3600, i // 60 % 60, i % 60),
                         "remote_ip": "%d.%d.%d.%d" % tuple(rnd.randint(1, 250) for _ in range(4)),
                         "remote_user": "-", "request": "GET /downloads/product_%d HTTP/1.1" % (1 + i % 3),
-                        "response": 304, "bytes": 0, "referrer": "-", "agent": agent})
+                        "response": 502 if i in (700, 2100) else 304, "bytes": 0, "referrer": "-", "agent": agent})
     raw = "".join(_json.dumps(r) + "\n" for r in records).encode()
     packet = reduce_bytes(raw)
     assert packet.type == "log" and packet.signal_pass and packet.restore_pass
     shown = packet.visible.split(b"\n")
     planted = [line for line in raw.split(b"\n") if any(a.encode() in line for a in rare)]
     assert len(planted) == 6 and all(line in shown for line in planted), [line[-60:] for line in planted if line not in shown]
+    failed = [line for line in raw.split(b"\n") if b'"response": 502' in line]  # a 5xx status is signal, as in a plain access log
+    assert len(failed) == 2 and all(line in shown for line in failed)
 
 
 def test_lines_that_differ_only_in_a_hex_id_are_one_template_whatever_its_letters():
