@@ -1208,12 +1208,13 @@ def _keep_new_values(at_items: array, item_pairs: array, keep: bytearray, pairs:
     return added
 
 FITS = True  # the reducer fits a document to the room itself (operators.ceiling cuts it at the budget only)
-ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded,
-# or its folded items by their identity (``IDENTITY``) ...
+ROOM_SHARE = 0.5  # of the output ceiling a document may show with its long arrays and maps unfolded ...
 ROOM_MIN = 8_000  # ... but at least this (under a small ceiling: Codex's) ...
-ROOM_MAX_SHARE = 0.9  # ... and at most this part of the ceiling
+ROOM_MAX_SHARE = 0.9  # ... and at most this part of the ceiling, which is also the room of a folded document
+# with its folded items by their identity (``IDENTITY``: each names an item of the list, no redundancy) ...
 IDENTITY_MAX_BYTES = 8 << 20  # ... in a document up to this size (a third walk of a bigger one costs too much)
-IDENTITY_TRIES = 3  # walks to show them in: a view over the room is tried again with less (its costs are estimates)
+IDENTITY_TRIES = 4  # walks to show them in: a view over the room is tried again with less, one far under it with
+IDENTITY_FILLED = 0.8  # more, unless it spent this much of the room (its costs are estimates)
 UNFOLDED = 1 << 40  # array_min that no array reaches
 
 
@@ -1228,6 +1229,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     cfg = section(config, NAME)
     ceiling = section(config, "ceiling").max_chars
     room = min(int(ceiling * ROOM_MAX_SHARE), max(int(ceiling * ROOM_SHARE), ROOM_MIN))
+    named_room = int(ceiling * ROOM_MAX_SHARE)  # for the folded items by their identity
     try:
         plan = make = None
         if len(raw) <= 4 * room:
@@ -1243,21 +1245,28 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
                 outline = _outline(raw, granularity, cfg, fit)  # show more
                 if outline is not None:
                     return outline
-        spare = room - visible_size(plan)
+        spare = named_room - visible_size(plan)
         if not cfg.identity or spare < IDENTITY_MIN or len(raw) > IDENTITY_MAX_BYTES or not plan.omits_anything:
             return plan
-        base, allowed = room - spare, spare
+        base, allowed, best = named_room - spare, spare, plan
         for _ in range(IDENTITY_TRIES):  # the folded items shown by their identity while the room lasts
             named = make()
             named.identity_room = allowed
             shown = named.run()
             size = visible_size(shown)
-            if not named.identity or size <= room:
-                return shown if named.identity else plan
-            allowed = allowed * spare // (size - base) - MARKER_EST  # the costs were reckoned short: by as much less
+            if not named.identity:
+                return best
+            if size <= named_room:
+                best = shown
+                if named.identity_room or size - base >= spare * IDENTITY_FILLED:
+                    return shown  # every folded item named, or the room about spent
+                # the costs were reckoned long: the room is far from spent, try with as much more
+            allowed = allowed * spare // max(size - base, 1) - MARKER_EST  # (reckoned short: with as much less,
+            if size > named_room:  # and a twentieth less at least: a view just over stays over with a few bytes less)
+                allowed = min(allowed, allowed * 19 // 20)
             if allowed < IDENTITY_MIN:
                 break
-        return plan
+        return best
     except RecursionError:
         return passthrough(raw)
 

@@ -826,6 +826,43 @@ def test_each_item_of_an_api_list_is_named_by_its_identity(name):
     assert b"more keys: #ref:" in visible  # the rest of each item is named, not dropped
 
 
+def _repositories(n: int) -> bytes:
+    """A paginated API list: ``n`` repositories of ~1.7 KB each, pretty-printed, each named by its id and name."""
+    rnd = random.Random(3)
+    items = []
+    for i in range(n):
+        name = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(4, 12))) + f"-{i}"
+        item = {"id": 1000000 + 37 * i, "node_id": f"MDEwOlJlcG9zaXRvcnk{i}", "name": name, "full_name": "org/" + name,
+                "private": False, "fork": i % 5 == 0, "description": rnd.choice([None, "A parser", "Mirror of upstream"])}
+        item.update({f"{k}_url": f"https://api.example.com/repos/org/{name}/{k}" for k in (
+            "forks", "keys", "teams", "hooks", "events", "branches", "tags", "blobs", "trees", "statuses", "languages",
+            "commits", "comments", "contents", "compare", "merges", "archive", "issues", "pulls", "labels", "releases")})
+        item.update({"size": rnd.randint(10, 99999), "stargazers_count": rnd.randint(0, 5000), "language": "Go",
+                     "archived": False, "open_issues_count": rnd.randint(0, 40), "default_branch": "main"})
+        items.append(item)
+    return json.dumps(items, indent=2).encode()
+
+
+@pytest.mark.parametrize("host, named_at_least", [("none", 120), ("codex", 48)])
+def test_a_long_list_names_its_folded_items_while_the_ceiling_lasts(host, named_at_least):
+    """The folded items of a list are named by their identity in up to nine tenths of the ceiling (not in
+    the half a document shows unfolded), and a walk whose costs were reckoned long (the room far from
+    spent) is tried again with more: 150 repositories show all their ids under a 25,000-byte ceiling
+    (65 in its half), 52 under Codex's 9,000 (40 before the walk was tried again)."""
+    raw = _repositories(150)
+    from operators.ceiling import HOST_LIMITS
+
+    config = Config(ceiling=CeilingSettings(host=host))
+    plan = json_reducer.reduce(raw, "coarse", config)
+    visible, layout, _ = render(plan, {group: f"ctx_{i:06x}" for i, group in enumerate(plan.reasons)})
+    assert restore(visible, layout, list(omissions(plan).values())) == raw
+    msgspec.json.decode(visible)
+    ids = [b'"id": %d' % (1000000 + 37 * i) for i in range(150)]
+    named = sum(1 for i in ids if i in visible)
+    assert named >= named_at_least, named
+    assert len(visible) <= 0.9 * HOST_LIMITS[host] + 200, len(visible)
+
+
 @pytest.mark.parametrize("name", [name for name in sorted(SAVED) if name.startswith("github_")])
 def test_every_decision_value_stays_visible(name):
     """Independent of the reducer's rules: each distinct (decision field, value) of the input is
@@ -894,7 +931,7 @@ def test_items_differing_only_in_a_decision_field_are_kept():
     assert {by_key[k]["security_advisory"]["severity"] for k in kept} == {a["security_advisory"]["severity"] for a in original}
     assert len(kept) < len(original)  # and something is folded all the same
     # with the fields not looked at, the middle auto-dismissed and low-severity alerts fold away
-    visible, _, _ = reduce_alone(raw, fold_fields=[])
+    visible, _, _ = reduce_alone(raw, fold_fields=[], identity=False)
     kept = [key(a) for a in msgspec.json.decode(visible) if isinstance(a, dict)]
     middle = [by_key[k] for k in order[1:-1] if k not in kept]
     assert {"auto_dismissed"} <= {a["state"] for a in middle}
@@ -952,7 +989,9 @@ def test_link_fields_are_parked_per_object_and_html_url_stays():
 
 @pytest.mark.parametrize("name", ["github_check_runs.json", "github_dependabot_alerts.json", "npm_view_vite.json"])
 def test_pretty_printing_and_key_order_stay_as_written(name):
-    """Every visible line but the markers is a line of the input, and lines keep their order."""
+    """Every visible line but the markers is a line of the input, and lines keep their order; a member
+    shown last of its object, the members after it folded behind a marker before it, leaves its comma
+    (the object stays valid JSON)."""
     raw = (FIXTURES / name).read_bytes()
     visible, _, _ = reduce_alone(raw)
     raw_lines = raw.split(b"\n")
@@ -960,6 +999,8 @@ def test_pretty_printing_and_key_order_stay_as_written(name):
     for line in visible.split(b"\n"):
         if MARKER_BYTES.search(line):
             continue
+        if line not in raw_lines[position:]:
+            line += b","
         position = raw_lines.index(line, position) + 1  # found at or after the previous one
 
 
