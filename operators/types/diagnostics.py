@@ -27,7 +27,8 @@ own place and the blank lines between them go to one ref (group ``details``) —
 source line and a caret under each warning: the code to fix), which stay when the whole output fits the
 output ceiling (it is then shown as printed; ``_gnu_snippets``), or when it does once the diagnostics
 printed again (a header's warnings for each file that includes it) fold, each copy's run behind one
-marker line that counts them (group ``repeats``, ``_unrepeated``); cargo's lines about
+marker line that counts them (group ``repeats``, ``_unrepeated``), and else those of the first warnings,
+in order, while the room the view leaves lasts (``_details_back``); cargo's lines about
 each target it built (``could not compile `x` (bin "y")``, ``generated N warnings``, ``rustc --explain``:
 a workspace of many binaries prints them for each) to another when there are ``TARGET_MIN`` or more,
 the last of each kind staying (group ``targets``); colour escapes of the
@@ -1730,6 +1731,7 @@ class _Reducer:
         self.detail_group = "details" if self.details >= MIN_DETAILS else ""  # a few blank lines stay
         self.hints: set[bytes] = set()  # help/note lines shown so far (``_hint``)
         self.kept: set[int] | None = None  # the hint lines kept, when worked out for the whole view (``_lines``)
+        self.details_until = fold.details_until  # detail lines before this one shown (``_details_back``)
         self.pads = diag_pads  # ``_keep``
 
     def _keep(self, start: int, end: int) -> None:
@@ -1760,7 +1762,7 @@ class _Reducer:
 
     def _detail(self, i: int) -> None:
         p = self.p
-        if self.detail_group and not (self._hint(p.text[i]) if self.kept is None else i in self.kept):
+        if self.detail_group and i >= self.details_until and not (self._hint(p.text[i]) if self.kept is None else i in self.kept):
             self.plan.omit(p.starts[i], p.ends[i], self.detail_group, "source snippets, carets, help and notes")
         else:
             self._keep(p.starts[i], p.ends[i])
@@ -1855,6 +1857,9 @@ class _Reducer:
         if self.progress >= PROGRESS_MIN:
             table[PROGRESS] = LINE_PROGRESS
         lc = p.kind.translate(table)
+        if self.detail_group and self.details_until:  # the details of the first diagnostics shown (``_details_back``)
+            until = self.details_until
+            lc[:until] = lc[:until].replace(LINE_DETAILS_BYTE, b"\x00")
         heads, ends = diags.head, diags.end
         kind = p.kind
         for i in self.common.targets:
@@ -1876,9 +1881,12 @@ class _Reducer:
                     kept.add(i)
                     if code == LINE_DETAILS:
                         lc[i] = 0
-        if p.padded:  # a kept line holding a run of spaces: ``_keep`` on its own
+        if p.padded:  # a kept line holding a run of spaces: ``_keep`` on its own (not a source or caret line)
             n = len(lc)
-            both = (int.from_bytes(lc.translate(_IS_KEPT), "little") & int.from_bytes(p.padded, "little")).to_bytes(n, "little")
+            padded = int.from_bytes(p.padded, "little")
+            if self.details_until:
+                padded &= ~int.from_bytes(p.kind.translate(_IS_DETAIL), "little")
+            both = (int.from_bytes(lc.translate(_IS_KEPT), "little") & padded).to_bytes(n, "little")
             i = both.find(1)
             while i >= 0:
                 lc[i] = LINE_PADDED
@@ -2098,6 +2106,7 @@ def _folded_text(p: _Parser, d: Diag, rest: array, cap: int) -> tuple[bytes, byt
 
 
 LINE_DETAILS, LINE_PROGRESS, LINE_TARGETS, LINE_PADDED = 250, 251, 252, 254  # ``_Reducer._line_codes``
+LINE_DETAILS_BYTE = bytes((LINE_DETAILS,))
 LINE_PAD = 253  # ``_Reducer._emit``: a run of spaces cut out of a line kept
 EMIT_LINES = 1 << 14  # ``_Reducer._emit``: lines handed to the plan at once
 _IS_KEPT = b"\x01" + bytes(255)
@@ -2127,6 +2136,7 @@ class _Fold(NamedTuple):
     examples: int  # diagnostics of a folded rule shown verbatim
     cap: int  # locations listed for one folded rule
     more: frozenset = frozenset()  # head lines of other diagnostics of folded rules shown verbatim (``_unfold``)
+    details_until: int = 0  # detail lines before this line shown as printed (``_details_back``)
 
 
 FOLD_LINE = 80  # bytes a folded rule's line takes besides its locations
@@ -2287,10 +2297,10 @@ def _unshown(p: _Parser, fold: _Fold) -> tuple[list[int], list[int]]:
     return first, other
 
 
-def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
+def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> tuple[Plan, _Fold]:
     """``plan`` with folded diagnostics shown verbatim again in ``spare`` bytes (``_unfold``); the
     sizes are reckoned, so a view that comes out too long is tried again with less, and one that
-    comes out shorter gives what is left to more lines."""
+    comes out shorter gives what is left to more lines. With the fold it was built with."""
     room = visible_size(plan) + spare
     for _ in range(WIDEN_TRIES):
         if spare < UNFOLD_MIN:
@@ -2305,6 +2315,45 @@ def _widen(build, p: _Parser, fold: _Fold, plan: Plan, spare: int) -> Plan:
             spare = int(spare * 0.9)
         else:  # each line reckoned at its whole size, its place leaving the list aside: room is left over
             plan, fold, spare = wider, wider_fold, room - size
+    return plan, fold
+
+
+DETAILS_BACK_MAX = 1 << 20  # bytes of an input whose folded details may come back (its view is built again)
+DETAILS_TRIES = 3  # views built to give the room back to details (``_details_back``)
+
+
+def _details_back(build, p: _Parser, fold: _Fold, plan: Plan, room: int) -> Plan:
+    """``plan`` with the details of its first diagnostics shown as printed again, in order, while ``room``
+    lasts (gcc's source and caret lines: the code each warning is about), where the view of the
+    diagnostics leaves room. Each detail line is reckoned at its whole
+    size (one kept already, or of a diagnostic listed by place, is counted all the same), so a view
+    that comes out shorter gives what is left to the next diagnostics, one over is tried with less."""
+    if "details" not in plan.reasons or len(p.raw) > DETAILS_BACK_MAX:
+        return plan
+    size = visible_size(plan)
+    if room - size < UNFOLD_MIN:
+        return plan
+    kind, starts, ends, diag_ends = p.kind, p.starts, p.ends, p.diags.end
+    cuts, sizes, total, i = [], [], 0, kind.find(DETAIL)  # after each diagnostic: the detail bytes before it
+    for end in diag_ends:
+        while 0 <= i <= end:
+            total += ends[i] - starts[i] + 1
+            i = kind.find(DETAIL, i + 1)
+        cuts.append(end + 1)
+        sizes.append(total)
+    spare, done, used = room - size, 0, 0  # room left; the line the details are shown to, and their bytes
+    for _ in range(DETAILS_TRIES):
+        k = bisect_right(sizes, used + spare) - 1
+        if k < 0 or cuts[k] <= done:
+            break
+        wider = build(fold._replace(details_until=cuts[k]))
+        wider_size = visible_size(wider)
+        if wider_size > room:
+            spare = int(spare * 0.9)
+            continue
+        plan, done, used, spare = wider, cuts[k], sizes[k], room - wider_size
+        if spare < UNFOLD_MIN:
+            break
     return plan
 
 
@@ -2415,13 +2464,14 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     plan = build(fold)
     room = int(section(config, "ceiling").max_chars * settings.room_share)
     size = visible_size(plan)
-    if _gnu_snippets(parser, settings):  # gcc's source and caret lines: the code each warning is about
+    if gnu := _gnu_snippets(parser, settings):  # gcc's source and caret lines: the code each warning is about
         if size <= room and len(raw) <= settings_of(config).room_for(len(raw)):
             return passthrough(raw)  # they fit with the rest
         fit = min(room, settings_of(config).budget_chars)  # ... or do once each block printed again is folded
         once = _unrepeated(parser, fit)  # (a header's warnings in each file)
         if once is not None and visible_size(once) <= fit:
             return once
+    final = fold  # the fold of the view returned, when known (``_cap``'s is not): its room goes back to details
     if size > room:
         del plan  # each view let go before the next is built
         fold, short = _fit(parser, settings, size - room)
@@ -2436,16 +2486,19 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
                 size = smallest_size - _lines_size(parser, one, settings) + _lines_size(parser, spread_fold, settings)
                 if size <= room:
                     smallest = None
+            final = None
             if smallest is not None:
                 plan = _cap(build, spread_fold, room, parser, settings, smallest, smallest_size)
             elif (size := visible_size(plan := build(spread_fold))) > room:
                 del plan
                 plan = _cap(build, spread_fold, room, parser, settings)
             else:
-                plan = _widen(build, parser, spread_fold, plan, room - size)
+                plan, final = _widen(build, parser, spread_fold, plan, room - size)
             if not spread_fold.more or (smallest_size if plan is smallest else visible_size(plan)) <= room:
                 break
             spread_room //= 2  # the lines spread took too much of the room: fewer of them
+    if final is not None and gnu:  # gcc's: the source and caret lines of the first warnings, while the room lasts
+        plan = _details_back(build, parser, final, plan, min(room, settings_of(config).budget_chars))
     return plan if plan.omits_anything else passthrough(raw)
 
 

@@ -908,15 +908,22 @@ def test_a_detailed_format_read_a_run_at_a_time_is_read_line_by_line(monkeypatch
 
 def test_gcc_source_and_caret_lines_stay_when_the_whole_output_fits_and_fold_when_it_does_not():
     """gcc's warnings each come with the source line and a caret (two short lines): the code an agent
-    fixes. An output that fits the ceiling is shown as gcc printed it; past it the snippets fold to
-    the details ref and every warning's location and flag stay."""
+    fixes. An output that fits the ceiling is shown as gcc printed it; past it the snippets of the first
+    warnings stay, in order and as printed (the caret under its column), while the room lasts, the
+    others fold to the details ref, and every warning's location and flag stay."""
     raw = fixture_bytes("gcc_warnings.txt")
     assert len(raw) < 25_000
     plan, visible, _ = reduced_fit(raw)
     assert visible == raw and not plan.omits_anything
     plan, visible, refs = reduced_fit(raw, config(max_chars=9_500))
-    assert b"  229 |     raw.c_iflag &= ~(BRKINT | ICRNL | INPCK | ISTRIP | IXON);\n" not in visible
-    assert any(b"  229 |     raw.c_iflag" in content for content in refs.values())
+    assert len(visible) <= 9_500 * 0.9
+    first = b"  229 |     raw.c_iflag &= ~(BRKINT | ICRNL | INPCK | ISTRIP | IXON);\n      |                 ^~\n"
+    assert first in visible and first in raw  # the room the folded snippets leave goes back to the first ones
+    last = raw.split(b"\n")[157] + b"\n"  # the source line of the last warning
+    assert last not in visible and any(last in content for content in refs.values())
+    snippets = [line for line in raw.split(b"\n") if re.match(rb"^ +\d+ \| ", line)]
+    shown = [line in visible.split(b"\n") for line in snippets]
+    assert 3 <= sum(shown) < len(snippets) and shown == sorted(shown, reverse=True)  # a prefix of them
     for loc, flag in re.findall(rb"^(kilo\.c:\d+:\d+): \w+: .*?(?:\[(-W[\w-]+)\])?$", raw, re.M):
         assert loc in visible and flag in visible
     # rustc's snippets (five lines and more a diagnostic, help and fixes) still fold under the ceiling
