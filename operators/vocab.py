@@ -543,10 +543,11 @@ JSON_RECORD_RE = lazy(  # a JSON log record: an object that either
     rb'(?=[^\n]{0,300}?"(?:time|timestamp|ts|@timestamp|asctime|datetime|msg|message|event)"[ \t]*:)'
     # holds a timestamp (a date, a time of day, an epoch of 9 digits or more) by a log's name for it,
     # anywhere: an access log written as JSON (nginx's and Traefik's,
-    # whose sorted keys put ``level`` last), Docker's json-file lines, Serilog's ``@t``, an audit log's
-    # ``requestReceivedTimestamp`` (not ``go test -json``'s ``Time``: test events, the JSON type's)
+    # whose sorted keys put ``level`` last), Docker's json-file lines, Serilog's ``@t``, journald's
+    # ``__REALTIME_TIMESTAMP`` (``journalctl -o json``), an audit log's ``requestReceivedTimestamp``
+    # (not ``go test -json``'s ``Time``: test events, the JSON type's)
     rb'|(?=[^\n]*"(?:time|timestamp|@timestamp|ts|@t|datetime|asctime|[a-z][a-z_]*_time(?:stamp)?'
-    rb'|[a-z][A-Za-z]*Timestamp)"[ \t]*:[ \t]*(?:"\d{1,4}[-/:.][^"\n]{4}|\d{9})))')  # a date or an epoch
+    rb'|[a-z][A-Za-z]*Timestamp|_*[A-Z][A-Z_]*_TIMESTAMP)"[ \t]*:[ \t]*(?:"\d{1,4}[-/:.][^"\n]{4}|"?\d{9})))')  # a date or an epoch
 
 
 def is_log_line(line: bytes) -> bool:

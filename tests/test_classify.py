@@ -70,7 +70,9 @@ def test_a_log_of_json_records_by_their_time_alone_is_a_log():
                        % (i, fields, i) for i in range(5))
     docker = b'{"log":"listening on :8080\\n","stream":"stdout","time":"2019-08-01T09:01:02.000000001Z"}\n' * 3
     audit = b'{"kind":"Event","stage":"ResponseComplete","requestReceivedTimestamp":"2019-04-12T09:00:00.000000Z"}\n' * 3
-    for raw in (nginx, traefik, docker, audit):
+    journald = b''.join(b'{"__CURSOR" : "s=1;i=%d", "__REALTIME_TIMESTAMP" : "16999999%08d", "PRIORITY" : "6", '
+                        b'"_SYSTEMD_UNIT" : "nginx.service", "MESSAGE" : "Started nginx"}\n' % (i, i) for i in range(5))
+    for raw in (nginx, traefik, docker, audit, journald):
         assert kind(raw) == "log", raw[:80]
     gotest = b''.join(b'{"Time":"2024-01-02T10:00:0%dZ","Action":"run","Package":"x","Test":"TestA%d"}\n' % (i, i) for i in range(5))
     assert kind(gotest) == "json"
