@@ -2325,9 +2325,9 @@ DETAILS_TRIES = 3  # views built to give the room back to details (``_details_ba
 def _details_back(build, p: _Parser, fold: _Fold, plan: Plan, room: int) -> Plan:
     """``plan`` with the details of its first diagnostics shown as printed again, in order, while ``room``
     lasts (gcc's source and caret lines: the code each warning is about), where the view of the
-    diagnostics leaves room. Each detail line is reckoned at its whole
-    size (one kept already, or of a diagnostic listed by place, is counted all the same), so a view
-    that comes out shorter gives what is left to the next diagnostics, one over is tried with less."""
+    diagnostics leaves room. Each detail line is reckoned at its whole size (one kept already, or of a
+    diagnostic listed by place, is counted all the same), so a view that comes out shorter gives what
+    is left to the next diagnostics, and one over is tried with less."""
     if "details" not in plan.reasons or len(p.raw) > DETAILS_BACK_MAX:
         return plan
     size = visible_size(plan)
