@@ -688,33 +688,32 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
         return k;
     }
     int after_non_alnum = i == 0 || !is_word(s[i - 1]) || s[i - 1] == '_';
-    /* (?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z]):
-     * a uuid-like run of 4+ hex groups joined by '-', one of them holding a digit */
     if (after_non_alnum && is_hex(s[i])) {
-        int digit = 0;  /* the lookahead: a digit among the hex digits and '-' from here */
-        for (Py_ssize_t q = i; q < n && (is_hex(s[q]) || s[q] == '-'); q++)
-            if (is_digit(s[q])) {
-                digit = 1;
-                break;
+        /* the run of hex digits from i, [i, run), and whether it holds a digit: one pass */
+        Py_ssize_t run = i;
+        unsigned cls, run_digit = 0;
+        while (run < n && ((cls = byte_class[s[run]]) & (C_DIGIT | C_HEXL))) {
+            run_digit |= cls & C_DIGIT;
+            run++;
+        }
+        /* (?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z]):
+         * a uuid-like run of 4+ hex groups joined by '-', one of them holding a digit; tried only where
+         * the first group is followed by '-' and a hex digit (else there is one group) */
+        if (run + 1 < n && s[run] == '-' && is_hex(s[run + 1])) {
+            int digit = run_digit != 0;  /* the lookahead: a digit among the hex digits and '-' from i */
+            for (Py_ssize_t q = run; !digit && q < n && (is_hex(s[q]) || s[q] == '-'); q++)
+                digit = is_digit(s[q]) != 0;
+            Py_ssize_t k = run, groups = 1;
+            while (digit && k + 1 < n && s[k] == '-' && is_hex(s[k + 1])) {
+                k++;
+                while (k < n && is_hex(s[k])) k++;
+                groups++;
             }
-        Py_ssize_t k = i, groups = 0;
-        while (digit) {
-            while (k < n && is_hex(s[k])) k++;
-            groups++;
-            if (k + 1 < n && s[k] == '-' && is_hex(s[k + 1])) k++;
-            else break;
+            if (digit && groups >= 4 && (k == n || !is_word(s[k]) || s[k] == '_')) return k;
         }
-        if (groups >= 4 && (k == n || !is_word(s[k]) || s[k] == '_')) return k;
-    }
-    /* (?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b: a hex word holding a digit, also right after '_' */
-    if (after_non_alnum && is_word(s[i])) {
-        Py_ssize_t j = i;
-        while (j < n && is_hex_letter(s[j])) j++;
-        if (j < n && is_digit(s[j])) {
-            Py_ssize_t k = j + 1;
-            while (k < n && is_hex(s[k])) k++;
-            if (k == n || !is_word(s[k])) return k;  /* s[k - 1] is a word character */
-        }
+        /* (?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b: a hex word holding a digit, also right after
+         * '_': the hex run from i holds a digit and a word ends with it */
+        if (run_digit && (run == n || !is_word(s[run]))) return run;
     }
     /* \d+ */
     if (is_digit(s[i])) {
@@ -725,24 +724,41 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
     return -1;
 }
 
-/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. A match starts only at a
- * digit or at a hex letter that no letter or digit precedes (every alternative but the two that start
- * with a digit looks behind for that, and the two others start with a hex digit, or with hex letters
- * then a digit): the bytes in between are copied as they are, a word's letters in one run. */
-static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
-    Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < n;) {
+/* The mask of a shape between its spaces, for group_shapes: no match of MASK_RE takes in a space, looks
+ * past one or behind one (a space is no word character, no hex digit and no '-'), so mask_into(s) is
+ * the mask_into of each run between spaces, the spaces in between. The spaces are kept in `cuts`
+ * (where each is in the shape and in the mask): a shape the previous one starts like, up to a space,
+ * has the mask of that much already made, and only the rest is masked. */
+typedef struct {
+    Py_ssize_t in, out;  /* a space's offset in the shape and in its mask */
+} Cut;
+
+/* MASK_RE.sub(b"#", s[i:n]) written at o + k (never longer than s[i:n]), where i is 0 or follows a space;
+ * returns where it ends in o. With cuts, each space copied is appended there (its offset in s and in
+ * o; *ncuts of them before). A match starts only at a digit or at a hex letter that no letter or digit
+ * precedes (every alternative but the two that start with a digit looks behind for that, and the two
+ * others start with a hex digit, or with hex letters then a digit): the bytes in between are copied as
+ * they are, a word's letters in one run. */
+static inline __attribute__((always_inline)) Py_ssize_t mask_run(const unsigned char *s, Py_ssize_t n, Py_ssize_t i,
+                                                                 char *o, Py_ssize_t k, Cut *cuts, Py_ssize_t *ncuts) {
+    while (i < n) {
         unsigned char c = s[i];
-        if (!is_digit(c)) {
-            if (!is_word(c) || c == '_') {  /* no match starts here */
+        unsigned cls = byte_class[c];
+        if (!(cls & C_DIGIT)) {
+            if (!(cls & C_LETTER)) {  /* no match starts here: not a word character, or '_' */
+                if (cuts && c == ' ') {
+                    cuts[*ncuts].in = i;
+                    cuts[*ncuts].out = k;
+                    ++*ncuts;
+                }
                 o[k++] = (char)c;
                 i++;
                 continue;
             }
-            if (!is_hex_letter(c) || (i > 0 && is_alnum(s[i - 1]))) {  /* a letter inside a word, or one past f: copy the word's letters */
+            if (!(cls & C_HEXL) || (i > 0 && is_alnum(s[i - 1]))) {  /* a letter inside a word, or one past f: copy the word's letters */
                 do {
                     o[k++] = (char)s[i++];
-                } while (i < n && s[i] != '_' && is_word(s[i]) && !is_digit(s[i]));
+                } while (i < n && (byte_class[s[i]] & C_LETTER));
                 continue;
             }
         }
@@ -756,6 +772,9 @@ static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     }
     return k;
 }
+
+/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. */
+static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) { return mask_run(s, n, 0, o, 0, NULL, NULL); }
 
 /* A new bytes object: what `into` writes for the bytes `arg` (never longer than them). */
 static PyObject *bytes_into(PyObject *arg, Py_ssize_t (*into)(const unsigned char *, Py_ssize_t, char *), const char *what) {
@@ -1731,15 +1750,6 @@ static Py_ssize_t common_prefix(const unsigned char *a, const unsigned char *b, 
     return i;
 }
 
-/* The mask of a shape between its spaces, for group_shapes: no match of MASK_RE takes in a space, looks
- * past one or behind one (a space is no word character, no hex digit and no '-'), so mask_into(s) is
- * the mask_into of each run between spaces, the spaces in between. The spaces are kept in `cuts`
- * (where each is in the shape and in the mask): a shape the previous one starts like, up to a space,
- * has the mask of that much already made, and only the rest is masked. */
-typedef struct {
-    Py_ssize_t in, out;  /* a space's offset in the shape and in its mask */
-} Cut;
-
 /* mask_into(s, n, o) when o already holds the mask of the previous shape `prev` (prev_n bytes; its
  * spaces in cuts[0:*ncuts]), or none (prev NULL); the spaces of s then in cuts[0:*ncuts] (room for n). */
 static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigned char *prev, Py_ssize_t prev_n,
@@ -1754,19 +1764,8 @@ static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigne
             k = cuts[c - 1].out + 1;
         }
     }
-    while (i < n) {
-        const unsigned char *sp = memchr(s + i, ' ', (size_t)(n - i));
-        Py_ssize_t e = sp ? sp - s : n;
-        k += mask_into(s + i, e - i, o + k);
-        if (!sp) break;
-        cuts[c].in = e;
-        cuts[c].out = k;
-        c++;
-        o[k++] = ' ';
-        i = e + 1;
-    }
     *ncuts = c;
-    return k;
+    return mask_run(s, n, i, o, k, cuts, ncuts);  /* (i is 0 or follows a space) */
 }
 
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):
