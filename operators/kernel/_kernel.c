@@ -679,23 +679,50 @@ static inline int is_hex_letter(unsigned char c) { return byte_class[c] & C_HEXL
 static inline int is_hex(unsigned char c) { return byte_class[c] & (C_DIGIT | C_HEXL); }
 static inline int is_alnum(unsigned char c) { return byte_class[c] & (C_DIGIT | C_LETTER); }
 
+#if SWAR_DIGITS
+/* 0x80 in each byte of w that is an ASCII hex digit (0-9, a-f, A-F), 0 elsewhere (exact per byte: the
+ * letters folded to lower case by | 0x20, which maps no other byte into a-f but A-F; bytes past ASCII
+ * keep their high bit and are excluded as in digit_bytes). */
+static inline uint64_t hex_bytes(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ULL, low7 = ones * 127, high = ones * 128;
+    uint64_t x = (w | ones * 0x20) & low7;
+    return digit_bytes(w) | (((ones * (127 + 'f' + 1) - x) & ~w & (x + ones * (127 - ('a' - 1)))) & high);
+}
+#endif
+
+/* Where the run of hex digits from k ends (k itself when s[k] is none); *digit gets 1 when the run holds
+ * a decimal digit. Eight bytes at a time where eight are left. */
+static inline Py_ssize_t hex_span(const unsigned char *s, Py_ssize_t n, Py_ssize_t k, unsigned *digit) {
+#if SWAR_DIGITS
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, s + k, 8);
+        uint64_t d = digit_bytes(w), stop = ~hex_bytes(w) & 0x8080808080808080ULL;
+        if (stop) {
+            unsigned bits = (unsigned)__builtin_ctzll(stop) & ~7u;  /* 8 x the hex bytes before the first other one */
+            if (bits && (d << (64 - bits))) *digit = 1;
+            return k + (bits >> 3);
+        }
+        if (d) *digit = 1;
+    }
+#endif
+    for (unsigned cls; k < n && ((cls = byte_class[s[k]]) & (C_DIGIT | C_HEXL)); k++)
+        if (cls & C_DIGIT) *digit = 1;
+    return k;
+}
+
 /* Where the match of MASK_RE starting at i ends, or -1 (alternatives tried in order, no backtracking). */
 static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
     /* 0[xX][0-9a-fA-F]++ */
     if (s[i] == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') && is_hex(s[i + 2])) {
-        Py_ssize_t k = i + 2;
-        while (k < n && is_hex(s[k])) k++;
-        return k;
+        unsigned digit = 0;
+        return hex_span(s, n, i + 2, &digit);
     }
     int after_non_alnum = i == 0 || !is_word(s[i - 1]) || s[i - 1] == '_';
     if (after_non_alnum && is_hex(s[i])) {
         /* the run of hex digits from i, [i, run), and whether it holds a digit: one pass */
-        Py_ssize_t run = i;
-        unsigned cls, run_digit = 0;
-        while (run < n && ((cls = byte_class[s[run]]) & (C_DIGIT | C_HEXL))) {
-            run_digit |= cls & C_DIGIT;
-            run++;
-        }
+        unsigned run_digit = 0;
+        Py_ssize_t run = hex_span(s, n, i, &run_digit);
         /* (?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z]):
          * a uuid-like run of 4+ hex groups joined by '-', one of them holding a digit; tried only where
          * the first group is followed by '-' and a hex digit (else there is one group) */
@@ -704,9 +731,9 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
             for (Py_ssize_t q = run; !digit && q < n && (is_hex(s[q]) || s[q] == '-'); q++)
                 digit = is_digit(s[q]) != 0;
             Py_ssize_t k = run, groups = 1;
+            unsigned any = 0;
             while (digit && k + 1 < n && s[k] == '-' && is_hex(s[k + 1])) {
-                k++;
-                while (k < n && is_hex(s[k])) k++;
+                k = hex_span(s, n, k + 1, &any);
                 groups++;
             }
             if (digit && groups >= 4 && (k == n || !is_word(s[k]) || s[k] == '_')) return k;
@@ -744,6 +771,12 @@ static inline __attribute__((always_inline)) Py_ssize_t mask_run(const unsigned 
     while (i < n) {
         unsigned char c = s[i];
         unsigned cls = byte_class[c];
+        unsigned next = i + 1 < n ? byte_class[s[i + 1]] : 0;  /* the class of the byte after (0: none) */
+        if (cls & C_DIGIT && !(next & (C_DIGIT | C_HEXL)) && (i + 1 == n || (s[i + 1] != '-' && (s[i + 1] | 0x20) != 'x'))) {
+            o[k++] = '#';  /* a digit that no hex digit, '-' or x follows: a match of its own (a shape's digit run) */
+            i++;
+            continue;
+        }
         if (!(cls & C_DIGIT)) {
             if (!(cls & C_LETTER)) {  /* no match starts here: not a word character, or '_' */
                 if (cuts && c == ' ') {
@@ -755,7 +788,9 @@ static inline __attribute__((always_inline)) Py_ssize_t mask_run(const unsigned 
                 i++;
                 continue;
             }
-            if (!(cls & C_HEXL) || (i > 0 && is_alnum(s[i - 1]))) {  /* a letter inside a word, or one past f: copy the word's letters */
+            if (!(cls & C_HEXL) || (i > 0 && is_alnum(s[i - 1])) || (next & (C_HEXL | C_LETTER | C_DIGIT)) == C_LETTER) {
+                /* a letter inside a word, one past f, or a hex letter a letter past f follows (no match
+                 * starts there, nor inside the word): copy the word's letters */
                 do {
                     o[k++] = (char)s[i++];
                 } while (i < n && (byte_class[s[i]] & C_LETTER));
