@@ -253,24 +253,24 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
  * first appearance. The arena is made as big as the input plus one (the most the shapes can take:
  * pages never written are never resident) and cut to size at the end. The hash table holds, per shape,
  * its hash, where it ends in the arena and its count (24 bytes): no Python object per shape (a log
- * whose lines all differ has as many shapes as lines). Its memory is PyMem_Raw*: the scan runs without
- * the GIL, so other workers' Python code runs meanwhile. */
+ * whose lines all differ has as many shapes as lines). The ends and the counts are written in place
+ * in the objects scan returns (room for a shape a line, cut to size at the end: no copy); the rest
+ * of its memory is PyMem_Raw*: the scan runs without the GIL, so other workers' Python code runs
+ * meanwhile. */
 typedef struct {
     uint64_t *slots;     /* the hash's high 32 bits, then the index into the entry arrays + 1; 0 = empty */
     Py_ssize_t nslots;   /* power of two */
     uint64_t *hashes;
-    int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends */
-    int64_t *counts;
-    Py_ssize_t n, cap;
+    int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends (borrowed) */
+    int64_t *counts;     /* (borrowed) */
+    Py_ssize_t n, cap;   /* cap: the room of the three entry arrays, fixed */
     char *arena;         /* PyBytes_AS_STRING of the arena object, room for capacity bytes */
     Py_ssize_t capacity;
 } Shapes;
 
-static void shapes_free(Shapes *t) {
+static void shapes_free(Shapes *t) {  /* (ends and counts belong to their objects) */
     PyMem_RawFree(t->slots);
     PyMem_RawFree(t->hashes);
-    PyMem_RawFree(t->ends);
-    PyMem_RawFree(t->counts);
 }
 
 #define SLOT_TAG(hash) ((hash) & 0xFFFFFFFF00000000ULL)  /* a slot's high half: most other shapes are told apart there */
@@ -292,23 +292,8 @@ static int shapes_grow_slots(Shapes *t) {
     return 0;
 }
 
-static int shapes_grow_entries(Shapes *t) {
-    Py_ssize_t cap = t->cap ? t->cap + t->cap / 4 : 256;  /* grown by a quarter: little slack at the peak */
-    uint64_t *h = PyMem_RawRealloc(t->hashes, (size_t)cap * sizeof(uint64_t));
-    if (!h) return -1;
-    t->hashes = h;
-    int64_t *e = PyMem_RawRealloc(t->ends, (size_t)cap * sizeof(int64_t));
-    if (!e) return -1;
-    t->ends = e;
-    int64_t *c = PyMem_RawRealloc(t->counts, (size_t)cap * sizeof(int64_t));
-    if (!c) return -1;
-    t->counts = c;
-    t->cap = cap;
-    return 0;
-}
-
 /* The id of the shape (data, len), appended to the arena with count 0 when new; -1 when out of memory
- * (or, which cannot happen, out of arena). Needs no GIL. */
+ * (or, which cannot happen, out of entries or arena: there is room for a shape a line). Needs no GIL. */
 static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uint64_t hash) {
     if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
     Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
@@ -323,7 +308,7 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
         }
         s = (s + 1) & (t->nslots - 1);
     }
-    if (t->n == t->cap && shapes_grow_entries(t) < 0) return -1;
+    if (t->n == t->cap) return -1;
     Py_ssize_t used = t->n ? (Py_ssize_t)t->ends[t->n - 1] : 0;
     if (used + len + 1 > t->capacity) return -1;
     memcpy(t->arena + used, data, (size_t)len);
@@ -433,15 +418,17 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     starts_obj = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));
     ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
     arena = PyBytes_FromStringAndSize(NULL, size + 1);  /* the shapes never take more */
-    if (!starts_obj || !ids_obj || !arena) goto done;
-    table.arena = PyBytes_AS_STRING(arena);
-    table.capacity = size + 1;
     /* room for a shape a line from the start: no array moved as the shapes come (pages never written
      * are never resident: a log of few shapes touches few) */
+    ends_obj = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));
+    counts = PyByteArray_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));  /* mutable */
+    if (!starts_obj || !ids_obj || !arena || !ends_obj || !counts) goto done;
+    table.arena = PyBytes_AS_STRING(arena);
+    table.capacity = size + 1;
     table.hashes = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint64_t));
-    table.ends = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
-    table.counts = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
-    if (!table.hashes || !table.ends || !table.counts) {
+    table.ends = (int64_t *)PyBytes_AS_STRING(ends_obj);
+    table.counts = (int64_t *)PyByteArray_AS_STRING(counts);
+    if (!table.hashes) {
         PyErr_NoMemory();
         goto done;
     }
@@ -522,9 +509,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyMem_RawFree(table.slots);  /* not needed any more: room for what is made below */
     table.slots = NULL;
     if (_PyBytes_Resize(&arena, table.n ? (Py_ssize_t)table.ends[table.n - 1] : 0) < 0) goto done;  /* exact size */
-    ends_obj = PyBytes_FromStringAndSize((const char *)table.ends, table.n * (Py_ssize_t)sizeof(int64_t));
-    counts = PyByteArray_FromStringAndSize((const char *)table.counts, table.n * (Py_ssize_t)sizeof(int64_t));  /* mutable */
-    if (!ends_obj || !counts) goto done;
+    table.ends = table.counts = NULL;  /* (the objects' buffers move as they are cut) */
+    if (_PyBytes_Resize(&ends_obj, table.n * (Py_ssize_t)sizeof(int64_t)) < 0
+        || PyByteArray_Resize(counts, table.n * (Py_ssize_t)sizeof(int64_t)) < 0) goto done;
     result = PyTuple_Pack(5, starts_obj, ids_obj, arena, ends_obj, counts);
 
 done:
