@@ -74,12 +74,14 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
         signal, maybe = flags
         candidate = bytearray(len(ends))
         coded = bytearray(len(ends))
-        for shape in compress(range(len(ends)), maybe):
+        shape = maybe.find(1)  # the shapes flagged, found by bytearray.find (no int object a shape)
+        while shape != -1:
             start, end = ends[shape - 1] if shape else 0, ends[shape]
             if shape_data.find(SHAPE_STATUS, start, end) >= 0:
                 candidate[shape] = 1
             if SHAPE_CODE_RE.search(shape_data, start, end - 1) is not None:
                 coded[shape] = 1
+            shape = maybe.find(1, shape + 1)
     else:
         signal = bytearray(len(ends))
         program = _word_run_program()
@@ -257,6 +259,18 @@ def _signal_blocks(raw: bytes, starts, n: int, signal_indexes, shapes=None) -> t
     kept.extend(firsts[done:])
     stops.frombytes(plus[done:].cast("B"))
     return kept, stops
+
+
+def _uncount(counts, ids, verbatim, verbatim_counts) -> None:
+    """``counts[s] -= verbatim_counts[s]`` for every shape ``s`` that verbatim lines have (they are never
+    folded: they do not count for their template): the shapes of the verbatim lines when those are
+    few (a set of their ids), else every shape stepped through (a log of errors: most lines)."""
+    if len(verbatim) * 8 <= len(verbatim_counts):
+        shapes = set(map(ids.__getitem__, verbatim))
+    else:
+        shapes = compress(range(len(verbatim_counts)), verbatim_counts)
+    for shape in shapes:
+        counts[shape] -= verbatim_counts[shape]
 
 
 def _duplicate_blocks(raw: bytes, starts, firsts, stops) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
@@ -447,8 +461,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     verbatim, is_verbatim, verbatim_counts = verbatim_lines(ids, firsts, stops, n, len(counts))
     copies, later = _duplicate_blocks(raw, starts, firsts, stops)
     del firsts, stops
-    for shape in compress(range(len(verbatim_counts)), verbatim_counts):
-        counts[shape] -= verbatim_counts[shape]  # verbatim lines are never folded: they do not count for their template
+    _uncount(counts, ids, verbatim, verbatim_counts)
     del verbatim_counts
     template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room)
     del shape_data, shape_ends
