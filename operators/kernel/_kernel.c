@@ -122,9 +122,27 @@ static inline uint64_t digit_bytes(uint64_t w) {
     return ((ones * (127 + 0x3A) - x) & ~w & (x + ones * (127 - 0x2F))) & high;
 }
 
+/* The last n bytes (1 to 7) before end as the low bytes of a word, the rest 0: what memcpy(&w, end - n, n)
+ * into a zeroed w gives on a little-endian machine; where the key holds 8 bytes or more (long), by one
+ * load of the 8 bytes that end there (a load that follows a short copy waits for it). */
+static inline uint64_t tail_word(const char *end, Py_ssize_t n, int long_key) {
+    uint64_t w = 0;
+#if SWAR_DIGITS
+    if (long_key) {
+        memcpy(&w, end - 8, 8);
+        return w >> (8 * (8 - n));
+    }
+#else
+    (void)long_key;
+#endif
+    memcpy(&w, end - n, (size_t)n);
+    return w;
+}
+
 /* A fast non-cryptographic hash, 8 bytes a step; equal keys are confirmed with memcmp. */
 static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
     const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    const int long_key = n >= 8;
     uint64_t h = (uint64_t)n * k;
     while (n >= 8) {
         uint64_t w;
@@ -134,8 +152,7 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
         p += 8;
         n -= 8;
     }
-    uint64_t w = 0;
-    if (n) memcpy(&w, p, (size_t)n);
+    uint64_t w = n ? tail_word(p + n, n, long_key) : 0;
     h = (h ^ w) * k;
     h ^= h >> 32;
     return h;
@@ -145,6 +162,7 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
  * line); only where a shape goes in scan's own table depends on it. */
 static inline uint64_t hash_shape(const char *p, Py_ssize_t n) {
     const uint64_t k = 0x9E3779B97F4A7C15ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
+    const int long_key = n >= 8;
     uint64_t h = (uint64_t)n * k, g = (uint64_t)n * k2;
     while (n >= 16) {
         uint64_t w, v;
@@ -165,8 +183,7 @@ static inline uint64_t hash_shape(const char *p, Py_ssize_t n) {
         p += 8;
         n -= 8;
     }
-    uint64_t w = 0;
-    if (n) memcpy(&w, p, (size_t)n);
+    uint64_t w = n ? tail_word(p + n, n, long_key) : 0;
     h = (h ^ w ^ (g << 17 | g >> 47)) * k;
     h ^= h >> 32;
     return h;
