@@ -269,39 +269,42 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
 /* The distinct shapes of scan(), in one bytes object ("arena"): each shape followed by '\n', in order of
  * first appearance. The arena is made as big as the input plus one (the most the shapes can take:
  * pages never written are never resident) and cut to size at the end. The hash table holds, per shape,
- * its hash, where it ends in the arena and its count (24 bytes): no Python object per shape (a log
- * whose lines all differ has as many shapes as lines). The ends and the counts are written in place
+ * a slot (the high half of its hash, which also places it, and its index), where it ends in the arena
+ * and its count: no Python object per shape (a log whose lines all differ has as many shapes as lines),
+ * and no hash kept beside the slot (a slot is placed again from its own high half when the slots
+ * double: the peak of a log of distinct lines is 8 bytes a line less). The ends and the counts are written in place
  * in the objects scan returns (room for a shape a line, cut to size at the end: no copy); the rest
  * of its memory is PyMem_Raw*: the scan runs without the GIL, so other workers' Python code runs
  * meanwhile. */
 typedef struct {
     uint64_t *slots;     /* the hash's high 32 bits, then the index into the entry arrays + 1; 0 = empty */
-    Py_ssize_t nslots;   /* power of two */
-    uint64_t *hashes;
+    Py_ssize_t nslots;   /* power of two, at most 2^32 (a shape a line, fewer than 2^31 lines) */
     int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends (borrowed) */
     int64_t *counts;     /* (borrowed) */
-    Py_ssize_t n, cap;   /* cap: the room of the three entry arrays, fixed */
+    Py_ssize_t n, cap;   /* cap: the room of the two entry arrays, fixed */
     char *arena;         /* PyBytes_AS_STRING of the arena object, room for capacity bytes */
     Py_ssize_t capacity;
 } Shapes;
 
 static void shapes_free(Shapes *t) {  /* (ends and counts belong to their objects) */
     PyMem_RawFree(t->slots);
-    PyMem_RawFree(t->hashes);
 }
 
 #define SLOT_TAG(hash) ((hash) & 0xFFFFFFFF00000000ULL)  /* a slot's high half: most other shapes are told apart there */
 #define SLOT_ENTRY(slot) ((Py_ssize_t)((slot) & 0xFFFFFFFFULL))  /* its low half: the entry + 1 (ids fit 31 bits) */
+#define SLOT_HOME(hash, nslots) ((Py_ssize_t)(((hash) >> 32) & (uint64_t)((nslots) - 1)))  /* where a probe starts: from the tag */
 
-/* Double the slot array (1024 at first) and place the n shapes again by their hashes, tagged. */
+/* Double the slot array (1024 at first) and place the shapes again, each slot by its own tag. */
 static int shapes_grow_slots(Shapes *t) {
     Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
     uint64_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(uint64_t));  /* no GIL needed (scan) */
     if (!slots) return -1;
-    for (Py_ssize_t e = 0; e < t->n; e++) {
-        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+    for (Py_ssize_t old = 0; old < t->nslots; old++) {
+        uint64_t slot = t->slots[old];
+        if (!slot) continue;
+        Py_ssize_t s = SLOT_HOME(slot, nslots);
         while (slots[s]) s = (s + 1) & (nslots - 1);
-        slots[s] = SLOT_TAG(t->hashes[e]) | (uint64_t)(e + 1);
+        slots[s] = slot;
     }
     PyMem_RawFree(t->slots);
     t->slots = slots;
@@ -313,14 +316,14 @@ static int shapes_grow_slots(Shapes *t) {
  * (or, which cannot happen, out of entries or arena: there is room for a shape a line). Needs no GIL. */
 static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uint64_t hash) {
     if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
-    Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
+    Py_ssize_t s = SLOT_HOME(hash, t->nslots);
     for (;;) {
         uint64_t slot = t->slots[s];
         if (!slot) break;
         if (SLOT_TAG(slot) == SLOT_TAG(hash)) {  /* the entry's arrays are read only for a likely match */
             Py_ssize_t e = SLOT_ENTRY(slot) - 1;
             Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
-            if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
+            if ((Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
                 return e;
         }
         s = (s + 1) & (t->nslots - 1);
@@ -331,7 +334,6 @@ static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uin
     memcpy(t->arena + used, data, (size_t)len);
     t->arena[used + len] = '\n';
     Py_ssize_t e = t->n++;
-    t->hashes[e] = hash;
     t->ends[e] = used + len + 1;
     t->counts[e] = 0;
     t->slots[s] = SLOT_TAG(hash) | (uint64_t)(e + 1);
@@ -442,13 +444,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (!starts_obj || !ids_obj || !arena || !ends_obj || !counts) goto done;
     table.arena = PyBytes_AS_STRING(arena);
     table.capacity = size + 1;
-    table.hashes = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint64_t));
     table.ends = (int64_t *)PyBytes_AS_STRING(ends_obj);
     table.counts = (int64_t *)PyByteArray_AS_STRING(counts);
-    if (!table.hashes) {
-        PyErr_NoMemory();
-        goto done;
-    }
     table.cap = n + 1;
     int64_t *starts = (int64_t *)PyBytes_AS_STRING(starts_obj);
     int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
@@ -492,7 +489,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             }
             next_hash = hash_shape(next_key, next_len);
             if (table.nslots)
-                __builtin_prefetch(table.slots + (next_hash & (uint64_t)(table.nslots - 1)));
+                __builtin_prefetch(table.slots + SLOT_HOME(next_hash, table.nslots));
         }
         if (i > 0) {  /* line i - 1 */
             Py_ssize_t id = shapes_intern(&table, mask ? shape : key, key_len, hash);  /* (shape: maybe moved) */
