@@ -120,7 +120,7 @@ def forget_spans() -> None:
 SHAPED_KEEP_MAX = 10_000  # signal lines beyond which ``keep_shaped_spans`` keeps nothing (SIGNAL's own scan stops early)
 
 
-def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] | None:
+def signal_shapes(shape_data: bytes, shape_ends, sparse: bool = False) -> tuple[bytearray, bytearray] | None:
     """Two flags a shape of the kernel's table of a text's lines (``kernel.scan_lines(raw, True)``: the
     distinct shapes, each followed by a newline, and where each ends): ``word``, every line of the
     shape holds a match of ``SIGNAL_RE`` (of ``WORD_PATTERN``); ``maybe``, its lines may hold one (its
@@ -136,7 +136,10 @@ def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] 
     (``0x`` in a shape): where no shape holds ``0x``, a shape holds a match exactly when the shapes
     searched as one text have a match start on it. ``SHAPE_SIGNAL_RE`` matches ``0x`` too: a shape that
     holds it is one the search stops at (or a match before it goes on past a shape's end: None too).
-    None also where RE2's program cannot be asked directly (``relazy.re2_program``)."""
+    None also where RE2's program cannot be asked directly (``relazy.re2_program``). ``sparse``: None
+    too as soon as the shapes it stops at come as densely as ``signal_line_runs`` goes on a run at a
+    time (``DENSE_LINES``, ``DENSE_BYTES``: a log of errors, whose raw bytes are searched faster so
+    than its shapes one by one)."""
     program = re2_program(SHAPE_SIGNAL_RE)
     if program is None:
         return None
@@ -145,7 +148,7 @@ def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] 
     word = bytearray(len(ends))
     maybe = bytearray(len(ends))
     has_word = WORD_RE.search
-    pos = 0
+    pos = found = 0
     while pos < n:  # a search a shape that holds a word, a code's shape, a status's or 0x
         at, end = match(unanchored, shape_data, pos, n)[0]
         if at < 0:
@@ -158,6 +161,9 @@ def signal_shapes(shape_data: bytes, shape_ends) -> tuple[bytearray, bytearray] 
             word[shape] = 1
         else:
             maybe[shape] = 1
+        found += 1
+        if sparse and found >= DENSE_LINES and found * DENSE_BYTES >= pos:
+            return None
     return word, maybe
 
 

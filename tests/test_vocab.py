@@ -96,6 +96,25 @@ def test_reducer_signal_lines_equal_the_direct_scan_on_mixed_lines():
     assert len(direct) > 1000
 
 
+def test_sparse_signal_shapes_give_up_where_the_signal_shapes_come_densely():
+    """signal_shapes(sparse=True): the flags of signal_shapes while the shapes holding a signal are
+    sparse; None once they come as densely as the raw scan goes on a run at a time (a log of errors)."""
+    rng = random.Random(11)
+    quiet = [b"2026-01-01 12:00:%02d INFO id=%08x tick" % (s % 60, rng.getrandbits(32)) for s in range(4000)]
+    sparse = b"\n".join(line if k % 50 else line + b" error" for k, line in enumerate(quiet)) + b"\n"
+    dense = b"\n".join(line if k % 2 else line + b" error" for k, line in enumerate(quiet)) + b"\n"
+    for raw, gives in ((sparse, True), (dense, False)):
+        starts, ids, shape_data, shape_ends, _ = log.scan_lines(raw, True)
+        flags = vocab.signal_shapes(shape_data, shape_ends, sparse=True)
+        assert (flags is not None) == gives
+        if gives:
+            assert flags == vocab.signal_shapes(shape_data, shape_ends)
+        shaped = log._shape_flags(raw, shape_data, shape_ends)
+        found = log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends,
+                                         log.SHAPE_SHARE_MAX if shaped is None else 1, shaped)
+        assert list(found) == log._line_indexes(raw, vocab.signal_line_spans(raw))
+
+
 LOG_RECORDS = [  # one line per timestamp format (contents invented, formats as the systems write them)
     b"20240302-08:01:02:123|StepCounter|4711|onSensorChanged 12",  # mobile app log
     b"Mar  2 08:01:02 host01 cron[311]: (root) CMD (run-parts /etc/cron.hourly)",  # syslog, no year

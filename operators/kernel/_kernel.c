@@ -122,9 +122,27 @@ static inline uint64_t digit_bytes(uint64_t w) {
     return ((ones * (127 + 0x3A) - x) & ~w & (x + ones * (127 - 0x2F))) & high;
 }
 
+/* The last n bytes (1 to 7) before end as the low bytes of a word, the rest 0: what memcpy(&w, end - n, n)
+ * into a zeroed w gives on a little-endian machine; where the key holds 8 bytes or more (long), by one
+ * load of the 8 bytes that end there (a load that follows a short copy waits for it). */
+static inline uint64_t tail_word(const char *end, Py_ssize_t n, int long_key) {
+    uint64_t w = 0;
+#if SWAR_DIGITS
+    if (long_key) {
+        memcpy(&w, end - 8, 8);
+        return w >> (8 * (8 - n));
+    }
+#else
+    (void)long_key;
+#endif
+    memcpy(&w, end - n, (size_t)n);
+    return w;
+}
+
 /* A fast non-cryptographic hash, 8 bytes a step; equal keys are confirmed with memcmp. */
 static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
     const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    const int long_key = n >= 8;
     uint64_t h = (uint64_t)n * k;
     while (n >= 8) {
         uint64_t w;
@@ -134,8 +152,7 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
         p += 8;
         n -= 8;
     }
-    uint64_t w = 0;
-    if (n) memcpy(&w, p, (size_t)n);
+    uint64_t w = n ? tail_word(p + n, n, long_key) : 0;
     h = (h ^ w) * k;
     h ^= h >> 32;
     return h;
@@ -145,6 +162,7 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
  * line); only where a shape goes in scan's own table depends on it. */
 static inline uint64_t hash_shape(const char *p, Py_ssize_t n) {
     const uint64_t k = 0x9E3779B97F4A7C15ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
+    const int long_key = n >= 8;
     uint64_t h = (uint64_t)n * k, g = (uint64_t)n * k2;
     while (n >= 16) {
         uint64_t w, v;
@@ -165,8 +183,7 @@ static inline uint64_t hash_shape(const char *p, Py_ssize_t n) {
         p += 8;
         n -= 8;
     }
-    uint64_t w = 0;
-    if (n) memcpy(&w, p, (size_t)n);
+    uint64_t w = n ? tail_word(p + n, n, long_key) : 0;
     h = (h ^ w ^ (g << 17 | g >> 47)) * k;
     h ^= h >> 32;
     return h;
@@ -252,39 +269,42 @@ static Py_ssize_t table_intern(Table *t, const char *data, Py_ssize_t len, uint6
 /* The distinct shapes of scan(), in one bytes object ("arena"): each shape followed by '\n', in order of
  * first appearance. The arena is made as big as the input plus one (the most the shapes can take:
  * pages never written are never resident) and cut to size at the end. The hash table holds, per shape,
- * its hash, where it ends in the arena and its count (24 bytes): no Python object per shape (a log
- * whose lines all differ has as many shapes as lines). Its memory is PyMem_Raw*: the scan runs without
- * the GIL, so other workers' Python code runs meanwhile. */
+ * a slot (the high half of its hash, which also places it, and its index), where it ends in the arena
+ * and its count: no Python object per shape (a log whose lines all differ has as many shapes as lines),
+ * and no hash kept beside the slot (a slot is placed again from its own high half when the slots
+ * double: the peak of a log of distinct lines is 8 bytes a line less). The ends and the counts are written in place
+ * in the objects scan returns (room for a shape a line, cut to size at the end: no copy); the rest
+ * of its memory is PyMem_Raw*: the scan runs without the GIL, so other workers' Python code runs
+ * meanwhile. */
 typedef struct {
     uint64_t *slots;     /* the hash's high 32 bits, then the index into the entry arrays + 1; 0 = empty */
-    Py_ssize_t nslots;   /* power of two */
-    uint64_t *hashes;
-    int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends */
-    int64_t *counts;
-    Py_ssize_t n, cap;
+    Py_ssize_t nslots;   /* power of two, at most 2^32 (a shape a line, fewer than 2^31 lines) */
+    int64_t *ends;       /* after the shape's '\n' in the arena; the shape starts where the one before ends (borrowed) */
+    int64_t *counts;     /* (borrowed) */
+    Py_ssize_t n, cap;   /* cap: the room of the two entry arrays, fixed */
     char *arena;         /* PyBytes_AS_STRING of the arena object, room for capacity bytes */
     Py_ssize_t capacity;
 } Shapes;
 
-static void shapes_free(Shapes *t) {
+static void shapes_free(Shapes *t) {  /* (ends and counts belong to their objects) */
     PyMem_RawFree(t->slots);
-    PyMem_RawFree(t->hashes);
-    PyMem_RawFree(t->ends);
-    PyMem_RawFree(t->counts);
 }
 
 #define SLOT_TAG(hash) ((hash) & 0xFFFFFFFF00000000ULL)  /* a slot's high half: most other shapes are told apart there */
 #define SLOT_ENTRY(slot) ((Py_ssize_t)((slot) & 0xFFFFFFFFULL))  /* its low half: the entry + 1 (ids fit 31 bits) */
+#define SLOT_HOME(hash, nslots) ((Py_ssize_t)(((hash) >> 32) & (uint64_t)((nslots) - 1)))  /* where a probe starts: from the tag */
 
-/* Double the slot array (1024 at first) and place the n shapes again by their hashes, tagged. */
+/* Double the slot array (1024 at first) and place the shapes again, each slot by its own tag. */
 static int shapes_grow_slots(Shapes *t) {
     Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
     uint64_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(uint64_t));  /* no GIL needed (scan) */
     if (!slots) return -1;
-    for (Py_ssize_t e = 0; e < t->n; e++) {
-        Py_ssize_t s = (Py_ssize_t)(t->hashes[e] & (uint64_t)(nslots - 1));
+    for (Py_ssize_t old = 0; old < t->nslots; old++) {
+        uint64_t slot = t->slots[old];
+        if (!slot) continue;
+        Py_ssize_t s = SLOT_HOME(slot, nslots);
         while (slots[s]) s = (s + 1) & (nslots - 1);
-        slots[s] = SLOT_TAG(t->hashes[e]) | (uint64_t)(e + 1);
+        slots[s] = slot;
     }
     PyMem_RawFree(t->slots);
     t->slots = slots;
@@ -292,44 +312,28 @@ static int shapes_grow_slots(Shapes *t) {
     return 0;
 }
 
-static int shapes_grow_entries(Shapes *t) {
-    Py_ssize_t cap = t->cap ? t->cap + t->cap / 4 : 256;  /* grown by a quarter: little slack at the peak */
-    uint64_t *h = PyMem_RawRealloc(t->hashes, (size_t)cap * sizeof(uint64_t));
-    if (!h) return -1;
-    t->hashes = h;
-    int64_t *e = PyMem_RawRealloc(t->ends, (size_t)cap * sizeof(int64_t));
-    if (!e) return -1;
-    t->ends = e;
-    int64_t *c = PyMem_RawRealloc(t->counts, (size_t)cap * sizeof(int64_t));
-    if (!c) return -1;
-    t->counts = c;
-    t->cap = cap;
-    return 0;
-}
-
 /* The id of the shape (data, len), appended to the arena with count 0 when new; -1 when out of memory
- * (or, which cannot happen, out of arena). Needs no GIL. */
+ * (or, which cannot happen, out of entries or arena: there is room for a shape a line). Needs no GIL. */
 static Py_ssize_t shapes_intern(Shapes *t, const char *data, Py_ssize_t len, uint64_t hash) {
     if ((t->n + 1) * 2 > t->nslots && shapes_grow_slots(t) < 0) return -1;
-    Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)(t->nslots - 1));
+    Py_ssize_t s = SLOT_HOME(hash, t->nslots);
     for (;;) {
         uint64_t slot = t->slots[s];
         if (!slot) break;
         if (SLOT_TAG(slot) == SLOT_TAG(hash)) {  /* the entry's arrays are read only for a likely match */
             Py_ssize_t e = SLOT_ENTRY(slot) - 1;
             Py_ssize_t start = e ? (Py_ssize_t)t->ends[e - 1] : 0;
-            if (t->hashes[e] == hash && (Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
+            if ((Py_ssize_t)t->ends[e] - 1 - start == len && memcmp(t->arena + start, data, (size_t)len) == 0)
                 return e;
         }
         s = (s + 1) & (t->nslots - 1);
     }
-    if (t->n == t->cap && shapes_grow_entries(t) < 0) return -1;
+    if (t->n == t->cap) return -1;
     Py_ssize_t used = t->n ? (Py_ssize_t)t->ends[t->n - 1] : 0;
     if (used + len + 1 > t->capacity) return -1;
     memcpy(t->arena + used, data, (size_t)len);
     t->arena[used + len] = '\n';
     Py_ssize_t e = t->n++;
-    t->hashes[e] = hash;
     t->ends[e] = used + len + 1;
     t->counts[e] = 0;
     t->slots[s] = SLOT_TAG(hash) | (uint64_t)(e + 1);
@@ -433,18 +437,15 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     starts_obj = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));
     ids_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
     arena = PyBytes_FromStringAndSize(NULL, size + 1);  /* the shapes never take more */
-    if (!starts_obj || !ids_obj || !arena) goto done;
-    table.arena = PyBytes_AS_STRING(arena);
-    table.capacity = size + 1;
     /* room for a shape a line from the start: no array moved as the shapes come (pages never written
      * are never resident: a log of few shapes touches few) */
-    table.hashes = PyMem_RawMalloc((size_t)(n + 1) * sizeof(uint64_t));
-    table.ends = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
-    table.counts = PyMem_RawMalloc((size_t)(n + 1) * sizeof(int64_t));
-    if (!table.hashes || !table.ends || !table.counts) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    ends_obj = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));
+    counts = PyByteArray_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int64_t));  /* mutable */
+    if (!starts_obj || !ids_obj || !arena || !ends_obj || !counts) goto done;
+    table.arena = PyBytes_AS_STRING(arena);
+    table.capacity = size + 1;
+    table.ends = (int64_t *)PyBytes_AS_STRING(ends_obj);
+    table.counts = (int64_t *)PyByteArray_AS_STRING(counts);
     table.cap = n + 1;
     int64_t *starts = (int64_t *)PyBytes_AS_STRING(starts_obj);
     int32_t *ids = (int32_t *)PyBytes_AS_STRING(ids_obj);
@@ -488,7 +489,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             }
             next_hash = hash_shape(next_key, next_len);
             if (table.nslots)
-                __builtin_prefetch(table.slots + (next_hash & (uint64_t)(table.nslots - 1)));
+                __builtin_prefetch(table.slots + SLOT_HOME(next_hash, table.nslots));
         }
         if (i > 0) {  /* line i - 1 */
             Py_ssize_t id = shapes_intern(&table, mask ? shape : key, key_len, hash);  /* (shape: maybe moved) */
@@ -522,9 +523,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyMem_RawFree(table.slots);  /* not needed any more: room for what is made below */
     table.slots = NULL;
     if (_PyBytes_Resize(&arena, table.n ? (Py_ssize_t)table.ends[table.n - 1] : 0) < 0) goto done;  /* exact size */
-    ends_obj = PyBytes_FromStringAndSize((const char *)table.ends, table.n * (Py_ssize_t)sizeof(int64_t));
-    counts = PyByteArray_FromStringAndSize((const char *)table.counts, table.n * (Py_ssize_t)sizeof(int64_t));  /* mutable */
-    if (!ends_obj || !counts) goto done;
+    table.ends = table.counts = NULL;  /* (the objects' buffers move as they are cut) */
+    if (_PyBytes_Resize(&ends_obj, table.n * (Py_ssize_t)sizeof(int64_t)) < 0
+        || PyByteArray_Resize(counts, table.n * (Py_ssize_t)sizeof(int64_t)) < 0) goto done;
     result = PyTuple_Pack(5, starts_obj, ids_obj, arena, ends_obj, counts);
 
 done:
@@ -679,42 +680,68 @@ static inline int is_hex_letter(unsigned char c) { return byte_class[c] & C_HEXL
 static inline int is_hex(unsigned char c) { return byte_class[c] & (C_DIGIT | C_HEXL); }
 static inline int is_alnum(unsigned char c) { return byte_class[c] & (C_DIGIT | C_LETTER); }
 
+#if SWAR_DIGITS
+/* 0x80 in each byte of w that is an ASCII hex digit (0-9, a-f, A-F), 0 elsewhere (exact per byte: the
+ * letters folded to lower case by | 0x20, which maps no other byte into a-f but A-F; bytes past ASCII
+ * keep their high bit and are excluded as in digit_bytes). */
+static inline uint64_t hex_bytes(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ULL, low7 = ones * 127, high = ones * 128;
+    uint64_t x = (w | ones * 0x20) & low7;
+    return digit_bytes(w) | (((ones * (127 + 'f' + 1) - x) & ~w & (x + ones * (127 - ('a' - 1)))) & high);
+}
+#endif
+
+/* Where the run of hex digits from k ends (k itself when s[k] is none); *digit gets 1 when the run holds
+ * a decimal digit. Eight bytes at a time where eight are left. */
+static inline Py_ssize_t hex_span(const unsigned char *s, Py_ssize_t n, Py_ssize_t k, unsigned *digit) {
+#if SWAR_DIGITS
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, s + k, 8);
+        uint64_t d = digit_bytes(w), stop = ~hex_bytes(w) & 0x8080808080808080ULL;
+        if (stop) {
+            unsigned bits = (unsigned)__builtin_ctzll(stop) & ~7u;  /* 8 x the hex bytes before the first other one */
+            if (bits && (d << (64 - bits))) *digit = 1;
+            return k + (bits >> 3);
+        }
+        if (d) *digit = 1;
+    }
+#endif
+    for (unsigned cls; k < n && ((cls = byte_class[s[k]]) & (C_DIGIT | C_HEXL)); k++)
+        if (cls & C_DIGIT) *digit = 1;
+    return k;
+}
+
 /* Where the match of MASK_RE starting at i ends, or -1 (alternatives tried in order, no backtracking). */
 static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
     /* 0[xX][0-9a-fA-F]++ */
     if (s[i] == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') && is_hex(s[i + 2])) {
-        Py_ssize_t k = i + 2;
-        while (k < n && is_hex(s[k])) k++;
-        return k;
+        unsigned digit = 0;
+        return hex_span(s, n, i + 2, &digit);
     }
     int after_non_alnum = i == 0 || !is_word(s[i - 1]) || s[i - 1] == '_';
-    /* (?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z]):
-     * a uuid-like run of 4+ hex groups joined by '-', one of them holding a digit */
     if (after_non_alnum && is_hex(s[i])) {
-        int digit = 0;  /* the lookahead: a digit among the hex digits and '-' from here */
-        for (Py_ssize_t q = i; q < n && (is_hex(s[q]) || s[q] == '-'); q++)
-            if (is_digit(s[q])) {
-                digit = 1;
-                break;
+        /* the run of hex digits from i, [i, run), and whether it holds a digit: one pass */
+        unsigned run_digit = 0;
+        Py_ssize_t run = hex_span(s, n, i, &run_digit);
+        /* (?<![0-9A-Za-z])(?=[0-9a-fA-F-]*\d)[0-9a-fA-F]++(?:-[0-9a-fA-F]++){3,}+(?![0-9A-Za-z]):
+         * a uuid-like run of 4+ hex groups joined by '-', one of them holding a digit; tried only where
+         * the first group is followed by '-' and a hex digit (else there is one group) */
+        if (run + 1 < n && s[run] == '-' && is_hex(s[run + 1])) {
+            int digit = run_digit != 0;  /* the lookahead: a digit among the hex digits and '-' from i */
+            for (Py_ssize_t q = run; !digit && q < n && (is_hex(s[q]) || s[q] == '-'); q++)
+                digit = is_digit(s[q]) != 0;
+            Py_ssize_t k = run, groups = 1;
+            unsigned any = 0;
+            while (digit && k + 1 < n && s[k] == '-' && is_hex(s[k + 1])) {
+                k = hex_span(s, n, k + 1, &any);
+                groups++;
             }
-        Py_ssize_t k = i, groups = 0;
-        while (digit) {
-            while (k < n && is_hex(s[k])) k++;
-            groups++;
-            if (k + 1 < n && s[k] == '-' && is_hex(s[k + 1])) k++;
-            else break;
+            if (digit && groups >= 4 && (k == n || !is_word(s[k]) || s[k] == '_')) return k;
         }
-        if (groups >= 4 && (k == n || !is_word(s[k]) || s[k] == '_')) return k;
-    }
-    /* (?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b: a hex word holding a digit, also right after '_' */
-    if (after_non_alnum && is_word(s[i])) {
-        Py_ssize_t j = i;
-        while (j < n && is_hex_letter(s[j])) j++;
-        if (j < n && is_digit(s[j])) {
-            Py_ssize_t k = j + 1;
-            while (k < n && is_hex(s[k])) k++;
-            if (k == n || !is_word(s[k])) return k;  /* s[k - 1] is a word character */
-        }
+        /* (?<![0-9A-Za-z])[a-fA-F]*+\d[0-9a-fA-F]*+\b: a hex word holding a digit, also right after
+         * '_': the hex run from i holds a digit and a word ends with it */
+        if (run_digit && (run == n || !is_word(s[run]))) return run;
     }
     /* \d+ */
     if (is_digit(s[i])) {
@@ -725,24 +752,49 @@ static Py_ssize_t mask_match(const unsigned char *s, Py_ssize_t n, Py_ssize_t i)
     return -1;
 }
 
-/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. A match starts only at a
- * digit or at a hex letter that no letter or digit precedes (every alternative but the two that start
- * with a digit looks behind for that, and the two others start with a hex digit, or with hex letters
- * then a digit): the bytes in between are copied as they are, a word's letters in one run. */
-static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
-    Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < n;) {
+/* The mask of a shape between its spaces, for group_shapes: no match of MASK_RE takes in a space, looks
+ * past one or behind one (a space is no word character, no hex digit and no '-'), so mask_into(s) is
+ * the mask_into of each run between spaces, the spaces in between. The spaces are kept in `cuts`
+ * (where each is in the shape and in the mask): a shape the previous one starts like, up to a space,
+ * has the mask of that much already made, and only the rest is masked. */
+typedef struct {
+    Py_ssize_t in, out;  /* a space's offset in the shape and in its mask */
+} Cut;
+
+/* MASK_RE.sub(b"#", s[i:n]) written at o + k (never longer than s[i:n]), where i is 0 or follows a space;
+ * returns where it ends in o. With cuts, each space copied is appended there (its offset in s and in
+ * o; *ncuts of them before). A match starts only at a digit or at a hex letter that no letter or digit
+ * precedes (every alternative but the two that start with a digit looks behind for that, and the two
+ * others start with a hex digit, or with hex letters then a digit): the bytes in between are copied as
+ * they are, a word's letters in one run. */
+static inline __attribute__((always_inline)) Py_ssize_t mask_run(const unsigned char *s, Py_ssize_t n, Py_ssize_t i,
+                                                                 char *o, Py_ssize_t k, Cut *cuts, Py_ssize_t *ncuts) {
+    while (i < n) {
         unsigned char c = s[i];
-        if (!is_digit(c)) {
-            if (!is_word(c) || c == '_') {  /* no match starts here */
+        unsigned cls = byte_class[c];
+        unsigned next = i + 1 < n ? byte_class[s[i + 1]] : 0;  /* the class of the byte after (0: none) */
+        if (cls & C_DIGIT && !(next & (C_DIGIT | C_HEXL)) && (i + 1 == n || (s[i + 1] != '-' && (s[i + 1] | 0x20) != 'x'))) {
+            o[k++] = '#';  /* a digit that no hex digit, '-' or x follows: a match of its own (a shape's digit run) */
+            i++;
+            continue;
+        }
+        if (!(cls & C_DIGIT)) {
+            if (!(cls & C_LETTER)) {  /* no match starts here: not a word character, or '_' */
+                if (cuts && c == ' ') {
+                    cuts[*ncuts].in = i;
+                    cuts[*ncuts].out = k;
+                    ++*ncuts;
+                }
                 o[k++] = (char)c;
                 i++;
                 continue;
             }
-            if (!is_hex_letter(c) || (i > 0 && is_alnum(s[i - 1]))) {  /* a letter inside a word, or one past f: copy the word's letters */
+            if (!(cls & C_HEXL) || (i > 0 && is_alnum(s[i - 1])) || (next & (C_HEXL | C_LETTER | C_DIGIT)) == C_LETTER) {
+                /* a letter inside a word, one past f, or a hex letter a letter past f follows (no match
+                 * starts there, nor inside the word): copy the word's letters */
                 do {
                     o[k++] = (char)s[i++];
-                } while (i < n && s[i] != '_' && is_word(s[i]) && !is_digit(s[i]));
+                } while (i < n && (byte_class[s[i]] & C_LETTER));
                 continue;
             }
         }
@@ -756,6 +808,9 @@ static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) {
     }
     return k;
 }
+
+/* MASK_RE.sub(b"#", s) into o (never longer than s); returns its length. */
+static Py_ssize_t mask_into(const unsigned char *s, Py_ssize_t n, char *o) { return mask_run(s, n, 0, o, 0, NULL, NULL); }
 
 /* A new bytes object: what `into` writes for the bytes `arg` (never longer than them). */
 static PyObject *bytes_into(PyObject *arg, Py_ssize_t (*into)(const unsigned char *, Py_ssize_t, char *), const char *what) {
@@ -1731,15 +1786,6 @@ static Py_ssize_t common_prefix(const unsigned char *a, const unsigned char *b, 
     return i;
 }
 
-/* The mask of a shape between its spaces, for group_shapes: no match of MASK_RE takes in a space, looks
- * past one or behind one (a space is no word character, no hex digit and no '-'), so mask_into(s) is
- * the mask_into of each run between spaces, the spaces in between. The spaces are kept in `cuts`
- * (where each is in the shape and in the mask): a shape the previous one starts like, up to a space,
- * has the mask of that much already made, and only the rest is masked. */
-typedef struct {
-    Py_ssize_t in, out;  /* a space's offset in the shape and in its mask */
-} Cut;
-
 /* mask_into(s, n, o) when o already holds the mask of the previous shape `prev` (prev_n bytes; its
  * spaces in cuts[0:*ncuts]), or none (prev NULL); the spaces of s then in cuts[0:*ncuts] (room for n). */
 static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigned char *prev, Py_ssize_t prev_n,
@@ -1754,19 +1800,8 @@ static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigne
             k = cuts[c - 1].out + 1;
         }
     }
-    while (i < n) {
-        const unsigned char *sp = memchr(s + i, ' ', (size_t)(n - i));
-        Py_ssize_t e = sp ? sp - s : n;
-        k += mask_into(s + i, e - i, o + k);
-        if (!sp) break;
-        cuts[c].in = e;
-        cuts[c].out = k;
-        c++;
-        o[k++] = ' ';
-        i = e + 1;
-    }
     *ncuts = c;
-    return k;
+    return mask_run(s, n, i, o, k, cuts, ncuts);  /* (i is 0 or follows a space) */
 }
 
 /* group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals):

@@ -49,6 +49,7 @@ TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line:
 
 
 SHAPE_SHARE_MAX = 4  # scan the shapes only when they are at most 1/4 of the input
+SPARSE_SHARE_MAX = 7 / 8  # or at most 7/8 of it while the shapes holding a signal are sparse (``_shape_flags``)
 
 
 def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
@@ -73,12 +74,14 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
         signal, maybe = flags
         candidate = bytearray(len(ends))
         coded = bytearray(len(ends))
-        for shape in compress(range(len(ends)), maybe):
+        shape = maybe.find(1)  # the shapes flagged, found by bytearray.find (no int object a shape)
+        while shape != -1:
             start, end = ends[shape - 1] if shape else 0, ends[shape]
             if shape_data.find(SHAPE_STATUS, start, end) >= 0:
                 candidate[shape] = 1
             if SHAPE_CODE_RE.search(shape_data, start, end - 1) is not None:
                 coded[shape] = 1
+            shape = maybe.find(1, shape + 1)
     else:
         signal = bytearray(len(ends))
         program = _word_run_program()
@@ -110,6 +113,21 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     if extra:
         found = sorted(set((*found, *extra)))
     return array("q", found)  # 8 bytes a line, not an int object (a log of errors: every line)
+
+
+def _shape_flags(raw: bytes, shape_data: bytes, shape_ends):
+    """``vocab.signal_shapes`` of the shapes, when they are searched for the signal lines instead of
+    the raw bytes, else None: when they are at most 1/``SHAPE_SHARE_MAX`` of the input, or at most
+    ``SPARSE_SHARE_MAX`` of it while the shapes holding a signal are sparse (a log with an id on every
+    line: a shape a line, but the digit runs of its timestamps and ids one byte each; the very same
+    lines, see ``_signals_from_shapes``). Shapes holding a signal densely (a log of errors): None,
+    the raw bytes are searched a run of signal lines at a time."""
+    size = len(shape_data) - len(shape_ends)
+    if size * SHAPE_SHARE_MAX <= len(raw):
+        return signal_shapes(shape_data, shape_ends)
+    if size <= len(raw) * SPARSE_SHARE_MAX:
+        return signal_shapes(shape_data, shape_ends, sparse=True)
+    return None
 
 
 def _coded_shapes(shape_data: bytes, ends, signal: bytearray) -> bytearray:
@@ -241,6 +259,18 @@ def _signal_blocks(raw: bytes, starts, n: int, signal_indexes, shapes=None) -> t
     kept.extend(firsts[done:])
     stops.frombytes(plus[done:].cast("B"))
     return kept, stops
+
+
+def _uncount(counts, ids, verbatim, verbatim_counts) -> None:
+    """``counts[s] -= verbatim_counts[s]`` for every shape ``s`` that verbatim lines have (they are never
+    folded: they do not count for their template): the shapes of the verbatim lines when those are
+    few (a set of their ids), else every shape stepped through (a log of errors: most lines)."""
+    if len(verbatim) * 8 <= len(verbatim_counts):
+        shapes = set(map(ids.__getitem__, verbatim))
+    else:
+        shapes = compress(range(len(verbatim_counts)), verbatim_counts)
+    for shape in shapes:
+        counts[shape] -= verbatim_counts[shape]
 
 
 def _duplicate_blocks(raw: bytes, starts, firsts, stops) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
@@ -418,9 +448,9 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     starts, ids, shape_data, shape_ends, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
-        shaped = (len(shape_data) - len(shape_ends)) * SHAPE_SHARE_MAX <= len(raw)  # (else the raw bytes are scanned)
-        flags = signal_shapes(shape_data, shape_ends) if shaped else None  # the vocabulary's, a shape at a time
-        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends, flags=flags)
+        flags = _shape_flags(raw, shape_data, shape_ends)  # the vocabulary's, a shape at a time (or None)
+        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends,
+                                              SHAPE_SHARE_MAX if flags is None else 1, flags)
         if flags is not None:  # SIGNAL's spans, by its own definition, kept for it
             keep_shaped_spans(raw, starts, ids, shape_data, shape_ends, lines_with, flags)
     else:
@@ -431,8 +461,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     verbatim, is_verbatim, verbatim_counts = verbatim_lines(ids, firsts, stops, n, len(counts))
     copies, later = _duplicate_blocks(raw, starts, firsts, stops)
     del firsts, stops
-    for shape in compress(range(len(verbatim_counts)), verbatim_counts):
-        counts[shape] -= verbatim_counts[shape]  # verbatim lines are never folded: they do not count for their template
+    _uncount(counts, ids, verbatim, verbatim_counts)
     del verbatim_counts
     template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room)
     del shape_data, shape_ends
