@@ -1334,15 +1334,21 @@ class _Parser:
         lines, locs, (key, severity, path, style, message), inner = self.bulk
         diags, first_h = self.diags, h
         e, grown = diag_bulk(lines, inner, self.classes, self.raw, self.starts, self.ends, style, path, diags.paths, self.kind, h)
+        del inner
+        if e == len(lines):  # the last run: each column let go once it is copied (a big linter run's peak)
+            self.bulk = None
         grown = memoryview(grown).cast("q")
         heads = memoryview(lines[first_h:e]).cast("B")
         first = len(diags.head)
         diags.head.frombytes(heads)  # the same type (``_typecode``: the input is under 2 GiB)
         diags.head_end.frombytes(heads)
         diags.end.frombytes(heads)
-        for column, made in ((diags.key, key), (diags.severity, severity), (diags.path, path), (diags.loc, locs),
-                             (diags.message, message)):
-            column.frombytes(memoryview(made[first_h:e]).cast("B"))
+        made = [(diags.key, key), (diags.severity, severity), (diags.path, path), (diags.loc, locs), (diags.message, message)]
+        del key, severity, path, locs, message
+        while made:
+            column, values = made.pop(0)
+            column.frombytes(memoryview(values[first_h:e]).cast("B"))
+            del values
         diags.style.extend(style[first_h:e])
         end = diags.end
         for k, last in zip(grown[0::2], grown[1::2]):
