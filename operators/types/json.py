@@ -105,7 +105,7 @@ BRIEF_MAX = 60  # ... and this many more per document in brief (their short fiel
 BRIEF_SCALAR = 200  # bytes of a scalar member an item in brief shows at most (decision fields: any)
 BRIEF_NAMES = 3  # keys a brief item's fold marker names
 RESOURCE_KEYS = {b"id", b"number"}  # ... each of its objects holds one of these
-BRIEF_LIST, BRIEF_LIST_ITEMS = 1024, 8  # an array in an item in brief shown as its objects' identities: bytes, items at most
+BRIEF_LIST, BRIEF_LIST_ITEMS = 2048, 8  # an array in an item in brief shown as its objects' identities: bytes (three or four GitHub issues), items at most
 # what names an item of a list (and its status): a folded item is shown by these while the room lasts
 IDENTITY = {b"id", b"name", b"number", b"title", b"version", b"login", b"key", b"sha", b"tag_name", b"full_name",
             b"nodeid", b"slug", b"path", b"filename", b"package", b"status", b"state", b"conclusion", b"outcome",

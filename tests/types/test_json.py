@@ -863,6 +863,43 @@ def test_a_long_list_names_its_folded_items_while_the_ceiling_lasts(host, named_
     assert len(visible) <= 0.9 * HOST_LIMITS[host] + 200, len(visible)
 
 
+def _recorded_pages(pages: int, per_page: int) -> bytes:
+    """A recording of a paginated API call (nock's shape: one exchange a page, its ``response`` the page's
+    issues, each ~1.6 KB with its user, labels and body)."""
+    rnd = random.Random(2)
+    words = ["fix", "the", "parser", "when", "input", "is", "empty", "crash", "on", "windows"]
+    exchanges = []
+    for page in range(1, pages + 1):
+        issues = []
+        for k in range(per_page):
+            n = page * 10 + k
+            issues.append({"url": f"https://api.example.com/repos/o/r/issues/{n}", "id": 300000000 + 17 * n, "node_id": f"MDU6{n}",
+                           "number": n, "title": f"Issue {n}: " + " ".join(rnd.choice(words) for _ in range(4)),
+                           "user": {"login": f"user{n % 7}", "id": 1000 + n % 7, "url": f"https://api.example.com/users/u{n % 7}",
+                                    "type": "User", "site_admin": False},
+                           "labels": [{"id": 111, "name": "bug", "color": "d73a4a", "default": True}],
+                           "state": rnd.choice(["open", "closed"]), "locked": False, "assignees": [], "comments": rnd.randint(0, 9),
+                           "created_at": "2020-01-01T00:00:00Z", "author_association": "NONE",
+                           "body": " ".join(rnd.choice(words) for _ in range(150))})
+        exchanges.append({"scope": "https://api.example.com:443", "method": "get", "path": f"/repos/o/r/issues?per_page={per_page}&page={page}",
+                          "body": "", "status": 200, "response": issues,
+                          "reqheaders": {"accept": "application/json", "authorization": "token 0000000000000000000000000000000000000001"},
+                          "responseIsBinary": False, "headers": {"content-type": "application/json; charset=utf-8"}})
+    return json.dumps(exchanges, indent=2).encode()
+
+
+def test_each_page_of_a_recorded_exchange_names_its_resources():
+    """The middle exchanges of a recording are shown in brief; each one's ``response`` list (three issues
+    of a page) is shown by its items' identities, not folded into a marker: every issue's id is visible
+    (BRIEF_LIST holds three GitHub-like issues; at 1,024 bytes the four middle pages' 12 ids were folded)."""
+    raw = _recorded_pages(6, 3)
+    visible, _, _ = reduce_alone(raw)
+    msgspec.json.decode(visible)
+    ids = [b'"id": %d' % (300000000 + 17 * (page * 10 + k)) for page in range(1, 7) for k in range(3)]
+    assert [i for i in ids if i not in visible] == []
+    assert len(visible) < len(raw) // 2
+
+
 @pytest.mark.parametrize("name", [name for name in sorted(SAVED) if name.startswith("github_")])
 def test_every_decision_value_stays_visible(name):
     """Independent of the reducer's rules: each distinct (decision field, value) of the input is
