@@ -52,15 +52,18 @@ def watch(handle: int | None, pgid: int) -> None:
     except OSError:
         os.close(handle)
         return
-    if not _guards:
-        atexit.register(release)
-    _guards.append(handle)
+    _keep(handle)
 
 
 def adopt(handle: int) -> None:
     """A watchdog the native ``tokens`` (``bin/tokens.c``) started and already handed the command's
     group: released at this process's normal exit, as one ``watch`` registered."""
     os.set_inheritable(handle, False)
+    _keep(handle)
+
+
+def _keep(handle: int) -> None:
+    """A watchdog holding its group, released at this process's normal exit (``release``)."""
     if not _guards:
         atexit.register(release)
     _guards.append(handle)

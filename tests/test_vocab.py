@@ -110,8 +110,7 @@ def test_sparse_signal_shapes_give_up_where_the_signal_shapes_come_densely():
         if gives:
             assert flags == vocab.signal_shapes(shape_data, shape_ends)
         shaped = log._shape_flags(raw, shape_data, shape_ends)
-        found = log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends,
-                                         log.SHAPE_SHARE_MAX if shaped is None else 1, shaped)
+        found = log._signals_from_shapes(raw, starts, ids, shape_data, shape_ends, flags=shaped)
         assert list(found) == log._line_indexes(raw, vocab.signal_line_spans(raw))
 
 

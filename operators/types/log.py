@@ -63,11 +63,12 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     checked on the raw bytes. ``shape_data`` holds the shapes, each followed by a newline
     (``shape_ends``: where each ends). When the shapes are more than 1/``shape_share`` of the input
     (few repeats), the raw buffer is scanned instead. ``flags``: ``vocab.signal_shapes`` of these shapes
-    (the shapes holding a word, and those that may hold a code or a status): then only the latter are
-    searched again, one by one, for the code and status shapes (the same shapes: no match of either
-    pattern goes on past a shape's end where none holds ``0x``).
+    (the shapes holding a word, and those that may hold a code or a status; ``_shape_flags`` chose the
+    shapes over the raw bytes already): then only the latter are searched again, one by one, for the
+    code and status shapes (the same shapes: no match of either pattern goes on past a shape's end
+    where none holds ``0x``).
     """
-    if (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
+    if flags is None and (len(shape_data) - len(shape_ends)) * shape_share > len(raw):
         return tuple(_indexes_at(starts, signal_line_spans_direct(raw)))
     ends = shape_ends  # offset after each shape's newline
     if flags is not None:
@@ -449,8 +450,7 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     n = len(ids)
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
         flags = _shape_flags(raw, shape_data, shape_ends)  # the vocabulary's, a shape at a time (or None)
-        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends,
-                                              SHAPE_SHARE_MAX if flags is None else 1, flags)
+        signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends, flags=flags)
         if flags is not None:  # SIGNAL's spans, by its own definition, kept for it
             keep_shaped_spans(raw, starts, ids, shape_data, shape_ends, lines_with, flags)
     else:
