@@ -399,3 +399,21 @@ def test_an_access_log_led_by_client_address_and_port_is_a_log_not_search_hits()
     haproxy = b"".join(b'127.0.0.1:%d [04/Dec/2026:19:44:50.%03d] web api/app1 0/0/0/3/3 %d 130 - - ---- 1/1/0/0/0 0/0 '
                        b'"GET /api/items/%d HTTP/1.1"\n' % (44790 + i, i, 404 if i % 5 == 0 else 200, i) for i in range(30))
     assert kind(haproxy) == "log"
+
+
+def test_a_log_led_by_its_times_is_not_asked_as_diagnostics():
+    """``path:1`` of a diagnostic's head is also how an ISO time or ``10:00:00.5`` starts a log line:
+    such lines do not count as heads, so a timestamped log's head is not parsed as diagnostics first."""
+    from operators import types
+    from operators.types import maybe
+
+    iso = b"".join(b"2026-08-16T00:00:%02d.%03dZ INFO request_id=%08x GET /api/v1/cart 200 97ms\n" % (i, i, i * 7919)
+                   for i in range(40))
+    bracketed = b"".join(b"[2018-08-19T03:11:%02d.102Z] I santad: action=EXEC|decision=ALLOW\n" % i for i in range(40))
+    clock = b"".join(b"10:00:%02d.%03d worker-%d started job %d\n" % (i, i, i % 3, i) for i in range(40))
+    for log in (iso, bracketed, clock):
+        assert not maybe.diagnostics(types.Sample(log))
+        assert kind(log) == "log"
+    gcc = b"src/a.c:3:5: warning: unused variable 'x' [-Wunused-variable]\nsrc/b.c:9:1: error: expected ';'\n"
+    assert maybe.diagnostics(types.Sample(gcc)) and kind(gcc * 3) == "diagnostics"
+    assert maybe.diagnostics(types.Sample(b"".join(iso.splitlines(True)[:3]) + gcc))  # a log line does not hide the heads after it

@@ -96,10 +96,18 @@ DIAGNOSTIC_HEAD_RE = lazy(rb"\n[^\S\n]*(?:(?:[A-Za-z]:)?[^\s:()]+:\d|--> |error 
 TSC_MARKS = (b"): error TS", b"): warning TS", b"): message TS")
 
 
+# a head's ``path:1`` that is a line's time: ``2024-05-01T10:00:00``, ``[2024-05-01T10:00:00.5Z]``,
+# ``10:00:00.123`` (a log's lines; no diagnostic's path is a date and hour)
+TIME_HEAD_RE = lazy(rb"\n[^\S\n]*\[?(?:\d{4}-\d\d-\d\dT\d\d:\d\d|\d\d?:\d\d:\d\d[.,]\d)")
+
+
 def diagnostics(sample) -> bool:
-    """Two lines that may start (or, ``-->``, follow) a diagnostic's head."""
+    """Two lines that may start (or, ``-->``, follow) a diagnostic's head, not counting a line that
+    starts with a time (a timestamped log's every line would be one: its whole head parsed for nothing)."""
     plain = sample.plain
-    found = DIAGNOSTIC_HEAD_RE.finditer(b"\n" + plain)
+    text = b"\n" + plain
+    is_time = TIME_HEAD_RE.match
+    found = (m for m in DIAGNOSTIC_HEAD_RE.finditer(text) if is_time(text, m.start()) is None)
     heads = sum(1 for _ in zip(range(2), found))
     return heads + sum(plain.count(mark) for mark in TSC_MARKS) >= 2
 
