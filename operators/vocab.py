@@ -89,11 +89,12 @@ SHAPE_SIGNAL_RE = lazy(WORD_PATTERN + rb"|" + SHAPE_CODE_PATTERN + rb"|" + re.es
 STATUS_RE = lazy(STATUS_PATTERN)
 
 
-# a test runner's line for a test that passed: its name may say "error" or "throws", it is no signal
+# a test runner's line for a test that passed (or, go test -v's ``=== RUN``, that starts): its name may
+# say "error" or "throws", it is no signal
 PASSING_RE = lazy(
     rb"[ \t]*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a)[ \t]"  # jest, vitest, mocha: ✓ ✔ √
     rb"|\S+::\S.*? PASSED(?: |\r?$)"  # pytest -v
-    rb"|[ \t]*ok \d+ - |[ \t]*--- PASS: |test \S+ \.\.\. ok\r?$"  # TAP, go test -v, cargo test
+    rb"|[ \t]*ok \d+ - |[ \t]*--- PASS: |=== (?:RUN|PAUSE|CONT|NAME) +\S|test \S+(?: - .+)? \.\.\. ok\r?$"  # TAP, go test -v, cargo test (a doc-test's name: ``src/a.rs - f (line 3)``)
 )
 
 

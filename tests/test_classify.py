@@ -417,3 +417,19 @@ def test_a_log_led_by_its_times_is_not_asked_as_diagnostics():
     gcc = b"src/a.c:3:5: warning: unused variable 'x' [-Wunused-variable]\nsrc/b.c:9:1: error: expected ';'\n"
     assert maybe.diagnostics(types.Sample(gcc)) and kind(gcc * 3) == "diagnostics"
     assert maybe.diagnostics(types.Sample(b"".join(iso.splitlines(True)[:3]) + gcc))  # a log line does not hide the heads after it
+
+
+def test_a_pytest_verbose_session_is_a_test_run_not_search_hits():
+    """``pytest -v`` prints ``tests/a.py::TestX::test_y PASSED [ 0%]``: a path and ``:`` as a grep hit without
+    ``-n`` starts, but ``::`` then a test's name is pytest's node id. Its session header is the only other
+    runner line in the first 64 KB of a long run, so the ``-v`` result lines are the build type's marks."""
+    header = (b"============================= test session starts ==============================\n"
+              b"platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.7.0\nrootdir: /src/arrow\n"
+              b"collecting ... collected 1904 items\n\n")
+    results = b"".join(b"tests/test_%s.py::TestParser%d::test_case_%d PASSED%s[%3d%%]\n"
+                       % (name, i // 50, i, b" " * (20 - len(str(i))), i // 20)
+                       for i, name in zip(range(1900), [b"api", b"arrow", b"parser", b"locales"] * 500))
+    raw = header + results + b"tests/test_parser.py::TestParser3::test_two_digit FAILED [ 99%]\n"
+    assert kind(raw) == "build"
+    grep = b"".join(b"src/mod_%d.py:%d:    return value_%d\n" % (i // 10, 3 + i % 10 * 7, i) for i in range(60))
+    assert kind(grep) == "search"  # path:line:text hits stay search hits

@@ -110,6 +110,7 @@ SUMMARY_RE = lazy(
     rb"|^test result: |^\s*Finished |^Ran \d+ tests? in |^OK(?: \(.*\))?$|^BUILD (?:SUCCESS|FAILED)"
     rb"|^\s*\d+ (?:passing|failing|pending)\b"  # mocha
     rb"|^\[INFO\] BUILD |^(?:collecting \.\.\. )?collected \d+ items?"
+    rb"|^ok\s+\S+\s+(?:[\d.]+s|\(cached\))"  # go test: a package whose tests passed
 )
 SUBSECTION_RE = lazy(rb"^_{3,} .* _{3,}\s*$")
 CAPTURED_RE = lazy(rb"^-{3,} (?:Captured|generated|coverage|Docs)")
@@ -169,8 +170,8 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                            rb"|Generating done|Build files have been written|Using )"),
         ("cargo progress", rb"^\s*(?:Compiling|Downloaded|Downloading|Checking|Fresh|Updating|Locking|Adding|Blocking"
                            rb"|Unpacking|Installing|Fetching|Documenting) \S+ v?\d"),
-        ("test ok", rb"^test \S+ \.\.\. ok$|^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) |^\s*--- (?:PASS|SKIP): "
-                   rb"|^ok\s+\S+\s+(?:[\d.]+s|\(cached\))|^\?\s+\S+\s+\[no test files\]|^PASS$"
+        ("test ok", rb"^test \S+(?: - .+)? \.\.\. ok$|^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) |^\s*--- (?:PASS|SKIP): "
+                   rb"|^\?\s+\S+\s+\[no test files\]|^PASS$"
                    rb"|^\s*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √, mocha ✔
         ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
         ("TAP ok", rb"^\s*ok \d+ - |^\s*# Subtest: |^\s*duration_ms: [\d.]+\s*$|^\s*type: '(?:test|suite)'\s*$"

@@ -305,6 +305,9 @@ def _explains(sample_raw: bytes) -> tuple[str, int, int, int, list[Line]] | None
 IPV4_RE = lazy(rb"\d{1,3}(?:\.\d{1,3}){3}")
 
 
+TEST_ID_RE = lazy(rb"^[^\s:]+::\S", re.M)  # a path, then "::": pytest's node id of a test
+
+
 def detect(sample) -> str | None:
     if not maybe.search(sample):
         return None  # coloured output (not parsed here), or fewer than three lines that may be hits
@@ -320,6 +323,8 @@ def detect(sample) -> str | None:
     paths = {ln.path for ln in lines if ln.kind == MATCH}
     if shape == "flat" and (matches < 5 or _repeats(lines) < 0.3 * matches):
         return None  # path:text with paths seldom repeated: a listing or key: value lines, not search hits
+    if shape == "flat" and len(TEST_ID_RE.findall(head)) * 2 > matches:
+        return None  # tests/a.py::TestX::test_y PASSED: a test run's ids (pytest -v), not search hits
     if shape == "flat" and all(IPV4_RE.fullmatch(path) for path in paths):
         return None  # 127.0.0.1:44790 [04/Dec/2026:…]: an access log's client address and port
     if not _numbers_increase(head, lines, shape):

@@ -744,3 +744,60 @@ def test_failing_test_ids_that_differ_by_a_number_are_not_folded_as_one_template
     assert len(set(ids)) >= least
     assert re.search(rb"^E       assert \d+ == \d+ \(\xc3\x97\d+ similar", packet.visible, re.M)
     assert packet.signal_pass and packet.recovery_pass and packet.restore_pass
+
+
+def _go_test_v(failing: bool) -> bytes:
+    """``go test -v`` of one package as Go prints it: sub-tests named after the errors they check."""
+    lines = []
+    for i in range(60):
+        name = f"TestEncode/(error)_slice_with_element_type_mismatch_{i}" if i % 3 == 0 else f"TestDecodeTable/case_{i}"
+        lines += [f"=== RUN   {name}\n", f"--- PASS: {name} (0.00s)\n"]
+    if failing:
+        lines += ["=== RUN   TestPathClean\n", '    path_test.go:72: CleanPath("/abc/.") = "/abc", want "/abc/"\n',
+                  "--- FAIL: TestPathClean (0.00s)\n", "FAIL\n", "FAIL\tgithub.com/example/router\t0.013s\n"]
+    else:
+        lines += ["PASS\n", "ok  \tgithub.com/example/toml\t0.013s\n"]
+    return "".join(lines).encode()
+
+
+def test_go_test_v_alone_is_a_test_run_its_passing_tests_folded_its_result_kept():
+    """A ``go test -v`` output is the build type's (its ``=== RUN``/``--- PASS:`` lines, as it folds them in
+    a longer build output), not text shown whole: the passing tests fold, a ``=== RUN`` line of a test named
+    for an error is no signal, the failure and the package's result lines stay."""
+    from test_classify import kind
+
+    for failing in (False, True):
+        raw = _go_test_v(failing)
+        assert kind(raw) == "build"
+        visible, exact = plan_visible(raw)
+        assert exact
+        assert b"=== RUN   TestEncode/(error)" not in visible and b"--- PASS: " not in visible
+        assert len(visible) < len(raw) // 10 if not failing else len(visible) < len(raw) // 4
+        kept = ([b'path_test.go:72: CleanPath("/abc/.")', b"--- FAIL: TestPathClean (0.00s)",
+                 b"FAIL\tgithub.com/example/router\t0.013s"] if failing else [b"ok  \tgithub.com/example/toml\t0.013s"])
+        for needle in kept:
+            assert needle in visible, needle
+
+
+def test_cargo_doc_tests_are_a_test_run_their_failures_kept():
+    """``cargo test --doc``: libtest names a doc-test by its file, item and line (``src/lib.rs - f (line 3)``,
+    spaces in it); such lines are a test run's as ``test a::b ... ok`` are: the passing ones fold, a
+    passing one named for an error is no signal, the failing ones stay."""
+    from test_classify import kind
+
+    lines = ["   Doc-tests itertools\n", "\n", "running 80 tests\n"]
+    for i in range(80):
+        result = "FAILED" if i in (17, 52) else "ok"
+        lines.append(f"test src/error.rs - error::Error::kind_{i} (line {100 + i}) ... {result}\n")
+    lines += ["\n", "failures:\n", "    src/error.rs - error::Error::kind_17 (line 117)\n",
+              "test result: FAILED. 78 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.2s\n"]
+    raw = "".join(lines).encode()
+    assert kind(raw) == "build"
+    visible, exact = plan_visible(raw)
+    assert exact
+    for needle in (b"test src/error.rs - error::Error::kind_17 (line 117) ... FAILED",
+                   b"test src/error.rs - error::Error::kind_52 (line 152) ... FAILED", b"test result: FAILED. 78 passed"):
+        assert needle in visible, needle
+    assert b"kind_3 (line 103) ... ok" not in visible
+    assert not SIGNAL_RE.search(b"x") and not build.PASSING_RE.match(b"test src/a.rs - f (line 3) ... FAILED")
+    assert build.PASSING_RE.match(b"test src/error.rs - error::Error (line 3) ... ok")
