@@ -78,7 +78,7 @@ HEADER_RE = lazy(
 )
 RAW_SIGNED_RE = lazy(rb"(?:gpgsig|gpgsig-sha256|mergetag) ")  # continued by lines starting with a space
 EPOCH_RE = lazy(rb".*? (\d{9,11}) [+-]\d{4}$")
-ONELINE_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} \S")
+ONELINE_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*[0-9a-f]{7,40} [ \t]*\S")  # a subject may start with blanks
 GRAPH_ONLY_RE = lazy(rb"[" + GRAPH_CHARS + rb"]*\r?$")
 STAT_RE = lazy(rb" (?:\S.*?) +\| +(?:\d+(?: [+-]*)?|Bin\b.*)\r?$")
 STAT_TOTAL_RE = lazy(
@@ -896,7 +896,7 @@ def _detect_oneline(lines: list[bytes]) -> str | None:
         if GRAPH_ONLY_RE.fullmatch(line):
             graph_only += 1
             continue
-        m = re.match(rb"[" + GRAPH_CHARS + rb"]*([0-9a-f]{7,40}) +\S", line)  # a subject may start with a space
+        m = re.match(rb"[" + GRAPH_CHARS + rb"]*([0-9a-f]{7,40}) [ \t]*\S", line)  # a subject may start with blanks
         if m is None:
             if not hashes or line[:1] not in (b" ", b"\t"):
                 return None

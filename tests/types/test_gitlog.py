@@ -309,3 +309,15 @@ def test_a_custom_format_of_a_line_and_an_indented_subject_is_a_git_log_fitted_n
     assert shown[-3].startswith(b"    Fix ") and re.fullmatch(rb"\[\d+ older commits: #ref:ctx_[0-9a-f]+\]", shown[-2])
     assert len(visible) <= 9_500 and contents["older"].startswith(rows[len(shown) - 2] + b"\n")
     assert b"\n".join(rows[len(shown) - 2:]) + b"\n" == contents["older"]
+
+
+def test_a_oneline_log_with_a_subject_led_by_a_tab_is_a_git_log():
+    """``git log --oneline`` prints a commit's subject as written: one of 400 led by a tab (``c3a751671 \\t
+    Increment version``) made the whole log text, shown whole instead of its newest commits."""
+    rng = random.Random(7)
+    words = b"fix docs add remove guard typo link parser cache nulls tests flake ci pin bump release".split()
+    lines = [b"%09x %s (#%d)" % (rng.getrandbits(36), b" ".join(rng.sample(words, 4)), i) for i in range(400)]
+    lines[150] = lines[150][:10] + b"\t Increment package version to enable ci tests."
+    raw = b"\n".join(lines) + b"\n"
+    assert classify(raw)[0] == "gitlog"
+    assert gitlog.ONELINE_RE.match(lines[150])
