@@ -170,7 +170,8 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                            rb"|Generating done|Build files have been written|Using )"),
         ("cargo progress", rb"^\s*(?:Compiling|Downloaded|Downloading|Checking|Fresh|Updating|Locking|Adding|Blocking"
                            rb"|Unpacking|Installing|Fetching|Documenting) \S+ v?\d"),
-        ("test ok", rb"^test \S+(?: - .+)? \.\.\. ok$|^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) |^\s*--- (?:PASS|SKIP): "
+        ("test started", rb"^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) "),  # go test -v, cargo test: not a result
+        ("test ok", rb"^test \S+(?: - .+)? \.\.\. ok$|^\s*--- (?:PASS|SKIP): "
                    rb"|^\?\s+\S+\s+\[no test files\]|^PASS$"
                    rb"|^\s*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √, mocha ✔
         ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
