@@ -59,7 +59,8 @@ valid JSON (or NDJSON) whenever the input was.
   in the runs' markers, while one printed over many lines is left to the ceiling, which keeps each
   item's decision lines) so that the ceiling never has to cut it blind (a one-line document would keep
   its line's head only); room left shows folded items by their identity (``IDENTITY``; a view whose
-  estimate came out over the room is tried again with less).
+  estimate came out over the room is tried again with less), an item whose identity is about as long as
+  the item whole (a dependency ``{"version": "1.0.3", "overridden": false}``: named, not counted).
 * **an outline** (``_outline``), for a big document that folding leaves over its room while nothing in
   an array would be folded (a dependency tree, ``npm ls --all --json``: its folded map kept a few
   dependencies whole and named none of the others): every member down to the deepest level at which
@@ -524,16 +525,21 @@ class _Reducer:
             for j in range(a, b + 1):
                 ks, _, vs, ve = entries[idxs[j]]
                 cost = self.identity_cost(vs, 0)
-                if cost and ks >= 0:
+                if not cost:
+                    continue
+                if ks >= 0:
                     cost += vs - ks  # a map's entry: its key is shown too
+                whole = cost > IDENTITY_SHARE * (ve - vs)  # its identity is about as long as the item: the item
+                if whole:
+                    cost = ve - (vs if ks < 0 else ks) + MEMBER_EST
                 if cost > self.identity_room:
                     self.identity_room = 0  # in order: no later item shown before an earlier one
                     return marked
-                if cost and cost <= IDENTITY_SHARE * (ve - vs):  # else it is as long as the item
-                    keep[j] = 1
+                keep[j] = 1
+                if not whole:
                     self.identity[vs] = 0
-                    self.identity_room -= cost
-                    marked = True
+                self.identity_room -= cost
+                marked = True
         return marked
 
     def identity_member(self, member, depth: int) -> int:

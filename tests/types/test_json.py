@@ -1341,3 +1341,29 @@ def test_cargo_json_messages_with_its_stderr_lines_between_them_are_json():
     for k in range(3):
         assert f"no field `x{k}` on type `S`".encode() in packet.visible
     assert b"error: could not compile `app`" in packet.visible
+
+
+def _npm_tree(n: int, rng: random.Random) -> dict:
+    """``npm ls --all --json``'s shape: each dependency its version, some their own dependencies."""
+    def dep(depth: int) -> dict:
+        out = {"version": f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}", "overridden": False}
+        if depth < 3 and rng.random() < 0.3:
+            out["dependencies"] = {f"sub-{depth}-{k}-{rng.randint(0, 999)}": dep(depth + 1) for k in range(rng.randint(1, 6))}
+        return out
+    return {"version": "3.2.0", "name": "app", "dependencies": {f"dep-{i:02d}": dep(0) for i in range(n)}}
+
+
+def test_a_folded_map_names_each_entry_while_the_room_lasts():
+    """A dependency tree whose folded map fits the room: each folded dependency is still named, with its
+    version — shown whole when its identity (the version) is about as long as it, by its identity when it
+    is much longer — not counted in a "… 6 more keys" marker (a 23-dependency ``npm ls --all --json`` named
+    11 of them in 8 KB of a 25 KB budget)."""
+    raw = json.dumps(_npm_tree(30, random.Random(3)), indent=2).encode()
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass  # RESTORE: byte for byte
+    assert packet.visible != raw and len(packet.visible) < 25000
+    for i in range(30):
+        assert f'"dep-{i:02d}": {{'.encode() in packet.visible, i
+    tree = json.loads(raw)["dependencies"]
+    for name, dep in tree.items():
+        assert f'"version": "{dep["version"]}"'.encode() in packet.visible
