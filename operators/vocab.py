@@ -540,7 +540,8 @@ LOG_LINE_RE = lazy(
 )
 LEVEL_RE = lazy(rb"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b")
 CONTINUATION_RE = lazy(  # a line that goes on with the record before it: a stack trace's frame, cause, end
-    rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}")
+    rb"[ \t]|Caused by|\.\.\. \d+ more|[\w.$]+(?:Exception|Error)\b|\}"
+    rb"|#\d+ |Stack trace:|\[(?:stacktrace|previous exception)\]|\"\}")  # PHP's trace (Laravel, Monolog: #0 /a.php(9): f()), gdb's
 
 
 JSON_RECORD_RE = lazy(  # a JSON log record: an object that either

@@ -433,3 +433,16 @@ def test_a_pytest_verbose_session_is_a_test_run_not_search_hits():
     assert kind(raw) == "build"
     grep = b"".join(b"src/mod_%d.py:%d:    return value_%d\n" % (i // 10, 3 + i % 10 * 7, i) for i in range(60))
     assert kind(grep) == "search"  # path:line:text hits stay search hits
+
+
+def test_a_zeek_log_of_tab_separated_fields_is_a_log_not_du():
+    """Zeek (Bro) writes ``#fields`` and then one record a line, its fields split by tabs, the first an
+    epoch with microseconds: a number, a tab and more, as a ``du`` line starts, but with tabs on; ``du``
+    prints one tab, between the size and the path."""
+    header = (b"#separator \\x09\n#set_separator\t,\n#empty_field\t(empty)\n#unset_field\t-\n#path\thttp\n"
+              b"#fields\tts\tuid\tid.orig_h\tid.orig_p\tmethod\thost\turi\tstatus_code\n")
+    rows = b"".join(b"1320279566.%06d\tCwFs%dP2Uc\t192.168.2.76\t%d\tGET\twww.example.org\t/item/%d\t%d\n"
+                    % (i * 3917, i, 52026 + i, i, 404 if i % 9 == 0 else 200) for i in range(300))
+    assert kind(header + rows) == "log"
+    du = b"".join(b"%d\t./src/pkg_%d/module\n" % (4 * i + 8, i) for i in range(60)) + b"812\t.\n"
+    assert kind(du) == "listing"

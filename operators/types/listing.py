@@ -59,7 +59,7 @@ TOTAL_RE = lazy(rb"total \d[\d.,]*[KMGTPE]?")
 HEADER_RE = lazy(rb"\S.*:")
 TREE_RE = lazy(r"^((?:[│|](?:\s|\xa0){3}|(?:\s|\xa0){4})*)(├── |└── |\|-- |`-- )")
 TREE_SUMMARY_RE = lazy(rb"\d+ director(?:y|ies)(?:, \d+ files?)?")
-DU_RE = lazy(rb"(\d+(?:[.,]\d+)?)([KMGTPE]?)\t(.+)")
+DU_RE = lazy(rb"(\d+(?:[.,]\d+)?)([KMGTPE]?)\t([^\t]+)")  # one tab: a log of tab-separated fields is no du
 UNITS = {b"": 1, b"K": 1 << 10, b"M": 1 << 20, b"G": 1 << 30, b"T": 1 << 40, b"P": 1 << 50, b"E": 1 << 60}
 
 

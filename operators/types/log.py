@@ -641,7 +641,7 @@ def detect(sample) -> str | None:
     # records with their tracebacks (uvicorn's ``ERROR:    Exception in ASGI application`` and its frames):
     # half the lines that start a record, a quarter of all lines at least
     heads = sum(1 for line in lines if line.strip() and not CONTINUATION_RE.match(line) and not line.startswith(TRACEBACK))
-    if heads >= 3 and log_like >= 0.5 * heads and 4 * log_like >= n:
+    if heads >= 3 and log_like >= 0.5 * heads and (4 * log_like >= n or log_like >= 0.8 * heads):
         return f"{log_like}/{heads} records have timestamps or levels (their traces aside)"
     return None
 

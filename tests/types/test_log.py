@@ -582,3 +582,43 @@ def test_redis_log_lines_are_log_records():
     packet = reduce_bytes(raw)
     assert packet.restore_pass and packet.signal_pass
     assert b"Error accepting a client connection" in packet.visible
+
+
+def _laravel_log(records: int) -> bytes:
+    """Laravel's (Monolog's) log as it writes it: a record line, its exception's JSON context running on
+    over a ``[stacktrace]`` of ``#N path(line): call`` frames, a ``[previous exception]``, ``"}`` to close."""
+    out = []
+    for r in range(records):
+        error = r % 4 == 1
+        level = "local.ERROR" if error else "local.INFO"
+        if not error:
+            out.append(f"[2023-05-15 18:{r // 60:02d}:{r % 60:02d}] {level}: Request handled for route /crm/{r}")
+            continue
+        out.append(f'[2023-05-15 18:{r // 60:02d}:{r % 60:02d}] {level}: Target class [App\\\\Cors{r}] does not exist. '
+                   f'{{"exception":"[object] (Illuminate\\\\BindingResolutionException(code: 0): Target class at '
+                   f'/srv/crm/vendor/laravel/framework/src/Illuminate/Container/Container.php:916)')
+        out.append("[stacktrace]")
+        out += [f"#{k} /srv/crm/vendor/laravel/framework/src/Illuminate/Pipeline/Pipeline.php({100 + k}): "
+                f"Illuminate\\\\Pipeline\\\\Pipeline->handle(Object(Illuminate\\\\Http\\\\Request))" for k in range(18)]
+        out.append("#18 {main}")
+        out.append('[previous exception] [object] (ReflectionException(code: -1): Class does not exist at /srv/crm/a.php:914)')
+        out.append("[stacktrace]")
+        out += [f"#{k} Command line code(1): ReflectionClass->__construct('App\\\\Cors{r}')" for k in range(3)]
+        out.append('"} ')
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_a_php_log_whose_traces_outnumber_its_records_is_a_log():
+    """PHP frames (``#0 /a.php(9): f()``, ``#12 {main}``) and Monolog's ``[stacktrace]``/``"}`` lines go on
+    with the record before them: a Laravel log of errors with their traces (a twentieth of its lines
+    timestamped) is a log, each error shown with its trace, not text cut blind."""
+    from operators.classify import classify
+
+    raw = _laravel_log(40)
+    lines = raw.splitlines()
+    assert sum(1 for line in lines if line.startswith(b"[2023-")) * 4 < len(lines)
+    assert classify(raw)[0] == "log"
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and packet.signal_pass
+    assert b"local.ERROR: Target class [App\\\\Cors1] does not exist." in packet.visible
+    assert b"#0 /srv/crm/vendor/laravel/framework/src/Illuminate/Pipeline/Pipeline.php(100)" in packet.visible
