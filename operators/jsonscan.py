@@ -303,6 +303,60 @@ def iter_spans(raw: bytes) -> Iterator[tuple]:
                 stack.append(iter(scan_level(raw, cvs, ends)[0]))
 
 
+def is_json_prefix(raw: bytes, lines_min: int = 3) -> bool:
+    """Whether ``raw`` is a JSON document cut short (``head -n 300`` of a big one, a truncated download):
+    a container opens at its start (after a BOM), every token is where JSON allows it, that container is
+    still open where ``raw`` ends, and only its last line may stop inside a token; ``lines_min`` lines at
+    least. A document that closes (then something follows it) is not one; nor is one whose first bad token
+    comes before its last line (``[2024-05-01 10:00:00] ERROR …``, ``[link](url)``)."""
+    start = len(BOM) if raw.startswith(BOM) else 0
+    m = TOKEN.match(raw, start)
+    if m is None or m.lastindex != T_OPEN:
+        return False
+    stack = bytearray()
+    state = 0  # as ``is_valid_json``: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
+    match = TOKEN.match
+    pos, end = start, len(raw)
+    while pos < end:
+        m = match(raw, pos)
+        if m is None:  # blanks to the end
+            break
+        t = m.lastindex
+        if t == T_ERROR:
+            at = m.start(T_ERROR)
+            return raw.find(b"\n", at) < 0 and raw.count(b"\n", start, at) >= lines_min
+        pos = m.end()
+        if state == 4:
+            if t == T_COMMA:
+                state = 3 if stack[-1] == _OPEN_OBJ else 0
+            elif raw[pos - 1] == stack[-1] + 2:  # '{'+2 == '}', '['+2 == ']'
+                stack.pop()
+            else:
+                return False
+        elif state >= 2:
+            if t == T_KEY:
+                state = 0
+            elif state == 2 and raw[pos - 1] == _CLOSE_OBJ:
+                stack.pop()
+                state = 4
+            else:
+                return False
+        elif t == T_STRING or T_NUMBER <= t <= T_LITERAL:
+            state = 4
+        elif t == T_OPEN:
+            c = raw[m.start(t)]
+            stack.append(c)
+            state = 2 if c == _OPEN_OBJ else 1
+        elif state == 1 and raw[pos - 1] == _CLOSE_ARR:
+            stack.pop()
+            state = 4
+        else:
+            return False
+        if not stack:
+            return False  # the document closed: whole (``is_valid_json``'s case) or with more after it
+    return raw.count(b"\n", start, end) >= lines_min
+
+
 def _is_utf8(raw: bytes) -> bool:
     if raw.isascii():
         return True

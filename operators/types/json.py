@@ -92,7 +92,7 @@ import re2
 
 from operators.config import Section, section
 from operators.digest import blake2b
-from operators.jsonscan import BAD, BOM, Ends, is_valid_json, scan_level, top_level
+from operators.jsonscan import BAD, BOM, Ends, is_json_prefix, is_valid_json, scan_level, top_level
 from operators.reduction import KEEP as KEPT, Plan, passthrough
 from operators.vocab import SIGNAL_RE, json_records
 from operators.types import maybe  # the cheap test each detector asks first
@@ -1481,6 +1481,8 @@ def detect(sample) -> str | None:
         return "NDJSON: every sampled line parses"
     if _ndjson_from(sample.raw, 0, STRAYS_AMONG, first=1) and not json_records(sample.lines):
         return "NDJSON with a tool's own lines among its records"  # cargo --message-format=json 2>&1
+    if is_json_prefix(sample.head):
+        return "a JSON document cut short (its end is missing: head -n, a truncated download)"
     return None
 
 

@@ -1367,3 +1367,23 @@ def test_a_folded_map_names_each_entry_while_the_room_lasts():
     tree = json.loads(raw)["dependencies"]
     for name, dep in tree.items():
         assert f'"version": "{dep["version"]}"'.encode() in packet.visible
+
+
+def test_a_json_document_cut_short_is_json():
+    """``head -n 300`` of a pretty-printed JSON answer (or a download cut off) is no valid document, but
+    every token up to its cut is where JSON allows it: it is reduced as JSON (its long arrays folded, byte
+    for byte back), not shown as text; a log led by ``[date]``, a document with text after it, and NDJSON
+    stay what they were."""
+    items = [{"total": i, "weeks": [{"w": 1329004800 + 604800 * k, "a": k % 3, "d": 0, "c": k % 2} for k in range(90)],
+              "author": {"login": f"user{i}", "id": 1000 + i, "type": "User"}} for i in range(6)]
+    full = json.dumps(items, indent=4).encode()
+    cut_short = b"".join(full.splitlines(True)[:3000])
+    assert not json_reducer.parses_json(cut_short)
+    for raw in (cut_short, cut_short[:-7]):  # at a line's end, or inside its last line's token
+        assert classify(raw)[0] == "json"
+        packet = reduce_bytes(raw)
+        assert packet.restore_pass and packet.recovery_pass
+        assert len(packet.visible) < len(raw) / 4 and b'"login": "user0"' in packet.visible
+    log = b"".join(b"[2024-05-01 10:00:%02d] local.ERROR: failed job %d\n" % (i, i) for i in range(40))
+    assert classify(log)[0] == "log"
+    assert not json_reducer.is_json_prefix(full + b"\nDone in 2.1s\n")
