@@ -85,7 +85,7 @@ SIGNATURE_ALTS = {
         rb"^\s+[\w$]+\s*:\s*(?:async\s+)?function\b",  # a method in an object literal: name: function(
         rb"^\s+(?:(?:public|private|protected|static|async|get|set|readonly|override|abstract)\s+)*\*?#?"
         rb"(?!(?:if|for|while|switch|catch|return|function|new|await|throw|else|do|super|typeof|this|const|let|var"
-        rb"|yield|delete|void|try)\b)[\w$]+\??\s*(?:<.*>)?\((?:(?!=>|\bfunction\b)[^;{]|\{[^{}]*\})*\)"
+        rb"|yield|delete|void|try)\b)[\w$]+\??\s*(?:<.*>)?\((?::\s*\([^()]*\)\s*=>|(?!=>|\bfunction\b)[^;{]|\{[^{}]*\})*\)"
         rb"(?:\s*:\s*(?:[^=(){};]|\{[^{}]*\}|\([^()]*\))+)?\s*\{\s*$",  # a class member: name(args): type {
     ),
     "java": (

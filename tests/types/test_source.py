@@ -132,6 +132,15 @@ def test_js_outline_has_prototype_assignments_object_methods_and_class_members()
     got = [s.split(": ", 1)[1].strip() for s in source.outline(ts)[3]]
     assert got == ["export class Schema<T> {", "_getCached(): { shape: T; keys: string[] } {",
                    "ip(options?: string | { version?: 4; message?: string }) {", "describe(name: string) {"]
+    fn_typed = (b"export class Client {\n"
+                b"  async #raceBodyRead(create: () => Promise<unknown>, response: Response): Promise<unknown> {\n"
+                b"    return create();\n  }\n"
+                b"  #retry<T>(fn: (attempt: number) => Promise<T>): Promise<T> {\n    return fn(1);\n  }\n"
+                b"  run() {\n    items.forEach((x) => {\n      use(x);\n    });\n  }\n}\n")
+    got = [s.split(": ", 1)[1].strip() for s in source.outline(fn_typed)[3]]
+    assert got == ["export class Client {",  # a parameter typed as a function is no arrow callback
+                   "async #raceBodyRead(create: () => Promise<unknown>, response: Response): Promise<unknown> {",
+                   "#retry<T>(fn: (attempt: number) => Promise<T>): Promise<T> {", "run() {"]
 
 
 def test_go_outline_has_function_types_and_generic_types():
