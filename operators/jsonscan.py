@@ -313,26 +313,47 @@ def is_json_prefix(raw: bytes, lines_min: int = 3) -> bool:
     m = TOKEN.match(raw, start)
     if m is None or m.lastindex != T_OPEN:
         return False
-    stack = bytearray()
-    state = 0  # as ``is_valid_json``: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
-    match = TOKEN.match
-    pos, end = start, len(raw)
-    while pos < end:
+    _, depth, stop = _walk(raw, start, TOKEN.match, False)
+    if stop == -1:
+        return depth > 0 and raw.count(b"\n", start) >= lines_min
+    return stop >= 0 and raw.find(b"\n", stop) < 0 and raw.count(b"\n", start, stop) >= lines_min
+
+
+_OUT_OF_PLACE = -2  # ``_walk`` stopped at a token where JSON does not allow it (or, a prefix, at the close)
+
+
+def _walk(raw: bytes, pos: int, match, whole: bool) -> tuple[int, int, int]:
+    """The token walk of ``is_valid_json`` (``whole``: one document and nothing after it; runs of brackets
+    taken at once) and ``is_json_prefix`` (it stops as soon as the first container closes). Returns the
+    state after the last token (0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value), how many
+    containers are left open, and where it stopped: -1 at the end, the start of a token no JSON has (a cut
+    one), or ``_OUT_OF_PLACE``."""
+    stack = bytearray()  # open brackets
+    state = 0
+    # raw[pos - 1], the token's last byte, is ']' or '}' only for that closing bracket (a string ends
+    # with '"', a key with ':'; the error alternative comes after the brackets')
+    while True:
         m = match(raw, pos)
-        if m is None:  # blanks to the end
-            break
-        t = m.lastindex
-        if t == T_ERROR:
-            at = m.start(T_ERROR)
-            return raw.find(b"\n", at) < 0 and raw.count(b"\n", start, at) >= lines_min
+        if m is None:
+            return state, len(stack), -1
         pos = m.end()
+        t = m.lastindex
+        if T_OPEN <= t <= T_CLOSE and whole:
+            run = _bracket_run(raw, m, stack, state)
+            if run:  # a run of '[' (or of ']' closing only arrays) taken at once: `[[[[…]]]]` costs no loop per level
+                pos, state = run
+                continue
+        if t == T_ERROR:
+            return state, len(stack), m.start(T_ERROR)
         if state == 4:
+            if not stack:
+                return state, 0, _OUT_OF_PLACE  # more than one top-level value
             if t == T_COMMA:
                 state = 3 if stack[-1] == _OPEN_OBJ else 0
             elif raw[pos - 1] == stack[-1] + 2:  # '{'+2 == '}', '['+2 == ']'
                 stack.pop()
             else:
-                return False
+                return state, len(stack), _OUT_OF_PLACE
         elif state >= 2:
             if t == T_KEY:
                 state = 0
@@ -340,7 +361,7 @@ def is_json_prefix(raw: bytes, lines_min: int = 3) -> bool:
                 stack.pop()
                 state = 4
             else:
-                return False
+                return state, len(stack), _OUT_OF_PLACE
         elif t == T_STRING or T_NUMBER <= t <= T_LITERAL:
             state = 4
         elif t == T_OPEN:
@@ -351,10 +372,9 @@ def is_json_prefix(raw: bytes, lines_min: int = 3) -> bool:
             stack.pop()
             state = 4
         else:
-            return False
-        if not stack:
-            return False  # the document closed: whole (``is_valid_json``'s case) or with more after it
-    return raw.count(b"\n", start, end) >= lines_min
+            return state, len(stack), _OUT_OF_PLACE
+        if not stack and not whole:
+            return state, 0, _OUT_OF_PLACE  # the document closed: whole (``is_valid_json``'s case) or with more after it
 
 
 def _is_utf8(raw: bytes) -> bool:
@@ -414,50 +434,5 @@ def is_valid_json(raw: bytes, surrogates: bool = False) -> bool:
     start = len(BOM) if raw.startswith(BOM) else 0
     if not _is_utf8(raw) or not _brackets_close(raw, start):
         return False
-    stack = bytearray()  # open brackets
-    # states: 0 value, 1 value or ']', 2 key or '}', 3 key, 4 after a value
-    state = 0
-    match = (TOKEN if surrogates else STRICT_TOKEN).match
-    pos = start
-    # raw[pos - 1], the token's last byte, is ']' or '}' only for that closing bracket (a string ends
-    # with '"', a key with ':'; the error alternative comes after the brackets')
-    while True:
-        m = match(raw, pos)
-        if m is None:
-            break
-        pos = m.end()
-        t = m.lastindex
-        if T_OPEN <= t <= T_CLOSE:
-            run = _bracket_run(raw, m, stack, state)
-            if run:  # a run of '[' (or of ']' closing only arrays) taken at once: `[[[[…]]]]` costs no loop per level
-                pos, state = run
-                continue
-        if state == 4:
-            if not stack:
-                return False  # more than one top-level value
-            if t == T_COMMA:
-                state = 3 if stack[-1] == _OPEN_OBJ else 0
-            elif raw[pos - 1] == stack[-1] + 2:  # '{'+2 == '}', '['+2 == ']'
-                stack.pop()
-            else:
-                return False
-        elif state >= 2:
-            if t == T_KEY:
-                state = 0
-            elif state == 2 and raw[pos - 1] == _CLOSE_OBJ:
-                stack.pop()
-                state = 4
-            else:
-                return False
-        elif t == T_STRING or T_NUMBER <= t <= T_LITERAL:
-            state = 4
-        elif t == T_OPEN:
-            c = raw[m.start(t)]
-            stack.append(c)
-            state = 2 if c == _OPEN_OBJ else 1
-        elif state == 1 and raw[pos - 1] == _CLOSE_ARR:
-            stack.pop()
-            state = 4
-        else:
-            return False
-    return state == 4 and not stack
+    state, depth, stop = _walk(raw, start, (TOKEN if surrogates else STRICT_TOKEN).match, True)
+    return stop == -1 and state == 4 and not depth
