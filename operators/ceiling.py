@@ -213,7 +213,12 @@ class _View:
     def __init__(self, plan: Plan, size: int):
         pieces = plan.pieces
         placeholder = b"#ref:ctx_" + b"0" * REF_ID_LEN
-        made = render_view(plan.raw, pieces.kinds, pieces.starts, pieces.ends, pieces.objs, placeholder)  # one pass of the kernel
+        raw = plan.raw
+        if len(pieces) == 1 and pieces.kinds[0] == KEEP and pieces.starts[0] == 0 and pieces.ends[0] == len(raw) \
+                and type(raw) is bytes:  # the input as it is (a file read, text under no fold): no copy of it
+            made = raw, array("q", (0, len(raw)))
+        else:
+            made = render_view(raw, pieces.kinds, pieces.starts, pieces.ends, pieces.objs, placeholder)  # one pass of the kernel
         if made is not None:
             self.text, self.vstart = made
         else:

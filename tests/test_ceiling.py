@@ -904,3 +904,24 @@ def test_a_repeated_signal_line_too_long_to_show_whole_is_counted_by_its_cut_hea
     packet = reduce_bytes(raw, forced_type="log", budget=9_500 // 4)
     assert packet.signal_pass, packet.missing_signals[:2]
     assert b"shown cut" in packet.visible and b"(\xc3\x9740 similar" in packet.visible
+
+
+def test_the_view_of_an_input_shown_as_it_is_is_the_input_itself():
+    """A plan that keeps the whole input (a file read over the budget, text with nothing to fold) is cut
+    from the input's own bytes: the ceiling's view holds no copy of them (20 MB of such text peaked at
+    67 MB, now 46 MB); a plan that folds anything is rendered as before, and both cut the same."""
+    from operators.ceiling import _View
+    from operators.reduction import passthrough
+
+    raw = b"".join(b"line %d of a long read that nothing folds\n" % i for i in range(3000))
+    plan = passthrough(raw)
+    view = _View(plan, len(raw))
+    assert view.text is raw and list(view.vstart) == [0, len(raw)]
+    cut = fit(plan, 20_000, "text")
+    visible, layout, contents = _rendered(cut)
+    assert len(visible) <= 20_000 and restore(visible, layout, contents) == raw
+    folded = Plan(raw)
+    folded.keep(0, 100)
+    folded.omit(100, 200, "g", "a gap")
+    folded = folded.keep_rest().finish()
+    assert _View(folded, len(raw) - 100).text == raw[:100] + raw[200:]  # rendered: a copy without the gap
