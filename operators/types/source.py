@@ -1,7 +1,9 @@
 """Source code (``cat``, ``head``, ``sed -n``, ``cat -n`` of a Python, JS/TS, Go, Rust, Java, Kotlin, C/C++ or shell file).
 
 The reader asked to read the file, so level 1 passes it through: only trailing whitespace and runs of
-blank lines are normalised (as the ``text`` type does; group ``whitespace``), and a license header —
+blank lines are normalised (as the ``text`` type does; group ``whitespace``; not in a file over
+``CUT_ANYWAY`` times the output ceiling, which is cut to its outline and head whatever is folded, its
+lines shown as written), and a license header —
 the leading comment block (after a shebang) that says Copyright, License or SPDX — goes behind a ref
 (group ``license``), replaced by one line ``[license header: N lines (…first words…); #ref:…]``.
 
@@ -34,6 +36,7 @@ from operator import add, and_, mul, or_, sub
 
 from operators.kernel import source_lines
 from operators.kernel.source_twins import BLANKS, FIELDS, FIRST, LEAD, NOT, START, TAIL, WORD
+from operators.ceiling import settings_of
 from operators.reduction import Plan, passthrough
 from operators.types import text as texttype
 from operators.types.gitlog import LineTable, split_lines
@@ -328,10 +331,15 @@ def license_header(raw: bytes, numbered: bool) -> tuple[int, int, int]:
     return start, end, j - i
 
 
+CUT_ANYWAY = 2  # times the output ceiling: a file longer is cut to its outline and head, its whitespace left as it is
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     lines = [raw[ln.start : ln.body_end] for ln in split_lines(raw[:65536]) if ln.body_end > ln.start]
     numbered = is_numbered(lines[:1500])
     start, end, count = license_header(raw, numbered)
+    if not count and len(raw) > CUT_ANYWAY * settings_of(config).budget_chars:
+        return passthrough(raw)  # normalised, its head would save a few bytes, and the cut would copy the whole file
     starts, ends, trailing, blank = texttype.cuts_of(raw)
     saved = sum(b - a for a, b in zip(starts, ends) if a >= end or b <= start)
     if not count and saved < texttype.MIN_SAVING:

@@ -424,3 +424,23 @@ def test_rust_with_macro_bodies_is_source():
     raw = b"\n".join(body * 12)
     assert classify(raw)[0] == "source"
     assert source.language(raw) == "rust"  # its `=>` arms are no JS arrows
+
+
+def test_a_file_the_ceiling_cuts_anyway_keeps_its_whitespace_as_it_is():
+    """A source file over twice the output ceiling is cut to its outline and head whatever its reducer
+    does; its trailing blanks and runs of blank lines are left as they are (the head shows its lines as
+    written, and the cut reads the input itself instead of a normalised copy of the whole file: 20 MB of
+    source peaked at 71 MB, now 52 MB), while a file that fits is normalised as before."""
+    from operators.config import load_config
+
+    body = "".join(f"def handler_{i}(request, retries=3):   \n    return request.get('k{i}')\n\n\n\n" for i in range(2000))
+    raw = ("import os\n\n" + body).encode()
+    config = load_config(None)
+    assert len(raw) > 2 * config.ceiling.budget_chars
+    plan = source.reduce(raw, "coarse", config)
+    assert not plan.omits_anything
+    small = ("import os\n\n" + "".join(f"def h_{i}(x):   \n    return x\n\n\n\n" for i in range(150))).encode()
+    assert source.reduce(small, "coarse", config).omits_anything  # normalised: trailing blanks, blank runs
+    packet = reduce_bytes(raw, source="big.py")
+    assert packet.type == "source" and packet.restore_pass
+    assert b"def handler_0(request, retries=3):   \n" in packet.visible
