@@ -453,6 +453,14 @@ def _keep_compile_commands(shown: list[bytes], kind: list[int], label: list[str]
             kind[i] = KEEP
 
 
+def _keep_test_starts(shown: list[bytes], kind: list[int], label: list[str]) -> None:
+    """A test's start (go test -v's ``=== RUN   TestX``) stays when the output it printed does (the
+    indented lines before its ``--- FAIL``): they say which test they are about."""
+    for i in range(len(kind) - 1):
+        if kind[i] == NOISE and label[i] == "test started" and kind[i + 1] == KEEP and shown[i + 1][:1] in (b" ", b"\t"):
+            kind[i] = KEEP
+
+
 def _fold_blanks(kind: list[int], label: list[str]) -> None:
     """Blank lines fold with the noise around them, otherwise stay."""
     n = len(kind)
@@ -537,6 +545,7 @@ def classify_lines(raw: bytes, room: int = 0) -> tuple[_Lines, list[int], list[s
     kind, label = walk.kind, walk.label
     _fold_unknown(lines.shown, kind, label)
     _keep_compile_commands(lines.shown, kind, label)
+    _keep_test_starts(lines.shown, kind, label)
     _fold_blanks(kind, label)
     for i in range(len(kind)):
         if kind[i] != NOISE:

@@ -763,7 +763,8 @@ def _go_test_v(failing: bool) -> bytes:
 def test_go_test_v_alone_is_a_test_run_its_passing_tests_folded_its_result_kept():
     """A ``go test -v`` output is the build type's (its ``=== RUN``/``--- PASS:`` lines, as it folds them in
     a longer build output), not text shown whole: the passing tests fold, a ``=== RUN`` line of a test named
-    for an error is no signal, the failure and the package's result lines stay."""
+    for an error is no signal, the failure (with the ``=== RUN`` line its output follows) and the package's
+    result lines stay."""
     from test_classify import kind
 
     for failing in (False, True):
@@ -774,7 +775,7 @@ def test_go_test_v_alone_is_a_test_run_its_passing_tests_folded_its_result_kept(
         assert b"=== RUN   TestEncode/(error)" not in visible and b"--- PASS: " not in visible
         assert b"test started \xc3\x97" in visible  # a test's start is not counted as a passing test
         assert len(visible) < len(raw) // 10 if not failing else len(visible) < len(raw) // 4
-        kept = ([b'path_test.go:72: CleanPath("/abc/.")', b"--- FAIL: TestPathClean (0.00s)",
+        kept = ([b"=== RUN   TestPathClean\n    path_test.go", b'path_test.go:72: CleanPath("/abc/.")', b"--- FAIL: TestPathClean (0.00s)",
                  b"FAIL\tgithub.com/example/router\t0.013s"] if failing else [b"ok  \tgithub.com/example/toml\t0.013s"])
         for needle in kept:
             assert needle in visible, needle
