@@ -89,12 +89,14 @@ SHAPE_SIGNAL_RE = lazy(WORD_PATTERN + rb"|" + SHAPE_CODE_PATTERN + rb"|" + re.es
 STATUS_RE = lazy(STATUS_PATTERN)
 
 
+LIBTEST_OK = rb"test \S+(?: - .+)? \.\.\. ok"  # cargo test's line of a test that passed (a doc-test's name: ``src/a.rs - f (line 3)``)
+GO_TEST_START = rb"=== (?:RUN|PAUSE|CONT|NAME) "  # go test -v's line as a test starts, pauses or goes on
 # a test runner's line for a test that passed (or, go test -v's ``=== RUN``, that starts): its name may
 # say "error" or "throws", it is no signal
 PASSING_RE = lazy(
     rb"[ \t]*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a)[ \t]"  # jest, vitest, mocha: ✓ ✔ √
     rb"|\S+::\S.*? PASSED(?: |\r?$)"  # pytest -v
-    rb"|[ \t]*ok \d+ - |[ \t]*--- PASS: |=== (?:RUN|PAUSE|CONT|NAME) +\S|test \S+(?: - .+)? \.\.\. ok\r?$"  # TAP, go test -v, cargo test (a doc-test's name: ``src/a.rs - f (line 3)``)
+    rb"|[ \t]*ok \d+ - |[ \t]*--- PASS: |" + GO_TEST_START + rb" *\S|" + LIBTEST_OK + rb"\r?$"  # TAP, go test -v, cargo test
 )
 
 

@@ -49,7 +49,8 @@ from operators.reduction import Plan
 from operators.kernel.log_twins import MASK_RE
 from operators.types.log import signal_line_indexes
 from operators.vocab import (  # the terminal helpers and the signal markers
-    CONTROL_RE, ESC_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, PASSING_RE, SIGNAL_RE, display_line, display_text,
+    CONTROL_RE, ESC_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, GO_TEST_START, LIBTEST_OK, PASSING_RE, SIGNAL_RE,
+    display_line, display_text,
     escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
 )
 from operators.relazy import lazy  # patterns compiled on first use
@@ -170,8 +171,8 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                            rb"|Generating done|Build files have been written|Using )"),
         ("cargo progress", rb"^\s*(?:Compiling|Downloaded|Downloading|Checking|Fresh|Updating|Locking|Adding|Blocking"
                            rb"|Unpacking|Installing|Fetching|Documenting) \S+ v?\d"),
-        ("test started", rb"^running \d+ tests?$|^=== (?:RUN|PAUSE|CONT|NAME) "),  # go test -v, cargo test: not a result
-        ("test ok", rb"^test \S+(?: - .+)? \.\.\. ok$|^\s*--- (?:PASS|SKIP): "
+        ("test started", rb"^running \d+ tests?$|^" + GO_TEST_START),  # go test -v, cargo test: not a result
+        ("test ok", rb"^" + LIBTEST_OK + rb"$|^\s*--- (?:PASS|SKIP): "
                    rb"|^\?\s+\S+\s+\[no test files\]|^PASS$"
                    rb"|^\s*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √, mocha ✔
         ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
