@@ -803,3 +803,15 @@ def test_cargo_doc_tests_are_a_test_run_their_failures_kept():
     assert b"kind_3 (line 103) ... ok" not in visible
     assert not SIGNAL_RE.search(b"x") and not build.PASSING_RE.match(b"test src/a.rs - f (line 3) ... FAILED")
     assert build.PASSING_RE.match(b"test src/error.rs - error::Error (line 3) ... ok")
+
+
+def test_go_tests_result_line_of_each_package_stays():
+    """``go test -v ./...`` over many packages prints an ``ok  pkg  0.01s`` line for each: a result, kept
+    as the summary lines are, not folded with the passing tests nor as a repeated unknown line."""
+    raw = (b"".join(b"=== RUN   TestA%d\n--- PASS: TestA%d (0.00s)\n" % (i, i) for i in range(30)) + b"PASS\n"
+           + b"".join(b"ok  \tgithub.com/example/pkg%d\t0.0%ds\n" % (i, i) for i in range(8)))
+    visible, exact = plan_visible(raw)
+    assert exact
+    for i in range(8):
+        assert b"ok  \tgithub.com/example/pkg%d\t0.0%ds\n" % (i, i) in visible
+    assert b"--- PASS: TestA3" not in visible
