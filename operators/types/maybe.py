@@ -158,7 +158,6 @@ BUILD_RE = lazy(
     rb"|\s+\d+ (?:passing|failing|pending)(?: \(\d+\w*\))?\s*$|\s+(?:\xe2\x9c\x93|\xe2\x9c\x94) \S"  # mocha
     rb"|test \S+(?: - .+)? \.\.\. (?:ok|FAILED|ignored)\s*$|test result: (?:ok|FAILED)\. \d+ passed"  # cargo test (libtest;
     # a doc-test: ``test src/lib.rs - Type::f (line 12) ... ok``)
-    rb"|=== RUN +\S|\s*--- (?:PASS|FAIL|SKIP): \S+ \([\d.]+s\)"  # go test -v
     rb"|(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?\b|Test Suites: +\d|Tests: +\d"  # jest
     rb"|\s*Test Files +\d+ (?:failed|passed)|\s+Tests +\d+ (?:failed|passed)"  # vitest
     rb"|\s*(?:not )?ok \d+ - \S|# (?:tests|pass|fail) \d+\s*$)",  # TAP (node --test)
@@ -171,8 +170,8 @@ BUILD_RE = lazy(
 BUILD_MARKS = (b"test session starts", b"FAILURES", b"ERRORS", b"short test summary info", b" passed", b" failed",
                b"::", b"collected ", b": error", b": warning", b": note", b"npm ", b"Collecting ",
                b"Successfully installed ", b"ERROR: ", b" passing", b" failing", b" pending", b"\xe2\x9c\x93 ",
-               b"\xe2\x9c\x94 ", b" ... ", b"test result: ", b"=== RUN", b"--- PASS: ", b"--- FAIL: ", b"--- SKIP: ", b"PASS ",
-               b"FAIL ", b"Test Suites: ", b"Tests: ", b"ok ", b"# tests ", b"# pass ", b"# fail ")
+               b"\xe2\x9c\x94 ", b" ... ", b"test result: ", b"PASS ", b"FAIL ",
+               b"Test Suites: ", b"Tests: ", b"ok ", b"# tests ", b"# pass ", b"# fail ")
 
 
 def _two_build_marks(plain: bytes) -> bool:

@@ -760,16 +760,18 @@ def _go_test_v(failing: bool) -> bytes:
     return "".join(lines).encode()
 
 
-def test_go_test_v_alone_is_a_test_run_its_passing_tests_folded_its_result_kept():
-    """A ``go test -v`` output is the build type's (its ``=== RUN``/``--- PASS:`` lines, as it folds them in
-    a longer build output), not text shown whole: the passing tests fold, a ``=== RUN`` line of a test named
-    for an error is no signal, the failure (with the ``=== RUN`` line its output follows) and the package's
-    result lines stay."""
+def test_go_test_v_alone_is_shown_as_printed_and_folded_inside_a_build():
+    """A ``go test -v`` output alone is text: each ``=== RUN``/``--- PASS:`` line names a test the run ran,
+    so one that fits the budget is shown as printed, and one over it is cut by the ceiling with its
+    failures first. Given to the build type (inside a longer build output, where its lines are folded):
+    the passing tests fold, a ``=== RUN`` line of a test named for an error is no signal, the failure
+    (with the ``=== RUN`` line its output follows) and the package's result lines stay."""
     from test_classify import kind
 
     for failing in (False, True):
         raw = _go_test_v(failing)
-        assert kind(raw) == "build"
+        assert kind(raw) == "text"
+        assert reduce_bytes(raw, source="go-test.txt").visible == raw  # shown whole below the budget
         visible, exact = plan_visible(raw)
         assert exact
         assert b"=== RUN   TestEncode/(error)" not in visible and b"--- PASS: " not in visible
@@ -779,6 +781,13 @@ def test_go_test_v_alone_is_a_test_run_its_passing_tests_folded_its_result_kept(
                  b"FAIL\tgithub.com/example/router\t0.013s"] if failing else [b"ok  \tgithub.com/example/toml\t0.013s"])
         for needle in kept:
             assert needle in visible, needle
+    many = b"".join(_go_test_v(False).split(b"PASS\n")[0] for _ in range(40)) + _go_test_v(True)  # 40 packages' worth
+    packet = reduce_bytes(many, source="go-test.txt", budget=6000 // 4)
+    assert packet.type == "text" and len(packet.visible) <= 6000
+    for needle in (b'path_test.go:72: CleanPath("/abc/.")', b"--- FAIL: TestPathClean (0.00s)",
+                   b"FAIL\tgithub.com/example/router\t0.013s"):
+        assert needle in packet.visible, needle
+    assert packet.signal_pass and packet.restore_pass
 
 
 def test_cargo_doc_tests_are_a_test_run_their_failures_kept():
