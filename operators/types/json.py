@@ -553,7 +553,8 @@ class _Reducer:
         if kind == _OBJ:
             inner = self.identity_cost(vs, depth + 1) if depth < IDENTITY_DEPTH else 0
             return inner + (vs - ks) + MEMBER_EST if inner else 0
-        if kind != _ARR and ve - vs <= BRIEF_SCALAR and raw[ks + 1 : ke - 1].lower() in IDENTITY:
+        if kind != _ARR and ve - vs <= BRIEF_SCALAR and raw[ks + 1 : ke - 1].lower() in IDENTITY \
+                and raw[vs:ve] != b"null":  # (a null names nothing)
             return ve - ks + MEMBER_EST
         return 0
 
@@ -1090,6 +1091,27 @@ class _Reducer:
         label = ("{\u2026} " if obj else "[\u2026] ") + f"{n} {unit}: "
         self.edit(vs, ve, self.group("deep", path, "what lies deeper than the outline shows", vs), _json_str(label)[:-1], b'"')
 
+    def deep_identity(self, entry) -> bool:
+        """Whether a container past ``depth_max`` is shown by its identity instead of one marker string
+        (``plan_identity``: ``"account": {"id": "acct_1", "object": "account", "…": "18 more keys: #ref…"}``),
+        in order while ``identity_room`` lasts: an object that something in it names, about twice as long
+        as that at least."""
+        if self.identity_room <= 0:
+            return False
+        ks, _, vs, ve = entry
+        if self.raw[vs] != _OBJ:
+            return False
+        cost = self.identity_cost(vs, 0)
+        if not cost or cost > IDENTITY_SHARE * (ve - vs):
+            return False
+        cost += vs - ks if ks >= 0 else 0
+        if cost > self.identity_room:
+            self.identity_room = 0  # in order: no later container shown before an earlier one
+            return False
+        self.identity_room -= cost
+        self.identity[vs] = 0
+        return True
+
     def descend(self, stack: list, frame: list, action, depth_max: int | None) -> None:
         """Walk into the container ``frame`` is at (its entry before ``frame[2]``): a new frame on
         ``stack``, unless it repeats one shown before, lies past ``depth_max`` (``fold_deep``) or past
@@ -1099,7 +1121,8 @@ class _Reducer:
         if not action[2] and REPEAT_MIN <= ve - vs <= REPEAT_MAX and shallow(action[1]) \
                 and self.repeated(vs, ve, action[1]):
             return
-        if depth_max is not None and depth >= depth_max and ve >= 0:
+        if depth_max is not None and depth >= depth_max and ve >= 0 and vs not in self.identity \
+                and not self.deep_identity(entries[i - 1]):
             self.fold_deep(vs, ve, action[1], in_array)
             return
         if i == len(entries):
@@ -1301,7 +1324,21 @@ def _outline(raw: bytes, granularity: str, cfg, fit: int) -> Plan | None:
         tried = reducer.run()
         if reducer.depth_items or visible_size(tried) > fit or reducer.deep < 2:
             break  # (one container folded: a chain, ``{"a":{"a":…}}``, no tree)
-        best = tried
+        best, best_depth = tried, depth
+    if best is None or not cfg.identity:
+        return best
+    size = visible_size(best)
+    allowed = spare = fit - size  # the room left: the folded containers shown by their identity, in order
+    for _ in range(IDENTITY_TRIES):
+        if allowed < IDENTITY_MIN:
+            break
+        named = _Reducer(raw, granularity, unfolded)
+        named.depth_max, named.identity_room = best_depth, allowed
+        shown = named.run()
+        shown_size = visible_size(shown)
+        if shown_size <= fit:
+            return shown
+        allowed = min(allowed * spare // max(shown_size - size, 1), allowed * 19 // 20) - MARKER_EST
     return best
 
 

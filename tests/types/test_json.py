@@ -1290,6 +1290,44 @@ def test_a_dependency_tree_over_the_budget_shows_every_top_level_dependency_and_
     assert re.search(r'": "\{…\} \d+ keys?: #ref:ctx_[0-9a-f]+"', visible)  # deeper levels: a marker each
 
 
+def _resource_fixtures(seed: int = 3) -> dict:
+    """An API's example objects by resource name (a mock server's fixtures): 160 resources, each an
+    object of its own fields (no two alike: no fold of same-shaped items), with an id, a type and a
+    status among them, some nested, some null."""
+    rng = random.Random(seed)
+    WORDS = ["amount", "created", "currency", "customer", "description", "livemode", "metadata", "email",
+             "balance", "country", "address", "invoice", "payment", "source", "statement", "tax", "url_path"]
+    out = {}
+    for k in range(160):
+        obj = {f"{rng.choice(WORDS)}_{f}": (None if f % 4 == 0 else {"amount": rng.randint(0, 999), "currency": "usd",
+                                                       "note": "x" * rng.randint(10, 60)} if f % 5 == 0
+                              else f"value-{rng.randint(0, 10**6)}") for f in range(rng.randint(14, 30))}
+        obj.update({"id": f"res{k}_{rng.randint(10**8, 10**9)}", "object": f"resource_{k}",
+                    "status": rng.choice(["active", "inactive", "pending"]), "name": None})
+        out[f"resource_{k}"] = obj
+    return {"resources": out}
+
+
+def test_an_outline_shows_its_folded_objects_by_their_identity_in_the_room_left():
+    """A map of many big objects over the budget is shown as an outline, each object past its depth
+    one marker; the room left shows them, in order, by what names them (id, status …) with the rest
+    behind one marker member each, never a null member (it names nothing)."""
+    doc = _resource_fixtures()
+    raw = json.dumps(doc, indent=2).encode() + b"\n"
+    assert len(raw) > 150_000
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+    visible = packet.visible.decode()
+    assert len(packet.visible) <= 25_000
+    named = [name for name, obj in doc["resources"].items() if f'"id": "{obj["id"]}"' in visible]
+    assert len(named) >= 80 and named == list(doc["resources"])[: len(named)]  # in order, from the first
+    first = doc["resources"]["resource_0"]
+    at = visible.index('"resource_0": {')
+    assert visible.index(f'"status": "{first["status"]}"', at) < visible.index('"resource_1"')
+    assert re.search(r'"…": "\d+ more keys: #ref:ctx_[0-9a-f]+"', visible)
+    assert '"name": null' not in visible
+
+
 def test_an_outline_never_folds_an_arrays_items_whole():
     """A long array of items keeps its folded view (first items, failing ones, identity) over an
     outline that would turn each item into a marker."""
