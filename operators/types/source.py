@@ -168,7 +168,7 @@ LANG_HINTS = (
     ("kotlin", lazy(rb"^\s*(?:(?:private|internal|public|protected|override|open|abstract|suspend|inline|operator) )*"
                     rb"(?:fun (?:<[^>]*> )?[\w.]+\(|val \w+(?:: [\w<>?, ]+)? ?=|(?:data |sealed |enum )class \w+\()"
                     rb"|^package [\w.]+\s*$|^import [\w]+\.[\w.]+\s*$", re.M)),
-    ("js", lazy(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)|=>"
+    ("js", lazy(rb"^\s*(?:export |import .* from |const \w+ = |function \w*\(|module\.exports)"
                 rb"|(?:=|:) ?function ?\w*\(", re.M)),
     ("c", lazy(rb"^#include [<\"]|^#define |^\w[\w \*]*\s\**\w+\([^;]*\)\s*\{?\s*$", re.M)),
     ("shell", lazy(rb"^#!/(?:usr/)?bin/(?:env )?(?:ba|z|da)?sh|^\s*(?:fi|done|esac)\s*$|; (?:then|do)\s*$|^\s*(?:local|export|readonly) \w+=", re.M)),
@@ -192,8 +192,14 @@ def is_numbered(lines: list[bytes]) -> bool:
     return steps >= 0.9 * (len(nums) - 1)
 
 
+ARROW_RE = lazy(rb"=>")  # JS's arrow: a hint of JS only beside one of its own (Rust's match arms, PHP's arrays have it too)
+
+
 def language(text: bytes) -> str:
-    scores = {lang: len(pattern.findall(text[:32768])) for lang, pattern in LANG_HINTS}
+    text = text[:32768]
+    scores = {lang: len(pattern.findall(text)) for lang, pattern in LANG_HINTS}
+    if scores["js"]:
+        scores["js"] += len(ARROW_RE.findall(text))
     best = max(scores, key=lambda k: scores[k])
     return best if scores[best] else "code"
 

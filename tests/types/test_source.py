@@ -426,6 +426,32 @@ def test_rust_with_macro_bodies_is_source():
     assert source.language(raw) == "rust"  # its `=>` arms are no JS arrows
 
 
+def test_rust_whose_match_arms_outnumber_its_items_is_rust():
+    """A parser's ``match`` arms (``b'n' => { … }``, ``Some(x) => x,``) outnumber its ``fn`` lines: ``=>`` is a
+    JS arrow only in a file with a mark of JS of its own (``const x =``, ``import … from``, ``function``), so
+    the file is Rust and its outline names its functions, not its arms."""
+    def parser(i: int) -> list[bytes]:
+        arms = [b"            b'%c' => {" % c + b"\n                self.eat_char();\n                tri!(self.parse_%d())\n            }" % i
+                for c in b"ntf-0123456789"]
+        return [b"    fn parse_value_%d(&mut self, visitor: V) -> Result<V::Value> {" % i,
+                b"        let peek = match tri!(self.parse_whitespace()) {", b"            Some(b) => b,",
+                b"            None => return Err(self.peek_error(ErrorCode::EofWhileParsingValue)),", b"        };",
+                b"        let value = match peek {", *arms, b"            _ => Err(self.peek_invalid_type(&visitor)),",
+                b"        };", b"        value", b"    }", b""]
+    lines = [b"//! Deserialize JSON data to a Rust data structure.", b"", b"use crate::error::{Error, ErrorCode, Result};",
+             b"", b"impl<'de, R: Read<'de>> Deserializer<R> {"]
+    for i in range(40):
+        lines += parser(i)
+    raw = b"\n".join(lines + [b"}", b""])
+    assert source.language(raw) == "rust"
+    visible = reduce_bytes(raw, source="de.rs", budget=6000 // 4, forced_type="source").visible
+    assert b"[rust source" in visible
+    assert b"fn parse_value_39(&mut self, visitor: V) -> Result<V::Value>" in visible
+    js = b"\n".join([b"import { readFile } from 'node:fs';", b"const load = (path) => readFile(path);",
+                     b"export const parse = (text) => text.split('\\n').map((line) => line.trim());"] * 5)
+    assert source.language(js) == "js"
+
+
 def test_a_file_the_ceiling_cuts_anyway_keeps_its_whitespace_as_it_is():
     """A source file over twice the output ceiling is cut to its outline and head whatever its reducer
     does; its trailing blanks and runs of blank lines are left as they are (the head shows its lines as
