@@ -58,6 +58,7 @@ KEYWORD_RE = lazy(
     rb"|typedef|switch|case|break|continue|do|then|fi|done|esac|local|echo|set|unset|type|void|int|char|bool|auto"
     rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require"
     rb"|fun|val|override|internal|companion|lateinit|suspend|when|init)\b"
+    rb"|^\s*(?:describe|it|test|suite|context|expect\w*|before\w*|after\w*)(?:\.\w+)*\("  # a test file's calls
 )
 END_RE = lazy(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$|\)[*+?]\s*$|^\s*\$[\w(]")  # code, or a macro's repetition or metavariable
 PROSE_RE = lazy(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
@@ -90,6 +91,7 @@ SIGNATURE_ALTS = {
         rb"(?!(?:if|for|while|switch|catch|return|function|new|await|throw|else|do|super|typeof|this|const|let|var"
         rb"|yield|delete|void|try)\b)[\w$]+\??\s*(?:<.*>)?\((?::\s*\([^()]*\)\s*=>|(?!=>|\bfunction\b)[^;{]|\{[^{}]*\})*\)"
         rb"(?:\s*:\s*(?:[^=(){};]|\{[^{}]*\}|\([^()]*\))+)?\s*\{\s*$",  # a class member: name(args): type {
+        rb"^\s*(?:describe|it|test|suite|context)(?:\.\w+)*\s*\(\s*[\"'`].*\{\s*$",  # a test file's block: test("name", () => {
     ),
     "java": (
         rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
@@ -142,6 +144,7 @@ SIGNATURE_NEEDS = {
         (((FIRST, BLANKS), (WORD, b"("), (WORD, b")"), (TAIL, b"{"))
          + tuple((LEAD | NOT, word) for word in (b"}", b"if ", b"if(", b"for ", b"for(", b"while ", b"while(",
                                                  b"switch ", b"switch(", b"catch ", b"catch(", b"else ")),),
+        tuple(((LEAD, word), (TAIL, b"{")) for word in (b"describe", b"it", b"test", b"suite", b"context")),
     ),
     "java": (
         _any(WORD, b"class", b"interface", b"enum", b"record"),

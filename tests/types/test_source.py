@@ -131,7 +131,8 @@ def test_js_outline_has_prototype_assignments_object_methods_and_class_members()
           b"  describe(name: string) {\n    it(\"works\", () => {\n      call(a, {\n      });\n    });\n  }\n}\n")
     got = [s.split(": ", 1)[1].strip() for s in source.outline(ts)[3]]
     assert got == ["export class Schema<T> {", "_getCached(): { shape: T; keys: string[] } {",
-                   "ip(options?: string | { version?: 4; message?: string }) {", "describe(name: string) {"]
+                   "ip(options?: string | { version?: 4; message?: string }) {", "describe(name: string) {",
+                   'it("works", () => {']  # a test block (a call with a callback is no member: `call(a, {`)
     fn_typed = (b"export class Client {\n"
                 b"  async #raceBodyRead(create: () => Promise<unknown>, response: Response): Promise<unknown> {\n"
                 b"    return create();\n  }\n"
@@ -346,7 +347,9 @@ NEEDS_PLANTED = {
            b"A.prototype.request = function(config) {", b"    get: function() {", b"  async load(id: string): Promise<X> {",
            b"  static #make<T>(a, { b }) {  \r", b"  render() {", b"  if (x) {", b"  x = y(z);", b"  return a(b);",
            b"  ifReady(x) {", b"  } else if (y) {", b"  forEach(f) {", b"export const C = <T,>(p: T) => p",
-           b"export default class extends B {", b"  type = 3", b"\tcatch(e) {"],
+           b"export default class extends B {", b"  type = 3", b"\tcatch(e) {",
+           b'describe("parser", () => {', b"  it.each(cases)('reads %s', async (c) => {", b"  test('x', () => 1);",
+           b"  items = {"],
     "rust": [b"pub(crate) async unsafe fn go() {", b"#[derive(Debug)] pub struct S;", b"enum E {", b"pub trait T {",
              b"union U {", b"type R = Result<()>;", b"impl<T> Foo for T {", b"mod tests {", b"macro_rules! m {",
              b"pub const extern \"C\" fn f() {}", b"    let x = 1;", b"    x.fn_call();", b"const X: u8 = 1;"],
@@ -450,6 +453,38 @@ def test_rust_whose_match_arms_outnumber_its_items_is_rust():
     js = b"\n".join([b"import { readFile } from 'node:fs';", b"const load = (path) => readFile(path);",
                      b"export const parse = (text) => text.split('\\n').map((line) => line.trim());"] * 5)
     assert source.language(js) == "js"
+
+
+def _js_test_file(blocks: int) -> bytes:
+    """A test file as mocha, jest and vitest read it: describe blocks of it/test calls, mostly expect calls."""
+    out = [b'import { describe, expect, it } from "vitest";', b'import { pick } from "./pick";', b""]
+    for b in range(blocks):
+        out.append(b'describe("pick with key set %d", () => {' % b)
+        out.append(b"  const DATA = { a: %d, b: \"x%d\", c: [%d, %d] };" % (b, b, b, b + 1))
+        for t in range(6):
+            out += [b'  it("keeps key %d of set %d when asked", async () => {' % (t, b),
+                    b"    const result = pick(DATA, [\"a\", \"b\"]);", b"    expect(result.a).toBe(%d);" % b,
+                    b"    expect(result).toEqual({ a: %d, b: \"x%d\" });" % (b, b),
+                    b"    expect(Object.keys(result)).toHaveLength(2);", b"  });", b""]
+        out += [b"});", b""]
+    return b"\n".join(out)
+
+
+def test_a_js_test_file_is_source_outlined_by_its_test_blocks():
+    """A test file is calls and literals: ``describe(…, () => {`` and ``it(…)``/``expect(…)`` lines are a test
+    file's keywords, so it is source, and over the budget its outline lists every describe/it/test block
+    (the tests it defines), then the file from its first line."""
+    raw = _js_test_file(60)
+    assert classify(raw)[0] == "source"
+    packet = reduce_bytes(raw, source="pick.test.ts", budget=12_000 // 4)
+    assert packet.type == "source" and packet.restore_pass
+    visible = packet.visible
+    assert b"[js source" in visible
+    for b in (0, 31, 59):
+        assert b'describe("pick with key set %d", () => {' % b in visible
+    assert b'it("keeps key 5 of set 59 when asked", async () => {' in visible
+    small = _js_test_file(2)
+    assert classify(small)[0] == "source" and reduce_bytes(small, source="pick.test.ts").visible == small
 
 
 def test_a_file_the_ceiling_cuts_anyway_keeps_its_whitespace_as_it_is():
