@@ -399,7 +399,7 @@ class _Walk:
             self.subprocess_block(text)
         else:
             self.continuation = 0
-            if CONTEXT_RE.search(text):
+            if CONTEXT_RE.search(text) or MOCHA_FAILURE_RE.match(text):  # (mocha's list: a failing test, numbered)
                 kind[i] = KEEP
             elif not text.strip():
                 kind[i] = BLANK

@@ -498,6 +498,30 @@ def test_a_mocha_spec_run_folds_its_passing_tests_and_keeps_its_failures():
     assert len(visible) < 0.6 * len(raw)
 
 
+def test_mochas_failing_tests_in_its_spec_list_stay_though_their_titles_repeat():
+    """mocha's spec list numbers a failing test where it ran (``      3) should support negation patterns``);
+    a test of one title failing under many suites (one test table run per platform) repeats that line
+    but for its number: each is a failing test of its suite, kept in place, not folded as similar lines."""
+    lines = [b"", b"  micromatch"]
+    n = 0
+    for suite in ("posix paths", "windows paths", "negation", "extglobs", "braces", "brackets", "globstars"):
+        lines.append(b"    " + suite.encode())
+        for t in range(4):
+            lines.append("      \u2714 should match pattern %d".encode() % t)
+        n += 1
+        lines.append(b"      %d) should support negation patterns" % n)
+    lines += [b"", b"", b"  28 passing (41ms)", b"  %d failing" % n, b""]
+    for k in range(1, n + 1):
+        lines += [b"  %d) micromatch" % k, b"       should support negation patterns:", b"",
+                  b"      AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:", b""]
+    raw = b"\n".join(lines) + b"\n"
+    visible, exact = plan_visible(raw)
+    assert exact
+    for k in range(1, n + 1):
+        assert b"      %d) should support negation patterns\n" % k in visible, k
+    assert "\u2714 should match pattern 2".encode() not in visible
+
+
 def _pytest_run(bodies: dict[str, bytes]) -> bytes:
     """A pytest -q run whose failures are ``bodies`` (test id -> its traceback lines)."""
     out = [b"..F.F.F.F" + b"." * 40 + b" [100%]\n", b"=" * 30 + b" FAILURES " + b"=" * 30 + b"\n"]
