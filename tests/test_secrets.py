@@ -117,9 +117,21 @@ def test_each_shape_is_found_and_only_its_value(tmp_path):
     b"password=******** token=<redacted> secret=null", b"sk-learn-classifier-pipeline-model-v2", b'"cookie": "~0.7.2"',
     b"    --- PASS: TestWrapWriterHTTP2 (0.10s)", b"PASS: tests/t0042-parse2", b"XPASS: test_utf8_v2",
     b'"js-tokens": "^4.0.0",', b'"minipass": "^5.0.0 || ^6.0.2 || ^7.0.0"', b'"node-tokens": ">=3 <5"',
+    # Android's WindowManager log: a printed object's identity (Token{hash …}), no credential
+    b"D WindowManager: printFreezingDisplayLogsopening app wtoken = AppWindowToken{df0a2e0 token=Token{5dfb1e3 "
+    b"ActivityRecord{e5ab1b2 u0 com.example/.MainActivity t2180}}}, allDrawn= false",
+    b"I Session: session=Session@1b6d3586 opened", b"token=Token{4a95a29}}, allDrawn= true",
 ])
 def test_what_is_not_a_secret_stays(text):
     assert secrets.scan(text) == []
+
+
+def test_a_password_is_hidden_whatever_it_looks_like():
+    """A printed object's identity is no token, but a password may be anything: one shaped like an
+    object stays hidden, and so does a token that is not an object's identity."""
+    for line, value in ((b"password=Token{4a95a29}", b"Token{4a95a29}"), (b"DB_PASSWORD=Conn@1b6d3586", b"Conn@1b6d3586"),
+                        (b"token=ghp_" + b"a1" * 18, b"ghp_" + b"a1" * 18), (b"token=Token{zz91}", b"Token{zz91}")):
+        assert [line[a:b] for a, b in secrets.scan(line)] == [value], line
 
 
 def test_no_fixture_but_the_env_dump_holds_a_secret():
