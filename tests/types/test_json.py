@@ -1273,16 +1273,22 @@ def _dependency_tree(seed: int = 7) -> dict:
             "dependencies": top}
 
 
+def _outlined(doc, least: int) -> str:
+    """The visible text of ``doc`` pretty-printed (over ``least`` bytes), reduced whole under the default
+    ceiling: JSON, restored exactly, within 25,000 bytes."""
+    raw = json.dumps(doc, indent=2).encode() + b"\n"
+    assert len(raw) > least
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+    assert len(packet.visible) <= 25_000
+    return packet.visible.decode()
+
+
 def test_a_dependency_tree_over_the_budget_shows_every_top_level_dependency_and_its_version():
     """Folding a map of 14 dependencies keeps a few whole and the ceiling cuts the rest blind; the
     outline shows each top-level dependency with its version, deeper levels as markers with refs."""
     doc = _dependency_tree()
-    raw = json.dumps(doc, indent=2).encode() + b"\n"
-    assert len(raw) > 100_000
-    packet = reduce_bytes(raw)
-    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
-    visible = packet.visible.decode()
-    assert len(packet.visible) <= 25_000
+    visible = _outlined(doc, 100_000)
     for name, node in doc["dependencies"].items():
         at = visible.index(f'"{name}": {{')
         assert visible.index(f'"version": "{node["version"]}"', at) < at + 80, name
@@ -1313,12 +1319,7 @@ def test_an_outline_shows_its_folded_objects_by_their_identity_in_the_room_left(
     one marker; the room left shows them, in order, by what names them (id, status …) with the rest
     behind one marker member each, never a null member (it names nothing)."""
     doc = _resource_fixtures()
-    raw = json.dumps(doc, indent=2).encode() + b"\n"
-    assert len(raw) > 150_000
-    packet = reduce_bytes(raw)
-    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
-    visible = packet.visible.decode()
-    assert len(packet.visible) <= 25_000
+    visible = _outlined(doc, 150_000)
     named = [name for name, obj in doc["resources"].items() if f'"id": "{obj["id"]}"' in visible]
     assert len(named) >= 80 and named == list(doc["resources"])[: len(named)]  # in order, from the first
     first = doc["resources"]["resource_0"]
