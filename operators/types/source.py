@@ -13,14 +13,16 @@ function and method signature with its line number (``12: def parse(raw: bytes) 
 
 Over the output ceiling (``cut_head``, ``rank_lines``) a cut file shows its outline first: each
 definition (classes, functions, methods, Go types, Rust items, Kotlin/Java declarations, JS
-``x = function`` and object-literal methods, TS interfaces and types) as printed, after its line
-number; when the outline is more than ``OUTLINE_SHARE`` of the budget, the main and outer
+``x = function`` and object-literal methods, TS interfaces and types, a JS/TS test file's
+``describe``/``it``/``test`` blocks) as printed, after its line number; when the outline is more than ``OUTLINE_SHARE`` of the budget, the main and outer
 definitions go first and the others are counted. Then the file from its first line, as far as the
 budget lasts: no line jumps ahead for naming an error, code is not a log.
 
 Detection asks for several signals at once, so that prose with a code snippet, a log or a diff is not
-taken for source: lines that start with a language keyword, lines that end in ``{``, ``}``, ``;``,
-``:`` or ``,``, indented lines, and few lines that look like prose sentences or log records.
+taken for source: lines that start with a language keyword (or a test file's call: ``expect(``,
+``it(``), lines that end in ``{``, ``}``, ``;``, ``:`` or ``,``, indented lines, and few lines that
+look like prose sentences or log records. The language is the one whose marks are most frequent;
+``=>`` counts for JS only beside a mark of JS of its own (Rust's ``match`` arms hold it too).
 
 ``SIGNALS`` is empty: ``raise ValueError`` in a file is code, not an event.
 """
@@ -195,14 +197,11 @@ def is_numbered(lines: list[bytes]) -> bool:
     return steps >= 0.9 * (len(nums) - 1)
 
 
-ARROW_RE = lazy(rb"=>")  # JS's arrow: a hint of JS only beside one of its own (Rust's match arms, PHP's arrays have it too)
-
-
 def language(text: bytes) -> str:
     text = text[:32768]
     scores = {lang: len(pattern.findall(text)) for lang, pattern in LANG_HINTS}
-    if scores["js"]:
-        scores["js"] += len(ARROW_RE.findall(text))
+    if scores["js"]:  # JS's arrow: a mark of JS only beside one of its own (Rust's match arms, PHP's arrays hold it)
+        scores["js"] += text.count(b"=>")
     best = max(scores, key=lambda k: scores[k])
     return best if scores[best] else "code"
 
