@@ -204,11 +204,11 @@ def _walk(raw: bytes, lines: LineTable, code: array, sig: bytearray, new_walk, s
             if i < n:
                 fold = folds.get(i - j)
                 if fold is None:
-                    fold = folds[i - j] = f"[\u2026 {i - j:,} lines]\n".encode()
+                    fold = folds[i - j] = _fold_line(i - j)
                 plan.show(fold)
     plan.keep_rest()
     if n and not shown[n - 1]:
-        plan.show((b"" if plan.ends_line() else b"\n") + f"[\u2026 {n - j:,} lines]\n".encode())
+        plan.show((b"" if plan.ends_line() else b"\n") + _fold_line(n - j))
     if walk.hidden:
         plan.show(f"[{walk.hidden:,} lines between the definitions not shown, to fit the output ceiling: ".encode())
         plan.mark(BODY_GROUP)
@@ -228,6 +228,11 @@ FITS = True  # ... so the ceiling cuts it at the budget only (its definition lin
 AFTER_MAX = 12  # lines shown after each definition when the whole blame is over the room
 HEAD_LINES = 12  # lines shown at the top of the file then
 FOLD_LINE = 16  # bytes a "[… N lines]" line takes
+
+
+def _fold_line(count: int) -> bytes:
+    """The line a stretch of ``count`` blame lines not shown leaves: ``[… 23 lines]``, ``[… 1 line]``."""
+    return f"[\u2026 {count:,} line{'s' if count != 1 else ''}]\n".encode()
 RUN_HEAD = 24  # bytes a run's hash adds to its first line shown
 ESTIMATE_SLACK = 1.25  # a selection estimated this much over the room is not tried (the estimate is rough)
 

@@ -177,8 +177,9 @@ def test_a_blame_over_the_ceiling_keeps_every_definition_and_fits_by_itself():
     assert [d for d in defs if d not in shown] == []
     assert visible_size(plan) <= config.ceiling.target_chars * gitblame.ROOM_SHARE < 0.5 * config.ceiling.max_chars
     # the lines between the definitions are counted in place and kept in one ref
-    folds = [int(n.replace(b",", b"")) for n in re.findall(rb"^\[\xe2\x80\xa6 ([\d,]+) lines\]$", visible, re.M)]
+    folds = [int(n.replace(b",", b"")) for n in re.findall(rb"^\[\xe2\x80\xa6 ([\d,]+) lines?\]$", visible, re.M)]
     assert folds and sum(folds) == bytes(contents[gitblame.BODY_GROUP]).count(b"\n")
+    assert b"\xe2\x80\xa6 1 lines]" not in visible and b"\xe2\x80\xa6 1 line]" in visible  # one line: "1 line"
     # the source stays readable: a definition is followed by the lines right after it
     first = defs[0]
     after = raw.split(first + b"\n", 1)[1].split(b"\n", 1)[0]
