@@ -110,9 +110,8 @@ _PLACEHOLDER = _compile(
     rb"|" + _RANGE + rb"(?:\s*(?:\|\||-|\s)\s*" + _RANGE + rb")*)\z"
 )
 # a printed object's identity, not a credential: Java's and Android's ``Token{5dfb1e3 ActivityRecord{…}}``
-# (a value ends at a space), ``Object@1b6d3586``; its key does not name a password (one may be anything)
+# (a value ends at a space), ``Object@1b6d3586``; unless its key names a password (one may be anything)
 _OBJECT = _compile(rb"\A[A-Z][A-Za-z0-9_$.]*(?:\{[0-9a-f]{4,16}\}*|@[0-9a-f]{4,16})\z")
-_PASSWORD_KEY = _compile(rb"(?i)pass")
 RESULT_WORDS = (b"PASS", b"XPASS")  # ``PASS: name`` is a test runner's line (go test, automake, TAP-like), not a key
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
@@ -203,7 +202,7 @@ def _kv_span(m) -> tuple[int, int] | None:
             break
     if _placeholder(value) or (key in RESULT_WORDS and sep.strip() == b":"):
         return None  # a test's result, ``--- PASS: TestParse2 (0.00s)``, names no password
-    if not quoted and _OBJECT.search(value) is not None and _PASSWORD_KEY.search(key) is None:
+    if not quoted and _OBJECT.search(value) is not None and b"pass" not in key.lower():
         return None  # ``token=Token{5dfb1e3``: a printed object's identity
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"

@@ -228,13 +228,13 @@ FITS = True  # ... so the ceiling cuts it at the budget only (its definition lin
 AFTER_MAX = 12  # lines shown after each definition when the whole blame is over the room
 HEAD_LINES = 12  # lines shown at the top of the file then
 FOLD_LINE = 16  # bytes a "[… N lines]" line takes
+RUN_HEAD = 24  # bytes a run's hash adds to its first line shown
+ESTIMATE_SLACK = 1.25  # a selection estimated this much over the room is not tried (the estimate is rough)
 
 
 def _fold_line(count: int) -> bytes:
     """The line a stretch of ``count`` blame lines not shown leaves: ``[… 23 lines]``, ``[… 1 line]``."""
     return f"[\u2026 {count:,} line{'s' if count != 1 else ''}]\n".encode()
-RUN_HEAD = 24  # bytes a run's hash adds to its first line shown
-ESTIMATE_SLACK = 1.25  # a selection estimated this much over the room is not tried (the estimate is rough)
 
 
 def _costs(lines: LineTable, code: array, sig: bytearray) -> array:
