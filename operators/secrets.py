@@ -112,6 +112,9 @@ _PLACEHOLDER = _compile(
 # a printed object's identity, not a credential: Java's and Android's ``Token{5dfb1e3 ActivityRecord{…}}``
 # (a value ends at a space), ``Object@1b6d3586``; unless its key names a password (one may be anything)
 _OBJECT = _compile(rb"\A[A-Z][A-Za-z0-9_$.]*(?:\{[0-9a-f]{4,16}\}*|@[0-9a-f]{4,16})\z")
+# a bare value that reads a name, not a literal: an attribute of identifiers (``secret=self.secret``,
+# ``api_key=settings.API_KEY``), letters and underscores only; unless its key names a password
+_ATTRIBUTE = _compile(rb"\A[A-Za-z_]+(?:\.[A-Za-z_]+)+\z")
 RESULT_WORDS = (b"PASS", b"XPASS")  # ``PASS: name`` is a test runner's line (go test, automake, TAP-like), not a key
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
@@ -193,6 +196,16 @@ def _placeholder(value: bytes) -> bool:
     return program[0](program[1].ANCHOR_BOTH, value, 0, len(value))[0] != NO_SPAN
 
 
+def _names_key(key: bytes, value: bytes) -> bool:
+    """Whether ``value`` is its key's own name, or an attribute of that name (``api_key=api_key``,
+    ``"client_secret": "client_secret"``, ``token=opts.token``): code passing a variable on, or a
+    fixture's placeholder, not a credential. Case, ``_`` and ``-`` aside."""
+    def name(text: bytes) -> bytes:
+        return text.rsplit(b".", 1)[-1].lower().replace(b"_", b"").replace(b"-", b"")
+
+    return bool(value) and name(value) == name(key) and value.replace(b".", b"").replace(b"-", b"_").replace(b"_", b"").isalnum()
+
+
 def _kv_span(m) -> tuple[int, int] | None:
     """The span of a ``key=value`` match's value, if it is one to hide."""
     key, sep = m.group(11), m.group(12)
@@ -202,8 +215,10 @@ def _kv_span(m) -> tuple[int, int] | None:
             break
     if _placeholder(value) or (key in RESULT_WORDS and sep.strip() == b":"):
         return None  # a test's result, ``--- PASS: TestParse2 (0.00s)``, names no password
-    if not quoted and _OBJECT.search(value) is not None and b"pass" not in key.lower():
-        return None  # ``token=Token{5dfb1e3``: a printed object's identity
+    if _names_key(key, value):
+        return None  # ``api_key=api_key``: the key's own name
+    if not quoted and b"pass" not in key.lower() and (_OBJECT.search(value) is not None or _ATTRIBUTE.search(value) is not None):
+        return None  # ``token=Token{5dfb1e3``: a printed object's identity; ``secret=self.secret``: a name read
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"
     # key: value, key = value (prose, code, YAML): a value that reads as a key, not a word or an expression
@@ -232,6 +247,8 @@ def _span(m) -> tuple[int, int] | None:
             value = m.group(group)
             if group in (5, 6, 8, 9, 18) and _placeholder(value) or value.lower() in _SCHEMES:
                 return None  # a placeholder, or a scheme whose credential is not given (Bearer <token>)
+            if group == 8 and _names_key(m.group(7), value):
+                return None  # ``"client_secret": "client_secret"``: a fixture's placeholder
             return m.span(group)
     return None
 

@@ -121,9 +121,22 @@ def test_each_shape_is_found_and_only_its_value(tmp_path):
     b"D WindowManager: printFreezingDisplayLogsopening app wtoken = AppWindowToken{df0a2e0 token=Token{5dfb1e3 "
     b"ActivityRecord{e5ab1b2 u0 com.example/.MainActivity t2180}}}, allDrawn= false",
     b"I Session: session=Session@1b6d3586 opened", b"token=Token{4a95a29}}, allDrawn= true",
+    # code passing a variable on, and a fixture whose value is its key's name: no credential
+    b"    return Client(host=host, api_key=api_key, secret=self.secret, token=opts.token)",
+    b"API_KEY=settings.API_KEY", b"password=self.password", b'"client_secret": "client_secret",',
+    b'api_key = "api_key"', b"    apiKey: apiKey,",
 ])
 def test_what_is_not_a_secret_stays(text):
     assert secrets.scan(text) == []
+
+
+def test_a_value_near_its_key_name_or_a_name_is_still_hidden():
+    """Only the key's own name, or a name of letters read from an object, passes: a value that merely
+    holds the key's name, an attribute with digits, or any dotted value of a password stays hidden."""
+    for line, value in ((b'"client_secret": "pi_3Mt_secret_YrKJUKribcBjcG8"', b"pi_3Mt_secret_YrKJUKribcBjcG8"),
+                        (b"secret=secret_value_x9", b"secret_value_x9"), (b"password=foo.bar", b"foo.bar"),
+                        (b"api_key=api_key_2f9a81c7", b"api_key_2f9a81c7"), (b"token=cfg.t0k3n", b"cfg.t0k3n")):
+        assert [line[a:b] for a, b in secrets.scan(line)] == [value], line
 
 
 def test_a_password_is_hidden_whatever_it_looks_like():
