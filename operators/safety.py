@@ -3,8 +3,8 @@
 ``secure(plan, config)`` returns a plan whose visible text
 
 * carries no terminal control sequence: ESC sequences (CSI, OSC such as clipboard writes and window
-  titles, DCS/SOS/PM/APC, two-byte escapes), C0 controls but tab and newline (a backspace erases the
-  character before it, as a terminal shows it), C1 controls (UTF-8 encoded U+0080–U+009F and raw
+  titles, DCS/SOS/PM/APC, two-byte escapes), C0 controls but tab and newline (a backspace moves back a
+  character and what follows overwrites it, as a terminal shows it), C1 controls (UTF-8 encoded U+0080–U+009F and raw
   0x80–0x9f bytes outside valid UTF-8), BiDi overrides, isolates and marks, invisible format
   characters (zero-width spaces and joiners, word joiner, BOM, tag characters) and carriage-return
   overprint (only the last frame of a line with text is shown, as a terminal does). In JSON, the
@@ -43,7 +43,7 @@ from operators import secrets
 from operators.reduction import KEEP, MARK, OMIT, SHOW, Pieces, Plan
 from operators.kept import KeptFor  # a large input's binary regions kept for SIGNAL
 from operators.relazy import NO_SPAN, re2_program
-from operators.vocab import latin1_re2
+from operators.vocab import latin1_re2, overstrike
 
 CHUNK = 4096  # a dirty region extends to at least this many bytes (whole lines): few regions on dense escapes
 WINDOW, SAMPLE = 1 << 16, 8192  # binary check: the first SAMPLE bytes of every WINDOW bytes
@@ -93,8 +93,8 @@ FIND_RE = latin1_re2(
     rb"|[\xf0-\xf4](?:[\x80-\x9f]|[\x80-\xbf][\x80-\x9f]|[\x80-\x9f][\x80-\xbf])(?:[^\x80-\xbf]|\z)"
     rb"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?:[^\n]|\z)|\xc2[\x80-\x9f]|" + _INVISIBLE + rb"|#ref:ctx_"
 )
-# what is removed from shown text (raw C1 bytes outside UTF-8 are removed before, by decoding; a
-# character erased by a backspace after); every alternative starts with a byte of its own, so sre
+# what is removed from shown text (raw C1 bytes outside UTF-8 are removed before, by decoding;
+# backspaces after, each line as a terminal shows it: ``vocab.overstrike``); every alternative starts with a byte of its own, so sre
 # skips to candidates instead of trying each alternative at every byte
 _STRIP = (
     rb"\x1b(?:\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, erase, ESC[6n queries (cut short too)
@@ -107,7 +107,6 @@ _STRIP = (
     rb"|" + _INVISIBLE
 )
 STRIP_RE = re.compile(_STRIP)  # sre: its sub runs in C (the re2 module's sub loops in Python per match)
-ERASE_RE = re.compile(rb"(?:[^\x08\r\n\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|\x08")  # erased, or a lone backspace
 _OVERPRINT_RE = re.compile(rb"[^\n]*\r(?!\n)[^\n]*")  # a line holding a carriage return not ending it
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 _CONTINUATION = re.compile(rb"[\x80-\xbf]*")
@@ -176,7 +175,7 @@ def _json_escape_one(match: re.Match) -> bytes:
 
 def _strip_once(data: bytes) -> tuple[bytes, int]:
     """Raw C1 bytes outside UTF-8, then escape sequences, controls and invisible characters, then
-    characters erased by a backspace: the bytes left and how many things went."""
+    backspaces as a terminal shows them: the bytes left and how many things went."""
     count = 0
     if not data.isascii():
         text = data.decode("utf-8", "surrogateescape")
@@ -187,7 +186,7 @@ def _strip_once(data: bytes) -> tuple[bytes, int]:
     data, found = STRIP_RE.subn(b"", data)
     count += found
     if b"\x08" in data:
-        data, found = ERASE_RE.subn(b"", data)
+        data, found = overstrike(data)
         count += found
     return data, count
 
@@ -214,7 +213,7 @@ def _overprint(data: bytes) -> tuple[bytes, int]:
         frames = line.split(b"\r")
         removed += len(frames) - 1
         shown = len(frames) - 1
-        while shown > 0 and not ERASE_RE.sub(b"", STRIP_RE.sub(b"", frames[shown])).strip():
+        while shown > 0 and not overstrike(STRIP_RE.sub(b"", frames[shown]))[0].strip():
             shown -= 1
         return b"".join(frames[shown:]) + suffix
 

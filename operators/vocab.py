@@ -472,17 +472,82 @@ ESCAPES_PATTERN = (
     rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
 )
 ESC_RE = lazy(ESCAPES_PATTERN)
-# with backspaces: a character followed by \x08 is erased too (spinners: "-\x08 \x08\\\x08 \x08done")
-ESC_BS_RE = lazy(rb"(?:[^\x08\r\n\x1b\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})\x08|" + ESCAPES_PATTERN)
+# the same but backspaces, which move the cursor (``shown_spans``)
+ESC_NO_BS_RE = lazy(ESCAPES_PATTERN.replace(rb"[\x00-\x08\x0b", rb"[\x00-\x07\x0b"))
 CONTROL_RE = lazy(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
+_BACKSPACES = re.compile(rb"\x08+")
+_CHAR = re.compile(rb"[\xc0-\xff][\x80-\xbf]{0,3}|[\x00-\xff]")  # one character: a UTF-8 sequence, or a byte
 
 
-def escapes_re(segment: bytes) -> re.Pattern:
-    return ESC_BS_RE if b"\x08" in segment else ESC_RE
+def text_pieces(raw: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of ``raw[start:end]`` (one line) between its escape sequences and controls, backspaces
+    left in (``shown_spans`` reads them)."""
+    pieces, pos = [], start
+    for m in ESC_NO_BS_RE.finditer(raw, start, end):
+        pieces.append((pos, m.start()))
+        pos = m.end()
+    pieces.append((pos, end))
+    return pieces
+
+
+def shown_spans(raw: bytes, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Of one line's text ``pieces`` (escapes left out), the spans a terminal shows once its backspaces
+    have acted: a backspace moves back one character (never before the line's start) and what is
+    printed next overwrites what was there (``B\\bB`` bold, ``_\\bu`` underlined, a spinner's
+    ``|\\b/\\b-``); a character moved back over and not overwritten stays (``got 3\\b`` ends with its
+    3). The columns are shown left to right, but a character written before one left of it (what is
+    left of a longer text written over by a shorter one, ``abc\\b\\b\\bxy``: ``xy``, where a terminal
+    shows ``xyc``), so what is shown is always a part of the line's bytes, in their order."""
+    if not any(raw.find(b"\x08", a, b) >= 0 for a, b in pieces):
+        return [(a, b) for a, b in pieces if a < b]
+    cells: list[int] = []  # the start in raw of the character in each column
+    cur = 0
+
+    def put(a: int, b: int) -> int:
+        if a >= b:
+            return cur
+        segment = raw[a:b]
+        starts = range(a, b) if segment.isascii() else [a + m.start() for m in _CHAR.finditer(segment)]
+        cells[cur : cur + len(starts)] = starts
+        return cur + len(starts)
+
+    for a, b in pieces:
+        pos = a
+        for m in _BACKSPACES.finditer(raw, a, b):
+            cur = put(pos, m.start())
+            cur = max(0, cur - (m.end() - m.start()))
+            pos = m.end()
+        cur = put(pos, b)
+    spans: list[tuple[int, int]] = []
+    for at in cells:
+        if spans and at < spans[-1][1]:
+            continue  # written before a character left of it: out of the line's order, not shown
+        stop = at + 1 if raw[at] < 0x80 else _CHAR.match(raw, at).end()
+        if spans and spans[-1][1] == at:
+            spans[-1] = (spans[-1][0], stop)
+        else:
+            spans.append((at, stop))
+    return spans
+
+
+def overstrike(data: bytes) -> tuple[bytes, int]:
+    """``data`` (escapes removed) with each line's backspaces acted on as ``shown_spans`` says, and
+    how many backspaces went."""
+    if b"\x08" not in data:
+        return data, 0
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        if b"\x08" in line:
+            lines[i] = b"".join(line[a:b] for a, b in shown_spans(line, [(0, len(line))]))
+    return b"\n".join(lines), data.count(b"\x08")
 
 
 def strip_escapes(segment: bytes) -> bytes:
-    return escapes_re(segment).sub(b"", segment)
+    """One line as a terminal shows it but for carriage returns: escapes and controls removed,
+    backspaces acted on."""
+    if b"\x08" not in segment:
+        return ESC_RE.sub(b"", segment)
+    return b"".join(segment[a:b] for a, b in shown_spans(segment, text_pieces(segment, 0, len(segment))))
 
 
 def has_text(raw: bytes, start: int, end: int) -> bool:

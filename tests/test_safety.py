@@ -135,6 +135,10 @@ def test_clean_handles_each_family_and_counts_it():
     assert clean(b"\xc2\x9b2J\xc2\x85ok \x9b31m\x85").text == b"ok 31m"  # raw C1 bytes outside UTF-8 go alone
     assert clean("\u20ac \u65e5 caf\u00e9".encode()).text == "\u20ac \u65e5 caf\u00e9".encode()  # UTF-8 untouched
     assert clean(b"bold B\x08B under _\x08u").text == b"bold B under u"
+    # a backspace moves back, what follows overwrites, what nothing overwrote stays (as a terminal shows it)
+    assert clean(b"got 3\x08\nspin |\x08/\x08-\x08done\n\x08\x08x\n").text == b"got 3\nspin done\nx\n"
+    assert clean("a\u00e9\x08\x08x\u00e9!".encode()).text == "x\u00e9!".encode()
+    assert clean(b"abc\x08\x08\x08xy").text == b"xy"  # a shorter text written over: that text
     assert clean(b"one\rtwo\r\nthree\r\r\n").text == b"two\r\nthree\r\n"
     assert clean(b"text\r   \rnew\n").text == b"new\n"
     done = clean(b"see #ref:ctx_abcdef and \x1b[1m#ref:\x1b[0mctx_123456")

@@ -51,7 +51,7 @@ from operators.types.log import signal_line_indexes
 from operators.vocab import (  # the terminal helpers and the signal markers
     CONTROL_RE, ESC_RE, EXTRA_SIGNAL_SCAN as _EXTRA_SIGNAL_SCAN, GO_TEST_START, LIBTEST_OK, PASSING_RE, SIGNAL_RE,
     display_line, display_text,
-    escapes_re as _escapes, frame as _frame, has_text as _has_text, is_signal_text, strip_escapes,
+    frame as _frame, has_text as _has_text, is_signal_text, shown_spans, strip_escapes, text_pieces,
 )
 from operators.relazy import lazy  # patterns compiled on first use
 from operators.types import maybe  # the cheap test each detector asks first
@@ -658,12 +658,11 @@ def _keep_line(plan: Plan, raw: bytes, lines: _Lines, i: int, group: str, reason
     fs, fe = _frame(raw, start, body)
     plan.omit(start, fs, group, reason)
     pos = fs
-    for m in _escapes(raw[fs:fe]).finditer(raw, fs, fe):
-        plan.keep(pos, m.start())
-        plan.omit(m.start(), m.end(), group, reason)
-        pos = m.end()
-    plan.keep(pos, fe)
-    plan.omit(fe, body, group, reason)
+    for a, b in shown_spans(raw, text_pieces(raw, fs, fe)):
+        plan.omit(pos, a, group, reason)
+        plan.keep(a, b)
+        pos = b
+    plan.omit(pos, body, group, reason)
     plan.keep(body, end)
     return True
 

@@ -253,6 +253,24 @@ def test_display_text_of_lines():
     assert display_line(b"a 10%\rb 50%\r\x1b[2K") == b"b 50%"
     assert display_line(b"spin -\x08 \x08\\\x08 \x08done\r") == b"spin done"
     assert display_text(b"x\x1b[1m!\x1b[0m\r\nplain\n") == b"x!\nplain\n"
+    # a backspace moves back and what follows overwrites; what nothing overwrote stays
+    assert display_line(b"got 2 expected 3\x08") == b"got 2 expected 3"
+    assert display_line(b"abc\x08\x08\x08xyz and _\x08u") == b"xyz and u"
+    assert display_line(b"\x1b[1mB\x1b[0m\x08B") == b"B"
+
+
+def test_a_character_a_backspace_moved_back_over_stays_shown_and_restores():
+    """go test printing a value whose String() ends in a backspace (``expected 3\\b``): a terminal still
+    shows the 3, so the failing lines keep it, SIGNAL finds them and the bytes come back."""
+    raw = (b"--- FAIL: TestUUID (0.00s)\n"
+           + b"".join(b"    uuid_test.go:108: Variant(%s) got 2 expected 3\x08\n" % u
+                      for u in (b"f47ac10b-58cc-4372-c567-0e02b2c3d479", b"F47AC10B-58CC-4372-D567-0E02B2C3D479"))
+           + b"FAIL\nFAIL\tgithub.com/google/uuid\t2.574s\nFAIL\n")
+    packet = reduce_bytes(raw, source="go-test-backspace", forced_type="build")
+    assert packet.visible.count(b" got 2 expected 3\n") == 2, packet.visible.decode()
+    assert b"\x08" not in packet.visible
+    assert packet.signal_pass and packet.restore_pass
+    assert restore(packet.visible, packet.layout, [bytes(r.content) for r in packet.references]) == raw
 
 
 LINE_KINDS = st.sampled_from([
