@@ -12,6 +12,8 @@ rest of each directory folds, with a count, its names and one ref (group ``filel
     ./vendor/symfony/routing/RouterInterface.php
       … +238 more under ./vendor/ (202 files in 37 dirs: 161 .php, 19 .md, 22 other)
 
+* A listing no longer than the ceiling's target (``target_chars``: 12,500 bytes under Claude Code's
+  limit) is shown whole, as printed: folding it would hide the names an agent listed to save little.
 * Every top-level entry stays (a flat listing, ``ls`` or ``find -maxdepth 1``, is never folded), and so
   does the first path listed in every other directory.
 * The other paths of a directory fold into one line where the first of them was (right after the
@@ -476,6 +478,8 @@ def reduce_filelist(raw: bytes, max_entries: int, max_depth: int, max_groups: in
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
+    if len(raw) <= section(config, "ceiling").target_chars:
+        return passthrough(raw)  # small enough to read whole: every path as printed
     cfg = section(config, NAME)
     return reduce_filelist(raw, cfg.max_entries_per_dir, cfg.max_depth, cfg.max_dirs, cfg.names_width)
 

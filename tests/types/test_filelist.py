@@ -10,6 +10,7 @@ import pytest
 
 from conftest import FIXTURES, reduce_alone, reduce_bytes
 from operators.classify import classify
+from operators.ceiling import CeilingSettings
 from operators.config import Config
 from operators.reduction import omissions, render, restore
 from operators.signals import load_sidecar
@@ -17,6 +18,9 @@ from operators.types import filelist
 from operators.types.filelist import Settings as FilelistConfig
 
 SIGNALS = load_sidecar(FIXTURES / "signals.toml")
+
+
+SMALL_CEILING = CeilingSettings(max_chars=1000)  # a target of 1,000 bytes: the fold of a short listing
 
 
 def run(reducer, raw: bytes, config: Config | None = None):
@@ -189,7 +193,8 @@ def test_filelist_odd_names_in_fold_lines_render_safely_and_restore():
     names = [b"src/plain.py", b"src/with space.py", b"src/comma, too.py", b"src/quote'd.py", b"src/caf\xc3\xa9.py",
              b"src/bad\xff\xfe.py", b"src/tab\there.py", b"src/\xe6\x97\xa5\xe6\x9c\xac.md", b"src/new\rline.txt"]
     raw = b"\r\n".join(names * 3 + [b"lib/x%d.py" % i for i in range(60)])  # CRLF, no final newline
-    plan, visible = run(filelist, raw, Config(filelist=FilelistConfig(max_entries_per_dir=20, names_width=400)))
+    plan, visible = run(filelist, raw, Config(filelist=FilelistConfig(max_entries_per_dir=20, names_width=400),
+                                              ceiling=SMALL_CEILING))
     assert visible.split(b"\r\n")[0].endswith(b"src/plain.py")  # the first path of src/ as listed
     fold = next(line for line in visible.split(b"\n") if line.startswith("  … +26 more".encode()))
     shown = fold.decode("utf-8")  # strict: whatever the names, a fold line is clean UTF-8
@@ -206,9 +211,23 @@ def test_filelist_small_listing_passes_through():
     assert visible == raw and not plan.reasons
 
 
+def test_a_listing_within_the_ceilings_target_is_shown_whole_and_a_longer_one_folds():
+    """``find . -type f`` of a small repository (a few hundred paths) reads whole: every name the agent
+    listed, as printed; past the target (12,500 bytes under the default ceiling) directories fold."""
+    def listing(n: int) -> bytes:
+        return b"".join(b"./build/VS2022/proj%d/proj%d.vcxproj\n./lib/file%d.c\n" % (i, i, i) for i in range(n))
+
+    small, big = listing(120), listing(300)
+    assert len(small) <= Config().ceiling.target_chars < len(big)
+    plan, visible = run(filelist, small)
+    assert visible == small and not plan.reasons
+    plan, visible = run(filelist, big)
+    assert len(visible) < len(big) // 2 and b"more" in visible and plan.reasons
+
+
 def test_filelist_absolute_paths_and_find_print0_show_one_path_a_line():
     paths = [b"/home/me/proj/src/m%d.c" % i for i in range(80)] + [b"/home/me/proj/include/h%d.h" % i for i in range(9)]
-    _, visible = run(filelist, b"\0".join(paths) + b"\0")
+    _, visible = run(filelist, b"\0".join(paths) + b"\0", Config(ceiling=SMALL_CEILING))
     assert b"\n/home/me/proj/src/m0.c\n  \xe2\x80\xa6 +79 more: m1.c, m2.c" in visible
     assert b"\n/home/me/proj/include/h0.h\n  \xe2\x80\xa6 +8 more: h1.h, h2.h" in visible
     assert b"\0" not in visible

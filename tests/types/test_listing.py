@@ -207,7 +207,7 @@ def test_find_output_keeps_its_dot_slash_prefix_and_every_top_level_entry():
                                             b"noxfile.py", b"CHANGES.rst", b".gitignore", b".editorconfig", b"conftest.py")]
     for d in (b"src", b"docs", b"tests", b"bench"):
         paths.append(b"./" + d)
-        paths += [b"./%s/sub%d/file_%d.py" % (d, i % 4, i) for i in range(120)]
+        paths += [b"./%s/sub%d/file_%d.py" % (d, i % 4, i) for i in range(200)]  # past the target: folded
     raw = b"\n".join(paths) + b"\n"
     assert classify(raw)[0] == "filelist"
     packet = reduce_bytes(raw)
