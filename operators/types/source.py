@@ -68,6 +68,8 @@ LOG_RE = lazy(rb"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|^\s*\d\d:\d\d:\d\d[.,]|^[A-
                     rb"^\s*(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\b[ :\]]")
 WORDY_RE = lazy(rb"^\s*[A-Za-z][a-z',]*(?: +[A-Za-z][a-z',.:]*){5,}")  # six plain words in a row
 UNDERLINE_RE = lazy(rb"^\s*(?:={3,}|-{3,}|~{3,}|\^{3,}|\.\. [\w|-]+::?)")  # rst/markdown titles, directives
+# the first line of code of a file that says so (Go's and Java's package clause, a C include)
+FILE_HEADER_RE = lazy(rb"^package [A-Za-z_]\w*\s*$|^package [A-Za-z_][\w.]*;\s*$|^#include\s*[<\"]")
 DIFF_RE = lazy(rb"^(?:diff --git |@@ -\d|\+\+\+ |--- a/|index [0-9a-f]{7})")
 COMMENT_RE = lazy(rb"^\s*(?:#(?!include|define|if|endif|pragma|!)|//|/\*|\*|\*/|--|;;|\"\"\"|''')")
 LICENSE_WORD_RE = lazy(rb"(?i)copyright|licen[cs]e|spdx-license-identifier|all rights reserved")
@@ -273,6 +275,8 @@ def score(lines: list[bytes]) -> tuple[int, int, int] | None:
         return keyword, ending, n
     if keyword >= 0.05 * code and ending >= 0.8 * code and c["indented"] >= 0.6 * n:  # calls and literals (tests)
         return keyword, ending, n
+    if FILE_HEADER_RE.match(lines[0]) and ending >= 0.8 * code and c["indented"] >= 0.6 * n:
+        return keyword, ending, n  # a package clause, then table after table of literals (a Go test file)
     return None
 
 

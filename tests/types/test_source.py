@@ -505,3 +505,25 @@ def test_a_file_the_ceiling_cuts_anyway_keeps_its_whitespace_as_it_is():
     packet = reduce_bytes(raw, source="big.py")
     assert packet.type == "source" and packet.restore_pass
     assert b"def handler_0(request, retries=3):   \n" in packet.visible
+
+
+def test_a_go_test_file_of_literal_tables_is_source_with_its_test_functions():
+    """A Go test file whose first 1,500 lines are tables of struct literals (few keywords: ``title:
+    "…",`` lines) still starts with its package clause: it is Go source, outlined by its funcs."""
+    case = ('\t\t{\n\t\t\ttitle:       "Host route %d, match",\n\t\t\troute:       new(Route).Host("aaa.bbb.ccc"),\n'
+            '\t\t\trequest:     newRequest("GET", "http://aaa.bbb.ccc/%d/"),\n\t\t\tvars:        map[string]string{},\n'
+            '\t\t\thost:        "",\n\t\t\tpath:        "",\n\t\t\tshouldMatch: true,\n\t\t},\n')
+    tests = "".join(f"func TestHost{k}(t *testing.T) {{\n\ttests := []routeTest{{\n"
+                    + "".join(case % (i, i) for i in range(40)) + "\t}\n\tfor _, test := range tests {\n"
+                    "\t\tt.Run(test.title, func(t *testing.T) {\n\t\t\ttestRoute(t, test)\n\t\t})\n\t}\n}\n\n"
+                    for k in range(12))
+    raw = ("// Copyright 2012 The Gorilla Authors. All rights reserved.\n\npackage mux\n\nimport (\n\t\"net/http\"\n"
+           "\t\"testing\"\n)\n\n" + tests).encode()
+    kind, reason = classify(raw)
+    assert kind == "source" and reason.startswith("go source"), reason
+    packet = reduce_bytes(raw, source="mux_test.go")
+    for k in range(12):
+        assert b"func TestHost%d(t *testing.T) {" % k in packet.visible
+    assert packet.signal_pass and packet.restore_pass
+    # prose that merely starts with the word is not a package clause
+    assert source.FILE_HEADER_RE.match(b"package manager of the year") is None
