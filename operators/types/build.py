@@ -397,6 +397,9 @@ class _Walk:
             kind[i] = KEEP
             self.continuation -= 1
             self.subprocess_block(text)
+        elif self.continuation and not text.strip():
+            kind[i] = BLANK  # inside an error's block (jest's, between its title, its assertion and its source):
+            # the block goes on when the line after the blank continues it
         else:
             self.continuation = 0
             if CONTEXT_RE.search(text) or MOCHA_FAILURE_RE.match(text):  # (mocha's list: a failing test, numbered)

@@ -348,6 +348,7 @@ def test_missing_signals_makes_no_displayed_copy_of_a_big_text():
     import tracemalloc
 
     visible = b"".join(b"step %d \x1b[32mdone\x1b[0m\r\n" % i for i in range(60_000)) + b"ERROR disk full\n"
+    missing_signals(visible[:4096] + b"ERROR x\n", ["step 7 done"], [b"ERROR x"])  # patterns compiled first, not counted
     tracemalloc.start()
     try:
         missing = missing_signals(visible, ["step 7 done"], [b"ERROR disk full", b"WARN gone"])
@@ -866,3 +867,21 @@ def test_go_tests_result_line_of_each_package_stays():
     for i in range(8):
         assert b"ok  \tgithub.com/example/pkg%d\t0.0%ds\n" % (i, i) in visible
     assert b"--- PASS: TestA3" not in visible
+
+
+def test_each_jest_failure_keeps_its_assertion_though_the_lines_repeat_across_failures():
+    """Jest prints a blank line between a failure's title, its assertion and its source: the block goes
+    on across it, so each failure's expected and received values stay, however often the same
+    ``Expected value to be:`` lines recur (they were folded as frequent unknown lines)."""
+    def failure(k: int) -> str:
+        return (f"  \u25cf is same month {k}\n\n    expect(received).toBe(expected) // Object.is equality\n    \n"
+                f"    Expected value to be:\n      {'true' if k % 2 else 'false'}\n    Received:\n"
+                f"      {'false' if k % 2 else 'true'}\n\n      5{k} |   const m = dayjs(new Date(2011, 2, {k}))\n"
+                f"    > 5{k} |   expect(m.isSame(dayjs(), 'month')).toBe(true)\n      \n"
+                f"      at Object.<anonymous> (test/comparison.test.js:5{k}:71)\n\n")
+    raw = ("FAIL test/comparison.test.js\n" + "".join(failure(k) for k in range(30))
+           + "Tests:       30 failed, 120 passed, 150 total\n").encode()
+    packet = reduce_bytes(raw, source="jest", forced_type="build")
+    assert packet.visible.count(b"    Expected value to be:\n") == 30, packet.visible.decode()
+    assert packet.visible.count(b"    Received:\n") == 30
+    assert packet.signal_pass and packet.restore_pass
