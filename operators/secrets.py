@@ -115,6 +115,7 @@ _OBJECT = _compile(rb"\A[A-Z][A-Za-z0-9_$.]*(?:\{[0-9a-f]{4,16}\}*|@[0-9a-f]{4,1
 # a bare value that reads a name, not a literal: an attribute of identifiers (``secret=self.secret``,
 # ``api_key=settings.API_KEY``), letters and underscores only; unless its key names a password
 _ATTRIBUTE = _compile(rb"\A[A-Za-z_]+(?:\.[A-Za-z_]+)+\z")
+_IDENTIFIER = _compile(rb"\A[A-Za-z_]+(?:\.[A-Za-z_]+)*\z")  # a name of letters a call or subscript follows
 RESULT_WORDS = (b"PASS", b"XPASS")  # ``PASS: name`` is a test runner's line (go test, automake, TAP-like), not a key
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
@@ -217,6 +218,9 @@ def _kv_span(m) -> tuple[int, int] | None:
         return None  # a test's result, ``--- PASS: TestParse2 (0.00s)``, names no password
     if _names_key(key, value):
         return None  # ``api_key=api_key``: the key's own name
+    if (not quoted and m.string[end : end + 1] in (b"(", b"[") and _IDENTIFIER.search(value) is not None
+            and (len(value) <= 24 or b"_" in value or b"." in value)):  # (not a long run of letters: a key)
+        return None  # ``password=auth[1]``, ``token=get_token()``: a subscript or a call, code
     if not quoted and b"pass" not in key.lower() and (_OBJECT.search(value) is not None or _ATTRIBUTE.search(value) is not None):
         return None  # ``token=Token{5dfb1e3``: a printed object's identity; ``secret=self.secret``: a name read
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
@@ -291,14 +295,14 @@ class _Spans:
     """A match as ``_span`` reads it (``group``, ``start``, ``end``, ``span`` of a group), from the spans
     the compiled program gave."""
 
-    __slots__ = ("data", "spans")
+    __slots__ = ("string", "spans")
 
     def __init__(self, data: bytes, spans):
-        self.data, self.spans = data, spans
+        self.string, self.spans = data, spans  # (``string``: as a match object names what it searched)
 
     def group(self, g: int = 0):
         span = self.spans[g]
-        return None if span == NO_SPAN else self.data[span[0] : span[1]]
+        return None if span == NO_SPAN else self.string[span[0] : span[1]]
 
     def start(self, g: int = 0) -> int:
         return self.spans[g][0]

@@ -125,17 +125,23 @@ def test_each_shape_is_found_and_only_its_value(tmp_path):
     b"    return Client(host=host, api_key=api_key, secret=self.secret, token=opts.token)",
     b"API_KEY=settings.API_KEY", b"password=self.password", b'"client_secret": "client_secret",',
     b'api_key = "api_key"', b"    apiKey: apiKey,",
+    b"            return BasicAuth(username=auth[0], password=auth[1])", b"password=get_password()",
+    b'secret=request.headers.get("X-Secret")',
 ])
 def test_what_is_not_a_secret_stays(text):
     assert secrets.scan(text) == []
 
 
 def test_a_value_near_its_key_name_or_a_name_is_still_hidden():
-    """Only the key's own name, or a name of letters read from an object, passes: a value that merely
-    holds the key's name, an attribute with digits, or any dotted value of a password stays hidden."""
+    """Only the key's own name, a name of letters read from an object, or one a call or a subscript
+    follows passes: a value that merely holds the key's name, an attribute with digits, a password's
+    dotted value, a value with digits or a long run of letters before a parenthesis stays hidden."""
     for line, value in ((b'"client_secret": "pi_3Mt_secret_YrKJUKribcBjcG8"', b"pi_3Mt_secret_YrKJUKribcBjcG8"),
                         (b"secret=secret_value_x9", b"secret_value_x9"), (b"password=foo.bar", b"foo.bar"),
-                        (b"api_key=api_key_2f9a81c7", b"api_key_2f9a81c7"), (b"token=cfg.t0k3n", b"cfg.t0k3n")):
+                        (b"api_key=api_key_2f9a81c7", b"api_key_2f9a81c7"), (b"token=cfg.t0k3n", b"cfg.t0k3n"),
+                        (b"password=hunter2(x)", b"hunter2"), (b"token=qwErTyUiOpAsDfGhJkLzXcVbNmQwErTy[0]",
+                                                               b"qwErTyUiOpAsDfGhJkLzXcVbNmQwErTy"),
+                        (b"token=ghp_" + b"a1" * 18 + b"(", b"ghp_" + b"a1" * 18)):
         assert [line[a:b] for a, b in secrets.scan(line)] == [value], line
 
 
