@@ -123,7 +123,8 @@ CONTEXT_RE = lazy(  # compiler context: shown like the diagnostics they belong t
 )
 SUBPROCESS_RE = lazy(rb"\xe2\x95\xb0\xe2\x94\x80> \[(\d{1,6}) lines of output\]")  # ╰─> [N lines of output]
 DIAGNOSTIC_RE = lazy(rb"^\S+?:\d+(?::\d+)?: |^\S+?: In |^In file included from |^\S+?: At top level:")
-CONTINUATION_RE = lazy(rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception")
+CONTINUATION_RE = lazy(  # a line that goes on with the error line before it (``- Expected``, ``@@ -5,13 +5,6 @@``: an assertion's diff)
+    rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception|^[-+] |^@@ -\d")
 
 _BAR = rb"(?:\xe2\x94\x81|\xe2\x95\xb8|\xe2\x95\xba|\xe2\x96[\x88-\x8f]|\xe2\x96[\x91-\x93]|\xe2\x94\x80|#|=|-)"
 NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [

@@ -885,3 +885,22 @@ def test_each_jest_failure_keeps_its_assertion_though_the_lines_repeat_across_fa
     assert packet.visible.count(b"    Expected value to be:\n") == 30, packet.visible.decode()
     assert packet.visible.count(b"    Received:\n") == 30
     assert packet.signal_pass and packet.restore_pass
+
+
+def test_each_vitest_failure_keeps_its_expected_received_diff():
+    """vitest prints an assertion's diff after its error line: ``- Expected`` / ``+ Received``, a blank,
+    a hunk header when it is long, then the values with ``-``/``+`` marks; the block goes on through them, so each failure's diff
+    stays whole however often its lines recur."""
+    def failure(k: int) -> str:
+        return (f" FAIL   runtime  src/chunk{k}.test.ts > data first > equal size\n"
+                f"AssertionError: expected [ [ 'a' ] ] to strictly equal [ [ 'a', 'b{k}' ] ]\n\n"
+                f"- Expected\n+ Received\n\n@@ -5,13 +5,6 @@\n  [\n    [\n      \"a\",\n-     \"b{k}\",\n    ],\n  ]\n\n"
+                f" \u276f src/chunk{k}.test.ts:6:44\n      6|     expect(chunk([\"a\", \"b\"], 2)).toStrictEqual([\n"
+                f"       |                                            ^\n\n")
+    raw = ("".join(f" \u2713  runtime  src/ok{k}.test.ts (2 tests) 1ms\n" for k in range(40))
+           + "".join(failure(k) for k in range(12)) + " Test Files  12 failed | 40 passed (52)\n").encode()
+    packet = reduce_bytes(raw, source="vitest", forced_type="build")
+    assert packet.visible.count(b"\n- Expected\n+ Received\n\n@@ -5,13 +5,6 @@\n  [\n    [\n") == 12, packet.visible.decode()
+    for k in range(12):
+        assert b'\n-     "b%d",\n' % k in packet.visible
+    assert packet.signal_pass and packet.restore_pass
