@@ -487,6 +487,10 @@ def _fold_blanks(kind: list[int], label: list[str]) -> None:
 
 E_LINE_RE = lazy(rb"^E(?: |$)")
 LOCATION_RE = lazy(rb"^\S+?:\d+: |^\S+?:\d+$")
+JEST_TITLE_RE = lazy(rb"^\s*\xe2\x97\x8f (?!Console\s*$)\S")  # jest's failure title, not its console block
+# jest's and vitest's assertion values: ``Expected: 3`` / ``Received: 2``, ``Expected value to be:`` with the
+# value on the next line, ``- Expected`` / ``+ Received`` over a diff (what pytest's ``E`` lines are)
+ASSERTION_RE = lazy(rb"^\s*(?:Expected|Received)\b[\w ]{0,30}:(\s*\S)?|^[-+] (?:Expected|Received)\b")
 E_STEPS = (8, 4, 2, 1)  # E lines a failure keeps when the failures do not fit the room
 RUN_COST = 32  # bytes a "[folded …]" line takes
 
@@ -738,18 +742,27 @@ def apart_lines(lines, indexes) -> list[int]:
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines),
     its ``collected`` and final summary lines (other runners' totals too: mocha's ``838 passing``,
-    jest's ``Tests:``, ``test result:``); then each failure's ``____ name ____`` header (mocha's
+    jest's ``Tests:``, ``test result:``); then each failure's ``____ name ____`` header (jest's ``● title``, mocha's
     ``1) suite`` and the title lines under it, up to its error); then
     each failure's first ``E`` line and its frame locations; then the other ``E`` and ``>`` lines with a
-    signal word (what SIGNAL asks for); then, one by one (context), the other ``>`` and ``E`` lines. The other lines:
+    signal word (what SIGNAL asks for); then, one by one (context), jest's and vitest's expected and
+    received values (``ASSERTION_RE``), the other ``>`` and ``E`` lines. The other lines:
     ``tier``, then the general rules."""
     out: list[tuple[int, int] | None] = []
     first_e = False
     title = False  # in a mocha failure's title lines (``1) suite`` / ``test name:``), up to its error
+    value_next = False  # the line after jest's ``Expected value to be:``: the value
     for line in lines:
         text = line.rstrip(b"\r")
         shown = display_line(text) if b"\x1b" in text else text
         rank = _failure_rank(shown, first_e)
+        if rank is None:
+            m = None if value_next else ASSERTION_RE.match(shown)
+            if value_next or m is not None:
+                rank = (1, 0)  # an assertion's expected and received values: first of the context, after the titles
+            value_next = m is not None and m.group(1) is None and not shown.startswith((b"-", b"+"))
+        else:
+            value_next = False
         if SUBSECTION_RE.match(shown):
             first_e = True
         elif E_LINE_RE.match(shown):
@@ -767,7 +780,7 @@ def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
 def _failure_rank(shown: bytes, first_e: bool) -> tuple[int, int] | None:
     if FAILED_ID_RE.match(shown) or (SUMMARY_RE.match(shown) and SECTION_RE.match(shown)) or RUN_TOTALS_RE.match(shown):
         return 0, 0
-    if SUBSECTION_RE.match(shown):  # a failure's header: its id again when a short summary lists it
+    if SUBSECTION_RE.match(shown) or JEST_TITLE_RE.match(shown):  # a failure's header (jest's ``● suite › test``)
         return 0, 1
     if E_LINE_RE.match(shown):
         if first_e:

@@ -904,3 +904,30 @@ def test_each_vitest_failure_keeps_its_expected_received_diff():
     for k in range(12):
         assert b'\n-     "b%d",\n' % k in packet.visible
     assert packet.signal_pass and packet.restore_pass
+
+
+def test_under_a_small_budget_a_jest_run_shows_every_failure_title_then_the_values():
+    """Under Codex's 9,000 bytes a jest run of many failures shows every failure's title (``● suite ›
+    test``, as pytest's ``____ name ____``; jest's ``● Console`` block is none), then, room allowing,
+    each failure's expected and received values before the rest of its block."""
+    from operators.ceiling import CeilingSettings
+    from operators.config import Config
+
+    def failure(k: int) -> str:
+        return (f"  \u25cf suite {k} \u203a handles case {k}\n\n    expect(received).toBe(expected) // Object.is equality\n\n"
+                f"    Expected value to be:\n      \"v{k}-expected\"\n    Received:\n      \"v{k}-received\"\n\n"
+                + "".join(f"      {k * 10 + j} |   const x{j} = compute({j}, {k}, 'some argument text')\n" for j in range(6))
+                + f"\n      at Object.<anonymous> (test/case{k}.test.js:{k * 10 + 2}:7)\n\n")
+    raw = ("".join(f"PASS test/ok{k}.test.js\n" for k in range(60))
+           + "".join(f"FAIL test/case{k}.test.js\n" + failure(k) for k in range(24))
+           + "  \u25cf Console\n\n    console.warn node_modules/x.js:1\n      deprecated\n\n"
+           + "Test Suites: 24 failed, 60 passed, 84 total\nTests:       24 failed, 700 passed, 724 total\n").encode()
+    assert len(raw) > 9_000 + 6_000
+    packet = reduce_bytes(raw, source="jest", forced_type="build", config=Config(ceiling=CeilingSettings(host="codex")))
+    visible = packet.visible
+    assert len(visible) <= 9_000
+    for k in range(24):
+        assert b"  \xe2\x97\x8f suite %d \xe2\x80\xba handles case %d\n" % (k, k) in visible, k
+    shown_values = [k for k in range(24) if b'"v%d-expected"' % k in visible and b'"v%d-received"' % k in visible]
+    assert shown_values[:8] == list(range(8)), shown_values  # the first failures' values, in order
+    assert packet.signal_pass and packet.restore_pass
