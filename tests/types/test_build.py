@@ -869,6 +869,12 @@ def test_go_tests_result_line_of_each_package_stays():
     assert b"--- PASS: TestA3" not in visible
 
 
+def _failing_run(head: str, failure, n: int, tail: str, **fields):
+    """A test run's output (``head``, ``n`` failures, ``tail``) and its packet through the graph."""
+    raw = (head + "".join(failure(k) for k in range(n)) + tail).encode()
+    return raw, reduce_bytes(raw, source="test-run", forced_type="build", **fields)
+
+
 def test_each_jest_failure_keeps_its_assertion_though_the_lines_repeat_across_failures():
     """Jest prints a blank line between a failure's title, its assertion and its source: the block goes
     on across it, so each failure's expected and received values stay, however often the same
@@ -879,9 +885,8 @@ def test_each_jest_failure_keeps_its_assertion_though_the_lines_repeat_across_fa
                 f"      {'false' if k % 2 else 'true'}\n\n      5{k} |   const m = dayjs(new Date(2011, 2, {k}))\n"
                 f"    > 5{k} |   expect(m.isSame(dayjs(), 'month')).toBe(true)\n      \n"
                 f"      at Object.<anonymous> (test/comparison.test.js:5{k}:71)\n\n")
-    raw = ("FAIL test/comparison.test.js\n" + "".join(failure(k) for k in range(30))
-           + "Tests:       30 failed, 120 passed, 150 total\n").encode()
-    packet = reduce_bytes(raw, source="jest", forced_type="build")
+    _, packet = _failing_run("FAIL test/comparison.test.js\n", failure, 30,
+                             "Tests:       30 failed, 120 passed, 150 total\n")
     assert packet.visible.count(b"    Expected value to be:\n") == 30, packet.visible.decode()
     assert packet.visible.count(b"    Received:\n") == 30
     assert packet.signal_pass and packet.restore_pass
@@ -889,17 +894,16 @@ def test_each_jest_failure_keeps_its_assertion_though_the_lines_repeat_across_fa
 
 def test_each_vitest_failure_keeps_its_expected_received_diff():
     """vitest prints an assertion's diff after its error line: ``- Expected`` / ``+ Received``, a blank,
-    a hunk header when it is long, then the values with ``-``/``+`` marks; the block goes on through them, so each failure's diff
-    stays whole however often its lines recur."""
+    a hunk header when it is long, then the values with ``-``/``+`` marks; the block goes on through
+    them, so each failure's diff stays whole however often its lines recur."""
     def failure(k: int) -> str:
         return (f" FAIL   runtime  src/chunk{k}.test.ts > data first > equal size\n"
                 f"AssertionError: expected [ [ 'a' ] ] to strictly equal [ [ 'a', 'b{k}' ] ]\n\n"
                 f"- Expected\n+ Received\n\n@@ -5,13 +5,6 @@\n  [\n    [\n      \"a\",\n-     \"b{k}\",\n    ],\n  ]\n\n"
                 f" \u276f src/chunk{k}.test.ts:6:44\n      6|     expect(chunk([\"a\", \"b\"], 2)).toStrictEqual([\n"
                 f"       |                                            ^\n\n")
-    raw = ("".join(f" \u2713  runtime  src/ok{k}.test.ts (2 tests) 1ms\n" for k in range(40))
-           + "".join(failure(k) for k in range(12)) + " Test Files  12 failed | 40 passed (52)\n").encode()
-    packet = reduce_bytes(raw, source="vitest", forced_type="build")
+    _, packet = _failing_run("".join(f" \u2713  runtime  src/ok{k}.test.ts (2 tests) 1ms\n" for k in range(40)),
+                             failure, 12, " Test Files  12 failed | 40 passed (52)\n")
     assert packet.visible.count(b"\n- Expected\n+ Received\n\n@@ -5,13 +5,6 @@\n  [\n    [\n") == 12, packet.visible.decode()
     for k in range(12):
         assert b'\n-     "b%d",\n' % k in packet.visible
@@ -918,12 +922,12 @@ def test_under_a_small_budget_a_jest_run_shows_every_failure_title_then_the_valu
                 f"    Expected value to be:\n      \"v{k}-expected\"\n    Received:\n      \"v{k}-received\"\n\n"
                 + "".join(f"      {k * 10 + j} |   const x{j} = compute({j}, {k}, 'some argument text')\n" for j in range(6))
                 + f"\n      at Object.<anonymous> (test/case{k}.test.js:{k * 10 + 2}:7)\n\n")
-    raw = ("".join(f"PASS test/ok{k}.test.js\n" for k in range(60))
-           + "".join(f"FAIL test/case{k}.test.js\n" + failure(k) for k in range(24))
-           + "  \u25cf Console\n\n    console.warn node_modules/x.js:1\n      deprecated\n\n"
-           + "Test Suites: 24 failed, 60 passed, 84 total\nTests:       24 failed, 700 passed, 724 total\n").encode()
+    raw, packet = _failing_run("".join(f"PASS test/ok{k}.test.js\n" for k in range(60)),
+                               lambda k: f"FAIL test/case{k}.test.js\n" + failure(k), 24,
+                               "  \u25cf Console\n\n    console.warn node_modules/x.js:1\n      deprecated\n\n"
+                               "Test Suites: 24 failed, 60 passed, 84 total\nTests:       24 failed, 700 passed, 724 total\n",
+                               config=Config(ceiling=CeilingSettings(host="codex")))
     assert len(raw) > 9_000 + 6_000
-    packet = reduce_bytes(raw, source="jest", forced_type="build", config=Config(ceiling=CeilingSettings(host="codex")))
     visible = packet.visible
     assert len(visible) <= 9_000
     for k in range(24):
