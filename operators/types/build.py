@@ -284,7 +284,7 @@ class _Walk:
     ``kind`` (KEEP, NOISE, BLANK, or UNKNOWN for the lines no rule claimed) and ``label``."""
 
     __slots__ = ("lines", "kind", "label", "section", "capped", "cap", "in_captured", "continuation",
-                 "subprocess_left", "dirs", "rescued", "quoted_seen", "failures", "mocha")
+                 "subprocess_left", "dirs", "rescued", "quoted_seen", "failures", "mocha", "announced")
 
     def __init__(self, lines: _Lines):
         n = len(lines)
@@ -302,6 +302,7 @@ class _Walk:
         self.quoted_seen: set[bytes] = set()  # signal lines of quoted source already shown in a traceback
         self.failures: list[int] = []  # the lines of the FAILURES and ERRORS sections
         self.mocha = False  # past mocha's "N failing": its numbered failures follow, each kept whole
+        self.announced = False  # the line before was a signal ending with ':' (Rust's ``panicked at a.rs:9:5:``)
 
     def close_capped(self) -> None:
         """A capped block longer than its head and tail folds its middle (never a signal line)."""
@@ -381,10 +382,12 @@ class _Walk:
         if self.mocha and not redraw_only:  # a failure's title, test name, error, expected/actual diff, frames
             kind[i] = KEEP if text.strip() else BLANK
             return
+        announced, self.announced = self.announced, False
         if signal:
             kind[i] = KEEP
             self.continuation = CONTINUATION_MAX
             self.subprocess_block(text)
+            self.announced = text.rstrip().endswith(b":")
         elif self.subprocess_left and not redraw_only:  # pip's captured subprocess output: all of it is the error
             kind[i] = KEEP
             self.subprocess_left -= 1
@@ -394,6 +397,8 @@ class _Walk:
         elif (noise := _noise_label(text)) is not None:
             kind[i], label[i] = NOISE, noise
             self.continuation = 0
+        elif announced and text.strip():
+            kind[i] = KEEP  # what the signal line announced: a panic's message on the line after its place
         elif self.continuation and text.strip() and CONTINUATION_RE.match(text):
             kind[i] = KEEP
             self.continuation -= 1

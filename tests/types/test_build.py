@@ -935,3 +935,19 @@ def test_under_a_small_budget_a_jest_run_shows_every_failure_title_then_the_valu
     shown_values = [k for k in range(24) if b'"v%d-expected"' % k in visible and b'"v%d-received"' % k in visible]
     assert shown_values[:8] == list(range(8)), shown_values  # the first failures' values, in order
     assert packet.signal_pass and packet.restore_pass
+
+
+def test_each_rust_panic_keeps_its_message_on_the_line_after_its_place():
+    """Rust prints a panic's place, then its message on a line of its own (``panicked at
+    src/lib.rs:252:31:`` / ``index out of bounds: …``): the message is what the place announced, kept with it however
+    often it recurs (six tests failing alike folded it as a frequent line)."""
+    def failure(k: int) -> str:
+        return (f"---- tests::case_{k} stdout ----\n\nthread 'tests::case_{k}' (159{k}) panicked at src/lib.rs:252:31:\n"
+                f"index out of bounds: the len is 47 but the index is 47\n"
+                f"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n")
+    _, packet = _failing_run("running 206 tests\n" + "".join(f"test tests::ok_{k} ... ok\n" for k in range(200))
+                             + "".join(f"test tests::case_{k} ... FAILED\n" for k in range(6)) + "\nfailures:\n\n",
+                             failure, 6, "test result: FAILED. 200 passed; 6 failed; 0 ignored\n")
+    message = b"panicked at src/lib.rs:252:31:\nindex out of bounds: the len is 47 but the index is 47\n"
+    assert packet.visible.count(message) == 6
+    assert packet.signal_pass and packet.restore_pass
