@@ -177,11 +177,12 @@ NOISE_PATTERNS: list[tuple[str, re.Pattern]] = [
                    rb"|^\?\s+\S+\s+\[no test files\]|^PASS$"
                    rb"|^\s*(?:\xe2\x9c\x93|\xe2\x9c\x94|\xe2\x88\x9a) |^\s*PASS\s+\S"),  # go, cargo, jest ✓ √, mocha ✔
         ("yarn step", rb"^\[\d+/\d+\] (?:Resolving|Fetching|Linking|Building|Validating|Auditing)"),
-        ("TAP ok", rb"^\s*ok \d+ - |^\s*# Subtest: |^\s*duration_ms: [\d.]+\s*$|^\s*type: '(?:test|suite)'\s*$"
+        ("TAP ok", rb"^\s*ok \d+(?: -)? \S|^\s*# Subtest: |^\s*duration_ms: [\d.]+\s*$|^\s*type: '(?:test|suite)'\s*$"
                    rb"|^\s*(?:---|\.\.\.)\s*$|^\s*1\.\.\d+\s*$|^TAP version \d+\s*$"),  # node --test's passing results
     ]
 ]
 KEEP_SECTIONS = (b"FAILURES", b"ERRORS")
+TAP_BLOCK = (b"---", b"...")  # a TAP diagnostic block's edges: noise after ``ok``, the failure's details after ``not ok``
 MOCHA_FAILING_RE = lazy(rb"^ {0,4}\d+ failing\b")  # mocha's count before its numbered failures
 CAPPED_SECTIONS = (b"warnings summary", b"slowest", b"coverage", b"tests coverage")
 
@@ -394,7 +395,7 @@ class _Walk:
         elif redraw_only:
             kind[i], label[i] = NOISE, "progress redraw"
             self.continuation = 0
-        elif (noise := _noise_label(text)) is not None:
+        elif (noise := _noise_label(text)) is not None and not (self.continuation and text.strip() in TAP_BLOCK):
             kind[i], label[i] = NOISE, noise
             self.continuation = 0
         elif announced and text.strip():

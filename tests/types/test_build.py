@@ -951,3 +951,24 @@ def test_each_rust_panic_keeps_its_message_on_the_line_after_its_place():
     message = b"panicked at src/lib.rs:252:31:\nindex out of bounds: the len is 47 but the index is 47\n"
     assert packet.visible.count(message) == 6
     assert packet.signal_pass and packet.restore_pass
+
+
+def test_tape_tap_without_dashes_is_a_test_run_and_each_failure_keeps_its_diagnostic_block():
+    """tape prints TAP results without the dash (``ok 12 parses a string``): the output is a test run,
+    its passing results fold, and each ``not ok`` keeps its YAML block whole (``---`` to ``...``: operator,
+    expected, actual, at), which node --test's passing results print too and fold."""
+    from operators.classify import classify
+
+    def block(k: int) -> str:
+        return (f"not ok {k} parses case {k}\n  ---\n    operator: deepEqual\n    expected: |-\n      {{ a: {k} }}\n"
+                f"    actual: |-\n      {{ a: {k + 1} }}\n    at: Test.<anonymous> (/w/qs/test/parse.js:{k}:7)\n  ...\n")
+    raw, packet = _failing_run("TAP version 13\n# parse()\n",
+                               lambda k: "".join(f"ok {k * 40 + j} should be deeply equivalent\n" for j in range(40))
+                               + block(k * 40 + 40), 8, "\n1..328\n# tests 328\n# pass  320\n# fail  8\n")
+    assert classify(raw)[0] == "build"
+    for k in range(8):
+        n = k * 40 + 40
+        assert (b"not ok %d parses case %d\n  ---\n    operator: deepEqual\n    expected: |-\n      { a: %d }\n"
+                b"    actual: |-\n      { a: %d }\n" % (n, n, n, n + 1)) in packet.visible
+    assert b"ok 1 should be deeply equivalent" not in packet.visible and b"TAP ok" in packet.visible
+    assert packet.signal_pass and packet.restore_pass
