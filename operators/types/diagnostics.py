@@ -2565,13 +2565,15 @@ def _unrepeated(parser: _Parser, room: int) -> Plan | None:
 
 def _gnu_snippets(parser: _Parser, settings: Settings) -> bool:
     """Whether the details are gcc's or clang's (every diagnostic ``path:line:col: warning: … [-Wflag]``,
-    its source line and caret under it): two short lines a diagnostic, which the room may hold."""
+    or an error with no flag, its source line in a numbered gutter and the caret under it): two short
+    lines a diagnostic, which the room may hold."""
     diags = parser.diags
     return parser.common(settings).details >= MIN_DETAILS and not diags.style.translate(None, _GNU_ONLY) \
-        and any(key.startswith("-W") for key in diags.keys)
+        and (any(key.startswith(("-W", "-f")) for key in diags.keys) or _GCC_CARET_RE.search(parser.raw) is not None)
 
 
 _GNU_ONLY = bytes((GNU,))
+_GCC_CARET_RE = lazy(rb"(?m)^ +\d+ \| .*\n +\| +[\^~]")  # gcc's source line in its numbered gutter, the caret under it
 
 
 def detect(sample) -> str | None:

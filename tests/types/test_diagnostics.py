@@ -972,3 +972,19 @@ def test_an_output_a_little_over_the_room_gives_the_room_back_to_lines_as_printe
     assert room - 400 <= visible_size(plan) <= room
     for line in raw.splitlines():  # every place stays, as printed or listed
         assert line.split(b": ")[0] in visible
+
+
+def test_gcc_errors_without_a_flag_keep_their_source_and_caret_lines_when_they_fit():
+    """gcc's and g++'s errors name no ``-W`` flag (``error: 'x' undeclared``, ``error: invalid
+    conversion …``), yet carry the same numbered source line and caret as its warnings: an output of
+    them that fits the ceiling is shown as printed, not folded to its locations."""
+    blocks = []
+    for k in range(40):
+        blocks.append(f"src/value.c:{60 + 9 * k}:{20 + k % 7}: error: invalid conversion from \u2018void*\u2019 to "
+                      f"\u2018json_t{k}*\u2019\n   {60 + 9 * k} |     json_t{k} *v = jsonp_malloc(sizeof(json_t{k}));\n"
+                      f"      |                         ~~~~~~~~~~~~^~~~~~~~~~~~~~~~~\n"
+                      f"      |                                     |\n      |                                     void*\n")
+    raw = ("".join(f"src/value.c: In function \u2018json_t{k}* make{k}()\u2019:\n" + blocks[k] for k in range(40))).encode()
+    assert classify(raw)[0] == "diagnostics" and 4_000 < len(raw) < 20_000
+    plan, visible, _ = reduced_fit(raw)
+    assert visible == raw and not plan.omits_anything
