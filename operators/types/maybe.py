@@ -160,7 +160,7 @@ BUILD_RE = lazy(
     # a doc-test: ``test src/lib.rs - Type::f (line 12) ... ok``)
     rb"|(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?\b|Test Suites: +\d|Tests: +\d"  # jest
     rb"|\s*Test Files +\d+ (?:failed|passed)|\s+Tests +\d+ (?:failed|passed)"  # vitest
-    rb"|\s*(?:not )?ok \d+(?: -)? \S|# (?:tests|pass|fail) \d+\s*$)",  # TAP (node --test; tape: no dash)
+    rb"|\s*(?:not )?ok \d+ - \S|# (?:tests|pass|fail) \d+\s*$)",  # TAP (node --test)
     re.M,
 )
 

@@ -953,10 +953,11 @@ def test_each_rust_panic_keeps_its_message_on_the_line_after_its_place():
     assert packet.signal_pass and packet.restore_pass
 
 
-def test_tape_tap_without_dashes_is_a_test_run_and_each_failure_keeps_its_diagnostic_block():
-    """tape prints TAP results without the dash (``ok 12 parses a string``): the output is a test run,
-    its passing results fold, and each ``not ok`` keeps its YAML block whole (``---`` to ``...``: operator,
-    expected, actual, at), which node --test's passing results print too and fold."""
+def test_in_a_test_run_each_tap_failure_keeps_its_diagnostic_block():
+    """TAP results, with the dash or without (tape's ``ok 12 parses a string``), fold when they pass,
+    and each ``not ok`` keeps its YAML block whole (``---`` to ``...``: operator, expected, actual,
+    at), whose edges node --test's passing results print too and fold. (A tape run alone reads as
+    text: shown as printed below the budget, its ``not ok`` lines first above it, as ``go test -v``.)"""
     from operators.classify import classify
 
     def block(k: int) -> str:
@@ -965,7 +966,7 @@ def test_tape_tap_without_dashes_is_a_test_run_and_each_failure_keeps_its_diagno
     raw, packet = _failing_run("TAP version 13\n# parse()\n",
                                lambda k: "".join(f"ok {k * 40 + j} should be deeply equivalent\n" for j in range(40))
                                + block(k * 40 + 40), 8, "\n1..328\n# tests 328\n# pass  320\n# fail  8\n")
-    assert classify(raw)[0] == "build"
+    assert classify(raw)[0] == "text"
     for k in range(8):
         n = k * 40 + 40
         assert (b"not ok %d parses case %d\n  ---\n    operator: deepEqual\n    expected: |-\n      { a: %d }\n"
