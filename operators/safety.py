@@ -3,9 +3,9 @@
 ``secure(plan, config)`` returns a plan whose visible text
 
 * carries no terminal control sequence: ESC sequences (CSI, OSC such as clipboard writes and window
-  titles, DCS/SOS/PM/APC, two-byte escapes), C0 controls but tab and newline (a backspace moves back a
-  character and what follows overwrites it, as a terminal shows it), C1 controls (UTF-8 encoded U+0080–U+009F and raw
-  0x80–0x9f bytes outside valid UTF-8), BiDi overrides, isolates and marks, invisible format
+  titles, DCS/SOS/PM/APC, two-byte escapes), C0 controls but tab and newline (a backspace moves back
+  a character and what follows overwrites it, as a terminal shows it), C1 controls (UTF-8 encoded
+  U+0080–U+009F and raw 0x80–0x9f bytes outside valid UTF-8), BiDi overrides, isolates and marks, invisible format
   characters (zero-width spaces and joiners, word joiner, BOM, tag characters) and carriage-return
   overprint (only the last frame of a line with text is shown, as a terminal does). In JSON, the
   characters a string may hold (DEL, C1, BiDi, invisible ones) are shown as ``\\uXXXX`` escapes
@@ -94,8 +94,8 @@ FIND_RE = latin1_re2(
     rb"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?:[^\n]|\z)|\xc2[\x80-\x9f]|" + _INVISIBLE + rb"|#ref:ctx_"
 )
 # what is removed from shown text (raw C1 bytes outside UTF-8 are removed before, by decoding;
-# backspaces after, each line as a terminal shows it: ``vocab.overstrike``); every alternative starts with a byte of its own, so sre
-# skips to candidates instead of trying each alternative at every byte
+# backspaces after, each line as a terminal shows it: ``vocab.overstrike``); every alternative starts
+# with a byte of its own, so sre skips to candidates instead of trying each alternative at every byte
 _STRIP = (
     rb"\x1b(?:\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, erase, ESC[6n queries (cut short too)
     rb"|[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (titles, OSC 52 clipboard), DCS, SOS, PM, APC

@@ -204,7 +204,8 @@ def _names_key(key: bytes, value: bytes) -> bool:
     def name(text: bytes) -> bytes:
         return text.rsplit(b".", 1)[-1].lower().replace(b"_", b"").replace(b"-", b"")
 
-    return bool(value) and name(value) == name(key) and value.replace(b".", b"").replace(b"-", b"_").replace(b"_", b"").isalnum()
+    word = value.replace(b".", b"").replace(b"-", b"").replace(b"_", b"")
+    return bool(value) and name(value) == name(key) and word.isalnum()
 
 
 def _kv_span(m) -> tuple[int, int] | None:
@@ -221,7 +222,8 @@ def _kv_span(m) -> tuple[int, int] | None:
     if (not quoted and m.string[end : end + 1] in (b"(", b"[") and _IDENTIFIER.search(value) is not None
             and (len(value) <= 24 or b"_" in value or b"." in value)):  # (not a long run of letters: a key)
         return None  # ``password=auth[1]``, ``token=get_token()``: a subscript or a call, code
-    if not quoted and b"pass" not in key.lower() and (_OBJECT.search(value) is not None or _ATTRIBUTE.search(value) is not None):
+    if not quoted and b"pass" not in key.lower() and (
+            _OBJECT.search(value) is not None or _ATTRIBUTE.search(value) is not None):
         return None  # ``token=Token{5dfb1e3``: a printed object's identity; ``secret=self.secret``: a name read
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"

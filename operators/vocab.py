@@ -469,11 +469,10 @@ ESCAPES_PATTERN = (
     rb"|\x1b[PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # DCS, SOS, PM, APC strings (as operators.safety)
     rb"|\x1b[()*+][0-9A-Za-z]"  # charset selection
     rb"|\x1b[@-Z\\-_=>78]"  # two-byte escapes
-    rb"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # other control characters (not \t, \n, \r)
 )
-ESC_RE = lazy(ESCAPES_PATTERN)
-# the same but backspaces, which move the cursor (``shown_spans``)
-ESC_NO_BS_RE = lazy(ESCAPES_PATTERN.replace(rb"[\x00-\x08\x0b", rb"[\x00-\x07\x0b"))
+_CONTROLS = rb"\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f"  # other control characters (not \t, \n, \r, backspace)
+ESC_RE = lazy(ESCAPES_PATTERN + rb"|[\x08" + _CONTROLS + rb"]")
+ESC_NO_BS_RE = lazy(ESCAPES_PATTERN + rb"|[" + _CONTROLS + rb"]")  # backspaces left: they move (``shown_spans``)
 CONTROL_RE = lazy(rb"[\x00-\x08\x0b-\x1f\x7f]")  # anything display_line may change (with \r and ESC)
 _BACKSPACES = re.compile(rb"\x08+")
 _CHAR = re.compile(rb"[\xc0-\xff][\x80-\xbf]{0,3}|[\x00-\xff]")  # one character: a UTF-8 sequence, or a byte

@@ -123,7 +123,8 @@ CONTEXT_RE = lazy(  # compiler context: shown like the diagnostics they belong t
 )
 SUBPROCESS_RE = lazy(rb"\xe2\x95\xb0\xe2\x94\x80> \[(\d{1,6}) lines of output\]")  # ╰─> [N lines of output]
 DIAGNOSTIC_RE = lazy(rb"^\S+?:\d+(?::\d+)?: |^\S+?: In |^In file included from |^\S+?: At top level:")
-CONTINUATION_RE = lazy(  # a line that goes on with the error line before it (``- Expected``, ``@@ -5,13 +5,6 @@``: an assertion's diff)
+# a line that goes on with the error line before it (``- Expected``, ``@@ -5,13 +5,6 @@``: an assertion's diff)
+CONTINUATION_RE = lazy(
     rb"^\s|^(?:\xe2\x94\x82|\xe2\x95\xb0|\|)|^Caused by|^During handling|^The above exception|^[-+] |^@@ -\d")
 
 _BAR = rb"(?:\xe2\x94\x81|\xe2\x95\xb8|\xe2\x95\xba|\xe2\x96[\x88-\x8f]|\xe2\x96[\x91-\x93]|\xe2\x94\x80|#|=|-)"
@@ -396,6 +397,7 @@ class _Walk:
             kind[i], label[i] = NOISE, "progress redraw"
             self.continuation = 0
         elif (noise := _noise_label(text)) is not None and not (self.continuation and text.strip() in TAP_BLOCK):
+            # (a TAP block's edges after a ``not ok`` go on with it)
             kind[i], label[i] = NOISE, noise
             self.continuation = 0
         elif announced and text.strip():
@@ -748,8 +750,8 @@ def apart_lines(lines, indexes) -> list[int]:
 def rank_lines(lines: list[bytes], config) -> list[tuple[int, int] | None]:
     """Under a budget a test run shows first its failing test ids (short summary, ``-v`` result lines),
     its ``collected`` and final summary lines (other runners' totals too: mocha's ``838 passing``,
-    jest's ``Tests:``, ``test result:``); then each failure's ``____ name ____`` header (jest's ``● title``, mocha's
-    ``1) suite`` and the title lines under it, up to its error); then
+    jest's ``Tests:``, ``test result:``); then each failure's ``____ name ____`` header (jest's
+    ``● title``, mocha's ``1) suite`` and the title lines under it, up to its error); then
     each failure's first ``E`` line and its frame locations; then the other ``E`` and ``>`` lines with a
     signal word (what SIGNAL asks for); then, one by one (context), jest's and vitest's expected and
     received values (``ASSERTION_RE``), the other ``>`` and ``E`` lines. The other lines:

@@ -2569,7 +2569,7 @@ def _gnu_snippets(parser: _Parser, settings: Settings) -> bool:
     lines a diagnostic, which the room may hold."""
     diags = parser.diags
     return parser.common(settings).details >= MIN_DETAILS and not diags.style.translate(None, _GNU_ONLY) \
-        and (any(key.startswith(("-W", "-f")) for key in diags.keys) or _GCC_CARET_RE.search(parser.raw) is not None)
+        and (any(key.startswith(("-W", "-f")) for key in diags.keys) or bool(_GCC_CARET_RE.search(parser.raw)))
 
 
 _GNU_ONLY = bytes((GNU,))
