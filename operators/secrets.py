@@ -112,10 +112,9 @@ _PLACEHOLDER = _compile(
 # a printed object's identity, not a credential: Java's and Android's ``Token{5dfb1e3 ActivityRecord{…}}``
 # (a value ends at a space), ``Object@1b6d3586``; unless its key names a password (one may be anything)
 _OBJECT = _compile(rb"\A[A-Z][A-Za-z0-9_$.]*(?:\{[0-9a-f]{4,16}\}*|@[0-9a-f]{4,16})\z")
-# a bare value that reads a name, not a literal: an attribute of identifiers (``secret=self.secret``,
-# ``api_key=settings.API_KEY``), letters and underscores only; unless its key names a password
-_ATTRIBUTE = _compile(rb"\A[A-Za-z_]+(?:\.[A-Za-z_]+)+\z")
-_IDENTIFIER = _compile(rb"\A[A-Za-z_]+(?:\.[A-Za-z_]+)*\z")  # a name of letters a call or subscript follows
+# a bare value that reads a name, not a literal: letters and underscores, dotted (``self.secret``,
+# ``settings.API_KEY``, ``get_password``); an attribute (a dot in it) or a name a call or subscript follows
+_NAME = _compile(rb"\A[A-Za-z_]+(?:\.[A-Za-z_]+)*\z")
 RESULT_WORDS = (b"PASS", b"XPASS")  # ``PASS: name`` is a test runner's line (go test, automake, TAP-like), not a key
 _SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"bot", b"apikey")
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_~.-"  # [A-Za-z0-9+/=_~.-]
@@ -208,6 +207,17 @@ def _names_key(key: bytes, value: bytes) -> bool:
     return bool(value) and name(value) == name(key) and word.isalnum()
 
 
+def _reads_code(key: bytes, value: bytes, after: bytes) -> bool:
+    """Whether a bare ``value`` (``after``: the byte that follows it) is code or a printed object, not a
+    credential: a name a call or a subscript follows (``password=auth[1]``, ``token=get_token()``; not
+    a long run of letters, which may be a key), or, under a key that names no password, a printed
+    object's identity (``token=Token{5dfb1e3``) or an attribute read (``secret=self.secret``)."""
+    name = _NAME.search(value) is not None
+    if name and after in (b"(", b"[") and (len(value) <= 24 or b"_" in value or b"." in value):
+        return True
+    return b"pass" not in key.lower() and (_OBJECT.search(value) is not None or name and b"." in value)
+
+
 def _kv_span(m) -> tuple[int, int] | None:
     """The span of a ``key=value`` match's value, if it is one to hide."""
     key, sep = m.group(11), m.group(12)
@@ -217,14 +227,8 @@ def _kv_span(m) -> tuple[int, int] | None:
             break
     if _placeholder(value) or (key in RESULT_WORDS and sep.strip() == b":"):
         return None  # a test's result, ``--- PASS: TestParse2 (0.00s)``, names no password
-    if _names_key(key, value):
-        return None  # ``api_key=api_key``: the key's own name
-    if (not quoted and m.string[end : end + 1] in (b"(", b"[") and _IDENTIFIER.search(value) is not None
-            and (len(value) <= 24 or b"_" in value or b"." in value)):  # (not a long run of letters: a key)
-        return None  # ``password=auth[1]``, ``token=get_token()``: a subscript or a call, code
-    if not quoted and b"pass" not in key.lower() and (
-            _OBJECT.search(value) is not None or _ATTRIBUTE.search(value) is not None):
-        return None  # ``token=Token{5dfb1e3``: a printed object's identity; ``secret=self.secret``: a name read
+    if _names_key(key, value) or not quoted and _reads_code(key, value, m.string[end : end + 1]):
+        return None  # ``api_key=api_key``: the key's own name; ``password=auth[1]``: code
     if quoted or (sep == b"=" and not key.lower().endswith(b"pass")):
         return start, end  # password=…, token=… in a log or a query; api_key = "…"
     # key: value, key = value (prose, code, YAML): a value that reads as a key, not a word or an expression

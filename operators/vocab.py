@@ -502,7 +502,8 @@ def shown_spans(raw: bytes, pieces: list[tuple[int, int]]) -> list[tuple[int, in
     cells: list[int] = []  # the start in raw of the character in each column
     cur = 0
 
-    def put(a: int, b: int) -> int:
+    def put(cur: int, a: int, b: int) -> int:
+        """``raw[a:b]`` printed from column ``cur``; returns the column after it."""
         if a >= b:
             return cur
         segment = raw[a:b]
@@ -513,10 +514,9 @@ def shown_spans(raw: bytes, pieces: list[tuple[int, int]]) -> list[tuple[int, in
     for a, b in pieces:
         pos = a
         for m in _BACKSPACES.finditer(raw, a, b):
-            cur = put(pos, m.start())
-            cur = max(0, cur - (m.end() - m.start()))
+            cur = max(0, put(cur, pos, m.start()) - (m.end() - m.start()))
             pos = m.end()
-        cur = put(pos, b)
+        cur = put(cur, pos, b)
     spans: list[tuple[int, int]] = []
     for at in cells:
         if spans and at < spans[-1][1]:

@@ -532,15 +532,22 @@ class _Reducer:
                 whole = cost > IDENTITY_SHARE * (ve - vs)  # its identity is about as long as the item: the item
                 if whole:
                     cost = ve - (vs if ks < 0 else ks) + MEMBER_EST
-                if cost > self.identity_room:
-                    self.identity_room = 0  # in order: no later item shown before an earlier one
+                if not self.charge_identity(cost):
                     return marked
                 keep[j] = 1
                 if not whole:
                     self.identity[vs] = 0
-                self.identity_room -= cost
                 marked = True
         return marked
+
+    def charge_identity(self, cost: int) -> bool:
+        """Take ``cost`` bytes from ``identity_room`` when it holds them; else spend it all, so that no later
+        item is shown by its identity before an earlier one (they are shown in order)."""
+        if cost > self.identity_room:
+            self.identity_room = 0
+            return False
+        self.identity_room -= cost
+        return True
 
     def identity_member(self, member, depth: int) -> int:
         """What showing one member of an item by its identity costs: its bytes when it names the item
@@ -1104,11 +1111,8 @@ class _Reducer:
         cost = self.identity_cost(vs, 0)
         if not cost or cost > IDENTITY_SHARE * (ve - vs):
             return False
-        cost += vs - ks if ks >= 0 else 0
-        if cost > self.identity_room:
-            self.identity_room = 0  # in order: no later container shown before an earlier one
+        if not self.charge_identity(cost + (vs - ks if ks >= 0 else 0)):
             return False
-        self.identity_room -= cost
         self.identity[vs] = 0
         return True
 

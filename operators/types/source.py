@@ -53,6 +53,8 @@ LICENSE, LICENSE_REASON = "license", "license header comment"
 MIN_HEADER_LINES = 3
 
 NUMBERED_RE = lazy(rb"^ {0,8}(\d{1,7})(?:\t| {1,2}|: ?)")  # cat -n, nl, grep -n of a whole file
+TEST_BLOCKS = (b"describe", b"it", b"test", b"suite", b"context")  # a JS/TS test file's blocks: test("name", () => {
+_TEST_BLOCK = b"|".join(TEST_BLOCKS)
 KEYWORD_RE = lazy(
     rb"^\s*(?:def|class|import|from\s+[\w.]+\s+import|async\s+def|return|if|elif|else|for|while|try|except|finally|with"
     rb"|raise|yield|function|const|let|var|export|package|func|fn|pub|use|impl|struct|enum|trait|mod|match|#include"
@@ -60,7 +62,7 @@ KEYWORD_RE = lazy(
     rb"|typedef|switch|case|break|continue|do|then|fi|done|esac|local|echo|set|unset|type|void|int|char|bool|auto"
     rb"|throw|catch|new|await|async|assert|global|nonlocal|lambda|pass|module\.exports|require"
     rb"|fun|val|override|internal|companion|lateinit|suspend|when|init)\b"
-    rb"|^\s*(?:describe|it|test|suite|context|expect\w*|before\w*|after\w*)(?:\.\w+)*\("  # a test file's calls
+    rb"|^\s*(?:" + _TEST_BLOCK + rb"|expect\w*|before\w*|after\w*)(?:\.\w+)*\("  # a test file's calls
 )
 END_RE = lazy(rb"[{}();:,\[\]]\s*(?://.*|#.*)?$|^\s*[})\]]+[;,)]*\s*$|\)[*+?]\s*$|^\s*\$[\w(]")  # code, or a macro's repetition or metavariable
 PROSE_RE = lazy(rb"^[A-Z][a-z]+(?: [a-z,']+){4,}[.!?]\s*$")
@@ -95,7 +97,7 @@ SIGNATURE_ALTS = {
         rb"(?!(?:if|for|while|switch|catch|return|function|new|await|throw|else|do|super|typeof|this|const|let|var"
         rb"|yield|delete|void|try)\b)[\w$]+\??\s*(?:<.*>)?\((?::\s*\([^()]*\)\s*=>|(?!=>|\bfunction\b)[^;{]|\{[^{}]*\})*\)"
         rb"(?:\s*:\s*(?:[^=(){};]|\{[^{}]*\}|\([^()]*\))+)?\s*\{\s*$",  # a class member: name(args): type {
-        rb"^\s*(?:describe|it|test|suite|context)(?:\.\w+)*\s*\(\s*[\"'`].*\{\s*$",  # a test file's block: test("name", () => {
+        rb"^\s*(?:" + _TEST_BLOCK + rb")(?:\.\w+)*\s*\(\s*[\"'`].*\{\s*$",  # a test file's block: test("name", () => {
     ),
     "java": (
         rb"^\s*(?:@\w+\s+)*(?:(?:public|private|protected|static|final|abstract|synchronized|sealed|default)\s+)*"
@@ -148,7 +150,7 @@ SIGNATURE_NEEDS = {
         (((FIRST, BLANKS), (WORD, b"("), (WORD, b")"), (TAIL, b"{"))
          + tuple((LEAD | NOT, word) for word in (b"}", b"if ", b"if(", b"for ", b"for(", b"while ", b"while(",
                                                  b"switch ", b"switch(", b"catch ", b"catch(", b"else ")),),
-        tuple(((LEAD, word), (TAIL, b"{")) for word in (b"describe", b"it", b"test", b"suite", b"context")),
+        tuple(((LEAD, word), (TAIL, b"{")) for word in TEST_BLOCKS),
     ),
     "java": (
         _any(WORD, b"class", b"interface", b"enum", b"record"),
@@ -273,10 +275,10 @@ def score(lines: list[bytes]) -> tuple[int, int, int] | None:
     keyword, ending = c["keyword"], c["ending"]
     if keyword >= 0.15 * code and keyword + ending >= 0.45 * code and c["indented"] >= 0.2 * n:
         return keyword, ending, n
-    if keyword >= 0.05 * code and ending >= 0.8 * code and c["indented"] >= 0.6 * n:  # calls and literals (tests)
+    # calls and literals (tests), few of them keywords when the file begins with its package clause (a Go
+    # test file's tables of literals)
+    if (keyword >= 0.05 * code or FILE_HEADER_RE.match(lines[0])) and ending >= 0.8 * code and c["indented"] >= 0.6 * n:
         return keyword, ending, n
-    if FILE_HEADER_RE.match(lines[0]) and ending >= 0.8 * code and c["indented"] >= 0.6 * n:
-        return keyword, ending, n  # a package clause, then table after table of literals (a Go test file)
     return None
 
 
