@@ -2,7 +2,7 @@
 
 The types asked are those of the config's registry (``operators.types.registry_of``: the shipped
 ones, and those its ``[[types]]`` add). Deterministic heuristics on the first few KB and line statistics (see ``operators.types.Sample``), no
-model. Before any type is asked, an empty or blank input and one with NUL bytes are ``text`` (the
+model. Before any type is asked, an empty or blank input and one dense with NUL bytes (binary, UTF-16, ``find -print0``) are ``text`` (the
 safest type: it only touches whitespace). A detector that is unsure says no, and the input falls
 through to a safer type; ``text`` is last and takes everything. A detector that raises says no too
 (its failure is named in the reason, which the trace shows): a bug in one type never stops a run.
@@ -34,13 +34,23 @@ def _ask(registry, name: str, sample, failed: list[str]) -> str | None:
         return None
 
 
+NUL_SHARE = 64  # one NUL byte in this many of the sample or more: binary; fewer is text with a stray NUL (a test name)
+
+
+def binary(raw: bytes) -> bool:
+    """Dense with NUL bytes (an image, UTF-16, ``find -print0``): no type but ``text`` is asked. A
+    stray NUL (a test named with one, a log line that printed it) leaves the rest to the types."""
+    head = raw[: types.SAMPLE]
+    return head.count(b"\x00") * NUL_SHARE > len(head)
+
+
 def classify(raw: bytes, forced: str | None = None, config=None) -> tuple[str, str]:
     """Return (type, reason)."""
     if forced:
         return forced, "forced by config"
     if not raw or raw.isspace():
         return "text", "empty or blank"
-    if b"\x00" in raw[: types.SAMPLE]:
+    if binary(raw):
         return "text", "binary (NUL bytes)"
     sample = types.Sample(raw)
     failed = []
