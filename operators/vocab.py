@@ -202,14 +202,22 @@ def keep_shaped_spans(raw: bytes, starts, ids, shape_data: bytes, shape_ends, li
     if len(found) + len(checked) > SHAPED_KEEP_MAX:
         return False
     lines = sorted((*found, *checked)) if checked else found
-    passing = PASSING_RE.match
     spans = []
     for i in lines:
         start, end = starts[i], _body_end(raw, starts[i + 1])
-        if passing(raw, start, end) is None:
+        if not passed(raw, start, end):
             spans.append((start, end))
     _kept.keep(raw, spans)
     return True
+
+
+def passed(raw: bytes, start: int, end: int) -> bool:
+    """Whether the line ``raw[start:end]`` is a test runner's line of a passing test (``PASSING_RE``),
+    as it is or with its escapes removed (vitest's coloured ``\\x1b[32m✓\\x1b[39m throws an error``; a
+    line redrawn with ``\\r`` is read whole: a failure in a frame drawn over stays a signal)."""
+    if PASSING_RE.match(raw, start, end) is not None:
+        return True
+    return raw.find(b"\x1b", start, end) >= 0 and PASSING_RE.match(strip_escapes(raw[start:end])) is not None
 
 
 def _body_end(raw: bytes, next_start: int) -> int:
@@ -224,13 +232,12 @@ def _signal_line_spans(raw: bytes) -> list[tuple[int, int]]:
 
 def _iter_signal_line_spans(raw: bytes) -> Iterator[tuple[int, int]]:
     """``signal_line_spans``, made as they are asked for (``signal_line_runs``)."""
-    passing = PASSING_RE.match
     for start, stop in signal_line_runs(raw):
         while start < stop:
             end = raw.find(b"\n", start, stop)
             if end < 0:
                 end = stop  # the last line, no newline after it
-            if passing(raw, start, end) is None:
+            if not passed(raw, start, end):
                 yield start, end
             start = end + 1
 

@@ -246,8 +246,10 @@ class _Lines:
             if i < n:
                 signal[i] = True
         if terminal:
+            passing = PASSING_RE.match  # (a coloured ``✓ throws an error`` passed: no signal, as a plain one)
             for i in range(n):
-                if not signal[i] and bodies[i] - starts[i] != len(shown[i]) and is_signal_text(shown[i]):
+                if (not signal[i] and bodies[i] - starts[i] != len(shown[i]) and is_signal_text(shown[i])
+                        and passing(shown[i]) is None):
                     signal[i] = True
 
     def __len__(self) -> int:

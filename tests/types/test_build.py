@@ -633,16 +633,18 @@ def test_a_tap_run_folds_its_passing_results_and_keeps_each_failure_and_the_summ
     assert len(packet.visible) < 0.4 * len(raw)
 
 
-def test_passing_tests_named_after_errors_fold_like_the_others():
+@pytest.mark.parametrize("colour", [False, True])
+def test_passing_tests_named_after_errors_fold_like_the_others(colour):
     """A passing test's line is no signal, whatever its name says (``✓ rejects invalid input with an
-    error``, ``test_error_page PASSED``): it folds with the other passing lines, SIGNAL does not ask
-    for it, and the failing test and the summary stay."""
+    error``, ``test_error_page PASSED``), coloured or not: it folds with the other passing lines,
+    SIGNAL does not ask for it, and the failing test and the summary stay."""
     from operators.vocab import signal_line_spans
 
+    tick = b"\x1b[32m\xe2\x9c\x93\x1b[39m" if colour else b"\xe2\x9c\x93"
     rows = [b" RUN  v4.1.12 /repo", b"", b" \xe2\x9d\xaf src/string.test.ts (40 tests | 1 failed) 731ms"]
     for k in range(39):
         word = (b"throws an error", b"rejects invalid input", b"fails fast on timeout")[k % 3]
-        rows.append(b"   \xe2\x9c\x93 case %d %s %dms" % (k, word, k % 7))
+        rows.append(b"   %s case %d %s %dms" % (tick, k, word, k % 7))
     rows.insert(10, b"   \xc3\x97 length checks count code points 34ms")
     rows += [b"", b" Test Files  1 failed (1)", b"      Tests  1 failed | 39 passed (40)", b""]
     raw = b"\n".join(rows)
