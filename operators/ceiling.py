@@ -121,6 +121,10 @@ _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 # keeps about 10,000 bytes (the first and last 5,000): 9,000, the most issue 20 allows it (room for the
 # lines Codex itself adds around an output); Gemini CLI and no host: 25,000.
 HOST_LIMITS = {"claude-code": 25_000, "codex": 9_000, "gemini": 25_000, "none": 25_000}
+# ... and what the host itself shows whole (Claude Code: characters, at most one a byte; Codex: bytes):
+# an input that fits it with room for our lines has it as its ceiling (``_total``): never cut below
+# what the host would have shown of it without us
+HOST_VIEWS = {"claude-code": 30_000, "codex": 10_000}
 DEFAULT_BUDGET = HOST_LIMITS["none"] - RESERVE  # the budget a fixture's planted signals are promised at
 
 
@@ -169,7 +173,17 @@ def budget_of(packet, config) -> int:
 
 
 def _total(packet, config) -> int:
-    return packet.budget * 4 if packet.budget else settings_of(config).max_chars
+    return packet.budget * 4 if packet.budget else total_chars(len(packet.raw), settings_of(config))
+
+
+def total_chars(size: int, settings: CeilingSettings) -> int:
+    """The ceiling of an input of ``size`` bytes: ``max_chars``, or, when that is the host's own limit
+    and the host shows the input whole with room for our lines (``HOST_VIEWS``), what the host shows:
+    Codex keeps a 9,800-byte output whole, and a reducer given 9,000 would have cut it."""
+    view = HOST_VIEWS.get(settings.host, 0)
+    if view and size <= view - RESERVE and settings.max_chars == HOST_LIMITS[settings.host]:
+        return view
+    return settings.max_chars
 
 
 def _less_reserve(total: int) -> int:

@@ -105,13 +105,12 @@ def measure_raw(packet: ContextPacket, run: Run) -> ContextPacket:
     return packet
 
 
-def _sized(config: Config, budget: int | None) -> Config:
+def _sized(config: Config, packet: ContextPacket) -> Config:
     """The config a reducer sees: with a packet's own budget (``--budget``, estimated tokens) as its
-    output ceiling, so a type that fits itself to the ceiling's room fits this one."""
-    if not budget:
-        return config
+    output ceiling, or the host's whole view of an input it shows whole (``ceiling.total_chars``), so a
+    type that fits itself to the ceiling's room fits this one."""
     current = section(config, "ceiling")
-    chars = max(1000, budget * 4)
+    chars = max(1000, packet.budget * 4) if packet.budget else ceiling.total_chars(len(packet.raw), current)
     if chars == current.max_chars:
         return config
     return msgspec.structs.replace(config, ceiling=ceiling.CeilingSettings(host=current.host, max_chars=chars))
@@ -125,7 +124,7 @@ def plan_for(packet: ContextPacket, config: Config) -> tuple[Plan, str]:
         return passthrough(raw), "short input passes through"  # a type that hides secrets reduces any size
     reducer = record.reduce
     try:
-        plan = reducer(raw, packet.granularity, _sized(config, packet.budget))
+        plan = reducer(raw, packet.granularity, _sized(config, packet))
     except RecursionError:
         return passthrough(raw), "reducer gave up (nesting too deep); passed through"
     except Exception as exc:  # a reducer bug must never lose or garble input: show it raw instead

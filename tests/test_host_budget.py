@@ -122,9 +122,9 @@ def test_an_output_with_refs_keeps_the_reserve_for_its_refs_line_even_when_the_r
     from operators.config import Config
     from operators.reduction import Plan
 
-    lines = [b"%d: the parser accepts field %d in release %d.%d" % (i, i * 7, i // 10, i % 10) for i in range(400)]
-    raw = b"\n".join(lines)[: HOST_LIMITS["codex"] - 100] + b"\n"
-    config = Config(ceiling=ceiling.CeilingSettings(host="codex"))
+    lines = [b"%d: the parser accepts field %d in release %d.%d" % (i, i * 7, i // 10, i % 10) for i in range(900)]
+    raw = b"\n".join(lines)[: HOST_LIMITS["gemini"] - 100] + b"\n"  # (a host whose own view is not known)
+    config = Config(ceiling=ceiling.CeilingSettings(host="gemini"))
     packet = SimpleNamespace(raw=raw, budget=0, type="text", window=1)
     whole = Plan(raw).keep_rest()
     assert ceiling.apply(packet, whole, "", config)[0] is whole  # no refs: shown whole
@@ -134,3 +134,29 @@ def test_an_output_with_refs_keeps_the_reserve_for_its_refs_line_even_when_the_r
     folded.keep_rest()
     cut, guard = ceiling.apply(packet, folded, "", config)
     assert ceiling.CEILING_GUARD in guard and ceiling.visible_size(cut) <= ceiling.budget_of(packet, config)
+
+
+@pytest.mark.parametrize("host", ["codex", "claude-code"])
+def test_an_input_the_host_shows_whole_is_not_cut_below_it(capsysbinary, tmp_path, host):
+    """Codex shows 10,000 bytes whole, Claude Code 30,000 characters: an input over our budget but
+    within that (with room for our lines) has the host's view as its ceiling, so no reducer cuts what
+    the host would have shown without us; a larger one, or a budget set by hand, is cut as before."""
+    from operators.ceiling import HOST_VIEWS, RESERVE
+
+    words = b"parser lexer cache index store graph table queue stream buffer socket codec".split()
+    rows = [b"- The %s now keeps its %s when the %s is closed (%s of %s, #%d)"
+            % (words[k % 12], words[k * 5 % 12], words[k * 7 % 12], words[k // 12 % 12], words[k // 144], k) for k in range(900)]
+    text = b"\n".join(rows) + b"\n"
+    fits = text[: text.rfind(b"\n", 0, HOST_VIEWS[host] - RESERVE) + 1]
+    assert len(fits) > HOST_LIMITS[host]
+    path = tmp_path / "mypy.txt"
+    path.write_bytes(fits)
+    code, out, _ = run_cli(capsysbinary, "analyze", "--host", host, str(path))
+    assert code == 0 and all(row in out for row in fits.splitlines())
+    over = text[: text.rfind(b"\n", 0, HOST_VIEWS[host] - RESERVE + 400) + 1]
+    path.write_bytes(over)
+    code, out, _ = run_cli(capsysbinary, "analyze", "--host", host, str(path))
+    assert code == 0 and len(out) <= HOST_LIMITS[host] and not all(row in out for row in over.splitlines())
+    path.write_bytes(fits)
+    code, out, _ = run_cli(capsysbinary, "analyze", "--budget", str(HOST_LIMITS[host] // 4), str(path))
+    assert code == 0 and len(out) <= HOST_LIMITS[host]
