@@ -298,6 +298,7 @@ class _Reducer:
         self.plain_keys: dict[bytes, str] = {}  # ordinary keys (quoted) and their path segment (see skip_single_members)
         self.brief: set[int] = set()  # where the objects shown in brief start (see plan_brief)
         self.briefs = 0  # items shown in brief so far
+        self.failing_folded = 0  # items with an error or a failing status folded (``summarise``)
         self.identity: dict[int, int] = {}  # where the objects shown by their identity start -> their depth in the item
         self.identity_room = 0  # bytes folded items may still take shown by their identity (0: none)
         self.identity_lists: set[int] = set()  # arrays of an item in brief whose objects are shown by their identity
@@ -411,6 +412,7 @@ class _Reducer:
             count = b - a + 1
             label = f"\u2026 {count} more {unit if count > 1 else unit[:-1]}"
             folded_errors = sum(1 for j in errors if a <= j <= b)
+            self.failing_folded += folded_errors
             if folded_errors:
                 label += f" ({folded_errors} with errors)"
             if member:
@@ -1272,8 +1274,12 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
                 plan, make = whole, partial(_Reducer, raw, granularity, unfolded)
         if plan is None:
             fit = section(config, "ceiling").budget_chars
-            plan = _Reducer(raw, granularity, cfg).run()
+            first = _Reducer(raw, granularity, cfg)
+            plan, folded = first.run(), first.failing_folded
+            del first  # (its walk's tables are not held while the next walks run)
             plan, make = _tightened(raw, granularity, cfg, plan, fit)
+            if make.args[2] is cfg and folded:  # not folded harder: failing items may fill the room
+                plan, make = _more_failing(raw, granularity, cfg, plan, make, folded, room)
             if visible_size(plan) > room and len(raw) > fit:  # no room to name what it folded: an outline may
                 outline = _outline(raw, granularity, cfg, fit)  # show more
                 if outline is not None:
@@ -1302,6 +1308,30 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         return best
     except RecursionError:
         return passthrough(raw)
+
+
+FAILING_FILL_MAX_BYTES = 4 << 20  # a bigger document is not walked again to show more of its failing items
+
+
+def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, make, folded: int, room: int):
+    """A folded document whose failing items are not all shown (``NOTABLE_MAX`` whole a long array, and
+    none in brief when they are too many for ``BRIEF_MAX``: ``go test -json``'s 119 failing lines)
+    shows as many more of them whole, the first ones, as fit ``room`` (found by halving): they are
+    what it is read for. The plan and its maker (for the identity view)."""
+    from operators.ceiling import visible_size
+
+    if len(raw) > FAILING_FILL_MAX_BYTES or visible_size(plan) >= room:
+        return plan, make
+    best, lo, hi = (plan, make), NOTABLE_MAX + 1, NOTABLE_MAX + folded
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        more = partial(_Reducer, raw, granularity, cfg, mid)
+        tried = more().run()
+        if visible_size(tried) <= room:
+            best, lo = (tried, more), mid + 1
+        else:
+            hi = mid - 1
+    return best
 
 
 OUTLINE_MAX_BYTES = 8 << 20  # a bigger document is not walked again for an outline

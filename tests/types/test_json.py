@@ -279,6 +279,23 @@ def test_ndjson_lines_that_say_a_test_failed_stay_in_view():
     assert visible.index("TestHandler017") < visible.index("TestHandler060") < visible.index("TestHandler101")
 
 
+def test_ndjson_many_failing_tests_show_as_many_of_their_lines_as_the_room_holds():
+    """Failing lines too many to show in brief (40 failing tests of 120: 160 lines that say so) were
+    three lines shown: as many as the room holds show, the first ones, each as printed; the rest are
+    counted in the runs' markers, the passing tests fold, and the output stays under the ceiling."""
+    failing = {f"TestHandler{k:03d}" for k in range(0, 120, 3)}
+    raw = _go_test_json(failing)
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
+    visible = packet.visible.decode()
+    shown = [name for name in sorted(failing) if f'"Output":"--- FAIL: {name} (0.00s)\\n"' in visible]
+    assert len(shown) >= 8 and shown == sorted(failing)[: len(shown)]  # the first ones, in order
+    assert "with errors)" in visible and "--- PASS: TestHandler050" not in visible
+    codex = reduce_bytes(raw, config=Config(ceiling=CeilingSettings(max_chars=9_000)))
+    assert codex.restore_pass and len(codex.visible) <= 9_000
+    assert 3 < sum(f"--- FAIL: {name} " in codex.visible.decode() for name in failing) <= len(shown)
+
+
 def test_ndjson_a_failing_test_keeps_every_line_it_printed_its_panic_and_stack():
     """A test that panics prints the panic and a stack of frames, most of them without a signal word
     or a place in a value (``created by testing.(*T).Run``): the lines about the failing test, back to
