@@ -16,6 +16,10 @@ Every top-level entry of a listing stays visible; the rest folds with counts, be
 * ``du``: every line stays (each is a size the agent asked for); over the output ceiling the
   ranking keeps each total and its top-level entries first, then the biggest.
 
+An ``ls -l`` listing no longer than the ceiling's target (``target_chars``: 12,500 bytes under Claude
+Code's ceiling, 9,000 under Codex's) folds no section: every entry's name stays (its columns still
+shortened), as a file list's does (``ls -la a b c``: each directory was asked for).
+
 ``rank_lines`` ranks the lines for the ceiling: top-level entries first, then deeper levels.
 
 ``find`` output is the ``filelist`` type. A listing whose folding would save little passes through.
@@ -42,6 +46,9 @@ COLUMNS, COLUMNS_REASON = "columns", "ls -l mode, links, owner, group and date c
 ENTRIES, ENTRIES_REASON = "entries", "listing entries past the shown ones"
 MIN_SAVING = 300  # bytes, and MIN_SHARE of the listing: a smaller saving is not worth a ref and its hint line
 MIN_SHARE = 0.1
+
+
+ALL = 1 << 30  # entries a section of an ``ls -l`` listing under the ceiling's target shows
 
 
 class Settings(Section):
@@ -291,9 +298,9 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     bodies = [b for b in _bodies(raw, lines[:2000]) if b.strip()]
     shape = shape_of(bodies)
     settings = section(config, NAME)
-    if shape == "long":
-        plan = reduce_long(raw, lines, settings, fold_sections=True)
-    elif shape == "recursive":
+    if shape == "long" and len(raw) <= section(config, "ceiling").target_chars:  # every entry stays
+        settings = msgspec.structs.replace(settings, max_entries=ALL)
+    if shape in ("long", "recursive"):
         plan = reduce_long(raw, lines, settings, fold_sections=True)
     elif shape == "tree":
         plan = reduce_tree(raw, lines, settings)

@@ -227,3 +227,18 @@ def test_a_listing_whose_folding_saves_little_passes_through():
     raw = ("\n".join(rows + ["└── README.md", "", "5 directories, 41 files"]) + "\n").encode()
     visible, refs = reduced(listing, raw)
     assert len(refs) == 1 and "… 28 more entries".encode() in visible
+
+
+def test_an_ls_l_listing_under_the_target_keeps_every_entry_of_every_directory():
+    """``ls -la a b c`` (each directory asked for) under the ceiling's target: every entry's name
+    stays, in its shortened columns; over it, the sections after the first fold past ``max_entries``."""
+    def section(name, n):
+        return [f"{name}:", "total 8", "drwxr-xr-x 2 root root 4096 Dec  5 11:56 .", "drwxr-xr-x 6 root root 4096 Dec  5 11:56 .."] + [
+            f"-rw-r--r-- 1 root root {100 + k} Dec  5 11:56 {name}_hook_{k}.json" for k in range(n)]
+    small = ("\n".join(section("testdata", 20) + [""] + section("webhooks", 30)) + "\n").encode()
+    assert classify(small)[0] == "listing"
+    visible, _ = reduced(listing, small)
+    assert all(b" webhooks_hook_%d.json\n" % k in visible for k in range(30)) and b"more entries" not in visible
+    big = ("\n".join(section("testdata", 20) + [""] + section("webhooks", 300)) + "\n").encode()
+    visible, _ = reduced(listing, big)
+    assert "… 290 more entries".encode() in visible
