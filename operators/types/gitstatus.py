@@ -137,7 +137,7 @@ def kept_tags(names: list[bytes], settings: Settings) -> set[int]:
     return keep
 
 
-SUMMARY_EST = 200  # bytes of the closing summary line of a folded tag list
+SUMMARY_EST = 260  # bytes of the closing summary line of a folded tag list (about 230 with its marker)
 
 
 def _runs_to_fold(raw: bytes, lines: list[Line], names: list[bytes], keep: set[int], room: int) -> list:
@@ -154,8 +154,7 @@ def _runs_to_fold(raw: bytes, lines: list[Line], names: list[bytes], keep: set[i
         while j < n and j not in keep:
             j += 1
         if j - i >= 3:
-            first, last = names[i].decode("utf-8", "replace"), names[j - 1].decode("utf-8", "replace")
-            hint = f"⋯ {j - i} more tags ({first} … {last})\n".encode()
+            hint = _fold_hint(names, i, j)
             runs.append((lines[j - 1].end - lines[i].start - len(hint), i, j, hint))
         i = j
     size = len(raw) + SUMMARY_EST
@@ -163,9 +162,27 @@ def _runs_to_fold(raw: bytes, lines: list[Line], names: list[bytes], keep: set[i
     for saving, i, j, hint in sorted(runs, key=lambda r: -r[0]):
         if size <= room:
             break
+        if size - saving < room:  # the whole run would leave room unused: its first tags stay, the rest folds
+            i = _partial_start(raw, lines, names, i, j, size - room)
+            hint = _fold_hint(names, i, j)
+            saving = lines[j - 1].end - lines[i].start - len(hint)
         chosen.append((i, j, hint))
         size -= saving
     return sorted(chosen)
+
+
+def _fold_hint(names: list[bytes], i: int, j: int) -> bytes:
+    first, last = names[i].decode("utf-8", "replace"), names[j - 1].decode("utf-8", "replace")
+    return f"⋯ {j - i} more tags ({first} … {last})\n".encode()
+
+
+def _partial_start(raw: bytes, lines: list[Line], names: list[bytes], i: int, j: int, need: int) -> int:
+    """Where to start folding the run of tags ``i``..``j`` so that it saves ``need`` bytes or more (the
+    run's first tags shown): the latest start that does, at most ``j - 3`` (a fold of fewer costs more)."""
+    start = j - 3
+    while start > i and lines[j - 1].end - lines[start].start - len(_fold_hint(names, start, j)) < need:
+        start -= 1
+    return start
 
 
 def reduce_tags(raw: bytes, lines: list[Line], settings: Settings, budget: int) -> Plan:

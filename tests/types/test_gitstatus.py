@@ -116,6 +116,25 @@ def test_a_tag_list_just_over_the_ceiling_folds_only_what_it_must():
     assert runs and kept + sum(runs) == len(tags)
 
 
+def test_one_long_run_of_tags_folds_only_its_part_that_does_not_fit():
+    """``git tag -n1`` of a project with one family of versions: its middle tags are one run; folding it
+    whole left 15 of 194 tags in 1.5 KB of a 9,000-byte room. Its first tags stay while they fit; only
+    the rest of the run folds, counted."""
+    from operators.ceiling import RESERVE, CeilingSettings, target
+
+    raw = b"".join(b"v0.%d.0%sMerge pull request #%d from someone/feature-%d\n" % (k, b" " * (9 - len(str(k))), 2000 + k, k)
+                   for k in range(194, 0, -1))
+    config = config_class()(ceiling=CeilingSettings(max_chars=9_000))
+    visible, contents = run(gitstatus, raw, config=config)
+    room = target(9_000 - RESERVE)
+    assert 0.8 * room < len(visible) <= room
+    tags = {line.split()[0] for line in raw.split(b"\n") if line}
+    kept = [line.split()[0] for line in visible.split(b"\n") if line.split()[:1] and line.split()[0] in tags]
+    runs = [int(n) for n in re.findall(rb"^\xe2\x8b\xaf (\d+) more tags \(", visible, re.M)]
+    assert len(kept) > 60 and len(kept) + sum(runs) == len(tags)
+    assert b"v0.150.0" in kept  # the run's first tags, after the newest kept ones
+
+
 def test_tag_notes_fold_with_their_tags_and_a_note_with_a_signal_word_stays():
     raw = fixture_bytes("git_tag_n.txt")  # git tag -n: each name padded, then its note
     visible, contents = run(gitstatus, raw, config=small_ceiling())
