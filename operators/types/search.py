@@ -810,8 +810,8 @@ def _rank_hit(text: bytes, seen: dict[bytes, int], heading: bytes) -> tuple[tupl
     if text.startswith(b"--"):
         return None, None
     path = None
-    if heading and HIT_RE.match(text):
-        path = heading
+    if HIT_RE.match(text) and (heading or not MATCH_N_RE.match(text)):
+        path = heading  # rg --heading's hit, or one file's hit without a path (``grep -n PATTERN FILE``)
     elif CONTEXT_HIT_RE.match(text):
         return (2, 0), None
     else:

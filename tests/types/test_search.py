@@ -223,6 +223,25 @@ def test_one_files_hits_without_a_path_fold_past_the_total_budget():
     assert bytes(rest) == b"".join(lines[60:])
 
 
+def test_one_files_hits_over_the_ceiling_fill_it_as_hits():
+    """``grep -n PATTERN FILE`` over a small ceiling: its hits (``28:text``, no path) rank as hits of
+    one file, the first ones first, so the cut output is as many of them as fit; they ranked as
+    context lines, and the cut kept a few lines of head and tail (1 KB of 8,800 bytes)."""
+    from operators.ceiling import CeilingSettings
+    from operators.config import config_class
+
+    words = ("denied", "Exception building answer packet", "STL error", "corrupt", "Unable to open")
+    raw = b"".join(b"%d:Dec 05 12:09:%02d %s for zone%d.example.test/A (Parsing record content (try 'pdnsutil check-zone'):"
+                   b" record %d of backend gsqlite3 in domain %d) sending out servfail\n"
+                   % (k * 7 + 3, k % 60, words[k % 5].encode(), k, k, k) for k in range(300))
+    assert classify(raw)[0] == "search"
+    packet = reduce_bytes(raw, config=config_class()(ceiling=CeilingSettings(max_chars=9_000)))
+    assert packet.restore_pass and 6_000 < len(packet.visible) <= 9_000
+    hits = [line for line in raw.split(b"\n") if line]
+    shown = [line for line in hits if line + b"\n" in packet.visible]
+    assert len(shown) > 40 and shown[:40] == hits[:40]  # the first ones (the cut also keeps the last few)
+
+
 def test_a_numbered_listing_of_a_file_is_not_search():
     source = (PROJECT / "operators" / "types" / "search.py").read_bytes().splitlines(keepends=True)[:60]
     numbered = b"".join(b"%d:%s" % (i + 1, line) for i, line in enumerate(source))
