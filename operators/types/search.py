@@ -7,7 +7,9 @@ Recognised shapes, line by line:
 * ``--heading`` (rg's default on a terminal): the path alone on a line, then ``12:text``/``12-text``
   lines, a blank line between files;
 * one file's hits without a path (``grep -n PATTERN FILE``): ``12:text`` lines whose numbers go up
-  but not one by one (a numbered listing of a file is not a search); the ``total`` budget applies;
+  but not one by one (a numbered listing of a file is not a search); shown whole under the output
+  ceiling's budget (each is a line of the file the agent asked for), else as many of the first hits as
+  fill the ceiling's target (``for_room``; ``total`` at least);
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
 What the reader sees: every line shown exactly as printed (``path:12:text`` keeps its prefix: an
@@ -519,6 +521,15 @@ def _char_start(raw: bytes, at: int, low: int) -> int:
     return at
 
 
+def for_room(settings: Settings, raw: bytes, hits: int, room: int) -> Settings:
+    """``settings`` with its ``total`` raised to the hits of one file without a path that fill ``room``
+    bytes at an average line's length (``line_max`` at most), when that is more: such a file shows
+    half as many more than ``total`` (``allowances``), so ``total`` is two thirds of them."""
+    line = min(settings.line_max, len(raw) // max(1, raw.count(b"\n"))) + 1
+    fit = min(hits, room // line) * 2 // 3
+    return msgspec.structs.replace(settings, total=fit) if fit > settings.total else settings
+
+
 def allowances(counts: list[tuple[bytes, int]], settings: Settings) -> list[int]:
     """How many matching lines each file (``(path, hits)`` in order) shows: every file its first hit,
     then a second for every file, and so on (at most ``per_file``) while the ``total`` lasts; what
@@ -743,12 +754,20 @@ class _Reducer:
         plan.show(b"]\n")
 
 
+ROOM_SHARE = 0.8  # of the ceiling's target one file's hits shown fill (``for_room``; the fold lines take the rest)
+
+
 def reduce(raw: bytes, granularity: str, config) -> Plan:
     settings = section(config, NAME)
+    ceiling = section(config, "ceiling")
     shape, lines = _lines_of(raw)
     if MATCH not in lines.kinds:
         return passthrough(raw)
-    big = len(raw) > section(config, "ceiling").max_chars
+    if shape == "bare":  # one file's hits (``grep -n PATTERN FILE``): each a line of it the agent asked for
+        if len(raw) <= ceiling.budget_chars:
+            return passthrough(raw)
+        settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * ROOM_SHARE))
+    big = len(raw) > ceiling.max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
     if len(raw) - shown < max(MIN_SAVING, MIN_SHARE * len(raw)) and not big:

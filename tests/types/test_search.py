@@ -212,10 +212,19 @@ def test_rg_binary_notices_fold_into_one_line():
 
 
 def test_one_files_hits_without_a_path_fold_past_the_total_budget():
-    """grep -n PATTERN FILE (real: self. in tqdm/std.py): no path to group by; the total budget applies."""
+    """grep -n PATTERN FILE (real: self. in tqdm/std.py): no path to group by; under the output
+    ceiling's budget every hit shows (each is a line of the file asked for), over it the total budget
+    applies (raised to what fills the ceiling's target, ``for_room``: not here, 3,000 bytes)."""
+    from operators.ceiling import CeilingSettings
+    from operators.config import config_class
+
     raw = (FIXTURES / "grep_n_one_file.txt").read_bytes()
     assert classify(raw)[0] == "search"
-    visible, refs, _ = reduced(search, raw, search.Settings(total=40))  # lines without a path: 1.5 times as many
+    visible, refs, _ = reduced(search, raw, search.Settings(total=40))
+    assert visible == raw and not refs  # 10 KB: under the default ceiling
+    small = config_class()(ceiling=CeilingSettings(max_chars=3_000), search=search.Settings(total=40))
+    alone = reduce_alone(search, raw, small, named=True)
+    visible, refs = alone.visible, alone.by_id()  # lines without a path: 1.5 times as many
     lines = raw.splitlines(keepends=True)
     assert visible.startswith(f"[{len(lines)} matches, 60 shown; the rest: #ref:".encode())
     assert visible.split(b"\n", 1)[1] == b"".join(lines[:60])
@@ -240,6 +249,11 @@ def test_one_files_hits_over_the_ceiling_fill_it_as_hits():
     hits = [line for line in raw.split(b"\n") if line]
     shown = [line for line in hits if line + b"\n" in packet.visible]
     assert len(shown) > 40 and shown[:40] == hits[:40]  # the first ones (the cut also keeps the last few)
+    decls = b"".join(b"%d:yyjson_api_inline bool yyjson_mut_arr_add_item_%d(yyjson_mut_doc *doc,\n" % (k * 9 + 40, k)
+                     for k in range(700))  # 50 KB: over the default ceiling; its target holds about 140
+    packet = reduce_bytes(decls)
+    shown = [line for line in decls.split(b"\n") if line and line + b"\n" in packet.visible]
+    assert packet.type == "search" and 100 < len(shown) and len(packet.visible) < 15_000
 
 
 def test_a_numbered_listing_of_a_file_is_not_search():
