@@ -1,10 +1,11 @@
 """Content classifier: asks each registered content type, in detection order, whether it knows the input.
 
 The types asked are those of the config's registry (``operators.types.registry_of``: the shipped
-ones, and those its ``[[types]]`` add). Deterministic heuristics on the first few KB and line statistics (see ``operators.types.Sample``), no
-model. Before any type is asked, an empty or blank input and one dense with NUL bytes (binary, UTF-16, ``find -print0``) are ``text`` (the
-safest type: it only touches whitespace). A detector that is unsure says no, and the input falls
-through to a safer type; ``text`` is last and takes everything. A detector that raises says no too
+ones, and those its ``[[types]]`` add). Deterministic heuristics on the first few KB and line
+statistics (see ``operators.types.Sample``), no model. Before any type is asked, an empty or blank
+input and one dense with NUL bytes (binary, UTF-16, ``find -print0``) are ``text`` (the safest type:
+it only touches whitespace). A detector that is unsure says no, and the input falls through to a
+safer type; ``text`` is last and takes everything. A detector that raises says no too
 (its failure is named in the reason, which the trace shows): a bug in one type never stops a run.
 A shipped type's cheap test (``operators.types.maybe``) is asked before its detector: when it says
 no, the type is passed over without its module being imported (its detector asks the same test

@@ -163,7 +163,7 @@ def _runs_to_fold(raw: bytes, lines: list[Line], names: list[bytes], keep: set[i
         if size <= room:
             break
         if size - saving < room:  # the whole run would leave room unused: its first tags stay, the rest folds
-            i = _partial_start(raw, lines, names, i, j, size - room)
+            i = _partial_start(lines, names, i, j, size - room)
             hint = _fold_hint(names, i, j)
             saving = lines[j - 1].end - lines[i].start - len(hint)
         chosen.append((i, j, hint))
@@ -176,7 +176,7 @@ def _fold_hint(names: list[bytes], i: int, j: int) -> bytes:
     return f"⋯ {j - i} more tags ({first} … {last})\n".encode()
 
 
-def _partial_start(raw: bytes, lines: list[Line], names: list[bytes], i: int, j: int, need: int) -> int:
+def _partial_start(lines: list[Line], names: list[bytes], i: int, j: int, need: int) -> int:
     """Where to start folding the run of tags ``i``..``j`` so that it saves ``need`` bytes or more (the
     run's first tags shown): the latest start that does, at most ``j - 3`` (a fold of fewer costs more)."""
     start = j - 3

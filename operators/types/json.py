@@ -1277,9 +1277,10 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
             first = _Reducer(raw, granularity, cfg)
             plan, folded = first.run(), first.failing_folded
             del first  # (its walk's tables are not held while the next walks run)
-            plan, make = _tightened(raw, granularity, cfg, plan, fit)
-            if make.args[2] is cfg and folded:  # not folded harder: failing items may fill the room
-                plan, make = _more_failing(raw, granularity, cfg, plan, make, folded, room)
+            if folded and visible_size(plan) <= fit:  # not to be folded harder: failing items may fill the room
+                plan, make = _more_failing(raw, granularity, cfg, plan, folded, room)
+            else:
+                plan, make = _tightened(raw, granularity, cfg, plan, fit)
             if visible_size(plan) > room and len(raw) > fit:  # no room to name what it folded: an outline may
                 outline = _outline(raw, granularity, cfg, fit)  # show more
                 if outline is not None:
@@ -1313,16 +1314,17 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
 FAILING_FILL_MAX_BYTES = 4 << 20  # a bigger document is not walked again to show more of its failing items
 
 
-def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, make, folded: int, room: int):
+def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, room: int):
     """A folded document whose failing items are not all shown (``NOTABLE_MAX`` whole a long array, and
     none in brief when they are too many for ``BRIEF_MAX``: ``go test -json``'s 119 failing lines)
     shows as many more of them whole, the first ones, as fit ``room`` (found by halving): they are
     what it is read for. The plan and its maker (for the identity view)."""
     from operators.ceiling import visible_size
 
+    best = plan, partial(_Reducer, raw, granularity, cfg)
     if len(raw) > FAILING_FILL_MAX_BYTES or visible_size(plan) >= room:
-        return plan, make
-    best, lo, hi = (plan, make), NOTABLE_MAX + 1, NOTABLE_MAX + folded
+        return best
+    lo, hi = NOTABLE_MAX + 1, NOTABLE_MAX + folded
     while lo <= hi:
         mid = (lo + hi) // 2
         more = partial(_Reducer, raw, granularity, cfg, mid)
