@@ -1311,28 +1311,33 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         return passthrough(raw)
 
 
-FAILING_FILL_MAX_BYTES = 4 << 20  # a bigger document is not walked again to show more of its failing items
+FAILING_FILL_MAX_BYTES = 512 << 10  # a bigger document is not walked again to show more of its failing items
+FAILING_FILL_TRIES = 6  # walks at most (each walks the whole document)
 
 
 def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, room: int):
     """A folded document whose failing items are not all shown (``NOTABLE_MAX`` whole a long array, and
     none in brief when they are too many for ``BRIEF_MAX``: ``go test -json``'s 119 failing lines)
-    shows as many more of them whole, the first ones, as fit ``room`` (found by halving): they are
-    what it is read for. The plan and its maker (for the identity view)."""
+    shows as many more of them whole, the first ones, as fit ``room``: every one when they fit, else
+    the most found by halving in ``FAILING_FILL_TRIES`` walks (a test's lines come with its failing
+    one, so the size grows in steps). The plan and its maker (for the identity view)."""
     from operators.ceiling import visible_size
 
     best = plan, partial(_Reducer, raw, granularity, cfg)
     if len(raw) > FAILING_FILL_MAX_BYTES or visible_size(plan) >= room:
         return best
     lo, hi = NOTABLE_MAX + 1, NOTABLE_MAX + folded
-    while lo <= hi:
-        mid = (lo + hi) // 2
+    mid = hi  # every failing item first
+    for _ in range(FAILING_FILL_TRIES):
         more = partial(_Reducer, raw, granularity, cfg, mid)
         tried = more().run()
         if visible_size(tried) <= room:
             best, lo = (tried, more), mid + 1
         else:
             hi = mid - 1
+        if lo > hi:
+            break
+        mid = (lo + hi) // 2
     return best
 
 
