@@ -123,8 +123,9 @@ _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 HOST_LIMITS = {"claude-code": 25_000, "codex": 9_000, "gemini": 25_000, "none": 25_000}
 # ... and what the host itself shows whole (Claude Code: characters, at most one a byte; Codex: bytes):
 # an input that fits it with room for our lines has it as its ceiling (``_total``): never cut below
-# what the host would have shown of it without us
-HOST_VIEWS = {"claude-code": 30_000, "codex": 10_000}
+# what the host would have shown of it without us. Claude Code's is 500 under its 30,000: past it the
+# model would see a 2,000-character preview, so a refs line naming a long install path must still fit
+HOST_VIEWS = {"claude-code": 29_500, "codex": 10_000}
 DEFAULT_BUDGET = HOST_LIMITS["none"] - RESERVE  # the budget a fixture's planted signals are promised at
 
 
