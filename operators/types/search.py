@@ -754,7 +754,7 @@ class _Reducer:
         plan.show(b"]\n")
 
 
-ROOM_SHARE = 0.8  # of the ceiling's target one file's hits shown fill (``for_room``; the fold lines take the rest)
+HITS_SHARE = 0.8  # of the ceiling's target one file's hits shown fill (``for_room``; the fold lines take the rest)
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
@@ -766,7 +766,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if shape == "bare":  # one file's hits (``grep -n PATTERN FILE``): each a line of it the agent asked for
         if len(raw) <= ceiling.budget_chars:
             return passthrough(raw)
-        settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * ROOM_SHARE))
+        settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * HITS_SHARE))
     big = len(raw) > ceiling.max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
