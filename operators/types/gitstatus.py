@@ -154,33 +154,33 @@ def _runs_to_fold(raw: bytes, lines: list[Line], names: list[bytes], keep: set[i
         while j < n and j not in keep:
             j += 1
         if j - i >= 3:
-            hint = _fold_hint(names, i, j)
-            runs.append((lines[j - 1].end - lines[i].start - len(hint), i, j, hint))
+            runs.append((*_fold(lines, names, i, j), i, j))
         i = j
     size = len(raw) + SUMMARY_EST
     chosen = []
-    for saving, i, j, hint in sorted(runs, key=lambda r: -r[0]):
+    for saving, hint, i, j in sorted(runs, key=lambda r: -r[0]):
         if size <= room:
             break
         if size - saving < room:  # the whole run would leave room unused: its first tags stay, the rest folds
             i = _partial_start(lines, names, i, j, size - room)
-            hint = _fold_hint(names, i, j)
-            saving = lines[j - 1].end - lines[i].start - len(hint)
+            saving, hint = _fold(lines, names, i, j)
         chosen.append((i, j, hint))
         size -= saving
     return sorted(chosen)
 
 
-def _fold_hint(names: list[bytes], i: int, j: int) -> bytes:
+def _fold(lines: list[Line], names: list[bytes], i: int, j: int) -> tuple[int, bytes]:
+    """What folding tags ``i``..``j`` saves (their lines less the hint line) and the hint line."""
     first, last = names[i].decode("utf-8", "replace"), names[j - 1].decode("utf-8", "replace")
-    return f"⋯ {j - i} more tags ({first} … {last})\n".encode()
+    hint = f"⋯ {j - i} more tags ({first} … {last})\n".encode()
+    return lines[j - 1].end - lines[i].start - len(hint), hint
 
 
 def _partial_start(lines: list[Line], names: list[bytes], i: int, j: int, need: int) -> int:
     """Where to start folding the run of tags ``i``..``j`` so that it saves ``need`` bytes or more (the
     run's first tags shown): the latest start that does, at most ``j - 3`` (a fold of fewer costs more)."""
     start = j - 3
-    while start > i and lines[j - 1].end - lines[start].start - len(_fold_hint(names, start, j)) < need:
+    while start > i and _fold(lines, names, start, j)[0] < need:
         start -= 1
     return start
 
