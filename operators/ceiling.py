@@ -122,7 +122,7 @@ _TIME = re.compile(rb"(?<![0-9])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?")
 # lines Codex itself adds around an output); Gemini CLI and no host: 25,000.
 HOST_LIMITS = {"claude-code": 25_000, "codex": 9_000, "gemini": 25_000, "none": 25_000}
 # ... and what the host itself shows whole (Claude Code: characters, at most one a byte; Codex: bytes):
-# an input that fits it with room for our lines has it as its ceiling (``_total``): never cut below
+# an input that fits it with room for our lines has it as its ceiling (``total_of``): never cut below
 # what the host would have shown of it without us. Claude Code's is 500 under its 30,000: past it the
 # model would see a 2,000-character preview, so a refs line naming a long install path must still fit
 HOST_VIEWS = {"claude-code": 29_500, "codex": 10_000}
@@ -170,10 +170,12 @@ def settings_of(config) -> CeilingSettings:
 def budget_of(packet, config) -> int:
     """The bytes a packet's plan may show: its own ``budget`` (estimated tokens, 4 bytes each) or the
     configured ceiling, less what is printed around it (a failure header, the hint line)."""
-    return _less_reserve(_total(packet, config))
+    return _less_reserve(total_of(packet, config))
 
 
-def _total(packet, config) -> int:
+def total_of(packet, config) -> int:
+    """The characters (counted as bytes) a packet's output may take in all: its own ``budget``
+    (estimated tokens, 4 bytes each) or the ceiling of its size (``total_chars``)."""
     return packet.budget * 4 if packet.budget else total_chars(len(packet.raw), settings_of(config))
 
 
@@ -196,7 +198,7 @@ def apply(packet, plan: Plan, guard: str, config) -> tuple[Plan, str]:
     budget = budget_of(packet, config)
     if len(packet.raw) <= budget:  # the raw text fits: "never worse than raw" shows it whole if need be
         return plan, guard
-    if len(packet.raw) <= _total(packet, config) - HEADER_MAX and not plan.omits_anything:
+    if len(packet.raw) <= total_of(packet, config) - HEADER_MAX and not plan.omits_anything:
         return plan, guard  # shown whole, it prints no refs line: the reserve for one is not needed
     hint = getattr(packet, "window", 1) <= 1  # a run's later windows do not repeat it
     new = fit(plan, budget, packet.type, config, hint)

@@ -107,10 +107,10 @@ def measure_raw(packet: ContextPacket, run: Run) -> ContextPacket:
 
 def _sized(config: Config, packet: ContextPacket) -> Config:
     """The config a reducer sees: with a packet's own budget (``--budget``, estimated tokens) as its
-    output ceiling, or the host's whole view of an input it shows whole (``ceiling.total_chars``), so a
+    output ceiling, or the host's whole view of an input it shows whole (``ceiling.total_of``), so a
     type that fits itself to the ceiling's room fits this one."""
     current = section(config, "ceiling")
-    chars = max(1000, packet.budget * 4) if packet.budget else ceiling.total_chars(len(packet.raw), current)
+    chars = max(1000, ceiling.total_of(packet, config))
     if chars == current.max_chars:
         return config
     return msgspec.structs.replace(config, ceiling=ceiling.CeilingSettings(host=current.host, max_chars=chars))
