@@ -169,6 +169,21 @@ def test_an_outline_too_long_keeps_every_outer_definition_and_a_share_of_the_nes
     assert 0 < sum(n in shown for n, _ in members) < len(members)
     assert re.search(rb"\n\[\xe2\x80\xa6 [\d,]+ more definitions: ", head)
 
+
+
+def test_an_outline_over_the_budget_takes_nearly_all_of_it_first_to_last():
+    """When the definitions alone are more than the budget, the outline is what the view is for: the
+    file's first lines get only what it leaves (a twentieth), and the nested definitions shown are
+    spread over the whole file, its last one included."""
+    raw = type_data("cat_serde_ser_mod_rs.txt.gz")
+    for budget in (3_000, 4_000):
+        visible = cut(source, "source", raw, budget)
+        outline, _, rest = visible.partition(b"[end of outline]\n")
+        assert re.search(rb"\n\[\xe2\x80\xa6 [\d,]+ more definitions: ", outline)
+        assert len(outline) >= 0.85 * budget, (budget, len(outline))
+        nested = definitions(raw, re.compile(rb"^    fn "))
+        shown = [n for n, line in nested if b"\n%d: %s\n" % (n, line) in outline]
+        assert 0 < len(shown) < len(nested) and shown[-1] == nested[-1][0]
 TYPED = {
     "cat_tqdm_utils_py.txt": "source",
     "cat_n_pflag_flag_go.txt": "source",
