@@ -11,7 +11,9 @@ the budget is spent:
    whose signals are lines (a log, a build, text) lines of one *template* (numbers, timestamps and
    hex ids masked: different users, hosts, paths and test names stay apart) are one group: its first
    line shown as it is, followed by ``(×N similar, first 08:01:02, last 08:59:58)`` when the
-   template occurs more than once; these take at most ``MUST_SHARE`` of the budget;
+   template occurs more than once; these take at most ``MUST_SHARE`` of the budget, tried best rank
+   first — for a type that tells the kinds of its must-see lines apart (``family``: a log's words),
+   the first group of each kind before any other (``_kinds_first``);
 2. their context (tier 1: fold summaries, runner summaries, the lines around a signal), up to
    ``CONTEXT_SHARE``. For a log (a type whose signals are lines and whose tier 1 is the general
    rules': its rare lines and the traces after its signal lines) a trace is shown only after a line
@@ -621,7 +623,7 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
         choice.used += SUMMARY_EST
         share = int(budget * MUST_SHARE) + extra
         if fold:
-            for group in groups:
+            for group in _kinds_first(groups, text, kind, config):
                 count, first, last, _ = group
                 fits = choice.used < share and choice.add(  # the suffix is made only for a line tried
                     first[0], _line_end(text, first[0]), _fold_suffix(text, count, first, last))
@@ -659,6 +661,36 @@ def _choose(view: _View, budget: int, kind: str, config, kinds, head: int = 0,
     left = [g for g in left if not (g[1][0] in items and choice.fold(g[1][0], _fold_suffix(text, *g[:3])))]  # shown by head or tail after all
     rest_left = _not_shown(choice.items, starts, (rest, tail), must, tiers)
     return choice, len(left) + rest_left, sum(g[0] for g in left) + rest_left, _cut_must(choice, lines, must)
+
+
+FAMILY_GROUPS = 1024  # groups (templates) of must-see lines ordered by their kind at most; the others follow in rank order
+
+
+def _kinds_first(groups, text: bytes, kind: str, config):
+    """The tier-0 groups in the order they are tried: for a type that tells the kinds of its must-see
+    lines apart (``family``: a log's message words, its hosts, paths and ids aside), the first group of
+    each kind, then the others, each part in rank order, so that twenty hosts failing one way do not
+    crowd out a service failing another (of the first ``FAMILY_GROUPS``; the rest follow as ranked);
+    for any other type, the groups as ranked."""
+    from operators import types
+
+    family = types.attr(kind, "family", None, config)
+    if family is None or len(groups) < 2:
+        yield from groups
+        return
+    seen, later = set(), []
+    for k, group in enumerate(groups):
+        if k == FAMILY_GROUPS:
+            break
+        first = group[1]
+        key = family(text[first[0] : first[1]])
+        if key in seen:
+            later.append(group)
+        else:
+            seen.add(key)
+            yield group
+    yield from later
+    yield from islice(groups, FAMILY_GROUPS, None)
 
 
 def _not_shown(items: dict, starts, parts, must=(), tiers=None) -> int:

@@ -649,6 +649,45 @@ def test_a_cut_log_shows_other_lines_of_every_error_template_spread_over_the_run
         assert at[0] == 0 and at[-1] >= len(members) * 3 // 4, (tpl, at)  # from the start to late in the run
 
 
+def test_a_cut_log_shows_each_kind_of_failure_before_a_second_host_of_one():
+    """A hundred and fifty hosts failing one way (an exception each, distinct by host: each its own
+    template) rank before a permission error of another service and a refused transfer; under a
+    budget that holds a few of them, those two are shown all the same, each kind's first line before
+    any kind's second (``log.family``), and the hosts' lines take the rest of the room."""
+    out, t = [], 0
+    for k in range(150):
+        t += 1
+        out.append(f"2026-12-05T12:{t // 60:02d}:{t % 60:02d}.1 vm dnsd[81]: Exception building answer for "
+                   f"h{k}-{'abcdefgh'[k % 8]}.zone.test/{('A', 'MX', 'TXT', 'SOA')[k % 4]} (record content: expected "
+                   f"digits at position {k % 7} in 'ns1.zone.test hostmaster.zone.test 2026120501 10800 3600 604800 "
+                   "3600') sending out servfail to the resolver that asked for it")
+        if k == 120:
+            out.append("2026-12-05T12:02:01.5 vm timed[99]: Could not open /var/lib/timed/drift.d/ntp-drift-estimate"
+                       "-of-the-local-clock.state : Permission denied (the daemon runs as user timed, with no write "
+                       "access to that directory)")
+            out.append("2026-12-05T12:02:01.6 vm dnsd[81]: AXFR-out zone 'zone.test', client '10.0.0.7:4021', denied:"
+                       " client IP has no permission to request a transfer of this zone (allow-axfr-ips is 127.0.0.0/8)")
+        out += [f"2026-12-05T12:{t // 60:02d}:{t % 60:02d}.{j + 2} vm dnsd[81]: query {k * 3 + j} answered in {j}ms"
+                for j in range(3)]
+    raw = ("\n".join(out) + "\n").encode()
+    visible, _ = _cut_log(raw, 3_000)
+    assert b"Permission denied" in visible and b"client IP has no permission" in visible
+    hosts = sum(1 for line in visible.split(b"\n") if b"Exception building answer for" in line)
+    assert 5 <= hosts < 150
+
+
+def test_a_log_lines_kind_is_its_words():
+    from operators.types.log import family
+
+    a = family(b"2026-12-05T12:22:48.8 vm pdns[8361]: Exception building answer for bad.internal.test/A (try 'pdnsutil')")
+    b = family(b"2026-12-05T12:22:49.2 vm pdns[8361]: Exception building answer for mx2.internal.test/MX (try 'pdnsutil')")
+    assert a == b == b"* vm * Exception building answer for * (try 'pdnsutil')"
+    assert family(b"Oct 11 22:14:15 host sshd[12]: Failed password for invalid user admin from 10.0.0.1 port 22") \
+        != family(b"Oct 11 22:14:15 host sshd[12]: Failed password for invalid user root from 10.0.0.1 port 22")
+    assert family(b"zone 'a.test', client '10.0.0.7:4021', denied: no permission") \
+        != family(b"zone 'a.test', client '10.0.0.7', failed: client may not request AXFR")
+
+
 def test_a_folded_signal_lines_context_is_shown_after_a_line_shown_never_alone():
     from operators.ceiling import _show_context
     from operators.rank import Lines

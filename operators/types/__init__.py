@@ -28,6 +28,9 @@ everything about its kind of output. Its contract (the module attribute, then th
     def cut_head(raw, budget) -> bytes      cut_head      optional: what a cut output shows first
     def apart_lines(lines, indexes)         apart_lines   optional: the must-see lines the ceiling shows
                                                           each on its own, not folded by template
+    def family(line) -> bytes               family        optional: the kind of a must-see line (a log's:
+                                                          its words); a cut shows a line of each kind
+                                                          before a second of any
     FILL = True                             fill          optional: a cut output fills its budget (not
                                                           the target) with head and tail (every line is
                                                           content: a file read)
@@ -114,6 +117,7 @@ class ContentType(msgspec.Struct, frozen=True, kw_only=True):
     redacts: bool = False
     cut_head: Callable[[bytes, int], bytes] | None = None
     apart_lines: Callable[[Any, Any], list] | None = None
+    family: Callable[[bytes], bytes] | None = None
     fill: bool = False
     fits: bool = False
     module: str = ""  # where it was made from (messages)
@@ -172,6 +176,7 @@ PARTS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
     "redacts": ("REDACTS", _flag, "True or False"),
     "cut_head": ("cut_head", _function, "a function"),
     "apart_lines": ("apart_lines", _function, "a function"),
+    "family": ("family", _function, "a function"),
     "fill": ("FILL", _flag, "True or False"),
     "fits": ("FITS", _flag, "True or False"),
 }

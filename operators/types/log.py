@@ -10,6 +10,9 @@
   numbers and ids may differ — the footer says so); the other copies go to a ref. ``coarse``: one
   ref for every folded line; ``fine``: one ref per template, its marker on the representative line.
 
+Cut by the output ceiling, a log shows a line of each kind of signal line (``family``: its words, the
+times, hosts, paths and ids in it aside) before a second line of any kind.
+
 Speed: the per-line loops run in a C kernel (``_kernel``: line starts, each line's shape with digit
 runs as one ``0``, shape counts, id masks, template grouping, the visible lines), each with a pure-Python
 twin (``operators.kernel.log_twins``) used when the kernel is not built; ``operators.kernel`` picks
@@ -34,7 +37,7 @@ import msgspec
 
 from operators.config import Section, section
 from operators.reduction import Plan, line_body_end
-from operators.relazy import re2_program
+from operators.relazy import lazy, re2_program
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
     first_equal, group_shapes, line_of, lines_with, mark_rare, mask, next_shapes, scan_lines, select_visible,
     status_lines, take, traced_heads, verbatim_lines,
@@ -612,6 +615,17 @@ def _reason(fine: bool, key: bytes) -> str:
     if not fine:
         return "folded repeated log lines"
     return "folded repeats of: " + key.lstrip(b"\x00")[:80].decode("utf-8", "replace")
+
+
+FAMILY_RE = lazy(rb"(?<!\S)(?![\[(<\"'`]*[A-Za-z]+[\])>\"'`,:;.!?]*(?!\S))\S+")  # a token not a word (a time, host, path, id, number)
+
+
+def family(line: bytes) -> bytes:
+    """The kind of a must-see line (``operators.ceiling`` shows a line of each kind before a second of
+    any): its words, every other token (a time, a host, a path, an id, a number, a quoted name) one
+    ``*``; ``Exception building answer packet for bad.internal.test/A`` and ``… for mx2.internal.test/MX``
+    are of one kind, ``client '127.0.0.1:40421', denied: client IP has no permission`` of another."""
+    return FAMILY_RE.sub(b"*", line)
 
 
 FITS = True  # the reducer fits a log to its room itself (rare lines fold by their words): cut at the budget only
