@@ -152,7 +152,7 @@ def packages(sample) -> bool:
 BUILD_RE = lazy(
     rb"^(?:=+ (?:test session starts|FAILURES|ERRORS|short test summary info|\d+ (?:passed|failed))"
     rb"|(?:PASSED|FAILED|ERROR) [\w/.-]+::|[\w/.-]+::\S.*? (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b"  # -rA, -v
-    rb"|(?:collecting \.\.\. )?collected \d+ items?"
+    rb"|(?:collecting \.\.\. )?collected \d+ items?|[.FEsxX]+ +\[ *\d{1,3}%\]\s*$"  # pytest -q's progress lines
     rb"|[\w./-]+\.(?:c|cc|cpp|h|hpp|rs|go):\d+:\d+: (?:error|warning|note)"
     rb"|npm (?:ERR!|WARN|warn|error)|Collecting \S+|Successfully installed |ERROR: (?:Could not|No matching)"
     rb"|\s+\d+ (?:passing|failing|pending)(?: \(\d+\w*\))?\s*$|\s+(?:\xe2\x9c\x93|\xe2\x9c\x94) \S"  # mocha
@@ -168,7 +168,7 @@ BUILD_RE = lazy(
 # a piece of text in every BUILD_RE match (one per alternative, in its order): fewer than two of
 # them in all and BUILD_RE cannot match twice (counted far faster than the pattern is tried)
 BUILD_MARKS = (b"test session starts", b"FAILURES", b"ERRORS", b"short test summary info", b" passed", b" failed",
-               b"::", b"collected ", b": error", b": warning", b": note", b"npm ", b"Collecting ",
+               b"::", b"collected ", b"%]", b": error", b": warning", b": note", b"npm ", b"Collecting ",
                b"Successfully installed ", b"ERROR: ", b" passing", b" failing", b" pending", b"\xe2\x9c\x93 ",
                b"\xe2\x9c\x94 ", b" ... ", b"test result: ", b"PASS ", b"FAIL ",
                b"Test Suites: ", b"Tests: ", b"ok ", b"# tests ", b"# pass ", b"# fail ")

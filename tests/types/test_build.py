@@ -975,3 +975,42 @@ def test_in_a_test_run_each_tap_failure_keeps_its_diagnostic_block():
                 b"    actual: |-\n      { a: %d }\n" % (n, n, n, n + 1)) in packet.visible
     assert b"ok 1 should be deeply equivalent" not in packet.visible and b"TAP ok" in packet.visible
     assert packet.signal_pass and packet.restore_pass
+
+
+def _pytest_q_run(failures: int) -> bytes:
+    """``pytest -q`` of a suite with many failures: progress lines, then each failure's section (long enough
+    that the first 64 KB hold no summary line), then the short summary with a ``FAILED`` id a failure."""
+    names = [f"test_case_{k:03d}" for k in range(failures)]
+    out = ["".join("F" if (k * 7 + j) % 5 == 0 else "." for j in range(72)) + f" [{(k + 1) * 100 // 20:3d}%]"
+           for k in range(20)]
+    out.append("=" * 35 + " FAILURES " + "=" * 35)
+    for k, name in enumerate(names):
+        out += [f"{'_' * 20} TestSpec.{name} {'_' * 20}", "", f"self = <tests.test_spec.TestSpec testMethod={name}>", "",
+                "    def method(self):", ">       self.assert_case(n, text, html)", "", "tests/__init__.py:13:",
+                "_ " * 40, "tests/test_spec.py:12: in assert_case",
+                "    self.assertEqual(normalize_html(result), normalize_html(html))",
+                f"E   AssertionError: '<p>case {k} rendered as this</p>' != '<p>case {k} rendered as that</p>'",
+                f"E   - <p>case {k} rendered as this</p>", "E   ?                       ^^^^",
+                f"E   + <p>case {k} rendered as that</p>", "E   ?                       ^^^^", ""]
+    out.append("=" * 30 + " short test summary info " + "=" * 30)
+    out += [f"FAILED tests/test_spec.py::TestSpec::{name} - AssertionError: '<p>case..." for name in names]
+    out.append(f"{failures} failed, 1052 passed in 1.99s")
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_a_pytest_q_run_whose_head_holds_no_summary_is_a_test_run_and_shows_every_failing_id():
+    """``pytest -q`` prints progress lines (``..F.. [ 6%]``), then failures: with a hundred of them the
+    summary is past the first 64 KB the detectors read, and the progress lines are what tell a test run
+    (it was read as text, and a cut kept 64 of its 104 failing ids). As a test run, under the default
+    budget every failing id is shown (they rank before the failures' ``E`` lines), and the summary line."""
+    from operators.classify import classify
+
+    raw = _pytest_q_run(104)
+    assert len(raw) > 70_000 and b"short test summary" not in raw[:65536]
+    assert classify(raw)[0] == "build"
+    packet = reduce_bytes(raw, source="pytest-q")
+    visible = packet.visible
+    assert len(visible) <= 25_000 and packet.restore_pass
+    for k in range(104):
+        assert b"FAILED tests/test_spec.py::TestSpec::test_case_%03d - " % k in visible, k
+    assert b"104 failed, 1052 passed in 1.99s" in visible
