@@ -284,6 +284,7 @@ typedef struct {
     Py_ssize_t n, cap;   /* cap: the room of the two entry arrays, fixed */
     char *arena;         /* PyBytes_AS_STRING of the arena object, room for capacity bytes */
     Py_ssize_t capacity;
+    Py_ssize_t seen;     /* lines looked up so far (of cap - 1): how fast new shapes come */
 } Shapes;
 
 static void shapes_free(Shapes *t) {  /* (ends and counts belong to their objects) */
@@ -294,9 +295,18 @@ static void shapes_free(Shapes *t) {  /* (ends and counts belong to their object
 #define SLOT_ENTRY(slot) ((Py_ssize_t)((slot) & 0xFFFFFFFFULL))  /* its low half: the entry + 1 (ids fit 31 bits) */
 #define SLOT_HOME(hash, nslots) ((Py_ssize_t)(((hash) >> 32) & (uint64_t)((nslots) - 1)))  /* where a probe starts: from the tag */
 
-/* Double the slot array (1024 at first) and place the shapes again, each slot by its own tag. */
+/* Double the slot array (1024 at first) and place the shapes again, each slot by its own tag. Where
+ * new shapes have come at least every other line over 16,384 slots' worth (a log whose lines all
+ * differ), straight to the room the same rate needs to the last line: each doubling on the way would
+ * be a fresh array written whole (its pages faulted in, its slots placed again). Where the slots are
+ * does not change a shape's id (ids go by first appearance). */
 static int shapes_grow_slots(Shapes *t) {
     Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    if (t->nslots >= 16384 && t->n * 2 >= t->seen && t->seen > 0) {
+        double rate = (double)t->n / (double)t->seen;  /* shapes a line so far */
+        double need = 2.0 * (rate * (double)(t->cap - 1) + 1.0);
+        while ((double)nslots < need && nslots < ((Py_ssize_t)1 << 32)) nslots *= 2;
+    }
     uint64_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(uint64_t));  /* no GIL needed (scan) */
     if (!slots) return -1;
     for (Py_ssize_t old = 0; old < t->nslots; old++) {
@@ -492,6 +502,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 __builtin_prefetch(table.slots + SLOT_HOME(next_hash, table.nslots));
         }
         if (i > 0) {  /* line i - 1 */
+            table.seen = i;
             Py_ssize_t id = shapes_intern(&table, mask ? shape : key, key_len, hash);  /* (shape: maybe moved) */
             if (id < 0 || id > INT32_MAX) {
                 failed = id < 0 ? 1 : 2;
