@@ -1819,13 +1819,31 @@ static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigne
  * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
  * mask(shape); 2: b"\x01" + words(shape)); a bytes object is made only for each distinct key. With
  * prev_ids/prev_names (an earlier grouping), a shape whose mode is not 2 keeps its earlier key as it
- * is: prev_names[prev_ids[i]], neither rebuilt nor copied. */
+ * is: prev_names[prev_ids[i]], neither rebuilt nor copied. group_classed(shape_data, shape_ends,
+ * modes, counts, classes): the same, the shapes' id classes (id_classes) at hand: a shape of mode 1
+ * takes the key the first shape of its class made (the mask of two shapes of a class is the same). */
+static PyObject *group_core(Py_buffer data_v, Py_buffer ends_v, Py_buffer modes_v, Py_buffer counts_v, Py_buffer prev_v,
+                            PyObject *prev_names, Py_buffer classes_v);
+
 static PyObject *group_shapes(PyObject *self, PyObject *args) {
-    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0};
+    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0}, classes_v = {0};
     PyObject *prev_names = NULL;
     if (!PyArg_ParseTuple(args, "y*y*y*y*|y*O!", &data_v, &ends_v, &modes_v, &counts_v, &prev_v, &PyList_Type, &prev_names))
         return NULL;
+    return group_core(data_v, ends_v, modes_v, counts_v, prev_v, prev_names, classes_v);
+}
+
+static PyObject *group_classed(PyObject *self, PyObject *args) {
+    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0}, classes_v = {0};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*", &data_v, &ends_v, &modes_v, &counts_v, &classes_v)) return NULL;
+    return group_core(data_v, ends_v, modes_v, counts_v, prev_v, NULL, classes_v);
+}
+
+static PyObject *group_core(Py_buffer data_v, Py_buffer ends_v, Py_buffer modes_v, Py_buffer counts_v, Py_buffer prev_v,
+                            PyObject *prev_names, Py_buffer classes_v) {
     Py_ssize_t n = ends_v.len / (Py_ssize_t)sizeof(int64_t);
+    const int32_t *classes = classes_v.buf;
+    int32_t *memo = NULL;  /* per id class: the key id its first shape of mode 1 took, or -1 */
     const int64_t *ends = ends_v.buf, *counts = counts_v.buf;
     const unsigned char *data = data_v.buf, *modes = modes_v.buf;
     const int32_t *prev_ids = prev_v.buf;
@@ -1844,6 +1862,23 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
     if ((prev_v.buf != NULL) != (prev_names != NULL) || (prev_v.buf && prev_v.len != n * (Py_ssize_t)sizeof(int32_t))) {
         PyErr_SetString(PyExc_ValueError, "prev_ids (one int32 per shape) and prev_names come together");
         goto done;
+    }
+    if (classes) {
+        Py_ssize_t nclasses = 0;
+        if (classes_v.len != n * (Py_ssize_t)sizeof(int32_t)) {
+            PyErr_SetString(PyExc_ValueError, "classes must have one int32 per shape");
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (classes[i] < 0) {
+                PyErr_SetString(PyExc_ValueError, "a class below 0");
+                goto done;
+            }
+            if (classes[i] >= nclasses) nclasses = (Py_ssize_t)classes[i] + 1;
+        }
+        memo = PyMem_Malloc((size_t)(nclasses ? nclasses : 1) * sizeof(int32_t));
+        if (!memo) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t c = 0; c < nclasses; c++) memo[c] = -1;
     }
     if (prev_names) {
         prev_hashes = PyMem_Malloc((size_t)(n_prev ? n_prev : 1) * sizeof(uint64_t));
@@ -1873,6 +1908,8 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
                 prev_hashed[t] = 1;
             }
             id = table_intern(&table, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name), prev_hashes[t], name);
+        } else if (memo && modes[i] == 1 && memo[classes[i]] >= 0) {  /* the key of its class, made already */
+            id = memo[classes[i]];
         } else {
             const char *k = (const char *)data + start;
             Py_ssize_t k_len = len;
@@ -1899,6 +1936,7 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
                 k = key;
             }
             id = table_intern(&table, k, k_len, hash_bytes(k, k_len), NULL);
+            if (memo && modes[i] == 1 && id >= 0 && id <= INT32_MAX) memo[classes[i]] = (int32_t)id;
         }
         if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
         if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many groups"); goto done; }
@@ -1922,6 +1960,7 @@ done:
     PyMem_Free(cuts);
     PyMem_Free(prev_hashes);
     PyMem_Free(prev_hashed);
+    PyMem_Free(memo);
     Py_XDECREF(ids_obj);
     Py_XDECREF(names);
     Py_XDECREF(totals);
@@ -1930,6 +1969,287 @@ done:
     PyBuffer_Release(&modes_v);
     PyBuffer_Release(&counts_v);
     if (prev_v.obj) PyBuffer_Release(&prev_v);
+    if (classes_v.obj) PyBuffer_Release(&classes_v);
+    return result;
+}
+
+/* A shape's id class key into o (room for 2 n bytes); returns its length. An id run: a run of
+ * [0-9a-f] holding a decimal digit, two bytes or more, that no letter or digit precedes ('_' may) and
+ * no word character follows (a hex id: a uuid's group, req_7f3a2b's 7f3a2b). Each becomes \x01 and a
+ * byte of what of it matters: whether its first byte is a digit where a `code`/`status` and [ =:]*
+ * and an optional '-' come right before it (vocab's exit-code alternative), whether its last byte is
+ * a digit where a ':' follows (its logcat alternative); a \x01 of the shape is \x01\x00. Two shapes
+ * of one key differ only in the inside of their id runs: the signal vocabulary's matches
+ * (vocab.signal_shapes: no alternative reaches into a run but by those two bytes) and the mask
+ * (mask_into: a run of hex digits holding a digit becomes '#', alone or in a uuid) are the same.
+ * id_key_run writes it from i (0, or right after a byte that is no letter or digit: what came before
+ * does not depend on s[i:]) into o + k; id_key_words is its form eight bytes a step. */
+enum { I_ALNUM = 1, I_LHEX = 2, I_DIGIT = 4 };
+static unsigned char id_class[256];
+
+static void id_class_init(void) {
+    for (int c = 0; c < 256; c++) {
+        unsigned char f = 0;
+        if ((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) f |= I_ALNUM;
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) f |= I_LHEX;
+        if (c >= '0' && c <= '9') f |= I_DIGIT;
+        id_class[c] = f;
+    }
+}
+
+#if SWAR_DIGITS
+/* 0x80 in each byte of w within [lo, hi] (ASCII bounds; bytes past ASCII never), 0 elsewhere. */
+static inline uint64_t range_bytes(uint64_t w, unsigned lo, unsigned hi) {
+    const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80;
+    uint64_t x = w & ~high;
+    return (x + ones * (0x80 - lo)) & ~(x + ones * (0x7F - hi)) & ~w & high;
+}
+#endif
+
+static int id_code_before(const unsigned char *s, Py_ssize_t b) {  /* `code`/`status` [ =:]* -? end at b */
+    if (b < 5 || (s[b - 1] != '-' && s[b - 1] != ' ' && s[b - 1] != '=' && s[b - 1] != ':')) return 0;
+    if (s[b - 1] == '-') b--;
+    while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '=' || s[b - 1] == ':')) b--;
+    return (b >= 4 && (s[b - 4] | 0x20) == 'c' && (s[b - 3] | 0x20) == 'o' && (s[b - 2] | 0x20) == 'd'
+            && (s[b - 1] | 0x20) == 'e')
+        || (b >= 6 && (s[b - 6] | 0x20) == 's' && (s[b - 5] | 0x20) == 't' && (s[b - 4] | 0x20) == 'a'
+            && (s[b - 3] | 0x20) == 't' && (s[b - 2] | 0x20) == 'u' && (s[b - 1] | 0x20) == 's');
+}
+
+static Py_ssize_t id_key_run(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, char *o, Py_ssize_t k) {
+    while (i < n) {
+        unsigned char c = s[i];
+        unsigned f = id_class[c];
+        if (!(f & I_ALNUM)) {  /* no letter or digit: as it is (\x01 escaped) */
+            o[k++] = (char)c;
+            if (c == 1) o[k++] = 0;
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        unsigned all = I_LHEX, any = 0;
+#if SWAR_DIGITS
+        const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80;
+        uint64_t not_hex = 0, digits = 0;  /* 0x80 in each byte of the run so far that is no [0-9a-f], a digit */
+        for (; j + 8 <= n; j += 8) {
+            uint64_t w;
+            memcpy(&w, s + j, 8);
+            uint64_t dig = range_bytes(w, '0', '9'), alnum = dig | range_bytes(w | ones * 0x20, 'a', 'z');
+            uint64_t lhex = dig | range_bytes(w, 'a', 'f'), stop = ~alnum & high;
+            if (stop) {  /* the run ends in this word: its bytes before the first other one */
+                unsigned bits = (unsigned)__builtin_ctzll(stop) & ~7u;
+                uint64_t in = bits ? (~0ULL >> (64 - bits)) : 0;
+                not_hex |= ~lhex & high & in;
+                digits |= dig & in;
+                j += bits >> 3;
+                goto run_end;
+            }
+            not_hex |= ~lhex & high;
+            digits |= dig;
+        }
+#endif
+        for (; j < n && ((f = id_class[s[j]]) & I_ALNUM); j++) {
+            all &= f;
+            any |= f;
+        }
+#if SWAR_DIGITS
+    run_end:
+        if (not_hex) all = 0;
+        if (digits) any |= I_DIGIT;
+#endif
+        if ((all & I_LHEX) && (any & I_DIGIT) && j - i >= 2 && (j == n || s[j] != '_')) {
+            unsigned char what = 0x40;
+            if (id_code_before(s, i)) what |= (id_class[s[i]] & I_DIGIT) ? 1 : 2;
+            if (j < n && s[j] == ':') what |= (id_class[s[j - 1]] & I_DIGIT) ? 4 : 8;
+            o[k++] = 1;
+            o[k++] = (char)what;
+        } else {
+            memcpy(o + k, s + i, (size_t)(j - i));
+            k += j - i;
+        }
+        i = j;
+    }
+    return k;
+}
+
+#if SWAR_DIGITS
+/* id_key_run(s, n, i, o, k) for a shape without \x01, eight bytes a step: the letter and
+ * digit runs found by masks (a run that goes on past a word is carried over), each word stored where
+ * its bytes go (o has room for 2 n + 16 bytes: a word may be stored past the key's end). Each id run
+ * found is appended to runs as its start, its end and where the key is after it (room for n / 2 + 1). */
+static Py_ssize_t id_key_words(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, char *o, Py_ssize_t k,
+                               int64_t (*runs)[3], Py_ssize_t *nruns) {
+    const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80;
+    Py_ssize_t copied = i, tok = -1;  /* s[copied:] is not in o yet; the letter and digit run going on */
+    uint64_t bad = 0, dig = 0;  /* of that run so far: a byte that is no [0-9a-f]; a digit */
+    for (Py_ssize_t p = i; p <= n; p += 8) {  /* (a word of zeros at n ends a run that reaches it) */
+        uint64_t w = 0;  /* past n: zero bytes, none a letter or digit */
+        if (n - p >= 8) memcpy(&w, s + p, 8);
+        else for (Py_ssize_t b = 0; b < n - p; b++) w |= (uint64_t)s[p + b] << (8 * b);
+        memcpy(o + k + (p - copied), &w, 8);  /* the word where its bytes go unless an id run is cut */
+        uint64_t d = range_bytes(w, '0', '9');
+        uint64_t a = d | range_bytes(w | ones * 0x20, 'a', 'z');
+        uint64_t h = d | range_bytes(w, 'a', 'f');
+        uint64_t from = high;  /* the bytes of w from the place reached on */
+        for (;;) {
+            if (tok < 0) {  /* the next run's start */
+                uint64_t m = a & from;
+                if (!m) break;
+                unsigned bit = (unsigned)__builtin_ctzll(m);
+                tok = p + (bit >> 3);
+                bad = dig = 0;
+                from = high & (~0ULL << (bit & ~7u));
+            }
+            uint64_t m = ~a & from;  /* where the run ends */
+            if (!m) {  /* on past this word */
+                bad |= ~h & from;
+                dig |= d & from;
+                break;
+            }
+            unsigned bit = (unsigned)__builtin_ctzll(m);
+            uint64_t in = from & ((1ULL << bit) - 1);
+            bad |= ~h & in;
+            dig |= d & in;
+            Py_ssize_t e = p + (bit >> 3);  /* (at most n: the bytes past it are zero) */
+            if (!bad && dig && e - tok >= 2 && (e == n || s[e] != '_')) {
+                unsigned char what = 0x40;
+                if (id_code_before(s, tok)) what |= (id_class[s[tok]] & I_DIGIT) ? 1 : 2;
+                if (e < n && s[e] == ':') what |= (id_class[s[e - 1]] & I_DIGIT) ? 4 : 8;
+                k += tok - copied;  /* (the bytes before the run are in place) */
+                o[k++] = 1;
+                o[k++] = (char)what;
+                copied = e;
+                if (e < p + 8) {  /* the rest of the word where it goes now */
+                    uint64_t rest = w >> (8 * (e - p));
+                    memcpy(o + k, &rest, 8);
+                }
+                runs[*nruns][0] = tok;
+                runs[*nruns][1] = e;
+                runs[*nruns][2] = k;
+                ++*nruns;
+            }
+            tok = -1;
+            from = high & (~0ULL << (bit & ~7u));
+        }
+    }
+    return k + (n - copied);  /* (the bytes past it in o are the last word's zeros) */
+}
+#endif
+
+/* id_classes(shape_data, shape_ends, check_at) -> (classes, rep_data, rep_ends) or None: the shapes of
+ * scan() by their id class (id_key_run), numbered in order of first appearance (int32 a shape), and
+ * the first shape of each class, each followed by a newline, with where each ends (int64). None when,
+ * after check_at shapes, more than half of them began a class (ids do not make the shapes many). */
+static PyObject *id_classes(PyObject *self, PyObject *args) {
+    Py_buffer data_v, ends_v;
+    Py_ssize_t check_at;
+    if (!PyArg_ParseTuple(args, "y*y*n", &data_v, &ends_v, &check_at)) return NULL;
+    Py_ssize_t n = ends_v.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *ends = ends_v.buf;
+    const unsigned char *data = data_v.buf;
+    Table table = {0};
+    PyObject *classes_obj = NULL, *rep_data = NULL, *rep_ends = NULL, *result = NULL;
+    Py_ssize_t *reps = NULL, reps_cap = 0;
+    char *key = NULL;
+    int64_t (*runs)[3] = NULL;  /* the id runs of the key's shape: start, end, the key's length after it */
+    Py_ssize_t key_cap = 0, nruns = 0, keyed_start = -1, keyed_len = 0;  /* the shape whose key is in key */
+    if (ends_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "shape_ends must be int64");
+        goto done;
+    }
+    if (!id_class['0']) id_class_init();
+    classes_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!classes_obj) goto done;
+    int32_t *classes = (int32_t *)PyBytes_AS_STRING(classes_obj);
+    Py_ssize_t start = 0, rep_bytes = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t end = (Py_ssize_t)ends[i] - 1;  /* before the shape's '\n' */
+        if (end < start || end >= data_v.len || data[end] != '\n') {
+            PyErr_SetString(PyExc_ValueError, "shape_ends do not fit shape_data");
+            goto done;
+        }
+        Py_ssize_t len = end - start;
+        if (2 * len + 1 > key_cap) {
+            PyMem_Free(key);
+            PyMem_Free(runs);
+            key_cap = 2 * len + 1 > 512 ? 2 * len + 1 : 512;
+            key = PyMem_Malloc((size_t)key_cap + 16);  /* (id_key_words stores whole words) */
+            runs = PyMem_Malloc((size_t)(key_cap / 2 + 1) * sizeof(*runs));
+            if (!key || !runs) { PyErr_NoMemory(); goto done; }
+            keyed_start = -1;  /* the previous key is gone */
+        }
+        /* the key of what this shape shares with the one before up to a byte that is no letter or
+         * digit and lies before where they differ is that one's (each byte's key depends on the
+         * bytes up to the next such byte): the rest is made */
+        const unsigned char *shape = data + start;
+        Py_ssize_t k_len;
+#if SWAR_DIGITS
+        if (!memchr(shape, 1, (size_t)len)) {
+            Py_ssize_t from = 0, k_from = 0;
+            if (keyed_start >= 0) {
+                Py_ssize_t b = common_prefix(shape, data + keyed_start, len < keyed_len ? len : keyed_len);
+                while (b > 0 && (id_class[shape[b - 1]] & I_ALNUM)) b--;  /* back to a byte no letter or digit */
+                while (nruns && runs[nruns - 1][1] >= b) nruns--;  /* the id runs before it (each ends before it) */
+                from = b;
+                k_from = nruns ? runs[nruns - 1][2] + (b - runs[nruns - 1][1]) : b;
+            } else {
+                nruns = 0;
+            }
+            k_len = id_key_words(shape, len, from, key, k_from, runs, &nruns);
+            keyed_start = start;
+            keyed_len = len;
+        } else
+#endif
+        {
+            k_len = id_key_run(shape, len, 0, key, 0);
+            keyed_start = -1;  /* (its runs are not kept) */
+        }
+        Py_ssize_t before = table.n;
+        Py_ssize_t id = table_intern(&table, key, k_len, hash_bytes(key, k_len), NULL);
+        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many classes"); goto done; }
+        if (table.n > before) {  /* a new class: this shape stands for it */
+            if (table.n > reps_cap) {
+                Py_ssize_t cap = reps_cap ? reps_cap * 2 : 1024;
+                Py_ssize_t *grown = PyMem_Realloc(reps, (size_t)cap * sizeof(Py_ssize_t));
+                if (!grown) { PyErr_NoMemory(); goto done; }
+                reps = grown;
+                reps_cap = cap;
+            }
+            reps[id] = i;
+            rep_bytes += len + 1;
+        }
+        classes[i] = (int32_t)id;
+        start = end + 1;
+        if (i + 1 == check_at && table.n * 2 > check_at) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+    }
+    rep_data = PyBytes_FromStringAndSize(NULL, rep_bytes);
+    rep_ends = PyBytes_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));
+    if (!rep_data || !rep_ends) goto done;
+    char *out = PyBytes_AS_STRING(rep_data);
+    int64_t *out_ends = (int64_t *)PyBytes_AS_STRING(rep_ends);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t c = 0; c < table.n; c++) {
+        Py_ssize_t r = reps[c], a = r ? (Py_ssize_t)ends[r - 1] : 0, b = (Py_ssize_t)ends[r];
+        memcpy(out + at, data + a, (size_t)(b - a));  /* the shape and its newline */
+        at += b - a;
+        out_ends[c] = at;
+    }
+    result = PyTuple_Pack(3, classes_obj, rep_data, rep_ends);
+done:
+    table_free(&table);
+    PyMem_Free(reps);
+    PyMem_Free(key);
+    PyMem_Free(runs);
+    Py_XDECREF(classes_obj);
+    Py_XDECREF(rep_data);
+    Py_XDECREF(rep_ends);
+    PyBuffer_Release(&data_v);
+    PyBuffer_Release(&ends_v);
     return result;
 }
 
@@ -6411,6 +6731,10 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
     {"group_shapes", group_shapes, METH_VARARGS,
      "group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals)"},
+    {"group_classed", group_classed, METH_VARARGS,
+     "group_classed(shape_data, shape_ends, modes, counts, classes) -> group_shapes(shape_data, shape_ends, modes, counts)"},
+    {"id_classes", id_classes, METH_VARARGS,
+     "id_classes(shape_data, shape_ends, check_at) -> (int32 class of each shape, first shapes, their int64 ends) or None"},
     {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"line_starts", line_starts, METH_VARARGS, "line_starts(buf, out): int64 offsets into out, each line's start, then the end"},
