@@ -299,7 +299,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_place_sizes", "diag_places", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
-                                  "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "gather", "scatter", "join_lines", "release_memory", "sha256_pair")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -1879,3 +1879,32 @@ def test_id_classes_of_long_shapes_match_the_python_twin():
     want = twins.id_classes_py(data, ends, 0)
     assert (list(memoryview(classes).cast("i")), rep_data, list(memoryview(rep_ends).cast("q"))) == (
         list(want[0]), want[1], list(want[2]))
+
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(a=st.binary(max_size=300), data=st.data())
+def test_sha256_pair_matches_hashlib(a, data):
+    b = data.draw(st.binary(max_size=400))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(b)), max_size=8)))
+    starts, ends = array("q", cuts[0::2]), array("q", cuts[1::2])
+    starts = starts[: len(ends)]
+    got = kernel.sha256_pair(a, b, starts, ends)
+    if got is None:
+        pytest.skip("no SHA-NI on this CPU: the store hashes with hashlib")
+    assert got == twins.sha256_pair_py(a, b, starts, ends)
+
+
+def test_sha256_pair_of_every_length_around_a_block():
+    rng = random.Random(4)
+    b = bytes(rng.getrandbits(8) for _ in range(70000))
+    for n in (0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 129, 4096, 65537):
+        a = b[:n]
+        spans = [(0, n // 3), (min(n // 3 + 1, n // 2), n // 2), (n // 2, n // 2), (n, min(len(b), n + 64 + n % 7))]
+        starts, ends = array("q", [x for x, _ in spans]), array("q", [y for _, y in spans])
+        got = kernel.sha256_pair(a, b, starts, ends)
+        if got is None:
+            pytest.skip("no SHA-NI on this CPU")
+        assert got == twins.sha256_pair_py(a, b, starts, ends)
+    with pytest.raises(ValueError):
+        kernel.sha256_pair(b"", b"ab", array("q", [1]), array("q", [3]))

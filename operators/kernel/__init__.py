@@ -32,7 +32,8 @@ signal blocks, lines that rank alike), ``first_template`` (the first line of eac
 ``template_groups`` (the output ceiling's folded groups: each line's template group and each group's
 lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id), ``scatter`` (a byte set at each index), ``join_lines`` (lines joined, for their ranks), ``release_memory`` (the C
 library's free memory handed back before the output ceiling's view of a big plan),
-``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``id_classes`` (a log's
+``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``sha256_pair`` (two SHA-256 at once with SHA-NI: the store's; None without the kernel, and its
+result None on a CPU without SHA-NI: hashlib then), ``id_classes`` (a log's
 shapes by their id class: shapes that differ only inside hex ids, whose signal flags and masks are worked
 out once a class; ``group_shapes`` takes them as ``classes``), ``take`` (an
 int64 of a column for each index), ``next_shapes`` and ``traced_heads`` (the signal lines a trace may
@@ -81,6 +82,7 @@ def _twins() -> dict:
         "mark_rare": log_twins.mark_rare_py,
         "group_shapes": log_twins.group_shapes_py,
         "id_classes": log_twins.id_classes_py,
+        "sha256_pair": log_twins.sha256_pair_py,
         "mask": log_twins.mask_py,
         "mask_numbers": log_twins.mask_numbers_py,
         "first_equal": log_twins.first_equal_py,
@@ -451,6 +453,7 @@ if C is None:
     mark_rare = log_twins.mark_rare_py
     group_shapes = log_twins.group_shapes_py
     id_classes = log_twins.id_classes_py
+    sha256_pair = None  # (the store hashes with hashlib then: its twin is for the tests)
     mask = log_twins.mask_py
     mask_numbers = log_twins.mask_numbers_py
     first_equal = log_twins.first_equal_py
@@ -520,6 +523,7 @@ else:
     mark_rare = C.mark_rare
     group_shapes = _c_group_shapes
     id_classes = _c_id_classes if hasattr(C, "id_classes") else _twin("log_twins", "id_classes_py")  # a kernel built before it
+    sha256_pair = C.sha256_pair if hasattr(C, "sha256_pair") else None  # (None from it too: no SHA-NI)
     mask = C.mask
     mask_numbers = C.mask_numbers if hasattr(C, "mask_numbers") else _twin("log_twins", "mask_numbers_py")  # a kernel built before it
     first_equal = _c_first_equal if hasattr(C, "first_equal") else _twin("log_twins", "first_equal_py")

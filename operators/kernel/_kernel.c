@@ -1467,6 +1467,262 @@ done:
     return out;
 }
 
+/* ---- SHA-256 of two messages at once (SHA-NI, the two compressions interleaved) ---- */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SHA_PAIR 1
+#include <immintrin.h>
+
+static const uint32_t sha_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+static const uint32_t sha_h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
+typedef struct { __m128i abef, cdgh; } ShaLane;  /* a state as SHA-NI holds it */
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static inline void sha_lane_load(ShaLane *l, const uint32_t h[8]) {
+    __m128i tmp = _mm_loadu_si128((const __m128i *)h);            /* h0 h1 h2 h3 */
+    __m128i s1 = _mm_loadu_si128((const __m128i *)(h + 4));       /* h4 h5 h6 h7 */
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);                           /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);                             /* EFGH */
+    l->abef = _mm_alignr_epi8(tmp, s1, 8);                        /* ABEF */
+    l->cdgh = _mm_blend_epi16(s1, tmp, 0xF0);                     /* CDGH */
+}
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static inline void sha_lane_store(const ShaLane *l, uint32_t h[8]) {
+    __m128i tmp = _mm_shuffle_epi32(l->abef, 0x1B);               /* FEBA */
+    __m128i s1 = _mm_shuffle_epi32(l->cdgh, 0xB1);                /* DCHG */
+    _mm_storeu_si128((__m128i *)h, _mm_blend_epi16(tmp, s1, 0xF0));        /* DCBA */
+    _mm_storeu_si128((__m128i *)(h + 4), _mm_alignr_epi8(s1, tmp, 8));     /* HGFE */
+}
+
+/* One 64-byte block into each lane (b NULL: lane a only). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_blocks2(ShaLane *a, const unsigned char *pa, ShaLane *b, const unsigned char *pb) {
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i wa[4], wb[4];
+    __m128i a0 = a->abef, a1 = a->cdgh, b0 = b ? b->abef : a0, b1 = b ? b->cdgh : a1;
+    const __m128i sa0 = a0, sa1 = a1, sb0 = b0, sb1 = b1;
+    for (int j = 0; j < 16; j++) {
+        __m128i k = _mm_loadu_si128((const __m128i *)(sha_k + 4 * j));
+        __m128i xa, xb;
+        if (j < 4) {
+            xa = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 16 * j)), mask);
+            xb = b ? _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 16 * j)), mask) : xa;
+        } else {  /* W_j = msg2(msg1(W_j-4, W_j-3) + alignr(W_j-1, W_j-2, 4), W_j-1) */
+            xa = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(wa[j & 3], wa[(j + 1) & 3]),
+                                                    _mm_alignr_epi8(wa[(j + 3) & 3], wa[(j + 2) & 3], 4)), wa[(j + 3) & 3]);
+            xb = b ? _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(wb[j & 3], wb[(j + 1) & 3]),
+                                                        _mm_alignr_epi8(wb[(j + 3) & 3], wb[(j + 2) & 3], 4)), wb[(j + 3) & 3])
+                   : xa;
+        }
+        wa[j & 3] = xa;
+        wb[j & 3] = xb;
+        __m128i ma = _mm_add_epi32(xa, k), mb = _mm_add_epi32(xb, k);
+        a1 = _mm_sha256rnds2_epu32(a1, a0, ma);
+        if (b) b1 = _mm_sha256rnds2_epu32(b1, b0, mb);
+        a0 = _mm_sha256rnds2_epu32(a0, a1, _mm_shuffle_epi32(ma, 0x0E));
+        if (b) b0 = _mm_sha256rnds2_epu32(b0, b1, _mm_shuffle_epi32(mb, 0x0E));
+    }
+    a->abef = _mm_add_epi32(a0, sa0);
+    a->cdgh = _mm_add_epi32(a1, sa1);
+    if (b) {
+        b->abef = _mm_add_epi32(b0, sb0);
+        b->cdgh = _mm_add_epi32(b1, sb1);
+    }
+}
+
+
+#define SHA_LOAD(w, p, j) w = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)((p) + 16 * (j))), mask)
+#define SHA_SCHED(w0, w1, w2, w3) w0 = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w0, w1), _mm_alignr_epi8(w3, w2, 4)), w3)
+#define SHA_RNDS(s0, s1, w, j) do { \
+        __m128i m_ = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)(sha_k + 4 * (j)))); \
+        s1 = _mm_sha256rnds2_epu32(s1, s0, m_); \
+        s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m_, 0x0E)); \
+    } while (0)
+/* Four rounds of each lane: group j with message vectors (w0: the one of group j) */
+#define SHA_GROUP2(j, x0, x1, x2, x3, y0, y1, y2, y3) do { \
+        if ((j) >= 4) { SHA_SCHED(x0, x1, x2, x3); SHA_SCHED(y0, y1, y2, y3); } \
+        SHA_RNDS(a0, a1, x0, j); \
+        SHA_RNDS(b0, b1, y0, j); \
+    } while (0)
+
+/* One 64-byte block into each of two lanes, both compressions interleaved (SHA-NI's rounds wait on
+ * each other within a lane: two independent lanes keep the unit busy). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_blocks_pair(ShaLane *a, const unsigned char *pa, ShaLane *b, const unsigned char *pb) {
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i a0 = a->abef, a1 = a->cdgh, b0 = b->abef, b1 = b->cdgh;
+    const __m128i sa0 = a0, sa1 = a1, sb0 = b0, sb1 = b1;
+    __m128i x0, x1, x2, x3, y0, y1, y2, y3;
+    SHA_LOAD(x0, pa, 0); SHA_LOAD(x1, pa, 1); SHA_LOAD(x2, pa, 2); SHA_LOAD(x3, pa, 3);
+    SHA_LOAD(y0, pb, 0); SHA_LOAD(y1, pb, 1); SHA_LOAD(y2, pb, 2); SHA_LOAD(y3, pb, 3);
+    SHA_GROUP2(0, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(1, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(2, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(3, x3, x0, x1, x2, y3, y0, y1, y2);
+    SHA_GROUP2(4, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(5, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(6, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(7, x3, x0, x1, x2, y3, y0, y1, y2);
+    SHA_GROUP2(8, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(9, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(10, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(11, x3, x0, x1, x2, y3, y0, y1, y2);
+    SHA_GROUP2(12, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(13, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(14, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(15, x3, x0, x1, x2, y3, y0, y1, y2);
+    a->abef = _mm_add_epi32(a0, sa0);
+    a->cdgh = _mm_add_epi32(a1, sa1);
+    b->abef = _mm_add_epi32(b0, sb0);
+    b->cdgh = _mm_add_epi32(b1, sb1);
+}
+
+/* A message read as a sequence of spans of base (starts/ends, n of them), a block at a time. */
+typedef struct {
+    const unsigned char *base;
+    const int64_t *starts, *ends;
+    Py_ssize_t n, span;        /* the spans, the one being read */
+    int64_t at;                /* where in base the next byte is (within span) */
+    uint64_t total;            /* bytes handed out */
+    unsigned char block[64];
+} ShaFeed;
+
+static void sha_feed_init(ShaFeed *f, const unsigned char *base, const int64_t *starts, const int64_t *ends, Py_ssize_t n) {
+    f->base = base; f->starts = starts; f->ends = ends; f->n = n; f->span = 0; f->total = 0;
+    while (f->span < n && starts[f->span] >= ends[f->span]) f->span++;
+    f->at = f->span < n ? starts[f->span] : 0;
+}
+
+/* The next full block (a pointer into base when it lies in one span, else gathered), or NULL when
+ * fewer than 64 bytes are left: they are then in f->block, their number returned in *left. */
+static const unsigned char *sha_feed_next(ShaFeed *f, Py_ssize_t *left) {
+    if (f->span < f->n && f->ends[f->span] - f->at >= 64) {
+        const unsigned char *p = f->base + f->at;
+        f->at += 64;
+        f->total += 64;
+        if (f->at == f->ends[f->span]) {
+            f->span++;
+            while (f->span < f->n && f->starts[f->span] >= f->ends[f->span]) f->span++;
+            if (f->span < f->n) f->at = f->starts[f->span];
+        }
+        return p;
+    }
+    Py_ssize_t got = 0;
+    while (got < 64 && f->span < f->n) {
+        int64_t take = f->ends[f->span] - f->at;
+        if (take > 64 - got) take = 64 - got;
+        memcpy(f->block + got, f->base + f->at, (size_t)take);
+        got += take;
+        f->at += take;
+        if (f->at == f->ends[f->span]) {
+            f->span++;
+            while (f->span < f->n && f->starts[f->span] >= f->ends[f->span]) f->span++;
+            if (f->span < f->n) f->at = f->starts[f->span];
+        }
+    }
+    f->total += (uint64_t)got;
+    if (got == 64) return f->block;
+    *left = got;
+    return NULL;
+}
+
+/* The padding of a message whose last left bytes (< 64) are in block: one or two blocks more. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_finish(ShaLane *l, unsigned char block[64], Py_ssize_t left, uint64_t total, unsigned char out[32]) {
+    unsigned char pad[128];
+    memcpy(pad, block, (size_t)left);
+    pad[left] = 0x80;
+    Py_ssize_t size = left + 1 + 8 <= 64 ? 64 : 128;
+    memset(pad + left + 1, 0, (size_t)(size - left - 1));
+    uint64_t bits = total * 8;
+    for (int i = 0; i < 8; i++) pad[size - 1 - i] = (unsigned char)(bits >> (8 * i));
+    sha_blocks2(l, pad, NULL, NULL);
+    if (size == 128) sha_blocks2(l, pad + 64, NULL, NULL);
+    uint32_t h[8];
+    sha_lane_store(l, h);
+    for (int i = 0; i < 8; i++) {
+        out[4 * i] = (unsigned char)(h[i] >> 24);
+        out[4 * i + 1] = (unsigned char)(h[i] >> 16);
+        out[4 * i + 2] = (unsigned char)(h[i] >> 8);
+        out[4 * i + 3] = (unsigned char)h[i];
+    }
+}
+
+/* The SHA-256 of two messages, each spans of a buffer, their blocks compressed two at a time. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha256_two_spans(ShaFeed *fa, ShaFeed *fb, unsigned char out_a[32], unsigned char out_b[32]) {
+    ShaLane la, lb;
+    sha_lane_load(&la, sha_h0);
+    sha_lane_load(&lb, sha_h0);
+    Py_ssize_t left_a = 0, left_b = 0;
+    const unsigned char *pa = sha_feed_next(fa, &left_a), *pb = sha_feed_next(fb, &left_b);
+    while (pa && pb) {
+        sha_blocks_pair(&la, pa, &lb, pb);
+        pa = sha_feed_next(fa, &left_a);
+        pb = sha_feed_next(fb, &left_b);
+    }
+    for (; pa; pa = sha_feed_next(fa, &left_a)) sha_blocks2(&la, pa, NULL, NULL);
+    for (; pb; pb = sha_feed_next(fb, &left_b)) sha_blocks2(&lb, pb, NULL, NULL);
+    sha_finish(&la, fa->block, left_a, fa->total, out_a);
+    sha_finish(&lb, fb->block, left_b, fb->total, out_b);
+}
+#endif
+
+static int sha_pair_ok = 0;  /* the CPU has SHA-NI (PyInit__kernel) */
+
+/* sha256_pair(a, b, starts, ends) -> (sha256 of a, sha256 of b's spans joined), 32 bytes each, or None
+ * where the CPU has no SHA-NI: the two hashes in one pass, their blocks compressed two at a time (a
+ * packet's raw_sha256 and its big ref's blob name: almost the same bytes, hashed without the GIL). */
+static PyObject *sha256_pair(PyObject *self, PyObject *args) {
+    Py_buffer av, bv, sv, ev;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &av, &bv, &sv, &ev)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *starts = sv.buf, *ends = ev.buf;
+    if (sv.len != n * (Py_ssize_t)sizeof(int64_t) || ev.len != sv.len) {
+        PyErr_SetString(PyExc_ValueError, "sha256_pair: starts and ends must be int64, one each a span");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (starts[i] < 0 || starts[i] > ends[i] || ends[i] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "sha256_pair: a span out of b");
+            goto done;
+        }
+#ifdef SHA_PAIR
+    if (sha_pair_ok) {
+        unsigned char da[32], db[32];
+        int64_t a_start = 0, a_end = av.len;
+        ShaFeed fa, fb;
+        sha_feed_init(&fa, av.buf, &a_start, &a_end, 1);
+        sha_feed_init(&fb, bv.buf, starts, ends, n);
+        Py_BEGIN_ALLOW_THREADS
+        sha256_two_spans(&fa, &fb, da, db);
+        Py_END_ALLOW_THREADS
+        out = Py_BuildValue("(y#y#)", (const char *)da, (Py_ssize_t)32, (const char *)db, (Py_ssize_t)32);
+        goto done;
+    }
+#endif
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    return out;
+}
+
 /* gather(table, ids) -> bytes: table[ids[k]] of each int32 ``ids``, a byte each. */
 static PyObject *gather(PyObject *self, PyObject *args) {
     Py_buffer tv, iv;
@@ -6726,6 +6982,8 @@ static PyMethodDef methods[] = {
     {"equal_groups", equal_groups, METH_VARARGS,
      "equal_groups(buf, starts, lines, digits_alike) -> (int32 group of each line named, int64 place of each group's first)"},
     {"gather", gather, METH_VARARGS, "gather(table, ids) -> bytes: table[id] of each int32 id"},
+    {"sha256_pair", sha256_pair, METH_VARARGS,
+     "sha256_pair(a, b, starts, ends) -> (sha256 digest of a, of b's spans joined), or None without SHA-NI"},
     {"first_equal", first_equal, METH_VARARGS,
      "first_equal(buf, starts, ends, digits_alike, body, rstrip) -> int64 index of the first equal span of each span"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
@@ -6820,6 +7078,10 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__kernel(void) {
+#ifdef SHA_PAIR
+    __builtin_cpu_init();
+    sha_pair_ok = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
+#endif
 #ifdef SHAPE_PEXT
     /* pext where it is fast: every CPU with BMI2 but AMD's before Zen 3 (microcoded there; Zen 3 was
      * AMD's first with VPCLMULQDQ) */

@@ -280,6 +280,20 @@ def equal_groups_py(buf: bytes, starts, lines, digits_alike: bool) -> tuple[arra
     return groups, array("q", number)
 
 
+def sha256_pair_py(a, b, starts, ends):
+    """Pure-Python twin of ``_kernel.sha256_pair`` (the store's, not the log's): the SHA-256 digests of
+    ``a`` and of ``b``'s spans ``[starts[k], ends[k])`` joined, by hashlib."""
+    import hashlib
+
+    if len(starts) != len(ends) or any(not 0 <= s <= e <= len(b) for s, e in zip(starts, ends)):
+        raise ValueError("sha256_pair: a span out of b")
+    second = hashlib.sha256()
+    view = memoryview(b)
+    for s, e in zip(starts, ends):
+        second.update(view[s:e])
+    return hashlib.sha256(a).digest(), second.digest()
+
+
 def gather_py(table: bytes, ids) -> bytes:
     """Pure-Python twin of ``_kernel.gather``: ``table[id]`` of each of ``ids``, a byte each."""
     if any(not 0 <= i < len(table) for i in ids):
