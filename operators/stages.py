@@ -30,7 +30,7 @@ from operators.safety import secure
 from operators.index import index_packet
 from operators.signals import auto_signals, missing_signals, uncounted
 from operators.sources import read_input
-from operators.store import Manifest, Store, StoreError, assign_ids, manifest_layout
+from operators.store import Manifest, Store, StoreError, assign_ids, manifest_layout, raw_sha256_kept
 from operators.tokens import count_real, estimate_tokens, require_tokenizer
 from operators.trace import dropped as trace_dropped
 
@@ -229,7 +229,11 @@ def store(packet: ContextPacket, run: Run) -> ContextPacket:
 
 def raw_sha256(raw: bytes, refs) -> str:
     """The sha256 (hex) of the raw input; a ref whose content is the whole input, hashed already (a
-    binary file omitted whole), gives it without a second pass over the bytes."""
+    binary file omitted whole), gives it without a second pass over the bytes, and so does the digest
+    made beside a big ref's in OPTIMIZE (``store.raw_sha256_kept``: the two hashes in one pass)."""
+    kept = raw_sha256_kept(raw)
+    if kept is not None:
+        return kept
     for ref in refs:
         if ref.sha256 and ref.hashed is ref.content and _whole(ref.content, raw):
             return ref.sha256

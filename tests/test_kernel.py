@@ -299,7 +299,7 @@ LOG_DISPATCHED = [name for name in TWINS
                                   "diag_line_runs", "diag_fill", "diag_offsets", "diag_stylish", "diag_pads", "diag_shown", "diag_indented", "diag_elaborations", "diag_bulk", "diag_rust_details", "diag_indented_known", "diag_indented_unknown", "diag_place_sizes", "diag_places", "diag_rust_run",
                                   "diag_line_pieces", "diag_tsc_heads",
                                   "source_lines", "mask_numbers", "first_template", "template_groups", "equal_groups",
-                                  "gather", "scatter", "join_lines", "release_memory")]  # the ceiling's, safety's, blame's, diagnostics'
+                                  "gather", "scatter", "join_lines", "release_memory", "sha256_pair")]  # the ceiling's, safety's, blame's, diagnostics'
 
 
 def test_every_kernel_function_has_its_twin_and_one_dispatch_point():
@@ -1737,3 +1737,174 @@ def test_diag_place_sizes_of_generated_outputs():
         assert made == list(memoryview(TWINS["diag_place_sizes"](*args)).cast("I")) == list(map(len, places))
         assert dispatch.diag_places(*args) == TWINS["diag_places"](*args) == places
         assert n > 1000
+
+
+# id classes (``id_classes``): shapes that differ only inside their hex ids are one class; the signal
+# flags and the masks of a class's shapes are its first shape's
+IDISH_PIECES = [b"0e0b0", b"f0a0", b"a0", b"0c0ca0a0a0", b"0", b"00", b"ab", b"dead", b"0f", b"f0", b"0E0", b"g0",
+                b"-", b"_", b"=", b":", b" ", b".", b"x", b"0x", b"0x0", b"E", b"E/", b"(", b")", b"'", b'"', b"\x01",
+                b"\xff", b"code", b"CODE ", b"status", b"exit code ", b"exit status=", b"error", b"ERROR", b"timeout",
+                b"HTTP/", b"ORA-", b"req", b"u", b"0:0:0.0 0 0 E ", b":0:0.0 0 0 W ", b"W/", b"TCP_MISS/", b"failed", b"Error"]
+IDISH = st.lists(st.sampled_from(IDISH_PIECES), max_size=14).map(b"".join)
+IDS = [b"0e0b0", b"f0a0", b"a0", b"0a", b"0c0ca0", b"ab0", b"0ab", b"00", b"0", b"ab", b"a0b", b"0b0"]
+
+
+@st.composite
+def id_variants(draw):
+    """Shapes that differ in their ids: a template of pieces and holes, each shape the template with an
+    id in each hole (hex runs with or without a digit, starting or ending with one or not)."""
+    template = draw(st.lists(st.one_of(st.sampled_from(IDISH_PIECES), st.none()), min_size=1, max_size=10))
+    shapes = []
+    for _ in range(draw(st.integers(1, 4))):
+        shapes.append(b"".join(piece if piece is not None else draw(st.sampled_from(IDS)) for piece in template))
+    return shapes
+
+
+IDISH_SHAPES = st.one_of(st.lists(IDISH, min_size=1, max_size=16),
+                         st.lists(id_variants(), min_size=1, max_size=4).map(lambda groups: [s for g in groups for s in g]))
+
+
+def shape_table(shapes):
+    data = b"".join(shape + b"\n" for shape in shapes)
+    return data, array("q", accumulate(len(shape) + 1 for shape in shapes))
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(shapes=IDISH_SHAPES, check_at=st.integers(0, 6))
+def test_id_classes_match_the_python_twin(shapes, check_at):
+    data, ends = shape_table(shapes)
+    got, want = kernel.id_classes(data, ends, check_at), twins.id_classes_py(data, ends, check_at)
+    if want is None:
+        assert got is None
+        return
+    classes, rep_data, rep_ends = got
+    assert (list(memoryview(classes).cast("i")), rep_data, list(memoryview(rep_ends).cast("q"))) == (
+        list(want[0]), want[1], list(want[2]))
+
+
+def test_id_classes_keep_what_the_vocabulary_and_the_mask_read_of_an_id():
+    key = twins.id_key_py
+    assert key(b"id=0e0b0-f0a0 u_d0f0 x") == key(b"id=0a0-0b0 u_0a0 x")  # ids of another inside: one class
+    assert key(b"exit code 0a") != key(b"exit code a0")  # the exit-code alternative reads an id's first byte
+    assert key(b"status=-0a") != key(b"status=-a0")
+    assert key(b"x=0a") == key(b"x=a0")
+    assert key(b"a0:0:0.0 0 0 E ") != key(b"0a:0:0.0 0 0 E ")  # logcat's, its last byte where a ':' follows
+    assert key(b"0e0b ") != key(b"0e0b_ ") and key(b"x0e0b ") == b"x0e0b "  # a word character after or before it
+    assert key(b"\x01\x40") != key(b"0a")  # the shape's own \x01 is escaped
+    assert key(b"dead 0 ab") == b"dead 0 ab"  # no digit, or one byte: as it is
+    for shape in (b"id=0e0b0-f0a0 u_d0f0 x", b"exit code 0a", b"\x01\x40", b"dead 0 ab", b"0e0b_ "):
+        data, ends = shape_table([shape])
+        assert kernel.id_classes(data, ends, 0)[1] == data
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(shapes=IDISH_SHAPES, data=st.data())
+def test_group_classed_gives_group_shapes(shapes, data):
+    shape_data, ends = shape_table(shapes)
+    n = len(shapes)
+    counts = array("q", data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    modes = bytes(data.draw(st.lists(st.sampled_from([1, 1, 1, 0, 2]), min_size=n, max_size=n)))
+    classes = kernel.id_classes(shape_data, ends, 0)[0]
+    got = kernel.group_classed(shape_data, ends, modes, counts, classes)
+    want = kernel.group_shapes(shape_data, ends, modes, counts)
+    assert (got[0], got[1], got[2]) == (want[0], want[1], want[2])
+    py = twins.group_shapes_py(shape_data, ends, modes, counts, classes=classes)
+    assert (list(memoryview(got[0]).cast("i")), got[1]) == (list(py[0]), py[1])
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(shapes=IDISH_SHAPES, sparse=st.booleans())
+def test_class_flags_give_signal_shapes(shapes, sparse):
+    shape_data, ends = shape_table(shapes)
+    classes = twins.id_classes_py(shape_data, ends, 0)
+    assert log._class_flags(ends, classes, sparse) == vocab.signal_shapes(shape_data, ends, sparse)
+
+
+def test_class_flags_stop_where_sparse_signal_shapes_stop():
+    rng = random.Random(5)
+    for every in (1, 2, 50):
+        shapes = [b"0-0 INFO id=%s tick%s" % (b"%x0%x" % (rng.getrandbits(24), rng.getrandbits(8)), b" error" if k % every == 0 else b"")
+                  for k in range(3000)]
+        shape_data, ends = shape_table(shapes)
+        classes = twins.id_classes_py(shape_data, ends, 0)
+        assert len(classes[2]) <= 2
+        flags = vocab.signal_shapes(shape_data, ends, sparse=True)
+        assert (flags is None) == (every < 50)
+        assert log._class_flags(ends, classes, sparse=True) == flags
+
+
+def test_a_log_with_an_id_on_every_line_gives_the_same_plan_by_its_id_classes(monkeypatch):
+    rng = random.Random(3)
+    lines = []
+    for k in range(6000):
+        uid = b"%08x-%04x-4%03x-%04x-%012x" % tuple(rng.getrandbits(b) for b in (32, 16, 12, 16, 48))
+        tail = rng.choice([b"GET /api/v1/cart 200 97ms", b"GET /healthz 200 4ms", b"exit code %x" % rng.getrandbits(12),
+                           b"status=%x" % rng.getrandbits(16), b"payment failed: card declined (code 51)",
+                           b"user=u_%010x" % rng.getrandbits(40), b"hr=0x8%07x" % rng.getrandbits(28) if k % 997 == 0 else b"ok"])
+        lines.append(b"2026-08-16T00:00:%02d.%03dZ INFO  request_id=%s %s" % (k % 60, k % 1000, uid, tail))
+    cfg = Config().log
+    for raw in (b"\n".join(lines) + b"\n", b"\n".join(l for l in lines if b"0x" not in l) + b"\n"):
+        for granularity in ("coarse", "fine"):
+            for room in (0, 20000):
+                classed = log.reduce_log(raw, granularity, cfg, room)
+                monkeypatch.setattr(log, "CLASSED_SHAPES_MIN", 10**9)
+                plain = log.reduce_log(raw, granularity, cfg, room)
+                monkeypatch.undo()
+                assert classed.pieces == plain.pieces and classed.reasons == plain.reasons
+    starts, ids, shape_data, shape_ends, _ = log.scan_lines(raw, True)
+    assert log._id_classes(shape_data, shape_ends) is not None  # the classes were used
+
+
+@pytest.mark.parametrize("template", [b"exit code %s", b"STATUS: -%s x", b"%s:0:0.0 0 0 W ", b"x %s:0:0.0 0 0 E ",
+                                      b"E/%s( 0): ", b"HTTP/%s 0", b"code=%s", b"u_%s timeout", b"%s-%s-0-%s-%s",
+                                      b"0x%s", b"hr=0x%s", b"id %s error", b"%s_FAILED"])
+def test_class_flags_give_signal_shapes_of_ids_in_every_place(template):
+    holes = template.count(b"%s")
+    shapes = [template % ((fill,) * holes) for fill in IDS + [b"0F", b"aG0", b"0_a"]]
+    shape_data, ends = shape_table(shapes)
+    for classes in (twins.id_classes_py(shape_data, ends, 0), log.id_classes(shape_data, ends, 0)):
+        for sparse in (False, True):
+            assert log._class_flags(ends, classes, sparse) == vocab.signal_shapes(shape_data, ends, sparse)
+    if b"0x%s" not in template and b"%s_" not in template:  # (an id after a letter or before a '_' is none)
+        assert len(twins.id_classes_py(shape_data, ends, 0)[2]) < len(shapes)  # ids made classes
+
+
+def test_id_classes_of_long_shapes_match_the_python_twin():
+    rng = random.Random(8)
+    shapes = [b" ".join(b"id=%x0%x" % (rng.getrandbits(16), rng.getrandbits(8)) for _ in range(words))
+              for words in (1, 40, 3, 200, 2, 900, 40, 1)]  # longer and longer: the key's room grows twice
+    shapes += [shape.replace(b" ", b"\x01", 3) for shape in shapes]
+    data, ends = shape_table(shapes)
+    classes, rep_data, rep_ends = kernel.id_classes(data, ends, 0)
+    want = twins.id_classes_py(data, ends, 0)
+    assert (list(memoryview(classes).cast("i")), rep_data, list(memoryview(rep_ends).cast("q"))) == (
+        list(want[0]), want[1], list(want[2]))
+
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(a=st.binary(max_size=300), data=st.data())
+def test_sha256_pair_matches_hashlib(a, data):
+    b = data.draw(st.binary(max_size=400))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(b)), max_size=8)))
+    starts, ends = array("q", cuts[0::2]), array("q", cuts[1::2])
+    starts = starts[: len(ends)]
+    got = kernel.sha256_pair(a, b, starts, ends)
+    if got is None:
+        pytest.skip("no SHA-NI on this CPU: the store hashes with hashlib")
+    assert got == twins.sha256_pair_py(a, b, starts, ends)
+
+
+def test_sha256_pair_of_every_length_around_a_block():
+    rng = random.Random(4)
+    b = bytes(rng.getrandbits(8) for _ in range(70000))
+    for n in (0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 129, 4096, 65537):
+        a = b[:n]
+        spans = [(0, n // 3), (min(n // 3 + 1, n // 2), n // 2), (n // 2, n // 2), (n, min(len(b), n + 64 + n % 7))]
+        starts, ends = array("q", [x for x, _ in spans]), array("q", [y for _, y in spans])
+        got = kernel.sha256_pair(a, b, starts, ends)
+        if got is None:
+            pytest.skip("no SHA-NI on this CPU")
+        assert got == twins.sha256_pair_py(a, b, starts, ends)
+    with pytest.raises(ValueError):
+        kernel.sha256_pair(b"", b"ab", array("q", [1]), array("q", [3]))

@@ -6,7 +6,7 @@ import time
 import msgspec
 import pytest
 
-from operators.store import Store, StoreError, content_sha256, normalize_ref_id, pure_ref_id, ref_digest
+from operators.store import Store, StoreError, assign_ids, content_sha256, normalize_ref_id, pure_ref_id, ref_digest
 
 
 def test_put_get_roundtrip_exact_bytes(home):
@@ -430,3 +430,34 @@ def test_the_packets_raw_sha256_is_taken_from_a_ref_of_the_whole_input_only(monk
     for other in (ref(part, "1" * 64), ref(reordered, "2" * 64), ref(whole, "3" * 64, hashed=b"changed by a plug-in"),
                   ref(bytes(bytearray(raw)), "4" * 64)):  # equal bytes, another object: not taken on trust
         assert raw_sha256(raw, [other]) == digest  # hashed here: not this ref's
+
+
+def test_a_big_ref_of_the_input_and_the_input_are_hashed_in_one_pass(monkeypatch):
+    """assign_ids hashes a ref of PAIR_MIN bytes or more that is spans of the raw input together with
+    the input (kernel.sha256_pair, where the CPU has SHA-NI): the ref's sha256 and the raw_sha256 STORE
+    records are hashlib's, and the input is not hashed a second time; the digest is given once."""
+    from array import array
+
+    from operators import stages, store
+    from operators.kernel import sha256_pair
+    from operators.reduction import Spans
+
+    raw = bytes(range(256)) * 9000  # 2.3 MB
+    content = Spans(raw, array("q", [5, 70_000]), array("q", [60_000, len(raw) - 3]))
+    want = hashlib.sha256(b"".join(raw[a:b] for a, b in zip(content.starts, content.ends))).hexdigest()
+    refs = assign_ids("s", "log", {"log": "folded"}, {"log": content})
+    assert refs["log"].sha256 == want
+    if sha256_pair is None or sha256_pair(b"", b"", array("q"), array("q")) is None:
+        pytest.skip("no kernel or no SHA-NI: the input is hashed on its own in STORE")
+
+    def no_hash(data):
+        raise AssertionError("hashed again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(stages, "sha256_hex", no_hash)
+        assert stages.raw_sha256(raw, list(refs.values())) == hashlib.sha256(raw).hexdigest()
+    assert store.raw_sha256_kept(raw) is None  # given once, and the input let go
+    assert stages.raw_sha256(raw, list(refs.values())) == hashlib.sha256(raw).hexdigest()
+    small = Spans(raw, array("q", [0]), array("q", [store.PAIR_MIN - 1]))
+    assign_ids("s", "log", {"log": "folded"}, {"log": small})
+    assert store.raw_sha256_kept(raw) is None  # under PAIR_MIN: hashed alone

@@ -32,7 +32,10 @@ signal blocks, lines that rank alike), ``first_template`` (the first line of eac
 ``template_groups`` (the output ceiling's folded groups: each line's template group and each group's
 lines), ``equal_groups`` (lines that rank alike, numbered), ``gather`` (a byte of a table for each id), ``scatter`` (a byte set at each index), ``join_lines`` (lines joined, for their ranks), ``release_memory`` (the C
 library's free memory handed back before the output ceiling's view of a big plan),
-``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``take`` (an
+``verbatim_lines`` (the lines of a log's signal blocks, flagged and counted by shape), ``sha256_pair`` (two SHA-256 at once with SHA-NI: the store's; None without the kernel, and its
+result None on a CPU without SHA-NI: hashlib then), ``id_classes`` (a log's
+shapes by their id class: shapes that differ only inside hex ids, whose signal flags and masks are worked
+out once a class; ``group_shapes`` takes them as ``classes``), ``take`` (an
 int64 of a column for each index), ``next_shapes`` and ``traced_heads`` (the signal lines a trace may
 follow, by the shapes of the lines after them), ``count_newlines`` (a gap's lines,
 for the output ceiling) and ``long_lines`` (the over-long lines ``operators.safety`` cuts) have their
@@ -78,6 +81,8 @@ def _twins() -> dict:
         "status_lines": log_twins.status_lines_py,
         "mark_rare": log_twins.mark_rare_py,
         "group_shapes": log_twins.group_shapes_py,
+        "id_classes": log_twins.id_classes_py,
+        "sha256_pair": log_twins.sha256_pair_py,
         "mask": log_twins.mask_py,
         "mask_numbers": log_twins.mask_numbers_py,
         "first_equal": log_twins.first_equal_py,
@@ -162,10 +167,21 @@ def _c_status_lines(raw: bytes, starts, lines):
     return memoryview(C.status_lines(raw, starts, lines)).cast("q")
 
 
-def _c_group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
-    extra = () if prev_names is None else (prev_ids, prev_names)
-    ids, names, totals = C.group_shapes(shape_data, shape_ends, modes, counts, *extra)
+def _c_group_shapes(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None, classes=None):
+    if classes is not None and prev_names is None and hasattr(C, "group_classed"):
+        ids, names, totals = C.group_classed(shape_data, shape_ends, modes, counts, classes)
+    else:
+        extra = () if prev_names is None else (prev_ids, prev_names)
+        ids, names, totals = C.group_shapes(shape_data, shape_ends, modes, counts, *extra)
     return memoryview(ids).cast("i"), names, memoryview(totals).cast("q")
+
+
+def _c_id_classes(shape_data: bytes, shape_ends, check_at: int):
+    got = C.id_classes(shape_data, shape_ends, check_at)
+    if got is None:
+        return None
+    classes, rep_data, rep_ends = got
+    return memoryview(classes).cast("i"), rep_data, memoryview(rep_ends).cast("q")
 
 
 def _c_pair_brackets(raw: bytes, start: int, stop: int, ends) -> int:
@@ -436,6 +452,8 @@ if C is None:
     status_lines = log_twins.status_lines_py
     mark_rare = log_twins.mark_rare_py
     group_shapes = log_twins.group_shapes_py
+    id_classes = log_twins.id_classes_py
+    sha256_pair = None  # (the store hashes with hashlib then: its twin is for the tests)
     mask = log_twins.mask_py
     mask_numbers = log_twins.mask_numbers_py
     first_equal = log_twins.first_equal_py
@@ -504,6 +522,8 @@ else:
     status_lines = _c_status_lines
     mark_rare = C.mark_rare
     group_shapes = _c_group_shapes
+    id_classes = _c_id_classes if hasattr(C, "id_classes") else _twin("log_twins", "id_classes_py")  # a kernel built before it
+    sha256_pair = C.sha256_pair if hasattr(C, "sha256_pair") else None  # (None from it too: no SHA-NI)
     mask = C.mask
     mask_numbers = C.mask_numbers if hasattr(C, "mask_numbers") else _twin("log_twins", "mask_numbers_py")  # a kernel built before it
     first_equal = _c_first_equal if hasattr(C, "first_equal") else _twin("log_twins", "first_equal_py")

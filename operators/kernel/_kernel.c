@@ -284,6 +284,7 @@ typedef struct {
     Py_ssize_t n, cap;   /* cap: the room of the two entry arrays, fixed */
     char *arena;         /* PyBytes_AS_STRING of the arena object, room for capacity bytes */
     Py_ssize_t capacity;
+    Py_ssize_t seen;     /* lines looked up so far (of cap - 1): how fast new shapes come */
 } Shapes;
 
 static void shapes_free(Shapes *t) {  /* (ends and counts belong to their objects) */
@@ -294,9 +295,18 @@ static void shapes_free(Shapes *t) {  /* (ends and counts belong to their object
 #define SLOT_ENTRY(slot) ((Py_ssize_t)((slot) & 0xFFFFFFFFULL))  /* its low half: the entry + 1 (ids fit 31 bits) */
 #define SLOT_HOME(hash, nslots) ((Py_ssize_t)(((hash) >> 32) & (uint64_t)((nslots) - 1)))  /* where a probe starts: from the tag */
 
-/* Double the slot array (1024 at first) and place the shapes again, each slot by its own tag. */
+/* Double the slot array (1024 at first) and place the shapes again, each slot by its own tag. Where
+ * new shapes have come at least every other line over 16,384 slots' worth (a log whose lines all
+ * differ), straight to the room the same rate needs to the last line: each doubling on the way would
+ * be a fresh array written whole (its pages faulted in, its slots placed again). Where the slots are
+ * does not change a shape's id (ids go by first appearance). */
 static int shapes_grow_slots(Shapes *t) {
     Py_ssize_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    if (t->nslots >= 16384 && t->n * 2 >= t->seen && t->seen > 0) {
+        double rate = (double)t->n / (double)t->seen;  /* shapes a line so far */
+        double need = 2.0 * (rate * (double)(t->cap - 1) + 1.0);
+        while ((double)nslots < need && nslots < ((Py_ssize_t)1 << 32)) nslots *= 2;
+    }
     uint64_t *slots = PyMem_RawCalloc((size_t)nslots, sizeof(uint64_t));  /* no GIL needed (scan) */
     if (!slots) return -1;
     for (Py_ssize_t old = 0; old < t->nslots; old++) {
@@ -492,6 +502,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 __builtin_prefetch(table.slots + SLOT_HOME(next_hash, table.nslots));
         }
         if (i > 0) {  /* line i - 1 */
+            table.seen = i;
             Py_ssize_t id = shapes_intern(&table, mask ? shape : key, key_len, hash);  /* (shape: maybe moved) */
             if (id < 0 || id > INT32_MAX) {
                 failed = id < 0 ? 1 : 2;
@@ -1456,6 +1467,262 @@ done:
     return out;
 }
 
+/* ---- SHA-256 of two messages at once (SHA-NI, the two compressions interleaved) ---- */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SHA_PAIR 1
+#include <immintrin.h>
+
+static const uint32_t sha_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+static const uint32_t sha_h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
+typedef struct { __m128i abef, cdgh; } ShaLane;  /* a state as SHA-NI holds it */
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static inline void sha_lane_load(ShaLane *l, const uint32_t h[8]) {
+    __m128i tmp = _mm_loadu_si128((const __m128i *)h);            /* h0 h1 h2 h3 */
+    __m128i s1 = _mm_loadu_si128((const __m128i *)(h + 4));       /* h4 h5 h6 h7 */
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);                           /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);                             /* EFGH */
+    l->abef = _mm_alignr_epi8(tmp, s1, 8);                        /* ABEF */
+    l->cdgh = _mm_blend_epi16(s1, tmp, 0xF0);                     /* CDGH */
+}
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static inline void sha_lane_store(const ShaLane *l, uint32_t h[8]) {
+    __m128i tmp = _mm_shuffle_epi32(l->abef, 0x1B);               /* FEBA */
+    __m128i s1 = _mm_shuffle_epi32(l->cdgh, 0xB1);                /* DCHG */
+    _mm_storeu_si128((__m128i *)h, _mm_blend_epi16(tmp, s1, 0xF0));        /* DCBA */
+    _mm_storeu_si128((__m128i *)(h + 4), _mm_alignr_epi8(s1, tmp, 8));     /* HGFE */
+}
+
+/* One 64-byte block into each lane (b NULL: lane a only). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_blocks2(ShaLane *a, const unsigned char *pa, ShaLane *b, const unsigned char *pb) {
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i wa[4], wb[4];
+    __m128i a0 = a->abef, a1 = a->cdgh, b0 = b ? b->abef : a0, b1 = b ? b->cdgh : a1;
+    const __m128i sa0 = a0, sa1 = a1, sb0 = b0, sb1 = b1;
+    for (int j = 0; j < 16; j++) {
+        __m128i k = _mm_loadu_si128((const __m128i *)(sha_k + 4 * j));
+        __m128i xa, xb;
+        if (j < 4) {
+            xa = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 16 * j)), mask);
+            xb = b ? _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 16 * j)), mask) : xa;
+        } else {  /* W_j = msg2(msg1(W_j-4, W_j-3) + alignr(W_j-1, W_j-2, 4), W_j-1) */
+            xa = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(wa[j & 3], wa[(j + 1) & 3]),
+                                                    _mm_alignr_epi8(wa[(j + 3) & 3], wa[(j + 2) & 3], 4)), wa[(j + 3) & 3]);
+            xb = b ? _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(wb[j & 3], wb[(j + 1) & 3]),
+                                                        _mm_alignr_epi8(wb[(j + 3) & 3], wb[(j + 2) & 3], 4)), wb[(j + 3) & 3])
+                   : xa;
+        }
+        wa[j & 3] = xa;
+        wb[j & 3] = xb;
+        __m128i ma = _mm_add_epi32(xa, k), mb = _mm_add_epi32(xb, k);
+        a1 = _mm_sha256rnds2_epu32(a1, a0, ma);
+        if (b) b1 = _mm_sha256rnds2_epu32(b1, b0, mb);
+        a0 = _mm_sha256rnds2_epu32(a0, a1, _mm_shuffle_epi32(ma, 0x0E));
+        if (b) b0 = _mm_sha256rnds2_epu32(b0, b1, _mm_shuffle_epi32(mb, 0x0E));
+    }
+    a->abef = _mm_add_epi32(a0, sa0);
+    a->cdgh = _mm_add_epi32(a1, sa1);
+    if (b) {
+        b->abef = _mm_add_epi32(b0, sb0);
+        b->cdgh = _mm_add_epi32(b1, sb1);
+    }
+}
+
+
+#define SHA_LOAD(w, p, j) w = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)((p) + 16 * (j))), mask)
+#define SHA_SCHED(w0, w1, w2, w3) w0 = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w0, w1), _mm_alignr_epi8(w3, w2, 4)), w3)
+#define SHA_RNDS(s0, s1, w, j) do { \
+        __m128i m_ = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)(sha_k + 4 * (j)))); \
+        s1 = _mm_sha256rnds2_epu32(s1, s0, m_); \
+        s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m_, 0x0E)); \
+    } while (0)
+/* Four rounds of each lane: group j with message vectors (w0: the one of group j) */
+#define SHA_GROUP2(j, x0, x1, x2, x3, y0, y1, y2, y3) do { \
+        if ((j) >= 4) { SHA_SCHED(x0, x1, x2, x3); SHA_SCHED(y0, y1, y2, y3); } \
+        SHA_RNDS(a0, a1, x0, j); \
+        SHA_RNDS(b0, b1, y0, j); \
+    } while (0)
+
+/* One 64-byte block into each of two lanes, both compressions interleaved (SHA-NI's rounds wait on
+ * each other within a lane: two independent lanes keep the unit busy). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_blocks_pair(ShaLane *a, const unsigned char *pa, ShaLane *b, const unsigned char *pb) {
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i a0 = a->abef, a1 = a->cdgh, b0 = b->abef, b1 = b->cdgh;
+    const __m128i sa0 = a0, sa1 = a1, sb0 = b0, sb1 = b1;
+    __m128i x0, x1, x2, x3, y0, y1, y2, y3;
+    SHA_LOAD(x0, pa, 0); SHA_LOAD(x1, pa, 1); SHA_LOAD(x2, pa, 2); SHA_LOAD(x3, pa, 3);
+    SHA_LOAD(y0, pb, 0); SHA_LOAD(y1, pb, 1); SHA_LOAD(y2, pb, 2); SHA_LOAD(y3, pb, 3);
+    SHA_GROUP2(0, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(1, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(2, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(3, x3, x0, x1, x2, y3, y0, y1, y2);
+    SHA_GROUP2(4, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(5, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(6, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(7, x3, x0, x1, x2, y3, y0, y1, y2);
+    SHA_GROUP2(8, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(9, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(10, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(11, x3, x0, x1, x2, y3, y0, y1, y2);
+    SHA_GROUP2(12, x0, x1, x2, x3, y0, y1, y2, y3);
+    SHA_GROUP2(13, x1, x2, x3, x0, y1, y2, y3, y0);
+    SHA_GROUP2(14, x2, x3, x0, x1, y2, y3, y0, y1);
+    SHA_GROUP2(15, x3, x0, x1, x2, y3, y0, y1, y2);
+    a->abef = _mm_add_epi32(a0, sa0);
+    a->cdgh = _mm_add_epi32(a1, sa1);
+    b->abef = _mm_add_epi32(b0, sb0);
+    b->cdgh = _mm_add_epi32(b1, sb1);
+}
+
+/* A message read as a sequence of spans of base (starts/ends, n of them), a block at a time. */
+typedef struct {
+    const unsigned char *base;
+    const int64_t *starts, *ends;
+    Py_ssize_t n, span;        /* the spans, the one being read */
+    int64_t at;                /* where in base the next byte is (within span) */
+    uint64_t total;            /* bytes handed out */
+    unsigned char block[64];
+} ShaFeed;
+
+static void sha_feed_init(ShaFeed *f, const unsigned char *base, const int64_t *starts, const int64_t *ends, Py_ssize_t n) {
+    f->base = base; f->starts = starts; f->ends = ends; f->n = n; f->span = 0; f->total = 0;
+    while (f->span < n && starts[f->span] >= ends[f->span]) f->span++;
+    f->at = f->span < n ? starts[f->span] : 0;
+}
+
+/* The next full block (a pointer into base when it lies in one span, else gathered), or NULL when
+ * fewer than 64 bytes are left: they are then in f->block, their number returned in *left. */
+static const unsigned char *sha_feed_next(ShaFeed *f, Py_ssize_t *left) {
+    if (f->span < f->n && f->ends[f->span] - f->at >= 64) {
+        const unsigned char *p = f->base + f->at;
+        f->at += 64;
+        f->total += 64;
+        if (f->at == f->ends[f->span]) {
+            f->span++;
+            while (f->span < f->n && f->starts[f->span] >= f->ends[f->span]) f->span++;
+            if (f->span < f->n) f->at = f->starts[f->span];
+        }
+        return p;
+    }
+    Py_ssize_t got = 0;
+    while (got < 64 && f->span < f->n) {
+        int64_t take = f->ends[f->span] - f->at;
+        if (take > 64 - got) take = 64 - got;
+        memcpy(f->block + got, f->base + f->at, (size_t)take);
+        got += take;
+        f->at += take;
+        if (f->at == f->ends[f->span]) {
+            f->span++;
+            while (f->span < f->n && f->starts[f->span] >= f->ends[f->span]) f->span++;
+            if (f->span < f->n) f->at = f->starts[f->span];
+        }
+    }
+    f->total += (uint64_t)got;
+    if (got == 64) return f->block;
+    *left = got;
+    return NULL;
+}
+
+/* The padding of a message whose last left bytes (< 64) are in block: one or two blocks more. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_finish(ShaLane *l, unsigned char block[64], Py_ssize_t left, uint64_t total, unsigned char out[32]) {
+    unsigned char pad[128];
+    memcpy(pad, block, (size_t)left);
+    pad[left] = 0x80;
+    Py_ssize_t size = left + 1 + 8 <= 64 ? 64 : 128;
+    memset(pad + left + 1, 0, (size_t)(size - left - 1));
+    uint64_t bits = total * 8;
+    for (int i = 0; i < 8; i++) pad[size - 1 - i] = (unsigned char)(bits >> (8 * i));
+    sha_blocks2(l, pad, NULL, NULL);
+    if (size == 128) sha_blocks2(l, pad + 64, NULL, NULL);
+    uint32_t h[8];
+    sha_lane_store(l, h);
+    for (int i = 0; i < 8; i++) {
+        out[4 * i] = (unsigned char)(h[i] >> 24);
+        out[4 * i + 1] = (unsigned char)(h[i] >> 16);
+        out[4 * i + 2] = (unsigned char)(h[i] >> 8);
+        out[4 * i + 3] = (unsigned char)h[i];
+    }
+}
+
+/* The SHA-256 of two messages, each spans of a buffer, their blocks compressed two at a time. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha256_two_spans(ShaFeed *fa, ShaFeed *fb, unsigned char out_a[32], unsigned char out_b[32]) {
+    ShaLane la, lb;
+    sha_lane_load(&la, sha_h0);
+    sha_lane_load(&lb, sha_h0);
+    Py_ssize_t left_a = 0, left_b = 0;
+    const unsigned char *pa = sha_feed_next(fa, &left_a), *pb = sha_feed_next(fb, &left_b);
+    while (pa && pb) {
+        sha_blocks_pair(&la, pa, &lb, pb);
+        pa = sha_feed_next(fa, &left_a);
+        pb = sha_feed_next(fb, &left_b);
+    }
+    for (; pa; pa = sha_feed_next(fa, &left_a)) sha_blocks2(&la, pa, NULL, NULL);
+    for (; pb; pb = sha_feed_next(fb, &left_b)) sha_blocks2(&lb, pb, NULL, NULL);
+    sha_finish(&la, fa->block, left_a, fa->total, out_a);
+    sha_finish(&lb, fb->block, left_b, fb->total, out_b);
+}
+#endif
+
+static int sha_pair_ok = 0;  /* the CPU has SHA-NI (PyInit__kernel) */
+
+/* sha256_pair(a, b, starts, ends) -> (sha256 of a, sha256 of b's spans joined), 32 bytes each, or None
+ * where the CPU has no SHA-NI: the two hashes in one pass, their blocks compressed two at a time (a
+ * packet's raw_sha256 and its big ref's blob name: almost the same bytes, hashed without the GIL). */
+static PyObject *sha256_pair(PyObject *self, PyObject *args) {
+    Py_buffer av, bv, sv, ev;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &av, &bv, &sv, &ev)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *starts = sv.buf, *ends = ev.buf;
+    if (sv.len != n * (Py_ssize_t)sizeof(int64_t) || ev.len != sv.len) {
+        PyErr_SetString(PyExc_ValueError, "sha256_pair: starts and ends must be int64, one each a span");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (starts[i] < 0 || starts[i] > ends[i] || ends[i] > bv.len) {
+            PyErr_SetString(PyExc_ValueError, "sha256_pair: a span out of b");
+            goto done;
+        }
+#ifdef SHA_PAIR
+    if (sha_pair_ok) {
+        unsigned char da[32], db[32];
+        int64_t a_start = 0, a_end = av.len;
+        ShaFeed fa, fb;
+        sha_feed_init(&fa, av.buf, &a_start, &a_end, 1);
+        sha_feed_init(&fb, bv.buf, starts, ends, n);
+        Py_BEGIN_ALLOW_THREADS
+        sha256_two_spans(&fa, &fb, da, db);
+        Py_END_ALLOW_THREADS
+        out = Py_BuildValue("(y#y#)", (const char *)da, (Py_ssize_t)32, (const char *)db, (Py_ssize_t)32);
+        goto done;
+    }
+#endif
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ev);
+    return out;
+}
+
 /* gather(table, ids) -> bytes: table[ids[k]] of each int32 ``ids``, a byte each. */
 static PyObject *gather(PyObject *self, PyObject *args) {
     Py_buffer tv, iv;
@@ -1808,13 +2075,31 @@ static Py_ssize_t mask_after(const unsigned char *s, Py_ssize_t n, const unsigne
  * the shapes of scan() grouped by their keys, made one at a time (mode 0: the shape; 1: b"\x00" +
  * mask(shape); 2: b"\x01" + words(shape)); a bytes object is made only for each distinct key. With
  * prev_ids/prev_names (an earlier grouping), a shape whose mode is not 2 keeps its earlier key as it
- * is: prev_names[prev_ids[i]], neither rebuilt nor copied. */
+ * is: prev_names[prev_ids[i]], neither rebuilt nor copied. group_classed(shape_data, shape_ends,
+ * modes, counts, classes): the same, the shapes' id classes (id_classes) at hand: a shape of mode 1
+ * takes the key the first shape of its class made (the mask of two shapes of a class is the same). */
+static PyObject *group_core(Py_buffer data_v, Py_buffer ends_v, Py_buffer modes_v, Py_buffer counts_v, Py_buffer prev_v,
+                            PyObject *prev_names, Py_buffer classes_v);
+
 static PyObject *group_shapes(PyObject *self, PyObject *args) {
-    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0};
+    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0}, classes_v = {0};
     PyObject *prev_names = NULL;
     if (!PyArg_ParseTuple(args, "y*y*y*y*|y*O!", &data_v, &ends_v, &modes_v, &counts_v, &prev_v, &PyList_Type, &prev_names))
         return NULL;
+    return group_core(data_v, ends_v, modes_v, counts_v, prev_v, prev_names, classes_v);
+}
+
+static PyObject *group_classed(PyObject *self, PyObject *args) {
+    Py_buffer data_v, ends_v, modes_v, counts_v, prev_v = {0}, classes_v = {0};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*", &data_v, &ends_v, &modes_v, &counts_v, &classes_v)) return NULL;
+    return group_core(data_v, ends_v, modes_v, counts_v, prev_v, NULL, classes_v);
+}
+
+static PyObject *group_core(Py_buffer data_v, Py_buffer ends_v, Py_buffer modes_v, Py_buffer counts_v, Py_buffer prev_v,
+                            PyObject *prev_names, Py_buffer classes_v) {
     Py_ssize_t n = ends_v.len / (Py_ssize_t)sizeof(int64_t);
+    const int32_t *classes = classes_v.buf;
+    int32_t *memo = NULL;  /* per id class: the key id its first shape of mode 1 took, or -1 */
     const int64_t *ends = ends_v.buf, *counts = counts_v.buf;
     const unsigned char *data = data_v.buf, *modes = modes_v.buf;
     const int32_t *prev_ids = prev_v.buf;
@@ -1833,6 +2118,23 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
     if ((prev_v.buf != NULL) != (prev_names != NULL) || (prev_v.buf && prev_v.len != n * (Py_ssize_t)sizeof(int32_t))) {
         PyErr_SetString(PyExc_ValueError, "prev_ids (one int32 per shape) and prev_names come together");
         goto done;
+    }
+    if (classes) {
+        Py_ssize_t nclasses = 0;
+        if (classes_v.len != n * (Py_ssize_t)sizeof(int32_t)) {
+            PyErr_SetString(PyExc_ValueError, "classes must have one int32 per shape");
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (classes[i] < 0) {
+                PyErr_SetString(PyExc_ValueError, "a class below 0");
+                goto done;
+            }
+            if (classes[i] >= nclasses) nclasses = (Py_ssize_t)classes[i] + 1;
+        }
+        memo = PyMem_Malloc((size_t)(nclasses ? nclasses : 1) * sizeof(int32_t));
+        if (!memo) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t c = 0; c < nclasses; c++) memo[c] = -1;
     }
     if (prev_names) {
         prev_hashes = PyMem_Malloc((size_t)(n_prev ? n_prev : 1) * sizeof(uint64_t));
@@ -1862,6 +2164,8 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
                 prev_hashed[t] = 1;
             }
             id = table_intern(&table, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name), prev_hashes[t], name);
+        } else if (memo && modes[i] == 1 && memo[classes[i]] >= 0) {  /* the key of its class, made already */
+            id = memo[classes[i]];
         } else {
             const char *k = (const char *)data + start;
             Py_ssize_t k_len = len;
@@ -1888,6 +2192,7 @@ static PyObject *group_shapes(PyObject *self, PyObject *args) {
                 k = key;
             }
             id = table_intern(&table, k, k_len, hash_bytes(k, k_len), NULL);
+            if (memo && modes[i] == 1 && id >= 0 && id <= INT32_MAX) memo[classes[i]] = (int32_t)id;
         }
         if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
         if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many groups"); goto done; }
@@ -1911,6 +2216,7 @@ done:
     PyMem_Free(cuts);
     PyMem_Free(prev_hashes);
     PyMem_Free(prev_hashed);
+    PyMem_Free(memo);
     Py_XDECREF(ids_obj);
     Py_XDECREF(names);
     Py_XDECREF(totals);
@@ -1919,6 +2225,287 @@ done:
     PyBuffer_Release(&modes_v);
     PyBuffer_Release(&counts_v);
     if (prev_v.obj) PyBuffer_Release(&prev_v);
+    if (classes_v.obj) PyBuffer_Release(&classes_v);
+    return result;
+}
+
+/* A shape's id class key into o (room for 2 n bytes); returns its length. An id run: a run of
+ * [0-9a-f] holding a decimal digit, two bytes or more, that no letter or digit precedes ('_' may) and
+ * no word character follows (a hex id: a uuid's group, req_7f3a2b's 7f3a2b). Each becomes \x01 and a
+ * byte of what of it matters: whether its first byte is a digit where a `code`/`status` and [ =:]*
+ * and an optional '-' come right before it (vocab's exit-code alternative), whether its last byte is
+ * a digit where a ':' follows (its logcat alternative); a \x01 of the shape is \x01\x00. Two shapes
+ * of one key differ only in the inside of their id runs: the signal vocabulary's matches
+ * (vocab.signal_shapes: no alternative reaches into a run but by those two bytes) and the mask
+ * (mask_into: a run of hex digits holding a digit becomes '#', alone or in a uuid) are the same.
+ * id_key_run writes it from i (0, or right after a byte that is no letter or digit: what came before
+ * does not depend on s[i:]) into o + k; id_key_words is its form eight bytes a step. */
+enum { I_ALNUM = 1, I_LHEX = 2, I_DIGIT = 4 };
+static unsigned char id_class[256];
+
+static void id_class_init(void) {
+    for (int c = 0; c < 256; c++) {
+        unsigned char f = 0;
+        if ((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) f |= I_ALNUM;
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) f |= I_LHEX;
+        if (c >= '0' && c <= '9') f |= I_DIGIT;
+        id_class[c] = f;
+    }
+}
+
+#if SWAR_DIGITS
+/* 0x80 in each byte of w within [lo, hi] (ASCII bounds; bytes past ASCII never), 0 elsewhere. */
+static inline uint64_t range_bytes(uint64_t w, unsigned lo, unsigned hi) {
+    const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80;
+    uint64_t x = w & ~high;
+    return (x + ones * (0x80 - lo)) & ~(x + ones * (0x7F - hi)) & ~w & high;
+}
+#endif
+
+static int id_code_before(const unsigned char *s, Py_ssize_t b) {  /* `code`/`status` [ =:]* -? end at b */
+    if (b < 5 || (s[b - 1] != '-' && s[b - 1] != ' ' && s[b - 1] != '=' && s[b - 1] != ':')) return 0;
+    if (s[b - 1] == '-') b--;
+    while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '=' || s[b - 1] == ':')) b--;
+    return (b >= 4 && (s[b - 4] | 0x20) == 'c' && (s[b - 3] | 0x20) == 'o' && (s[b - 2] | 0x20) == 'd'
+            && (s[b - 1] | 0x20) == 'e')
+        || (b >= 6 && (s[b - 6] | 0x20) == 's' && (s[b - 5] | 0x20) == 't' && (s[b - 4] | 0x20) == 'a'
+            && (s[b - 3] | 0x20) == 't' && (s[b - 2] | 0x20) == 'u' && (s[b - 1] | 0x20) == 's');
+}
+
+static Py_ssize_t id_key_run(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, char *o, Py_ssize_t k) {
+    while (i < n) {
+        unsigned char c = s[i];
+        unsigned f = id_class[c];
+        if (!(f & I_ALNUM)) {  /* no letter or digit: as it is (\x01 escaped) */
+            o[k++] = (char)c;
+            if (c == 1) o[k++] = 0;
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        unsigned all = I_LHEX, any = 0;
+#if SWAR_DIGITS
+        const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80;
+        uint64_t not_hex = 0, digits = 0;  /* 0x80 in each byte of the run so far that is no [0-9a-f], a digit */
+        for (; j + 8 <= n; j += 8) {
+            uint64_t w;
+            memcpy(&w, s + j, 8);
+            uint64_t dig = range_bytes(w, '0', '9'), alnum = dig | range_bytes(w | ones * 0x20, 'a', 'z');
+            uint64_t lhex = dig | range_bytes(w, 'a', 'f'), stop = ~alnum & high;
+            if (stop) {  /* the run ends in this word: its bytes before the first other one */
+                unsigned bits = (unsigned)__builtin_ctzll(stop) & ~7u;
+                uint64_t in = bits ? (~0ULL >> (64 - bits)) : 0;
+                not_hex |= ~lhex & high & in;
+                digits |= dig & in;
+                j += bits >> 3;
+                goto run_end;
+            }
+            not_hex |= ~lhex & high;
+            digits |= dig;
+        }
+#endif
+        for (; j < n && ((f = id_class[s[j]]) & I_ALNUM); j++) {
+            all &= f;
+            any |= f;
+        }
+#if SWAR_DIGITS
+    run_end:
+        if (not_hex) all = 0;
+        if (digits) any |= I_DIGIT;
+#endif
+        if ((all & I_LHEX) && (any & I_DIGIT) && j - i >= 2 && (j == n || s[j] != '_')) {
+            unsigned char what = 0x40;
+            if (id_code_before(s, i)) what |= (id_class[s[i]] & I_DIGIT) ? 1 : 2;
+            if (j < n && s[j] == ':') what |= (id_class[s[j - 1]] & I_DIGIT) ? 4 : 8;
+            o[k++] = 1;
+            o[k++] = (char)what;
+        } else {
+            memcpy(o + k, s + i, (size_t)(j - i));
+            k += j - i;
+        }
+        i = j;
+    }
+    return k;
+}
+
+#if SWAR_DIGITS
+/* id_key_run(s, n, i, o, k) for a shape without \x01, eight bytes a step: the letter and
+ * digit runs found by masks (a run that goes on past a word is carried over), each word stored where
+ * its bytes go (o has room for 2 n + 16 bytes: a word may be stored past the key's end). Each id run
+ * found is appended to runs as its start, its end and where the key is after it (room for n / 2 + 1). */
+static Py_ssize_t id_key_words(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, char *o, Py_ssize_t k,
+                               int64_t (*runs)[3], Py_ssize_t *nruns) {
+    const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80;
+    Py_ssize_t copied = i, tok = -1;  /* s[copied:] is not in o yet; the letter and digit run going on */
+    uint64_t bad = 0, dig = 0;  /* of that run so far: a byte that is no [0-9a-f]; a digit */
+    for (Py_ssize_t p = i; p <= n; p += 8) {  /* (a word of zeros at n ends a run that reaches it) */
+        uint64_t w = 0;  /* past n: zero bytes, none a letter or digit */
+        if (n - p >= 8) memcpy(&w, s + p, 8);
+        else for (Py_ssize_t b = 0; b < n - p; b++) w |= (uint64_t)s[p + b] << (8 * b);
+        memcpy(o + k + (p - copied), &w, 8);  /* the word where its bytes go unless an id run is cut */
+        uint64_t d = range_bytes(w, '0', '9');
+        uint64_t a = d | range_bytes(w | ones * 0x20, 'a', 'z');
+        uint64_t h = d | range_bytes(w, 'a', 'f');
+        uint64_t from = high;  /* the bytes of w from the place reached on */
+        for (;;) {
+            if (tok < 0) {  /* the next run's start */
+                uint64_t m = a & from;
+                if (!m) break;
+                unsigned bit = (unsigned)__builtin_ctzll(m);
+                tok = p + (bit >> 3);
+                bad = dig = 0;
+                from = high & (~0ULL << (bit & ~7u));
+            }
+            uint64_t m = ~a & from;  /* where the run ends */
+            if (!m) {  /* on past this word */
+                bad |= ~h & from;
+                dig |= d & from;
+                break;
+            }
+            unsigned bit = (unsigned)__builtin_ctzll(m);
+            uint64_t in = from & ((1ULL << bit) - 1);
+            bad |= ~h & in;
+            dig |= d & in;
+            Py_ssize_t e = p + (bit >> 3);  /* (at most n: the bytes past it are zero) */
+            if (!bad && dig && e - tok >= 2 && (e == n || s[e] != '_')) {
+                unsigned char what = 0x40;
+                if (id_code_before(s, tok)) what |= (id_class[s[tok]] & I_DIGIT) ? 1 : 2;
+                if (e < n && s[e] == ':') what |= (id_class[s[e - 1]] & I_DIGIT) ? 4 : 8;
+                k += tok - copied;  /* (the bytes before the run are in place) */
+                o[k++] = 1;
+                o[k++] = (char)what;
+                copied = e;
+                if (e < p + 8) {  /* the rest of the word where it goes now */
+                    uint64_t rest = w >> (8 * (e - p));
+                    memcpy(o + k, &rest, 8);
+                }
+                runs[*nruns][0] = tok;
+                runs[*nruns][1] = e;
+                runs[*nruns][2] = k;
+                ++*nruns;
+            }
+            tok = -1;
+            from = high & (~0ULL << (bit & ~7u));
+        }
+    }
+    return k + (n - copied);  /* (the bytes past it in o are the last word's zeros) */
+}
+#endif
+
+/* id_classes(shape_data, shape_ends, check_at) -> (classes, rep_data, rep_ends) or None: the shapes of
+ * scan() by their id class (id_key_run), numbered in order of first appearance (int32 a shape), and
+ * the first shape of each class, each followed by a newline, with where each ends (int64). None when,
+ * after check_at shapes, more than half of them began a class (ids do not make the shapes many). */
+static PyObject *id_classes(PyObject *self, PyObject *args) {
+    Py_buffer data_v, ends_v;
+    Py_ssize_t check_at;
+    if (!PyArg_ParseTuple(args, "y*y*n", &data_v, &ends_v, &check_at)) return NULL;
+    Py_ssize_t n = ends_v.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *ends = ends_v.buf;
+    const unsigned char *data = data_v.buf;
+    Table table = {0};
+    PyObject *classes_obj = NULL, *rep_data = NULL, *rep_ends = NULL, *result = NULL;
+    Py_ssize_t *reps = NULL, reps_cap = 0;
+    char *key = NULL;
+    int64_t (*runs)[3] = NULL;  /* the id runs of the key's shape: start, end, the key's length after it */
+    Py_ssize_t key_cap = 0, nruns = 0, keyed_start = -1, keyed_len = 0;  /* the shape whose key is in key */
+    if (ends_v.len != n * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "shape_ends must be int64");
+        goto done;
+    }
+    if (!id_class['0']) id_class_init();
+    classes_obj = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!classes_obj) goto done;
+    int32_t *classes = (int32_t *)PyBytes_AS_STRING(classes_obj);
+    Py_ssize_t start = 0, rep_bytes = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t end = (Py_ssize_t)ends[i] - 1;  /* before the shape's '\n' */
+        if (end < start || end >= data_v.len || data[end] != '\n') {
+            PyErr_SetString(PyExc_ValueError, "shape_ends do not fit shape_data");
+            goto done;
+        }
+        Py_ssize_t len = end - start;
+        if (2 * len + 1 > key_cap) {
+            PyMem_Free(key);
+            PyMem_Free(runs);
+            key_cap = 2 * len + 1 > 512 ? 2 * len + 1 : 512;
+            key = PyMem_Malloc((size_t)key_cap + 16);  /* (id_key_words stores whole words) */
+            runs = PyMem_Malloc((size_t)(key_cap / 2 + 1) * sizeof(*runs));
+            if (!key || !runs) { PyErr_NoMemory(); goto done; }
+            keyed_start = -1;  /* the previous key is gone */
+        }
+        /* the key of what this shape shares with the one before up to a byte that is no letter or
+         * digit and lies before where they differ is that one's (each byte's key depends on the
+         * bytes up to the next such byte): the rest is made */
+        const unsigned char *shape = data + start;
+        Py_ssize_t k_len;
+#if SWAR_DIGITS
+        if (!memchr(shape, 1, (size_t)len)) {
+            Py_ssize_t from = 0, k_from = 0;
+            if (keyed_start >= 0) {
+                Py_ssize_t b = common_prefix(shape, data + keyed_start, len < keyed_len ? len : keyed_len);
+                while (b > 0 && (id_class[shape[b - 1]] & I_ALNUM)) b--;  /* back to a byte no letter or digit */
+                while (nruns && runs[nruns - 1][1] >= b) nruns--;  /* the id runs before it (each ends before it) */
+                from = b;
+                k_from = nruns ? runs[nruns - 1][2] + (b - runs[nruns - 1][1]) : b;
+            } else {
+                nruns = 0;
+            }
+            k_len = id_key_words(shape, len, from, key, k_from, runs, &nruns);
+            keyed_start = start;
+            keyed_len = len;
+        } else
+#endif
+        {
+            k_len = id_key_run(shape, len, 0, key, 0);
+            keyed_start = -1;  /* (its runs are not kept) */
+        }
+        Py_ssize_t before = table.n;
+        Py_ssize_t id = table_intern(&table, key, k_len, hash_bytes(key, k_len), NULL);
+        if (id < 0) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+        if (id > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "too many classes"); goto done; }
+        if (table.n > before) {  /* a new class: this shape stands for it */
+            if (table.n > reps_cap) {
+                Py_ssize_t cap = reps_cap ? reps_cap * 2 : 1024;
+                Py_ssize_t *grown = PyMem_Realloc(reps, (size_t)cap * sizeof(Py_ssize_t));
+                if (!grown) { PyErr_NoMemory(); goto done; }
+                reps = grown;
+                reps_cap = cap;
+            }
+            reps[id] = i;
+            rep_bytes += len + 1;
+        }
+        classes[i] = (int32_t)id;
+        start = end + 1;
+        if (i + 1 == check_at && table.n * 2 > check_at) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+    }
+    rep_data = PyBytes_FromStringAndSize(NULL, rep_bytes);
+    rep_ends = PyBytes_FromStringAndSize(NULL, table.n * (Py_ssize_t)sizeof(int64_t));
+    if (!rep_data || !rep_ends) goto done;
+    char *out = PyBytes_AS_STRING(rep_data);
+    int64_t *out_ends = (int64_t *)PyBytes_AS_STRING(rep_ends);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t c = 0; c < table.n; c++) {
+        Py_ssize_t r = reps[c], a = r ? (Py_ssize_t)ends[r - 1] : 0, b = (Py_ssize_t)ends[r];
+        memcpy(out + at, data + a, (size_t)(b - a));  /* the shape and its newline */
+        at += b - a;
+        out_ends[c] = at;
+    }
+    result = PyTuple_Pack(3, classes_obj, rep_data, rep_ends);
+done:
+    table_free(&table);
+    PyMem_Free(reps);
+    PyMem_Free(key);
+    PyMem_Free(runs);
+    Py_XDECREF(classes_obj);
+    Py_XDECREF(rep_data);
+    Py_XDECREF(rep_ends);
+    PyBuffer_Release(&data_v);
+    PyBuffer_Release(&ends_v);
     return result;
 }
 
@@ -6395,11 +6982,17 @@ static PyMethodDef methods[] = {
     {"equal_groups", equal_groups, METH_VARARGS,
      "equal_groups(buf, starts, lines, digits_alike) -> (int32 group of each line named, int64 place of each group's first)"},
     {"gather", gather, METH_VARARGS, "gather(table, ids) -> bytes: table[id] of each int32 id"},
+    {"sha256_pair", sha256_pair, METH_VARARGS,
+     "sha256_pair(a, b, starts, ends) -> (sha256 digest of a, of b's spans joined), or None without SHA-NI"},
     {"first_equal", first_equal, METH_VARARGS,
      "first_equal(buf, starts, ends, digits_alike, body, rstrip) -> int64 index of the first equal span of each span"},
     {"scan", scan, METH_VARARGS, "scan(buf, mask) -> (starts, ids, shape_data, shape_ends, counts)"},
     {"group_shapes", group_shapes, METH_VARARGS,
      "group_shapes(shape_data, shape_ends, modes, counts[, prev_ids, prev_names]) -> (ids, names, totals)"},
+    {"group_classed", group_classed, METH_VARARGS,
+     "group_classed(shape_data, shape_ends, modes, counts, classes) -> group_shapes(shape_data, shape_ends, modes, counts)"},
+    {"id_classes", id_classes, METH_VARARGS,
+     "id_classes(shape_data, shape_ends, check_at) -> (int32 class of each shape, first shapes, their int64 ends) or None"},
     {"mark_rare", mark_rare, METH_VARARGS, "mark_rare(counts, template_of, totals, fold_min, modes, mode) -> marked"},
     {"select", select_visible, METH_VARARGS, "select(ids, template_of, frequent, verbatim) -> visible line indexes"},
     {"line_starts", line_starts, METH_VARARGS, "line_starts(buf, out): int64 offsets into out, each line's start, then the end"},
@@ -6485,6 +7078,10 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__kernel(void) {
+#ifdef SHA_PAIR
+    __builtin_cpu_init();
+    sha_pair_ok = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
+#endif
 #ifdef SHAPE_PEXT
     /* pext where it is fast: every CPU with BMI2 but AMD's before Zen 3 (microcoded there; Zen 3 was
      * AMD's first with VPCLMULQDQ) */

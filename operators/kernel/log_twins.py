@@ -100,10 +100,11 @@ def mark_rare_py(counts, template_of, totals, fold_min: int, modes: bytearray, m
 
 
 
-def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None):
+def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts, prev_ids=None, prev_names=None, classes=None):
     """Pure-Python twin of ``_kernel.group_shapes``: ``group_py`` over one key per shape (mode 0: the
     shape, 1: ``_masked_key``, 2: ``_word_key``; with an earlier grouping, a shape not of mode 2
-    keeps its earlier key)."""
+    keeps its earlier key). ``classes`` (``id_classes_py``'s, the kernel's ``group_classed``) changes
+    nothing: a shape's mask is its class's (each key is made here all the same)."""
     keys, start = [], 0
     for i, (end, mode) in enumerate(zip(shape_ends, modes)):
         if prev_names is not None and mode != 2:
@@ -114,6 +115,62 @@ def group_shapes_py(shape_data: bytes, shape_ends, modes: bytes, counts, prev_id
         start = end
     return group_py(keys, counts)
 
+
+
+# a run of hex digits that no letter or digit precedes, or a \x01 (``id_key_py``)
+ID_RUN_RE = re.compile(rb"(?<![0-9A-Za-z])[0-9a-f]+|\x01")
+WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def id_key_py(shape: bytes) -> bytes:
+    """Pure-Python twin of the kernel's ``id_key_run``: the shape's id class key. An id run (a run of
+    [0-9a-f] holding a decimal digit, two bytes or more, that no letter or digit precedes and no word
+    character follows) becomes ``\x01`` and a byte: 0x40, | 1 or 2 whether its first byte is a digit
+    or not where ``code`` or ``status`` (any case), ``[ =:]*`` and an optional ``-`` come right before
+    it, | 4 or 8 whether its last byte is a digit or not where a ``:`` follows; a ``\x01`` is ``\x01\x00``."""
+    out, at = [], 0
+    for match in ID_RUN_RE.finditer(shape):
+        i, j = match.span()
+        out.append(shape[at:i])
+        run = shape[i:j]
+        if run == b"\x01":
+            out.append(b"\x01\x00")
+        elif len(run) >= 2 and any(48 <= c <= 57 for c in run) and (j == len(shape) or shape[j] not in WORD_BYTES):
+            what, b = 0x40, i
+            if b and shape[b - 1] == 45:  # -
+                b -= 1
+            while b and shape[b - 1] in b" =:":
+                b -= 1
+            head = shape[max(0, b - 6) : b].lower()
+            if head.endswith((b"code", b"status")):
+                what |= 1 if run[0] <= 57 else 2
+            if j < len(shape) and shape[j] == 58:  # :
+                what |= 4 if run[-1] <= 57 else 8
+            out.append(bytes((1, what)))
+        else:
+            out.append(run)
+        at = j
+    out.append(shape[at:])
+    return b"".join(out)
+
+
+def id_classes_py(shape_data: bytes, shape_ends, check_at: int):
+    """Pure-Python twin of ``_kernel.id_classes``: each shape's id class (``id_key_py``), numbered in
+    order of first appearance, the first shape of each class joined (each with its newline) and where
+    each ends; None when, after ``check_at`` shapes, more than half of them began a class."""
+    number: dict[bytes, int] = {}
+    classes, reps, start = array("i"), [], 0
+    for i, end in enumerate(shape_ends):
+        if end - 1 < start or end - 1 >= len(shape_data) or shape_data[end - 1] != 10:
+            raise ValueError("shape_ends do not fit shape_data")
+        c = number.setdefault(id_key_py(shape_data[start : end - 1]), len(number))
+        if c == len(reps):
+            reps.append((start, end))
+        classes.append(c)
+        start = end
+        if i + 1 == check_at and len(number) * 2 > check_at:
+            return None
+    return classes, b"".join(shape_data[a:b] for a, b in reps), array("q", accumulate(b - a for a, b in reps))
 
 
 def group_py(keys: list[bytes], counts) -> tuple[array, list[bytes], array]:
@@ -221,6 +278,20 @@ def equal_groups_py(buf: bytes, starts, lines, digits_alike: bool) -> tuple[arra
     number: dict[int, int] = {}
     groups = array("i", [number.setdefault(f, len(number)) for f in first])
     return groups, array("q", number)
+
+
+def sha256_pair_py(a, b, starts, ends):
+    """Pure-Python twin of ``_kernel.sha256_pair`` (the store's, not the log's): the SHA-256 digests of
+    ``a`` and of ``b``'s spans ``[starts[k], ends[k])`` joined, by hashlib."""
+    import hashlib
+
+    if len(starts) != len(ends) or any(not 0 <= s <= e <= len(b) for s, e in zip(starts, ends)):
+        raise ValueError("sha256_pair: a span out of b")
+    second = hashlib.sha256()
+    view = memoryview(b)
+    for s, e in zip(starts, ends):
+        second.update(view[s:e])
+    return hashlib.sha256(a).digest(), second.digest()
 
 
 def gather_py(table: bytes, ids) -> bytes:

@@ -21,7 +21,9 @@ signal scan with RE2) and once per line it shows.
 
 Memory: the distinct shapes live in one buffer, each followed by a newline (what the signal scan
 searches as it is), and template keys are made one at a time: only distinct templates become objects.
-A log with a request id in every line has as many shapes as lines and still costs no object per line.
+A log with a request id in every line has as many shapes as lines and still costs no object per line;
+its shapes fall into few id classes (``_id_classes``: shapes that differ only inside their hex ids),
+and the signal search and the ids' masks are done once a class, not once a shape.
 """
 
 from __future__ import annotations
@@ -38,14 +40,15 @@ import msgspec
 from operators.config import Section, section
 from operators.reduction import Plan, line_body_end
 from operators.relazy import lazy, re2_program
+from operators.kernel import C  # the built kernel, or None
 from operators.kernel import (  # the C kernel's functions, or their pure-Python twins
-    first_equal, group_shapes, line_of, lines_with, mark_rare, mask, next_shapes, scan_lines, select_visible,
-    status_lines, take, traced_heads, verbatim_lines,
+    first_equal, gather, group_shapes, id_classes, line_of, lines_with, mark_rare, mask, next_shapes, scan_lines,
+    select_visible, status_lines, take, traced_heads, verbatim_lines,
 )
 from operators.vocab import (  # the signal vocabulary
     CODE_RE, RUNS_APART, SHAPE_CODE_RE, SHAPE_STATUS, WORD_PATTERN, WORD_RE as SHAPE_SIGNAL_RE, is_log_line,
     CONTINUATION_RE, keep_shaped_spans, line_matches, line_runs_program, program_spans,
-    signal_line_spans as signal_line_spans_direct, signal_shapes,
+    signal_line_spans as signal_line_spans_direct, signal_shapes, DENSE_BYTES, DENSE_LINES,
 )
 LONG_GROUP, LONG_REASON = "long", "cut from long lines"
 TRACEBACK = b"Traceback (most recent call last)"  # a Python trace's first line: part of the record before it
@@ -119,19 +122,64 @@ def _signals_from_shapes(raw: bytes, starts, ids, shape_data: bytes, shape_ends,
     return array("q", found)  # 8 bytes a line, not an int object (a log of errors: every line)
 
 
-def _shape_flags(raw: bytes, shape_data: bytes, shape_ends):
+def _shape_flags(raw: bytes, shape_data: bytes, shape_ends, classes=None):
     """``vocab.signal_shapes`` of the shapes, when they are searched for the signal lines instead of
     the raw bytes, else None: when they are at most 1/``SHAPE_SHARE_MAX`` of the input, or at most
     ``SPARSE_SHARE_MAX`` of it while the shapes holding a signal are sparse (a log with an id on every
     line: a shape a line, but the digit runs of its timestamps and ids one byte each; the very same
     lines, see ``_signals_from_shapes``). Shapes holding a signal densely (a log of errors): None,
-    the raw bytes are searched a run of signal lines at a time."""
+    the raw bytes are searched a run of signal lines at a time. ``classes``: ``_id_classes`` of the
+    shapes (the same flags, from a search of each class's first shape: ``_class_flags``)."""
     size = len(shape_data) - len(shape_ends)
     if size * SHAPE_SHARE_MAX <= len(raw):
-        return signal_shapes(shape_data, shape_ends)
+        return _class_flags(shape_ends, classes) if classes else signal_shapes(shape_data, shape_ends)
     if size <= len(raw) * SPARSE_SHARE_MAX:
-        return signal_shapes(shape_data, shape_ends, sparse=True)
+        return _class_flags(shape_ends, classes, sparse=True) if classes else signal_shapes(shape_data, shape_ends, sparse=True)
     return None
+
+
+CLASSED_SHAPES_MIN = 4096  # distinct shapes from which they are put in id classes (``_id_classes``)
+CLASS_CHECK_AT = 4096  # shapes after which the classes stop if more than half of them began one
+CLASS_SHARE_MAX = 4  # classes are used when they are at most 1/4 of the shapes
+
+
+def _id_classes(shape_data: bytes, shape_ends):
+    """The shapes' id classes (``kernel.id_classes``: shapes that differ only inside their hex ids,
+    such as a request id's uuid, are one class), when the kernel is built, the shapes are many and the
+    classes at most 1/``CLASS_SHARE_MAX`` of them (a log with an id on every line), else None. The
+    signal flags and the masked templates of a shape are those of its class's first shape (see
+    the kernel's ``id_key_run``): each is worked out once a class instead of once a shape."""
+    if C is None or len(shape_ends) < CLASSED_SHAPES_MIN:
+        return None
+    got = id_classes(shape_data, shape_ends, CLASS_CHECK_AT)
+    if got is None or len(got[2]) * CLASS_SHARE_MAX > len(shape_ends):
+        return None
+    return got
+
+
+def _class_flags(shape_ends, classes, sparse: bool = False):
+    """``vocab.signal_shapes(shape_data, shape_ends, sparse)`` from the classes (``_id_classes``):
+    ``signal_shapes`` of the classes' first shapes, each shape flagged as its class's first. Two
+    shapes of a class differ only inside id runs, where no alternative of the vocabulary reaches but
+    by the bytes the class keeps, and hold ``0x`` alike (a match that goes on past a shape's end needs
+    one): the same flags, and None exactly when ``signal_shapes`` of the shapes gives None for ``0x``;
+    ``sparse``'s stop (``DENSE_LINES``, ``DENSE_BYTES``) is then worked out on the flags themselves."""
+    ids, rep_data, rep_ends = classes
+    got = signal_shapes(rep_data, rep_ends)
+    if got is None:
+        return None
+    word, maybe = (bytearray(gather(bytes(flags), ids)) if 1 in flags else bytearray(len(ids)) for flags in got)
+    if sparse:  # where signal_shapes stops, the shapes it stops at in order
+        found, a, b = 0, word.find(1), maybe.find(1)
+        while a != -1 or b != -1:  # (a shape is flagged word or maybe, never both)
+            if b == -1 or (a != -1 and a < b):
+                shape, a = a, word.find(1, a + 1)
+            else:
+                shape, b = b, maybe.find(1, b + 1)
+            found += 1
+            if found >= DENSE_LINES and found * DENSE_BYTES >= shape_ends[shape]:
+                return None
+    return word, maybe
 
 
 def _coded_shapes(shape_data: bytes, ends, signal: bytearray) -> bytearray:
@@ -291,7 +339,7 @@ def _duplicate_blocks(raw: bytes, starts, firsts, stops) -> tuple[dict[int, int]
     return copies, later
 
 
-def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int = 0) -> tuple:
+def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int = 0, classes=None) -> tuple:
     """Each shape's template id, each template's key and its number of lines.
 
     A shape is its own template; when ``mask_templates`` is on, every shape gets the precise mask (hex
@@ -301,7 +349,8 @@ def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int =
     ports, paths) — but only when the log would not fit in ``room`` bytes without it (a rare line that
     differs in a path, a user or a host is news, not noise, while there is room to show it). Work is
     done once per distinct shape, never per line, and keys are made one at a time: only distinct
-    templates become objects (a log whose lines all differ has a shape a line).
+    templates become objects (a log whose lines all differ has a shape a line). ``classes``
+    (``_id_classes``): the precise mask is made once a class.
     """
     modes = bytearray(len(shape_ends))  # per shape: 0 its own template, 1 masked, 2 by its words
     template_of, names, totals = None, None, counts  # while every shape is its own template
@@ -311,8 +360,11 @@ def _templates(shape_data: bytes, shape_ends, counts, cfg: Settings, room: int =
         elif not mark_rare(counts, template_of, totals, cfg.fold_min, modes, mode):
             break
         # pass 2 keeps the keys of pass 1 for the shapes it does not mark (no mask made again)
-        template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts,
-                                                  *((template_of, names) if mode == 2 else ()))
+        if mode == 1 and classes:
+            template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts, classes=classes[0])
+        else:
+            template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts,
+                                                      *((template_of, names) if mode == 2 else ()))
     if template_of is None:
         template_of, names, totals = group_shapes(shape_data, shape_ends, modes, counts)
     elif cfg.mask_templates and 2 in modes:
@@ -451,8 +503,9 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     limit known), below which rare lines are not folded by their words."""
     starts, ids, shape_data, shape_ends, counts = scan_lines(raw, cfg.mask_templates)
     n = len(ids)
+    classes = _id_classes(shape_data, shape_ends) if cfg.mask_templates else None
     if cfg.mask_templates:  # the shapes at hand are the ones the signal scan works on
-        flags = _shape_flags(raw, shape_data, shape_ends)  # the vocabulary's, a shape at a time (or None)
+        flags = _shape_flags(raw, shape_data, shape_ends, classes)  # the vocabulary's, a shape at a time (or None)
         signal_indexes = _signals_from_shapes(raw, starts, ids, shape_data, shape_ends, flags=flags)
         if flags is not None:  # SIGNAL's spans, by its own definition, kept for it
             keep_shaped_spans(raw, starts, ids, shape_data, shape_ends, lines_with, flags)
@@ -466,8 +519,8 @@ def reduce_log(raw: bytes, granularity: str, cfg: Settings, room: int = 0) -> Pl
     del firsts, stops
     _uncount(counts, ids, verbatim, verbatim_counts)
     del verbatim_counts
-    template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room)
-    del shape_data, shape_ends
+    template_of, names, totals = _templates(shape_data, shape_ends, counts, cfg, room, classes)
+    del shape_data, shape_ends, classes
     frequent = bytes(total >= cfg.fold_min for total in totals)
     visible = select_visible(ids, template_of, frequent, verbatim)
     plain = bytearray(is_verbatim)  # the verbatim lines that show as they are: no block's copy, none copied
