@@ -16,7 +16,8 @@
 * has a ceiling for what cannot be reduced: binary content (a known magic number, or a sample full of
   control bytes) becomes one line (size, what it looks like, its first and last bytes in hex, a ref)
   and a line longer than ``long_line`` bytes (``line_cap`` for a signal line) keeps its head and tail
-  around ``[N bytes cut: #ref:…]``.
+  around ``[N bytes cut: #ref:…]`` — unless the input fits its output ceiling whole (``whole``: a
+  budget, or the host's view of an input it shows whole), when no line is cut for its length.
 
 Nothing is lost: a kept span that changes becomes an omission (its original bytes go to a ref) plus
 the cleaned text shown in its place, so RESTORE stays byte-exact. Cleaned lines share one ref,
@@ -779,16 +780,17 @@ def _keep_hiding(out: Plan, start: int, end: int, found: list[tuple[int, int]], 
     return i
 
 
-def secure(plan: Plan, config, kind: str = "") -> Plan:
+def secure(plan: Plan, config, kind: str = "", whole: bool = False) -> Plan:
     """The plan whose visible text is safe and bounded (see the module docstring); ``plan`` itself
-    when nothing needs doing. ``kind``: the content type (``json`` quotes look-alikes the JSON way)."""
+    when nothing needs doing. ``kind``: the content type (``json`` quotes look-alikes the JSON way);
+    ``whole``: the input fits its output ceiling whole, so no line is cut for its length."""
     settings = settings_of(config)
     raw = plan.raw
     binary = binary_regions(raw)
     kept = kept_bytes(plan)  # the kept size (``kept=``: the plan's, added up once) decides how each check searches
     hidden = hide_secrets(plan, binary, kept)
     plan, kept = hidden, (kept if hidden is plan else None)
-    long = long_lines(raw, min(settings.long_line, settings.line_cap), binary)
+    long = [] if whole else long_lines(raw, min(settings.long_line, settings.line_cap), binary)
     pieces = plan.pieces
     if not binary and not long and not _kept_text_dirty(plan, kept) and not _dirty_shows(pieces) \
             and not (b"\r" in raw and _keeps_cr_without_lf(plan)) \

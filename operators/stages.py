@@ -148,7 +148,14 @@ def optimize(packet: ContextPacket, run: Run) -> ContextPacket:
 def bound_plan(packet: ContextPacket, plan: Plan, guard: str, config: Config) -> tuple[Plan, str]:
     """A reducer's (or a plug-in's) plan made safe to show (``operators.safety``) and kept under the
     output ceiling (``operators.ceiling``): every plan passes here before it is applied."""
-    return ceiling.apply(packet, secure(plan, config, packet.type), guard, config)
+    return ceiling.apply(packet, secure(plan, config, packet.type, _fits_whole(packet, config)), guard, config)
+
+
+def _fits_whole(packet: ContextPacket, config: Config) -> bool:
+    """Whether the packet's input fits its whole output ceiling (``ceiling.total_of``: a budget, or the
+    host's view of an input it shows whole): then no line of it is cut for its length (a JSON-lines
+    record of 5 KB in a 22 KB log Claude Code shows whole lost its tail behind a ref)."""
+    return len(packet.raw) <= ceiling.total_of(packet, config)
 
 
 def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Config | None = None) -> None:
@@ -160,7 +167,7 @@ def apply_plan(packet: ContextPacket, plan: Plan, guard: str = "", config: Confi
     visible, layout, markers = render(plan, ids)
     rendered: Rendered | None = Rendered(plan=plan, visible=visible, ids=ids, layout=layout, markers=markers)
     if not guard and plan.omits_anything and REDACTED not in plan.reasons and not _worth(len(packet.raw) - len(visible)):
-        safe = secure(passthrough(packet.raw), config, packet.type)
+        safe = secure(passthrough(packet.raw), config, packet.type, _fits_whole(packet, config))
         if safe.omits_anything:  # the raw text is not safe to show as it is: its cleaned version
             return apply_plan(packet, safe, "never worse than raw: passed through", config)
         plan, guard, refs = safe, "never worse than raw: passed through", {}

@@ -176,3 +176,36 @@ def test_a_reducer_that_fits_itself_is_given_the_hosts_view_too(capsysbinary, tm
     path.write_bytes(raw)
     code, out, _ = run_cli(capsysbinary, "analyze", "--host", "codex", str(path))
     assert code == 0 and all(row + b"\n" in out for row in rows)
+
+
+def _jsonl_log() -> bytes:
+    """A JSON-lines audit log of 17 KB: short records and two of about 5 KB (a request's permissions)."""
+    out = []
+    for k in range(60):
+        out.append(b'{"ts": "2026-12-05T10:%02d:%02d.1Z", "level": "info", "msg": "request served", "id": %d, "took_ms": %d}'
+                   % (k // 60, k % 60, k, k * 7 % 97))
+        if k in (20, 45):
+            grants = ", ".join('{"granted": true, "permission": "compute.things.verb%d", "resource": "projects/p/zones/z/things/t%d"}'
+                               % (j, j) for j in range(50))
+            out.append(('{"ts": "2026-12-05T10:00:%02d.5Z", "level": "info", "msg": "audit", "authorizationInfo": [%s], '
+                        '"end": "record %d ends here"}' % (k, grants, k)).encode())
+    return b"\n".join(out) + b"\n"
+
+
+def test_no_line_is_cut_for_its_length_when_the_input_fits_the_hosts_view(capsysbinary, tmp_path):
+    """An input the host shows whole keeps its long lines whole (each is a record: its end was behind a
+    ref); under a host whose view it does not fit, a long line is still cut around a ref, and the whole
+    original comes back from the refs either way."""
+    raw = _jsonl_log()
+    longest = max(raw.split(b"\n"), key=len)
+    assert 13_000 < len(raw) < 25_000 and len(longest) > 4096
+    path = tmp_path / "audit.log"
+    path.write_bytes(raw)
+    code, out, _ = run_cli(capsysbinary, "analyze", "--host", "claude-code", str(path))
+    assert code == 0
+    for k in (20, 45):
+        assert b'"end": "record %d ends here"}' % k in out
+        assert b'"permission": "compute.things.verb49"' in out
+    code, out, _ = run_cli(capsysbinary, "analyze", "--host", "codex", str(path))
+    assert code == 0 and len(out) <= 9_000
+    assert b'"end": "record 20 ends here"}' not in out or b"bytes cut" in out or b"more bytes of this line" in out

@@ -5,7 +5,8 @@
   with ``×N``.
 * Other lines are grouped by template: numbers, hex ids and timestamps masked (for grouping only).
   A template seen fewer than ``fold_min`` times is rare: its lines stay in place, verbatim up to
-  ``long_line`` bytes; the rest of a longer line goes to one "long lines" ref, marked where it was cut.
+  ``long_line`` bytes; the rest of a longer line goes to one "long lines" ref, marked where it was cut
+  (not in a log that fits the output ceiling whole: a JSON-lines record of 5 KB is shown whole).
 * A frequent template shows its first line, in place, with ``×N`` (N lines of that template; their
   numbers and ids may differ — the footer says so); the other copies go to a ref. ``coarse``: one
   ref for every folded line; ``fine``: one ref per template, its marker on the representative line.
@@ -686,7 +687,10 @@ ROOM_SHARE = 0.8  # of the output ceiling the lines of a log may take before rar
 
 
 def reduce(raw: bytes, granularity: str, config) -> Plan:
-    return reduce_log(raw, granularity, section(config, NAME), int(section(config, "ceiling").max_chars * ROOM_SHARE))
+    cfg, ceiling = section(config, NAME), section(config, "ceiling").max_chars
+    if len(raw) <= ceiling and cfg.long_line:  # a log that fits the ceiling whole: no line cut for its length
+        cfg = msgspec.structs.replace(cfg, long_line=0)
+    return reduce_log(raw, granularity, cfg, int(ceiling * ROOM_SHARE))
 
 
 # -- the content type ----------------------------------------------------------------------------
