@@ -165,12 +165,21 @@ def test_first_template_matches_the_python_twin(lines):
     assert list(dispatch.first_template(buf, starts, ends)) == list(twins.first_template_py(buf, starts, ends))
 
 
-def test_first_equal_and_first_template_reject_spans_out_of_the_buffer():
-    for bad in ((array("q", [0]), array("q", [5])), (array("q", [2]), array("q", [1])), (array("q", [0, 1]), array("q", [1]))):
-        with pytest.raises(ValueError):
-            kernel.first_equal(b"abc", *bad, False, False, False)
-        with pytest.raises(ValueError):
-            kernel.first_template(b"abc", *bad)
+def test_span_readers_reject_spans_out_of_the_buffer_as_their_twins_do():
+    """``first_equal``, ``first_template`` and ``sha256_pair`` check their spans alike (``spans_ok``), with
+    the same message as their Python twins."""
+    calls = (("first_equal", lambda f, s, e: f(b"abc", s, e, False, False, False)),
+             ("first_template", lambda f, s, e: f(b"abc", s, e)),
+             ("sha256_pair", lambda f, s, e: f(b"x", b"abc", s, e)))
+    bad = (([0], [5], "a span out of the buffer"), ([2], [1], "a span out of the buffer"),
+           ([-1], [1], "a span out of the buffer"), ([0, 1], [1], "starts and ends must be int64 arrays of one length"))
+    for name, call in calls:
+        for starts, ends, message in bad:
+            starts, ends = array("q", starts), array("q", ends)
+            for f in (getattr(kernel, name), getattr(twins, name + "_py")):
+                with pytest.raises(ValueError, match=f"^{name}: {message}$"):
+                    call(f, starts, ends)
+        assert call(getattr(kernel, name), array("q", [0, 3]), array("q", [3, 3])) is not None  # a whole and an empty span
 
 
 _TEMPLATE_PIECES = [b"a", b"1", b"12", b",", b" ", b"\t", b"\r", b"\xc3\x97", b" \xc3\x975", b" \xc3\x971,234 ", b"deadbeef1", b"-",

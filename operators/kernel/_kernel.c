@@ -1015,6 +1015,32 @@ static Py_ssize_t count_cut(const unsigned char *s, Py_ssize_t a, Py_ssize_t b) 
     return b;
 }
 
+/* Whether starts/ends (int64 arrays, as Py_buffers) are n spans each inside [0, len): else a ValueError
+ * "<what>: ..." is set and 0 returned. ``max`` bounds n (UINT32_MAX where a span's number is kept in 32
+ * bits). Sets *longest, when given, to the longest span. */
+static int spans_ok(const char *what, const Py_buffer *sv, const Py_buffer *ev, Py_ssize_t len, Py_ssize_t max,
+                    Py_ssize_t *longest) {
+    const int64_t *starts = sv->buf, *ends = ev->buf;
+    Py_ssize_t n = sv->len / (Py_ssize_t)sizeof(int64_t), most = 0;
+    if (sv->len != n * (Py_ssize_t)sizeof(int64_t) || ev->len != sv->len) {
+        PyErr_Format(PyExc_ValueError, "%s: starts and ends must be int64 arrays of one length", what);
+        return 0;
+    }
+    if (n >= max) {
+        PyErr_Format(PyExc_ValueError, "%s: too many spans", what);
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (starts[k] < 0 || starts[k] > ends[k] || ends[k] > len) {
+            PyErr_Format(PyExc_ValueError, "%s: a span out of the buffer", what);
+            return 0;
+        }
+        if (ends[k] - starts[k] > most) most = (Py_ssize_t)(ends[k] - starts[k]);
+    }
+    if (longest) *longest = most;
+    return 1;
+}
+
 /* first_template(buf, starts, ends) -> bytes of native int64: for each span (a line, no newline), the
  * index of the first span of the same signal template (signals.templates: its count left out, numbers
  * masked as mask_numbers does, trailing whitespace left out), each template written once. */
@@ -1029,17 +1055,7 @@ static PyObject *first_template(PyObject *self, PyObject *args) {
     uint64_t *hashes = NULL;
     int64_t *at = NULL;
     char *arena = NULL;
-    if (ev.len / (Py_ssize_t)sizeof(int64_t) != n || n >= (Py_ssize_t)UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "first_template: starts and ends differ in length, or too many spans");
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        if (starts[k] < 0 || starts[k] > ends[k] || ends[k] > bv.len) {
-            PyErr_SetString(PyExc_ValueError, "first_template: a span out of the buffer");
-            goto done;
-        }
-        if (ends[k] - starts[k] > longest) longest = (Py_ssize_t)(ends[k] - starts[k]);
-    }
+    if (!spans_ok("first_template", &sv, &ev, bv.len, (Py_ssize_t)UINT32_MAX, &longest)) goto done;
     Py_ssize_t nslots = 16, used = 0, capacity = longest + 1;
     while (nslots < n + n / 2) nslots *= 2;
     slots = PyMem_Calloc((size_t)nslots, sizeof(uint32_t));
@@ -1125,15 +1141,7 @@ static PyObject *first_equal(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     uint32_t *slots = NULL;  /* 1 + the index of the first span of each distinct text, 0: free */
     uint64_t *hashes = NULL;
-    if (ev.len / (Py_ssize_t)sizeof(int64_t) != n || n >= (Py_ssize_t)UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "first_equal: starts and ends differ in length, or too many spans");
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (starts[k] < 0 || starts[k] > ends[k] || ends[k] > bv.len) {
-            PyErr_SetString(PyExc_ValueError, "first_equal: a span out of the buffer");
-            goto done;
-        }
+    if (!spans_ok("first_equal", &sv, &ev, bv.len, (Py_ssize_t)UINT32_MAX, NULL)) goto done;
     Py_ssize_t nslots = 16;
     while (nslots < n + n / 2) nslots *= 2;
     slots = PyMem_Calloc((size_t)nslots, sizeof(uint32_t));
@@ -1690,15 +1698,7 @@ static PyObject *sha256_pair(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *starts = sv.buf, *ends = ev.buf;
-    if (sv.len != n * (Py_ssize_t)sizeof(int64_t) || ev.len != sv.len) {
-        PyErr_SetString(PyExc_ValueError, "sha256_pair: starts and ends must be int64, one each a span");
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (starts[i] < 0 || starts[i] > ends[i] || ends[i] > bv.len) {
-            PyErr_SetString(PyExc_ValueError, "sha256_pair: a span out of b");
-            goto done;
-        }
+    if (!spans_ok("sha256_pair", &sv, &ev, bv.len, PY_SSIZE_T_MAX, NULL)) goto done;
 #ifdef SHA_PAIR
     if (sha_pair_ok) {
         unsigned char da[32], db[32];

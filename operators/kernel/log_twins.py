@@ -199,17 +199,24 @@ def mask_numbers_py(text: bytes) -> bytes:
 _BODY_NL, _BODY_CR = methodcaller("removesuffix", b"\n"), methodcaller("removesuffix", b"\r")
 
 
+def _spans_ok(what: str, starts, ends, size: int) -> tuple[list, list]:
+    """``starts``/``ends`` as lists, when they are spans of one count each inside ``[0, size]`` (the
+    kernel's ``spans_ok``); else the kernel's ValueError."""
+    starts, ends = list(starts), list(ends)
+    if len(starts) != len(ends):
+        raise ValueError(f"{what}: starts and ends must be int64 arrays of one length")
+    if any(a < 0 or a > b or b > size for a, b in zip(starts, ends)):
+        raise ValueError(f"{what}: a span out of the buffer")
+    return starts, ends
+
+
 def first_equal_py(buf: bytes, starts, ends, digits_alike: bool = False, body: bool = False,
                    rstrip: bool = False) -> array:
     """Pure-Python twin of ``_kernel.first_equal``: for each span ``buf[starts[k]:ends[k]]``, the index
     of the first span of equal bytes, as int64; ``digits_alike``: any digit equals any other (each
     made ``0``); ``body``: a span's end left out when it is ``\n``, then ``\r`` (``line_body_end``);
     ``rstrip``: its trailing whitespace left out (``bytes.rstrip``)."""
-    starts, ends = list(starts), list(ends)
-    if len(starts) != len(ends):
-        raise ValueError("first_equal: starts and ends differ in length")
-    if any(a < 0 or a > b or b > len(buf) for a, b in zip(starts, ends)):
-        raise ValueError("first_equal: a span out of the buffer")
+    starts, ends = _spans_ok("first_equal", starts, ends, len(buf))
     keys = map(buf.__getitem__, map(slice, starts, ends))
     if body:
         keys = map(_BODY_CR, map(_BODY_NL, keys))
@@ -225,11 +232,7 @@ def first_template_py(buf: bytes, starts, ends) -> array:
     """Pure-Python twin of ``_kernel.first_template``: for each span ``buf[starts[k]:ends[k]]`` (a line,
     no newline), the index of the first span of the same template (``operators.signals.templates``: its
     count left out, ``mask_numbers``, trailing whitespace left out), as int64."""
-    starts, ends = list(starts), list(ends)
-    if len(starts) != len(ends):
-        raise ValueError("first_template: starts and ends differ in length")
-    if any(a < 0 or a > b or b > len(buf) for a, b in zip(starts, ends)):
-        raise ValueError("first_template: a span out of the buffer")
+    starts, ends = _spans_ok("first_template", starts, ends, len(buf))
     joined = b"\n".join(map(buf.__getitem__, map(slice, starts, ends)))
     keys = map(bytes.rstrip, NUMBERS_RE.sub(b"#", COUNT_RE.sub(b"", joined)).split(b"\n")) if starts else ()
     first: dict[bytes, int] = {}
@@ -285,8 +288,7 @@ def sha256_pair_py(a, b, starts, ends):
     ``a`` and of ``b``'s spans ``[starts[k], ends[k])`` joined, by hashlib."""
     import hashlib
 
-    if len(starts) != len(ends) or any(not 0 <= s <= e <= len(b) for s, e in zip(starts, ends)):
-        raise ValueError("sha256_pair: a span out of b")
+    starts, ends = _spans_ok("sha256_pair", starts, ends, len(b))
     second = hashlib.sha256()
     view = memoryview(b)
     for s, e in zip(starts, ends):
