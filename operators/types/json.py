@@ -52,7 +52,8 @@ valid JSON (or NDJSON) whenever the input was.
   naming a place in a value (``"Output": "    strip_test.go:43: want 200"``: the assertion) stays too,
   and so do the lines before it about the same test (``"Test": "TestX"``, ``"nodeid"``: its output, a
   panic and its stack; ``TEST_RUN_MAX`` at most).
-* **under the ceiling** (``reduce``): a document that fits the room is shown unfolded; a folded one
+* **under the ceiling** (``reduce``): a document that fits the room is shown unfolded (but for arrays of
+  big items, 1 KB each on average, of items alike but for their numbers, and NDJSON's records); a folded one
   still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
   past the first shown in brief, then every item kept for what it carries in brief, none whole; a
   document on few lines then shows as many of them in brief as fit, the first ones, the others counted
@@ -131,7 +132,10 @@ DIVERSE_MIN = 8  # a decision field with at most max(this, items / 4) distinct v
 TEXTS = {b"message"}  # ... a free-text one only with at most a fourth as many as it occurs (a linter's repeat)
 HEAD_BYTES = 512  # the first items of a fold stop here (one at least): big items show one example
 RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
-BIG_ITEMS = 4096  # bytes from which a few same-shaped items (fewer than array_min) are folded too
+BIG_ITEMS = 4096  # bytes from which a few same-shaped items (fewer than array_min) are folded too ...
+ITEM_BIG = 1024  # ... in a document unfolded for its room (``UNFOLDED``), when they hold this much each on average
+ALIKE_SHARE = 0.25  # ... or when at most this share of them differ but for their numbers (``alike``)
+DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 DIGIT = re.compile(rb"[0-9]")
 LONE_LINKS = {b"url", b"href", b"link", b"uri"}
 REPEAT_MIN, REPEAT_MAX = 256, 1 << 16  # bytes of a container compared with those shown before it
@@ -944,7 +948,7 @@ class _Reducer:
             complete = range(len(entries))
         else:
             complete = [i for i, e in enumerate(entries) if e[3] >= 0 and e[0] != BAD]
-        if not protected and complete and self.long_enough(entries, complete):
+        if not protected and complete and self.long_enough(entries, complete, unit == "lines"):
             self.summarise(entries, complete, actions, path, unit)
         child = _extend(path, "[]") if unit == "items" else path  # top-level values sit at $
         for i, (ks, ke, vs, ve) in enumerate(entries):
@@ -952,9 +956,12 @@ class _Reducer:
                 actions[i] = (KEEP,) if ks == BAD else self.plain_action(vs, ve, child, protected)
         return actions
 
-    def long_enough(self, entries, complete) -> bool:
+    def long_enough(self, entries, complete, lines: bool = False) -> bool:
         """Whether an array's complete items are worth folding: ``array_min`` same-shaped containers
-        (four times that many scalars), or a few big same-shaped containers (``BIG_ITEMS`` bytes)."""
+        (four times that many scalars), or a few big same-shaped containers (``BIG_ITEMS`` bytes); in a
+        document unfolded for its room (``UNFOLDED``) only big ones (``ITEM_BIG`` each on average: a
+        check run's 3 KB, not a release's 260 bytes of a list of 50), alike ones (``alike``) or
+        NDJSON ``lines`` (a log's records)."""
         cfg = self.cfg
         raw = self.raw
         n = len(complete)
@@ -962,9 +969,17 @@ class _Reducer:
         if scalar:
             enough = n >= 4 * cfg.array_min
         else:
-            big = entries[complete[-1]][3] - entries[complete[0]][2] >= BIG_ITEMS
-            enough = n >= cfg.array_min or (big and n >= 3)
+            span = entries[complete[-1]][3] - entries[complete[0]][2]
+            enough = n >= cfg.array_min or (span >= BIG_ITEMS and n >= 3 and (
+                lines or cfg.array_min != UNFOLDED or span >= ITEM_BIG * n or self.alike(entries, complete)))
         return enough and self.same_shape(entries, complete)
+
+    def alike(self, entries, complete) -> bool:
+        """Whether the items mostly repeat each other but for their numbers (``ALIKE_SHARE`` or fewer
+        distinct once each digit is made ``0``): a payment's retry events, not a list of releases."""
+        raw = self.raw
+        texts = {raw[entries[i][2] : entries[i][3]].translate(DIGITS_TO_ZERO) for i in complete}
+        return len(texts) <= len(complete) * ALIKE_SHARE
 
     def plain_action(self, vs: int, ve: int, path, protected: bool):
         c = self.raw[vs]
@@ -1268,7 +1283,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     try:
         plan = make = None
         if len(raw) <= 4 * room:
-            unfolded = msgspec.structs.replace(cfg, array_min=UNFOLDED)  # a few big items still fold
+            unfolded = msgspec.structs.replace(cfg, array_min=UNFOLDED)  # big items still fold (``long_enough``)
             whole = _Reducer(raw, granularity, unfolded).run()
             if visible_size(whole) <= room:
                 plan, make = whole, partial(_Reducer, raw, granularity, unfolded)

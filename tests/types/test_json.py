@@ -1071,6 +1071,32 @@ def test_a_small_package_list_is_shown_whole():
     assert packet.restore_pass and packet.recovery_pass
 
 
+def test_a_list_of_distinct_records_that_fits_the_room_is_shown_whole():
+    """An API answer of 50 releases on one line (13 KB: over ``BIG_ITEMS``, under half the ceiling) is
+    content, each item its own: every one is shown, not the first three and a count."""
+    words = ["Kaos", "Stockholm", "Slussen", "Islands", "Morgon", "Pleasure", "Svek", "Lords", "Diskophrenia", "Sun"]
+    releases = [{"status": "Accepted", "thumb": f"/image/R-150-{i * 7919}.jpg", "title": f"{words[i % 10]} {words[i // 10]} Remix",
+                 "label": words[(i * 3) % 10], "role": "Main", "year": 1990 + i % 20, "type": "release", "id": 20209 + i * 37}
+                for i in range(50)]
+    raw = json.dumps({"pagination": {"per_page": 50, "pages": 2, "page": 1, "items": 57}, "releases": releases}).encode()
+    assert 8_000 < len(raw) < 12_000 and b"\n" not in raw
+    packet = reduce_bytes(raw, forced_type="json")
+    for item in releases:
+        assert b'"title": "%s"' % item["title"].encode() in packet.visible
+    assert b"more items" not in packet.visible and packet.restore_pass
+
+
+def test_records_alike_but_for_their_numbers_still_fold_under_the_room():
+    """50 retry events that differ only in their numbers are one event repeated: folded with a count,
+    however small the document."""
+    events = [{"seq": i, "type": "charge.retry", "at_ms": 500 * i, "attempt_id": f"att_{i:04d}"} for i in range(50)]
+    raw = json.dumps({"id": 42, "status": "failed", "events": events}, indent=2).encode()
+    assert 4_096 < len(raw) < 12_000
+    packet = reduce_bytes(raw, forced_type="json")
+    assert b"more items" in packet.visible and len(packet.visible) < len(raw) // 2
+    assert b'"status": "failed"' in packet.visible and packet.restore_pass
+
+
 def test_a_big_package_list_still_folds():
     raw = _packages(400, pad=200)
     packet = reduce_bytes(raw, forced_type="json")
