@@ -222,7 +222,8 @@ def fold_field_re(fields: tuple[str, ...]) -> tuple | None:
     """``"<key>": <value>`` for a key whose last word is one of ``fields`` (``status``, ``check_status``,
     ``statusCode`` is ``code``: a camel-case word starts upper-case): an RE2 (Latin-1) pattern without
     groups that finds them, and the ``match`` of the same pattern in ``re`` reading group 1 (the key)
-    and group 2 (the value: a string, or the first bytes of anything else). None for no fields.
+    and group 2 (the value: a string, or the first bytes of another scalar; an object or a list is no
+    category value, so a key holding one, a tweet's ``quoted_status``, is not matched). None for no fields.
     Compiled once per field list."""
     if fields not in _fold_res:
         words = [f.lower().encode() for f in fields if f]
@@ -232,7 +233,7 @@ def fold_field_re(fields: tuple[str, ...]) -> tuple | None:
             plain = b"|".join(re.escape(w) for w in words)
             camel = b"|".join(re.escape(w[:1].upper()) + b"(?i:" + re.escape(w[1:]) + b")" for w in words)
             key = rb'(?:[A-Za-z0-9_]{0,40}[_\-. ])?(?i:' + plain + rb')|[a-z][a-z0-9]{0,40}(?:' + camel + rb')'
-            value = rb'"(?:[^"\\]|\\.){0,200}"|[^,\]}\s]{1,64}'
+            value = rb'"(?:[^"\\]|\\.){0,200}"|[^,\]}\s{\[][^,\]}\s]{0,63}'  # a scalar: an object or a list is no category
             gap = rb"[ \t\r\n]*:[ \t\r\n]*"
             scan = re2.compile(rb'"(?:' + key + rb')"' + gap + rb"(?:" + value + rb")", options=_LATIN1)
             read = re.compile(rb'"(' + key + rb')"' + gap + rb"(" + value + rb")").match

@@ -1097,6 +1097,25 @@ def test_records_alike_but_for_their_numbers_still_fold_under_the_room():
     assert b'"status": "failed"' in packet.visible and packet.restore_pass
 
 
+def test_an_object_under_a_decision_word_is_no_category_value():
+    """A tweet's ``quoted_status`` is an object, not a status: the two tweets that hold one are not kept
+    whole for it (8 KB each), so the room names every tweet by its identity instead."""
+    def tweet(i: int, quoted: bool) -> dict:
+        t = {"created_at": f"Sun Dec {i % 28 + 1:02d} 21:14:54 +0000 2015", "id": 676148312349609985 - i * 7919,
+             "text": f"tweet number {i} " + "lorem ipsum " * 8, "is_quote_status": False,
+             "user": {"id": 2229562808 + i, "name": f"user {chr(65 + i)}", "profile": {f"k{j}": "v" * 30 for j in range(40)}}}
+        if quoted:
+            t["quoted_status"] = {"id": 1 + i, "text": f"QUOTED-BODY-{i} " + "x" * 4000, "user": {"id": i, "name": "q"}}
+        return t
+    tweets = [tweet(i, i in (3, 11)) for i in range(19)]
+    raw = json.dumps(tweets, separators=(",", ":")).encode()
+    packet = reduce_bytes(raw, forced_type="json")
+    assert b"QUOTED-BODY-3" not in packet.visible and b"QUOTED-BODY-11" not in packet.visible
+    for t in tweets:
+        assert b'"id":%d' % t["id"] in packet.visible and b'"name":"%s"' % t["user"]["name"].encode() in packet.visible
+    assert packet.restore_pass
+
+
 def test_a_big_package_list_still_folds():
     raw = _packages(400, pad=200)
     packet = reduce_bytes(raw, forced_type="json")
