@@ -51,7 +51,9 @@ valid JSON (or NDJSON) whenever the input was.
   so does ``"Action": "fail"`` (a status-like field); of the two lines before a failing line kept, one
   naming a place in a value (``"Output": "    strip_test.go:43: want 200"``: the assertion) stays too,
   and so do the lines before it about the same test (``"Test": "TestX"``, ``"nodeid"``: its output, a
-  panic and its stack; ``TEST_RUN_MAX`` at most).
+  panic and its stack; ``TEST_RUN_MAX`` at most). The lines whose status fails come first among the
+  failing ones; folded harder for the room (``TIGHTER``), a test's other lines are left out, so every
+  failing test shows its ``fail`` record before one test's 60 lines of output take the room.
 * **under the ceiling** (``reduce``): a document that fits the room is shown unfolded (but for arrays of
   big items, 1 KB each on average, of items alike but for their numbers, and NDJSON's records); a folded one
   still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
@@ -279,11 +281,13 @@ def _json_str(text: str) -> bytes:
 
 
 class _Reducer:
-    def __init__(self, raw: bytes, granularity: str, cfg, notable_max: int = NOTABLE_MAX, brief_max: int = BRIEF_MAX):
+    def __init__(self, raw: bytes, granularity: str, cfg, notable_max: int = NOTABLE_MAX, brief_max: int = BRIEF_MAX,
+                 test_runs: bool = True):
         self.raw = raw
         self.cfg = cfg
         self.plan = Plan(raw)
         self.notable_max, self.brief_max = notable_max, brief_max  # failing items whole, in brief (``_tightened``)
+        self.test_runs = test_runs  # a failing NDJSON line keeps its test's lines before it (``mark_test_run``)
         self.fine = granularity == "fine"
         self.max_groups = MAX_GROUPS["fine" if self.fine else "coarse"]
         self.groups: dict[str, str] = {}
@@ -457,13 +461,18 @@ class _Reducer:
         if first_kind not in (_OBJ, _ARR, _STR) or lo >= hi:
             return []
         span = (self.raw, entries[idxs[lo]][2], entries[idxs[hi - 1]][3])
+        verdicts: set[int] = set()
         if first_kind == _STR:
             hits = (m.start() for m in SIGNAL_RE.finditer(*span))
         elif lines:
-            hits = sorted({*notable_starts(*span), *_signal_in_values(*span)})
+            statuses = list(notable_starts(*span))
+            hits = sorted({*statuses, *_signal_in_values(*span)})
+            verdicts = {j for j, _ in self.hit_positions(statuses, entries, idxs, lo, hi)}
         else:
             hits = notable_starts(*span)
         found = sorted({j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)})
+        if verdicts:  # NDJSON: the lines whose status fails (``"Action": "fail"``) first, then those that say so
+            found = sorted(found, key=lambda j: j not in verdicts)
         # failing items that are the exception are all shown (in brief past the first few) when all fit;
         # folded harder for the room (``TIGHTER``: fewer in brief), the first as many as it allows
         brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and (
@@ -489,7 +498,8 @@ class _Reducer:
         for j in found:
             if not keep[j]:
                 continue
-            self.mark_test_run(entries, idxs, keep, lo, j)
+            if self.test_runs:  # not when folded harder for the room (``TIGHTER``): the failing lines first
+                self.mark_test_run(entries, idxs, keep, lo, j)
             for k in range(j - 1, max(lo, j - ASSERT_BEFORE) - 1, -1):
                 if keep[k] or k in failing:
                     break
@@ -1331,24 +1341,38 @@ FAILING_FILL_MAX_BYTES = 512 << 10  # a bigger document is not walked again to s
 FAILING_FILL_TRIES = 6  # walks at most (each walks the whole document)
 
 
-def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, room: int):
+def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, room: int, test_runs: bool = True):
     """A folded document whose failing items are not all shown (``NOTABLE_MAX`` whole a long array, and
     none in brief when they are too many for ``BRIEF_MAX``: ``go test -json``'s 119 failing lines)
     shows as many more of them whole, the first ones, as fit ``room``: every one when they fit, else
     the most found by halving in ``FAILING_FILL_TRIES`` walks (a test's lines come with its failing
-    one, so the size grows in steps). The plan and its maker (for the identity view)."""
+    one, so the size grows in steps). When some are still left out so, the failing lines without
+    their tests' other lines (``test_runs`` false, as a view folded harder for the room shows them) are
+    shown instead if fewer are left out then: every failing test's ``fail`` record before one test's
+    60 lines of output. The plan and its maker (for the identity view)."""
+    plan, make, left = _more_failing_walks(raw, granularity, cfg, plan, folded, room, test_runs)
+    if test_runs and left:
+        bare = _more_failing_walks(raw, granularity, cfg, plan, folded, room, False)
+        if bare[2] < left:
+            return bare[:2]
+    return plan, make
+
+
+def _more_failing_walks(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, room: int, test_runs: bool):
+    """``_more_failing``'s halving: the plan, its maker and how many failing items it still folds."""
     from operators.ceiling import visible_size
 
-    best = plan, partial(_Reducer, raw, granularity, cfg)
+    best = plan, partial(_Reducer, raw, granularity, cfg, test_runs=test_runs), folded
     if len(raw) > FAILING_FILL_MAX_BYTES or visible_size(plan) >= room:
         return best
     lo, hi = NOTABLE_MAX + 1, NOTABLE_MAX + folded
     mid = hi  # every failing item first
     for _ in range(FAILING_FILL_TRIES):
-        more = partial(_Reducer, raw, granularity, cfg, mid)
-        tried = more().run()
+        more = partial(_Reducer, raw, granularity, cfg, mid, test_runs=test_runs)
+        reducer = more()
+        tried = reducer.run()
         if visible_size(tried) <= room:
-            best, lo = (tried, more), mid + 1
+            best, lo = (tried, more, reducer.failing_folded), mid + 1
         else:
             hi = mid - 1
         if lo > hi:
@@ -1416,22 +1440,29 @@ def _lines_shown(plan: Plan) -> int:
 
 def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
     """A folded document still over ``fit`` bytes (the ceiling would cut it blind: a one-line document
-    to its first line's head) folded harder (``TIGHTER``), until it fits; past the last step, the most
-    items in brief that fit are found by halving. Returns the plan and a maker of reducers with its
+    to its first line's head) folded harder (``TIGHTER``), until it fits (the failing NDJSON lines a step
+    left out then come back, the first ones, while they fit, without their tests' other lines:
+    ``_more_failing``); past the last step, the most items in brief that fit are found by halving. Returns the plan and a maker of reducers with its
     settings (for the identity view)."""
     from operators.ceiling import visible_size
 
     make = partial(_Reducer, raw, granularity, cfg)
     if len(raw) > TIGHTER_MAX_BYTES:
         return plan, make
-    briefs = 0
+    briefs = folded = 0
     for step, notable in TIGHTER:
         if visible_size(plan) <= fit:
+            if folded:  # failing lines left out with their tests' other lines: more of them while they fit
+                return _more_failing(raw, granularity, tighter, plan, folded, fit, test_runs=False)
             return plan, make
         tighter = msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()})
-        make = partial(_Reducer, raw, granularity, tighter, notable)
+        runs = notable >= NOTABLE_MAX  # past the first step, a failing line comes without its test's lines
+        make = partial(_Reducer, raw, granularity, tighter, notable, test_runs=runs)
         reducer = make()
         plan, briefs = reducer.run(), reducer.briefs
+        folded = 0 if runs else reducer.failing_folded
+    if visible_size(plan) <= fit and folded:
+        return _more_failing(raw, granularity, tighter, plan, folded, fit, test_runs=False)
     if visible_size(plan) <= fit or _lines_shown(plan) > LINES_CUT:
         return plan, make  # many lines over: the ceiling keeps the lines that matter of every item
     lo, hi, best = 0, briefs - 1, None  # the most briefs under ``fit``: between 0 and one fewer than shown

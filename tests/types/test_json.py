@@ -296,6 +296,49 @@ def test_ndjson_many_failing_tests_show_as_many_of_their_lines_as_the_room_holds
     assert 3 < sum(f"--- FAIL: {name} " in codex.visible.decode() for name in failing) <= len(shown)
 
 
+def test_ndjson_under_a_small_room_every_failing_test_says_so_before_any_tests_output():
+    """Under Codex's ceiling, a first failing test that printed 60 lines (each a sub-case it ran, a few
+    of them failing assertions) took the room with its run of lines and left the three other failing
+    tests, and the package's ``FAIL``, behind a count: folded harder for the room, the records that
+    fail (``"Action":"fail"``) come first, with the lines that say so, before any test's other output."""
+    out = []
+    def rec(action: str, test: str | None, output: str | None = None) -> None:
+        r = {"Time": f"2026-12-05T15:51:56.{len(out):06d}Z", "Action": action, "Package": "github.com/x/parser"}
+        if test:
+            r["Test"] = test
+        if output is not None:
+            r["Output"] = output
+        out.append(json.dumps(r, separators=(",", ":")))
+    rec("run", "TestGet")
+    rec("output", "TestGet", "=== RUN   TestGet\n")
+    for k in range(60):
+        rec("output", "TestGet", f"Running: read case number {k} of the parser table\n")
+        if k % 20 == 7:
+            rec("output", "TestGet", f"    parser_test.go:{1100 + k}: Get() test {k} expected to return value {k}, but did returned {k}}} instead\n")
+    rec("output", "TestGet", "--- FAIL: TestGet (0.00s)\n")
+    rec("fail", "TestGet")
+    for name in ("TestGetInt", "TestGetFloat", "TestGetBoolean"):
+        rec("run", name)
+        rec("output", name, f"=== RUN   {name}\n")
+        rec("output", name, f"    parser_test.go:1125: {name[4:]}() test 'overflow' isErr mismatch: expected false, obtained true\n")
+        rec("output", name, f"--- FAIL: {name} (0.00s)\n")
+        rec("fail", name)
+    for k in range(20):
+        rec("run", f"TestArrayEach{k}")
+        rec("output", f"TestArrayEach{k}", f"--- PASS: TestArrayEach{k} (0.00s)\n")
+        rec("pass", f"TestArrayEach{k}")
+    rec("output", None, "FAIL\n")
+    rec("fail", None)
+    raw = ("\n".join(out) + "\n").encode()
+    assert 10_000 < len(raw) < 30_000
+    packet = reduce_bytes(raw, forced_type="json", config=Config(ceiling=CeilingSettings(max_chars=9_000)))
+    assert packet.restore_pass and len(packet.visible) <= 9_000
+    for name in ("TestGet", "TestGetInt", "TestGetFloat", "TestGetBoolean"):
+        assert b'"Action":"fail","Package":"github.com/x/parser","Test":"%s"' % name.encode() in packet.visible, name
+        assert b"--- FAIL: %s (0.00s)" % name.encode() in packet.visible, name
+    assert b'"Output":"FAIL\\n"' in packet.visible and packet.visible.count(b'"Action":"fail"') == 5
+
+
 def test_ndjson_a_failing_test_keeps_every_line_it_printed_its_panic_and_stack():
     """A test that panics prints the panic and a stack of frames, most of them without a signal word
     or a place in a value (``created by testing.(*T).Run``): the lines about the failing test, back to
