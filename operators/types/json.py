@@ -25,7 +25,7 @@ valid JSON (or NDJSON) whenever the input was.
   them when they are the exception and fit: past the first three, in brief; folded harder for the
   room, the first of them as many as it allows), every item whose
   decision field (``fold_fields``: status, conclusion, state, code, severity, result, outcome, error,
-  message) holds a value no kept item holds (a field with many distinct values, such as a zip code,
+  message) holds a value (a scalar) no kept item holds (a field with many distinct values, such as a zip code,
   is no category; a message is one when each occurs four times on average), every item whose
   status-like field holds another value than most items' (a skipped test among passed ones; in
   brief, when all fit), and every map entry or string item whose key or value is the
