@@ -1350,12 +1350,12 @@ def _more_failing(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, ro
     their tests' other lines (``test_runs`` false, as a view folded harder for the room shows them) are
     shown instead if fewer are left out then: every failing test's ``fail`` record before one test's
     60 lines of output. The plan and its maker (for the identity view)."""
-    plan, make, left = _more_failing_walks(raw, granularity, cfg, plan, folded, room, test_runs)
+    shown, make, left = _more_failing_walks(raw, granularity, cfg, plan, folded, room, test_runs)
     if test_runs and left:
         bare = _more_failing_walks(raw, granularity, cfg, plan, folded, room, False)
         if bare[2] < left:
             return bare[:2]
-    return plan, make
+    return shown, make
 
 
 def _more_failing_walks(raw: bytes, granularity: str, cfg, plan: Plan, folded: int, room: int, test_runs: bool):
@@ -1442,8 +1442,8 @@ def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
     """A folded document still over ``fit`` bytes (the ceiling would cut it blind: a one-line document
     to its first line's head) folded harder (``TIGHTER``), until it fits (the failing NDJSON lines a step
     left out then come back, the first ones, while they fit, without their tests' other lines:
-    ``_more_failing``); past the last step, the most items in brief that fit are found by halving. Returns the plan and a maker of reducers with its
-    settings (for the identity view)."""
+    ``_more_failing``); past the last step, the most items in brief that fit are found by halving.
+    Returns the plan and a maker of reducers with its settings (for the identity view)."""
     from operators.ceiling import visible_size
 
     make = partial(_Reducer, raw, granularity, cfg)
