@@ -63,7 +63,9 @@ valid JSON (or NDJSON) whenever the input was.
   item's decision lines) so that the ceiling never has to cut it blind (a one-line document would keep
   its line's head only); room left shows folded items by their identity (``IDENTITY``; a view whose
   estimate came out over the room is tried again with less), an item whose identity is about as long as
-  the item whole (a dependency ``{"version": "1.0.3", "overridden": false}``: named, not counted).
+  the item whole (a dependency ``{"version": "1.0.3", "overridden": false}``, a server's statistic
+  ``{"name": …, "type": …, "value": "0"}``: named, not counted), unless the run's items are alike but
+  for their numbers (``alike``: they stay folded).
 * **an outline** (``_outline``), for a big document that folding leaves over its room while nothing in
   an array would be folded (a dependency tree, ``npm ls --all --json``: its folded map kept a few
   dependencies whole and named none of the others): every member down to the deepest level at which
@@ -309,6 +311,7 @@ class _Reducer:
         self.briefs = 0  # items shown in brief so far
         self.failing_folded = 0  # items with an error or a failing status folded (``summarise``)
         self.identity: dict[int, int] = {}  # where the objects shown by their identity start -> their depth in the item
+        self.named_whole = 0  # folded items the identity view shows whole (their identity about as long as they)
         self.identity_room = 0  # bytes folded items may still take shown by their identity (0: none)
         self.identity_lists: set[int] = set()  # arrays of an item in brief whose objects are shown by their identity
         self.depth_max: int | None = None  # containers deeper than this are folded whole (``_outline``)
@@ -539,6 +542,7 @@ class _Reducer:
         lasts; whether any is."""
         marked = False
         for a, b in runs:
+            alike = None  # (worked out when an item of the run would be shown whole)
             for j in range(a, b + 1):
                 ks, _, vs, ve = entries[idxs[j]]
                 cost = self.identity_cost(vs, 0)
@@ -548,11 +552,17 @@ class _Reducer:
                     cost += vs - ks  # a map's entry: its key is shown too
                 whole = cost > IDENTITY_SHARE * (ve - vs)  # its identity is about as long as the item: the item
                 if whole:
+                    if alike is None:
+                        alike = self.alike(entries, idxs[a : b + 1])
+                    if alike:  # items that repeat each other but for their numbers stay folded
+                        continue
                     cost = ve - (vs if ks < 0 else ks) + MEMBER_EST
                 if not self.charge_identity(cost):
                     return marked
                 keep[j] = 1
-                if not whole:
+                if whole:
+                    self.named_whole += 1
+                else:
                     self.identity[vs] = 0
                 marked = True
         return marked
@@ -1320,8 +1330,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
             named.identity_room = allowed
             shown = named.run()
             size = visible_size(shown)
-            if not named.identity:
-                return best
+            if not named.identity and not named.named_whole:
+                return best  # nothing folded could be named
             if size <= named_room:
                 best = shown
                 if named.identity_room or size - base >= spare * IDENTITY_FILLED:

@@ -1159,6 +1159,27 @@ def test_an_object_under_a_decision_word_is_no_category_value():
     assert packet.restore_pass
 
 
+def test_folded_items_named_only_whole_are_shown_whole_unless_alike():
+    """A server's 110 statistics on one line (``{"name": …, "type": …, "value": …}``: the name is most
+    of each) over Codex's room: the identity view shows them whole while the room lasts, as their name
+    would cost as much, instead of giving up and leaving 4 of them and a count; 111 retry events alike
+    but for their numbers still fold."""
+    names = [f"{a}-{b}" for a in ("backend", "cache", "packetcache", "query", "udp", "tcp", "dnsupdate", "signature",
+                                   "zone", "key", "cpu") for b in ("hits", "misses", "latency", "queries", "answers",
+                                                                   "errors", "bytes", "inserts", "lookups", "size")][:111]
+    stats = [{"name": f"deferred-{n}", "type": "StatisticItem", "value": "0"} for n in names]
+    raw = json.dumps(stats).encode()
+    assert 6_000 < len(raw) < 9_000
+    packet = reduce_bytes(raw, forced_type="json", config=Config(ceiling=CeilingSettings(max_chars=9_000)))
+    shown = [n for n in names if b'"name": "deferred-%s"' % n.encode() in packet.visible]
+    assert len(shown) >= 80 and shown == names[: len(shown) - 1] + names[-1:], len(shown)  # in order, the last kept
+    assert packet.restore_pass and len(packet.visible) <= 9_000
+    events = [{"seq": i, "type": "charge.retry", "name": "retry", "at_ms": 500 * i} for i in range(111)]
+    raw = json.dumps(events).encode()
+    packet = reduce_bytes(raw, forced_type="json", config=Config(ceiling=CeilingSettings(max_chars=9_000)))
+    assert b"more items" in packet.visible and len(packet.visible) < len(raw) // 3
+
+
 def test_a_big_package_list_still_folds():
     raw = _packages(400, pad=200)
     packet = reduce_bytes(raw, forced_type="json")
