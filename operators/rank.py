@@ -39,7 +39,7 @@ from operator import add, is_, methodcaller
 from operators import kernel
 from operators.kernel import line_starts  # the kernel's, or its twin (diff_twins)
 from operators.store import MARKER_RE
-from operators.vocab import (CONCLUSION_RE, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, WARN_RE, display_line,
+from operators.vocab import (CONCLUSION_RE, DIGITS_TO_ZERO, ERROR_RE, EXCEPTION_RE, EXTRA_SIGNAL_SCAN, WARN_RE, display_line,
                              is_signal_text, line_runs_program, program_spans, signal_line_runs)
 
 CONTEXT_AFTER, CONTEXT_BEFORE = 3, 1  # lines around a signal line that are tier 1
@@ -180,7 +180,6 @@ def signal_rank(shown: bytes, error: bool | None = None) -> int:
 
 RANK_BLOCK = 1 << 14  # lines ranked at a time by ``signal_ranks``
 JOIN_BLOCK = 1 << 11  # distinct lines ranked at a time by ``_line_ranks``
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # (matches CONCLUSION_RE, EXCEPTION_RE, HEADER_RE, ERROR_RE, WARN_RE) as 5 bits -> ``signal_rank``
 _RANK_OF_BITS = bytes(0 if bits & 16 else 1 if bits & 8 else 5 if bits & 4 else 2 if bits & 2 else 3 if bits & 1 else 4
                       for bits in range(256))
@@ -198,7 +197,7 @@ def signal_ranks(lines) -> list[int]:
         joined = b"\n".join(block)
         if b"\x1b" in joined or b"\r" in joined:  # as a terminal shows them (a line holds no newline after)
             joined = b"\n".join(map(_shown, block))
-        keys = joined.translate(_DIGITS_TO_ZERO).split(b"\n")
+        keys = joined.translate(DIGITS_TO_ZERO).split(b"\n")
         distinct = list(dict.fromkeys(keys))
         rank_of = dict(zip(distinct, _ranks_of(distinct)))
         out.extend(map(rank_of.__getitem__, keys))

@@ -407,6 +407,7 @@ NUMBERS_RE = re.compile(  # 0x and hex digits, a UUID, a hex id of 8 to 64 digit
     rb"|(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
     rb"|(?<![0-9A-Za-z])(?=[0-9a-fA-F]{0,63}[0-9])[0-9a-fA-F]{8,64}(?![0-9A-Za-z])|[0-9]+")
 COUNT_RE = re.compile(rb"(?m) \xc3\x97[0-9][0-9,]*+[ \t\r]*+$")  # a reducer's " ×52" at a line's end
+DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")  # (``bytes.translate``) any digit equal to any other
 
 
 # -- build and test runner markers, level-0 ranking ------------------------------------------------

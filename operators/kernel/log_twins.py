@@ -12,7 +12,7 @@ from array import array
 from itertools import accumulate, islice, repeat
 from operator import add, methodcaller
 
-from operators.vocab import COUNT_RE, NUMBERS_RE, STATUS_RE
+from operators.vocab import COUNT_RE, DIGITS_TO_ZERO, NUMBERS_RE, STATUS_RE
 
 # hex numbers; uuid-like runs of 4+ hex groups joined by "-" (one of them holding a digit: a group of
 # letters only, like "beef", must not keep a uuid apart); hex words holding a digit, also right after
@@ -24,7 +24,6 @@ MASK_RE = re.compile(
     rb"|\d+"
 )
 IDENT_INSIDE_RE = re.compile(rb"[:/=@].")  # package:arch, paths, key=value, user@host
-DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 SHAPE_BLOCK = 4 << 20  # bytes of input shaped at a time
 
 

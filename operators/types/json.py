@@ -99,7 +99,7 @@ from operators.config import Section, section
 from operators.digest import blake2b
 from operators.jsonscan import BAD, BOM, Ends, is_json_prefix, is_valid_json, scan_level, top_level
 from operators.reduction import KEEP as KEPT, Plan, passthrough
-from operators.vocab import SIGNAL_RE, json_records
+from operators.vocab import DIGITS_TO_ZERO, SIGNAL_RE, json_records
 from operators.types import maybe  # the cheap test each detector asks first
 
 NOISE_MIN = 48  # a noise value shorter than this stays: its marker would save next to nothing
@@ -139,7 +139,6 @@ RUN_MIN = 48  # bytes a lone folded item must hold to be worth its marker
 BIG_ITEMS = 4096  # bytes from which a few same-shaped items (fewer than array_min) are folded too ...
 ITEM_BIG = 1024  # ... in a document unfolded for its room (``UNFOLDED``), when they hold this much each on average
 ALIKE_SHARE = 0.25  # ... or when at most this share of them differ but for their numbers (``alike``)
-DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 DIGIT = re.compile(rb"[0-9]")
 LONE_LINKS = {b"url", b"href", b"link", b"uri"}
 REPEAT_MIN, REPEAT_MAX = 256, 1 << 16  # bytes of a container compared with those shown before it
@@ -464,18 +463,17 @@ class _Reducer:
         if first_kind not in (_OBJ, _ARR, _STR) or lo >= hi:
             return []
         span = (self.raw, entries[idxs[lo]][2], entries[idxs[hi - 1]][3])
-        verdicts: set[int] = set()
+        verdicts: set[int] = set()  # NDJSON: the lines whose status fails (``"Action": "fail"``)
         if first_kind == _STR:
             hits = (m.start() for m in SIGNAL_RE.finditer(*span))
         elif lines:
-            statuses = list(notable_starts(*span))
-            hits = sorted({*statuses, *_signal_in_values(*span)})
-            verdicts = {j for j, _ in self.hit_positions(statuses, entries, idxs, lo, hi)}
+            verdicts = {j for j, _ in self.hit_positions(notable_starts(*span), entries, idxs, lo, hi)}
+            hits = _signal_in_values(*span)
         else:
             hits = notable_starts(*span)
-        found = sorted({j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)})
-        if verdicts:  # NDJSON: the lines whose status fails (``"Action": "fail"``) first, then those that say so
-            found = sorted(found, key=lambda j: j not in verdicts)
+        found = sorted(verdicts.union(j for j, _ in self.hit_positions(hits, entries, idxs, lo, hi)))
+        if verdicts:  # those first, then the lines that say a test failed
+            found.sort(key=lambda j: j not in verdicts)
         # failing items that are the exception are all shown (in brief past the first few) when all fit;
         # folded harder for the room (``TIGHTER``: fewer in brief), the first as many as it allows
         brief = first_kind == _OBJ and 2 * len(found) <= hi - lo and (
