@@ -17,7 +17,8 @@
   control bytes) becomes one line (size, what it looks like, its first and last bytes in hex, a ref)
   and a line longer than ``long_line`` bytes (``line_cap`` for a signal line) keeps its head and tail
   around ``[N bytes cut: #ref:…]`` — unless the input fits its output ceiling whole (``whole``: a
-  budget, or the host's view of an input it shows whole), when no line is cut for its length.
+  budget, or the host's view of an input it shows whole) or the reducer's plan fits its budget as
+  it is, when no line is cut for its length.
 
 Nothing is lost: a kept span that changes becomes an omission (its original bytes go to a ref) plus
 the cleaned text shown in its place, so RESTORE stays byte-exact. Cleaned lines share one ref,

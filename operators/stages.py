@@ -148,13 +148,17 @@ def optimize(packet: ContextPacket, run: Run) -> ContextPacket:
 def bound_plan(packet: ContextPacket, plan: Plan, guard: str, config: Config) -> tuple[Plan, str]:
     """A reducer's (or a plug-in's) plan made safe to show (``operators.safety``) and kept under the
     output ceiling (``operators.ceiling``): every plan passes here before it is applied."""
-    return ceiling.apply(packet, secure(plan, config, packet.type, _fits_whole(packet, config)), guard, config)
+    whole = _fits_whole(packet, config) or ceiling.visible_size(plan) <= ceiling.budget_of(packet, config)
+    return ceiling.apply(packet, secure(plan, config, packet.type, whole), guard, config)
 
 
 def _fits_whole(packet: ContextPacket, config: Config) -> bool:
     """Whether the packet's input fits its whole output ceiling (``ceiling.total_of``: a budget, or the
     host's view of an input it shows whole): then no line of it is cut for its length (a JSON-lines
-    record of 5 KB in a 22 KB log Claude Code shows whole lost its tail behind a ref)."""
+    record of 5 KB in a 22 KB log Claude Code shows whole lost its tail behind a ref). A plan that fits
+    the budget as the reducer made it keeps its lines whole too (``bound_plan``): the reducer chose
+    them for the room (a one-line API answer the JSON type fitted under Codex's budget kept 7.8 KB of
+    records, then lost all but a head and a tail of them to a cut blind to the type)."""
     return len(packet.raw) <= ceiling.total_of(packet, config)
 
 

@@ -209,3 +209,31 @@ def test_no_line_is_cut_for_its_length_when_the_input_fits_the_hosts_view(capsys
     code, out, _ = run_cli(capsysbinary, "analyze", "--host", "codex", str(path))
     assert code == 0 and len(out) <= 9_000
     assert b'"end": "record 20 ends here"}' not in out or b"bytes cut" in out or b"more bytes of this line" in out
+
+
+def test_a_one_line_document_the_json_type_fitted_is_not_cut_again_for_its_length(capsysbinary, tmp_path):
+    """A one-line API answer over Codex's budget: the JSON type fits it under the budget (some records
+    whole, the rest behind a ref), and the line it keeps, though longer than ``long_line``, is not cut
+    again around a ref of its own (the records it had kept were lost to a head and a tail: 6 of 40
+    strings a real answer showed instead of 24); the whole original comes back."""
+    import re
+
+    words = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper"]
+    items = ", ".join(
+        '{"status": "Accepted", "thumb": "/image/R-150-%d-%d.jpg", "format": "%s", "title": "%s %s %d", '
+        '"label": "%s Records", "role": "Main", "year": %d, "resource_url": "/releases/%d", "type": "release", "id": %d}'
+        % (k * 37 + 11, 1100000000 + k * 7919, ["12in", "CD", "LP"][k % 3], words[k % 10].title(),
+           words[k * 3 % 10], k, words[k * 7 % 10].title(), 1990 + k % 20, k * 37 + 11, k * 37 + 11)
+        for k in range(50))
+    raw = ('{"pagination": {"per_page": 50, "pages": 2, "page": 1, "items": 57}, "releases": [%s]}' % items).encode()
+    assert 10_000 < len(raw) < 25_000 and b"\n" not in raw
+    path = tmp_path / "releases.json"
+    path.write_bytes(raw)
+    code, out, err = run_cli(capsysbinary, "analyze", "--host", "codex", str(path))
+    assert code == 0 and len(out + err) <= 9_000
+    assert b"bytes cut" not in out
+    shown = [k for k in range(50) if b'"id": %d}' % (k * 37 + 11) in out]
+    assert len(shown) >= 20, shown
+    pkt = re.search(rb"pkt_[0-9a-f]+", out + err).group().decode()
+    code, restored, _ = run_cli(capsysbinary, "expand", "--full", pkt)
+    assert code == 0 and restored == raw
