@@ -8,8 +8,11 @@ Recognised shapes, line by line:
   lines, a blank line between files;
 * one file's hits without a path (``grep -n PATTERN FILE``): ``12:text`` lines whose numbers go up
   but not one by one (a numbered listing of a file is not a search); shown whole under the output
-  ceiling's budget (each is a line of the file the agent asked for), else as many of the first hits as
-  fill the ceiling's target (``for_room``; ``total`` at least);
+  ceiling's budget (each is a line of the file the agent asked for), else as many hits as fill the
+  ceiling's target (``for_room``; ``total`` at least), each with its context lines (``-A/-B/-C``: a
+  hit counts with its share of them): the first ones, or, when most hits are alike but for their
+  numbers (a grep of a log), the first of each distinct hit before the others (``_picks``), each run
+  of the rest folded to a line counting its hits;
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
 What the reader sees: every line shown exactly as printed (``path:12:text`` keeps its prefix: an
@@ -78,6 +81,7 @@ MATCH_N_RE = lazy(rb"(" + _PATH + rb"):(\d+):")
 MATCH_RE = lazy(rb"(" + _PATH + rb"):")
 CONTEXT_AT_RE = lazy(rb"-\d+-")
 HEADING_LINE_RE = lazy(rb"(\d+)([:-])")
+DIGIT_RUN_RE = lazy(rb"\d+")  # one file's hits are alike but for their numbers (``_picks``)
 LEAD_RE = lazy(rb"\d{1,12}[:-]")  # the line number after a path (or alone) that a cut line keeps
 BINARY_RE = lazy(
     rb"^(?:Binary file (.+) matches|grep: (.+): binary file matches|(.+): binary file matches \(found .*\))\s*$"
@@ -521,13 +525,20 @@ def _char_start(raw: bytes, at: int, low: int) -> int:
     return at
 
 
-def for_room(settings: Settings, raw: bytes, hits: int, room: int) -> Settings:
-    """``settings`` with its ``total`` raised to the hits of one file without a path that fill ``room``
-    bytes at an average line's length (``line_max`` at most), when that is more: such a file shows
-    half as many more than ``total`` (``allowances``), so ``total`` is two thirds of them."""
+def for_room(settings: Settings, raw: bytes, hits: int, room: int, context: int = 0) -> Settings:
+    """``settings`` with its ``total`` set to the hits of one file without a path that fill ``room``
+    bytes, each at an average line's length (``line_max`` at most) with its share of the ``context``
+    lines (``-A/-B/-C``): raised when that is more; lowered too when the hits have context lines,
+    which are shown with their hit (``grep -n -A14 Traceback app.log``: the exception is in them; 49
+    blocks cut by the ceiling kept the 49 same ``Traceback`` lines and none of their exceptions).
+    Such a file shows half as many more than ``total`` (``allowances``), so ``total`` is two thirds
+    of them (one hit at least)."""
     line = min(settings.line_max, len(raw) // max(1, raw.count(b"\n"))) + 1
-    fit = min(hits, room // line) * 2 // 3
-    return msgspec.structs.replace(settings, total=fit) if fit > settings.total else settings
+    per_hit = line * (hits + context) // max(1, hits)
+    fit = min(hits, room // per_hit) * 2 // 3
+    if fit > settings.total or context and fit < settings.total:
+        return msgspec.structs.replace(settings, total=max(1, fit))
+    return settings
 
 
 def allowances(counts: list[tuple[bytes, int]], settings: Settings) -> list[int]:
@@ -626,6 +637,10 @@ class _Reducer:
         hidden = len(matches) - min(allowed, len(matches))
         group = self._group(path) if hidden else ""
         i = self._header(i, len(matches), hidden, group)
+        picks = self._picks(matches, allowed) if hidden and self.shape == "bare" else None
+        if picks is not None:
+            self._picked_hits(i, j, picks, group)
+            return
         last_shown_sep = True
         trailing = True  # context right after the last shown match (same block) stays with it
         for k in range(i, j):
@@ -634,7 +649,7 @@ class _Reducer:
                 shown = k < show_upto
                 trailing = False
             elif k <= show_upto:
-                shown = True
+                shown = trailing = True  # the context right after the last shown match is its own
             else:
                 shown = ln.kind == CONTEXT and trailing and show_upto >= 0
                 trailing = trailing and ln.kind == CONTEXT
@@ -651,6 +666,77 @@ class _Reducer:
                 if ln.text_at > ln.start:
                     plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
                 self._line(ln)
+
+    def _picks(self, matches: list[int], allowed: int) -> set[int] | None:
+        """The hits one file without a path shows when not all fit and most are alike (``grep -n
+        PATTERN app.log``: at most half as many distinct hits as hits, a hit's text taken after its
+        line number, any run of digits alike): the first of each distinct hit, in order, then the
+        others in order while ``allowed`` lasts. The first ``allowed`` hits of 427 (a grep of a
+        server's log) were three repeated failures; the four rarer ones later were never shown.
+        None when most hits differ (a grep of a source file): its first hits are shown."""
+        raw, lines = self.raw, self.lines
+        seen: set[bytes] = set()
+        firsts: list[int] = []
+        for k in matches:
+            ln = lines[k]
+            m = LEAD_RE.match(raw, ln.text_at, ln.body)
+            key = DIGIT_RUN_RE.sub(b"0", raw[m.end() if m else ln.text_at : ln.body])
+            if key not in seen:
+                seen.add(key)
+                firsts.append(k)
+        if len(firsts) * 2 > len(matches):
+            return None
+        picked = set(firsts[:allowed])
+        for k in matches:
+            if len(picked) >= allowed:
+                break
+            picked.add(k)
+        return picked
+
+    def _picked_hits(self, i: int, j: int, picked: set[int], group: str) -> None:
+        """Lines ``i:j`` of one file without a path: each picked hit with its context lines (those
+        right after it, and those before it that follow a ``--`` or the start: ``-B``), each run of
+        the others folded to one line counting its hits, its bytes in ``group``'s ref."""
+        plan, lines, kinds = self.plan, self.lines, self.kinds
+        shown = bytearray(j - i)
+        for k in picked:
+            shown[k - i] = 1
+            a = k + 1
+            while a < j and kinds[a] == CONTEXT:
+                shown[a - i] = 1
+                a += 1
+            b = k - 1
+            while b >= i and kinds[b] == CONTEXT:
+                b -= 1
+            if b < i or kinds[b] == SEP:
+                shown[b + 1 - i : k - i] = b"\x01" * (k - b - 1)
+        k = i
+        last_shown_sep = True
+        while k < j:
+            ln = lines[k]
+            if not shown[k - i]:
+                end = k
+                while end < j and not shown[end - i]:
+                    end += 1
+                hits = kinds.count(MATCH, k, end)
+                plan.omit(ln.start, lines[end - 1].end, group, "search results")
+                if hits:
+                    plan.show(f"[\u2026 {hits:,} more hit{'s' if hits != 1 else ''}: ".encode())
+                    plan.mark(group)
+                    plan.show(b"]\n")
+                    last_shown_sep = False
+                k = end
+                continue
+            if ln.kind == SEP:
+                if last_shown_sep:
+                    plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
+                else:
+                    plan.keep(ln.start, ln.end)
+                last_shown_sep = True
+            else:
+                last_shown_sep = False
+                self._line(ln)
+            k += 1
 
     def _flat_file(self, i: int, j: int) -> None:
         """One file's lines of a ``path:12:text`` output: the shown hits (and their context) exactly as
@@ -766,7 +852,8 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
     if shape == "bare":  # one file's hits (``grep -n PATTERN FILE``): each a line of it the agent asked for
         if len(raw) <= ceiling.budget_chars:
             return passthrough(raw)
-        settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * HITS_SHARE))
+        settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * HITS_SHARE),
+                            lines.kinds.count(CONTEXT))
     big = len(raw) > ceiling.max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)

@@ -256,6 +256,65 @@ def test_one_files_hits_over_the_ceiling_fill_it_as_hits():
     assert packet.type == "search" and 100 < len(shown) and len(packet.visible) < 15_000
 
 
+def test_one_files_hits_with_context_lines_are_shown_with_them_in_the_room():
+    """``grep -n -A6 Traceback app.log`` over the ceiling: the hit lines are alike and the context lines
+    after each (the exception) are what was asked for, so as many hits as fill the room are shown with
+    their context lines, the rest behind one ref; the hits had counted as lines of their own, the
+    ceiling then kept the 49 alike ``Traceback`` lines and cut every exception but the first."""
+    errors = ["KeyError: 'qty'", "ZeroDivisionError: division by zero", "ValueError: invalid literal for int() with base 10: 'abc'",
+              "TypeError: 'NoneType' object is not subscriptable", "sqlite3.IntegrityError: UNIQUE constraint failed: items.name"]
+    out, line = [], 1
+    for k in range(70):
+        block = ["Traceback (most recent call last):", f'  File "app.py", line {20 + k % 9}, in application',
+                 f"    return handler_{k}(environ, start_response)", f"  File \"app.py\", line {40 + k}, in handler_{k}",
+                 f"    value = int(form[\"field_{k}\"]) / scale_{k}", f"{errors[k % 5]} (request {k})",
+                 f"[pid: {6900 + k % 3}|app: 0|req: {k}/{k + 9}] 127.0.0.1 () GET /items/{k} => generated 0 bytes (HTTP/1.1 500)"]
+        for j, text in enumerate(block):
+            out.append(f"{line}{':' if j == 0 else '-'}{text}")
+            line += 1
+        line += 3 + k % 4  # the log's lines between two blocks
+        out.append("--")
+    raw = ("\n".join(out[:-1]) + "\n").encode()
+    assert classify(raw)[0] == "search" and len(raw) > 25_000
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and len(packet.visible) < 25_000
+    shown = [k for k in range(70) if f"{errors[k % 5]} (request {k})".encode() in packet.visible]
+    assert len(shown) >= 6 and shown == list(range(len(shown)))  # the first hits, each with its exception
+    for k in shown:
+        assert f"    value = int(form[\"field_{k}\"]) / scale_{k}".encode() in packet.visible
+    assert re.search(rb"^\[70 matches, %d shown; the rest: #ref:ctx_[0-9a-f]+\]$" % len(shown), packet.visible, re.M)
+
+
+def test_one_files_hits_over_the_room_show_each_distinct_hit_before_repeats():
+    """``grep -n -i error server.log`` over the ceiling: 420 hits, three failures repeated (alike but for
+    their numbers) and four rarer ones late in the log: each distinct hit is shown (the first of each),
+    then the first others while the room lasts, each run of the rest folded to a line counting it; the
+    first hits alone had been three repeated failures and none of the rare ones."""
+    repeated = ["session %018d: realm <example.test> user <>: incoming packet message processed, error 401: Unauthorized",
+                "ERROR: check_stun_auth: user alice credentials are incorrect (attempt %d)",
+                "session %018d: realm <example.test> user <alice>: incoming packet message processed, error 401: Unauthorized"]
+    rare = {300: "ERROR: session 7: TCP socket error: Connection reset by peer 127.0.0.1:51220",
+            340: "ERROR: A peer IP 127.0.0.250 denied in the range: 127.0.0.200-127.0.0.255",
+            380: "session 13: realm <example.test> user <alice>: incoming packet CHANNEL_BIND processed, error 403: Forbidden IP",
+            415: "session 15: realm <example.test> user <bob>: incoming packet ALLOCATE processed, error 486: Allocation Quota Reached"}
+    out, line = [], 40
+    for k in range(420):
+        text = rare.get(k) or repeated[k % 3] % (k * 7919 % 100000)
+        out.append(f"{line}:{k // 30}: : {text}")
+        line += 2 + k % 5
+    raw = ("\n".join(out) + "\n").encode()
+    assert classify(raw)[0] == "search" and len(raw) > 40_000
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and len(packet.visible) < 25_000
+    for k, text in rare.items():
+        assert out[k].encode() + b"\n" in packet.visible
+    assert all(out[k].encode() + b"\n" in packet.visible for k in range(20))  # then the first ones
+    fold = re.compile(rb"^\[" + "\u2026".encode() + rb" ([\d,]+) more hits?: #ref:ctx_[0-9a-f]+\]$", re.M)
+    folded = [int(n.replace(b",", b"")) for n in fold.findall(packet.visible)]
+    shown = sum(1 for line in out if line.encode() + b"\n" in packet.visible)
+    assert len(folded) >= 4 and sum(folded) + shown == 420
+
+
 def test_a_numbered_listing_of_a_file_is_not_search():
     source = (PROJECT / "operators" / "types" / "search.py").read_bytes().splitlines(keepends=True)[:60]
     numbered = b"".join(b"%d:%s" % (i + 1, line) for i, line in enumerate(source))
