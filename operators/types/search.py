@@ -15,6 +15,10 @@ Recognised shapes, line by line:
   of the rest folded to a line counting its hits;
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
+Not search, though shaped like ``path:text``: a listing or ``key: value`` lines (paths seldom
+repeated), pytest's test ids, an access log's client address, a linter's ``file.js: line 42, col 5, …``
+report (jshint, jslint).
+
 What the reader sees: every line shown exactly as printed (``path:12:text`` keeps its prefix: an
 agent copies ``path:12`` from it). Each file shows its first hits (``allowances``: every file its
 first hit, then a second for every file, … at most ``per_file`` each, ``total`` in all: one file
@@ -312,6 +316,7 @@ IPV4_RE = lazy(rb"\d{1,3}(?:\.\d{1,3}){3}")
 
 
 TEST_ID_RE = lazy(rb"^[^\s:]+::\S", re.M)  # a path, then "::": pytest's node id of a test
+LINT_PLACE_RE = lazy(rb"^[^\s:]+: line \d+, col \d+, ", re.M)  # jshint's and jslint's report line
 
 
 def detect(sample) -> str | None:
@@ -333,6 +338,8 @@ def detect(sample) -> str | None:
         return None  # tests/a.py::TestX::test_y PASSED: a test run's ids (pytest -v), not search hits
     if shape == "flat" and all(IPV4_RE.fullmatch(path) for path in paths):
         return None  # 127.0.0.1:44790 [04/Dec/2026:…]: an access log's client address and port
+    if shape == "flat" and len(LINT_PLACE_RE.findall(head)) * 2 > matches:
+        return None  # a.js: line 42, col 5, message: a linter's report (jshint, jslint), not search hits
     if not _numbers_increase(head, lines, shape):
         return None  # one place repeated: a log with file:line prefixes
     if shape == "bare" and (matches < 5 or _consecutive(head, lines)):

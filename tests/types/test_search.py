@@ -47,6 +47,19 @@ def test_a_file_list_and_key_value_lines_are_not_search():
     assert classify(yaml)[0] != "search"
 
 
+def test_a_jshint_report_is_not_search():
+    """jshint's report (``file.js: line 42, col 5, message``, a blank line between files, ``N errors``)
+    reads as ``path:text`` hits; it was a search of 68 files, every file's count first, and under
+    Codex's budget 22 of 40 lines a host shows as printed were left (text: 28)."""
+    messages = ["Misleading line break before '&&'; readers may interpret this as an expression boundary.",
+                "Expected an assignment or function call and instead saw an expression.",
+                "'export' is only available in ES6 (use 'esversion: 6').", "eval can be harmful."]
+    blocks = [b"".join(b"lib/module_%d.js: line %d, col %d, %s\n" % (f, 10 + k * 17, 3 + k, messages[(f + k) % 4].encode())
+                       for k in range(1 + f % 3)) for f in range(30)]
+    raw = b"\n".join(blocks) + b"\n%d errors\n" % sum(1 + f % 3 for f in range(30))
+    assert classify(raw)[0] != "search"
+
+
 # -- must-see strings, restore, savings -----------------------------------------------------------
 @pytest.mark.parametrize("name", SEARCH_FIXTURES)
 def test_fixture_keeps_its_planted_signals_and_restores(name):
