@@ -44,6 +44,9 @@ that printed it, so it carries no error/warning meaning of its own.
 from __future__ import annotations
 
 import re
+from functools import partial
+from itertools import accumulate, takewhile
+from operator import ge
 from array import array
 from collections import Counter
 from typing import Annotated
@@ -532,20 +535,38 @@ def _char_start(raw: bytes, at: int, low: int) -> int:
     return at
 
 
-def for_room(settings: Settings, raw: bytes, hits: int, room: int, context: int = 0) -> Settings:
+def for_room(settings: Settings, raw: bytes, hits: int, room: int, blocks: list[int] | None = None) -> Settings:
     """``settings`` with its ``total`` set to the hits of one file without a path that fill ``room``
-    bytes, each at an average line's length (``line_max`` at most) with its share of the ``context``
-    lines (``-A/-B/-C``): raised when that is more; lowered too when the hits have context lines,
-    which are shown with their hit (``grep -n -A14 Traceback app.log``: the exception is in them; 49
-    blocks cut by the ceiling kept the 49 same ``Traceback`` lines and none of their exceptions).
-    Such a file shows half as many more than ``total`` (``allowances``), so ``total`` is two thirds
-    of them (one hit at least)."""
+    bytes: raised to that when it is more, each hit at an average line's length (``line_max`` at most);
+    when the hits have context lines (``-A/-B/-C``, shown with their hit: ``grep -n -A14 Traceback
+    app.log``, the exception is in them), as many first hits as fill it with theirs (``blocks``: each
+    hit's bytes with the context lines after it, in order), raised or lowered (49 blocks cut by the
+    ceiling had kept the 49 same ``Traceback`` lines and none of their exceptions). Such a file shows
+    half as many more than ``total`` (``allowances``), so ``total`` is two thirds of them (one at least)."""
+    if blocks:
+        fit = sum(1 for _ in takewhile(partial(ge, room), accumulate(blocks)))
+        total = fit * 2 // 3
+        while total + 1 + (total + 1) // 2 <= fit:
+            total += 1
+        return msgspec.structs.replace(settings, total=max(1, total)) if total != settings.total else settings
     line = min(settings.line_max, len(raw) // max(1, raw.count(b"\n"))) + 1
-    per_hit = line * (hits + context) // max(1, hits)
-    fit = min(hits, room // per_hit) * 2 // 3
-    if fit > settings.total or context and fit < settings.total:
-        return msgspec.structs.replace(settings, total=max(1, fit))
-    return settings
+    fit = min(hits, room // line) * 2 // 3
+    return msgspec.structs.replace(settings, total=fit) if fit > settings.total else settings
+
+
+def _blocks(lines: "_Table", cap: int) -> list[int]:
+    """The bytes each hit of one file without a path shows with the context lines after it, in order (a
+    line counted at ``cap`` bytes at most: a longer one is shown cut); empty when it has none."""
+    kinds, starts = lines.kinds, lines.starts
+    if CONTEXT not in kinds:
+        return []
+    sizes: list[int] = []
+    for k, kind in enumerate(kinds):
+        if kind == MATCH:
+            sizes.append(0)
+        if sizes and (kind == MATCH or kind == CONTEXT):
+            sizes[-1] += min(starts[k + 1] - starts[k], cap)
+    return sizes
 
 
 def allowances(counts: list[tuple[bytes, int]], settings: Settings) -> list[int]:
@@ -860,7 +881,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         if len(raw) <= ceiling.budget_chars:
             return passthrough(raw)
         settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * HITS_SHARE),
-                            lines.kinds.count(CONTEXT))
+                            _blocks(lines, settings.line_max + 24))
     big = len(raw) > ceiling.max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
