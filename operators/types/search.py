@@ -683,17 +683,24 @@ class _Reducer:
                 trailing = trailing and ln.kind == CONTEXT
             if not shown:
                 plan.omit(ln.start, ln.end, group or "prefixes", f"search results of {path.decode('utf-8', 'replace')}")
-            elif ln.kind == SEP:
-                if last_shown_sep:
-                    plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
-                else:
-                    plan.keep(ln.start, ln.end)
-                last_shown_sep = True
             else:
-                last_shown_sep = False
-                if ln.text_at > ln.start:
-                    plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
-                self._line(ln)
+                last_shown_sep = self._show(ln, last_shown_sep)
+
+    def _show(self, ln: Line, after_sep: bool) -> bool:
+        """Show line ``ln`` of a file's run: a ``--`` separator only after a line shown (``after_sep``:
+        the last line shown was one, or none was), a hit's path prefix to the group of prefixes.
+        Whether ``ln`` is a separator."""
+        plan = self.plan
+        if ln.kind == SEP:
+            if after_sep:
+                plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
+            else:
+                plan.keep(ln.start, ln.end)
+            return True
+        if ln.text_at > ln.start:
+            plan.omit(ln.start, ln.text_at, "prefixes", "repeated path prefixes and separators")
+        self._line(ln)
+        return False
 
     def _picks(self, matches: list[int], allowed: int) -> set[int] | None:
         """The hits one file without a path shows when not all fit and most are alike (``grep -n
@@ -738,6 +745,12 @@ class _Reducer:
                 b -= 1
             if b < i or kinds[b] == SEP:
                 shown[b + 1 - i : k - i] = b"\x01" * (k - b - 1)
+        for k in picked:  # a ``--`` between two blocks shown stays
+            b = k - 1
+            while b >= i and kinds[b] == CONTEXT:
+                b -= 1
+            if b > i and kinds[b] == SEP and shown[b - 1 - i]:
+                shown[b - i] = 1
         k = i
         last_shown_sep = True
         while k < j:
@@ -755,15 +768,7 @@ class _Reducer:
                     last_shown_sep = False
                 k = end
                 continue
-            if ln.kind == SEP:
-                if last_shown_sep:
-                    plan.omit(ln.start, ln.end, "prefixes", "repeated path prefixes and separators")
-                else:
-                    plan.keep(ln.start, ln.end)
-                last_shown_sep = True
-            else:
-                last_shown_sep = False
-                self._line(ln)
+            last_shown_sep = self._show(ln, last_shown_sep)
             k += 1
 
     def _flat_file(self, i: int, j: int) -> None:

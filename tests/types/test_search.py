@@ -47,6 +47,28 @@ def test_a_file_list_and_key_value_lines_are_not_search():
     assert classify(yaml)[0] != "search"
 
 
+def test_one_files_alike_hits_with_lines_before_them_keep_their_blocks():
+    """``grep -n -B2 ERROR app.log`` over the ceiling, its failures alike but two: each shown hit keeps
+    the two lines before it, a ``--`` stays between two blocks shown, and the rare failures late in
+    the log are shown with theirs, each run of the rest folded to a line counting it."""
+    out, n = [], 10
+    rare = {150: "ERROR disk full on /var/lib/db", 290: "ERROR certificate expired for api.example.test"}
+    for k in range(300):
+        t = f"2026-12-05 10:{k // 60:02d}:{k % 60:02d}"
+        out += [f"{n}-{t} INFO request {k} started", f"{n + 1}-{t} INFO handler {k} running",
+                f"{n + 2}:{t} {rare.get(k, 'ERROR payment failed: card declined (code 51)')} request {k}", "--"]
+        n += 7 + k % 3
+    raw = ("\n".join(out[:-1]) + "\n").encode()
+    assert classify(raw)[0] == "search" and len(raw) > 40_000
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and len(packet.visible) < 25_000
+    for k in (0, 1, 150, 290):
+        assert "\n".join(out[4 * k : 4 * k + 3]).encode() + b"\n" in packet.visible
+    assert "\n".join(out[0:8]).encode() in packet.visible  # two blocks shown, the -- between them
+    assert re.search(rb"^\[" + "\u2026".encode() + rb" [\d,]+ more hits: #ref:ctx_[0-9a-f]+\]\n[0-9]+-.* INFO request 150 started$",
+                     packet.visible, re.M)
+
+
 def test_a_jshint_report_is_not_search():
     """jshint's report (``file.js: line 42, col 5, message``, a blank line between files, ``N errors``)
     reads as ``path:text`` hits; it was a search of 68 files, every file's count first, and under
