@@ -88,7 +88,6 @@ MATCH_N_RE = lazy(rb"(" + _PATH + rb"):(\d+):")
 MATCH_RE = lazy(rb"(" + _PATH + rb"):")
 CONTEXT_AT_RE = lazy(rb"-\d+-")
 HEADING_LINE_RE = lazy(rb"(\d+)([:-])")
-DIGIT_RUN_RE = lazy(rb"\d+")  # one file's hits are alike but for their numbers (``_picks``)
 LEAD_RE = lazy(rb"\d{1,12}[:-]")  # the line number after a path (or alone) that a cut line keeps
 BINARY_RE = lazy(
     rb"^(?:Binary file (.+) matches|grep: (.+): binary file matches|(.+): binary file matches \(found .*\))\s*$"
@@ -705,17 +704,22 @@ class _Reducer:
     def _picks(self, matches: list[int], allowed: int) -> set[int] | None:
         """The hits one file without a path shows when not all fit and most are alike (``grep -n
         PATTERN app.log``: at most half as many distinct hits as hits, a hit's text taken after its
-        line number, any run of digits alike): the first of each distinct hit, in order, then the
+        line number, its numbers, times and hex ids masked as a log's templates are,
+        ``operators.signals.templates``): the first of each distinct hit, in order, then the
         others in order while ``allowed`` lasts. The first ``allowed`` hits of 427 (a grep of a
         server's log) were three repeated failures; the four rarer ones later were never shown.
         None when most hits differ (a grep of a source file): its first hits are shown."""
+        from operators.signals import templates
+
         raw, lines = self.raw, self.lines
-        seen: set[bytes] = set()
-        firsts: list[int] = []
+        texts = []
         for k in matches:
             ln = lines[k]
             m = LEAD_RE.match(raw, ln.text_at, ln.body)
-            key = DIGIT_RUN_RE.sub(b"0", raw[m.end() if m else ln.text_at : ln.body])
+            texts.append(raw[m.end() if m else ln.text_at : ln.body])
+        seen: set[bytes] = set()
+        firsts: list[int] = []
+        for k, key in zip(matches, templates(texts)):
             if key not in seen:
                 seen.add(key)
                 firsts.append(k)

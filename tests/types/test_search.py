@@ -3,6 +3,7 @@ counts per file, budgets spread over the files; exact restore on any input."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -322,7 +323,7 @@ def test_one_files_hits_with_context_lines_are_shown_with_them_in_the_room():
 
 def test_one_files_hits_over_the_room_show_each_distinct_hit_before_repeats():
     """``grep -n -i error server.log`` over the ceiling: 420 hits, three failures repeated (alike but for
-    their numbers) and four rarer ones late in the log: each distinct hit is shown (the first of each),
+    their numbers and hex ids) and four rarer ones late in the log: each distinct hit is shown (the first of each),
     then the first others while the room lasts, each run of the rest folded to a line counting it; the
     first hits alone had been three repeated failures and none of the rare ones."""
     repeated = ["session %018d: realm <example.test> user <>: incoming packet message processed, error 401: Unauthorized",
@@ -335,7 +336,8 @@ def test_one_files_hits_over_the_room_show_each_distinct_hit_before_repeats():
     out, line = [], 40
     for k in range(420):
         text = rare.get(k) or repeated[k % 3] % (k * 7919 % 100000)
-        out.append(f"{line}:{k // 30}: : {text}")
+        session = hashlib.sha1(str(k).encode()).hexdigest()[:16]  # a hex id on every line, as OpenSMTPD's
+        out.append(f"{line}:{session} {k // 30}: : {text}")
         line += 2 + k % 5
     raw = ("\n".join(out) + "\n").encode()
     assert classify(raw)[0] == "search" and len(raw) > 40_000
