@@ -30,8 +30,10 @@ When the command (the direct child) has exited but the pipe stays open (a backgr
 it), reading goes on until the pipe has been quiet for ``DRAIN_QUIET`` s (counted from the exit
 too: what it printed as it exited is read), ``DRAIN_MAX`` s at most, then the pipe is closed: the background child does not hold the caller.
 
-``RunSource.stop()`` (safe in a signal handler): read what is there for ``STOP_DRAIN`` s more (the
-command's last words after a forwarded signal), flush it as the last window and finish.
+``RunSource.stop()`` (safe in a signal handler): read on (the command's last words after a forwarded
+signal) until the command has exited and the pipe has been quiet for ``DRAIN_QUIET`` s, ``STOP_DRAIN``
+s at most (a fixed 0.3 s lost a trap's last line on a busy machine), flush it as the last window and
+finish.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ SIGNAL_QUIET = 0.1  # a window with a signal line closes after this much quiet .
 SIGNAL_MAX = 0.5  # ... or this long after the line arrived
 DRAIN_QUIET = 0.1  # after the command exited, a pipe still open is read until quiet this long ...
 DRAIN_MAX = 1.0  # ... or this long at most
-STOP_DRAIN = 0.3  # after stop(): what arrives within this is still read
+STOP_DRAIN = 1.0  # after stop(): what arrives within this is still read, until the command has exited and its pipe is quiet
 
 
 class RunPacket(ContextPacket, kw_only=True):
@@ -185,11 +187,14 @@ class _RunPartition:
         """Why reading is over ('' while it is not): the end of the output, a stop, or a drain."""
         if self.eof:
             return "end"
-        if self.src.stopping.is_set():
-            self.stop_at = self.stop_at or now
-            return "stop" if now - self.stop_at >= STOP_DRAIN else ""
         if self.exited_at is None and self.src.proc.poll() is not None:
             self.exited_at = now
+        if self.src.stopping.is_set():
+            self.stop_at = self.stop_at or now
+            if now - self.stop_at >= STOP_DRAIN or (self.exited_at is not None and
+                                                    now - max(self.last_data, self.exited_at, self.stop_at) >= DRAIN_QUIET):
+                return "stop"
+            return ""
         if self.exited_at is not None and (now - max(self.last_data, self.exited_at) >= DRAIN_QUIET
                                            or now - self.exited_at >= DRAIN_MAX):
             return "drain"  # the command is gone; a background child holds the pipe
@@ -256,7 +261,8 @@ class RunSource:
         return _RunPartition(self)
 
     def stop(self) -> None:
-        """Read for STOP_DRAIN s more, flush what there is and finish (safe in a signal handler)."""
+        """Read until the command has exited and its pipe is quiet (STOP_DRAIN s at most), flush what
+        there is and finish (safe in a signal handler)."""
         self.stopping.set()
 
     def wait(self) -> None:

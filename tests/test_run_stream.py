@@ -200,6 +200,26 @@ def test_a_signal_is_forwarded_to_the_group_and_tokens_exits_128_plus_n(sig):
         kill_group(pgid)
 
 
+def test_a_commands_last_words_after_a_signal_are_kept_while_it_exits():
+    """A command that takes half a second to print its last words after the forwarded signal (a
+    trap's clean-up, a test runner's summary; or a busy machine) still has them shown: reading goes
+    on until it has exited and its pipe is quiet (a fixed 0.3 s had cut them)."""
+    proc = start("--stream", "--", "bash", "-c",
+                 "trap 'sleep 0.5; echo summary: 3 passed 1 failed; exit 1' TERM; echo started $$; sleep 100 & wait")
+    pgid = 0
+    try:
+        got = read_until(proc, b"started ") + read_until(proc, b"\n")
+        pgid = int(re.search(rb"started (\d+)", got).group(1))
+        proc.send_signal(signal.SIGTERM)
+        rest, err = rest_of(proc)
+    finally:
+        proc.kill()
+        if pgid:
+            kill_group(pgid)
+    assert proc.returncode == 143, err
+    assert b"summary: 3 passed 1 failed\n" in rest
+
+
 def test_what_an_interrupted_command_printed_is_stored(tmp_path, home):
     data = b"".join(b"2026-01-01 00:00:%02d INFO request %d served\n" % (i % 60, i) for i in range(400))
     src = tmp_path / "out.log"
