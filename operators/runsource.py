@@ -32,7 +32,7 @@ too: what it printed as it exited is read), ``DRAIN_MAX`` s at most, then the pi
 
 ``RunSource.stop()`` (safe in a signal handler): read on (the command's last words after a forwarded
 signal) until the command has exited and the pipe has been quiet for ``DRAIN_QUIET`` s, ``STOP_DRAIN``
-s at most (a fixed 0.3 s lost a trap's last line on a busy machine), flush it as the last window and
+s at most (a fixed 0.3 s lost a trap's last line printed half a second later), flush it as the last window and
 finish.
 """
 
