@@ -11,8 +11,8 @@ Recognised shapes, line by line:
   ceiling's budget (each is a line of the file the agent asked for), else as many hits as fill the
   ceiling's target (``for_room``; ``total`` at least), each with its context lines (``-A/-B/-C``: a
   hit counts with its share of them): the first ones, or, when most hits are alike but for their
-  numbers (a grep of a log), the first of each distinct hit before the others (``_picks``), each run
-  of the rest folded to a line counting its hits;
+  numbers, times and hex ids (a grep of a log), the first of each distinct hit before the others
+  (``_picks``), each run of the rest folded to a line counting its hits;
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
 Not search, though shaped like ``path:text``: a listing or ``key: value`` lines (paths seldom
@@ -44,11 +44,11 @@ that printed it, so it carries no error/warning meaning of its own.
 from __future__ import annotations
 
 import re
+from array import array
+from collections import Counter
 from functools import partial
 from itertools import accumulate, takewhile
 from operator import ge
-from array import array
-from collections import Counter
 from typing import Annotated
 
 import msgspec
@@ -890,7 +890,7 @@ def reduce(raw: bytes, granularity: str, config) -> Plan:
         if len(raw) <= ceiling.budget_chars:
             return passthrough(raw)
         settings = for_room(settings, raw, lines.kinds.count(MATCH), int(ceiling.target_chars * HITS_SHARE),
-                            _blocks(lines, settings.line_max + 24))
+                            _blocks(lines, settings.line_max + 24))  # (a cut line keeps its number and two …)
     big = len(raw) > ceiling.max_chars
     plan = _Reducer(raw, lines, shape, settings, big).run()
     shown = sum(len(p[1]) if p[0] == 1 else (p[2] - p[1] if p[0] == 0 else 0) for p in plan.pieces)
