@@ -24,8 +24,9 @@ agent copies ``path:12`` from it). Each file shows its first hits (``allowances`
 first hit, then a second for every file, … at most ``per_file`` each, ``total`` in all: one file
 never spends the budget of the others; past ``max_files`` files none), with the context lines of
 the last one; the rest of the file becomes one line ``[… N more matching lines in PATH (M in all):
-#ref:…]`` where they were (a ref per file for the first ``OWN_REFS`` such files, then one shared).
-When hits are folded (or the output is over the ceiling) in ``COUNTS_MIN`` files or more, the
+#ref:…]`` where they were (a ref per file for the first ``OWN_REFS`` such files, then one shared);
+a log file's hits (``grep -rn ERROR logs/``), when most are alike, show its distinct ones first, each
+run of the others a line counting it (``_picks``). When hits are folded (or the output is over the ceiling) in ``COUNTS_MIN`` files or more, the
 output starts with every file and its number of hits (``  12 path``), in the order found. rg ``--heading`` output keeps its path lines,
 each with its count and ref when hits fold; one file's hits without a path (``grep -n PATTERN
 FILE``) show half as many more. A line longer than ``line_max`` bytes is cut around the match (the
@@ -701,15 +702,17 @@ class _Reducer:
         self._line(ln)
         return False
 
-    def _picks(self, matches: list[int], allowed: int) -> set[int] | None:
-        """The hits one file without a path shows when not all fit and most are alike (``grep -n
-        PATTERN app.log``: at most half as many distinct hits as hits, a hit's text taken after its
-        line number, its numbers, times and hex ids masked as a log's templates are,
+    def _picks(self, matches: list[int], allowed: int, logs_only: bool = False) -> set[int] | None:
+        """The hits one file shows when not all fit and most are alike (``grep -n PATTERN app.log``;
+        ``logs_only``: and most are log records, ``grep -rn PATTERN logs/``, where a source file's
+        alike statements keep its first hits and the line naming its total: at most half as many
+        distinct hits as hits, a hit's text taken after its path and line number, its numbers, times and hex ids masked as a log's templates are,
         ``operators.signals.templates``): the first of each distinct hit, in order, then the
         others in order while ``allowed`` lasts. The first ``allowed`` hits of 427 (a grep of a
         server's log) were three repeated failures; the four rarer ones later were never shown.
         None when most hits differ (a grep of a source file): its first hits are shown."""
         from operators.signals import templates
+        from operators.vocab import is_log_line
 
         raw, lines = self.raw, self.lines
         texts = []
@@ -717,6 +720,8 @@ class _Reducer:
             ln = lines[k]
             m = LEAD_RE.match(raw, ln.text_at, ln.body)
             texts.append(raw[m.end() if m else ln.text_at : ln.body])
+        if logs_only and sum(map(is_log_line, texts)) * 2 <= len(texts):
+            return None
         seen: set[bytes] = set()
         firsts: list[int] = []
         for k, key in zip(matches, templates(texts)):
@@ -732,10 +737,11 @@ class _Reducer:
             picked.add(k)
         return picked
 
-    def _picked_hits(self, i: int, j: int, picked: set[int], group: str) -> None:
-        """Lines ``i:j`` of one file without a path: each picked hit with its context lines (those
-        right after it, and those before it that follow a ``--`` or the start: ``-B``), each run of
-        the others folded to one line counting its hits, its bytes in ``group``'s ref."""
+    def _picked_hits(self, i: int, j: int, picked: set[int], group: str, as_printed: bool = False) -> None:
+        """Lines ``i:j`` of one file: each picked hit with its context lines (those right after it, and
+        those before it that follow a ``--`` or the start: ``-B``), each run of the others folded to one
+        line counting its hits, its bytes in ``group``'s ref. ``as_printed``: a hit keeps its path
+        (``path:12:text`` output)."""
         plan, lines, kinds = self.plan, self.lines, self.kinds
         shown = bytearray(j - i)
         for k in picked:
@@ -772,7 +778,11 @@ class _Reducer:
                     last_shown_sep = False
                 k = end
                 continue
-            last_shown_sep = self._show(ln, last_shown_sep)
+            if as_printed and ln.kind != SEP:
+                self._line(ln)
+                last_shown_sep = False
+            else:
+                last_shown_sep = self._show(ln, last_shown_sep)
             k += 1
 
     def _flat_file(self, i: int, j: int) -> None:
@@ -783,6 +793,10 @@ class _Reducer:
         matches = [k for k in range(i, j) if kinds[k] == MATCH]
         allowed = min(self.allowed[i], len(matches))
         hidden = len(matches) - allowed
+        picks = self._picks(matches, allowed, logs_only=True) if hidden and allowed else None
+        if picks is not None:  # a log's hits, mostly alike: its distinct ones first
+            self._picked_hits(i, j, picks, self._group(path), as_printed=True)
+            return
         end = j
         if hidden:
             end = matches[allowed - 1] + 1 if allowed else i

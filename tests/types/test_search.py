@@ -70,6 +70,33 @@ def test_one_files_alike_hits_with_lines_before_them_keep_their_blocks():
                      packet.visible, re.M)
 
 
+def test_each_log_files_alike_hits_show_its_distinct_ones_first():
+    """``grep -rn ERROR logs/`` over the ceiling, three logs each repeating one failure 298 times (a hex
+    job id on every line) and two rarer ones late: each file shows its distinct hits first, as printed
+    with its path, then its first others, each run of the rest folded to a line counting it; a file's
+    first hits alone had been the one repeated failure. (A source file's alike statements keep its
+    first hits: ``test_search_spreads_its_lines_over_the_files_and_folds_each_file_with_a_ref``.)"""
+    out = []
+    for f, name in enumerate(("logs/api.log", "logs/worker.log", "logs/billing.log")):
+        n = 5
+        for k in range(300):
+            sid = hashlib.sha1(f"{f}-{k}".encode()).hexdigest()[:12]
+            msg = {120: "ERROR disk full on /var/lib/db", 250: "ERROR certificate expired for api.example.test"}.get(
+                k, "ERROR upstream timed out after 30000ms")
+            out.append(f"{name}:{n}:2026-12-05 10:{k // 60:02d}:{k % 60:02d} [{sid}] {msg} (job {k})")
+            n += 3 + k % 4
+    raw = ("\n".join(out) + "\n").encode()
+    assert classify(raw)[0] == "search" and len(raw) > 25_000
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and len(packet.visible) < 25_000
+    for f in range(3):
+        for k in (0, 120, 250):
+            assert out[300 * f + k].encode() + b"\n" in packet.visible
+    fold = re.compile(rb"^\[" + "\u2026".encode() + rb" ([\d,]+) more hits?: #ref:ctx_[0-9a-f]+\]$", re.M)
+    shown = sum(1 for line in out if line.encode() + b"\n" in packet.visible)
+    assert sum(int(n.replace(b",", b"")) for n in fold.findall(packet.visible)) + shown == 900
+
+
 def test_a_jshint_report_is_not_search():
     """jshint's report (``file.js: line 42, col 5, message``, a blank line between files, ``N errors``)
     reads as ``path:text`` hits; it was a search of 68 files, every file's count first, and under
