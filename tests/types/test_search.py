@@ -70,6 +70,24 @@ def test_one_files_alike_hits_with_lines_before_them_keep_their_blocks():
                      packet.visible, re.M)
 
 
+FOLDED_HITS_RE = re.compile(rb"^\[" + "\u2026".encode() + rb" ([\d,]+) more hits?: #ref:ctx_[0-9a-f]+\]$", re.M)
+
+
+def _folded_hits(visible: bytes) -> int:
+    """The hits the ``[… N more hits: #ref]`` lines of ``visible`` count."""
+    return sum(int(n.replace(b",", b"")) for n in FOLDED_HITS_RE.findall(visible))
+
+
+def _search_of(lines: list[str], size_min: int):
+    """The packet of a search output of ``lines`` (over ``size_min`` bytes), checked: classified as
+    search, restored byte for byte, under the default budget."""
+    raw = ("\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "search" and len(raw) > size_min
+    packet = reduce_bytes(raw)
+    assert packet.restore_pass and len(packet.visible) < 25_000
+    return packet
+
+
 def test_each_log_files_alike_hits_show_its_distinct_ones_first():
     """``grep -rn ERROR logs/`` over the ceiling, three logs each repeating one failure 298 times (a hex
     job id on every line) and two rarer ones late: each file shows its distinct hits first, as printed
@@ -85,16 +103,12 @@ def test_each_log_files_alike_hits_show_its_distinct_ones_first():
                 k, "ERROR upstream timed out after 30000ms")
             out.append(f"{name}:{n}:2026-12-05 10:{k // 60:02d}:{k % 60:02d} [{sid}] {msg} (job {k})")
             n += 3 + k % 4
-    raw = ("\n".join(out) + "\n").encode()
-    assert classify(raw)[0] == "search" and len(raw) > 25_000
-    packet = reduce_bytes(raw)
-    assert packet.restore_pass and len(packet.visible) < 25_000
+    packet = _search_of(out, 25_000)
     for f in range(3):
         for k in (0, 120, 250):
             assert out[300 * f + k].encode() + b"\n" in packet.visible
-    fold = re.compile(rb"^\[" + "\u2026".encode() + rb" ([\d,]+) more hits?: #ref:ctx_[0-9a-f]+\]$", re.M)
     shown = sum(1 for line in out if line.encode() + b"\n" in packet.visible)
-    assert sum(int(n.replace(b",", b"")) for n in fold.findall(packet.visible)) + shown == 900
+    assert _folded_hits(packet.visible) + shown == 900
 
 
 def test_a_jshint_report_is_not_search():
@@ -366,17 +380,12 @@ def test_one_files_hits_over_the_room_show_each_distinct_hit_before_repeats():
         session = hashlib.sha1(str(k).encode()).hexdigest()[:16]  # a hex id on every line, as OpenSMTPD's
         out.append(f"{line}:{session} {k // 30}: : {text}")
         line += 2 + k % 5
-    raw = ("\n".join(out) + "\n").encode()
-    assert classify(raw)[0] == "search" and len(raw) > 40_000
-    packet = reduce_bytes(raw)
-    assert packet.restore_pass and len(packet.visible) < 25_000
+    packet = _search_of(out, 40_000)
     for k, text in rare.items():
         assert out[k].encode() + b"\n" in packet.visible
     assert all(out[k].encode() + b"\n" in packet.visible for k in range(20))  # then the first ones
-    fold = re.compile(rb"^\[" + "\u2026".encode() + rb" ([\d,]+) more hits?: #ref:ctx_[0-9a-f]+\]$", re.M)
-    folded = [int(n.replace(b",", b"")) for n in fold.findall(packet.visible)]
     shown = sum(1 for line in out if line.encode() + b"\n" in packet.visible)
-    assert len(folded) >= 4 and sum(folded) + shown == 420
+    assert len(FOLDED_HITS_RE.findall(packet.visible)) >= 4 and _folded_hits(packet.visible) + shown == 420
 
 
 def test_a_numbered_listing_of_a_file_is_not_search():
