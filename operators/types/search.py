@@ -716,12 +716,15 @@ class _Reducer:
 
         raw, lines = self.raw, self.lines
         texts = []
+        others = 0  # (``logs_only``) hits that are no log record: at half of them, the answer is None
         for k in matches:
             ln = lines[k]
             m = LEAD_RE.match(raw, ln.text_at, ln.body)
-            texts.append(raw[m.end() if m else ln.text_at : ln.body])
-        if logs_only and sum(map(is_log_line, texts)) * 2 <= len(texts):
-            return None
+            texts.append(text := raw[m.end() if m else ln.text_at : ln.body])
+            if logs_only and not is_log_line(text):
+                others += 1
+                if others * 2 >= len(matches):
+                    return None
         seen: set[bytes] = set()
         firsts: list[int] = []
         for k, key in zip(matches, templates(texts)):
@@ -744,6 +747,7 @@ class _Reducer:
         (``path:12:text`` output)."""
         plan, lines, kinds = self.plan, self.lines, self.kinds
         shown = bytearray(j - i)
+        seps = []  # the ``--`` before a picked hit's block
         for k in picked:
             shown[k - i] = 1
             a = k + 1
@@ -755,11 +759,10 @@ class _Reducer:
                 b -= 1
             if b < i or kinds[b] == SEP:
                 shown[b + 1 - i : k - i] = b"\x01" * (k - b - 1)
-        for k in picked:  # a ``--`` between two blocks shown stays
-            b = k - 1
-            while b >= i and kinds[b] == CONTEXT:
-                b -= 1
-            if b > i and kinds[b] == SEP and shown[b - 1 - i]:
+                if b > i:
+                    seps.append(b)
+        for b in seps:  # a ``--`` between two blocks shown stays
+            if shown[b - 1 - i]:
                 shown[b - i] = 1
         k = i
         last_shown_sep = True
