@@ -1460,16 +1460,14 @@ def _tightened(raw: bytes, granularity: str, cfg, plan: Plan, fit: int):
     briefs = folded = 0
     for step, notable in TIGHTER:
         if visible_size(plan) <= fit:
-            if folded:  # failing lines left out with their tests' other lines: more of them while they fit
-                return _more_failing(raw, granularity, tighter, plan, folded, fit, test_runs=False)
-            return plan, make
+            break
         tighter = msgspec.structs.replace(cfg, **{k: min(v, getattr(cfg, k)) for k, v in step.items()})
         runs = notable >= NOTABLE_MAX  # past the first step, a failing line comes without its test's lines
         make = partial(_Reducer, raw, granularity, tighter, notable, test_runs=runs)
         reducer = make()
         plan, briefs = reducer.run(), reducer.briefs
         folded = 0 if runs else reducer.failing_folded
-    if visible_size(plan) <= fit and folded:
+    if visible_size(plan) <= fit and folded:  # failing lines left out with their tests' other lines: more of them while they fit
         return _more_failing(raw, granularity, tighter, plan, folded, fit, test_runs=False)
     if visible_size(plan) <= fit or _lines_shown(plan) > LINES_CUT:
         return plan, make  # many lines over: the ceiling keeps the lines that matter of every item
