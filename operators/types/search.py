@@ -11,8 +11,8 @@ Recognised shapes, line by line:
   ceiling's budget (each is a line of the file the agent asked for), else as many hits as fill the
   ceiling's target (``for_room``; ``total`` at least), each with its context lines (``-A/-B/-C``: a
   hit counts with its share of them): the first ones, or, when most hits are alike but for their
-  numbers, times and hex ids (a grep of a log), the first of each distinct hit before the others
-  (``_picks``), each run of the rest folded to a line counting its hits;
+  numbers, times and hex ids (a grep of a log), the first of each distinct hit, then the first and
+  the last of the others (``_picks``), each run of the rest folded to a line counting its hits;
 * binary-file notices: ``Binary file X matches``, ``grep: X: binary file matches``.
 
 Not search, though shaped like ``path:text``: a listing or ``key: value`` lines (paths seldom
@@ -25,8 +25,8 @@ first hit, then a second for every file, … at most ``per_file`` each, ``total`
 never spends the budget of the others; past ``max_files`` files none), with the context lines of
 the last one; the rest of the file becomes one line ``[… N more matching lines in PATH (M in all):
 #ref:…]`` where they were (a ref per file for the first ``OWN_REFS`` such files, then one shared);
-a log file's hits (``grep -rn ERROR logs/``), when most are alike, show its distinct ones first, each
-run of the others a line counting it (``_picks``). When hits are folded (or the output is over the ceiling) in ``COUNTS_MIN`` files or more, the
+a log file's hits (``grep -rn ERROR logs/``), when most are alike, show its distinct ones first, then
+its first and last others, each run of the rest a line counting it (``_picks``). When hits are folded (or the output is over the ceiling) in ``COUNTS_MIN`` files or more, the
 output starts with every file and its number of hits (``  12 path``), in the order found. rg ``--heading`` output keeps its path lines,
 each with its count and ref when hits fold; one file's hits without a path (``grep -n PATTERN
 FILE``) show half as many more. A line longer than ``line_max`` bytes is cut around the match (the
@@ -707,9 +707,10 @@ class _Reducer:
         ``logs_only``: and most are log records, ``grep -rn PATTERN logs/``, where a source file's
         alike statements keep its first hits and the line naming its total: at most half as many
         distinct hits as hits, a hit's text taken after its path and line number, its numbers, times and hex ids masked as a log's templates are,
-        ``operators.signals.templates``): the first of each distinct hit, in order, then the
-        others in order while ``allowed`` lasts. The first ``allowed`` hits of 427 (a grep of a
-        server's log) were three repeated failures; the four rarer ones later were never shown.
+        ``operators.signals.templates``): the first of each distinct hit, then of the others as
+        many first as last ones while ``allowed`` lasts (the last: is it still failing?). The first
+        ``allowed`` hits of 427 (a grep of a server's log) were three repeated failures; the four
+        rarer ones later were never shown, nor were the last of 229 hits of a mail server's log.
         None when most hits differ (a grep of a source file): its first hits are shown."""
         from operators.signals import templates
         from operators.vocab import is_log_line
@@ -734,10 +735,11 @@ class _Reducer:
         if len(firsts) * 2 > len(matches):
             return None
         picked = set(firsts[:allowed])
-        for k in matches:
-            if len(picked) >= allowed:
-                break
-            picked.add(k)
+        rest = [k for k in matches if k not in picked]
+        room = max(0, allowed - len(picked))
+        tail = room // 2
+        picked.update(rest[:room - tail])
+        picked.update(rest[len(rest) - tail:] if tail else ())
         return picked
 
     def _picked_hits(self, i: int, j: int, picked: set[int], group: str, as_printed: bool = False) -> None:

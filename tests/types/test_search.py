@@ -311,8 +311,9 @@ def test_one_files_hits_without_a_path_fold_past_the_total_budget():
 
 def test_one_files_hits_over_the_ceiling_fill_it_as_hits():
     """``grep -n PATTERN FILE`` over a small ceiling: its hits (``28:text``, no path) rank as hits of
-    one file, the first ones first, so the cut output is as many of them as fit; they ranked as
-    context lines, and the cut kept a few lines of head and tail (1 KB of 8,800 bytes)."""
+    one file, so the cut output is as many of them as fit, half the first and half the last (its
+    hits are alike: each distinct one is among the first); they ranked as context lines, and the
+    cut kept a few lines of head and tail (1 KB of 8,800 bytes)."""
     from operators.ceiling import CeilingSettings
     from operators.config import config_class
 
@@ -325,7 +326,7 @@ def test_one_files_hits_over_the_ceiling_fill_it_as_hits():
     assert packet.restore_pass and 6_000 < len(packet.visible) <= 9_000
     hits = [line for line in raw.split(b"\n") if line]
     shown = [line for line in hits if line + b"\n" in packet.visible]
-    assert len(shown) > 40 and shown[:40] == hits[:40]  # the first ones (the cut also keeps the last few)
+    assert len(shown) > 40 and shown[:30] == hits[:30] and shown[-4:] == hits[-4:]  # the first and the last
     decls = b"".join(b"%d:yyjson_api_inline bool yyjson_mut_arr_add_item_%d(yyjson_mut_doc *doc,\n" % (k * 9 + 40, k)
                      for k in range(700))  # 50 KB: over the default ceiling; its target holds about 140
     packet = reduce_bytes(decls)
@@ -356,7 +357,8 @@ def test_one_files_hits_with_context_lines_are_shown_with_them_in_the_room():
     packet = reduce_bytes(raw)
     assert packet.restore_pass and len(packet.visible) < 25_000
     shown = [k for k in range(70) if f"{errors[k % 5]} (request {k})".encode() in packet.visible]
-    assert len(shown) >= 6 and shown == list(range(len(shown)))  # the first hits, each with its exception
+    head = len(shown) - len(shown) // 2  # the first hits and the last ones, each with its exception
+    assert len(shown) >= 6 and shown == list(range(head)) + list(range(70 - len(shown) // 2, 70))
     for k in shown:
         assert f"    value = int(form[\"field_{k}\"]) / scale_{k}".encode() in packet.visible
     assert re.search(rb"^\[70 matches, %d shown; the rest: #ref:ctx_[0-9a-f]+\]$" % len(shown), packet.visible, re.M)
@@ -365,8 +367,9 @@ def test_one_files_hits_with_context_lines_are_shown_with_them_in_the_room():
 def test_one_files_hits_over_the_room_show_each_distinct_hit_before_repeats():
     """``grep -n -i error server.log`` over the ceiling: 420 hits, three failures repeated (alike but for
     their numbers and hex ids) and four rarer ones late in the log: each distinct hit is shown (the first of each),
-    then the first others while the room lasts, each run of the rest folded to a line counting it; the
-    first hits alone had been three repeated failures and none of the rare ones."""
+    then the first and the last others while the room lasts (the last: is it still failing?), each run of
+    the rest folded to a line counting it; the first hits alone had been three repeated failures and
+    none of the rare ones."""
     repeated = ["session %018d: realm <example.test> user <>: incoming packet message processed, error 401: Unauthorized",
                 "ERROR: check_stun_auth: user alice credentials are incorrect (attempt %d)",
                 "session %018d: realm <example.test> user <alice>: incoming packet message processed, error 401: Unauthorized"]
@@ -384,6 +387,7 @@ def test_one_files_hits_over_the_room_show_each_distinct_hit_before_repeats():
     for k, text in rare.items():
         assert out[k].encode() + b"\n" in packet.visible
     assert all(out[k].encode() + b"\n" in packet.visible for k in range(20))  # then the first ones
+    assert all(out[k].encode() + b"\n" in packet.visible for k in range(416, 420))  # ... and the last ones
     shown = sum(1 for line in out if line.encode() + b"\n" in packet.visible)
     assert len(FOLDED_HITS_RE.findall(packet.visible)) >= 4 and _folded_hits(packet.visible) + shown == 420
 
