@@ -20,7 +20,8 @@ shown when rules are folded or the folded details are worth it), then every diag
 in place, with its wrapped message lines (pyright's and tsc's indented elaboration, mypy
 ``--pretty``'s wrapped ``[code]``; javac's source line and its ``symbol:``/``location:``/``where``
 lines and the lines it indents by two after the caret), file and summary lines: the same message at many places keeps each of its lines, as the
-tool printed it. A rule is the code (``E501``, ``TS2322``, ``[no-untyped-def]``), else the message;
+tool printed it. A rule is the code (``E501``, ``TS2322``, ``[no-untyped-def]``), else the message (its first ``KEY_CHARS``
+bytes, numbers and quoted names masked, ``…`` after them when it is longer: ``go vet``'s);
 javac's ``cannot find symbol`` is a rule for each missing symbol (``error: cannot find symbol (class
 TypeAdapter)``: its ``symbol:`` line names it), so each keeps an example however small the room. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
 own place and the blank lines between them go to one ref (group ``details``) — but gcc's and clang's (a
@@ -477,11 +478,15 @@ def _severity(text: bytes) -> str:
     return m.group(1).decode().lower() if m else ""
 
 
+KEY_CHARS = 60  # the rule of a diagnostic without a code: its message's first bytes, numbers and quoted names masked
+
+
 def _key(code: bytes | None, severity: str, message: bytes) -> str:
     if code:
         return code.decode("utf-8", "replace")
-    masked = MASK_RE.sub(b"_", message.strip())[:60].decode("utf-8", "replace")
-    return f"{severity}: {masked}" if severity else masked
+    masked = MASK_RE.sub(b"_", message.strip())
+    cut = masked[:KEY_CHARS].decode("utf-8", "replace") + ("…" if len(masked) > KEY_CHARS else "")
+    return f"{severity}: {cut}" if severity else cut
 
 
 PYLINT_CODE_RE = lazy(rb"[CRWEFI]\d{4}")
@@ -2099,15 +2104,20 @@ class _Reducer:
 def _folded_text(p: _Parser, d: Diag, rest: array, cap: int) -> tuple[bytes, bytes]:
     """The line of a folded rule (``d``: its last example; ``rest``: its diagnostics listed by place),
     ``cap`` places listed: its text before the marker of the rule's ref and after it."""
-    message = d.message.strip().decode("utf-8", "replace").removeprefix(d.key).lstrip(": ")
-    message = message[:50] + "…" if len(message) > 50 else message
+    key, text = d.key, d.message.strip().decode("utf-8", "replace")
+    if _key(None, d.severity, d.message) == key:  # no rule code: the rule is the message's start (``_key``):
+        start = key.removeprefix(f"{d.severity}: " if d.severity else "").removesuffix("…")
+        message = "" if text.startswith(start) else text  # its text, when masked names made the rule's differ
+    else:  # (what follows an unmasked start is no message of its own: "(s unkeyed fields)", "()")
+        message = text.removeprefix(key).lstrip(": ")
+    label = f" ({message[:50]}…)" if len(message) > 50 else f" ({message})" if message else ""
     listed = spread(rest, cap)
     left = len(rest) - len(listed)
     more = f" and {left:,} more place{'s' if left != 1 else ''}" if left else ""
     if d.style == "tsc":  # a place a line, as tsc prints it
-        return (f"[{d.key} ×{len(rest)} more ({message}), exact lines: ".encode(),
+        return (f"[{key} ×{len(rest)} more{label}, exact lines: ".encode(),
                 b"]\n" + _locations(p, listed) + (f"\n[…{more} of {d.key}]\n" if more else "\n").encode())
-    return (f"[{d.key} ×{len(rest)} more ({message}): ".encode() + _locations(p, listed) + f"{more}; exact lines: ".encode(),
+    return (f"[{key} ×{len(rest)} more{label}: ".encode() + _locations(p, listed) + f"{more}; exact lines: ".encode(),
             b"]\n")
 
 
@@ -2627,7 +2637,7 @@ def tier(text: bytes, shown: bytes, config) -> tuple[int, int] | None:
     path:line``) and eslint's file headers; other ``path:line`` lines are context."""
     if (m := LOC_RE.match(shown)) and not m.group(1) and b".go:" not in shown and shown[:1] != b"[":
         return _loc_tier(shown[: m.start(5)], m.group(5))
-    if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80]):
+    if shown.startswith(b"[") and (b" diagnostics (" in shown[:40] or b" more (" in shown[:80] or b" more: " in shown[:84]):
         return 0, 0
     if (b"--> " in shown and ARROW_RE.match(shown)) or STYLISH_FILE_RE.match(shown):  # a diagnostic's place, an eslint file header
         return 0, 3

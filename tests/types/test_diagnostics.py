@@ -988,3 +988,21 @@ def test_gcc_errors_without_a_flag_keep_their_source_and_caret_lines_when_they_f
     assert classify(raw)[0] == "diagnostics" and 4_000 < len(raw) < 20_000
     plan, visible, _ = reduced_fit(raw)
     assert visible == raw and not plan.omits_anything
+
+
+def test_a_rule_without_a_code_is_named_by_its_message_whole_or_cut_with_an_ellipsis():
+    """``go vet``: no rule codes, so a diagnostic's rule is its message's first 60 bytes (numbers and quoted
+    names masked). A longer message's rule is marked cut (``…``) where it is named, and a folded rule's
+    line is no longer followed by the piece of the message past the cut, read as a message of its own
+    (``(ed fields)``), nor a short message's by an empty one (``()``)."""
+    long = "example.com/pkg/syntax/ast.Text composite literal uses unkeyed fields"
+    lines = ["# example.com/pkg"]
+    lines += [f"pkg/a_test.go:{10 + k * 3}:2: unreachable code" for k in range(60)]
+    lines += [f"pkg/b_test.go:{10 + k * 3}:31: {long}" for k in range(60)]
+    raw = ("\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "diagnostics"
+    packet = reduce_bytes(raw, budget=500)
+    assert packet.restore_pass
+    folds = re.findall(rb"^\[(.*?) \xc3\x97(\d+) more(.*?): pkg/", packet.visible, re.M)
+    assert sorted(folds) == [(long[:60].encode() + "…".encode(), b"59", b""), (b"unreachable code", b"59", b"")]
+    assert f"by rule: unreachable code ×60, {long[:60]}… ×60".encode() in packet.visible
