@@ -239,6 +239,23 @@ def test_ndjson_lines_are_reduced_one_by_one_and_summarised():
     assert packet.type == "json" and packet.restore_pass and packet.recovery_pass
 
 
+def test_ndjson_of_distinct_records_that_fits_the_room_is_shown_whole():
+    """``jq -c '{f: input_filename, s: .status}' fixtures/*/*.json``: 130 records of one shape, each naming
+    another file (not alike but for their numbers, as a job's ticks are: above), 10 KB, under the room of
+    a document shown unfolded: each record is what the agent asked for. They had been folded as a log's
+    records, 4 of 130 shown."""
+    bots = ["baremetrics", "bee", "dialogflow", "giphy", "github", "google_search", "jira", "link_shortener",
+            "mention", "trello", "weather", "wikipedia", "youtube"]
+    cases = ["account_info", "create_plan", "invalid_key", "list_items", "no_result", "rate_limited", "server_error",
+             "timeout", "unknown_user", "valid_query"]
+    lines = [json.dumps({"f": f"zulip_bots/bots/{bot}/fixtures/{case}.json", "s": (None, 200, 400, 404)[(i * 7) % 4]},
+                        separators=(",", ":")) for i, (bot, case) in enumerate((b, c) for b in bots for c in cases)]
+    raw = ("\n".join(lines) + "\n").encode()
+    assert classify(raw)[0] == "json" and len(lines) == 130 and 8_000 < len(raw) < 12_500
+    packet = reduce_bytes(raw)
+    assert packet.type == "json" and packet.restore_pass and packet.visible == raw
+
+
 def _go_test_json(failing: set[str]) -> bytes:
     """`go test -json` records (the shape Go prints): a run, an output, a pass or fail per test."""
     out, t = [], 0.0
