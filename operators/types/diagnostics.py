@@ -2421,7 +2421,8 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan 
          smallest_size: int | None = None) -> Plan:
     """The plan listing the most locations a folded rule (evenly spaced) that fits ``room``; with one
     location a rule when even that does not fit (the output ceiling then cuts by rank). The size of
-    each cap is reckoned from the locations' lengths, then checked on the view built. ``smallest``:
+    each cap is reckoned from the locations' lengths (never past the longest list: a cap beyond lists
+    no more), then checked on the view built, a smaller one tried when over. ``smallest``:
     the view with one location a rule, when it is built already (``smallest_size``: its visible size,
     when measured already)."""
     by_key = p.common(s).by_key
@@ -2433,7 +2434,8 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan 
     if smallest is None:
         smallest, smallest_size = build(fold._replace(cap=1)), None
     base = (visible_size(smallest) if smallest_size is None else smallest_size) - listed(1)
-    low, high, best = 1, fold.cap, 1
+    most = max(map(len, rests.values()), default=1)  # a cap past the longest list lists no more places
+    low, high, best = 1, min(fold.cap, most), 1
     while low <= high:
         mid = (low + high) // 2
         if base + listed(mid) <= room:
@@ -2446,7 +2448,7 @@ def _cap(build, fold: _Fold, room: int, p: _Parser, s: Settings, smallest: Plan 
         plan = build(fold._replace(cap=best))
         if visible_size(plan) <= room:
             return plan
-        best = int(best * 0.8)
+        best = min(int(best * 0.8), best - 1)
     return smallest
 
 

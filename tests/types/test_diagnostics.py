@@ -1006,3 +1006,34 @@ def test_a_rule_without_a_code_is_named_by_its_message_whole_or_cut_with_an_elli
     folds = re.findall(rb"^\[(.*?) \xc3\x97(\d+) more(.*?): pkg/", packet.visible, re.M)
     assert sorted(folds) == [(long[:60].encode() + "…".encode(), b"59", b""), (b"unreachable code", b"59", b"")]
     assert f"by rule: unreachable code ×60, {long[:60]}… ×60".encode() in packet.visible
+
+
+def test_a_room_the_reckoning_says_every_place_fits_but_the_view_does_not_still_lists_most_places():
+    """``_cap``: when the places of every folded rule fit the room by their reckoned sizes but the view
+    built comes out a few bytes over, the rules list fewer places, not one each: the caps tried after
+    the reckoned one were 1000, 800, 640 (each past a rule's longest list, the same view) and then one
+    place a rule — pylint's report of 163 diagnostics under Codex's budget showed 4.3 KB of its 8.1 KB
+    room, each of four rules naming one place of 22 to 41."""
+    from operators.config import config_class
+
+    lines = ["************* Module pkg.exceptions"]
+    lines += [f"pkg/exceptions.py:{40 + k * 9}:12: W0212: Access to a protected member _m{k} of a client class"
+              " (protected-access)" for k in range(20)]
+    lines += [f"pkg/exceptions.py:{129 + k * 4}:4: C0116: Missing function or method docstring"
+              " (missing-function-docstring)" for k in range(38)]
+    lines += [f"pkg/_keywords.py:{16 + k * 6}:0: C0103: Function name \"pattern{k}\" doesn't conform to snake_case"
+              " naming style (invalid-name)" for k in range(41)]
+    lines += [f"pkg/_keywords.py:{85 + k * 7}:10: W0613: Unused argument 'schema' (unused-argument)" for k in range(30)]
+    raw = ("\n".join(lines) + "\n").encode()
+    settings = diagnostics.section(config_class()(), diagnostics.NAME)
+    parser = diagnostics.parse(raw)
+    fold, _ = diagnostics._fit(parser, settings, 1 << 30)  # every rule folded that can be
+
+    def build(f):
+        return diagnostics._Reducer(raw, parser, settings, f, True).run()
+
+    most = max(len(v) for k, v in parser.common(settings).by_key.items() if k in fold.rules)
+    every, one = visible_size(build(fold._replace(cap=most))), visible_size(build(fold._replace(cap=1)))
+    for room in range(every - 12, every):  # (the reckoning of every place is a few bytes short of the view)
+        size = visible_size(diagnostics._cap(build, fold, room, parser, settings))
+        assert one < room - 1_000 and room - 600 < size <= room, (room, size, one, every)
