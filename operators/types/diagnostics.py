@@ -21,7 +21,8 @@ in place, with its wrapped message lines (pyright's and tsc's indented elaborati
 ``--pretty``'s wrapped ``[code]``; javac's source line and its ``symbol:``/``location:``/``where``
 lines and the lines it indents by two after the caret), file and summary lines: the same message at many places keeps each of its lines, as the
 tool printed it. A rule is the code (``E501``, ``TS2322``, ``[no-untyped-def]``), else the message (its first ``KEY_CHARS``
-bytes, numbers and quoted names masked, ``…`` after them when it is longer: ``go vet``'s);
+bytes, numbers and quoted names masked, ``…`` after them when it is longer: ``go vet``'s; an eslint
+message on several lines names its rule at the end of its last: ``_stylish_trailing_rules``);
 javac's ``cannot find symbol`` is a rule for each missing symbol (``error: cannot find symbol (class
 TypeAdapter)``: its ``symbol:`` line names it), so each keeps an example however small the room. Source snippets, caret lines, ``= help``/``= note`` text, notes at the diagnostic's
 own place and the blank lines between them go to one ref (group ``details``) — but gcc's and clang's (a
@@ -165,6 +166,8 @@ LOC_TAIL_RE = lazy(P.LOC_TAIL)  # LOC_RE's line and column after its path, as th
 # whether STYLISH_RE matches a line of the input (``_Parser._path_line``): the head of its pattern, as what follows
 # ``(.*?)`` matches the rest of any line (no newline in it)
 STYLISH_LINE_RE = lazy(rb"^\s+\d+:\d+\s+(?:error|warning)\s", re.M)
+STYLISH_MESSAGE_LINES = 20  # lines a stylish message may go on for after its head (``_stylish_trailing_rules``)
+STYLISH_RULE_TAIL_RE = lazy(rb"\S {2,}(@?[A-Za-z][\w.-]*(?:/[\w.-]+)*)[ \t]*\r?\n?$")  # a stylish message's last line ending in its rule
 STYLISH_FILE_RE = lazy(rb"^(?:[A-Za-z]:)?[/\\.\w][^\s:]*\.[A-Za-z0-9]{1,8}$")  # eslint/stylelint: a file's header line
 # miette's report (oxlint): ``  x eslint(no-shadow): 'a' is already declared`` (``×``/``x`` an error,
 # ``⚠``/``!`` a warning), then ``   ,-[src/a.ts:7:9]`` (``╭─[`` drawn in Unicode), a numbered snippet, ```----``
@@ -715,10 +718,35 @@ class _Parser:
                     current_file = path
                     continue
             current_file = self._line(i, n, current_file)
+        self._stylish_trailing_rules()
         self.tails, self.plain, self.bulk, self.stylish, self.messages, self.indented = {}, {}, None, {}, {}, {}
         self.tsc_combos, self.tsc_paths, self.tsc_ids, self.runs = {}, {}, ([], [], []), b""
         self.stylish_keys, self.stylish_severities, self.message_slots = [], [], []
         return self
+
+    def _stylish_trailing_rules(self) -> None:
+        """An eslint stylish message that spans lines names its rule at the end of its last line
+        (typescript-eslint's ``no-empty-object-type``: three ``- If …`` lines after the message, then
+        ``  @typescript-eslint/no-empty-object-type``): such a diagnostic, read with its message as its rule
+        (``_key``: no code on its head line), takes that rule. The summary had named 41 of them ``error: The
+        _ (_) type allows any non-nullish value, including liter…``. Looked for only when a stylish rule
+        is a message (a key with a space)."""
+        diags = self.diags
+        keys = diags.keys
+        named = {k for k, key in enumerate(keys) if " " in key}
+        if not named or _STYLISH_BYTE not in bytes(diags.style):
+            return
+        raw, starts, ends, kind = self.raw, self.starts, self.ends, self.kind
+        heads, styles, n = diags.head, diags.style, len(starts)
+        for j, k in enumerate(diags.key):
+            if k not in named or styles[j] != STYLISH:
+                continue
+            i = heads[j] + 1  # the message's other lines: the lines after its head no form took
+            while i < n and i - heads[j] <= STYLISH_MESSAGE_LINES and kind[i] == OTHER and ends[i] - starts[i] > 1:
+                i += 1
+            m = STYLISH_RULE_TAIL_RE.search(raw, starts[i - 1], ends[i - 1]) if i > heads[j] + 1 else None
+            if m is not None and _key(None, keys[diags.severity[j]], diags.message_of(j)) == keys[k]:
+                diags.key[j] = diags.key_id(m.group(1).decode("utf-8", "replace"))
 
     def _path_line(self, i: int, n: int) -> bytes:
         """Line ``i`` (class 0, not indented, a line's text its bytes) read as ``_line`` reads it when it is a path

@@ -1037,3 +1037,31 @@ def test_a_room_the_reckoning_says_every_place_fits_but_the_view_does_not_still_
     for room in range(every - 12, every):  # (the reckoning of every place is a few bytes short of the view)
         size = visible_size(diagnostics._cap(build, fold, room, parser, settings))
         assert one < room - 1_000 and room - 600 < size <= room, (room, size, one, every)
+
+
+def test_an_eslint_message_on_several_lines_is_counted_under_the_rule_its_last_line_names():
+    """eslint's stylish report prints a long message on several lines, its rule at the end of the last
+    (typescript-eslint's ``no-empty-object-type``): such diagnostics are counted under that rule, not
+    under their message masked and cut (``error: The _ (_) type allows any non-nullish value, including
+    liter…``, a rule of its own beside the real one)."""
+    lines = ["", "/work/app/src/schemas.ts"]
+    for k in range(8):
+        lines += [f"  {10 + k * 7}:13  error  The `{{}}` (\"empty object\") type allows any non-nullish value, including"
+                  " literals like `0` and `\"\"`.",
+                  "- If that's what you want, disable this lint rule with an inline comment or configure the"
+                  " 'allowObjectTypes' rule option.",
+                  "- If you want a type meaning \"any value\", you probably want `unknown` instead"
+                  "  @typescript-eslint/no-empty-object-type"]
+    for k in range(40):
+        lines.append(f"  {100 + k * 3}:9  error  An interface declaring no members is equivalent to its supertype"
+                     "  @typescript-eslint/no-empty-object-type")
+    for k in range(60):
+        lines.append(f"  {300 + k * 2}:20  error  Unexpected any. Specify a different type  @typescript-eslint/no-explicit-any")
+    lines += ["", "\u2716 108 problems (108 errors, 0 warnings)", ""]
+    raw = "\n".join(lines).encode()
+    assert classify(raw)[0] == "diagnostics"
+    packet = reduce_bytes(raw, budget=1_000)
+    assert packet.restore_pass
+    header = packet.visible.split(b"\n", 1)[0]
+    assert b"@typescript-eslint/no-empty-object-type \xc3\x9748" in header, header
+    assert b"The _ (_)" not in packet.visible and b"liter\xe2\x80\xa6" not in header
