@@ -240,6 +240,7 @@ _BLANKS = b" \t"  # how a stylish entry starts
 _DIGITS = b"0123456789"
 _ODD_FIRST = P.ODD_FIRST  # how a line another form of ``_head`` may take can start after its indent
 DETAIL_BYTE = bytes([DETAIL])
+PART_BYTE = bytes([PART])
 _IS_DETAIL = bytes(kind == DETAIL for kind in range(256))
 
 
@@ -728,9 +729,10 @@ class _Parser:
         """An eslint stylish message that spans lines names its rule at the end of its last line
         (typescript-eslint's ``no-empty-object-type``: three ``- If …`` lines after the message, then
         ``  @typescript-eslint/no-empty-object-type``): such a diagnostic, read with its message as its rule
-        (``_key``: no code on its head line), takes that rule. The summary had named 41 of them ``error: The
-        _ (_) type allows any non-nullish value, including liter…``. Looked for only when a stylish rule
-        is a message (a key with a space)."""
+        (``_key``: no code on its head line), takes that rule, and those lines are its own (``PART``, as
+        tsc's continued messages are): listed by place, it no longer leaves them behind as lines of their
+        own. The summary had named 7 of them ``error: The _ (_) type allows any non-nullish value, including
+        liter…``. Looked for only when a stylish rule is a message (a key with a space)."""
         diags = self.diags
         keys = diags.keys
         named = {k for k, key in enumerate(keys) if " " in key}
@@ -747,6 +749,8 @@ class _Parser:
             m = STYLISH_RULE_TAIL_RE.search(raw, starts[i - 1], ends[i - 1]) if i > heads[j] + 1 else None
             if m is not None and _key(None, keys[diags.severity[j]], diags.message_of(j)) == keys[k]:
                 diags.key[j] = diags.key_id(m.group(1).decode("utf-8", "replace"))
+                kind[heads[j] + 1 : i] = PART_BYTE * (i - heads[j] - 1)  # its lines, shown or listed with it
+                diags.head_end[j] = diags.end[j] = i - 1
 
     def _path_line(self, i: int, n: int) -> bytes:
         """Line ``i`` (class 0, not indented, a line's text its bytes) read as ``_line`` reads it when it is a path

@@ -1043,7 +1043,7 @@ def test_an_eslint_message_on_several_lines_is_counted_under_the_rule_its_last_l
     """eslint's stylish report prints a long message on several lines, its rule at the end of the last
     (typescript-eslint's ``no-empty-object-type``): such diagnostics are counted under that rule, not
     under their message masked and cut (``error: The _ (_) type allows any non-nullish value, including
-    liter…``, a rule of its own beside the real one)."""
+    liter…``, a rule of its own beside the real one), and the message's other lines go with it."""
     lines = ["", "/work/app/src/schemas.ts"]
     for k in range(8):
         lines += [f"  {10 + k * 7}:13  error  The `{{}}` (\"empty object\") type allows any non-nullish value, including"
@@ -1065,3 +1065,6 @@ def test_an_eslint_message_on_several_lines_is_counted_under_the_rule_its_last_l
     header = packet.visible.split(b"\n", 1)[0]
     assert b"@typescript-eslint/no-empty-object-type \xc3\x9748" in header, header
     assert b"The _ (_)" not in packet.visible and b"liter\xe2\x80\xa6" not in header
+    # its lines are its own: shown with it, or listed with it by place in its rule's line, none left behind
+    shown = packet.visible.count(b'error  The `{}` ("empty object")')
+    assert 1 <= shown < 8 and packet.visible.count(b"- If you want a type meaning") == shown
