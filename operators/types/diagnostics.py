@@ -736,7 +736,7 @@ class _Parser:
         diags = self.diags
         keys = diags.keys
         named = {k for k, key in enumerate(keys) if " " in key}
-        if not named or _STYLISH_BYTE not in bytes(diags.style):
+        if not named or _STYLISH_BYTE not in diags.style:
             return
         raw, starts, ends, kind = self.raw, self.starts, self.ends, self.kind
         heads, styles, n = diags.head, diags.style, len(starts)

@@ -56,8 +56,8 @@ valid JSON (or NDJSON) whenever the input was.
   failing test shows its ``fail`` record before one test's 60 lines of output take the room.
 * **under the ceiling** (``reduce``): a document that fits the room is shown unfolded (but for arrays of
   big items, 1 KB each on average, and of items alike but for their numbers; NDJSON's records are such
-  items); a folded one still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner, then failing items
-  past the first shown in brief, then every item kept for what it carries in brief, none whole; a
+  items); a folded one still over the ceiling folds harder (``TIGHTER``: long strings to a ref sooner,
+  then failing items past the first shown in brief, then every item kept for what it carries in brief, none whole; a
   document on few lines then shows as many of them in brief as fit, the first ones, the others counted
   in the runs' markers, while one printed over many lines is left to the ceiling, which keeps each
   item's decision lines) so that the ceiling never has to cut it blind (a one-line document would keep

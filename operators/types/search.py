@@ -739,7 +739,7 @@ class _Reducer:
         room = max(0, allowed - len(picked))
         tail = room // 2
         picked.update(rest[:room - tail])
-        picked.update(rest[len(rest) - tail:] if tail else ())
+        picked.update(rest[len(rest) - tail:])  # (none when ``tail`` is 0)
         return picked
 
     def _picked_hits(self, i: int, j: int, picked: set[int], group: str, as_printed: bool = False) -> None:
